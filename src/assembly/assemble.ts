@@ -1,0 +1,54 @@
+/**
+ * The per-request assembler: builds one turn's tool set explicitly, in a fixed order of family
+ * creators. A tool is available exactly when it is in the returned array; there is no registry
+ * and no discovery. `POST /v1/tools/preview` runs this same function.
+ *
+ * To add a family: write `src/tools/<family>/index.ts` exporting a {@link FamilyCreator}, and add
+ * it to the list for the turn kinds that may have it — nothing else changes.
+ */
+import type { AnyWorkerAgentTool } from '../runtime/tool.js';
+import { toolIdentity } from '../runtime/tool.js';
+import type { TurnContext } from './context.js';
+import type { FamilyCreator } from './family.js';
+
+/** Creators for main and scheduled turns, in order (todo, computer, web, schedule, workflow, …). */
+export const MAIN_TURN_FAMILIES: FamilyCreator[] = [
+  // todoFamily, computerFamily, webFamily, scheduleFamily, workflowFamily — added by their issues
+];
+
+/** Creators for workflow task turns: a fixed catalog (web, brain read-only, submit_result). */
+export const WORKFLOW_TASK_FAMILIES: FamilyCreator[] = [
+  // webFamily, brainFamily, submitResultFamily — added by the workflows issue
+];
+
+export interface AssembledTools {
+  tools: AnyWorkerAgentTool[];
+  unavailable: { family: string; reason: string }[];
+}
+
+/**
+ * Build the tool set for `ctx`. Throws when two tools share an identity (namespace + name):
+ * that is a programming error and must fail before any model call.
+ */
+export async function assembleTools(
+  ctx: TurnContext,
+  creators: FamilyCreator[] = ctx.kind === 'workflow_task' ? WORKFLOW_TASK_FAMILIES : MAIN_TURN_FAMILIES,
+): Promise<AssembledTools> {
+  const tools: AnyWorkerAgentTool[] = [];
+  const unavailable: AssembledTools['unavailable'] = [];
+  for (const creator of creators) {
+    const result = await creator.create(ctx);
+    if (result.unavailable !== undefined) {
+      unavailable.push({ family: creator.family, reason: result.unavailable });
+    } else {
+      tools.push(...result.tools);
+    }
+  }
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    const id = toolIdentity(tool);
+    if (seen.has(id)) throw new Error(`two tools named ${id} in one turn's tool set`);
+    seen.add(id);
+  }
+  return { tools, unavailable };
+}

@@ -1,0 +1,56 @@
+/**
+ * TurnContext: what every family creator and every tool's `execute` (as `ctx.turn`) gets for one
+ * turn. Built by the turn service per request; nothing here is global.
+ */
+import type { Config, ToolFamily } from '../config.js';
+import type { JsonObject } from '../runtime/json.js';
+import type { ServiceRegistry } from './services.js';
+
+/** What kind of turn this is; creators refuse families that a kind must not have. */
+export type TurnKind = 'main' | 'scheduled' | 'workflow_task';
+
+/** Where a turn came from (stored on the turn record, shown by GET /v1/turns/{id}). */
+export type TurnOrigin =
+  | { type: 'api' }
+  | { type: 'schedule'; schedule_id: string }
+  | { type: 'workflow'; workflow_id: string; task_index: number };
+
+/** The task a workflow task turn works on (kind === 'workflow_task' only). */
+export interface WorkflowTaskBinding {
+  workflowId: string;
+  taskIndex: number;
+  /** The task's persisted result schema (raw JSON Schema, the allowed subset). */
+  resultSchema: JsonObject;
+  /**
+   * Re-validate and persist a submitted result. Returns `{ok: true}` when accepted, or the list of
+   * violations (each "path: message") when rejected.
+   */
+  submit(value: unknown): Promise<{ ok: true } | { ok: false; errors: string[] }>;
+}
+
+export interface TurnContext {
+  turnId: string;
+  /** `[A-Za-z0-9_-]{1,64}`; owns the computer home, schedules, workflows, brain pages. */
+  agentId: string;
+  kind: TurnKind;
+  origin: TurnOrigin;
+  /** Families the request asked for (or the configured defaults), in request order. */
+  families: ToolFamily[];
+  /** The request's `brain: true` (enables recall/get_page where the kind allows). */
+  brain: boolean;
+  config: Config;
+  /** Absolute path of the agent's home: DATA_DIR/agents/<agent_id>/home (created on first use by the computer family). */
+  agentHome: string;
+  /** Aborted when the turn is cancelled. */
+  signal: AbortSignal;
+  services: ServiceRegistry;
+  /** Model name of this turn. */
+  model: string;
+  /** Set for kind === 'workflow_task'. */
+  workflowTask?: WorkflowTaskBinding;
+  /**
+   * Tool families of the turn as requested — a schedule created in this turn inherits them.
+   * (Same as `families`; kept explicit for readability in schedule tools.)
+   */
+  requestedTools: ToolFamily[];
+}

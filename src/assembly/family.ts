@@ -1,0 +1,17 @@
+/**
+ * A tool family creator: one per folder under src/tools/. It receives the turn context and returns
+ * its tools, or nothing plus a reason (not enabled for this turn, provider not configured, sandbox
+ * unavailable, not allowed in this kind of turn).
+ */
+import type { AnyWorkerAgentTool } from '../runtime/tool.js';
+import type { TurnContext } from './context.js';
+
+export type FamilyResult =
+  | { tools: AnyWorkerAgentTool[]; unavailable?: undefined }
+  | { tools?: undefined; unavailable: string };
+
+export interface FamilyCreator {
+  /** Family name as used in requests (`todo`, `computer`, …) and in `unavailable[].family`. */
+  family: string;
+  create(ctx: TurnContext): FamilyResult | Promise<FamilyResult>;
+}

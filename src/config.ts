@@ -1,0 +1,120 @@
+/**
+ * Configuration: environment variables → typed, validated {@link Config}, read once at start.
+ * Every variable is listed in README.md ("Configuration"); keep the two in step.
+ * Invalid values throw {@link ConfigError} with one line per bad variable.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const csv = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+
+const int = (def: number, min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).default(def);
+
+const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
+
+export const TOOL_FAMILIES = ['todo', 'computer', 'web', 'schedule', 'workflow'] as const;
+export type ToolFamily = (typeof TOOL_FAMILIES)[number];
+
+const EnvSchema = z.object({
+  // --- server ---
+  PORT: int(8787, 0, 65535),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  AUTH_TOKENS: csv,
+  BODY_LIMIT_BYTES: int(1024 * 1024, 1024, 64 * 1024 * 1024),
+  MAX_CONCURRENT_TURNS: int(8, 1, 1024),
+  SSE_HEARTBEAT_MS: int(15_000, 100, 600_000),
+  /** Max events buffered for one slow SSE subscriber before its stream is closed (client resumes). */
+  SSE_MAX_BUFFERED_EVENTS: int(10_000, 10, 1_000_000),
+  // --- model ---
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  MODEL: z.string().min(1).optional(),
+  MODEL_MAX_RETRIES: int(2, 0, 10),
+  /** Default families assembled when a request names none. */
+  DEFAULT_TOOLS: csv.pipe(z.array(z.enum(TOOL_FAMILIES))).optional(),
+  MAX_STEPS: int(20, 1, 100),
+  TOOL_TIMEOUT_MS: int(120_000, 100, 3_600_000),
+  PARALLEL_TOOL_LIMIT: int(4, 1, 64),
+  TOOL_SEARCH_MODE: z.enum(['client', 'hosted']).default('client'),
+  CONVERSATION_MODE: z.enum(['stateless', 'previous_response_id']).default('stateless'),
+  // --- computer family ---
+  COMPUTER_SANDBOX: z.enum(['bwrap', 'none']).default('bwrap'),
+  COMPUTER_NETWORK: onOff('off'),
+  COMPUTER_MAX_TIMEOUT_S: int(600, 1, 86_400),
+  // --- web family ---
+  WEB_FETCH_ALLOW_HOSTS: csv,
+  WEB_FETCH_TIMEOUT_MS: int(15_000, 100, 300_000),
+  WEB_FETCH_MAX_BYTES: int(5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+  WEB_SEARCH_PROVIDER: z.enum(['brave', 'tavily', 'searxng']).optional(),
+  WEB_SEARCH_API_KEY: z.string().optional(),
+  WEB_SEARCH_URL: z.string().url().optional(),
+  // --- schedules ---
+  SCHEDULE_MIN_INTERVAL_S: int(60, 1, 86_400),
+  SCHEDULE_MAX_PER_AGENT: int(100, 1, 100_000),
+  SCHEDULER_TICK_MS: int(1000, 10, 60_000),
+  // --- workflows ---
+  WORKFLOW_MAX_TASKS: int(64, 1, 1024),
+  WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT: int(8, 1, 1024),
+  // --- browser clients ---
+  CORS_ORIGINS: csv,
+  STREAM_TOKEN_SECRET: z.string().min(16).optional(),
+  STREAM_TOKEN_TTL_S: int(900, 10, 86_400),
+});
+
+export type Env = z.infer<typeof EnvSchema>;
+
+/** Typed configuration. Paths are absolute. */
+export interface Config extends Omit<Env, 'DATA_DIR' | 'DEFAULT_TOOLS'> {
+  DATA_DIR: string;
+  DEFAULT_TOOLS: ToolFamily[];
+  /** True when HOST is a loopback address (127.0.0.0/8, ::1, localhost). */
+  isLoopback: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** True for 127.0.0.0/8, ::1 and `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * Parse and validate `env` (default `process.env`). Empty strings count as unset.
+ * @throws ConfigError listing every bad variable; also when HOST is beyond loopback and
+ *   AUTH_TOKENS is empty (a public server without auth is refused).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`),
+    );
+  }
+  const e = parsed.data;
+  const isLoopback = isLoopbackHost(e.HOST);
+  if (!isLoopback && e.AUTH_TOKENS.length === 0) {
+    throw new ConfigError([
+      `HOST=${e.HOST} is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1`,
+    ]);
+  }
+  return {
+    ...e,
+    DATA_DIR: path.resolve(e.DATA_DIR),
+    DEFAULT_TOOLS: e.DEFAULT_TOOLS ?? ['todo'],
+    isLoopback,
+  };
+}

@@ -1,0 +1,125 @@
+/**
+ * TurnEvent: everything a client can see of a turn, as a discriminated union on `type`.
+ * The same schemas are used to type the runtime's output, to store events, to stream them as SSE
+ * (`event:` = `type`, `data:` = the JSON of {@link StoredTurnEvent}) and to document them in
+ * openapi.yaml (test/e2e checks the spec against these). Names are the public contract.
+ */
+import { z } from 'zod';
+
+const usage = z.object({
+  input_tokens: z.number().int().nonnegative(),
+  output_tokens: z.number().int().nonnegative(),
+});
+
+export const TurnStartedEvent = z.object({
+  type: z.literal('turn.started'),
+  turn_id: z.string(),
+  model: z.string(),
+  /** Tool names offered this turn, in request order (namespaced ones as `namespace.name`). */
+  tools: z.array(z.string()),
+  /** Families not assembled this turn, and why. */
+  unavailable: z.array(z.object({ family: z.string(), reason: z.string() })),
+});
+
+export const MessageDeltaEvent = z.object({
+  type: z.literal('message.delta'),
+  text: z.string(),
+});
+
+export const MessageCompletedEvent = z.object({
+  type: z.literal('message.completed'),
+  text: z.string(),
+});
+
+export const ToolStartedEvent = z.object({
+  type: z.literal('tool.started'),
+  call_id: z.string(),
+  name: z.string(),
+  /** Activity label from describeActivity, or null when the tool shows no activity row. */
+  label: z.string().nullable(),
+  /** Validated arguments. */
+  arguments: z.unknown(),
+});
+
+export const ToolProgressEvent = z.object({
+  type: z.literal('tool.progress'),
+  call_id: z.string(),
+  message: z.string(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+export const ToolCompletedEvent = z.object({
+  type: z.literal('tool.completed'),
+  call_id: z.string(),
+  name: z.string(),
+  /** Completed label if the tool gave one, else the activity label (null: no activity row). */
+  label: z.string().nullable(),
+  is_error: z.boolean(),
+  /** The text the model saw as function_call_output. */
+  output: z.string(),
+  details: z.unknown().optional(),
+  /** Which repair step fixed malformed arguments, when one did. */
+  repaired: z.string().optional(),
+});
+
+export const PresentationTurnEvent = z.object({
+  type: z.literal('presentation'),
+  call_id: z.string(),
+  event: z.object({ type: z.string() }).catchall(z.unknown()),
+});
+
+export const TurnCompletedEvent = z.object({
+  type: z.literal('turn.completed'),
+  output_text: z.string(),
+  /** e.g. `stop` | `max_steps` | `terminated` | `max_output_tokens` | `empty_response`. */
+  stop_reason: z.string(),
+  steps: z.number().int().nonnegative(),
+  usage,
+});
+
+export const TurnFailedEvent = z.object({
+  type: z.literal('turn.failed'),
+  error: z.object({ code: z.string(), message: z.string() }),
+});
+
+export const TurnCancelledEvent = z.object({
+  type: z.literal('turn.cancelled'),
+  calls: z.array(
+    z.object({ call_id: z.string(), state: z.enum(['completed', 'cancelled', 'not_started']) }),
+  ),
+});
+
+export const TurnEvent = z.discriminatedUnion('type', [
+  TurnStartedEvent,
+  MessageDeltaEvent,
+  MessageCompletedEvent,
+  ToolStartedEvent,
+  ToolProgressEvent,
+  ToolCompletedEvent,
+  PresentationTurnEvent,
+  TurnCompletedEvent,
+  TurnFailedEvent,
+  TurnCancelledEvent,
+]);
+export type TurnEvent = z.infer<typeof TurnEvent>;
+export type TurnEventType = TurnEvent['type'];
+
+/** Terminal event types: after one of these a turn's log never grows and streams close. */
+export const TERMINAL_EVENT_TYPES = ['turn.completed', 'turn.failed', 'turn.cancelled'] as const;
+export function isTerminalEvent(event: { type: string }): boolean {
+  return (TERMINAL_EVENT_TYPES as readonly string[]).includes(event.type);
+}
+
+/**
+ * An event as stored in the per-turn log and sent as SSE `data:`.
+ * `seq` starts at 1 and increases by 1 per event of that turn; SSE `id:` is `String(seq)`.
+ */
+export type StoredTurnEvent = TurnEvent & {
+  seq: number;
+  turn_id: string;
+  /** ISO 8601 time the event was stored. */
+  created_at: string;
+};
+
+/** Usage totals (tokens). */
+export type Usage = z.infer<typeof usage>;

@@ -1,0 +1,4 @@
+/** JSON value types shared across layers (what JSON.parse can return). */
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };

@@ -1,0 +1,174 @@
+/**
+ * The tool contract: every tool a turn can call is a {@link WorkerAgentTool} built with
+ * {@link defineWorkerTool}. Family creators (src/tools/<family>/) return arrays of them; the
+ * assembler (src/assembly/) concatenates those arrays per request; the loop (src/runtime/loop.ts)
+ * sends their JSON Schemas to the model and dispatches function calls back to `execute`.
+ *
+ * Contract rules (enforced here, at definition time):
+ * - `executionMode: 'parallel'` requires `isReadOnly: true` and `isDestructive !== true`.
+ * - `name` must match the Responses API function-name rule `^[a-zA-Z0-9_-]{1,64}$`.
+ * - `execute` receives params already validated by `schema` (never raw model output) and reports
+ *   failure by throwing; the dispatcher turns a throw into an `Error: …` function_call_output.
+ */
+import type { z } from 'zod';
+import type { JsonObject, JsonValue } from './json.js';
+
+/** Text the model sees as (part of) a function_call_output. */
+export interface ToolTextContent {
+  type: 'text';
+  text: string;
+}
+
+/** An image the model sees (Responses API `input_image`): a data: URL or https URL. */
+export interface ToolImageContent {
+  type: 'image';
+  /** `data:<mime>;base64,...` or an https URL. */
+  url: string;
+  /** Optional MIME type when `url` is not a data: URL. */
+  mimeType?: string;
+}
+
+export type ToolContent = ToolTextContent | ToolImageContent;
+
+/**
+ * A client-facing presentation event a tool wants shown (e.g. `plan.snapshot` from todo). It is
+ * streamed as a `presentation` TurnEvent `{call_id, event}`; the model never sees it.
+ */
+export interface PresentationEvent {
+  /** Dotted event kind, e.g. `plan.snapshot`. */
+  type: string;
+  [key: string]: JsonValue | undefined;
+}
+
+/** What `execute` returns. */
+export interface AgentToolResult<TDetails = unknown> {
+  /** What the model sees, in order. Text parts are joined with "\n" for the function_call_output. */
+  content: ToolContent[];
+  /** Structured data for logs and clients (`tool.completed.details`); never sent to the model. */
+  details?: TDetails;
+  /** Events for clients (each becomes a `presentation` TurnEvent). */
+  presentation?: PresentationEvent[];
+  /**
+   * End the turn after this round: the remaining calls of the round are not started (each gets
+   * the output "Error: a prior tool call already ended this turn") and no further model request
+   * is made.
+   */
+  terminate?: boolean;
+}
+
+/** Progress a running tool reports (streamed as a `tool.progress` TurnEvent). */
+export interface ToolProgress {
+  /** Short human text, e.g. "downloaded 3 of 5 pages". */
+  message: string;
+  /** Optional structured data. */
+  data?: JsonObject;
+}
+
+/**
+ * Per-call context given to `execute`.
+ * @typeParam TTurn the turn context type (see src/assembly/context.ts `TurnContext`); kept generic
+ * so the runtime does not depend on the assembly layer.
+ */
+export interface ToolExecuteContext<TTurn = unknown> {
+  /** The provider's call_id (from `response.output_item.done`). */
+  callId: string;
+  /**
+   * Aborted when the tool times out, or the turn is cancelled. Tools must stop work promptly
+   * (kill child processes, abort fetches) when it fires.
+   */
+  signal: AbortSignal;
+  /** The turn this call belongs to. */
+  turn: TTurn;
+  /** Report progress; never throws. */
+  emit: (progress: ToolProgress) => void;
+}
+
+/** How a tool may run relative to the other calls of the same model response. */
+export type ExecutionMode = 'parallel' | 'sequential';
+
+/** Input to {@link defineWorkerTool}. */
+export interface WorkerToolSpec<S extends z.ZodType = z.ZodType, TResult extends AgentToolResult = AgentToolResult, TTurn = unknown> {
+  /** Function name the model calls: `^[a-zA-Z0-9_-]{1,64}$`. */
+  name: string;
+  /** What the model reads to decide whether to call it. */
+  description: string;
+  /** zod 4 object schema; arguments are validated against it before `execute`. */
+  schema: S;
+  /**
+   * Raw JSON Schema sent to the model instead of the zod-derived one, byte-for-byte unchanged
+   * (so `minimum`/`maximum` and other constraints survive). `schema` still validates.
+   */
+  jsonSchema?: JsonObject;
+  /** Copied to the provider tool as `strict` (sent explicitly as false when unset). */
+  strict?: boolean;
+  /** Groups related tools into one provider `namespace` tool. */
+  namespace?: string;
+  /** Description of the namespace (first one wins within a turn). */
+  namespaceDescription?: string;
+  /** Keep this tool's schema behind tool search until selected. */
+  deferLoading?: boolean;
+  executionMode: ExecutionMode;
+  isReadOnly?: boolean;
+  isDestructive?: boolean;
+  /** Per-call timeout in ms (default: the runtime's, 120 000). */
+  timeoutMs?: number;
+  /** Short human label from validated params, e.g. "Reading src/app.ts"; null = no activity row. */
+  describeActivity: (params: z.output<S>) => string | null;
+  /** Label that replaces the activity label on success, e.g. "Read src/app.ts (lines 1-200 of 812)". */
+  describeCompletedActivity?: (params: z.output<S>, result: TResult) => string | null | undefined;
+  execute: (params: z.output<S>, ctx: ToolExecuteContext<TTurn>) => Promise<TResult>;
+}
+
+/** A defined tool: the spec with defaults applied and contract checks passed. */
+export interface WorkerAgentTool<S extends z.ZodType = z.ZodType, TResult extends AgentToolResult = AgentToolResult, TTurn = unknown>
+  extends WorkerToolSpec<S, TResult, TTurn> {
+  strict: boolean;
+  deferLoading: boolean;
+  isReadOnly: boolean;
+  isDestructive: boolean;
+}
+
+/** Any tool, regardless of its params type (what arrays of mixed tools hold). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyWorkerAgentTool = WorkerAgentTool<any, any, any>;
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * Define a tool. Throws (at definition time, not at call time) when the spec breaks the contract:
+ * bad name, or a `parallel` tool that is not read-only or is destructive.
+ */
+export function defineWorkerTool<S extends z.ZodType, TResult extends AgentToolResult = AgentToolResult, TTurn = unknown>(
+  spec: WorkerToolSpec<S, TResult, TTurn>,
+): WorkerAgentTool<S, TResult, TTurn> {
+  if (!TOOL_NAME.test(spec.name)) {
+    throw new Error(`tool name ${JSON.stringify(spec.name)} must match ${TOOL_NAME}`);
+  }
+  if (spec.namespace !== undefined && !TOOL_NAME.test(spec.namespace)) {
+    throw new Error(`tool ${spec.name}: namespace ${JSON.stringify(spec.namespace)} must match ${TOOL_NAME}`);
+  }
+  const isReadOnly = spec.isReadOnly ?? false;
+  const isDestructive = spec.isDestructive ?? false;
+  if (spec.executionMode === 'parallel' && (!isReadOnly || isDestructive)) {
+    throw new Error(
+      `tool ${spec.name}: executionMode 'parallel' requires isReadOnly: true and isDestructive not true`,
+    );
+  }
+  return {
+    ...spec,
+    strict: spec.strict ?? false,
+    deferLoading: spec.deferLoading ?? false,
+    isReadOnly,
+    isDestructive,
+  };
+}
+
+/** The identity two tools in one turn must not share: `namespace.name` or `name`. */
+export function toolIdentity(tool: Pick<WorkerAgentTool, 'name' | 'namespace'>): string {
+  return tool.namespace ? `${tool.namespace}.${tool.name}` : tool.name;
+}
+
+/** Convenience: a result with one text part. */
+export function textResult<TDetails = unknown>(text: string, details?: TDetails, extra?: Omit<AgentToolResult<TDetails>, 'content' | 'details'>): AgentToolResult<TDetails> {
+  return { content: [{ type: 'text', text }], details, ...extra };
+}

@@ -1,0 +1,95 @@
+/**
+ * The runtime's public surface for running one turn: what the turn service (src/turns/) passes to
+ * `runTurn` (src/runtime/loop.ts) and what it gets back. No HTTP, no storage in here.
+ */
+import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import type { ModelClient } from '../model/model-client.js';
+import type { TurnEvent, Usage } from './events.js';
+import type { AnyWorkerAgentTool } from './tool.js';
+
+/** One item of a Responses API `input` array (message, function_call, function_call_output, reasoning…). */
+export type TranscriptItem = ResponseInputItem;
+
+/** How deferred (`deferLoading`) tools are exposed; see issue "Tools runtime" §2. */
+export type ToolSearchMode = 'client' | 'hosted';
+
+/** Runtime knobs, usually from config. All optional; defaults in brackets. */
+export interface RuntimeOptions {
+  /** Max parallel tool calls running at once within a round [4]. */
+  parallelLimit?: number;
+  /** Default per-tool timeout, ms [120000]; a tool's own `timeoutMs` wins. */
+  toolTimeoutMs?: number;
+  /** Deferred tool exposure [client]. */
+  toolSearchMode?: ToolSearchMode;
+  /**
+   * `stateless` [default]: `store: false`, full input each request, encrypted reasoning passed back.
+   * `previous_response_id`: chain responses server-side; only new items are sent.
+   */
+  conversationMode?: 'stateless' | 'previous_response_id';
+  /** Max output tokens per model request (unset: provider default). */
+  maxOutputTokens?: number;
+}
+
+/**
+ * Called when the model produced a final answer (a response without function calls). Return null
+ * to finish the turn normally, or an instruction to send as a new user/developer message before
+ * one more request, optionally restricting the offered tools to `onlyTools` (names). Used by
+ * workflow task turns ("submit your result with submit_result"). Called at most once per turn
+ * unless it returns `repeatable: true`.
+ */
+export type FinalAnswerGuard = (info: {
+  outputText: string;
+  steps: number;
+}) => Promise<null | { instruction: string; onlyTools?: string[] }> | null | { instruction: string; onlyTools?: string[] };
+
+export interface RunTurnOptions<TTurn = unknown> {
+  turnId: string;
+  model: ModelClient;
+  /** Model name sent as `model`. */
+  modelName: string;
+  /** Sent as `instructions`. */
+  instructions?: string;
+  /** Prior transcript (from `previous_turn_id`) followed by this turn's new input messages. */
+  input: TranscriptItem[];
+  /** The assembled tool set, in assembly order (the runtime sorts for the request itself). */
+  tools: AnyWorkerAgentTool[];
+  /** Families not assembled, echoed in `turn.started`. */
+  unavailable?: { family: string; reason: string }[];
+  /** Max model requests that may return function calls [20]; see "max_steps" in the issue. */
+  maxSteps?: number;
+  /** Aborting it cancels the turn (tools' signals are aborted, the turn ends `cancelled`). */
+  signal: AbortSignal;
+  /**
+   * Receives every event in order. The caller stores it before it is streamed; the runtime awaits
+   * it, so a slow store back-pressures the loop. Must not throw.
+   */
+  emit: (event: TurnEvent) => void | Promise<void>;
+  /** Passed to each tool's `execute` as `ctx.turn`. */
+  turnContext: TTurn;
+  /** Force a tool choice for every request (e.g. 'required'); default 'auto'. */
+  toolChoice?: 'auto' | 'required' | 'none';
+  finalAnswerGuard?: FinalAnswerGuard;
+  options?: RuntimeOptions;
+}
+
+export type TurnStatus = 'completed' | 'failed' | 'cancelled';
+
+export interface RunTurnResult {
+  status: TurnStatus;
+  /** Final assistant text ('' when none). */
+  outputText: string;
+  /** Set when status is completed: `stop`, `max_steps`, `terminated`, `max_output_tokens`, `empty_response`, … */
+  stopReason?: string;
+  /** Model requests made. */
+  steps: number;
+  usage: Usage;
+  /** Set when status is failed: provider or runtime error code and message. */
+  error?: { code: string; message: string };
+  /**
+   * Full transcript after the turn (input + every output item + every function_call_output), valid
+   * to send back as `input` for a continuation (`previous_turn_id`). Always valid, even on failure.
+   */
+  transcript: TranscriptItem[];
+  /** Last response id (for previous_response_id mode), if any. */
+  lastResponseId?: string;
+}

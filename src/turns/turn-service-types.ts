@@ -1,0 +1,60 @@
+/**
+ * The turn service's interface, as used by routes and by other services (schedules fire turns,
+ * workflows run task turns). Implemented in src/turns/turn-service.ts.
+ */
+import type { ToolFamily } from '../config.js';
+import type { TurnOrigin, TurnKind, WorkflowTaskBinding } from '../assembly/context.js';
+import type { Usage } from '../runtime/events.js';
+
+export type TurnRecordStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** A turn request as accepted by POST /v1/turns (after zod validation and defaults). */
+export interface CreateTurnInput {
+  input: string | { role: 'user' | 'assistant' | 'system' | 'developer'; content: string }[];
+  instructions?: string;
+  model?: string;
+  agent_id: string;
+  tools?: ToolFamily[];
+  max_steps?: number;
+  previous_turn_id?: string;
+  metadata?: Record<string, unknown>;
+  brain?: boolean;
+}
+
+/** Options only other services (not HTTP clients) may set. */
+export interface CreateTurnOptions {
+  origin?: TurnOrigin;
+  kind?: TurnKind;
+  idempotencyKey?: string;
+  /** For kind === 'workflow_task'. */
+  workflowTask?: WorkflowTaskBinding;
+}
+
+/** GET /v1/turns/{id} shape. Times are ISO 8601 strings. */
+export interface TurnRecord {
+  id: string;
+  agent_id: string;
+  status: TurnRecordStatus;
+  kind: TurnKind;
+  origin: TurnOrigin;
+  model: string;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  output_text: string | null;
+  stop_reason: string | null;
+  steps: number;
+  usage: Usage;
+  error: { code: string; message: string } | null;
+  metadata: Record<string, unknown> | null;
+}
+
+export interface TurnService {
+  /** Validate, persist (queued) and schedule a turn. Idempotency handled here. */
+  create(input: CreateTurnInput, options?: CreateTurnOptions): Promise<TurnRecord>;
+  get(id: string): TurnRecord | undefined;
+  /** Abort a running or queued turn; a finished turn is returned unchanged. */
+  cancel(id: string): Promise<TurnRecord | undefined>;
+  /** Resolves with the record once the turn is terminal. */
+  waitForTerminal(id: string, signal?: AbortSignal): Promise<TurnRecord>;
+}
