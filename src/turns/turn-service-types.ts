@@ -5,6 +5,7 @@
 import type { ToolFamily } from '../config.js';
 import type { TurnOrigin, TurnKind, WorkflowTaskBinding } from '../assembly/context.js';
 import type { Usage } from '../runtime/events.js';
+import type { FinalAnswerGuard } from '../runtime/turn-types.js';
 
 export type TurnRecordStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
@@ -28,6 +29,11 @@ export interface CreateTurnOptions {
   idempotencyKey?: string;
   /** For kind === 'workflow_task'. */
   workflowTask?: WorkflowTaskBinding;
+  /**
+   * Passed unchanged to `runTurn` as `RunTurnOptions.finalAnswerGuard` (src/runtime/turn-types.ts).
+   * Workflow task turns use it for the one "submit your result with submit_result" repair.
+   */
+  finalAnswerGuard?: FinalAnswerGuard;
 }
 
 /** GET /v1/turns/{id} shape. Times are ISO 8601 strings. */
