@@ -1,0 +1,66 @@
+/**
+ * The Responses API implementation of {@link ModelClient}, on the official `openai` SDK 6.x
+ * (`client.responses.create({ ..., stream: true })`).
+ *
+ * Pitfall handled here: the SDK adds an abort listener to the signal passed with each request and
+ * never removes it. Passing the turn's long-lived signal would leak one listener per request, so
+ * every request gets its own AbortController, linked to the turn signal for the request's
+ * lifetime and unlinked in `finally`.
+ *
+ * Retries: the SDK retries connection errors, 408/409/429 and 5xx with exponential backoff
+ * (`maxRetries`, honouring `retry-after`/`retry-after-ms`). Errors that remain are thrown as
+ * {@link ModelError}. When the turn signal aborts, the iteration simply ends early (the loop
+ * checks its signal); an aborted request never throws a ModelError.
+ */
+import OpenAI from 'openai';
+import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type { ModelClient } from './model-client.js';
+import { toModelError } from './model-error.js';
+
+export interface OpenAIResponsesClientOptions {
+  /** Provider base URL including `/v1` (default: the SDK's, https://api.openai.com/v1). */
+  baseURL?: string;
+  /** API key; a placeholder is used when absent (local endpoints often need none). */
+  apiKey?: string;
+  /** SDK retries for connection errors, 429 and 5xx [2]. */
+  maxRetries?: number;
+  /** Per-request timeout, ms [SDK default, 10 min]. */
+  timeoutMs?: number;
+}
+
+/** Create a {@link ModelClient} talking to a Responses API endpoint. */
+export function createOpenAIResponsesClient(options: OpenAIResponsesClientOptions = {}): ModelClient {
+  const client = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey ?? 'not-set',
+    maxRetries: options.maxRetries ?? 2,
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+  });
+  return {
+    async *stream(request: ResponseCreateParamsStreaming, signal: AbortSignal): AsyncIterable<ResponseStreamEvent> {
+      if (signal.aborted) return;
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        let stream: AsyncIterable<ResponseStreamEvent>;
+        try {
+          stream = await client.responses.create(request, { signal: controller.signal });
+        } catch (err) {
+          if (signal.aborted) return;
+          throw toModelError(err);
+        }
+        try {
+          for await (const event of stream) yield event;
+        } catch (err) {
+          if (signal.aborted) return;
+          throw toModelError(err);
+        }
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+        // Closes the HTTP body if the consumer stopped early; a no-op after a complete stream.
+        controller.abort();
+      }
+    },
+  };
+}
