@@ -3,9 +3,14 @@
  * Each family's issue adds its own optional member here; a creator whose service is absent reports
  * the family as unavailable instead of failing.
  */
+import type { BrainStore } from '../brain/brain-store.js';
+import type { WorkflowService } from '../workflows/types.js';
+
 export interface ServiceRegistry {
   // schedules?: ScheduleService;     (added by the schedules issue)
-  // workflows?: WorkflowService;     (added by the workflows issue)
-  // brain?: BrainStore;              (added by the workflows issue)
+  /** Workflows control plane (src/workflows/); absent → the `workflow` family is unavailable. */
+  workflows?: WorkflowService;
+  /** Per-agent brain pages (src/brain/); absent → recall/get_page are unavailable. */
+  brain?: BrainStore;
   [name: string]: unknown;
 }
