@@ -61,6 +61,8 @@ const EnvSchema = z.object({
   // --- workflows ---
   WORKFLOW_MAX_TASKS: int(64, 1, 1024),
   WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT: int(8, 1, 1024),
+  /** Backoff before retrying a failed task attempt: this × 2^(attempt-1) ms (0 in tests). */
+  WORKFLOW_RETRY_BASE_MS: int(1000, 0, 600_000),
   // --- browser clients ---
   CORS_ORIGINS: csv,
   STREAM_TOKEN_SECRET: z.string().min(16).optional(),
