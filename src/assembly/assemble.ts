@@ -10,10 +10,12 @@ import type { AnyWorkerAgentTool } from '../runtime/tool.js';
 import { toolIdentity } from '../runtime/tool.js';
 import type { TurnContext } from './context.js';
 import type { FamilyCreator } from './family.js';
+import { scheduleFamily } from '../tools/schedule/index.js';
 
 /** Creators for main and scheduled turns, in order (todo, computer, web, schedule, workflow, …). */
 export const MAIN_TURN_FAMILIES: FamilyCreator[] = [
   // todoFamily, computerFamily, webFamily, scheduleFamily, workflowFamily — added by their issues
+  scheduleFamily,
 ];
 
 /** Creators for workflow task turns: a fixed catalog (web, brain read-only, submit_result). */
@@ -38,11 +40,8 @@ export async function assembleTools(
   const unavailable: AssembledTools['unavailable'] = [];
   for (const creator of creators) {
     const result = await creator.create(ctx);
-    if (result.unavailable !== undefined) {
-      unavailable.push({ family: creator.family, reason: result.unavailable });
-    } else {
-      tools.push(...result.tools);
-    }
+    if (result.tools !== undefined) tools.push(...result.tools);
+    if (result.unavailable !== undefined) unavailable.push({ family: creator.family, reason: result.unavailable });
   }
   const seen = new Set<string>();
   for (const tool of tools) {

@@ -6,8 +6,13 @@
 import type { AnyWorkerAgentTool } from '../runtime/tool.js';
 import type { TurnContext } from './context.js';
 
+/**
+ * `{tools}`: available. `{unavailable}`: not assembled, and why. `{tools, unavailable}`: partly
+ * available — these tools, and the reason the family's other tools are withheld (e.g. a scheduled
+ * turn gets read-only schedule tools); the assembler reports both.
+ */
 export type FamilyResult =
-  | { tools: AnyWorkerAgentTool[]; unavailable?: undefined }
+  | { tools: AnyWorkerAgentTool[]; unavailable?: string }
   | { tools?: undefined; unavailable: string };
 
 export interface FamilyCreator {

@@ -4,10 +4,12 @@
  * the family as unavailable instead of failing.
  */
 import type { BrainStore } from '../brain/brain-store.js';
+import type { ScheduleService } from '../schedules/types.js';
 import type { WorkflowService } from '../workflows/types.js';
 
 export interface ServiceRegistry {
-  // schedules?: ScheduleService;     (added by the schedules issue)
+  /** Schedules control plane (src/schedules/); absent → the `schedule` family is unavailable. */
+  schedules?: ScheduleService;
   /** Workflows control plane (src/workflows/); absent → the `workflow` family is unavailable. */
   workflows?: WorkflowService;
   /** Per-agent brain pages (src/brain/); absent → recall/get_page are unavailable. */

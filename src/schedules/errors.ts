@@ -1,0 +1,50 @@
+/**
+ * ScheduleError: every refusal of the schedule service, with a stable `code`, the HTTP status the
+ * REST layer answers with, and optional `details`. Tools show `message` to the model as `Error: …`.
+ */
+
+/** Stable error codes (documented in openapi.yaml under ScheduleErrorCode). */
+export type ScheduleErrorCode =
+  | 'invalid_when' // none, or more than one, of at / after / cron(+timezone)
+  | 'invalid_at' // `at` not an ISO 8601 time with offset
+  | 'at_in_past' // `at` (or a resumed one-shot's new at) not after now
+  | 'invalid_after' // `after.value` not a positive integer within bounds
+  | 'invalid_cron' // croner refused the expression, or it never fires
+  | 'unknown_timezone' // not an IANA zone name known to this runtime
+  | 'cron_too_frequent' // two slots closer than SCHEDULE_MIN_INTERVAL_S
+  | 'schedule_limit_reached' // SCHEDULE_MAX_PER_AGENT active + paused schedules
+  | 'schedule_not_found'
+  | 'idempotency_conflict' // same idempotency key, different request
+  | 'invalid_request'; // other field problems (name, tools, …)
+
+const STATUS: Record<ScheduleErrorCode, number> = {
+  invalid_when: 400,
+  invalid_at: 400,
+  at_in_past: 400,
+  invalid_after: 400,
+  invalid_cron: 400,
+  unknown_timezone: 400,
+  cron_too_frequent: 400,
+  invalid_request: 400,
+  schedule_limit_reached: 409,
+  idempotency_conflict: 409,
+  schedule_not_found: 404,
+};
+
+export class ScheduleError extends Error {
+  /** HTTP status for the REST envelope `{error: {code, message, details}}`. */
+  readonly statusCode: number;
+  constructor(
+    readonly code: ScheduleErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ScheduleError';
+    this.statusCode = STATUS[code];
+  }
+}
+
+export function isScheduleError(err: unknown): err is ScheduleError {
+  return err instanceof ScheduleError;
+}

@@ -1,0 +1,219 @@
+/**
+ * The schedule service: validates and persists schedules (src/schedules/store.ts) for the REST
+ * routes and the `schedule` tools. Firing is the scheduler's job (./scheduler.ts).
+ *
+ * Rules (README "Schedules"):
+ * - `when`: see ./when.ts; a one-shot's slot is fixed at create/update time.
+ * - At most SCHEDULE_MAX_PER_AGENT schedules per agent that are `active` or `paused`
+ *   (`completed` one-shots do not count).
+ * - Pausing keeps the definition; resuming a cron schedule continues at its next slot after the
+ *   resume time (slots passed while paused are not caught up); resuming a one-shot whose time
+ *   passed while paused fires it at the next scheduler tick.
+ * - Every read-modify-write runs in one BEGIN IMMEDIATE transaction, so an edit never races the
+ *   scheduler's claim of a slot.
+ */
+import { uuidv7 } from 'uuidv7';
+import { requestHash } from '../turns/turn-input.js';
+import type { Clock } from './clock.js';
+import { ScheduleError } from './errors.js';
+import { SqliteScheduleStore, toSchedule, toScheduleRun, type StoredSchedule } from './store.js';
+import type {
+  CreateScheduleInput,
+  CreateScheduleOptions,
+  ListSchedulesQuery,
+  Page,
+  Schedule,
+  ScheduleRequest,
+  ScheduleRun,
+  ScheduleService,
+  UpdateScheduleChanges,
+} from './types.js';
+import { isRecurring, nextSlotAfter, validateWhen } from './when.js';
+
+export interface ScheduleServiceDeps {
+  store: SqliteScheduleStore;
+  clock: Clock;
+  config: { SCHEDULE_MIN_INTERVAL_S: number; SCHEDULE_MAX_PER_AGENT: number };
+  /** Current status of a turn (to show on runs); absent → runs show `turn_status: null`. */
+  turnStatus?: (turnId: string) => string | undefined;
+}
+
+const DEFAULT_LIMIT = 50;
+const MAX_LIMIT = 200;
+
+function encodeCursor(id: string): string {
+  return Buffer.from(id, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  const id = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^[0-9a-f-]{36}$/.test(id)) throw new ScheduleError('invalid_request', 'cursor is not one this service returned', { cursor });
+  return id;
+}
+
+function pageLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new ScheduleError('invalid_request', `limit must be an integer from 1 to ${MAX_LIMIT}`, { limit });
+  }
+  return limit;
+}
+
+function requestOf(input: CreateScheduleInput): ScheduleRequest {
+  return {
+    input: input.input,
+    instructions: input.instructions ?? null,
+    tools: [...input.tools],
+    model: input.model ?? null,
+    max_steps: input.max_steps ?? null,
+    metadata: input.metadata ?? null,
+  };
+}
+
+/** Public shape; a paused schedule shows no next run. */
+function publicSchedule(s: StoredSchedule): Schedule {
+  const out = toSchedule(s);
+  if (s.status !== 'active') out.next_run_at = null;
+  return out;
+}
+
+export function createScheduleService(deps: ScheduleServiceDeps): ScheduleService {
+  const { store, clock, config } = deps;
+  const rules = () => ({ now: clock.now(), minIntervalS: config.SCHEDULE_MIN_INTERVAL_S });
+
+  function mustGet(id: string): StoredSchedule {
+    const s = store.get(id);
+    if (!s) throw new ScheduleError('schedule_not_found', `no schedule with id ${JSON.stringify(id)}`, { id });
+    return s;
+  }
+
+  function checkLimit(agentId: string): void {
+    const live = store.countLive(agentId);
+    if (live >= config.SCHEDULE_MAX_PER_AGENT) {
+      throw new ScheduleError(
+        'schedule_limit_reached',
+        `agent ${agentId} already has ${live} active or paused schedules (limit SCHEDULE_MAX_PER_AGENT=${config.SCHEDULE_MAX_PER_AGENT}); delete one first`,
+        { agent_id: agentId, limit: config.SCHEDULE_MAX_PER_AGENT },
+      );
+    }
+  }
+
+  return {
+    create(input, options: CreateScheduleOptions = {}) {
+      const request = requestOf(input);
+      const hash = requestHash({ agent_id: input.agent_id, name: input.name, when: input.when, paused: input.paused ?? false, ...request });
+      const replay = (key: string) => {
+        const existing = store.getByIdempotencyKey(key);
+        if (!existing) return undefined;
+        if (existing.request_hash !== hash) {
+          throw new ScheduleError('idempotency_conflict', 'this idempotency key was already used with a different schedule request', {
+            schedule_id: existing.id,
+          });
+        }
+        return { schedule: publicSchedule(existing), created: false };
+      };
+      if (options.idempotencyKey !== undefined) {
+        const again = replay(options.idempotencyKey);
+        if (again) return again;
+      }
+      const valid = validateWhen(input.when, rules());
+      return store.transaction(() => {
+        if (options.idempotencyKey !== undefined) {
+          const again = replay(options.idempotencyKey);
+          if (again) return again;
+        }
+        checkLimit(input.agent_id);
+        const now = clock.now();
+        const s: StoredSchedule = {
+          id: uuidv7(),
+          agent_id: input.agent_id,
+          name: input.name.trim(),
+          status: input.paused ? 'paused' : 'active',
+          when: valid.when,
+          request,
+          next_run_at: valid.firstRunAt,
+          last_run_at: null,
+          run_count: 0,
+          created_at: now,
+          updated_at: now,
+          created_by: options.created_by ?? { type: 'api' },
+          idempotency_key: options.idempotencyKey ?? null,
+          request_hash: options.idempotencyKey !== undefined ? hash : null,
+        };
+        store.insert(s);
+        return { schedule: publicSchedule(s), created: true };
+      });
+    },
+
+    get(id) {
+      const s = store.get(id);
+      return s ? publicSchedule(s) : undefined;
+    },
+
+    list(query: ListSchedulesQuery = {}): Page<Schedule> {
+      const limit = pageLimit(query.limit);
+      const rows = store.list({ agent_id: query.agent_id, status: query.status, before: decodeCursor(query.cursor), limit: limit + 1 });
+      const more = rows.length > limit;
+      const data = rows.slice(0, limit);
+      return { data: data.map(publicSchedule), next_cursor: more ? encodeCursor(data[data.length - 1].id) : null };
+    },
+
+    update(id, changes: UpdateScheduleChanges) {
+      const valid = changes.when !== undefined ? validateWhen(changes.when, rules()) : undefined;
+      return store.transaction(() => {
+        const s = mustGet(id);
+        const now = clock.now();
+        if (changes.name !== undefined) s.name = changes.name.trim();
+        const r = s.request;
+        if (changes.input !== undefined) r.input = changes.input;
+        if (changes.instructions !== undefined) r.instructions = changes.instructions;
+        if (changes.tools !== undefined) r.tools = [...changes.tools];
+        if (changes.model !== undefined) r.model = changes.model;
+        if (changes.max_steps !== undefined) r.max_steps = changes.max_steps;
+        if (changes.metadata !== undefined) r.metadata = changes.metadata;
+        if (valid) {
+          if (s.status === 'completed') {
+            checkLimit(s.agent_id);
+            s.status = 'active';
+          }
+          s.when = valid.when;
+          s.next_run_at = valid.firstRunAt;
+        }
+        if (changes.paused === true && s.status === 'active') s.status = 'paused';
+        if (changes.paused === false) {
+          if (s.status === 'completed') {
+            throw new ScheduleError('invalid_request', `schedule ${id} is a one-shot that already ran; give it a new "when" to run again`, { id });
+          }
+          if (s.status === 'paused') {
+            s.status = 'active';
+            if (!valid && isRecurring(s.when)) s.next_run_at = nextSlotAfter(s.when, now);
+          }
+        }
+        s.updated_at = now;
+        store.update(s);
+        return publicSchedule(s);
+      });
+    },
+
+    delete(id) {
+      return store.transaction(() => {
+        const s = mustGet(id);
+        store.delete(id);
+        return publicSchedule(s);
+      });
+    },
+
+    listRuns(id, query = {}): Page<ScheduleRun> {
+      mustGet(id);
+      const limit = pageLimit(query.limit);
+      const rows = store.listRuns(id, { before: decodeCursor(query.cursor), limit: limit + 1 });
+      const more = rows.length > limit;
+      const data = rows.slice(0, limit);
+      return {
+        data: data.map((r) => toScheduleRun(r, r.turn_id && deps.turnStatus ? (deps.turnStatus(r.turn_id) ?? null) : null)),
+        next_cursor: more ? encodeCursor(data[data.length - 1].id) : null,
+      };
+    },
+  };
+}

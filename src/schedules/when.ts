@@ -1,0 +1,226 @@
+/**
+ * Validation and next-run computation for a schedule's `when`.
+ *
+ * Cron expressions are parsed and evaluated by croner 11 (5 fields, or 6 with a leading seconds
+ * field; nicknames such as `@daily`), in the schedule's IANA time zone. Day-of-month and
+ * day-of-week combine with OR, as in Vixie cron. DST follows croner (which follows Vixie cron):
+ * - a *fixed-time* job (one value each in minute and hour, e.g. `30 2 * * *`) whose time does not
+ *   exist on a spring-forward day runs once at the first valid time after the gap (02:30 in
+ *   Europe/Berlin on 2026-03-29 runs at 03:00 CEST); a time that occurs twice (fall back) runs once,
+ *   at the first occurrence;
+ * - an *interval* job (wildcard, step, range or list in minute/hour, e.g. `*\/30 * * * *`) skips
+ *   the times inside the gap and runs on both occurrences of a repeated hour.
+ * (croner README, "Pattern" → DST handling; verified in test/schedules/when.test.ts.)
+ */
+import { Cron } from 'croner';
+import { ScheduleError } from './errors.js';
+import type { AfterUnit, ScheduleWhen } from './types.js';
+
+export const AFTER_UNITS: readonly AfterUnit[] = ['second', 'minute', 'hour', 'day', 'week'];
+const UNIT_MS: Record<AfterUnit, number> = {
+  second: 1_000,
+  minute: 60_000,
+  hour: 3_600_000,
+  day: 86_400_000,
+  week: 604_800_000,
+};
+/** Furthest a one-shot may lie ahead: 10 years. */
+const MAX_AHEAD_MS = 10 * 366 * 86_400_000;
+/** How many upcoming cron slots are inspected for the minimum-interval check. */
+const INTERVAL_SAMPLE = 200;
+/** Cap when counting slots missed during downtime. */
+const MAX_MISSED_COUNT = 10_000;
+
+/** A validated `when` plus the first slot it fires (ms since epoch). */
+export interface ValidWhen {
+  when: ScheduleWhen;
+  firstRunAt: number;
+}
+
+export interface WhenRules {
+  /** Now, ms since epoch. */
+  now: number;
+  /** SCHEDULE_MIN_INTERVAL_S: the closest two cron slots may be. */
+  minIntervalS: number;
+}
+
+const ISO_WITH_OFFSET =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * Parse an ISO 8601 time that carries an offset (`2026-12-01T09:00:00+01:00`, `…Z`).
+ * @returns ms since epoch
+ * @throws ScheduleError `invalid_at` for a missing offset, impossible date (Feb 30) or other format
+ */
+export function parseIsoWithOffset(at: string): number {
+  const m = ISO_WITH_OFFSET.exec(at.trim());
+  if (!m) {
+    throw new ScheduleError(
+      'invalid_at',
+      `when.at ${JSON.stringify(at)} is not an ISO 8601 time with an offset, e.g. "2026-12-01T09:00:00+01:00" or "2026-12-01T08:00:00Z"`,
+      { at },
+    );
+  }
+  const [, y, mo, d, h, mi, s] = m;
+  const probe = new Date(Date.UTC(+y, +mo - 1, +d, +h, +mi, s ? +s : 0));
+  const ms = Date.parse(at.trim());
+  if (
+    !Number.isFinite(ms) ||
+    probe.getUTCFullYear() !== +y ||
+    probe.getUTCMonth() !== +mo - 1 ||
+    probe.getUTCDate() !== +d ||
+    probe.getUTCHours() !== +h ||
+    probe.getUTCMinutes() !== +mi
+  ) {
+    throw new ScheduleError('invalid_at', `when.at ${JSON.stringify(at)} is not a real date and time`, { at });
+  }
+  return ms;
+}
+
+/**
+ * True when `zone` is an IANA time-zone name this runtime knows (`Europe/Berlin`, `UTC`).
+ * Uses `Intl.DateTimeFormat`, which throws RangeError for unknown zones.
+ */
+export function isKnownTimeZone(zone: string): boolean {
+  if (zone.trim() === '' || zone !== zone.trim()) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A paused croner job for evaluation only (never runs a callback). */
+export function cronJob(expression: string, timezone: string): Cron {
+  return new Cron(expression, { timezone, paused: true, mode: '5-or-6-parts' });
+}
+
+function validateCron(expression: string, timezone: string, rules: WhenRules): number {
+  if (!isKnownTimeZone(timezone)) {
+    throw new ScheduleError(
+      'unknown_timezone',
+      `when.timezone ${JSON.stringify(timezone)} is not a known IANA time zone (e.g. "Europe/Berlin", "America/New_York", "UTC")`,
+      { timezone },
+    );
+  }
+  let job: Cron;
+  try {
+    job = cronJob(expression, timezone);
+  } catch (err) {
+    throw new ScheduleError(
+      'invalid_cron',
+      `when.cron ${JSON.stringify(expression)} is not a valid cron expression: ${(err as Error).message}. Use 5 fields "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5"`,
+      { cron: expression },
+    );
+  }
+  const runs = job.nextRuns(INTERVAL_SAMPLE, new Date(rules.now));
+  if (runs.length === 0) {
+    throw new ScheduleError('invalid_cron', `when.cron ${JSON.stringify(expression)} never fires`, {
+      cron: expression,
+    });
+  }
+  let minGap = Infinity;
+  for (let i = 1; i < runs.length; i++) minGap = Math.min(minGap, runs[i].getTime() - runs[i - 1].getTime());
+  if (minGap < rules.minIntervalS * 1000) {
+    throw new ScheduleError(
+      'cron_too_frequent',
+      `when.cron ${JSON.stringify(expression)} fires every ${minGap / 1000} s; the minimum interval is ${rules.minIntervalS} s`,
+      { cron: expression, interval_s: minGap / 1000, min_interval_s: rules.minIntervalS },
+    );
+  }
+  return runs[0].getTime();
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Validate a raw `when` (from REST or a tool call) and compute its first slot.
+ * @throws ScheduleError `invalid_when` (not an object; none or several forms; stray keys),
+ *   `invalid_at`, `at_in_past`, `invalid_after`, `unknown_timezone`, `invalid_cron`, `cron_too_frequent`
+ */
+export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
+  const forms = 'exactly one of {"at": "<ISO 8601 time with offset>"}, {"after": {"value": 10, "unit": "minute"}} or {"cron": "0 9 * * *", "timezone": "Europe/Berlin"}';
+  if (!isObject(raw)) throw new ScheduleError('invalid_when', `when must be an object: ${forms}`);
+  const present = (['at', 'after', 'cron'] as const).filter((k) => raw[k] !== undefined && raw[k] !== null);
+  if (present.length !== 1) {
+    throw new ScheduleError(
+      'invalid_when',
+      present.length === 0 ? `when has none of at, after, cron: give ${forms}` : `when has both ${present.join(' and ')}: give ${forms}`,
+      { given: present },
+    );
+  }
+  const form = present[0];
+  const allowed = form === 'cron' ? ['cron', 'timezone'] : [form];
+  const stray = Object.keys(raw).filter((k) => !allowed.includes(k) && raw[k] !== undefined && raw[k] !== null);
+  if (stray.length > 0) {
+    throw new ScheduleError('invalid_when', `when.${form} cannot be combined with ${stray.join(', ')}: give ${forms}`, {
+      given: [form, ...stray],
+    });
+  }
+  if (form === 'at') {
+    if (typeof raw.at !== 'string') throw new ScheduleError('invalid_at', 'when.at must be a string (ISO 8601 with offset)');
+    const at = parseIsoWithOffset(raw.at);
+    if (at <= rules.now) {
+      throw new ScheduleError('at_in_past', `when.at ${raw.at} is not in the future (now is ${new Date(rules.now).toISOString()})`, {
+        at: raw.at,
+        now: new Date(rules.now).toISOString(),
+      });
+    }
+    if (at - rules.now > MAX_AHEAD_MS) throw new ScheduleError('invalid_at', `when.at ${raw.at} is more than 10 years ahead`);
+    return { when: { at: raw.at.trim() }, firstRunAt: at };
+  }
+  if (form === 'after') {
+    const after = raw.after;
+    if (!isObject(after) || typeof after.unit !== 'string' || !AFTER_UNITS.includes(after.unit as AfterUnit)) {
+      throw new ScheduleError('invalid_after', `when.after must be {"value": <positive integer>, "unit": one of ${AFTER_UNITS.join('|')}}`);
+    }
+    const value = after.value;
+    const unit = after.unit as AfterUnit;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value * UNIT_MS[unit] > MAX_AHEAD_MS) {
+      throw new ScheduleError('invalid_after', `when.after.value must be a positive integer and at most 10 years ahead (got ${JSON.stringify(value)})`, {
+        value,
+      });
+    }
+    return { when: { after: { value, unit } }, firstRunAt: rules.now + value * UNIT_MS[unit] };
+  }
+  if (typeof raw.cron !== 'string' || raw.cron.trim() === '') {
+    throw new ScheduleError('invalid_cron', 'when.cron must be a non-empty cron expression string, e.g. "0 9 * * 1-5"');
+  }
+  if (typeof raw.timezone !== 'string') {
+    throw new ScheduleError('unknown_timezone', 'when.timezone is required with when.cron: an IANA name such as "Europe/Berlin" or "UTC"');
+  }
+  const cron = raw.cron.trim().replace(/\s+/g, ' ');
+  return { when: { cron, timezone: raw.timezone }, firstRunAt: validateCron(cron, raw.timezone, rules) };
+}
+
+/** True for `{cron, timezone}`. */
+export function isRecurring(when: ScheduleWhen): when is { cron: string; timezone: string } {
+  return 'cron' in when;
+}
+
+/** Next cron slot strictly after `afterMs`, or null (one-shots never have a next slot). */
+export function nextSlotAfter(when: ScheduleWhen, afterMs: number): number | null {
+  if (!isRecurring(when)) return null;
+  return cronJob(when.cron, when.timezone).nextRun(new Date(afterMs))?.getTime() ?? null;
+}
+
+/**
+ * Count cron slots strictly after `fromMs` and at or before `toMs` (slots missed during downtime,
+ * beyond the one being fired). 0 for one-shots. Capped at 10 000.
+ */
+export function countSlotsBetween(when: ScheduleWhen, fromMs: number, toMs: number): number {
+  if (!isRecurring(when) || toMs <= fromMs) return 0;
+  const job = cronJob(when.cron, when.timezone);
+  let count = 0;
+  let cursor = new Date(fromMs);
+  while (count < MAX_MISSED_COUNT) {
+    const next = job.nextRun(cursor);
+    if (!next || next.getTime() > toMs) break;
+    count++;
+    cursor = next;
+  }
+  return count;
+}
