@@ -1,0 +1,109 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assembleTools, MAIN_TURN_FAMILIES } from '../../../src/assembly/assemble.js';
+import type { TurnContext } from '../../../src/assembly/context.js';
+import { loadConfig, type ToolFamily } from '../../../src/config.js';
+import { createWebFamily, webFamily, workflowTaskWebFamily } from '../../../src/tools/web/index.js';
+import { runTool, startServer, type LoopbackServer } from './support.js';
+
+let dataDir: string;
+let server: LoopbackServer;
+
+beforeAll(async () => {
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'web-family-'));
+  server = await startServer({
+    '/long': (_q, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('word '.repeat(20_000)),
+  });
+});
+
+afterAll(async () => {
+  await server.close();
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+function context(env: Record<string, string>, families: ToolFamily[], kind: TurnContext['kind'] = 'main'): TurnContext {
+  const config = loadConfig({ DATA_DIR: dataDir, ...env });
+  return {
+    turnId: 'turn_1',
+    agentId: 'agent_1',
+    kind,
+    origin: { type: 'api' },
+    families,
+    brain: false,
+    config,
+    agentHome: path.join(config.DATA_DIR, 'agents', 'agent_1', 'home'),
+    signal: new AbortController().signal,
+    services: {},
+    model: 'gpt-test',
+    requestedTools: families,
+  };
+}
+
+const names = (tools: { name: string }[]) => tools.map((t) => t.name);
+
+describe('web family assembly', () => {
+  it('is in the main turn families, after computer and before schedule', () => {
+    const families = MAIN_TURN_FAMILIES.map((c) => c.family);
+    expect(families).toContain('web');
+    if (families.includes('schedule')) expect(families.indexOf('web')).toBeLessThan(families.indexOf('schedule'));
+    if (families.includes('computer')) expect(families.indexOf('web')).toBeGreaterThan(families.indexOf('computer'));
+  });
+
+  it('gives no tools and says why when the turn does not enable web', async () => {
+    const out = await assembleTools(context({}, ['todo']), [webFamily]);
+    expect(out.tools).toEqual([]);
+    expect(out.unavailable).toEqual([{ family: 'web', reason: 'not enabled for this turn' }]);
+  });
+
+  it('has web_fetch but no web_search when no search provider is configured', async () => {
+    const out = await assembleTools(context({}, ['web']), [webFamily]);
+    expect(names(out.tools)).toEqual(['web_fetch']);
+  });
+
+  it('leaves web_search out when the provider lacks its key', async () => {
+    const out = await assembleTools(context({ WEB_SEARCH_PROVIDER: 'brave' }, ['web']), [webFamily]);
+    expect(names(out.tools)).toEqual(['web_fetch']);
+  });
+
+  it('adds web_search when a provider is configured', async () => {
+    const out = await assembleTools(context({ WEB_SEARCH_PROVIDER: 'tavily', WEB_SEARCH_API_KEY: 'k' }, ['web']), [webFamily]);
+    expect(names(out.tools)).toEqual(['web_fetch', 'web_search']);
+    expect(out.tools.every((t) => t.executionMode === 'parallel' && t.isReadOnly)).toBe(true);
+  });
+
+  it('gives workflow task turns the web tools currently available without web in their families', async () => {
+    const ctx = context({ WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: 'http://127.0.0.1:9/' }, [], 'workflow_task');
+    const out = await assembleTools(ctx, [workflowTaskWebFamily]);
+    expect(names(out.tools)).toEqual(['web_fetch', 'web_search']);
+  });
+
+  it('saves clipped pages in the agent home only when the computer family is in the turn', async () => {
+    const family = createWebFamily();
+    const env = { WEB_FETCH_ALLOW_HOSTS: '127.0.0.1' };
+    const withComputer = context(env, ['computer', 'web']);
+    const [fetchWith] = (await assembleTools(withComputer, [family])).tools;
+    const saved = await runTool(fetchWith, { urls: [`${server.origin}/long`] });
+    const savedPath = /Full text saved as (\S+);/.exec(saved.output)?.[1];
+    expect(savedPath).toBeDefined();
+    expect((await fs.readFile(path.join(withComputer.agentHome, savedPath!), 'utf8')).length).toBe(100_000);
+
+    const [fetchWithout] = (await assembleTools(context(env, ['web']), [family])).tools;
+    const notSaved = await runTool(fetchWithout, { urls: [`${server.origin}/long`] });
+    expect(notSaved.output).toMatch(/characters omitted \(starting at line 1\)/);
+    expect(notSaved.output).not.toContain('saved');
+  });
+
+  it('keeps the repeat cache per turn: a new turn fetches again', async () => {
+    const env = { WEB_FETCH_ALLOW_HOSTS: '127.0.0.1' };
+    const [first] = (await assembleTools(context(env, ['web']), [webFamily])).tools;
+    await runTool(first, { urls: [`${server.origin}/long?cache`] });
+    const again = await runTool(first, { urls: [`${server.origin}/long?cache`] });
+    expect(again.output).toContain('Repeat: already fetched in this turn');
+    const [nextTurn] = (await assembleTools(context(env, ['web']), [webFamily])).tools;
+    const fresh = await runTool(nextTurn, { urls: [`${server.origin}/long?cache`] });
+    expect(fresh.output).not.toContain('Repeat:');
+    expect(server.requests.filter((r) => r.url === '/long?cache')).toHaveLength(2);
+  });
+});
