@@ -1,0 +1,108 @@
+/**
+ * Turn endpoints (issue "HTTP service"):
+ * - POST /v1/turns — create; `Accept: text/event-stream` → 200 SSE from the first event;
+ *   otherwise 202 `{id, status, links}`; `?wait=true` → 200 with the final turn.
+ *   `Idempotency-Key`: same key + same body → the same turn; different body → 409.
+ * - GET /v1/turns — newest first, `agent_id`/`status` filters, cursor pagination.
+ * - GET /v1/turns/{id} — the turn record.
+ * - GET /v1/turns/{id}/events — resumable SSE (src/http/sse-stream.ts).
+ * - POST /v1/turns/{id}/cancel — abort; a finished turn is returned unchanged.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RoutePlugin } from '../src/app.js';
+import { HttpError, notFound } from '../src/http/errors.js';
+import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
+import { isTerminalEvent, type TurnEvent } from '../src/runtime/events.js';
+import type { EventLog, LoggedEvent } from '../src/store/event-log.js';
+import type { Services } from '../src/services.js';
+import type { TurnRecord } from '../src/turns/turn-service-types.js';
+import { CreateTurnBody, CreateTurnQuery, EventsQuery, IdempotencyKey, ListTurnsQuery, TurnIdParams } from './turn-schemas.js';
+
+/** Links of a turn, relative to the service root. */
+export function turnLinks(id: string): { self: string; events: string; cancel: string } {
+  const base = `/v1/turns/${encodeURIComponent(id)}`;
+  return { self: base, events: `${base}/events`, cancel: `${base}/cancel` };
+}
+
+/** SSE `data:` of a stored turn event: the event plus seq, turn_id and created_at (StoredTurnEvent). */
+export function turnEventData(logged: LoggedEvent<TurnEvent>): object {
+  return { ...logged.event, seq: logged.seq, turn_id: logged.streamId, created_at: logged.createdAt };
+}
+
+async function streamTurn(services: Services, reply: FastifyReply, turnId: string, after: number) {
+  return streamEventLog(reply, {
+    log: services.eventLog as unknown as EventLog<TurnEvent>,
+    streamId: turnId,
+    after,
+    toData: turnEventData,
+    isTerminal: isTerminalEvent,
+    maxBuffered: services.config.SSE_MAX_BUFFERED_EVENTS,
+  });
+}
+
+export const turnRoutes: RoutePlugin = async (app, { services }) => {
+  const { turns } = services;
+
+  app.post('/v1/turns', { sse: 'dual' }, async (request: FastifyRequest, reply) => {
+    const body = CreateTurnBody.parse(request.body ?? undefined);
+    const query = CreateTurnQuery.parse(request.query);
+    const rawKey = request.headers['idempotency-key'];
+    const idempotencyKey = rawKey === undefined ? undefined : IdempotencyKey.parse(rawKey);
+    const { cancel_on_disconnect, ...input } = body;
+    const turn = await turns.create(input, { idempotencyKey, origin: { type: 'api' }, kind: 'main' });
+    const links = turnLinks(turn.id);
+
+    if (reply.sse) {
+      reply.header('Location', links.self).header('X-Turn-Id', turn.id);
+      const end = await streamTurn(services, reply, turn.id, 0);
+      if (end === 'disconnected' && cancel_on_disconnect) await turns.cancel(turn.id);
+      return;
+    }
+    if (query.wait === 'true') {
+      const ac = new AbortController();
+      const onClose = () => ac.abort(new Error('client went away'));
+      request.raw.on('close', onClose);
+      try {
+        return reply.code(200).send(await turns.waitForTerminal(turn.id, ac.signal));
+      } catch (err) {
+        if (ac.signal.aborted) return; // nobody is listening any more
+        throw err;
+      } finally {
+        request.raw.off('close', onClose);
+      }
+    }
+    return reply.code(202).header('Location', links.self).send({ id: turn.id, status: turn.status, links });
+  });
+
+  app.get('/v1/turns', async (request) => {
+    const q = ListTurnsQuery.parse(request.query);
+    const page = turns.list({ agent_id: q.agent_id, status: q.status, limit: q.limit + 1, before: q.cursor });
+    const data: TurnRecord[] = page.slice(0, q.limit);
+    const next_cursor = page.length > q.limit ? data[data.length - 1].id : null;
+    return { data, next_cursor };
+  });
+
+  app.get('/v1/turns/:id', async (request) => {
+    const { id } = TurnIdParams.parse(request.params);
+    const turn = turns.get(id);
+    if (!turn) throw notFound('turn', id);
+    return turn;
+  });
+
+  app.get('/v1/turns/:id/events', { sse: 'manual' }, async (request, reply) => {
+    const { id } = TurnIdParams.parse(request.params);
+    EventsQuery.parse(request.query);
+    if (!turns.get(id)) throw notFound('turn', id);
+    const after = resumePoint(request, await services.eventLog.lastSeq(id));
+    await streamTurn(services, reply, id, after);
+  });
+
+  app.post('/v1/turns/:id/cancel', async (request) => {
+    const { id } = TurnIdParams.parse(request.params);
+    const turn = await turns.cancel(id);
+    if (!turn) throw notFound('turn', id);
+    return turn;
+  });
+};
+
+export { HttpError };

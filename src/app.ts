@@ -1,0 +1,52 @@
+/**
+ * buildApp: the Fastify 5 instance with the error envelope, bearer auth, SSE support and every
+ * route plugin. Routes are registered from {@link ROUTE_PLUGINS}, a visible list: a new area
+ * (schedules, workflows, brain, console…) adds one line there. Every plugin receives
+ * `{ services }` as its options.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import fastifySseModule from '@fastify/sse';
+import { installAuth } from './http/auth.js';
+import { installErrorHandlers } from './http/error-handler.js';
+import type { Services } from './services.js';
+import { healthRoutes } from '../routes/health.js';
+import { openapiRoutes } from '../routes/openapi.js';
+import { turnRoutes } from '../routes/turns.js';
+import { toolRoutes } from '../routes/tools.js';
+
+/** The fastify-plugin-wrapped export (its types name only the unwrapped function). */
+const fastifySse = fastifySseModule as unknown as FastifyPluginAsync<{ heartbeatInterval?: number }>;
+
+/** Options every route plugin receives. */
+export interface RouteOptions {
+  services: Services;
+}
+export type RoutePlugin = FastifyPluginAsync<RouteOptions>;
+
+/** Route plugins, in registration order. Add yours with one line. */
+export const ROUTE_PLUGINS: RoutePlugin[] = [
+  healthRoutes,
+  openapiRoutes,
+  turnRoutes,
+  toolRoutes,
+  // scheduleRoutes, workflowRoutes, brainRoutes, consoleRoutes — added by their issues
+];
+
+/**
+ * Build (not start) the HTTP app. The caller owns `services` (start/stop) and `listen`.
+ * Body limit: BODY_LIMIT_BYTES (413 beyond). Only `application/json` bodies are accepted (415 else).
+ */
+export async function buildApp(services: Services): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    loggerInstance: services.log as FastifyBaseLogger,
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    genReqId: () => crypto.randomUUID(),
+  });
+  app.removeContentTypeParser('text/plain');
+  installErrorHandlers(app);
+  await app.register(fastifySse, { heartbeatInterval: config.SSE_HEARTBEAT_MS });
+  installAuth(app, { tokens: config.AUTH_TOKENS });
+  for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { services });
+  return app;
+}

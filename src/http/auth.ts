@@ -1,0 +1,47 @@
+/**
+ * Bearer-token authentication (`Authorization: Bearer <token>`, tokens from AUTH_TOKENS).
+ * When AUTH_TOKENS is empty every request passes (the service then binds loopback only, see
+ * src/main.ts). `/healthz` and `/readyz` are always open. Tokens are compared in constant time
+ * and never logged (src/log.ts redacts the header).
+ *
+ * Extension point: `extraCheck` lets another credential (e.g. a per-turn stream token in the
+ * query string for EventSource) authorize a request; it runs only when the bearer check fails.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { envelope } from './errors.js';
+
+/** Paths that never require a token. */
+export const OPEN_PATHS = new Set(['/healthz', '/readyz']);
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** True when `presented` equals one of `tokens` (constant time per token). */
+export function tokenMatches(presented: string, tokens: readonly string[]): boolean {
+  const p = digest(presented);
+  let ok = false;
+  for (const t of tokens) if (timingSafeEqual(p, digest(t))) ok = true;
+  return ok;
+}
+
+export interface AuthOptions {
+  tokens: readonly string[];
+  /** Alternative credential check (returns true to allow). */
+  extraCheck?: (request: FastifyRequest) => boolean;
+}
+
+export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
+  if (opts.tokens.length === 0) return;
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?')[0];
+    if (OPEN_PATHS.has(path) || request.method === 'OPTIONS') return;
+    const header = request.headers.authorization ?? '';
+    const m = /^Bearer\s+(.+)$/i.exec(header);
+    if (m && tokenMatches(m[1].trim(), opts.tokens)) return;
+    if (opts.extraCheck?.(request)) return;
+    return reply
+      .code(401)
+      .header('WWW-Authenticate', 'Bearer')
+      .send(envelope('unauthorized', m ? 'invalid bearer token' : 'missing bearer token (Authorization: Bearer <token>)'));
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * Entry point: `npm start` (built) or `npm run dev` (tsx). Reads the config from the environment
+ * (exit code 2 with one line per bad variable — including HOST beyond loopback without
+ * AUTH_TOKENS), opens the database, recovers interrupted turns, and listens on HOST:PORT.
+ * SIGINT/SIGTERM close the server, abort running turns and close the database.
+ */
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './log.js';
+import { createServices, type ServicesOverrides } from './services.js';
+
+/**
+ * Start the whole service. Returns a `close` function. Used by main and by the demo script.
+ * @throws ConfigError on bad configuration.
+ */
+export async function startService(env: NodeJS.ProcessEnv = process.env, overrides: ServicesOverrides = {}) {
+  const config = loadConfig(env);
+  const log = createLogger(config.LOG_LEVEL);
+  if (config.AUTH_TOKENS.length === 0) {
+    log.warn(`AUTH_TOKENS is not set: every request is accepted without a token; the service binds only to loopback (${config.HOST})`);
+  }
+  const services = createServices(config, log, overrides);
+  await services.start();
+  const app = await buildApp(services);
+  const address = await app.listen({ host: config.HOST, port: config.PORT });
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await services.turns.stop();
+      await app.close();
+      await services.stop();
+    })());
+  return { app, services, config, address, close };
+}
+
+async function main(): Promise<void> {
+  let started: Awaited<ReturnType<typeof startService>>;
+  try {
+    started = await startService();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`refusing to start: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  started.services.log.info({ address: started.address, data_dir: started.config.DATA_DIR }, 'turn service listening');
+  const shutdown = (signal: string) => {
+    started.services.log.info({ signal }, 'shutting down');
+    started.close().then(
+      () => process.exit(0),
+      (err) => {
+        started.services.log.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+const isEntry = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;
+if (isEntry) {
+  main().catch((err) => {
+    process.stderr.write(`fatal: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * Builds every long-lived part of the service from the config: the SQLite database in DATA_DIR,
+ * the stores, the event log, the model client, the turn service, the {@link ServiceRegistry}
+ * handed to each turn's tool families, and background services (start/stop hooks).
+ *
+ * To add a control-plane service: construct it below on `db` (it creates its own tables), put it
+ * in `registry` if families need it, and push it onto `background` if it runs on its own (the
+ * scheduler). One line each; nothing else changes.
+ */
+import type { ServiceRegistry } from './assembly/services.js';
+import type { Config } from './config.js';
+import type { Logger } from './log.js';
+import type { ModelClient } from './model/model-client.js';
+import { createOpenAIResponsesClient } from './model/openai-responses-client.js';
+import type { TurnEvent } from './runtime/events.js';
+import { openDatabase, type Database } from './store/database.js';
+import type { EventLog } from './store/event-log.js';
+import { SqliteEventLog } from './store/sqlite-event-log.js';
+import { SqliteTurnStore } from './store/sqlite-turn-store.js';
+import type { TurnStore } from './store/turn-store.js';
+import { DefaultTurnService, type RunTurnFn } from './turns/turn-service.js';
+
+// TEMPORARY until src/runtime/loop.ts lands: resolved at call time so this file compiles before it.
+const LOOP_MODULE = './runtime/loop.js';
+const loopRunTurn: RunTurnFn = async (options) => {
+  const loop = (await import(LOOP_MODULE)) as { runTurn: RunTurnFn };
+  return loop.runTurn(options);
+};
+
+/** Something that runs beside the HTTP server (e.g. the scheduler). */
+export interface BackgroundService {
+  name: string;
+  start(): void | Promise<void>;
+  stop(): void | Promise<void>;
+}
+
+export interface Services {
+  config: Config;
+  log: Logger;
+  db: Database;
+  /** The one event log of the process, generic over stream ids (turn ids, workflow ids…). */
+  eventLog: SqliteEventLog<{ type: string }>;
+  turnStore: TurnStore;
+  turns: DefaultTurnService;
+  /** Given to every turn's families as `ctx.services`. */
+  registry: ServiceRegistry;
+  /** Undefined when no model endpoint is configured (POST /v1/turns → 503 model_not_configured). */
+  modelClient: ModelClient | undefined;
+  background: BackgroundService[];
+  /** Recover interrupted turns, then start background services. */
+  start(): Promise<void>;
+  /** Stop background services (reverse order), abort running turns, close the database. */
+  stop(): Promise<void>;
+}
+
+export interface ServicesOverrides {
+  /** Use this model client instead of one built from OPENAI_* (tests, the demo). */
+  modelClient?: ModelClient;
+  /** Use this instead of the runtime's runTurn (tests of the service alone). */
+  runTurn?: RunTurnFn;
+}
+
+/**
+ * The model client from config: configured when OPENAI_API_KEY or OPENAI_BASE_URL is set
+ * (local endpoints such as vLLM or Ollama need only the base URL).
+ */
+export function modelClientFromConfig(config: Config): ModelClient | undefined {
+  if (!config.OPENAI_API_KEY && !config.OPENAI_BASE_URL) return undefined;
+  return createOpenAIResponsesClient({
+    apiKey: config.OPENAI_API_KEY,
+    baseURL: config.OPENAI_BASE_URL,
+    maxRetries: config.MODEL_MAX_RETRIES,
+  });
+}
+
+export function createServices(config: Config, log: Logger, overrides: ServicesOverrides = {}): Services {
+  const db = openDatabase(config.DATA_DIR);
+  const eventLog = new SqliteEventLog<{ type: string }>(db);
+  const turnStore = new SqliteTurnStore(db);
+  const registry: ServiceRegistry = {};
+  const background: BackgroundService[] = [];
+  const modelClient = overrides.modelClient ?? modelClientFromConfig(config);
+  const turns = new DefaultTurnService({
+    config,
+    store: turnStore,
+    events: eventLog as unknown as EventLog<TurnEvent>,
+    registry,
+    modelClient,
+    runTurn: overrides.runTurn ?? loopRunTurn,
+    log,
+  });
+
+  // --- control-plane services (one line each; add to `registry` / `background`) ---
+  // registry.schedules = ...; background.push(scheduler);
+  // registry.workflows = ...;
+  // registry.brain = ...;
+
+  let started = false;
+  return {
+    config,
+    log,
+    db,
+    eventLog,
+    turnStore,
+    turns,
+    registry,
+    modelClient,
+    background,
+    async start() {
+      const r = await turns.recover();
+      if (r.interrupted || r.requeued) log.warn(r, 'recovered turns left over from the previous run');
+      for (const b of background) await b.start();
+      started = true;
+    },
+    async stop() {
+      if (started) for (const b of [...background].reverse()) await b.stop();
+      await turns.stop();
+      db.close();
+    },
+  };
+}

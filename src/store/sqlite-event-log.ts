@@ -1,0 +1,96 @@
+/**
+ * SQLite implementation of {@link EventLog}: table `event_log(stream_id, seq, type, data,
+ * created_at)`, primary key (stream_id, seq). Live subscribers are kept in memory (one process).
+ */
+import type { Database } from './database.js';
+import type { EventListener, EventLog, LoggedEvent } from './event-log.js';
+
+interface Row {
+  stream_id: string;
+  seq: number;
+  data: string;
+  created_at: string;
+}
+
+export class SqliteEventLog<E extends { type: string } = { type: string }> implements EventLog<E> {
+  private readonly listeners = new Map<string, Set<EventListener<E>>>();
+  private readonly insert;
+  private readonly selectAfter;
+  private readonly selectLast;
+
+  constructor(private readonly db: Database) {
+    db.exec(`CREATE TABLE IF NOT EXISTS event_log (
+      stream_id TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      type TEXT NOT NULL,
+      data TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      PRIMARY KEY (stream_id, seq)
+    ) WITHOUT ROWID`);
+    this.insert = db.prepare(
+      `INSERT INTO event_log (stream_id, seq, type, data, created_at)
+       VALUES (?, COALESCE((SELECT MAX(seq) FROM event_log WHERE stream_id = ?), 0) + 1, ?, ?, ?)
+       RETURNING seq`,
+    );
+    this.selectAfter = db.prepare(
+      'SELECT stream_id, seq, data, created_at FROM event_log WHERE stream_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    );
+    this.selectLast = db.prepare(
+      'SELECT stream_id, seq, data, created_at FROM event_log WHERE stream_id = ? ORDER BY seq DESC LIMIT 1',
+    );
+  }
+
+  async append(streamId: string, event: E): Promise<LoggedEvent<E>> {
+    return this.appendSync(streamId, event);
+  }
+
+  /** Synchronous append (SQLite only); same contract as {@link append}. */
+  appendSync(streamId: string, event: E): LoggedEvent<E> {
+    const createdAt = new Date().toISOString();
+    const row = this.insert.get(streamId, streamId, event.type, JSON.stringify(event), createdAt) as { seq: number };
+    const logged: LoggedEvent<E> = { streamId, seq: row.seq, createdAt, event };
+    const set = this.listeners.get(streamId);
+    if (set) {
+      for (const listener of [...set]) {
+        try {
+          listener(logged);
+        } catch {
+          set.delete(listener);
+        }
+      }
+    }
+    return logged;
+  }
+
+  async read(streamId: string, afterSeq: number, limit = 1000): Promise<LoggedEvent<E>[]> {
+    return (this.selectAfter.all(streamId, afterSeq, limit) as Row[]).map(toLogged<E>);
+  }
+
+  async lastSeq(streamId: string): Promise<number> {
+    return (await this.last(streamId))?.seq ?? 0;
+  }
+
+  async last(streamId: string): Promise<LoggedEvent<E> | undefined> {
+    const row = this.selectLast.get(streamId) as Row | undefined;
+    return row ? toLogged<E>(row) : undefined;
+  }
+
+  subscribe(streamId: string, listener: EventListener<E>): () => void {
+    let set = this.listeners.get(streamId);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(streamId, set);
+    }
+    set.add(listener);
+    return () => {
+      const current = this.listeners.get(streamId);
+      if (!current) return;
+      current.delete(listener);
+      if (current.size === 0) this.listeners.delete(streamId);
+    };
+  }
+}
+
+function toLogged<E>(row: Row): LoggedEvent<E & { type: string }> {
+  return { streamId: row.stream_id, seq: row.seq, createdAt: row.created_at, event: JSON.parse(row.data) };
+}

@@ -1,0 +1,170 @@
+/** SQLite implementation of {@link TurnStore}: table `turns`. */
+import type { Database } from './database.js';
+import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from './turn-store.js';
+import type { TranscriptItem } from '../runtime/turn-types.js';
+import type { CreateTurnInput, TurnRecord, TurnRecordStatus } from '../turns/turn-service-types.js';
+
+interface Row {
+  id: string;
+  agent_id: string;
+  status: TurnRecordStatus;
+  kind: string;
+  origin: string;
+  model: string;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  output_text: string | null;
+  stop_reason: string | null;
+  steps: number;
+  input_tokens: number;
+  output_tokens: number;
+  error: string | null;
+  metadata: string | null;
+}
+
+const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
+  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata`;
+
+export class SqliteTurnStore implements TurnStore {
+  constructor(private readonly db: Database) {
+    db.exec(`CREATE TABLE IF NOT EXISTS turns (
+      id TEXT PRIMARY KEY,
+      agent_id TEXT NOT NULL,
+      status TEXT NOT NULL,
+      kind TEXT NOT NULL,
+      origin TEXT NOT NULL,
+      model TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      started_at TEXT,
+      completed_at TEXT,
+      output_text TEXT,
+      stop_reason TEXT,
+      steps INTEGER NOT NULL DEFAULT 0,
+      input_tokens INTEGER NOT NULL DEFAULT 0,
+      output_tokens INTEGER NOT NULL DEFAULT 0,
+      error TEXT,
+      metadata TEXT,
+      request TEXT NOT NULL,
+      idempotency_key TEXT UNIQUE,
+      request_hash TEXT,
+      transcript TEXT
+    );
+    CREATE INDEX IF NOT EXISTS turns_agent ON turns (agent_id, id);
+    CREATE INDEX IF NOT EXISTS turns_status ON turns (status, id);`);
+  }
+
+  insert(t: NewTurn): void {
+    this.db
+      .prepare(
+        `INSERT INTO turns (id, agent_id, status, kind, origin, model, created_at, metadata, request, idempotency_key, request_hash)
+         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        t.id,
+        t.agent_id,
+        t.kind,
+        JSON.stringify(t.origin),
+        t.model,
+        t.created_at,
+        t.metadata === null ? null : JSON.stringify(t.metadata),
+        JSON.stringify(t.request),
+        t.idempotency_key,
+        t.request_hash,
+      );
+  }
+
+  get(id: string): TurnRecord | undefined {
+    const row = this.db.prepare(`SELECT ${RECORD_COLUMNS} FROM turns WHERE id = ?`).get(id) as Row | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  getRequest(id: string): CreateTurnInput | undefined {
+    const row = this.db.prepare('SELECT request FROM turns WHERE id = ?').get(id) as { request: string } | undefined;
+    return row ? (JSON.parse(row.request) as CreateTurnInput) : undefined;
+  }
+
+  getTranscript(id: string): TranscriptItem[] | null | undefined {
+    const row = this.db.prepare('SELECT transcript FROM turns WHERE id = ?').get(id) as { transcript: string | null } | undefined;
+    if (!row) return undefined;
+    return row.transcript === null ? null : (JSON.parse(row.transcript) as TranscriptItem[]);
+  }
+
+  findByIdempotencyKey(key: string): { id: string; request_hash: string | null } | undefined {
+    return this.db.prepare('SELECT id, request_hash FROM turns WHERE idempotency_key = ?').get(key) as
+      | { id: string; request_hash: string | null }
+      | undefined;
+  }
+
+  markRunning(id: string, startedAt: string): void {
+    this.db.prepare(`UPDATE turns SET status = 'running', started_at = ? WHERE id = ? AND status = 'queued'`).run(startedAt, id);
+  }
+
+  finish(id: string, o: TurnOutcome): void {
+    this.db
+      .prepare(
+        `UPDATE turns SET status = ?, completed_at = ?, output_text = ?, stop_reason = ?, steps = ?,
+           input_tokens = ?, output_tokens = ?, error = ?, transcript = ? WHERE id = ?`,
+      )
+      .run(
+        o.status,
+        o.completed_at,
+        o.output_text,
+        o.stop_reason,
+        o.steps,
+        o.usage.input_tokens,
+        o.usage.output_tokens,
+        o.error === null ? null : JSON.stringify(o.error),
+        o.transcript === null ? null : JSON.stringify(o.transcript),
+        id,
+      );
+  }
+
+  list(q: ListTurnsQuery): TurnRecord[] {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (q.agent_id !== undefined) {
+      where.push('agent_id = ?');
+      args.push(q.agent_id);
+    }
+    if (q.status !== undefined) {
+      where.push('status = ?');
+      args.push(q.status);
+    }
+    if (q.before !== undefined) {
+      where.push('id < ?');
+      args.push(q.before);
+    }
+    const sql = `SELECT ${RECORD_COLUMNS} FROM turns ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY id DESC LIMIT ?`;
+    return (this.db.prepare(sql).all(...args, q.limit) as Row[]).map(toRecord);
+  }
+
+  idsWithStatus(statuses: TurnRecordStatus[]): string[] {
+    if (statuses.length === 0) return [];
+    const rows = this.db
+      .prepare(`SELECT id FROM turns WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY id`)
+      .all(...statuses) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+}
+
+function toRecord(r: Row): TurnRecord {
+  return {
+    id: r.id,
+    agent_id: r.agent_id,
+    status: r.status,
+    kind: r.kind as TurnRecord['kind'],
+    origin: JSON.parse(r.origin),
+    model: r.model,
+    created_at: r.created_at,
+    started_at: r.started_at,
+    completed_at: r.completed_at,
+    output_text: r.output_text,
+    stop_reason: r.stop_reason,
+    steps: r.steps,
+    usage: { input_tokens: r.input_tokens, output_tokens: r.output_tokens },
+    error: r.error === null ? null : JSON.parse(r.error),
+    metadata: r.metadata === null ? null : JSON.parse(r.metadata),
+  };
+}
