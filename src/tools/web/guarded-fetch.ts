@@ -101,6 +101,25 @@ async function readCapped(stream: Readable, maxBytes: number): Promise<{ body: B
   return { body: Buffer.concat(chunks, size), truncated };
 }
 
+/** `promise`, or a rejection as soon as `signal` aborts (DNS lookups cannot be cancelled, only abandoned). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
 function describeNetworkError(err: unknown): string {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.cause?.code ?? e.code;
@@ -119,7 +138,11 @@ export async function guardedFetch(rawUrl: string, options: GuardedFetchOptions)
   const redirects: string[] = [];
   let url = parseHttpUrl(rawUrl);
   for (;;) {
-    const target = await checkTarget(url, options.resolver, options.allowHosts);
+    const target = await untilAborted(checkTarget(url, options.resolver, options.allowHosts), signal).catch((err: unknown) => {
+      if (options.signal.aborted) throw options.signal.reason;
+      if (deadline.aborted) throw new FetchError(`timed out after ${options.timeoutMs / 1000} s (resolving ${url.hostname})`);
+      throw err;
+    });
     const agent = new Agent({
       connect: { lookup: pinnedLookup(target), timeout: options.timeoutMs },
       headersTimeout: options.timeoutMs,

@@ -155,3 +155,12 @@ describe('address policy', () => {
     expect(blockedReason('::')).toBe('unspecified');
   });
 });
+
+describe('web_fetch name resolution limits', () => {
+  it('gives up on a resolver that never answers at the timeout', async () => {
+    const hanging: HostResolver = () => new Promise(() => undefined);
+    const tool = createWebFetchTool({ allowHosts: [], timeoutMs: 200, maxBytes: 1024, resolver: hanging });
+    const run = await runTool(tool, { urls: ['http://slow-dns.example/'] });
+    expect(run.output).toBe('Error: http://slow-dns.example/: timed out after 0.2 s (resolving slow-dns.example)');
+  });
+});
