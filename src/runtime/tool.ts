@@ -7,11 +7,14 @@
  * Contract rules (enforced here, at definition time):
  * - `executionMode: 'parallel'` requires `isReadOnly: true` and `isDestructive !== true`.
  * - `name` must match the Responses API function-name rule `^[a-zA-Z0-9_-]{1,64}$`.
+ * - the parameters schema must have a root `type: "object"`, and a `strict: true` zod schema must be
+ *   expressible in strict mode (see src/runtime/strict-schema.ts) — else ToolSchemaError.
  * - `execute` receives params already validated by `schema` (never raw model output) and reports
  *   failure by throwing; the dispatcher turns a throw into an `Error: …` function_call_output.
  */
 import type { z } from 'zod';
 import type { JsonObject, JsonValue } from './json.js';
+import { compileTool } from './compiled-tool.js';
 
 /** Text the model sees as (part of) a function_call_output. */
 export interface ToolTextContent {
@@ -136,7 +139,8 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Define a tool. Throws (at definition time, not at call time) when the spec breaks the contract:
- * bad name, or a `parallel` tool that is not read-only or is destructive.
+ * bad name, a `parallel` tool that is not read-only or is destructive, a non-object root schema,
+ * or a strict schema strict mode cannot express.
  */
 export function defineWorkerTool<S extends z.ZodType, TResult extends AgentToolResult = AgentToolResult, TTurn = unknown>(
   spec: WorkerToolSpec<S, TResult, TTurn>,
@@ -154,13 +158,16 @@ export function defineWorkerTool<S extends z.ZodType, TResult extends AgentToolR
       `tool ${spec.name}: executionMode 'parallel' requires isReadOnly: true and isDestructive not true`,
     );
   }
-  return {
+  const tool: WorkerAgentTool<S, TResult, TTurn> = {
     ...spec,
     strict: spec.strict ?? false,
     deferLoading: spec.deferLoading ?? false,
     isReadOnly,
     isDestructive,
   };
+  // Schema checks at definition time (root object; strict-mode expressibility): throws ToolSchemaError.
+  compileTool(tool);
+  return tool;
 }
 
 /** The identity two tools in one turn must not share: `namespace.name` or `name`. */

@@ -40,7 +40,17 @@ export interface RuntimeOptions {
 export type FinalAnswerGuard = (info: {
   outputText: string;
   steps: number;
-}) => Promise<null | { instruction: string; onlyTools?: string[] }> | null | { instruction: string; onlyTools?: string[] };
+}) => Promise<FinalAnswerGuardVerdict> | FinalAnswerGuardVerdict;
+
+/** What a {@link FinalAnswerGuard} returns: null (accept the answer) or one more instruction. */
+export type FinalAnswerGuardVerdict = null | {
+  /** Sent as a developer message before one more request. */
+  instruction: string;
+  /** Offer only these tools (identities: `name` or `namespace.name`) from then on. */
+  onlyTools?: string[];
+  /** Call the guard again on the next final answer (bounded by maxSteps). */
+  repeatable?: boolean;
+};
 
 export interface RunTurnOptions<TTurn = unknown> {
   turnId: string;

@@ -1,0 +1,241 @@
+/**
+ * Dispatch of one round of function calls (issue "Tools runtime" §4).
+ *
+ * Guarantees:
+ * - every call gets exactly one function_call_output with its own call_id, whatever happens
+ *   (success, unknown tool, validation failure, throw, timeout, abort, terminate, refusal);
+ * - consecutive `parallel` calls run concurrently (at most `parallelLimit` at once); a
+ *   `sequential` call runs alone, after everything before it finished; outputs are recorded in
+ *   the model's order;
+ * - per-call timeout (tool's `timeoutMs`, else the default) aborts the tool's signal and yields
+ *   `Error: tool X timed out after N ms`;
+ * - turn abort aborts every running tool's signal, starts nothing more, and still records an
+ *   output for every call (state `cancelled` for running ones, `not_started` for the rest);
+ * - a result with `terminate: true` ends the turn after this round: calls not yet started get
+ *   `Error: a prior tool call already ended this turn`.
+ * - a tool's `execute` never receives unvalidated params; `tool.started` is emitted only after
+ *   validation.
+ */
+import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import { validateToolArguments } from './arguments.js';
+import { CircuitBreaker } from './circuit-breaker.js';
+import type { TurnEvent } from './events.js';
+import type { AgentToolResult, AnyWorkerAgentTool, ToolContent } from './tool.js';
+import { toolIdentity } from './tool.js';
+
+/** A function call as completed by the model (`response.output_item.done`). */
+export interface FunctionCallRequest {
+  callId: string;
+  name: string;
+  namespace?: string;
+  /** Raw arguments text. */
+  arguments: string;
+}
+
+export type CallState = 'completed' | 'cancelled' | 'not_started';
+
+export interface CallOutcome {
+  callId: string;
+  /** The text the model saw. */
+  outputText: string;
+  /** The function_call_output item for the transcript. */
+  item: ResponseInputItem.FunctionCallOutput;
+  isError: boolean;
+  state: CallState;
+}
+
+export interface DispatchOptions<TTurn = unknown> {
+  /** Tools callable this round, by identity (`namespace.name` or `name`). */
+  tools: ReadonlyMap<string, AnyWorkerAgentTool>;
+  /** The turn's signal (cancel). */
+  signal: AbortSignal;
+  turnContext: TTurn;
+  /** Serialized event sink; never throws. */
+  emit: (event: TurnEvent) => Promise<void>;
+  /** [4] */
+  parallelLimit?: number;
+  /** [120000] */
+  defaultTimeoutMs?: number;
+  breaker: CircuitBreaker;
+  /** When set, every call is answered with this error and nothing runs (e.g. tools disabled). */
+  refuseAllWith?: string;
+}
+
+export interface DispatchResult {
+  outcomes: CallOutcome[];
+  terminated: boolean;
+  cancelled: boolean;
+}
+
+const PRIOR_TERMINATE = 'Error: a prior tool call already ended this turn';
+const NOT_STARTED_CANCEL = 'Error: the turn was cancelled before this tool call started';
+const RUNNING_CANCEL = 'Error: the turn was cancelled while this tool call was running';
+
+function safeLabel(fn: () => string | null | undefined, fallback: string | null): string | null {
+  try {
+    const v = fn();
+    return v === undefined ? fallback : v;
+  } catch {
+    return fallback;
+  }
+}
+
+function outputFromContent(callId: string, content: ToolContent[]): { text: string; item: ResponseInputItem.FunctionCallOutput } {
+  const text = content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text).join('\n');
+  if (!content.some((c) => c.type === 'image')) {
+    return { text, item: { type: 'function_call_output', call_id: callId, output: text } };
+  }
+  const parts = content.map((c) =>
+    c.type === 'text'
+      ? ({ type: 'input_text', text: c.text } as const)
+      : ({ type: 'input_image', image_url: c.url, detail: 'auto' } as const),
+  );
+  return { text, item: { type: 'function_call_output', call_id: callId, output: parts } };
+}
+
+function errorOutcome(callId: string, text: string, state: CallState): CallOutcome {
+  return { callId, outputText: text, item: { type: 'function_call_output', call_id: callId, output: text }, isError: true, state };
+}
+
+class TimeoutError extends Error {}
+
+/**
+ * Run one round of calls. Never throws (a throwing tool or emitter becomes an error output).
+ */
+export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: DispatchOptions<TTurn>): Promise<DispatchResult> {
+  const outcomes: (CallOutcome | undefined)[] = new Array(calls.length);
+  let terminated = false;
+  const limit = Math.max(1, opts.parallelLimit ?? 4);
+
+  const runOne = async (index: number): Promise<void> => {
+    const call = calls[index];
+    if (opts.signal.aborted) {
+      outcomes[index] = errorOutcome(call.callId, NOT_STARTED_CANCEL, 'not_started');
+      return;
+    }
+    if (terminated) {
+      outcomes[index] = errorOutcome(call.callId, PRIOR_TERMINATE, 'not_started');
+      return;
+    }
+    outcomes[index] = await executeCall(call, opts, () => {
+      terminated = true;
+    });
+  };
+
+  // Split into segments: a run of consecutive parallel calls, or one sequential call.
+  let i = 0;
+  while (i < calls.length) {
+    const tool = lookup(calls[i], opts.tools);
+    if (tool?.executionMode === 'parallel') {
+      let j = i;
+      while (j < calls.length && lookup(calls[j], opts.tools)?.executionMode === 'parallel') j++;
+      const queue = Array.from({ length: j - i }, (_, k) => i + k);
+      const workers = Array.from({ length: Math.min(limit, queue.length) }, async () => {
+        for (let next = queue.shift(); next !== undefined; next = queue.shift()) await runOne(next);
+      });
+      await Promise.all(workers);
+      i = j;
+    } else {
+      await runOne(i);
+      i++;
+    }
+  }
+  const done = outcomes as CallOutcome[];
+  return { outcomes: done, terminated, cancelled: opts.signal.aborted };
+}
+
+function lookup(call: FunctionCallRequest, tools: ReadonlyMap<string, AnyWorkerAgentTool>): AnyWorkerAgentTool | undefined {
+  return tools.get(call.namespace ? `${call.namespace}.${call.name}` : call.name);
+}
+
+async function executeCall<TTurn>(call: FunctionCallRequest, opts: DispatchOptions<TTurn>, onTerminate: () => void): Promise<CallOutcome> {
+  const displayName = call.namespace ? `${call.namespace}.${call.name}` : call.name;
+  const completeWithError = async (text: string, label: string | null, repaired?: string): Promise<CallOutcome> => {
+    await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label, is_error: true, output: text, ...(repaired ? { repaired } : {}) });
+    return errorOutcome(call.callId, text, 'completed');
+  };
+
+  if (opts.refuseAllWith !== undefined) return completeWithError(opts.refuseAllWith, null);
+
+  const tool = lookup(call, opts.tools);
+  if (!tool) {
+    const available = [...opts.tools.keys()].sort().join(', ') || '(none)';
+    return completeWithError(`Error: unknown tool ${displayName}. Available tools: ${available}.`, null);
+  }
+  const identity = toolIdentity(tool);
+  if (opts.breaker.isRefused(identity)) return completeWithError(opts.breaker.refusal(identity), null);
+
+  const validated = validateToolArguments(tool, call.arguments);
+  if (!validated.ok) {
+    return completeWithError(opts.breaker.recordFailure(identity, call.arguments, validated.error), null, validated.repaired);
+  }
+  const params = validated.params;
+  const label = safeLabel(() => tool.describeActivity(params), displayName);
+  await opts.emit({ type: 'tool.started', call_id: call.callId, name: displayName, label, arguments: params });
+
+  const controller = new AbortController();
+  const onTurnAbort = () => controller.abort(opts.signal.reason);
+  opts.signal.addEventListener('abort', onTurnAbort, { once: true });
+  const timeoutMs = tool.timeoutMs ?? opts.defaultTimeoutMs ?? 120_000;
+  let timer: NodeJS.Timeout | undefined;
+  let result: AgentToolResult | undefined;
+  let failure: string | undefined;
+  let cancelled = false;
+  try {
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    });
+    aborted.catch(() => undefined);
+    timer = setTimeout(() => controller.abort(new TimeoutError()), timeoutMs);
+    const emitProgress = (p: { message: string; data?: Record<string, unknown> }) => {
+      if (controller.signal.aborted) return;
+      void opts.emit({ type: 'tool.progress', call_id: call.callId, message: String(p?.message ?? ''), ...(p?.data ? { data: p.data } : {}) });
+    };
+    result = await Promise.race([
+      Promise.resolve().then(() => tool.execute(params, { callId: call.callId, signal: controller.signal, turn: opts.turnContext, emit: emitProgress })),
+      aborted,
+    ]);
+    if (!result || !Array.isArray(result.content)) throw new Error('tool returned no content');
+  } catch (err) {
+    if (controller.signal.reason instanceof TimeoutError && !opts.signal.aborted) {
+      failure = `Error: tool ${displayName} timed out after ${timeoutMs} ms`;
+    } else if (opts.signal.aborted) {
+      cancelled = true;
+    } else {
+      const message = err instanceof Error ? err.message : String(err);
+      failure = `Error: tool ${displayName} failed: ${message}`;
+    }
+  } finally {
+    clearTimeout(timer);
+    opts.signal.removeEventListener('abort', onTurnAbort);
+    if (!controller.signal.aborted) controller.abort();
+  }
+
+  if (cancelled) {
+    await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label, is_error: true, output: RUNNING_CANCEL });
+    return errorOutcome(call.callId, RUNNING_CANCEL, 'cancelled');
+  }
+  if (failure !== undefined) {
+    const text = opts.breaker.recordFailure(identity, call.arguments, failure);
+    await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label, is_error: true, output: text, ...(validated.repaired ? { repaired: validated.repaired } : {}) });
+    return errorOutcome(call.callId, text, 'completed');
+  }
+  const res = result!;
+  for (const event of res.presentation ?? []) {
+    await opts.emit({ type: 'presentation', call_id: call.callId, event });
+  }
+  const { text, item } = outputFromContent(call.callId, res.content);
+  const completedLabel = safeLabel(() => tool.describeCompletedActivity?.(params, res), label) ?? label;
+  await opts.emit({
+    type: 'tool.completed',
+    call_id: call.callId,
+    name: displayName,
+    label: completedLabel,
+    is_error: false,
+    output: text,
+    ...(res.details !== undefined ? { details: res.details } : {}),
+    ...(validated.repaired ? { repaired: validated.repaired } : {}),
+  });
+  if (res.terminate) onTerminate();
+  return { callId: call.callId, outputText: text, item, isError: false, state: 'completed' };
+}

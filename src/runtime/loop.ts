@@ -1,0 +1,257 @@
+/**
+ * The agent loop: `runTurn` runs one turn — model request, dispatch of function calls, repeat —
+ * and reports typed {@link TurnEvent}s in order (issue "Tools runtime" §5–§6).
+ *
+ * Rules:
+ * - Repeat until a response has no function calls. After `maxSteps` [20] rounds with function
+ *   calls, one last request is made with tools disabled (`tool_choice: "none"`) asking for a final
+ *   answer; stop reason `max_steps`.
+ * - `incomplete` because of `max_output_tokens`: its items (possibly cut calls) are dropped and the
+ *   request is retried once; a second time ends the turn with stop reason `max_output_tokens`.
+ *   Other incomplete reasons end the turn with that reason.
+ * - An empty completed response after tool use gets one nudge; still empty → `empty_response`.
+ * - Model errors (HTTP errors after SDK retries, `error` / `response.failed` events, a stream cut
+ *   mid-way) end the turn `failed` with the provider's code and message; the transcript stays
+ *   valid (items of the failed response are not added).
+ * - Cancel (`signal`): running tools are aborted, no further tool or request starts, every open
+ *   call gets an output, and the turn ends `cancelled`.
+ * - `finalAnswerGuard` may send one instruction (more when it says `repeatable`) before the turn
+ *   ends, optionally restricting the offered tools.
+ * `runTurn` never throws; `emit` is awaited for every event (back-pressure).
+ */
+import type { ResponseFunctionToolCall, ResponseInputItem, ResponseOutputItem, ResponseOutputMessage } from 'openai/resources/responses/responses';
+import { CircuitBreaker } from './circuit-breaker.js';
+import type { CompiledTool } from './compiled-tool.js';
+import { dispatchRound, type CallOutcome, type FunctionCallRequest } from './dispatch.js';
+import type { TurnEvent } from './events.js';
+import { readModelResponse } from './model-response.js';
+import { buildProviderTools, compileToolSet, providerToolNames } from './provider-tools.js';
+import { buildModelRequest } from './request.js';
+import { createToolSearchTool, searchAndLoad, TOOL_SEARCH_NAME } from './tool-search.js';
+import type { AnyWorkerAgentTool } from './tool.js';
+import type { FinalAnswerGuardVerdict, RunTurnOptions, RunTurnResult, TranscriptItem } from './turn-types.js';
+
+export const DEFAULT_MAX_STEPS = 20;
+
+/** Sent (role developer) when max_steps is reached, before the final request without tools. */
+export const MAX_STEPS_INSTRUCTION =
+  'You have used all tool steps available for this turn. Do not call any tool. Answer now with your final answer based on what you have.';
+/** Sent (role developer) once when the model returned nothing after tool use. */
+export const EMPTY_RESPONSE_NUDGE =
+  'Your last response was empty. Continue: call a tool if you still need one, or give your final answer to the user.';
+
+function messageText(items: ResponseOutputItem[]): string {
+  return items
+    .filter((i): i is ResponseOutputMessage => i.type === 'message')
+    .flatMap((m) => m.content)
+    .map((c) => (c.type === 'output_text' ? c.text : ''))
+    .join('');
+}
+
+function developerMessage(text: string): ResponseInputItem {
+  return { type: 'message', role: 'developer', content: text };
+}
+
+/** Run one turn. See the module doc for the rules. Never throws. */
+export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTurnResult> {
+  const o = opts.options ?? {};
+  const mode = o.conversationMode ?? 'stateless';
+  const searchMode = o.toolSearchMode ?? 'client';
+  const maxSteps = opts.maxSteps ?? DEFAULT_MAX_STEPS;
+  const transcript: TranscriptItem[] = [...opts.input];
+  const usage = { input_tokens: 0, output_tokens: 0 };
+  let steps = 0;
+
+  // Serialize every event through one chain so concurrent tools cannot reorder or interleave them.
+  let chain: Promise<void> = Promise.resolve();
+  const emit = (event: TurnEvent): Promise<void> => {
+    chain = chain.then(async () => {
+      try {
+        await opts.emit(event);
+      } catch {
+        // emit must not throw; an emitter bug must not break the turn
+      }
+    });
+    return chain;
+  };
+
+  const finish = async (result: Omit<RunTurnResult, 'steps' | 'usage' | 'transcript'>, event: TurnEvent): Promise<RunTurnResult> => {
+    await emit(event);
+    return { ...result, steps, usage: { ...usage }, transcript };
+  };
+
+  let compiled: CompiledTool[];
+  try {
+    compiled = compileToolSet(opts.tools);
+  } catch (err) {
+    await emit({ type: 'turn.started', turn_id: opts.turnId, model: opts.modelName, tools: [], unavailable: opts.unavailable ?? [] });
+    const error = { code: 'invalid_tool_set', message: (err as Error).message };
+    return finish({ status: 'failed', outputText: '', error }, { type: 'turn.failed', error });
+  }
+
+  const loaded = new Set<string>();
+  const deferred = compiled.filter((c) => c.tool.deferLoading);
+  const callable = new Map<string, AnyWorkerAgentTool>(compiled.map((c) => [c.identity, c.tool]));
+  if (deferred.length > 0 && searchMode === 'client' && !callable.has(TOOL_SEARCH_NAME)) {
+    callable.set(TOOL_SEARCH_NAME, createToolSearchTool(deferred, loaded));
+  }
+  let onlyTools: string[] | undefined;
+  const providerTools = () =>
+    buildProviderTools(opts.tools, { toolSearchMode: searchMode, loaded, ...(onlyTools ? { onlyTools } : {}) });
+
+  await emit({
+    type: 'turn.started',
+    turn_id: opts.turnId,
+    model: opts.modelName,
+    tools: providerToolNames(providerTools()),
+    unavailable: opts.unavailable ?? [],
+  });
+
+  const breaker = new CircuitBreaker();
+  let toolRounds = 0;
+  let toolsDisabled = false;
+  let usedTools = false;
+  let nudged = false;
+  let incompleteRetried = false;
+  let guardCalls = 0;
+  let guardDone = false;
+  let lastResponseId: string | undefined;
+  let coveredItems = 0;
+  let lastText = '';
+
+  const cancelled = (calls: CallOutcome[] = []) =>
+    finish(
+      { status: 'cancelled', outputText: lastText, lastResponseId },
+      { type: 'turn.cancelled', calls: calls.map((c) => ({ call_id: c.callId, state: c.state })) },
+    );
+  const completed = (stopReason: string) =>
+    finish(
+      { status: 'completed', outputText: lastText, stopReason, lastResponseId },
+      { type: 'turn.completed', output_text: lastText, stop_reason: stopReason, steps, usage: { ...usage } },
+    );
+
+  for (;;) {
+    if (opts.signal.aborted) return cancelled();
+    const request = buildModelRequest({
+      model: opts.modelName,
+      instructions: opts.instructions,
+      tools: providerTools(),
+      toolChoice: toolsDisabled ? 'none' : (opts.toolChoice ?? 'auto'),
+      mode,
+      transcript,
+      previousResponseId: lastResponseId,
+      coveredItems,
+      maxOutputTokens: o.maxOutputTokens,
+    });
+    steps++;
+    let stream: AsyncIterable<import('openai/resources/responses/responses').ResponseStreamEvent>;
+    try {
+      stream = opts.model.stream(request, opts.signal);
+    } catch (err) {
+      const error = { code: 'model_error', message: (err as Error).message };
+      return finish({ status: 'failed', outputText: lastText, error, lastResponseId }, { type: 'turn.failed', error });
+    }
+    const response = await readModelResponse(stream, opts.signal, (text) => emit({ type: 'message.delta', text }));
+    usage.input_tokens += response.usage.input_tokens;
+    usage.output_tokens += response.usage.output_tokens;
+    if (response.status === 'aborted' || opts.signal.aborted) return cancelled();
+    if (response.status === 'failed') {
+      const error = response.error ?? { code: 'model_error', message: 'the model request failed' };
+      return finish({ status: 'failed', outputText: lastText, error, lastResponseId }, { type: 'turn.failed', error });
+    }
+    if (response.status === 'incomplete') {
+      if (response.incompleteReason === 'max_output_tokens' && !incompleteRetried) {
+        incompleteRetried = true;
+        continue; // drop the cut response; retry the same request once
+      }
+      lastText = messageText(response.items);
+      if (lastText) await emit({ type: 'message.completed', text: lastText });
+      // Keep only items that stay valid without outputs (no half-finished function calls).
+      transcript.push(...(response.items.filter((i) => i.type === 'message' || i.type === 'reasoning') as TranscriptItem[]));
+      return completed(response.incompleteReason ?? 'incomplete');
+    }
+
+    // completed
+    transcript.push(...(response.items as TranscriptItem[]));
+    if (response.responseId) {
+      lastResponseId = response.responseId;
+      coveredItems = transcript.length;
+    }
+    const text = messageText(response.items);
+    if (text) {
+      lastText = text;
+      await emit({ type: 'message.completed', text });
+    }
+    const functionCalls: FunctionCallRequest[] = [];
+    const searchCalls: ResponseOutputItem[] = [];
+    for (const item of response.items) {
+      if (item.type === 'function_call') {
+        const fc = item as ResponseFunctionToolCall & { namespace?: string };
+        functionCalls.push({ callId: fc.call_id, name: fc.name, arguments: fc.arguments ?? '', ...(fc.namespace ? { namespace: fc.namespace } : {}) });
+      } else if (item.type === 'tool_search_call' && item.execution === 'client') {
+        searchCalls.push(item);
+      }
+    }
+
+    if (functionCalls.length === 0 && searchCalls.length === 0) {
+      if (!text) {
+        if (usedTools && !nudged && !toolsDisabled) {
+          nudged = true;
+          transcript.push(developerMessage(EMPTY_RESPONSE_NUDGE));
+          continue;
+        }
+        lastText = '';
+        return completed(toolsDisabled ? 'max_steps' : 'empty_response');
+      }
+      if (opts.finalAnswerGuard && !guardDone && !toolsDisabled) {
+        let verdict: FinalAnswerGuardVerdict = null;
+        try {
+          verdict = await opts.finalAnswerGuard({ outputText: text, steps });
+        } catch {
+          verdict = null;
+        }
+        guardCalls++;
+        if (verdict) {
+          const repeatable = verdict.repeatable === true;
+          if (!repeatable || guardCalls >= maxSteps) guardDone = true;
+          onlyTools = verdict.onlyTools;
+          transcript.push(developerMessage(verdict.instruction));
+          continue;
+        }
+      }
+      return completed(toolsDisabled ? 'max_steps' : 'stop');
+    }
+
+    // Tool round.
+    usedTools = true;
+    toolRounds++;
+    const searchOutputs: TranscriptItem[] = searchCalls.map((item) => {
+      const sc = item as { call_id: string | null; arguments: unknown };
+      const args = (sc.arguments ?? {}) as Record<string, unknown>;
+      const query = Object.values(args).filter((v) => typeof v === 'string').join(' ');
+      const { matches } = searchAndLoad(query, deferred, loaded);
+      const tools = buildProviderTools(matches.map((m) => m.tool), { toolSearchMode: 'hosted' }).filter((t) => t.type !== 'tool_search');
+      return { type: 'tool_search_output', call_id: sc.call_id, execution: 'client', status: 'completed', tools } as TranscriptItem;
+    });
+    transcript.push(...searchOutputs);
+    const round = await dispatchRound(functionCalls, {
+      tools: callable,
+      signal: opts.signal,
+      turnContext: opts.turnContext,
+      emit,
+      parallelLimit: o.parallelLimit,
+      defaultTimeoutMs: o.toolTimeoutMs,
+      breaker,
+      ...(toolsDisabled ? { refuseAllWith: 'Error: no more tool calls are allowed in this turn; answer with your final answer.' } : {}),
+    });
+    transcript.push(...round.outcomes.map((c) => c.item));
+    if (round.cancelled || opts.signal.aborted) return cancelled(round.outcomes);
+    if (round.terminated) return completed('terminated');
+    if (toolsDisabled) return completed('max_steps');
+    if (toolRounds >= maxSteps) {
+      toolsDisabled = true;
+      onlyTools = undefined;
+      transcript.push(developerMessage(MAX_STEPS_INSTRUCTION));
+    }
+  }
+}
