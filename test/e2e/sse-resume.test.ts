@@ -1,0 +1,193 @@
+/**
+ * The SSE rules of GET /v1/turns/{id}/events, exercised on a real server with a real SSE client,
+ * over turns whose events are appended straight to the real event log (no model involved).
+ */
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { uuidv7 } from 'uuidv7';
+import { createParser } from 'eventsource-parser';
+import type { TurnEvent } from '../../src/runtime/events.js';
+import { api, startTestService, type TestService } from './support/service.js';
+import { readSse } from './support/sse-client.js';
+
+let svc: TestService;
+
+beforeAll(async () => {
+  svc = await startTestService({ env: { SSE_HEARTBEAT_MS: '150', SSE_MAX_BUFFERED_EVENTS: '10' } });
+});
+afterAll(async () => {
+  await svc.close();
+});
+
+/** A turn record that no runner picks up (not queued in memory); events come from the test. */
+function newTurn(): string {
+  const id = uuidv7();
+  svc.services.turnStore.insert({
+    id,
+    agent_id: 'default',
+    kind: 'main',
+    origin: { type: 'api' },
+    model: 'scripted-model',
+    created_at: new Date().toISOString(),
+    metadata: null,
+    request: { input: 'x', agent_id: 'default' },
+    idempotency_key: null,
+    request_hash: null,
+  });
+  return id;
+}
+
+const append = (id: string, e: TurnEvent) => svc.services.eventLog.append(id, e);
+const delta = (text: string): TurnEvent => ({ type: 'message.delta', text });
+const done: TurnEvent = { type: 'turn.completed', output_text: 'ok', stop_reason: 'stop', steps: 1, usage: { input_tokens: 1, output_tokens: 1 } };
+
+async function finishedTurn(n: number): Promise<string> {
+  const id = newTurn();
+  await append(id, { type: 'turn.started', turn_id: id, model: 'm', tools: [], unavailable: [] });
+  for (let i = 0; i < n - 2; i++) await append(id, delta(`d${i}`));
+  await append(id, done);
+  return id;
+}
+
+describe('GET /v1/turns/{id}/events', () => {
+  it('replays a finished turn from the first event with string ids, event names and JSON data, then closes', async () => {
+    const id = await finishedTurn(5);
+    const r = await readSse(`${svc.url}/v1/turns/${id}/events`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(r.headers.get('cache-control')).toBe('no-cache');
+    expect(r.headers.get('x-accel-buffering')).toBe('no');
+    expect(r.serverClosed).toBe(true);
+    expect(r.events.map((e) => e.id)).toEqual(['1', '2', '3', '4', '5']);
+    expect(r.events.map((e) => e.event)).toEqual(['turn.started', 'message.delta', 'message.delta', 'message.delta', 'turn.completed']);
+    expect(r.events[1].json).toMatchObject({ type: 'message.delta', text: 'd0', seq: 2, turn_id: id });
+    expect(typeof r.events[1].json.created_at).toBe('string');
+  });
+
+  it('resumes after every possible Last-Event-ID with exactly the remaining events', async () => {
+    const id = await finishedTurn(6);
+    for (let k = 0; k <= 6; k++) {
+      const r = await readSse(`${svc.url}/v1/turns/${id}/events`, { headers: { 'last-event-id': String(k) } });
+      expect(r.status).toBe(200);
+      expect(r.events.map((e) => Number(e.id))).toEqual(Array.from({ length: 6 - k }, (_, i) => k + 1 + i));
+      expect(r.serverClosed).toBe(true);
+    }
+  });
+
+  it('accepts ?after= and lets the Last-Event-ID header win over it', async () => {
+    const id = await finishedTurn(4);
+    const q = await readSse(`${svc.url}/v1/turns/${id}/events?after=2`);
+    expect(q.events.map((e) => e.id)).toEqual(['3', '4']);
+    const both = await readSse(`${svc.url}/v1/turns/${id}/events?after=1`, { headers: { 'last-event-id': '3' } });
+    expect(both.events.map((e) => e.id)).toEqual(['4']);
+  });
+
+  it('answers 400 for an id beyond the log or one that is not a number, never hangs', async () => {
+    const id = await finishedTurn(3);
+    const beyond = await readSse(`${svc.url}/v1/turns/${id}/events`, { headers: { 'last-event-id': '4' }, timeoutMs: 5000 });
+    expect(beyond.status).toBe(400);
+    expect(beyond.body.error.code).toBe('invalid_last_event_id');
+    const junk = await api(svc.url, 'GET', `/v1/turns/${id}/events?after=abc`);
+    expect(junk.status).toBe(400);
+    expect(junk.body.error.code).toBe('invalid_last_event_id');
+    const live = newTurn();
+    const early = await api(svc.url, 'GET', `/v1/turns/${live}/events?after=1`);
+    expect(early.status).toBe(400);
+  });
+
+  it('answers 404 with the envelope for an unknown turn', async () => {
+    const r = await api(svc.url, 'GET', `/v1/turns/${uuidv7()}/events`);
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('not_found');
+  });
+
+  it('switches from stored to live events without a gap or duplicate while events keep arriving', async () => {
+    for (let round = 0; round < 8; round++) {
+      const id = newTurn();
+      for (let i = 0; i < 3; i++) await append(id, delta(`s${i}`));
+      const total = 300;
+      // Keep appending on every tick while the client connects, replays and goes live.
+      const writer = (async () => {
+        for (let i = 3; i < total - 1; i++) {
+          await append(id, delta(`l${i}`));
+          if (i % (round + 1) === 0) await new Promise((r) => setImmediate(r));
+        }
+        await append(id, done);
+      })();
+      const r = await readSse(`${svc.url}/v1/turns/${id}/events`, { headers: { 'last-event-id': '1' } });
+      await writer;
+      expect(r.events.map((e) => Number(e.id))).toEqual(Array.from({ length: total - 1 }, (_, i) => i + 2));
+      expect(r.serverClosed).toBe(true);
+    }
+  });
+
+  it('keeps CR and LF inside event text from injecting SSE fields', async () => {
+    const id = newTurn();
+    const evil = 'line1\n\nevent: turn.completed\ndata: {"x":1}\r\nid: 99\rretry: 1';
+    await append(id, delta(evil));
+    await append(id, done);
+    const r = await readSse(`${svc.url}/v1/turns/${id}/events`);
+    expect(r.events.map((e) => e.event)).toEqual(['message.delta', 'turn.completed']);
+    expect(r.events[0].json.text).toBe(evil);
+    expect(r.events.map((e) => e.id)).toEqual(['1', '2']);
+  });
+
+  it('sends heartbeat comments while a turn is quiet', async () => {
+    const id = newTurn();
+    await append(id, delta('a'));
+    setTimeout(() => void append(id, done), 700);
+    const r = await readSse(`${svc.url}/v1/turns/${id}/events`);
+    expect(r.events.map((e) => e.event)).toEqual(['message.delta', 'turn.completed']);
+    expect(r.comments.filter((c) => c.includes('heartbeat')).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('survives a client that disconnects mid-stream while events keep coming', async () => {
+    const id = newTurn();
+    await append(id, delta('first'));
+    const r = await readSse(`${svc.url}/v1/turns/${id}/events`, { stopWhen: (e) => e.id === '1' });
+    expect(r.events).toHaveLength(1);
+    for (let i = 0; i < 50; i++) await append(id, delta(`after-close-${i}`));
+    await append(id, done);
+    const again = await readSse(`${svc.url}/v1/turns/${id}/events`, { headers: { 'last-event-id': '1' } });
+    expect(again.events).toHaveLength(51);
+    expect((await api(svc.url, 'GET', '/healthz')).status).toBe(200);
+  });
+
+  it('drops a subscriber that stops reading once its buffer is full, and the client resumes without loss', async () => {
+    const id = newTurn();
+    await append(id, delta('start'));
+    let response: http.IncomingMessage | undefined;
+    await new Promise<void>((resolve, reject) => {
+      const req = http.get(`${svc.url}/v1/turns/${id}/events`, { headers: { accept: 'text/event-stream' } }, (res) => {
+        response = res;
+        res.pause(); // stop reading: the server's socket buffer fills up
+        resolve();
+      });
+      req.on('error', reject);
+    });
+    const big = 'x'.repeat(64 * 1024);
+    const total = 400;
+    for (let i = 0; i < total; i++) {
+      await append(id, delta(big));
+      if (i % 20 === 0) await new Promise((r) => setTimeout(r, 5));
+    }
+    await append(id, done);
+    // Now read whatever reached us: the server must have cut the stream before the end.
+    const ids: string[] = [];
+    const parser = createParser({ onEvent: (m) => ids.push(m.id ?? '') });
+    await new Promise<void>((resolve) => {
+      response!.on('data', (c: Buffer) => parser.feed(c.toString('utf8')));
+      response!.on('end', resolve);
+      response!.on('error', () => resolve());
+      response!.on('close', () => resolve());
+      response!.resume();
+    });
+    const received = ids.map(Number);
+    expect(received.length).toBeGreaterThan(0);
+    expect(received.length).toBeLessThan(total + 2);
+    expect(received).toEqual(Array.from({ length: received.length }, (_, i) => i + 1));
+    const last = received[received.length - 1];
+    const resumed = await readSse(`${svc.url}/v1/turns/${id}/events`, { headers: { 'last-event-id': String(last) } });
+    expect(resumed.events.map((e) => Number(e.id))).toEqual(Array.from({ length: total + 2 - last }, (_, i) => last + 1 + i));
+  });
+});

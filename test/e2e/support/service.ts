@@ -1,0 +1,85 @@
+/**
+ * Test harness: the real service (createServices + buildApp) on a random loopback port with a
+ * temporary DATA_DIR, optionally pointed at a scripted Responses server (test/support/).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../../src/app.js';
+import { loadConfig } from '../../../src/config.js';
+import { createLogger } from '../../../src/log.js';
+import { createServices, type Services, type ServicesOverrides } from '../../../src/services.js';
+
+export interface TestService {
+  url: string;
+  app: FastifyInstance;
+  services: Services;
+  dataDir: string;
+  /** Stop the service (and remove DATA_DIR unless keepData). */
+  close(opts?: { keepData?: boolean }): Promise<void>;
+}
+
+export interface TestServiceOptions {
+  /** Scripted model base URL (`server.baseURL`); omitted → no model configured. */
+  modelBaseURL?: string;
+  env?: Record<string, string>;
+  dataDir?: string;
+  overrides?: ServicesOverrides;
+}
+
+export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
+  const dataDir = opts.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'turns-e2e-'));
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    MODEL: 'scripted-model',
+    MODEL_MAX_RETRIES: '0',
+    ...(opts.modelBaseURL ? { OPENAI_BASE_URL: opts.modelBaseURL, OPENAI_API_KEY: 'test-key' } : {}),
+    ...opts.env,
+  };
+  const config = loadConfig(env);
+  const services = createServices(config, createLogger(config.LOG_LEVEL), opts.overrides);
+  await services.start();
+  const app = await buildApp(services);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    app,
+    services,
+    dataDir,
+    async close({ keepData = false } = {}) {
+      await services.turns.stop(1000);
+      await app.close();
+      await services.stop();
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** JSON request helper: returns status, headers and parsed body. */
+export async function api(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // not JSON
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
