@@ -1,0 +1,26 @@
+/**
+ * What every computer tool of one turn is built with (passed in by the family creator; no globals).
+ */
+import type { Config } from '../../config.js';
+import type { SandboxMode } from './sandbox/run-command.js';
+
+export interface ComputerToolDeps {
+  /** Real path of the agent home (exists). */
+  home: string;
+  config: Config;
+  /** How `command` runs; null when commands are not offered (no sandbox and not COMPUTER_SANDBOX=none). */
+  sandbox: SandboxMode | null;
+}
+
+/** Shorten `s` to one line of at most `max` characters for a label. */
+export function labelText(s: string, max = 60): string {
+  const first = s.trim().split('\n')[0] ?? '';
+  const more = first.length > max || s.trim().includes('\n');
+  return more ? `${first.slice(0, max).trimEnd()}…` : first;
+}
+
+/** How a path the model gave is shown in a label: as given, `.`/empty → the home. */
+export function labelPath(p: string | undefined): string {
+  const t = (p ?? '').trim();
+  return t === '' || t === '.' || t === '~' ? 'home' : labelText(t, 80);
+}

@@ -1,0 +1,80 @@
+/**
+ * The computer family: `command` (sandboxed shell) and the file tools (`read_file`, `write_file`,
+ * `edit_file`, `apply_patch`, `ls`, `find`, `grep`) working in the agent home
+ * (`TurnContext.agentHome`, created on first use).
+ *
+ * - Offered in main and scheduled turns whose families include `computer`; never in workflow task
+ *   turns.
+ * - `command` needs a sandbox: bubblewrap is probed once (cached); when it cannot start, the file
+ *   tools are still offered, `command` is not, and the reason is reported as `unavailable` —
+ *   unless the operator set COMPUTER_SANDBOX=none, which runs commands without isolation (still
+ *   with a scrubbed environment) and deserves the loud start-up warning from
+ *   {@link computerSandboxWarning}.
+ */
+import type { Config } from '../../config.js';
+import type { TurnContext } from '../../assembly/context.js';
+import type { FamilyCreator, FamilyResult } from '../../assembly/family.js';
+import type { AnyWorkerAgentTool } from '../../runtime/tool.js';
+import type { ComputerToolDeps } from './deps.js';
+import { ensureHome } from './home.js';
+import { DEFAULT_BWRAP_PATH, probeBwrap } from './sandbox/probe.js';
+import type { SandboxMode } from './sandbox/run-command.js';
+import { applyPatchTool } from './tools/apply-patch.js';
+import { commandTool } from './tools/command.js';
+import { editFileTool } from './tools/edit-file.js';
+import { findTool } from './tools/find.js';
+import { grepTool } from './tools/grep.js';
+import { lsTool } from './tools/ls.js';
+import { readFileTool } from './tools/read-file.js';
+import { writeFileTool } from './tools/write-file.js';
+
+export interface ComputerFamilyOptions {
+  /** bubblewrap binary (default /usr/bin/bwrap); tests point it elsewhere to simulate its absence. */
+  bwrapPath?: string;
+}
+
+/** How commands run under `config`, or why they cannot. */
+export async function resolveSandbox(config: Config, bwrapPath: string = DEFAULT_BWRAP_PATH): Promise<{ mode: SandboxMode } | { reason: string }> {
+  if (config.COMPUTER_SANDBOX === 'none') return { mode: { kind: 'none' } };
+  const probe = await probeBwrap(bwrapPath);
+  if (!probe.ok) return { reason: `command is not offered: ${probe.reason}` };
+  return { mode: { kind: 'bwrap', bwrapPath, network: config.COMPUTER_NETWORK === 'on' } };
+}
+
+/**
+ * The warning to log at start-up (level warn or above) when commands will run without isolation,
+ * or null when they are sandboxed.
+ */
+export function computerSandboxWarning(config: Config): string | null {
+  if (config.COMPUTER_SANDBOX !== 'none') return null;
+  return 'COMPUTER_SANDBOX=none: the computer family runs shell commands WITHOUT a sandbox. Commands get a scrubbed environment, but can read and write anything this service user can and reach the network. Use only on a machine dedicated to this service.';
+}
+
+/** Build a computer family creator (production uses {@link computerFamily}). */
+export function createComputerFamily(options: ComputerFamilyOptions = {}): FamilyCreator {
+  return {
+    family: 'computer',
+    async create(ctx: TurnContext): Promise<FamilyResult> {
+      if (ctx.kind === 'workflow_task') return { unavailable: 'not allowed in workflow task turns' };
+      if (!ctx.families.includes('computer')) return { unavailable: 'not enabled for this turn' };
+      const home = await ensureHome(ctx.agentHome);
+      const sandbox = await resolveSandbox(ctx.config, options.bwrapPath);
+      const deps: ComputerToolDeps = { home, config: ctx.config, sandbox: 'mode' in sandbox ? sandbox.mode : null };
+      const tools: AnyWorkerAgentTool[] = [];
+      if ('mode' in sandbox) tools.push(commandTool(deps, sandbox.mode));
+      tools.push(
+        readFileTool(deps),
+        writeFileTool(deps),
+        editFileTool(deps),
+        applyPatchTool(deps),
+        lsTool(deps),
+        findTool(deps),
+        grepTool(deps),
+      );
+      return 'reason' in sandbox ? { tools, unavailable: sandbox.reason } : { tools };
+    },
+  };
+}
+
+/** The computer family as registered in the assembler. */
+export const computerFamily: FamilyCreator = createComputerFamily();

@@ -1,0 +1,75 @@
+/**
+ * bubblewrap (bwrap(1)) argument list for one command.
+ *
+ * What the sandbox gives a command:
+ * - every namespace unshared (`--unshare-all`: user, ipc, pid, net, uts, cgroup); the network
+ *   namespace is shared again only when `network` is true (`--share-net`, COMPUTER_NETWORK=on);
+ * - system folders read-only (/usr, /etc and the /bin, /lib… links), with the password hashes and
+ *   private keys in /etc masked; nothing else of the host (no DATA_DIR, no project folder, no /root);
+ * - the agent home bound read-write at its own path and used as the working folder;
+ * - a fresh /proc (only the sandbox's own processes), a minimal /dev, a private /tmp and /var/tmp;
+ * - `--die-with-parent` (the sandbox dies with the service) and `--clearenv` followed by exactly the
+ *   variables in `env`.
+ *
+ * `--new-session` is deliberately not used: the service spawns bwrap as a new session already
+ * (detached, so there is no controlling terminal to inject into), and staying in one process group
+ * lets a timeout send SIGTERM to every process of the command before SIGKILL.
+ */
+import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+
+/** Top-level host paths that may be symlinks into /usr (merged-/usr) or real folders. */
+const SYSTEM_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+
+/** Files under /etc replaced by /dev/null and folders replaced by an empty tmpfs. */
+const MASKED_FILES = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers'];
+const MASKED_DIRS = ['/etc/ssl/private', '/etc/ssh', '/etc/sudoers.d'];
+
+export interface BwrapOptions {
+  /** Absolute path of the bwrap binary. */
+  bwrapPath: string;
+  /** Agent home (absolute, existing): bound read-write at the same path. */
+  home: string;
+  /** Working folder inside the home (absolute). */
+  cwd: string;
+  /** Share the host network (COMPUTER_NETWORK=on). */
+  network: boolean;
+  /** The complete environment of the command. */
+  env: Record<string, string>;
+  /** What to run inside, e.g. from `limitedShellArgv`. */
+  argv: string[];
+}
+
+/** The bwrap argv (binary first). Reads the host file system only to mirror /bin-style links. */
+export function bwrapArgv(o: BwrapOptions): string[] {
+  const args: string[] = [o.bwrapPath, '--unshare-all'];
+  if (o.network) args.push('--share-net');
+  args.push('--die-with-parent', '--hostname', 'sandbox');
+  args.push('--ro-bind', '/usr', '/usr');
+  for (const p of SYSTEM_LINKS) {
+    const stat = lstatSafe(p);
+    if (!stat) continue;
+    if (stat.isSymbolicLink()) args.push('--symlink', readlinkSync(p), p);
+    else args.push('--ro-bind', p, p);
+  }
+  args.push('--ro-bind', '/etc', '/etc');
+  for (const f of MASKED_FILES) if (existsSync(f)) args.push('--ro-bind', '/dev/null', f);
+  for (const d of MASKED_DIRS) if (existsSync(d)) args.push('--tmpfs', d);
+  if (o.network) {
+    // /etc/resolv.conf may point into /run (systemd-resolved); make that target visible.
+    args.push('--ro-bind-try', '/run/systemd/resolve', '/run/systemd/resolve');
+  }
+  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp');
+  args.push('--bind', o.home, o.home, '--chdir', o.cwd);
+  args.push('--clearenv');
+  for (const [k, v] of Object.entries(o.env)) args.push('--setenv', k, v);
+  args.push('--', ...o.argv);
+  return args;
+}
+
+function lstatSafe(p: string) {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Per-command resource limits, applied with the shell's `ulimit` (soft and hard, so the command
+ * cannot raise them again) right before `exec bash -lc <command>`. Works the same inside
+ * bubblewrap and in the unsandboxed mode.
+ */
+
+export interface CommandLimits {
+  /** Max processes/threads of the user (RLIMIT_NPROC, `ulimit -u`). */
+  maxProcesses: number;
+  /** Max size of a file the command writes, in bytes (RLIMIT_FSIZE, `ulimit -f` in 1024-byte blocks). */
+  maxFileBytes: number;
+  /** Max open files (RLIMIT_NOFILE, `ulimit -n`). */
+  maxOpenFiles: number;
+}
+
+export const DEFAULT_LIMITS: CommandLimits = {
+  maxProcesses: 1024,
+  maxFileBytes: 1024 * 1024 * 1024,
+  maxOpenFiles: 4096,
+};
+
+/**
+ * argv (after the sandbox prefix) that applies `limits` and runs `command` with `bash -lc`.
+ * The command is passed as a positional argument, never spliced into the script.
+ */
+export function limitedShellArgv(command: string, limits: CommandLimits = DEFAULT_LIMITS): string[] {
+  const blocks = Math.max(1, Math.floor(limits.maxFileBytes / 1024));
+  // lim FLAG N: set soft and hard to N, or to the current hard limit when that is already lower
+  // (raising a hard limit needs privileges the service may not have).
+  const lim = 'lim() { h=$(ulimit -H "$1"); if [ "$h" = unlimited ] || [ "$h" -gt "$2" ]; then ulimit -S -H "$1" "$2"; else ulimit -S "$1" "$h"; fi; }';
+  const script = [
+    lim,
+    `lim -u ${limits.maxProcesses} && lim -f ${blocks} && lim -n ${limits.maxOpenFiles} && ulimit -S -H -c 0 && exec /bin/bash -lc "$1"`,
+  ].join('\n');
+  return ['/bin/bash', '-c', script, 'command', command];
+}

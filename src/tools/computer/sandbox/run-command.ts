@@ -1,0 +1,143 @@
+/**
+ * Run one shell command (`bash -lc`) in the agent home: inside bubblewrap, or unsandboxed when the
+ * operator chose COMPUTER_SANDBOX=none. Either way the environment is the minimal one from
+ * {@link commandEnvironment} (never the service's), resource limits apply, and the command is its
+ * own process group (spawned detached = a new session), so that:
+ * - a timeout sends SIGTERM to the whole group, then SIGKILL after `killGraceMs`;
+ * - an abort (turn cancelled, tool timeout) does the same;
+ * - when the main process exits, whatever it left running in its group is killed (inside bwrap the
+ *   pid namespace is torn down with it anyway), so no command leaves processes behind.
+ */
+import { spawn } from 'node:child_process';
+import { constants as osConstants } from 'node:os';
+import { bwrapArgv } from './bwrap-args.js';
+import { commandEnvironment, SANDBOX_PATH } from './command-env.js';
+import { DEFAULT_LIMITS, limitedShellArgv, type CommandLimits } from './limits.js';
+import { OutputCapture, type CapturedOutput, type OutputCaptureOptions } from './output-capture.js';
+
+/** How commands are isolated. */
+export type SandboxMode = { kind: 'bwrap'; bwrapPath: string; network: boolean } | { kind: 'none' };
+
+export interface RunCommandOptions {
+  command: string;
+  /** Real path of the agent home. */
+  home: string;
+  /** Working folder (absolute, inside the home, existing). */
+  cwd: string;
+  /** The call's extra environment variables. */
+  env?: Record<string, string>;
+  /** Time limit in ms; then the group gets SIGTERM, and SIGKILL after `killGraceMs`. */
+  timeoutMs: number;
+  /** Aborting it kills the command the same way as a timeout. */
+  signal: AbortSignal;
+  sandbox: SandboxMode;
+  /** Grace between SIGTERM and SIGKILL (default 2000 ms). */
+  killGraceMs?: number;
+  limits?: CommandLimits;
+  capture?: OutputCaptureOptions;
+  /** File name (without .log) for the full-output log, when one is needed. */
+  logName: string;
+}
+
+export interface CommandRun {
+  /** Exit status; 124 after a timeout (as GNU timeout), 128 + n when killed by signal n. */
+  exitCode: number;
+  /** Signal that ended the main process, if any. */
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  durationMs: number;
+  output: CapturedOutput;
+}
+
+/** Wait after the main process exits for stdout/stderr to close before closing them ourselves. */
+const PIPE_DRAIN_MS = 1000;
+
+/**
+ * Run `o.command` and collect its output.
+ * @throws Error when the process cannot be spawned or the env is invalid (never for a non-zero exit).
+ */
+export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
+  const env = commandEnvironment(o.home, o.env);
+  const inner = limitedShellArgv(o.command, o.limits ?? DEFAULT_LIMITS);
+  const sb = o.sandbox;
+  const bwrap = sb.kind === 'bwrap';
+  const argv = sb.kind === 'bwrap'
+    ? bwrapArgv({ bwrapPath: sb.bwrapPath, home: o.home, cwd: o.cwd, network: sb.network, env, argv: inner })
+    : inner;
+  const capture = new OutputCapture(o.capture);
+  const grace = o.killGraceMs ?? 2000;
+  const started = performance.now();
+
+  const child = spawn(argv[0], argv.slice(1), {
+    cwd: bwrap ? o.home : o.cwd,
+    // bwrap itself gets nothing but a PATH; --clearenv/--setenv give the command its environment.
+    env: bwrap ? { PATH: SANDBOX_PATH } : env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+
+  let timedOut = false;
+  let aborted = false;
+  let exited = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  let drainTimer: NodeJS.Timeout | undefined;
+
+  const killGroup = (sig: NodeJS.Signals) => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      // ESRCH: the group is already gone.
+    }
+  };
+  const terminate = () => {
+    if (exited || killTimer) return;
+    killGroup('SIGTERM');
+    killTimer = setTimeout(() => killGroup('SIGKILL'), grace);
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    terminate();
+  }, o.timeoutMs);
+  const onAbort = () => {
+    aborted = true;
+    terminate();
+  };
+  if (o.signal.aborted) onAbort();
+  else o.signal.addEventListener('abort', onAbort, { once: true });
+
+  child.stdout.on('data', (c: Buffer) => capture.write(c));
+  child.stderr.on('data', (c: Buffer) => capture.write(c));
+
+  let exitCode: number | null = null;
+  let exitSignal: NodeJS.Signals | null = null;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('exit', (code, sig) => {
+        exited = true;
+        exitCode = code;
+        exitSignal = sig;
+        // Anything the command left running in its group goes with it.
+        killGroup('SIGKILL');
+        drainTimer = setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          resolve();
+        }, PIPE_DRAIN_MS);
+      });
+      child.once('close', () => resolve());
+    });
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(killTimer);
+    clearTimeout(drainTimer);
+    o.signal.removeEventListener('abort', onAbort);
+  }
+  const durationMs = performance.now() - started;
+  const output = await capture.finish(o.home, o.logName);
+  const sig = exitSignal as NodeJS.Signals | null;
+  const code = timedOut ? 124 : (exitCode ?? (sig ? 128 + (osConstants.signals[sig] ?? 0) : 1));
+  return { exitCode: code, signal: sig, timedOut, aborted, durationMs, output };
+}

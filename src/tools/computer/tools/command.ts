@@ -1,0 +1,99 @@
+/**
+ * `command` {command, workdir?, timeout?, env?}: run `bash -lc <command>` in the agent home,
+ * inside the bubblewrap sandbox (see sandbox/). The result text starts with
+ * `exit_code=<n> duration=<s>s`; a non-zero exit is a normal result, not a tool error. A timeout
+ * (default 180 s, at most COMPUTER_MAX_TIMEOUT_S) kills the command's processes and says so;
+ * an abort (turn cancelled) kills them and fails the call.
+ */
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
+import { labelText, type ComputerToolDeps } from '../deps.js';
+import { resolveInHome } from '../home.js';
+import { runCommand, type SandboxMode } from '../sandbox/run-command.js';
+
+/** Default command timeout, seconds. */
+export const DEFAULT_COMMAND_TIMEOUT_S = 180;
+/** SIGTERM → SIGKILL grace, ms. */
+export const KILL_GRACE_MS = 2000;
+
+const schema = z.object({
+  command: z.string().min(1).describe('Shell command, run with bash -lc in your home folder'),
+  workdir: z.string().optional().describe('Working folder, relative to the home (default: the home)'),
+  timeout: z.number().positive().optional().describe(`Time limit in seconds (default ${DEFAULT_COMMAND_TIMEOUT_S})`),
+  env: z.record(z.string(), z.string()).optional().describe('Extra environment variables for this command'),
+});
+
+export interface CommandDetails {
+  exitCode: number;
+  durationMs: number;
+  timedOut: boolean;
+  timeoutS: number;
+  /** Home-relative path of the full output log, when the output was capped. */
+  logPath?: string;
+  outputChars: number;
+  omittedChars: number;
+  sandboxed: boolean;
+}
+
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(1);
+}
+
+export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
+  const maxTimeoutS = deps.config.COMPUTER_MAX_TIMEOUT_S;
+  const defaultTimeoutS = Math.min(DEFAULT_COMMAND_TIMEOUT_S, maxTimeoutS);
+  const isolation = sandbox.kind === 'bwrap'
+    ? `in a sandbox: only your home folder is writable, /tmp is private${sandbox.network ? '' : ', there is no network access'}`
+    : 'WITHOUT a sandbox (the operator disabled it)';
+  return defineWorkerTool({
+    name: 'command',
+    description: `Run a shell command (bash -lc) in your home folder, ${isolation}. Output (stdout and stderr) is capped at 50,000 characters; the full output of longer runs is saved to a log file in the home. Default time limit ${defaultTimeoutS} s, max ${maxTimeoutS} s. Background processes are killed when the command ends.`,
+    schema,
+    executionMode: 'sequential',
+    isDestructive: true,
+    // The runtime's per-tool timeout must not cut the command's own (longer) time limit.
+    timeoutMs: (maxTimeoutS + KILL_GRACE_MS / 1000 + 30) * 1000,
+    describeActivity: (p) => `Running \`${labelText(p.command)}\``,
+    describeCompletedActivity: (p, r: AgentToolResult<CommandDetails>) => {
+      const d = r.details;
+      if (!d) return undefined;
+      if (d.timedOut) return `Ran \`${labelText(p.command)}\` (timed out after ${d.timeoutS} s)`;
+      return `Ran \`${labelText(p.command)}\` (exit ${d.exitCode}, ${seconds(d.durationMs)} s)`;
+    },
+    execute: async (p, ctx) => {
+      const cwd = await resolveInHome(deps.home, p.workdir ?? '.');
+      if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) throw new Error(`workdir ${p.workdir} is not a folder in the home`);
+      const timeoutS = Math.min(p.timeout ?? defaultTimeoutS, maxTimeoutS);
+      const run = await runCommand({
+        command: p.command,
+        home: deps.home,
+        cwd: cwd.real,
+        env: p.env,
+        timeoutMs: timeoutS * 1000,
+        killGraceMs: KILL_GRACE_MS,
+        signal: ctx.signal,
+        sandbox,
+        logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
+      });
+      if (run.aborted && !run.timedOut) {
+        throw new Error(`command aborted after ${seconds(run.durationMs)} s (turn cancelled or tool timed out); its processes were killed`);
+      }
+      const head = [`exit_code=${run.exitCode} duration=${seconds(run.durationMs)}s${run.timedOut ? ' timed_out=true' : ''}`];
+      if (p.timeout !== undefined && p.timeout > maxTimeoutS) head.push(`[timeout lowered to the maximum of ${maxTimeoutS} s]`);
+      if (run.timedOut) head.push(`[command timed out after ${timeoutS} s; all of its processes were killed]`);
+      const body = run.output.text === '' ? '(no output)' : run.output.text;
+      const details: CommandDetails = {
+        exitCode: run.exitCode,
+        durationMs: Math.round(run.durationMs),
+        timedOut: run.timedOut,
+        timeoutS,
+        logPath: run.output.logPath,
+        outputChars: run.output.totalChars,
+        omittedChars: run.output.omittedChars,
+        sandboxed: sandbox.kind === 'bwrap',
+      };
+      return textResult(`${head.join('\n')}\n${body}`, details);
+    },
+  });
+}

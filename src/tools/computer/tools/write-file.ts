@@ -1,0 +1,46 @@
+/**
+ * `write_file` {path, content}: create or overwrite a file in the agent home, creating parent
+ * folders. The content is written as given (UTF-8).
+ */
+import { stat } from 'node:fs/promises';
+import { z } from 'zod';
+import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
+import { labelPath, type ComputerToolDeps } from '../deps.js';
+import { resolveInHome } from '../home.js';
+import { countLines, writeTextFile } from '../text-file.js';
+
+const schema = z.object({
+  path: z.string().min(1).describe('File path, relative to the agent home (or ~/…)'),
+  content: z.string().describe('The complete new content of the file'),
+});
+
+export interface WriteFileDetails {
+  path: string;
+  created: boolean;
+  bytes: number;
+  lines: number;
+}
+
+export function writeFileTool(deps: ComputerToolDeps) {
+  return defineWorkerTool({
+    name: 'write_file',
+    description: 'Create a file in your home folder, or overwrite it completely, with the given content. Parent folders are created. To change part of a file use edit_file or apply_patch.',
+    schema,
+    executionMode: 'sequential',
+    describeActivity: (p) => `Writing ${labelPath(p.path)}`,
+    describeCompletedActivity: (p, r: AgentToolResult<WriteFileDetails>) =>
+      r.details ? `${r.details.created ? 'Created' : 'Wrote'} ${labelPath(p.path)} (${r.details.lines} lines)` : undefined,
+    execute: async (p) => {
+      const target = await resolveInHome(deps.home, p.path);
+      if (target.exists && (await stat(target.real)).isDirectory()) throw new Error(`${p.path} is a folder; give a file path`);
+      await writeTextFile(target.real, p.content);
+      const details: WriteFileDetails = {
+        path: target.relative,
+        created: !target.exists,
+        bytes: Buffer.byteLength(p.content),
+        lines: countLines(p.content),
+      };
+      return textResult(`${details.created ? 'created' : 'overwrote'} ${target.relative} (${details.lines} lines, ${details.bytes} bytes)`, details);
+    },
+  });
+}
