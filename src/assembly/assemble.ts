@@ -10,12 +10,16 @@ import type { AnyWorkerAgentTool } from '../runtime/tool.js';
 import { toolIdentity } from '../runtime/tool.js';
 import type { TurnContext } from './context.js';
 import type { FamilyCreator } from './family.js';
+import { todoFamily } from '../tools/todo/index.js';
+import { computerFamily } from '../tools/computer/index.js';
 import { webFamily } from '../tools/web/index.js';
 import { scheduleFamily } from '../tools/schedule/index.js';
 
 /** Creators for main and scheduled turns, in order (todo, computer, web, schedule, workflow, …). */
 export const MAIN_TURN_FAMILIES: FamilyCreator[] = [
   // todoFamily, computerFamily, webFamily, scheduleFamily, workflowFamily — added by their issues
+  todoFamily,
+  computerFamily,
   webFamily,
   scheduleFamily,
 ];
