@@ -12,7 +12,10 @@ import type { TurnContext } from './context.js';
 import type { FamilyCreator } from './family.js';
 import { todoFamily } from '../tools/todo/index.js';
 import { computerFamily } from '../tools/computer/index.js';
-import { webFamily } from '../tools/web/index.js';
+import { webFamily, workflowTaskWebFamily } from '../tools/web/index.js';
+import { brainFamily } from '../tools/brain/index.js';
+import { submitResultFamily } from '../tools/submit-result/index.js';
+import { workflowFamily } from '../tools/workflow/index.js';
 import { scheduleFamily } from '../tools/schedule/index.js';
 
 /** Creators for main and scheduled turns, in order (todo, computer, web, schedule, workflow, …). */
@@ -22,12 +25,12 @@ export const MAIN_TURN_FAMILIES: FamilyCreator[] = [
   computerFamily,
   webFamily,
   scheduleFamily,
+  brainFamily, // recall/get_page when the turn asked for brain: true
+  workflowFamily, // keep last
 ];
 
 /** Creators for workflow task turns: a fixed catalog (web, brain read-only, submit_result). */
-export const WORKFLOW_TASK_FAMILIES: FamilyCreator[] = [
-  // webFamily, brainFamily, submitResultFamily — added by the workflows issue
-];
+export const WORKFLOW_TASK_FAMILIES: FamilyCreator[] = [workflowTaskWebFamily, brainFamily, submitResultFamily];
 
 export interface AssembledTools {
   tools: AnyWorkerAgentTool[];

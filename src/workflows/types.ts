@@ -85,7 +85,7 @@ export interface WorkflowService {
    * Validate (result-schema subset, limits), persist and start a workflow.
    * @throws WorkflowInputError (details: one line per violation) → HTTP 400 / tool `Error:`.
    */
-  create(input: CreateWorkflowInput): WorkflowRecord;
+  create(input: CreateWorkflowInput): Promise<WorkflowRecord>;
   get(id: string): WorkflowRecord | undefined;
   list(query?: ListWorkflowsQuery): WorkflowPage;
   /** Abort running task turns, mark queued tasks cancelled. A terminal workflow is returned unchanged. */

@@ -1,0 +1,361 @@
+/**
+ * The workflow service: creates workflows, runs their tasks as isolated workflow task turns
+ * through the turn service, collects results, cancels, and resumes after a restart.
+ *
+ * Scheduling (in memory, one process): a queued task starts when its workflow runs fewer than
+ * `concurrency` task turns and its agent fewer than WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT, in
+ * workflow creation order then task order. A retryable failure (model/infra error, empty output)
+ * queues the task again after WORKFLOW_RETRY_BASE_MS × 2^(attempt-1), at most
+ * {@link MAX_TASK_ATTEMPTS} attempts in all. A workflow is terminal when every task is: `failed`
+ * if any task failed, else `completed` (or `cancelled` by request).
+ *
+ * Every state change is written to the store first, then appended to the workflow's event stream
+ * (stream id = workflow id), so a client that sees an event and then GETs the workflow reads it.
+ */
+import { uuidv7 } from 'uuidv7';
+import type { WorkflowTaskBinding } from '../assembly/context.js';
+import type { Config } from '../config.js';
+import type { EventLog } from '../store/event-log.js';
+import type { TurnService } from '../turns/turn-service-types.js';
+import type { WorkflowEvent } from './events.js';
+import { validateResult } from './result-validator.js';
+import { countTasks, summarize } from './summary.js';
+import { runTaskAttempt, type AttemptOutcome } from './task-attempt.js';
+import { taskInstructions } from './task-prompt.js';
+import type {
+  CreateWorkflowInput,
+  ListWorkflowsQuery,
+  WorkflowPage,
+  WorkflowRecord,
+  WorkflowService,
+  WorkflowTask,
+} from './types.js';
+import { validateWorkflowInput } from './validate-input.js';
+import type { WorkflowStore } from './workflow-store.js';
+
+/** Attempts per task, the first included. */
+export const MAX_TASK_ATTEMPTS = 3;
+
+export interface WorkflowServiceDeps {
+  config: Pick<Config, 'WORKFLOW_MAX_TASKS' | 'WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT' | 'WORKFLOW_RETRY_BASE_MS'>;
+  store: WorkflowStore;
+  events: EventLog<WorkflowEvent>;
+  turns: TurnService;
+  log?: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
+}
+
+interface LiveTask {
+  turnId?: string;
+  done: Promise<void>;
+}
+
+/** In-memory state of a running workflow. */
+interface LiveWorkflow {
+  id: string;
+  agentId: string;
+  title: string;
+  total: number;
+  concurrency: number;
+  brain: boolean;
+  model: string | null;
+  /** Queued task indices, in order. */
+  queue: number[];
+  /** Earliest start time (ms epoch) of queued tasks waiting out a retry backoff. */
+  notBefore: Map<number, number>;
+  running: Map<number, LiveTask>;
+  cancelling: boolean;
+  finished: boolean;
+}
+
+export class DefaultWorkflowService implements WorkflowService {
+  readonly events: EventLog<WorkflowEvent>;
+  private readonly live = new Map<string, LiveWorkflow>();
+  private readonly agentRunning = new Map<string, number>();
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private stopping = false;
+
+  constructor(private readonly deps: WorkflowServiceDeps) {
+    this.events = deps.events;
+  }
+
+  async create(input: CreateWorkflowInput): Promise<WorkflowRecord> {
+    const valid = validateWorkflowInput(input, this.deps.config.WORKFLOW_MAX_TASKS);
+    const record: WorkflowRecord = {
+      id: uuidv7(),
+      agent_id: valid.agent_id,
+      title: valid.title,
+      status: 'running',
+      tasks: valid.tasks.map((t, index) => ({ index, ...t, status: 'queued', attempts: 0, turn_ids: [] })),
+      concurrency: valid.concurrency,
+      brain: valid.brain,
+      model: valid.model,
+      created_at: new Date().toISOString(),
+      completed_at: null,
+      summary: null,
+    };
+    this.deps.store.insert(record);
+    await this.emit(record.id, {
+      type: 'workflow.started',
+      workflow_id: record.id,
+      agent_id: record.agent_id,
+      title: record.title,
+      concurrency: record.concurrency,
+      tasks: record.tasks.map((t) => ({ index: t.index, label: t.label })),
+    });
+    this.track(record);
+    this.pump();
+    return this.deps.store.get(record.id)!;
+  }
+
+  get(id: string): WorkflowRecord | undefined {
+    return this.deps.store.get(id);
+  }
+
+  list(query: ListWorkflowsQuery = {}): WorkflowPage {
+    return this.deps.store.list(query);
+  }
+
+  async cancel(id: string): Promise<WorkflowRecord | undefined> {
+    const record = this.deps.store.get(id);
+    if (!record) return undefined;
+    if (record.status !== 'running') return record;
+    const wf = this.live.get(id) ?? this.track(record);
+    if (wf.cancelling) {
+      await this.waitForTerminal(id);
+      return this.deps.store.get(id);
+    }
+    wf.cancelling = true;
+    for (const index of wf.queue) {
+      this.deps.store.updateTask(id, index, { status: 'cancelled' });
+      await this.emit(id, { type: 'task.cancelled', task_index: index });
+    }
+    wf.queue = [];
+    wf.notBefore.clear();
+    const running = [...wf.running.values()];
+    await Promise.all(running.map((t) => (t.turnId ? this.deps.turns.cancel(t.turnId) : undefined)));
+    await Promise.race([Promise.all(running.map((t) => t.done)), new Promise((r) => setTimeout(r, 10_000).unref())]);
+    await this.finish(wf);
+    return this.deps.store.get(id);
+  }
+
+  async waitForTerminal(id: string, signal?: AbortSignal): Promise<WorkflowRecord> {
+    for (;;) {
+      const rec = this.deps.store.get(id);
+      if (!rec) throw new Error(`workflow ${id} not found`);
+      if (rec.status !== 'running') return rec;
+      signal?.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        let set = this.waiters.get(id);
+        if (!set) this.waiters.set(id, (set = new Set()));
+        const done = () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = () => {
+          set!.delete(done);
+          reject(signal!.reason);
+        };
+        set.add(done);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    }
+  }
+
+  /**
+   * Resume workflows left running by the previous process (call after the turn service's own
+   * recovery, which ends their task turns as `interrupted`): tasks that were running are queued
+   * again while attempts remain, else they fail with `interrupted`.
+   */
+  async start(): Promise<void> {
+    this.stopping = false;
+    for (const id of this.deps.store.idsWithStatus('running')) {
+      const record = this.deps.store.get(id)!;
+      for (const task of record.tasks.filter((t) => t.status === 'running')) {
+        const retry = task.attempts < MAX_TASK_ATTEMPTS;
+        const error = { code: 'interrupted', message: 'the service stopped while this task was running' };
+        this.deps.store.updateTask(id, task.index, { status: retry ? 'queued' : 'failed', error });
+        await this.emit(id, { type: 'task.failed', task_index: task.index, turn_id: task.turn_ids.at(-1) ?? null, attempt: task.attempts, error, will_retry: retry });
+      }
+      const wf = this.track(this.deps.store.get(id)!);
+      if (wf.queue.length === 0) await this.finish(wf);
+    }
+    this.pump();
+  }
+
+  /** Stop starting tasks; running task turns are aborted by the turn service's own stop. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Task turns running now, per agent (for tests and stats). */
+  runningTasks(agentId: string): number {
+    return this.agentRunning.get(agentId) ?? 0;
+  }
+
+  private track(record: WorkflowRecord): LiveWorkflow {
+    const wf: LiveWorkflow = {
+      id: record.id,
+      agentId: record.agent_id,
+      title: record.title,
+      total: record.tasks.length,
+      concurrency: record.concurrency,
+      brain: record.brain,
+      model: record.model,
+      queue: record.tasks.filter((t) => t.status === 'queued').map((t) => t.index),
+      notBefore: new Map(),
+      running: new Map(),
+      cancelling: false,
+      finished: false,
+    };
+    this.live.set(record.id, wf);
+    return wf;
+  }
+
+  /** Start every task that may start now; arm a timer for the next retry backoff to expire. */
+  private pump(): void {
+    if (this.stopping) return;
+    const limit = this.deps.config.WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT;
+    const now = Date.now();
+    let wakeAt = Infinity;
+    for (const wf of this.live.values()) {
+      if (wf.cancelling || wf.finished) continue;
+      for (let i = 0; i < wf.queue.length; ) {
+        if (wf.running.size >= wf.concurrency || this.runningTasks(wf.agentId) >= limit) break;
+        const index = wf.queue[i];
+        const notBefore = wf.notBefore.get(index) ?? 0;
+        if (notBefore > now) {
+          wakeAt = Math.min(wakeAt, notBefore);
+          i++;
+          continue;
+        }
+        wf.queue.splice(i, 1);
+        wf.notBefore.delete(index);
+        this.startTask(wf, index);
+      }
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (wakeAt !== Infinity) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.pump();
+      }, Math.max(0, wakeAt - now));
+      this.timer.unref();
+    }
+  }
+
+  private startTask(wf: LiveWorkflow, index: number): void {
+    const entry: LiveTask = { done: Promise.resolve() };
+    wf.running.set(index, entry);
+    this.agentRunning.set(wf.agentId, this.runningTasks(wf.agentId) + 1);
+    entry.done = this.runTask(wf, index, entry)
+      .catch((err) => this.deps.log?.error({ err, workflow_id: wf.id, task_index: index }, 'workflow task run failed'))
+      .finally(async () => {
+        wf.running.delete(index);
+        this.agentRunning.set(wf.agentId, this.runningTasks(wf.agentId) - 1);
+        if (!wf.cancelling && !this.stopping && wf.running.size === 0 && wf.queue.length === 0) await this.finish(wf);
+        this.pump();
+      });
+  }
+
+  private async runTask(wf: LiveWorkflow, index: number, entry: LiveTask): Promise<void> {
+    const { store } = this.deps;
+    const task = store.getTask(wf.id, index)!;
+    const attempt = task.attempts + 1;
+    store.updateTask(wf.id, index, { status: 'running', attempts: attempt });
+    const outcome = await runTaskAttempt({
+      turns: this.deps.turns,
+      input: {
+        input: task.prompt,
+        instructions: taskInstructions({ title: wf.title, label: task.label, index, total: wf.total, resultSchema: task.result_schema }),
+        agent_id: wf.agentId,
+        model: wf.model ?? undefined,
+        tools: [],
+        brain: wf.brain,
+        metadata: { workflow_id: wf.id, task_index: index, attempt },
+      },
+      workflowId: wf.id,
+      taskIndex: index,
+      binding: this.binding(wf, task, () => entry.turnId),
+      onTurnCreated: async (turnId) => {
+        entry.turnId = turnId;
+        store.updateTask(wf.id, index, { turn_ids: [...task.turn_ids, turnId] });
+        await this.emit(wf.id, { type: 'task.started', task_index: index, label: task.label, attempt, turn_id: turnId });
+      },
+      succeeded: () => store.getTask(wf.id, index)?.status === 'succeeded',
+      cancelling: () => wf.cancelling,
+      stopping: () => this.stopping,
+    });
+    await this.settle(wf, task, attempt, outcome);
+  }
+
+  /** Record an attempt's outcome (success was recorded at submit time). */
+  private async settle(wf: LiveWorkflow, task: WorkflowTask, attempt: number, outcome: AttemptOutcome): Promise<void> {
+    const { store } = this.deps;
+    const index = task.index;
+    if (outcome.kind === 'succeeded' || outcome.kind === 'interrupted') return;
+    if (outcome.kind === 'cancelled') {
+      store.updateTask(wf.id, index, { status: 'cancelled' });
+      await this.emit(wf.id, { type: 'task.cancelled', task_index: index });
+      return;
+    }
+    const retry = outcome.retryable && attempt < MAX_TASK_ATTEMPTS && !wf.cancelling && !this.stopping;
+    store.updateTask(wf.id, index, { status: retry ? 'queued' : 'failed', error: outcome.error });
+    await this.emit(wf.id, { type: 'task.failed', task_index: index, turn_id: outcome.turnId, attempt, error: outcome.error, will_retry: retry });
+    if (retry) {
+      const at = wf.queue.findIndex((i) => i > index);
+      wf.queue.splice(at === -1 ? wf.queue.length : at, 0, index);
+      wf.notBefore.set(index, Date.now() + this.deps.config.WORKFLOW_RETRY_BASE_MS * 2 ** (attempt - 1));
+    }
+  }
+
+  /** The binding a task turn's submit_result uses: re-validate with Ajv, then store and announce. */
+  private binding(wf: LiveWorkflow, task: WorkflowTask, turnId: () => string | undefined): WorkflowTaskBinding {
+    return {
+      workflowId: wf.id,
+      taskIndex: task.index,
+      resultSchema: task.result_schema,
+      submit: async (value) => {
+        const current = this.deps.store.getTask(wf.id, task.index);
+        if (!current) return { ok: false, errors: ['this task no longer exists'] };
+        if (current.status === 'succeeded') return { ok: false, errors: ['a result was already accepted for this task'] };
+        if (current.status !== 'running' || wf.cancelling) {
+          return { ok: false, errors: [`the task is ${wf.cancelling ? 'being cancelled' : current.status}; no result is accepted now`] };
+        }
+        // Validate against the schema persisted with the task, not the one the turn was built with.
+        const errors = validateResult(current.result_schema, value);
+        if (errors.length > 0) return { ok: false, errors };
+        this.deps.store.updateTask(wf.id, task.index, { status: 'succeeded', result: value as never, error: null });
+        await this.emit(wf.id, { type: 'task.succeeded', task_index: task.index, turn_id: turnId() ?? '', result: value });
+        return { ok: true };
+      },
+    };
+  }
+
+  /** Mark the workflow terminal (once) and wake waiters. */
+  private async finish(wf: LiveWorkflow): Promise<void> {
+    if (wf.finished) return;
+    wf.finished = true;
+    const record = this.deps.store.get(wf.id)!;
+    const counts = countTasks(record.tasks);
+    const status = wf.cancelling ? 'cancelled' : counts.failed > 0 ? 'failed' : 'completed';
+    const summary = summarize(record.tasks, counts);
+    this.deps.store.finish(wf.id, status, summary);
+    this.live.delete(wf.id);
+    await this.emit(wf.id, { type: `workflow.${status}`, counts, summary });
+    const set = this.waiters.get(wf.id);
+    this.waiters.delete(wf.id);
+    for (const w of set ?? []) w();
+  }
+
+  private async emit(workflowId: string, event: WorkflowEvent): Promise<void> {
+    try {
+      await this.deps.events.append(workflowId, event);
+    } catch (err) {
+      this.deps.log?.error({ err, workflow_id: workflowId }, 'failed to append workflow event');
+    }
+  }
+}
