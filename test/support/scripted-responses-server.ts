@@ -137,6 +137,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingMessage['headers'];
   body: ResponsesRequestBody;
+  /** The body exactly as received (for byte-for-byte assertions). */
+  rawBody: string;
 }
 
 export interface ScriptedResponsesServer {
@@ -430,7 +432,7 @@ export async function startScriptedResponsesServer(script: ScriptEntry[] = []): 
         return;
       }
       const index = requests.length;
-      requests.push({ index, method: req.method, url: req.url, headers: req.headers, body });
+      requests.push({ index, method: req.method, url: req.url, headers: req.headers, body, rawBody: raw });
       const entry = queue.shift();
       if (entry === undefined) {
         res.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' });
