@@ -12,16 +12,21 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/app.js';
 import { HttpError, notFound } from '../src/http/errors.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
+import { turnEventsLink, type StreamTokens } from '../src/http/stream-token.js';
 import { isTerminalEvent, type TurnEvent } from '../src/runtime/events.js';
 import type { EventLog, LoggedEvent } from '../src/store/event-log.js';
 import type { Services } from '../src/services.js';
 import type { TurnRecord } from '../src/turns/turn-service-types.js';
 import { CreateTurnBody, CreateTurnQuery, EventsQuery, IdempotencyKey, ListTurnsQuery, TurnIdParams } from './turn-schemas.js';
 
-/** Links of a turn, relative to the service root. */
-export function turnLinks(id: string): { self: string; events: string; cancel: string } {
+/**
+ * Links of a turn, relative to the service root. With `streamTokens` (AUTH_TOKENS set), `events`
+ * carries a short-lived `stream_token` for that turn only, so a browser's EventSource (which cannot
+ * send Authorization) can subscribe.
+ */
+export function turnLinks(id: string, streamTokens?: StreamTokens): { self: string; events: string; cancel: string } {
   const base = `/v1/turns/${encodeURIComponent(id)}`;
-  return { self: base, events: `${base}/events`, cancel: `${base}/cancel` };
+  return { self: base, events: turnEventsLink(id, streamTokens), cancel: `${base}/cancel` };
 }
 
 /** SSE `data:` of a stored turn event: the event plus seq, turn_id and created_at (StoredTurnEvent). */
@@ -50,7 +55,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     const idempotencyKey = rawKey === undefined ? undefined : IdempotencyKey.parse(rawKey);
     const { cancel_on_disconnect, ...input } = body;
     const turn = await turns.create(input, { idempotencyKey, origin: { type: 'api' }, kind: 'main' });
-    const links = turnLinks(turn.id);
+    const links = turnLinks(turn.id, services.streamTokens);
 
     if (reply.sse) {
       reply.header('Location', links.self).header('X-Turn-Id', turn.id);
@@ -86,7 +91,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     const { id } = TurnIdParams.parse(request.params);
     const turn = turns.get(id);
     if (!turn) throw notFound('turn', id);
-    return turn;
+    return { ...turn, links: turnLinks(turn.id, services.streamTokens) };
   });
 
   app.get('/v1/turns/:id/events', { sse: 'manual' }, async (request, reply) => {

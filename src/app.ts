@@ -7,12 +7,15 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import fastifySseModule from '@fastify/sse';
 import { installAuth } from './http/auth.js';
+import { registerCors } from './http/cors.js';
+import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-token.js';
 import { installErrorHandlers } from './http/error-handler.js';
 import type { Services } from './services.js';
 import { healthRoutes } from '../routes/health.js';
 import { openapiRoutes } from '../routes/openapi.js';
 import { turnRoutes } from '../routes/turns.js';
 import { toolRoutes } from '../routes/tools.js';
+import { consoleRoutes } from '../routes/console.js';
 
 /** The fastify-plugin-wrapped export (its types name only the unwrapped function). */
 const fastifySse = fastifySseModule as unknown as FastifyPluginAsync<{ heartbeatInterval?: number }>;
@@ -29,6 +32,7 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   openapiRoutes,
   turnRoutes,
   toolRoutes,
+  consoleRoutes,
   // scheduleRoutes, workflowRoutes, brainRoutes, consoleRoutes — added by their issues
 ];
 
@@ -46,7 +50,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   installErrorHandlers(app);
   await app.register(fastifySse, { heartbeatInterval: config.SSE_HEARTBEAT_MS });
-  installAuth(app, { tokens: config.AUTH_TOKENS });
+  // CORS first: a preflight carries no Authorization and is answered before auth runs.
+  await registerCors(app, config.CORS_ORIGINS);
+  // Stream tokens (EventSource) are checked before bearer auth, for GET /v1/turns/{id}/events only.
+  installStreamTokenCheck(app, services.streamTokens);
+  installAuth(app, { tokens: config.AUTH_TOKENS, extraCheck: hasValidStreamToken });
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { services });
   return app;
 }

@@ -13,6 +13,7 @@ import type { Logger } from './log.js';
 import type { ModelClient } from './model/model-client.js';
 import { createOpenAIResponsesClient } from './model/openai-responses-client.js';
 import type { TurnEvent } from './runtime/events.js';
+import { createStreamTokens, type StreamTokens } from './http/stream-token.js';
 import { openDatabase, type Database } from './store/database.js';
 import type { EventLog } from './store/event-log.js';
 import { SqliteEventLog } from './store/sqlite-event-log.js';
@@ -46,6 +47,8 @@ export interface Services {
   registry: ServiceRegistry;
   /** Undefined when no model endpoint is configured (POST /v1/turns → 503 model_not_configured). */
   modelClient: ModelClient | undefined;
+  /** Issues/verifies EventSource stream tokens (links.events); undefined when AUTH_TOKENS is empty. */
+  streamTokens: StreamTokens | undefined;
   background: BackgroundService[];
   /** Recover interrupted turns, then start background services. */
   start(): Promise<void>;
@@ -105,6 +108,10 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     turns,
     registry,
     modelClient,
+    streamTokens:
+      config.AUTH_TOKENS.length > 0
+        ? createStreamTokens({ secret: config.STREAM_TOKEN_SECRET, ttlSeconds: config.STREAM_TOKEN_TTL_S })
+        : undefined,
     background,
     async start() {
       const r = await turns.recover();

@@ -12,7 +12,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { envelope } from './errors.js';
 
 /** Paths that never require a token. */
-export const OPEN_PATHS = new Set(['/healthz', '/readyz']);
+export const OPEN_PATHS = new Set(['/healthz', '/readyz', '/console', '/console/']);
+/** Path prefixes that never require a token (the console's static assets; they hold no secrets). */
+export const OPEN_PREFIXES = ['/console/'];
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -34,7 +36,7 @@ export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
   if (opts.tokens.length === 0) return;
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0];
-    if (OPEN_PATHS.has(path) || request.method === 'OPTIONS') return;
+    if (OPEN_PATHS.has(path) || OPEN_PREFIXES.some((p) => path.startsWith(p)) || request.method === 'OPTIONS') return;
     const header = request.headers.authorization ?? '';
     const m = /^Bearer\s+(.+)$/i.exec(header);
     if (m && tokenMatches(m[1].trim(), opts.tokens)) return;

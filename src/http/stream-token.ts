@@ -13,6 +13,8 @@
  * turn's events. Long-lived bearer tokens (AUTH_TOKENS) are never accepted in URLs.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { envelope } from './errors.js';
 
 /** Query-string parameter that carries a stream token. */
 export const STREAM_TOKEN_PARAM = 'stream_token';
@@ -89,8 +91,9 @@ function hmac(key: Buffer, turnId: string, exp: number): Buffer {
 }
 
 /**
- * The URL with every credential-bearing query parameter (`stream_token`, and `token`,
- * `access_token`, `api_key` in case a client sent one) replaced by `[redacted]`, for logs.
+ * The URL with every credential-looking query parameter (`stream_token`, and any name containing
+ * token, auth, key, secret, password or sig — a client may have put a credential there by
+ * mistake) replaced by `[redacted]`, for logs.
  * `url` is a request target (`/path?query`) or an absolute URL; returns the same form.
  */
 export function redactUrl(url: string): string {
@@ -99,7 +102,7 @@ export function redactUrl(url: string): string {
   const params = new URLSearchParams(url.slice(q + 1));
   let changed = false;
   for (const name of [...new Set(params.keys())]) {
-    if (REDACTED_PARAMS.has(name.toLowerCase())) {
+    if (CREDENTIAL_PARAM.test(name)) {
       params.set(name, '[redacted]');
       changed = true;
     }
@@ -107,4 +110,69 @@ export function redactUrl(url: string): string {
   return changed ? `${url.slice(0, q)}?${params.toString()}` : url;
 }
 
-const REDACTED_PARAMS = new Set([STREAM_TOKEN_PARAM, 'token', 'access_token', 'api_key', 'apikey']);
+const CREDENTIAL_PARAM = /token|auth|key|secret|passw|sig|credential/i;
+
+const EVENTS_PATH = /^\/v1\/turns\/([^/?#]+)\/events$/;
+
+/** The turn id when `method url` is `GET /v1/turns/{id}/events` (any query), else null. */
+export function eventsRouteTurnId(method: string, url: string): string | null {
+  if (method !== 'GET') return null;
+  const q = url.indexOf('?');
+  const m = EVENTS_PATH.exec(q === -1 ? url : url.slice(0, q));
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `links.events` for a turn: `/v1/turns/{id}/events`, plus `?stream_token=…` when `tokens` is
+ * given (i.e. when AUTH_TOKENS is set, so a browser's EventSource can authenticate).
+ */
+export function turnEventsLink(turnId: string, tokens: StreamTokens | undefined): string {
+  const path = `/v1/turns/${encodeURIComponent(turnId)}/events`;
+  return tokens ? `${path}?${STREAM_TOKEN_PARAM}=${encodeURIComponent(tokens.issue(turnId).token)}` : path;
+}
+
+const accepted = new WeakSet<FastifyRequest>();
+
+/**
+ * For the auth hook's `extraCheck`: true when {@link installStreamTokenCheck} accepted this
+ * request's stream token (GET of that token's turn's events only).
+ */
+export function hasValidStreamToken(request: FastifyRequest): boolean {
+  return accepted.has(request);
+}
+
+/**
+ * Add an `onRequest` hook (register it BEFORE the bearer auth hook) that checks a `stream_token`
+ * query parameter on `GET /v1/turns/{id}/events` when the request has no Authorization header:
+ * valid for that turn → marked for {@link hasValidStreamToken}; expired → 401
+ * `stream_token_expired`; anything else → 401 `invalid_stream_token` (both with the error
+ * envelope). A stream token anywhere else is ignored (the bearer check then refuses the request),
+ * and no other query parameter is ever treated as a credential. Does nothing when `tokens` is
+ * undefined (auth off).
+ */
+export function installStreamTokenCheck(app: FastifyInstance, tokens: StreamTokens | undefined): void {
+  if (!tokens) return;
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.headers.authorization !== undefined) return;
+    const turnId = eventsRouteTurnId(request.method, request.url);
+    if (turnId === null) return;
+    const q = request.url.indexOf('?');
+    const token = q === -1 ? null : new URLSearchParams(request.url.slice(q + 1)).get(STREAM_TOKEN_PARAM);
+    if (token === null) return;
+    const check = tokens.verify(token, turnId);
+    if (check.ok) {
+      accepted.add(request);
+      return;
+    }
+    const body =
+      check.reason === 'expired'
+        ? envelope('stream_token_expired', 'stream token expired: fetch the turn again (GET /v1/turns/{id}) for a fresh links.events')
+        : envelope('invalid_stream_token', 'stream token is not valid for this turn');
+    return reply.code(401).header('WWW-Authenticate', 'Bearer').send(body);
+  });
+}

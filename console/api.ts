@@ -1,0 +1,119 @@
+/**
+ * The console's HTTP client: the public API only (POST/GET /v1/turns, GET /v1/turns/{id},
+ * POST /v1/turns/{id}/cancel), same origin, with an optional bearer token. Errors arrive as the
+ * service's envelope `{error: {code, message, details?}}` and are thrown as {@link ApiError}.
+ */
+
+/** A turn object as returned by the API (fields the console reads). */
+export interface Turn {
+  id: string;
+  agent_id?: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  created_at?: string;
+  completed_at?: string | null;
+  output_text?: string | null;
+  metadata?: Record<string, unknown> | null;
+  error?: { code: string; message: string } | null;
+  links?: { self?: string; events?: string; cancel?: string };
+}
+
+/** A non-2xx answer (or no answer) from the service. `status` 0 = network failure. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface CreateTurnBody {
+  input: string;
+  tools: string[];
+  agent_id?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** A small client bound to a token getter (the token can change while the page is open). */
+export class Api {
+  constructor(private readonly token: () => string) {}
+
+  createTurn(body: CreateTurnBody): Promise<Turn> {
+    return this.request<Turn>('POST', '/v1/turns', body);
+  }
+
+  getTurn(id: string): Promise<Turn> {
+    return this.request<Turn>('GET', `/v1/turns/${encodeURIComponent(id)}`);
+  }
+
+  cancelTurn(id: string): Promise<Turn> {
+    return this.request<Turn>('POST', `/v1/turns/${encodeURIComponent(id)}/cancel`);
+  }
+
+  /** Recent turns, newest first. Accepts the list under `data`, `items` or `turns`. */
+  async listTurns(limit = 10): Promise<Turn[]> {
+    const page = await this.request<Record<string, unknown>>('GET', `/v1/turns?limit=${limit}`);
+    const list = page.data ?? page.items ?? page.turns;
+    return Array.isArray(list) ? (list as Turn[]) : [];
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const token = this.token().trim();
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch {
+      throw new ApiError(0, 'network', 'Could not reach the service. Check that it is running and try again.');
+    }
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    if (!res.ok) {
+      const err = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
+      throw new ApiError(res.status, err?.code ?? `http_${res.status}`, err?.message ?? (text.slice(0, 200) || res.statusText));
+    }
+    return json as T;
+  }
+}
+
+/** Say what went wrong in plain words, with what to do about it when we know. */
+export function plainWords(err: unknown): string {
+  if (err instanceof ApiError) {
+    if (err.status === 0) return err.message;
+    if (err.status === 401) return 'The service needs an API token. Open Settings, enter your token, and try again.';
+    if (err.status === 403) return 'This token is not allowed to do that.';
+    if (err.status === 404) return 'That turn does not exist (it may have been removed).';
+    if (err.code === 'model_not_configured') {
+      return 'No model is configured on the server yet. Set OPENAI_API_KEY (and OPENAI_BASE_URL or MODEL if needed) and restart it.';
+    }
+    if (err.status === 400) return `The request was not accepted: ${err.message}`;
+    if (err.status === 413) return 'The input is too long for this server.';
+    if (err.status >= 500) return `The service had a problem (${err.message}). Try again in a moment.`;
+    return err.message;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** A failed turn's error (`turn.failed` / turn object) in plain words. */
+export function turnErrorInPlainWords(error: { code: string; message: string }): string {
+  switch (error.code) {
+    case 'interrupted':
+      return 'The turn was interrupted because the service restarted while it was running.';
+    case 'model_not_configured':
+      return 'No model is configured on the server, so the turn could not run.';
+    case 'max_steps':
+      return 'The turn stopped after reaching its step limit.';
+    default:
+      if (/^model|rate_limit|provider/.test(error.code)) return `The model service reported a problem: ${error.message}`;
+      return `The turn failed: ${error.message}`;
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * DOM rendering of a {@link TurnState}: keyed, incremental (rows are created once and updated in
+ * place, so an expanded result stays expanded and focus is not lost while events stream in).
+ * All text goes through `textContent` — model and tool output is never parsed as HTML.
+ */
+import type { PlanItem, TimelineItem, ToolItem, TurnState } from './turn-state.js';
+import { turnErrorInPlainWords } from './api.js';
+import type { ConnectionState } from './stream.js';
+
+const STATUS_WORDS: Record<TurnState['status'], string> = {
+  queued: 'Queued',
+  running: 'Running…',
+  completed: 'Completed',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+};
+
+const TOOL_STATE_WORDS: Record<ToolItem['state'], string> = {
+  running: 'Running',
+  done: 'Done',
+  error: 'Failed',
+  cancelled: 'Cancelled',
+};
+
+const PLAN_MARKS: Record<string, { mark: string; word: string }> = {
+  pending: { mark: '[ ]', word: 'to do' },
+  in_progress: { mark: '[>]', word: 'in progress' },
+  completed: { mark: '[x]', word: 'done' },
+  cancelled: { mark: '[-]', word: 'cancelled' },
+};
+
+const CONNECTION_WORDS: Record<ConnectionState, string> = {
+  connecting: 'Connecting…',
+  live: 'Live',
+  reconnecting: 'Reconnecting…',
+  ended: 'Stream finished',
+  lost: 'Connection lost — reopen the turn from Recent turns to try again.',
+};
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function byId<T extends HTMLElement = HTMLElement>(id: string): T {
+  const node = document.getElementById(id);
+  if (!node) throw new Error(`console page is missing #${id}`);
+  return node as T;
+}
+
+/** Renders one turn into the #turn section. Create one per opened turn (it resets the section). */
+export class TurnView {
+  private readonly rows = new Map<string, HTMLLIElement>();
+  private readonly section = byId('turn');
+  private readonly timeline = byId<HTMLOListElement>('timeline');
+  private readonly plan = byId<HTMLUListElement>('plan');
+  private readonly cancel = byId<HTMLButtonElement>('cancel');
+
+  constructor(turnId: string) {
+    this.section.hidden = false;
+    this.section.dataset.turnId = turnId;
+    this.section.dataset.lastSeq = '0';
+    this.section.dataset.status = 'queued';
+    byId('turn-id').textContent = `Turn ${turnId}`;
+    this.timeline.replaceChildren();
+    this.plan.replaceChildren();
+    byId('plan-section').hidden = true;
+    byId('turn-error').hidden = true;
+    byId('unavailable').hidden = true;
+    this.setConnection('connecting');
+  }
+
+  /** Show the connection state; "Reconnecting…" is styled to stand out. */
+  setConnection(state: ConnectionState): void {
+    const node = byId('connection');
+    node.textContent = CONNECTION_WORDS[state];
+    node.className = `connection ${state}`;
+    this.section.dataset.connection = state;
+  }
+
+  /** Show a problem (plain words) in the turn's alert area. */
+  showError(text: string): void {
+    const node = byId('turn-error');
+    node.textContent = text;
+    node.hidden = false;
+  }
+
+  render(state: TurnState): void {
+    this.section.dataset.lastSeq = String(state.lastSeq);
+    this.section.dataset.status = state.status;
+    byId('turn-status').textContent = STATUS_WORDS[state.status];
+    this.cancel.disabled = !(state.status === 'queued' || state.status === 'running');
+    const unavailable = byId('unavailable');
+    if (state.unavailable.length) {
+      unavailable.textContent = `Not available this turn: ${state.unavailable.map((u) => `${u.family} (${u.reason})`).join('; ')}`;
+      unavailable.hidden = false;
+    }
+    for (const item of state.timeline) this.renderItem(item);
+    if (state.plan) this.renderPlan(state.plan);
+    if (state.error) this.showError(turnErrorInPlainWords(state.error));
+    else if (state.status === 'completed' && state.stopReason && state.stopReason !== 'stop') {
+      this.showError(`The turn ended early (${state.stopReason.replace(/_/g, ' ')}).`);
+    }
+  }
+
+  private renderItem(item: TimelineItem): void {
+    const key = item.kind === 'tool' ? `t:${item.callId}` : item.key;
+    let li = this.rows.get(key);
+    if (!li) {
+      li = item.kind === 'tool' ? this.createToolRow(item) : el('li', 'message');
+      this.rows.set(key, li);
+      this.timeline.append(li);
+    }
+    if (item.kind === 'message') {
+      if (li.textContent !== item.text) li.textContent = item.text;
+      li.dataset.done = String(item.done);
+      return;
+    }
+    li.className = `tool ${item.state}`;
+    li.dataset.state = item.state;
+    li.querySelector('.state')!.textContent = TOOL_STATE_WORDS[item.state];
+    li.querySelector('.label')!.textContent = item.label;
+    const progress = li.querySelector<HTMLElement>('.progress')!;
+    progress.textContent = item.progress ?? '';
+    progress.hidden = !item.progress;
+    const out = li.querySelector<HTMLElement>('.output')!;
+    out.textContent = item.output ?? (item.state === 'running' ? 'No result yet.' : 'No result.');
+  }
+
+  private createToolRow(item: ToolItem): HTMLLIElement {
+    const li = el('li', 'tool');
+    li.dataset.callId = item.callId;
+    li.dataset.tool = item.name;
+    const details = el('details');
+    const summary = el('summary');
+    summary.append(el('span', 'state'), el('span', 'label'));
+    const progress = el('p', 'progress');
+    const out = el('pre', 'output');
+    out.setAttribute('aria-label', `Result of ${item.name}`);
+    details.append(summary, progress, out);
+    li.append(details);
+    return li;
+  }
+
+  private renderPlan(items: PlanItem[]): void {
+    byId('plan-section').hidden = false;
+    const rows = items.map((item) => {
+      const look = PLAN_MARKS[item.status] ?? { mark: '[?]', word: item.status };
+      const li = el('li', item.status);
+      li.dataset.status = item.status;
+      const mark = el('span', 'mark', look.mark);
+      mark.setAttribute('aria-hidden', 'true');
+      li.append(mark, el('span', 'text', item.content), el('span', 'sr', ` (${look.word})`));
+      return li;
+    });
+    this.plan.replaceChildren(...rows);
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Pure view-model of one turn, built by folding the turn's SSE events (the `data:` JSON of each
+ * `StoredTurnEvent`, see src/runtime/events.ts) in order. No DOM here, so it is unit-testable.
+ *
+ * Exactly-once: every event carries `seq` (1, 2, 3… per turn, also the SSE `id:`). An event whose
+ * seq is not above the last one applied is a duplicate (e.g. replayed after a reconnect) and is
+ * ignored, so rows never appear twice however often the stream resumes.
+ */
+
+/** One tool call row: running label first, replaced by the completed label when it ends. */
+export interface ToolItem {
+  kind: 'tool';
+  callId: string;
+  name: string;
+  label: string;
+  state: 'running' | 'done' | 'error' | 'cancelled';
+  /** The text the model saw as function_call_output (after completion). */
+  output?: string;
+  /** Latest `tool.progress` message. */
+  progress?: string;
+}
+
+/** One assistant message, streaming until `message.completed`. */
+export interface MessageItem {
+  kind: 'message';
+  /** Stable key for rendering (seq of the first delta). */
+  key: string;
+  text: string;
+  done: boolean;
+}
+
+export type TimelineItem = ToolItem | MessageItem;
+
+/** A todo item from a `plan.snapshot` presentation event. */
+export interface PlanItem {
+  id: string;
+  content: string;
+  status: string;
+}
+
+export type TurnStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+
+export interface TurnState {
+  turnId: string;
+  /** Highest seq applied (0 = none). */
+  lastSeq: number;
+  status: TurnStatus;
+  model?: string;
+  tools: string[];
+  unavailable: { family: string; reason: string }[];
+  timeline: TimelineItem[];
+  /** Latest plan snapshot; null until the first one. */
+  plan: PlanItem[] | null;
+  error: { code: string; message: string } | null;
+  stopReason?: string;
+  outputText?: string;
+}
+
+/** An event as received (loosely typed: the page must survive fields it does not know). */
+export interface IncomingEvent {
+  type: string;
+  seq: number;
+  [key: string]: unknown;
+}
+
+export function initialTurnState(turnId: string): TurnState {
+  return { turnId, lastSeq: 0, status: 'queued', tools: [], unavailable: [], timeline: [], plan: null, error: null };
+}
+
+/** True for the three events after which a turn's log never grows. */
+export function isTerminal(type: string): boolean {
+  return type === 'turn.completed' || type === 'turn.failed' || type === 'turn.cancelled';
+}
+
+const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
+
+/**
+ * Apply `ev` to `state` in place. Returns false (and changes nothing) for a duplicate or
+ * out-of-order event (seq ≤ lastSeq) or one without a numeric seq.
+ */
+export function applyEvent(state: TurnState, ev: IncomingEvent): boolean {
+  if (typeof ev.seq !== 'number' || !Number.isFinite(ev.seq) || ev.seq <= state.lastSeq) return false;
+  state.lastSeq = ev.seq;
+  switch (ev.type) {
+    case 'turn.started':
+      state.status = 'running';
+      state.model = str(ev.model) || undefined;
+      state.tools = Array.isArray(ev.tools) ? ev.tools.map(String) : [];
+      state.unavailable = Array.isArray(ev.unavailable) ? (ev.unavailable as TurnState['unavailable']) : [];
+      break;
+    case 'message.delta': {
+      const last = state.timeline[state.timeline.length - 1];
+      if (last && last.kind === 'message' && !last.done) last.text += str(ev.text);
+      else state.timeline.push({ kind: 'message', key: `m${ev.seq}`, text: str(ev.text), done: false });
+      break;
+    }
+    case 'message.completed': {
+      const last = state.timeline[state.timeline.length - 1];
+      if (last && last.kind === 'message' && !last.done) {
+        last.text = str(ev.text, last.text);
+        last.done = true;
+      } else {
+        state.timeline.push({ kind: 'message', key: `m${ev.seq}`, text: str(ev.text), done: true });
+      }
+      break;
+    }
+    case 'tool.started': {
+      const label = typeof ev.label === 'string' ? ev.label : null;
+      if (label !== null) {
+        state.timeline.push({ kind: 'tool', callId: str(ev.call_id), name: str(ev.name), label, state: 'running' });
+      }
+      break;
+    }
+    case 'tool.progress': {
+      const row = findTool(state, str(ev.call_id));
+      if (row) row.progress = str(ev.message);
+      break;
+    }
+    case 'tool.completed': {
+      const label = typeof ev.label === 'string' ? ev.label : null;
+      let row = findTool(state, str(ev.call_id));
+      if (!row && label !== null) {
+        row = { kind: 'tool', callId: str(ev.call_id), name: str(ev.name), label, state: 'running' };
+        state.timeline.push(row);
+      }
+      if (row) {
+        if (label !== null) row.label = label;
+        row.state = ev.is_error === true ? 'error' : 'done';
+        row.output = str(ev.output);
+        row.progress = undefined;
+      }
+      break;
+    }
+    case 'presentation': {
+      const inner = ev.event as { type?: unknown; items?: unknown; todos?: unknown } | undefined;
+      if (inner && inner.type === 'plan.snapshot') {
+        const list = Array.isArray(inner.items) ? inner.items : Array.isArray(inner.todos) ? inner.todos : [];
+        state.plan = list.map((raw, i) => {
+          const item = (raw ?? {}) as Record<string, unknown>;
+          return { id: str(item.id, String(i + 1)), content: str(item.content), status: str(item.status, 'pending') };
+        });
+      }
+      break;
+    }
+    case 'turn.completed':
+      state.status = 'completed';
+      state.stopReason = str(ev.stop_reason);
+      state.outputText = str(ev.output_text);
+      if (state.outputText && !state.timeline.some((item) => item.kind === 'message')) {
+        state.timeline.push({ kind: 'message', key: `m${ev.seq}`, text: state.outputText, done: true });
+      }
+      closeOpenItems(state, 'cancelled');
+      break;
+    case 'turn.failed': {
+      state.status = 'failed';
+      const e = (ev.error ?? {}) as { code?: unknown; message?: unknown };
+      state.error = { code: str(e.code, 'error'), message: str(e.message, 'unknown error') };
+      closeOpenItems(state, 'cancelled');
+      break;
+    }
+    case 'turn.cancelled': {
+      state.status = 'cancelled';
+      const calls = Array.isArray(ev.calls) ? (ev.calls as { call_id?: unknown; state?: unknown }[]) : [];
+      for (const call of calls) {
+        const row = findTool(state, str(call.call_id));
+        if (row && row.state === 'running') row.state = call.state === 'completed' ? 'done' : 'cancelled';
+      }
+      closeOpenItems(state, 'cancelled');
+      break;
+    }
+    default:
+      // Unknown event types are counted (seq advances) but not shown.
+      break;
+  }
+  return true;
+}
+
+function findTool(state: TurnState, callId: string): ToolItem | undefined {
+  for (const item of state.timeline) if (item.kind === 'tool' && item.callId === callId) return item;
+  return undefined;
+}
+
+/** After a terminal event nothing is running any more. */
+function closeOpenItems(state: TurnState, toolState: 'cancelled'): void {
+  for (const item of state.timeline) {
+    if (item.kind === 'tool' && item.state === 'running') item.state = toolState;
+    if (item.kind === 'message') item.done = true;
+  }
+}

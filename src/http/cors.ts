@@ -1,0 +1,79 @@
+/**
+ * Cross-origin access for browser clients, through `@fastify/cors`.
+ *
+ * Rules (issue 8; Fetch standard §3.2 "CORS protocol"):
+ * - Only origins listed in CORS_ORIGINS (exact `scheme://host[:port]`, compared after URL
+ *   normalisation) get CORS headers; any other origin gets none, so the browser blocks it. The
+ *   request's Origin is echoed only when it is on the list — arbitrary origins are never reflected.
+ * - Unset CORS_ORIGINS: no cross-origin access at all.
+ * - Preflight allows JSON POSTs with `Authorization` and `Idempotency-Key`, and `Last-Event-ID`
+ *   (sent by EventSource when it reconnects). Headers are set in `onRequest`, so SSE responses
+ *   (whose head `@fastify/sse` writes itself, copying `reply.getHeaders()`) carry them too.
+ * - No credentials mode (`Access-Control-Allow-Credentials` is never sent): auth is a bearer
+ *   header or a stream token in the URL, never a cookie.
+ *
+ * Register this plugin before the auth hook so a preflight (which carries no Authorization) is
+ * answered before auth runs.
+ */
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+import { ConfigError } from '../config.js';
+
+/** Request headers a cross-origin page may send. */
+export const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'Idempotency-Key', 'Last-Event-ID', 'Accept'];
+/** Methods the API uses. */
+export const CORS_METHODS = ['GET', 'HEAD', 'POST'];
+
+/**
+ * Normalise configured origins to `URL.origin` form (`https://app.example.com`,
+ * `http://127.0.0.1:5173`).
+ * @throws ConfigError naming CORS_ORIGINS when an entry is not a bare http(s) origin
+ *   (`*`, paths, query strings and other schemes are refused).
+ */
+export function parseCorsOrigins(entries: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  const problems: string[] = [];
+  for (const entry of entries) {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    const bare = url && (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+    if (!url || !bare) {
+      problems.push(`CORS_ORIGINS: ${JSON.stringify(entry)} is not an origin like https://app.example.com or http://localhost:5173`);
+      continue;
+    }
+    out.add(url.origin);
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return out;
+}
+
+/** True when `origin` (a request's Origin header) is one of `allowed` (from {@link parseCorsOrigins}). */
+export function isAllowedOrigin(allowed: ReadonlySet<string>, origin: string | undefined): boolean {
+  if (!origin || origin === 'null') return false;
+  try {
+    return allowed.has(new URL(origin).origin);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Register `@fastify/cors` on `app` for `origins` (CORS_ORIGINS entries). With an empty list the
+ * plugin is still registered (so behaviour is uniform) but answers no origin.
+ */
+export async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
+  const allowed = parseCorsOrigins(origins);
+  await app.register(cors, {
+    origin: (origin, cb) => cb(null, isAllowedOrigin(allowed, origin) ? (origin as string) : false),
+    methods: CORS_METHODS,
+    allowedHeaders: CORS_ALLOWED_HEADERS,
+    maxAge: 600,
+    credentials: false,
+    strictPreflight: true,
+  });
+}

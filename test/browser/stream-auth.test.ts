@@ -1,0 +1,180 @@
+/**
+ * Auth that EventSource can use, and CORS — over real HTTP against the real service (bearer auth
+ * on, scripted model). Browser-level behaviour is in console.test.ts / cross-origin.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { readSse } from '../e2e/support/sse-client.js';
+import { signStreamToken } from '../../src/http/stream-token.js';
+import { parseCorsOrigins } from '../../src/http/cors.js';
+import { request, startService, type BrowserTestService } from './support/service.js';
+
+const BEARER = 'long-lived-bearer-token-123';
+const SECRET = 'stream-secret-for-tests-0123456789';
+const ALLOWED = 'http://app.example.test:5173';
+const auth = { authorization: `Bearer ${BEARER}` };
+
+let model: ScriptedResponsesServer;
+let svc: BrowserTestService;
+
+async function finishedTurn(text: string): Promise<{ id: string; links: { events: string } }> {
+  model.push({ output: [message(text)] });
+  const created = await request(`${svc.url}/v1/turns`, { method: 'POST', body: { input: 'hi', tools: [] }, headers: auth });
+  expect(created.status).toBe(202);
+  await svc.services.turns.waitForTerminal(created.body.id);
+  return created.body;
+}
+
+beforeAll(async () => {
+  model = await startScriptedResponsesServer();
+  svc = await startService({
+    modelBaseURL: model.baseURL,
+    env: { AUTH_TOKENS: BEARER, STREAM_TOKEN_SECRET: SECRET, CORS_ORIGINS: ALLOWED },
+  });
+});
+
+afterAll(async () => {
+  await svc?.close();
+  await model?.close();
+});
+
+describe('stream tokens in links.events', () => {
+  it('lets GET of that turn’s events through without a bearer header, from the first event to the last', async () => {
+    const turn = await finishedTurn('streamed with a token');
+    expect(turn.links.events).toMatch(new RegExp(`^/v1/turns/${turn.id}/events\\?stream_token=\\d+\\.[A-Za-z0-9_-]{43}$`));
+    const res = await readSse(svc.url + turn.links.events);
+    expect(res.status).toBe(200);
+    expect(res.events[0].event).toBe('turn.started');
+    expect(res.events.at(-1)!.event).toBe('turn.completed');
+    expect(res.events.at(-1)!.json.output_text).toBe('streamed with a token');
+  });
+
+  it('is offered again, freshly signed, by GET /v1/turns/{id}', async () => {
+    const turn = await finishedTurn('again');
+    const got = await request(`${svc.url}/v1/turns/${turn.id}`, { headers: auth });
+    expect(got.status).toBe(200);
+    expect(got.body.links.events).toMatch(/\?stream_token=/);
+    expect((await readSse(svc.url + got.body.links.events)).status).toBe(200);
+  });
+
+  it('refuses a token issued for another turn with 401 and the error envelope', async () => {
+    const a = await finishedTurn('a');
+    const b = await finishedTurn('b');
+    const token = new URL(a.links.events, svc.url).searchParams.get('stream_token')!;
+    const res = await request(`${svc.url}/v1/turns/${b.id}/events?stream_token=${token}`);
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ error: { code: 'invalid_stream_token', message: expect.any(String) } });
+  });
+
+  it('refuses an expired token with 401 stream_token_expired', async () => {
+    const turn = await finishedTurn('old');
+    const expired = signStreamToken(SECRET, turn.id, Math.floor(Date.now() / 1000) - 1);
+    const res = await request(`${svc.url}/v1/turns/${turn.id}/events?stream_token=${expired}`);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('stream_token_expired');
+    // The same signature scheme with a future expiry is accepted: only the expiry made the difference.
+    const fresh = signStreamToken(SECRET, turn.id, Math.floor(Date.now() / 1000) + 60);
+    expect((await readSse(`${svc.url}/v1/turns/${turn.id}/events?stream_token=${fresh}`)).status).toBe(200);
+  });
+
+  it('opens nothing but GET of the events: not the turn, not cancel', async () => {
+    const turn = await finishedTurn('scoped');
+    const token = new URL(turn.links.events, svc.url).searchParams.get('stream_token')!;
+    const get = await request(`${svc.url}/v1/turns/${turn.id}?stream_token=${token}`);
+    expect(get.status).toBe(401);
+    expect(get.body.error.code).toBe('unauthorized');
+    const cancel = await request(`${svc.url}/v1/turns/${turn.id}/cancel?stream_token=${token}`, { method: 'POST' });
+    expect(cancel.status).toBe(401);
+  });
+
+  it('never accepts the long-lived bearer token in a URL', async () => {
+    const turn = await finishedTurn('no bearer in urls');
+    for (const param of ['access_token', 'token', 'stream_token', 'authorization']) {
+      const res = await request(`${svc.url}/v1/turns/${turn.id}/events?${param}=${BEARER}`);
+      expect(res.status, param).toBe(401);
+      expect(res.body.error).toBeDefined();
+    }
+    expect((await request(`${svc.url}/v1/turns?access_token=${BEARER}`)).status).toBe(401);
+  });
+
+  it('keeps stream tokens and bearer tokens out of the log', async () => {
+    const turn = await finishedTurn('logged');
+    const token = new URL(turn.links.events, svc.url).searchParams.get('stream_token')!;
+    await readSse(svc.url + turn.links.events);
+    await request(`${svc.url}/v1/turns/${turn.id}/events?access_token=${BEARER}`);
+    const log = svc.logText();
+    expect(log).toContain(`/v1/turns/${turn.id}/events`);
+    expect(log).not.toContain(token);
+    expect(log).not.toContain(token.split('.')[1]);
+    expect(log).not.toContain(BEARER);
+  });
+});
+
+describe('CORS', () => {
+  it('answers a preflight for a JSON POST with Authorization and Idempotency-Key from an allowed origin', async () => {
+    const res = await fetch(`${svc.url}/v1/turns`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: ALLOWED,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization,content-type,idempotency-key',
+      },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    const allowed = res.headers.get('access-control-allow-headers')!.toLowerCase();
+    for (const h of ['authorization', 'content-type', 'idempotency-key', 'last-event-id']) expect(allowed).toContain(h);
+    expect(res.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('gives a disallowed origin no CORS headers at all (the browser then blocks it)', async () => {
+    const pre = await fetch(`${svc.url}/v1/turns`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.example.test', 'access-control-request-method': 'POST' },
+    });
+    expect(pre.headers.get('access-control-allow-origin')).toBeNull();
+    expect(pre.headers.get('access-control-allow-headers')).toBeNull();
+    const get = await fetch(`${svc.url}/v1/turns`, { headers: { ...auth, origin: 'http://evil.example.test' } });
+    expect(get.status).toBe(200);
+    expect(get.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('puts the CORS header on SSE responses for an allowed origin only', async () => {
+    const turn = await finishedTurn('cors sse');
+    const ok = await readSse(svc.url + turn.links.events, { headers: { origin: ALLOWED } });
+    expect(ok.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(ok.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    const other = await readSse(svc.url + turn.links.events, { headers: { origin: 'http://localhost:9' } });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('refuses CORS_ORIGINS entries that are not bare origins', () => {
+    expect([...parseCorsOrigins(['https://app.example.com/', 'http://127.0.0.1:8080'])]).toEqual([
+      'https://app.example.com',
+      'http://127.0.0.1:8080',
+    ]);
+    for (const bad of ['*', 'app.example.com', 'https://app.example.com/path', 'ftp://x.test', 'https://a.test?x=1']) {
+      expect(() => parseCorsOrigins([bad]), bad).toThrow(/CORS_ORIGINS/);
+    }
+  });
+});
+
+describe('console page', () => {
+  it('is served without a token, with a strict Content-Security-Policy, and its script is JavaScript', async () => {
+    const page = await fetch(`${svc.url}/console`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain('<script type="module" src="/console/app.js">');
+    const js = await fetch(`${svc.url}/console/app.js`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toMatch(/^text\/javascript/);
+    const code = await js.text();
+    expect(code).toContain("from './api.js'");
+    expect(code).not.toMatch(/\binterface\b|: HTMLElement\b/);
+    expect((await fetch(`${svc.url}/console/..%2Fpackage.json`)).status).toBe(404);
+    expect((await fetch(`${svc.url}/console/nope.js`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * A TCP proxy on 127.0.0.1 in front of the service, so a test can break the network under a live
+ * page: `dropStreams()` resets every connection that carried an SSE events request (what a flaky
+ * network or a restarting load balancer does), and `hold()` makes new connections wait (not
+ * refused, not forwarded) until `release()` — so events can happen while the page is away.
+ */
+import net, { type AddressInfo, type Socket } from 'node:net';
+
+export interface DropProxy {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  /** Reset every client connection that has sent `GET …/events`. Returns how many. */
+  dropStreams(): number;
+  /** Park new connections until {@link release}. */
+  hold(): void;
+  release(): void;
+  /** Number of `GET …/events` requests seen so far (each EventSource (re)connect is one). */
+  eventRequests(): number;
+  close(): Promise<void>;
+}
+
+export async function startDropProxy(targetPort: number): Promise<DropProxy> {
+  const streams = new Set<Socket>();
+  const all = new Set<Socket>();
+  let held: (() => void)[] | null = null;
+  let eventRequests = 0;
+
+  const server = net.createServer((client) => {
+    all.add(client);
+    client.on('close', () => {
+      all.delete(client);
+      streams.delete(client);
+    });
+    client.on('error', () => undefined);
+    const connect = () => {
+      if (client.destroyed) return;
+      const upstream = net.connect(targetPort, '127.0.0.1');
+      upstream.on('error', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+      client.on('data', (chunk: Buffer) => {
+        // Look at request lines (keep-alive may carry several requests on one socket).
+        const head = chunk.toString('latin1', 0, Math.min(chunk.length, 2048));
+        for (const m of head.matchAll(/(?:^|\r\n)GET (\S+\/events)(?:\?\S*)? HTTP\/1\.[01]\r\n/g)) {
+          if (m[1]) {
+            eventRequests += 1;
+            streams.add(client);
+          }
+        }
+      });
+      client.pipe(upstream);
+      upstream.pipe(client);
+    };
+    if (held) held.push(connect);
+    else connect();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const proxy: DropProxy = {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dropStreams() {
+      const n = streams.size;
+      for (const s of streams) s.resetAndDestroy();
+      streams.clear();
+      return n;
+    },
+    hold() {
+      held ??= [];
+    },
+    release() {
+      const waiting = held ?? [];
+      held = null;
+      for (const go of waiting) go();
+    },
+    eventRequests: () => eventRequests,
+    async close() {
+      proxy.release();
+      for (const s of all) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  return proxy;
+}
