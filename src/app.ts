@@ -15,6 +15,7 @@ import { healthRoutes } from '../routes/health.js';
 import { openapiRoutes } from '../routes/openapi.js';
 import { turnRoutes } from '../routes/turns.js';
 import { toolRoutes } from '../routes/tools.js';
+import { scheduleRoutes } from '../routes/schedules.js';
 import { consoleRoutes } from '../routes/console.js';
 
 /** The fastify-plugin-wrapped export (its types name only the unwrapped function). */
@@ -33,6 +34,7 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   turnRoutes,
   toolRoutes,
   consoleRoutes,
+  scheduleRoutes,
   // scheduleRoutes, workflowRoutes, brainRoutes, consoleRoutes — added by their issues
 ];
 

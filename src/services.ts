@@ -20,6 +20,10 @@ import { SqliteEventLog } from './store/sqlite-event-log.js';
 import { SqliteTurnStore } from './store/sqlite-turn-store.js';
 import type { TurnStore } from './store/turn-store.js';
 import { DefaultTurnService, type RunTurnFn } from './turns/turn-service.js';
+import { systemClock } from './schedules/clock.js';
+import { Scheduler, schedulerService } from './schedules/scheduler.js';
+import { createScheduleService } from './schedules/service.js';
+import { SqliteScheduleStore } from './schedules/store.js';
 
 // TEMPORARY until src/runtime/loop.ts lands: resolved at call time so this file compiles before it.
 const LOOP_MODULE = './runtime/loop.js';
@@ -80,6 +84,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const db = openDatabase(config.DATA_DIR);
   const eventLog = new SqliteEventLog<{ type: string }>(db);
   const turnStore = new SqliteTurnStore(db);
+  const scheduleStore = new SqliteScheduleStore(db);
   const registry: ServiceRegistry = {};
   const background: BackgroundService[] = [];
   const modelClient = overrides.modelClient ?? modelClientFromConfig(config);
@@ -94,7 +99,8 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   });
 
   // --- control-plane services (one line each; add to `registry` / `background`) ---
-  // registry.schedules = ...; background.push(scheduler);
+  registry.schedules = createScheduleService({ store: scheduleStore, clock: systemClock, config, turnStatus: (id) => turnStore.get(id)?.status });
+  background.push(schedulerService(new Scheduler({ store: scheduleStore, turns, tickMs: config.SCHEDULER_TICK_MS, logger: log })));
   // registry.workflows = ...;
   // registry.brain = ...;
 

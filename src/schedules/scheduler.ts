@@ -100,7 +100,7 @@ export class Scheduler {
 
   /**
    * Claim every due slot and start its turn. Ticks never overlap: a call while one runs returns
-   * that tick's promise.
+   * that tick's promise. After {@link stop} a tick claims nothing (until {@link start} again).
    */
   tick(): Promise<TickResult> {
     if (this.running) return this.running;
@@ -169,9 +169,25 @@ export class Scheduler {
       this.log.info({ run_id: run.id, schedule_id: run.schedule_id, turn_id: turn.id }, 'schedule fired');
     } catch (err) {
       const error = errorOf(err);
+      if (error.code === 'shutting_down') {
+        // the turn service is stopping: leave the run claimed; the next start-up re-starts it
+        this.log.warn({ run_id: run.id, schedule_id: run.schedule_id }, 'schedule run left claimed: the service is shutting down');
+        return;
+      }
       this.deps.store.markFailed(run.id, error);
       result.failed.push({ run_id: run.id, schedule_id: run.schedule_id, error });
       this.log.error({ run_id: run.id, schedule_id: run.schedule_id, err }, 'schedule run could not start its turn');
     }
   }
+}
+
+/** The scheduler as a background service of src/services.ts (start recovers and catches up). */
+export function schedulerService(scheduler: Scheduler): { name: string; start(): Promise<void>; stop(): Promise<void> } {
+  return {
+    name: 'scheduler',
+    async start() {
+      await scheduler.start();
+    },
+    stop: () => scheduler.stop(),
+  };
 }

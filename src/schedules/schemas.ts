@@ -11,6 +11,14 @@ import { SCHEDULE_STATUSES } from './types.js';
 /** `[A-Za-z0-9_-]{1,64}`, as for turns. */
 export const AgentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'agent_id must match [A-Za-z0-9_-]{1,64}');
 
+/** Max serialized size of `metadata`, bytes (same rule as POST /v1/turns, routes/turn-schemas.ts). */
+export const METADATA_MAX_BYTES = 4096;
+
+export const MetadataSchema = z
+  .record(z.string().max(64), z.unknown())
+  .refine((m) => Object.keys(m).length <= 32, 'metadata may have at most 32 keys')
+  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, `metadata must serialize to at most ${METADATA_MAX_BYTES} bytes`);
+
 export const ScheduleNameSchema = z.string().trim().min(1, 'name must not be empty').max(200);
 
 /** A turn `input`: a non-empty string, or a non-empty list of role messages (as POST /v1/turns). */
@@ -61,9 +69,9 @@ export const CreateScheduleBodySchema = z
     instructions: z.string().nullable().optional(),
     agent_id: AgentIdSchema.optional(),
     tools: ToolFamiliesSchema.optional(),
-    model: z.string().min(1).nullable().optional(),
+    model: z.string().min(1).max(200).nullable().optional(),
     max_steps: z.number().int().min(1).max(100).nullable().optional(),
-    metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+    metadata: MetadataSchema.nullable().optional(),
     paused: z.boolean().optional(),
   })
   .strict();
@@ -77,9 +85,9 @@ export const UpdateScheduleBodySchema = z
     input: TurnInputSchema.optional(),
     instructions: z.string().nullable().optional(),
     tools: ToolFamiliesSchema.optional(),
-    model: z.string().min(1).nullable().optional(),
+    model: z.string().min(1).max(200).nullable().optional(),
     max_steps: z.number().int().min(1).max(100).nullable().optional(),
-    metadata: z.record(z.string(), z.unknown()).nullable().optional(),
+    metadata: MetadataSchema.nullable().optional(),
     paused: z.boolean().optional(),
   })
   .strict()

@@ -27,9 +27,9 @@ const UNIT_MS: Record<AfterUnit, number> = {
 /** Furthest a one-shot may lie ahead: 10 years. */
 const MAX_AHEAD_MS = 10 * 366 * 86_400_000;
 /** How many upcoming cron slots are inspected for the minimum-interval check. */
-const INTERVAL_SAMPLE = 200;
+const INTERVAL_SAMPLE = 64;
 /** Cap when counting slots missed during downtime. */
-const MAX_MISSED_COUNT = 10_000;
+const MAX_MISSED_COUNT = 1_000;
 
 /** A validated `when` plus the first slot it fires (ms since epoch). */
 export interface ValidWhen {
@@ -209,7 +209,7 @@ export function nextSlotAfter(when: ScheduleWhen, afterMs: number): number | nul
 
 /**
  * Count cron slots strictly after `fromMs` and at or before `toMs` (slots missed during downtime,
- * beyond the one being fired). 0 for one-shots. Capped at 10 000.
+ * beyond the one being fired). 0 for one-shots. Capped at 1 000 (croner evaluates ~0.3 ms per slot in a zone).
  */
 export function countSlotsBetween(when: ScheduleWhen, fromMs: number, toMs: number): number {
   if (!isRecurring(when) || toMs <= fromMs) return 0;

@@ -1,0 +1,101 @@
+/**
+ * Schedule endpoints (issue "Schedules"), over `services.registry.schedules`:
+ * - POST   /v1/schedules            — create (201; `Idempotency-Key` replay → 200 with the same schedule)
+ * - GET    /v1/schedules            — newest first; filters `agent_id`, `status`; cursor pagination
+ * - GET    /v1/schedules/{id}       — one schedule
+ * - PATCH  /v1/schedules/{id}       — change fields, `when`, or `paused`
+ * - DELETE /v1/schedules/{id}       — delete; it never fires again (its turns are kept)
+ * - GET    /v1/schedules/{id}/runs  — runs, newest first, each linking to the turn it started
+ * Errors: `{error: {code, message, details?}}` — 400 `invalid_request` (zod issues) and the
+ * ScheduleError codes (src/schedules/errors.ts), 404 `schedule_not_found`, 409
+ * `schedule_limit_reached` / `idempotency_conflict`, 503 `schedules_unavailable`.
+ */
+import { z } from 'zod';
+import type { RoutePlugin } from '../src/app.js';
+import { HttpError } from '../src/http/errors.js';
+import { isScheduleError } from '../src/schedules/errors.js';
+import { AgentIdSchema, CreateScheduleBodySchema, ScheduleStatusSchema, UpdateScheduleBodySchema } from '../src/schedules/schemas.js';
+import type { Schedule, ScheduleService } from '../src/schedules/types.js';
+
+const IdParams = z.object({ id: z.string().min(1).max(100) });
+const ListQuery = z
+  .object({
+    agent_id: AgentIdSchema.optional(),
+    status: ScheduleStatusSchema.optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().min(1).max(200).optional(),
+  });
+const RunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().min(1).max(200).optional() });
+const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1..255 visible ASCII characters');
+
+/** A schedule as returned over REST: the record plus links. */
+export function withLinks(s: Schedule): Schedule & { links: { self: string; runs: string } } {
+  const self = `/v1/schedules/${encodeURIComponent(s.id)}`;
+  return { ...s, links: { self, runs: `${self}/runs` } };
+}
+
+/** Run `fn`, turning a ScheduleError into the HTTP error envelope. */
+function call<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (isScheduleError(err)) throw new HttpError(err.statusCode, err.code, err.message, err.details);
+    throw err;
+  }
+}
+
+export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
+  const schedules = (): ScheduleService => {
+    const s = services.registry.schedules;
+    if (!s) throw new HttpError(503, 'schedules_unavailable', 'the schedule service is not configured on this server');
+    return s;
+  };
+  const found = (id: string): Schedule => {
+    const s = schedules().get(id);
+    if (!s) throw new HttpError(404, 'schedule_not_found', `no schedule with id ${JSON.stringify(id)}`, { id });
+    return s;
+  };
+
+  app.post('/v1/schedules', async (request, reply) => {
+    const body = CreateScheduleBodySchema.parse(request.body ?? undefined);
+    const rawKey = request.headers['idempotency-key'];
+    const key = rawKey === undefined ? undefined : IdempotencyKey.parse(rawKey);
+    const { schedule, created } = call(() =>
+      schedules().create(
+        { ...body, agent_id: body.agent_id ?? 'default', tools: body.tools ?? services.config.DEFAULT_TOOLS },
+        { created_by: { type: 'api' }, idempotencyKey: key === undefined ? undefined : `api:${key}` },
+      ),
+    );
+    const out = withLinks(schedule);
+    return reply.code(created ? 201 : 200).header('Location', out.links.self).send(out);
+  });
+
+  app.get('/v1/schedules', async (request) => {
+    const q = ListQuery.parse(request.query);
+    const page = call(() => schedules().list(q));
+    return { data: page.data.map(withLinks), next_cursor: page.next_cursor };
+  });
+
+  app.get('/v1/schedules/:id', async (request) => {
+    const { id } = IdParams.parse(request.params);
+    return withLinks(found(id));
+  });
+
+  app.patch('/v1/schedules/:id', async (request) => {
+    const { id } = IdParams.parse(request.params);
+    const body = UpdateScheduleBodySchema.parse(request.body ?? undefined);
+    return withLinks(call(() => schedules().update(id, body)));
+  });
+
+  app.delete('/v1/schedules/:id', async (request) => {
+    const { id } = IdParams.parse(request.params);
+    const deleted = call(() => schedules().delete(id));
+    return { id: deleted.id, deleted: true };
+  });
+
+  app.get('/v1/schedules/:id/runs', async (request) => {
+    const { id } = IdParams.parse(request.params);
+    const q = RunsQuery.parse(request.query);
+    return call(() => schedules().listRuns(id, q));
+  });
+};

@@ -1,0 +1,140 @@
+/**
+ * Test parts for the schedules tests: a manual clock, a real SQLite database on a temporary
+ * directory, a turn service that records what the scheduler asked it to start (the real one is
+ * used by the HTTP/e2e tests), and a TurnContext builder.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { uuidv7 } from 'uuidv7';
+import type { TurnContext, TurnKind, TurnOrigin } from '../../src/assembly/context.js';
+import { loadConfig, type Config, type ToolFamily } from '../../src/config.js';
+import type { Clock } from '../../src/schedules/clock.js';
+import { createScheduleService } from '../../src/schedules/service.js';
+import { SqliteScheduleStore } from '../../src/schedules/store.js';
+import type { ScheduleService } from '../../src/schedules/types.js';
+import { openDatabase, type Database } from '../../src/store/database.js';
+import type { CreateTurnInput, CreateTurnOptions, TurnRecord, TurnService } from '../../src/turns/turn-service-types.js';
+
+/** A clock that only moves when told. */
+export class ManualClock implements Clock {
+  constructor(private ms: number) {}
+  static at(iso: string): ManualClock {
+    return new ManualClock(Date.parse(iso));
+  }
+  now(): number {
+    return this.ms;
+  }
+  set(iso: string): void {
+    this.ms = Date.parse(iso);
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+/**
+ * Records `create` calls; honours idempotency keys like the real service (same key → same turn).
+ * `failNext` makes the next create throw (a refused start).
+ */
+export class RecordingTurnService implements TurnService {
+  readonly created: { input: CreateTurnInput; options: CreateTurnOptions; record: TurnRecord }[] = [];
+  private readonly byKey = new Map<string, TurnRecord>();
+  failNext: Error | undefined;
+
+  async create(input: CreateTurnInput, options: CreateTurnOptions = {}): Promise<TurnRecord> {
+    if (this.failNext) {
+      const err = this.failNext;
+      this.failNext = undefined;
+      throw err;
+    }
+    if (options.idempotencyKey && this.byKey.has(options.idempotencyKey)) return this.byKey.get(options.idempotencyKey)!;
+    const record: TurnRecord = {
+      id: uuidv7(),
+      agent_id: input.agent_id,
+      status: 'queued',
+      kind: options.kind ?? 'main',
+      origin: options.origin ?? { type: 'api' },
+      model: input.model ?? 'test-model',
+      created_at: new Date().toISOString(),
+      started_at: null,
+      completed_at: null,
+      output_text: null,
+      stop_reason: null,
+      steps: 0,
+      usage: { input_tokens: 0, output_tokens: 0 },
+      error: null,
+      metadata: null,
+    };
+    if (options.idempotencyKey) this.byKey.set(options.idempotencyKey, record);
+    this.created.push({ input, options, record });
+    return record;
+  }
+  get(id: string): TurnRecord | undefined {
+    return this.created.find((c) => c.record.id === id)?.record;
+  }
+  async cancel(id: string): Promise<TurnRecord | undefined> {
+    return this.get(id);
+  }
+  async waitForTerminal(id: string): Promise<TurnRecord> {
+    return this.get(id)!;
+  }
+}
+
+export interface ScheduleRig {
+  dir: string;
+  db: Database;
+  store: SqliteScheduleStore;
+  service: ScheduleService;
+  clock: ManualClock;
+  config: Config;
+  turns: RecordingTurnService;
+  close(): void;
+}
+
+/** A real database file in a fresh temporary DATA_DIR, with the schedule store and service on it. */
+export function scheduleRig(startIso: string, env: Record<string, string> = {}): ScheduleRig {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schedules-test-'));
+  const config = loadConfig({ DATA_DIR: dir, ...env });
+  const db = openDatabase(dir);
+  const store = new SqliteScheduleStore(db);
+  const clock = ManualClock.at(startIso);
+  const turns = new RecordingTurnService();
+  const service = createScheduleService({ store, clock, config, turnStatus: (id) => turns.get(id)?.status });
+  return {
+    dir,
+    db,
+    store,
+    service,
+    clock,
+    config,
+    turns,
+    close() {
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A TurnContext for family/tool tests. */
+export function turnContext(
+  rig: Pick<ScheduleRig, 'config' | 'service'>,
+  over: { kind?: TurnKind; origin?: TurnOrigin; families?: ToolFamily[]; agentId?: string; turnId?: string; withService?: boolean } = {},
+): TurnContext {
+  const families = over.families ?? ['todo', 'schedule'];
+  const agentId = over.agentId ?? 'agent-1';
+  return {
+    turnId: over.turnId ?? uuidv7(),
+    agentId,
+    kind: over.kind ?? 'main',
+    origin: over.origin ?? { type: 'api' },
+    families,
+    requestedTools: families,
+    brain: false,
+    config: rig.config,
+    agentHome: path.join(rig.config.DATA_DIR, 'agents', agentId, 'home'),
+    signal: new AbortController().signal,
+    services: over.withService === false ? {} : { schedules: rig.service },
+    model: 'test-model',
+  };
+}

@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import { ScheduleError } from '../../src/schedules/errors.js';
+import { countSlotsBetween, nextSlotAfter, validateWhen } from '../../src/schedules/when.js';
+
+const now = Date.parse('2026-03-27T12:00:00Z');
+const rules = { now, minIntervalS: 60 };
+
+function codeOf(raw: unknown, r = rules): string {
+  try {
+    validateWhen(raw, r);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ScheduleError);
+    return (err as ScheduleError).code;
+  }
+  throw new Error('expected validateWhen to throw');
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+describe('validateWhen', () => {
+  it('accepts an at time with offset and fires exactly then', () => {
+    const v = validateWhen({ at: '2026-03-27T15:30:00+01:00' }, rules);
+    expect(iso(v.firstRunAt)).toBe('2026-03-27T14:30:00.000Z');
+    expect(v.when).toEqual({ at: '2026-03-27T15:30:00+01:00' });
+  });
+
+  it('computes after from now in the given unit', () => {
+    expect(iso(validateWhen({ after: { value: 90, unit: 'minute' } }, rules).firstRunAt)).toBe('2026-03-27T13:30:00.000Z');
+    expect(iso(validateWhen({ after: { value: 1, unit: 'week' } }, rules).firstRunAt)).toBe('2026-04-03T12:00:00.000Z');
+  });
+
+  it('gives the first cron slot in the zone', () => {
+    const v = validateWhen({ cron: '0 9 * * *', timezone: 'Europe/Berlin' }, rules);
+    expect(iso(v.firstRunAt)).toBe('2026-03-28T08:00:00.000Z'); // 09:00 CET
+  });
+
+  it('refuses none or several forms with invalid_when', () => {
+    expect(codeOf({})).toBe('invalid_when');
+    expect(codeOf(undefined)).toBe('invalid_when');
+    expect(codeOf('tomorrow')).toBe('invalid_when');
+    expect(codeOf({ at: '2026-03-28T09:00:00Z', cron: '0 9 * * *', timezone: 'UTC' })).toBe('invalid_when');
+    expect(codeOf({ after: { value: 1, unit: 'hour' }, at: '2026-03-28T09:00:00Z' })).toBe('invalid_when');
+    expect(codeOf({ at: '2026-03-28T09:00:00Z', timezone: 'UTC' })).toBe('invalid_when');
+  });
+
+  it('refuses an at without offset or an impossible date with invalid_at', () => {
+    expect(codeOf({ at: '2026-03-28T09:00:00' })).toBe('invalid_at');
+    expect(codeOf({ at: 'next tuesday' })).toBe('invalid_at');
+    expect(codeOf({ at: '2026-02-30T09:00:00Z' })).toBe('invalid_at');
+  });
+
+  it('refuses an at that is not in the future with at_in_past', () => {
+    expect(codeOf({ at: '2026-03-27T11:59:59Z' })).toBe('at_in_past');
+    expect(codeOf({ at: '2026-03-27T12:00:00Z' })).toBe('at_in_past');
+  });
+
+  it('refuses a bad after with invalid_after', () => {
+    expect(codeOf({ after: { value: 0, unit: 'minute' } })).toBe('invalid_after');
+    expect(codeOf({ after: { value: 1.5, unit: 'minute' } })).toBe('invalid_after');
+    expect(codeOf({ after: { value: 1, unit: 'month' } })).toBe('invalid_after');
+  });
+
+  it('refuses a bad cron expression with invalid_cron and names croner’s reason', () => {
+    expect(codeOf({ cron: 'every day', timezone: 'UTC' })).toBe('invalid_cron');
+    expect(codeOf({ cron: '61 * * * *', timezone: 'UTC' })).toBe('invalid_cron');
+    expect(codeOf({ cron: '0 0 30 2 *', timezone: 'UTC' })).toBe('invalid_cron'); // never fires
+    expect(() => validateWhen({ cron: '61 * * * *', timezone: 'UTC' }, rules)).toThrow(/minute: 61/);
+  });
+
+  it('refuses an unknown or missing time zone with unknown_timezone', () => {
+    expect(codeOf({ cron: '0 9 * * *', timezone: 'Mars/Olympus' })).toBe('unknown_timezone');
+    expect(codeOf({ cron: '0 9 * * *' })).toBe('unknown_timezone');
+  });
+
+  it('refuses a cron firing more often than the minimum interval with cron_too_frequent', () => {
+    expect(codeOf({ cron: '*/10 * * * * *', timezone: 'UTC' })).toBe('cron_too_frequent'); // every 10 s
+    expect(codeOf({ cron: '*/5 * * * *', timezone: 'UTC' }, { now, minIntervalS: 600 })).toBe('cron_too_frequent');
+    expect(() => validateWhen({ cron: '* * * * *', timezone: 'UTC' }, rules)).not.toThrow();
+    try {
+      validateWhen({ cron: '*/5 * * * *', timezone: 'UTC' }, { now, minIntervalS: 600 });
+    } catch (err) {
+      expect((err as ScheduleError).details).toMatchObject({ interval_s: 300, min_interval_s: 600 });
+    }
+  });
+});
+
+describe('cron slots across DST (croner semantics, documented in README)', () => {
+  it('runs a fixed-time 02:30 job at 03:00 CEST on the Berlin spring-forward day, then 02:30 again', () => {
+    const when = { cron: '30 2 * * *', timezone: 'Europe/Berlin' };
+    const slots: string[] = [];
+    let t = Date.parse('2026-03-27T12:00:00Z');
+    for (let i = 0; i < 4; i++) {
+      t = nextSlotAfter(when, t)!;
+      slots.push(new Date(t).toISOString());
+    }
+    expect(slots).toEqual([
+      '2026-03-28T01:30:00.000Z', // 02:30 CET
+      '2026-03-29T01:00:00.000Z', // 02:30 does not exist: first valid time after the gap, 03:00 CEST
+      '2026-03-30T00:30:00.000Z', // 02:30 CEST
+      '2026-03-31T00:30:00.000Z',
+    ]);
+  });
+
+  it('skips the gap for an interval job (*/30) on the spring-forward day', () => {
+    const when = { cron: '*/30 * * * *', timezone: 'Europe/Berlin' };
+    const slots: string[] = [];
+    let t = Date.parse('2026-03-29T00:10:00Z'); // 01:10 CET
+    for (let i = 0; i < 4; i++) {
+      t = nextSlotAfter(when, t)!;
+      slots.push(new Date(t).toISOString());
+    }
+    // 01:30 CET, then 03:00, 03:30, 04:00 CEST — 02:00 and 02:30 do not exist that day.
+    expect(slots).toEqual(['2026-03-29T00:30:00.000Z', '2026-03-29T01:00:00.000Z', '2026-03-29T01:30:00.000Z', '2026-03-29T02:00:00.000Z']);
+  });
+
+  it('runs a fixed-time 02:30 job once on the fall-back day (first occurrence)', () => {
+    const when = { cron: '30 2 * * *', timezone: 'Europe/Berlin' };
+    const first = nextSlotAfter(when, Date.parse('2026-10-24T12:00:00Z'))!;
+    expect(new Date(first).toISOString()).toBe('2026-10-25T00:30:00.000Z'); // 02:30 CEST, first pass
+    // 02:30 comes again at 01:30Z (CET) that night; it does not run twice.
+    expect(new Date(nextSlotAfter(when, first)!).toISOString()).toBe('2026-10-26T01:30:00.000Z');
+  });
+
+  it('counts the slots missed between two times', () => {
+    const when = { cron: '0 * * * *', timezone: 'UTC' };
+    expect(countSlotsBetween(when, Date.parse('2026-01-01T00:00:00Z'), Date.parse('2026-01-01T05:30:00Z'))).toBe(5);
+    expect(countSlotsBetween({ at: '2026-01-01T00:00:00Z' }, 0, Date.parse('2026-01-01T05:30:00Z'))).toBe(0);
+  });
+});
