@@ -16,6 +16,8 @@ import { openapiRoutes } from '../routes/openapi.js';
 import { turnRoutes } from '../routes/turns.js';
 import { toolRoutes } from '../routes/tools.js';
 import { scheduleRoutes } from '../routes/schedules.js';
+import { workflowRoutes } from '../routes/workflows.js';
+import { brainRoutes } from '../routes/brain.js';
 import { consoleRoutes } from '../routes/console.js';
 
 /** The fastify-plugin-wrapped export (its types name only the unwrapped function). */
@@ -35,6 +37,8 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   toolRoutes,
   consoleRoutes,
   scheduleRoutes,
+  workflowRoutes,
+  brainRoutes,
   // scheduleRoutes, workflowRoutes, brainRoutes, consoleRoutes — added by their issues
 ];
 

@@ -24,13 +24,11 @@ import { systemClock } from './schedules/clock.js';
 import { Scheduler, schedulerService } from './schedules/scheduler.js';
 import { createScheduleService } from './schedules/service.js';
 import { SqliteScheduleStore } from './schedules/store.js';
-
-// TEMPORARY until src/runtime/loop.ts lands: resolved at call time so this file compiles before it.
-const LOOP_MODULE = './runtime/loop.js';
-const loopRunTurn: RunTurnFn = async (options) => {
-  const loop = (await import(LOOP_MODULE)) as { runTurn: RunTurnFn };
-  return loop.runTurn(options);
-};
+import { runTurn as loopRunTurn } from './runtime/loop.js';
+import { BrainStore } from './brain/brain-store.js';
+import type { WorkflowEvent } from './workflows/events.js';
+import { DefaultWorkflowService } from './workflows/workflow-service.js';
+import { WorkflowStore } from './workflows/workflow-store.js';
 
 /** Something that runs beside the HTTP server (e.g. the scheduler). */
 export interface BackgroundService {
@@ -94,15 +92,17 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     events: eventLog as unknown as EventLog<TurnEvent>,
     registry,
     modelClient,
-    runTurn: overrides.runTurn ?? loopRunTurn,
+    runTurn: overrides.runTurn ?? (loopRunTurn as RunTurnFn),
     log,
   });
 
   // --- control-plane services (one line each; add to `registry` / `background`) ---
   registry.schedules = createScheduleService({ store: scheduleStore, clock: systemClock, config, turnStatus: (id) => turnStore.get(id)?.status });
   background.push(schedulerService(new Scheduler({ store: scheduleStore, turns, tickMs: config.SCHEDULER_TICK_MS, logger: log })));
-  // registry.workflows = ...;
-  // registry.brain = ...;
+  const workflows = new DefaultWorkflowService({ config, store: new WorkflowStore(db), events: eventLog as unknown as EventLog<WorkflowEvent>, turns, log });
+  registry.workflows = workflows;
+  background.push({ name: 'workflows', start: () => workflows.start(), stop: () => workflows.stop() });
+  registry.brain = new BrainStore(db);
 
   let started = false;
   return {

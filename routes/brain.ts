@@ -1,0 +1,69 @@
+/**
+ * Brain page endpoints (issue "Workflows" § Brain), over `services.registry.brain`:
+ * - PUT    /v1/agents/{agent_id}/brain/pages/{slug} {title, markdown} — create (201) or replace (200)
+ * - GET    /v1/agents/{agent_id}/brain/pages/{slug} — the page (404 `page_not_found`)
+ * - DELETE /v1/agents/{agent_id}/brain/pages/{slug} — delete (404 when absent)
+ * - GET    /v1/agents/{agent_id}/brain/pages — summaries ordered by slug; `limit`, `cursor`
+ * Turns read pages with `recall`/`get_page` when created with `brain: true`.
+ */
+import { z } from 'zod';
+import type { RoutePlugin } from '../src/app.js';
+import { BrainInputError, MAX_TITLE_CHARS, SLUG_PATTERN, type BrainStore } from '../src/brain/brain-store.js';
+import { HttpError } from '../src/http/errors.js';
+import { AgentId } from './turn-schemas.js';
+
+const PageParams = z.object({
+  agent_id: AgentId,
+  slug: z.string().regex(SLUG_PATTERN, `slug must match ${SLUG_PATTERN.source}`),
+});
+const AgentParams = z.object({ agent_id: AgentId });
+const PutPageBody = z.strictObject({ title: z.string().min(1).max(MAX_TITLE_CHARS), markdown: z.string() });
+const ListPagesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().min(1).max(200).optional(),
+});
+
+const pageLink = (agentId: string, slug: string) =>
+  `/v1/agents/${encodeURIComponent(agentId)}/brain/pages/${encodeURIComponent(slug)}`;
+
+export const brainRoutes: RoutePlugin = async (app, { services }) => {
+  const brain = (): BrainStore => {
+    const b = services.registry.brain;
+    if (!b) throw new HttpError(503, 'brain_unavailable', 'the brain store is not configured on this server');
+    return b;
+  };
+  const pageNotFound = (agentId: string, slug: string) =>
+    new HttpError(404, 'page_not_found', `agent ${agentId} has no brain page ${JSON.stringify(slug)}`, { agent_id: agentId, slug });
+
+  app.put('/v1/agents/:agent_id/brain/pages/:slug', async (request, reply) => {
+    const { agent_id, slug } = PageParams.parse(request.params);
+    const body = PutPageBody.parse(request.body ?? undefined);
+    try {
+      const { page, created } = brain().put(agent_id, slug, body);
+      return reply.code(created ? 201 : 200).header('Location', pageLink(agent_id, slug)).send(page);
+    } catch (err) {
+      if (err instanceof BrainInputError) throw new HttpError(400, 'invalid_page', err.message, err.details);
+      throw err;
+    }
+  });
+
+  app.get('/v1/agents/:agent_id/brain/pages/:slug', async (request) => {
+    const { agent_id, slug } = PageParams.parse(request.params);
+    const page = brain().get(agent_id, slug);
+    if (!page) throw pageNotFound(agent_id, slug);
+    return page;
+  });
+
+  app.delete('/v1/agents/:agent_id/brain/pages/:slug', async (request) => {
+    const { agent_id, slug } = PageParams.parse(request.params);
+    if (!brain().delete(agent_id, slug)) throw pageNotFound(agent_id, slug);
+    return { agent_id, slug, deleted: true };
+  });
+
+  app.get('/v1/agents/:agent_id/brain/pages', async (request) => {
+    const { agent_id } = AgentParams.parse(request.params);
+    const q = ListPagesQuery.parse(request.query);
+    const { pages, next } = brain().list(agent_id, { limit: q.limit, after: q.cursor });
+    return { data: pages, next_cursor: next };
+  });
+};

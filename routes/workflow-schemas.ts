@@ -1,0 +1,39 @@
+/**
+ * zod schemas of the workflow endpoints' requests (openapi.yaml mirrors them). Types only: the
+ * result-schema subset and the limits are checked by the service (src/workflows/validate-input.ts)
+ * so REST and `workflow_start` give the same `details` lines.
+ */
+import { z } from 'zod';
+import { WORKFLOW_STATUSES } from '../src/workflows/types.js';
+import { MAX_CONCURRENCY } from '../src/workflows/validate-input.js';
+import { AgentId } from './turn-schemas.js';
+
+export const CreateWorkflowBody = z.strictObject({
+  agent_id: AgentId.default('default'),
+  title: z.string().min(1).max(200),
+  tasks: z
+    .array(
+      z.strictObject({
+        label: z.string().min(1).max(200),
+        prompt: z.string().min(1),
+        result_schema: z.record(z.string(), z.unknown()),
+      }),
+    )
+    .min(1),
+  concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional(),
+  /** Task turns get recall/get_page over the agent's brain pages. */
+  brain: z.boolean().optional(),
+  /** Model of the task turns (default: the server's MODEL). */
+  model: z.string().min(1).max(200).optional(),
+});
+
+export const WorkflowIdParams = z.object({ id: z.string().min(1).max(100) });
+
+export const ListWorkflowsQuery = z.object({
+  agent_id: AgentId.optional(),
+  status: z.enum([...WORKFLOW_STATUSES, 'live', 'done']).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(100).optional(),
+});
+
+export const WorkflowEventsQuery = z.object({ after: z.string().optional() });

@@ -1,0 +1,94 @@
+/**
+ * Workflow endpoints (issue "Workflows"), over `services.registry.workflows`:
+ * - POST /v1/workflows — create and start (201 + Location); 400 `invalid_workflow` with one
+ *   `details` line per violation (result-schema subset, limits); 503 `model_not_configured`.
+ * - GET  /v1/workflows — newest first; filters `agent_id`, `status` (a status, `live` or `done`); cursor pagination.
+ * - GET  /v1/workflows/{id} — the workflow with its tasks and results.
+ * - POST /v1/workflows/{id}/cancel — abort running task turns, cancel queued tasks; a finished workflow is returned unchanged.
+ * - GET  /v1/workflows/{id}/events — resumable SSE (same id / Last-Event-ID rules as turn streams;
+ *   src/http/sse-stream.ts), closing after `workflow.completed|failed|cancelled`.
+ */
+import type { RoutePlugin } from '../src/app.js';
+import { HttpError, notFound } from '../src/http/errors.js';
+import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
+import type { LoggedEvent } from '../src/store/event-log.js';
+import { isWorkflowTerminalEvent, type WorkflowEvent } from '../src/workflows/events.js';
+import { WorkflowInputError, type WorkflowRecord, type WorkflowService } from '../src/workflows/types.js';
+import { CreateWorkflowBody, ListWorkflowsQuery, WorkflowEventsQuery, WorkflowIdParams } from './workflow-schemas.js';
+
+/** Links of a workflow, relative to the service root. */
+export function workflowLinks(id: string): { self: string; events: string; cancel: string } {
+  const self = `/v1/workflows/${encodeURIComponent(id)}`;
+  return { self, events: `${self}/events`, cancel: `${self}/cancel` };
+}
+
+const withLinks = (wf: WorkflowRecord) => ({ ...wf, links: workflowLinks(wf.id) });
+
+/** SSE `data:` of a stored workflow event: the event plus seq, workflow_id and created_at. */
+export function workflowEventData(logged: LoggedEvent<WorkflowEvent>): object {
+  return { ...logged.event, seq: logged.seq, workflow_id: logged.streamId, created_at: logged.createdAt };
+}
+
+export const workflowRoutes: RoutePlugin = async (app, { services }) => {
+  const workflows = (): WorkflowService => {
+    const w = services.registry.workflows;
+    if (!w) throw new HttpError(503, 'workflows_unavailable', 'the workflow service is not configured on this server');
+    return w;
+  };
+  const found = (id: string): WorkflowRecord => {
+    const wf = workflows().get(id);
+    if (!wf) throw notFound('workflow', id);
+    return wf;
+  };
+
+  app.post('/v1/workflows', async (request, reply) => {
+    const body = CreateWorkflowBody.parse(request.body ?? undefined);
+    const service = workflows();
+    if (!services.turns.modelConfigured) {
+      throw new HttpError(503, 'model_not_configured', 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL');
+    }
+    if (!body.model && !services.config.MODEL) {
+      throw new HttpError(400, 'model_required', 'no `model` in the request and no MODEL configured');
+    }
+    try {
+      const wf = await service.create(body);
+      return reply.code(201).header('Location', workflowLinks(wf.id).self).send(withLinks(wf));
+    } catch (err) {
+      if (err instanceof WorkflowInputError) throw new HttpError(400, 'invalid_workflow', err.message, err.details);
+      throw err;
+    }
+  });
+
+  app.get('/v1/workflows', async (request) => {
+    const q = ListWorkflowsQuery.parse(request.query);
+    const page = workflows().list(q);
+    return { data: page.workflows.map(withLinks), next_cursor: page.next_cursor };
+  });
+
+  app.get('/v1/workflows/:id', async (request) => {
+    const { id } = WorkflowIdParams.parse(request.params);
+    return withLinks(found(id));
+  });
+
+  app.post('/v1/workflows/:id/cancel', async (request) => {
+    const { id } = WorkflowIdParams.parse(request.params);
+    found(id);
+    return withLinks((await workflows().cancel(id))!);
+  });
+
+  app.get('/v1/workflows/:id/events', { sse: 'manual' }, async (request, reply) => {
+    const { id } = WorkflowIdParams.parse(request.params);
+    WorkflowEventsQuery.parse(request.query);
+    found(id);
+    const log = workflows().events;
+    const after = resumePoint(request, await log.lastSeq(id));
+    await streamEventLog(reply, {
+      log,
+      streamId: id,
+      after,
+      toData: workflowEventData,
+      isTerminal: isWorkflowTerminalEvent,
+      maxBuffered: services.config.SSE_MAX_BUFFERED_EVENTS,
+    });
+  });
+};
