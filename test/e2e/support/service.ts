@@ -26,6 +26,8 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   dataDir?: string;
   overrides?: ServicesOverrides;
+  /** Where log lines go (default: none unless LOG_LEVEL is set in env). */
+  logDestination?: { write(line: string): void };
 }
 
 export async function startTestService(opts: TestServiceOptions = {}): Promise<TestService> {
@@ -41,7 +43,7 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
     ...opts.env,
   };
   const config = loadConfig(env);
-  const services = createServices(config, createLogger(config.LOG_LEVEL), opts.overrides);
+  const services = createServices(config, createLogger(config.LOG_LEVEL, opts.logDestination), opts.overrides);
   await services.start();
   const app = await buildApp(services);
   await app.listen({ host: '127.0.0.1', port: 0 });
