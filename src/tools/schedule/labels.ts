@@ -93,7 +93,7 @@ export function describeWhen(when: unknown, now: number): string {
 
 /** "Scheduled “daily report” (next run Mon 09:00)" / "(paused)" / "(no further runs)". */
 export function scheduledLabel(verb: string, s: Schedule, now: number): string {
-  if (s.status === 'paused') return `${verb} ${quoted(s.name)} (paused)`;
+  if (s.status === 'paused') return verb === 'Paused' ? `${verb} ${quoted(s.name)}` : `${verb} ${quoted(s.name)} (paused)`;
   const next = formatNextRun(s, now);
   return next ? `${verb} ${quoted(s.name)} (next run ${next})` : `${verb} ${quoted(s.name)} (no further runs)`;
 }
