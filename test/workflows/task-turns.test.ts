@@ -1,0 +1,159 @@
+/**
+ * Workflow task turns end to end: the real service on a loopback port, the real openai SDK against
+ * the scripted Responses server, results submitted through the real submit_result tool.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { firstUserText, routedEntries, SCHEMA, toolNames, toolOutputs, type Route } from './support.js';
+
+let model: ScriptedResponsesServer;
+let svc: TestService;
+
+beforeAll(async () => {
+  model = await startScriptedResponsesServer();
+  svc = await startTestService({ modelBaseURL: model.baseURL, env: { WORKFLOW_RETRY_BASE_MS: '5' } });
+});
+afterAll(async () => {
+  await svc.close();
+  await model.close();
+});
+
+let n = 0;
+/** A unique prompt per task so routes never collide across tests. */
+const prompt = (what: string) => `${what} #${++n}`;
+
+async function runWorkflow(tasks: { prompt: string; steps: Route[] }[], extra: Record<string, unknown> = {}) {
+  const routes = Object.fromEntries(tasks.map((t) => [t.prompt, t.steps]));
+  model.push(...routedEntries(routes));
+  const created = await api(svc.url, 'POST', '/v1/workflows', {
+    title: 'test workflow',
+    tasks: tasks.map((t, i) => ({ label: `task ${i}`, prompt: t.prompt, result_schema: SCHEMA })),
+    ...extra,
+  });
+  expect(created.status).toBe(201);
+  const wf = await svc.services.registry.workflows!.waitForTerminal(created.body.id);
+  return { id: created.body.id as string, wf, requestsFor: (p: string) => model.requests.filter((r) => firstUserText(r.body) === p) };
+}
+
+const good = { name: 'alpha', count: 3, tags: ['x'] };
+
+describe('workflow task turns', () => {
+  it('accepts a result on the first submit and ends the task turn there', async () => {
+    const p = prompt('count the widgets');
+    const { wf, requestsFor } = await runWorkflow([{ prompt: p, steps: [{ output: [functionCall('submit_result', { result: good })] }] }]);
+    expect(wf.status).toBe('completed');
+    expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', attempts: 1, result: good });
+    expect(wf.tasks[0].error).toBeUndefined();
+    expect(requestsFor(p)).toHaveLength(1); // terminate: no further model request
+    const turn = await api(svc.url, 'GET', `/v1/turns/${wf.tasks[0].turn_ids[0]}`);
+    expect(turn.body).toMatchObject({
+      status: 'completed',
+      stop_reason: 'terminated',
+      kind: 'workflow_task',
+      origin: { type: 'workflow', workflow_id: wf.id, task_index: 0 },
+    });
+  });
+
+  it('offers exactly web_fetch, recall, get_page and submit_result, with submit_result built strictly from the raw schema', async () => {
+    const p = prompt('catalog check');
+    const { wf, requestsFor } = await runWorkflow(
+      [{ prompt: p, steps: [{ output: [functionCall('submit_result', { result: good })] }] }],
+      { brain: true },
+    );
+    expect(wf.status).toBe('completed');
+    const body = requestsFor(p)[0].body;
+    expect(toolNames(body)).toEqual(['get_page', 'recall', 'submit_result', 'web_fetch']);
+    const submit = body.tools.find((t: { name?: string }) => t.name === 'submit_result');
+    expect(submit.strict).toBe(true);
+    expect(submit.parameters).toEqual({ type: 'object', properties: { result: SCHEMA }, required: ['result'], additionalProperties: false });
+    expect(body.instructions).toContain(JSON.stringify(SCHEMA));
+  });
+
+  it('without brain, the catalog is web_fetch and submit_result only', async () => {
+    const p = prompt('catalog without brain');
+    const { requestsFor } = await runWorkflow([{ prompt: p, steps: [{ output: [functionCall('submit_result', { result: good })] }] }]);
+    expect(toolNames(requestsFor(p)[0].body)).toEqual(['submit_result', 'web_fetch']);
+  });
+
+  it('rejects a wrong type, an extra property and a missing field with Error: outputs, then accepts the correction', async () => {
+    const p = prompt('flaky submitter');
+    const { wf, requestsFor } = await runWorkflow([
+      {
+        prompt: p,
+        steps: [
+          { output: [functionCall('submit_result', { result: { name: 'a', count: '3', tags: [] } })] },
+          { output: [functionCall('submit_result', { result: { name: 'a', count: 1.5, tags: [], extra: true } })] },
+          { output: [functionCall('submit_result', { result: { name: 'a', tags: [] } })] },
+          { output: [functionCall('submit_result', { result: good })] },
+        ],
+      },
+    ]);
+    expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', attempts: 1, result: good });
+    const reqs = requestsFor(p);
+    expect(reqs).toHaveLength(4);
+    const outputs = toolOutputs(reqs[3].body);
+    expect(outputs).toHaveLength(3);
+    expect(outputs[0]).toMatch(/^Error:/);
+    expect(outputs[0]).toContain('result.count: must be integer (got "3")');
+    expect(outputs[1]).toContain('result.count: must be integer (got 1.5)');
+    expect(outputs[1]).toContain('result: must NOT have additional property "extra"');
+    expect(outputs[2]).toContain('result: missing required property "count"');
+  });
+
+  it('answers prose with one repair instruction offering only submit_result, then takes the submission', async () => {
+    const p = prompt('chatty task');
+    const { wf, requestsFor } = await runWorkflow([
+      {
+        prompt: p,
+        steps: [{ output: [message('The answer is alpha, 3.')] }, { output: [functionCall('submit_result', { result: good })] }],
+      },
+    ]);
+    expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', attempts: 1 });
+    const reqs = requestsFor(p);
+    expect(toolNames(reqs[0].body)).toEqual(['submit_result', 'web_fetch']);
+    expect(toolNames(reqs[1].body)).toEqual(['submit_result']);
+    const last = reqs[1].body.input[reqs[1].body.input.length - 1];
+    expect(JSON.stringify(last)).toContain('submit_result');
+  });
+
+  it('fails with schema_noncompliance when prose comes twice, without retrying', async () => {
+    const p = prompt('stubborn prose');
+    const { wf, requestsFor } = await runWorkflow([
+      { prompt: p, steps: [{ output: [message('Prose one.')] }, { output: [message('Prose two.')] }] },
+    ]);
+    expect(wf.status).toBe('failed');
+    expect(wf.tasks[0]).toMatchObject({ status: 'failed', attempts: 1, error: { code: 'schema_noncompliance' } });
+    expect(wf.summary).toContain('schema_noncompliance');
+    expect(requestsFor(p)).toHaveLength(2);
+  });
+
+  it('retries a task whose model produced no text at all (empty_output), and the retry succeeds', async () => {
+    const p = prompt('silent task');
+    const { id, wf } = await runWorkflow([
+      { prompt: p, steps: [{ output: [] }, { output: [functionCall('submit_result', { result: good })] }] },
+    ]);
+    expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
+    expect(wf.tasks[0].turn_ids).toHaveLength(2);
+    const events = await svc.services.registry.workflows!.events.read(id, 0);
+    const failed = events.find((e) => e.event.type === 'task.failed')!.event;
+    expect(failed).toMatchObject({ error: { code: 'empty_output' }, will_retry: true, attempt: 1 });
+  });
+
+  it('retries model errors at most 3 attempts, then fails the task with the provider error', async () => {
+    const p = prompt('broken model');
+    const err = { streamError: { code: 'server_error', message: 'upstream exploded' } };
+    const { wf } = await runWorkflow([{ prompt: p, steps: [err, err, err] }]);
+    expect(wf.status).toBe('failed');
+    expect(wf.tasks[0]).toMatchObject({ status: 'failed', attempts: 3, error: { code: 'server_error' } });
+    expect(wf.tasks[0].turn_ids).toHaveLength(3);
+  });
+
+  it('recovers from one model error by retrying', async () => {
+    const p = prompt('one hiccup');
+    const { wf } = await runWorkflow([
+      { prompt: p, steps: [{ streamError: { code: 'server_error', message: 'hiccup' } }, { output: [functionCall('submit_result', { result: good })] }] },
+    ]);
+    expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', attempts: 2, result: good });
+  });
+});
