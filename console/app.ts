@@ -6,7 +6,7 @@
 import { Api, ApiError, plainWords, type Turn } from './api.js';
 import { TurnView } from './render.js';
 import { TurnStream } from './stream.js';
-import { applyEvent, initialTurnState, type TurnState } from './turn-state.js';
+import { applyEvent, initialTurnState, isTerminal, type TurnState } from './turn-state.js';
 
 const TOKEN_KEY = 'turn-console.token';
 
@@ -14,7 +14,10 @@ const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getEl
 
 const tokenInput = $<HTMLInputElement>('token');
 tokenInput.value = sessionStorage.getItem(TOKEN_KEY) ?? '';
-tokenInput.addEventListener('change', () => sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim()));
+tokenInput.addEventListener('change', () => {
+  sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
+  void loadRecent();
+});
 
 const api = new Api(() => tokenInput.value);
 
@@ -33,7 +36,9 @@ function follow(turn: Turn): void {
     url: eventsUrl(turn),
     lastSeq: () => state.lastSeq,
     onEvent: (event) => {
-      if (applyEvent(state, event)) view.render(state);
+      if (!applyEvent(state, event)) return;
+      view.render(state);
+      if (isTerminal(event.type)) void loadRecent(); // its status changed in the list
     },
     onConnection: (c) => view.setConnection(c),
     refreshUrl: async () => eventsUrl(await api.getTurn(turn.id)),

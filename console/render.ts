@@ -93,8 +93,10 @@ export class TurnView {
     byId('turn-status').textContent = STATUS_WORDS[state.status];
     this.cancel.disabled = !(state.status === 'queued' || state.status === 'running');
     const unavailable = byId('unavailable');
-    if (state.unavailable.length) {
-      unavailable.textContent = `Not available this turn: ${state.unavailable.map((u) => `${u.family} (${u.reason})`).join('; ')}`;
+    // Families merely not asked for are not news; show the ones that could not be provided.
+    const missing = state.unavailable.filter((u) => !/not enabled for this turn/i.test(u.reason));
+    if (missing.length) {
+      unavailable.textContent = `Not available this turn: ${missing.map((u) => `${u.family} (${u.reason})`).join('; ')}`;
       unavailable.hidden = false;
     }
     for (const item of state.timeline) this.renderItem(item);

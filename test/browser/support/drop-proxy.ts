@@ -1,7 +1,7 @@
 /**
  * A TCP proxy on 127.0.0.1 in front of the service, so a test can break the network under a live
- * page: `dropStreams()` resets every connection that carried an SSE events request (what a flaky
- * network or a restarting load balancer does), and `hold()` makes new connections wait (not
+ * page: `dropAll()` resets every client connection — the SSE stream and idle keep-alive ones, so
+ * a reconnect must open a new connection (what a flaky network or a restarting proxy does), and `hold()` makes new connections wait (not
  * refused, not forwarded) until `release()` — so events can happen while the page is away.
  */
 import net, { type AddressInfo, type Socket } from 'node:net';
@@ -10,8 +10,8 @@ export interface DropProxy {
   /** `http://127.0.0.1:<port>` */
   url: string;
   port: number;
-  /** Reset every client connection that has sent `GET …/events`. Returns how many. */
-  dropStreams(): number;
+  /** Reset every client connection. Returns how many carried an events request. */
+  dropAll(): number;
   /** Park new connections until {@link release}. */
   hold(): void;
   release(): void;
@@ -60,9 +60,9 @@ export async function startDropProxy(targetPort: number): Promise<DropProxy> {
   const proxy: DropProxy = {
     url: `http://127.0.0.1:${port}`,
     port,
-    dropStreams() {
+    dropAll() {
       const n = streams.size;
-      for (const s of streams) s.resetAndDestroy();
+      for (const s of all) s.resetAndDestroy();
       streams.clear();
       return n;
     },
