@@ -63,8 +63,8 @@ export const WhenShapeSchema = z
 export const CreateScheduleBodySchema = z
   .object({
     name: ScheduleNameSchema,
-    /** Checked by validateWhen (codes invalid_when, invalid_at, at_in_past, …). */
-    when: z.unknown(),
+    /** Checked by validateWhen (codes invalid_when — also when missing —, invalid_at, at_in_past, …). */
+    when: z.unknown().optional(),
     input: TurnInputSchema,
     instructions: z.string().nullable().optional(),
     agent_id: AgentIdSchema.optional(),

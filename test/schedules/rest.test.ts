@@ -1,0 +1,161 @@
+/**
+ * /v1/schedules over the real Fastify server on a loopback port: CRUD, filters, pagination,
+ * idempotency, and every validation error in the `{error: {code, message, details}}` envelope.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startTestService, type TestService } from '../e2e/support/service.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService({ env: { SCHEDULE_MAX_PER_AGENT: '3', SCHEDULE_MIN_INTERVAL_S: '300' } });
+});
+afterAll(async () => {
+  await svc.close();
+});
+
+const body = (over: Record<string, unknown> = {}) => ({
+  name: 'daily report',
+  when: { cron: '0 9 * * *', timezone: 'Europe/Berlin' },
+  input: 'Write the daily report',
+  ...over,
+});
+
+async function expectError(method: string, path: string, payload: unknown, status: number, code: string, headers: Record<string, string> = {}) {
+  const r = await api(svc.url, method, path, payload, headers);
+  expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status, code });
+  expect(typeof r.body.error.message).toBe('string');
+  expect(r.body.error.message.length).toBeGreaterThan(5);
+  return r.body.error;
+}
+
+describe('/v1/schedules CRUD', () => {
+  it('creates, reads, lists, updates and deletes a schedule', async () => {
+    const created = await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'crud', tools: ['todo', 'schedule'], instructions: 'Be brief' }));
+    expect(created.status).toBe(201);
+    const s = created.body;
+    expect(created.headers.get('location')).toBe(`/v1/schedules/${s.id}`);
+    expect(s).toMatchObject({
+      agent_id: 'crud',
+      name: 'daily report',
+      status: 'active',
+      when: { cron: '0 9 * * *', timezone: 'Europe/Berlin' },
+      input: 'Write the daily report',
+      instructions: 'Be brief',
+      tools: ['todo', 'schedule'],
+      run_count: 0,
+      last_run_at: null,
+      created_by: { type: 'api' },
+      links: { self: `/v1/schedules/${s.id}`, runs: `/v1/schedules/${s.id}/runs` },
+    });
+    expect(Date.parse(s.next_run_at)).toBeGreaterThan(Date.now());
+
+    const got = await api(svc.url, 'GET', `/v1/schedules/${s.id}`);
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual(s);
+
+    const paused = await api(svc.url, 'PATCH', `/v1/schedules/${s.id}`, { paused: true, name: 'renamed' });
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({ status: 'paused', name: 'renamed', next_run_at: null });
+    const resumed = await api(svc.url, 'PATCH', `/v1/schedules/${s.id}`, { paused: false });
+    expect(resumed.body.status).toBe('active');
+    expect(resumed.body.next_run_at).not.toBeNull();
+
+    const runs = await api(svc.url, 'GET', `/v1/schedules/${s.id}/runs`);
+    expect(runs).toMatchObject({ status: 200, body: { data: [], next_cursor: null } });
+
+    const del = await api(svc.url, 'DELETE', `/v1/schedules/${s.id}`);
+    expect(del).toMatchObject({ status: 200, body: { id: s.id, deleted: true } });
+    await expectError('GET', `/v1/schedules/${s.id}`, undefined, 404, 'schedule_not_found');
+    await expectError('DELETE', `/v1/schedules/${s.id}`, undefined, 404, 'schedule_not_found');
+    await expectError('GET', `/v1/schedules/${s.id}/runs`, undefined, 404, 'schedule_not_found');
+    await expectError('PATCH', `/v1/schedules/${s.id}`, { name: 'x' }, 404, 'schedule_not_found');
+  });
+
+  it('defaults agent_id and tools from the server config', async () => {
+    const r = await api(svc.url, 'POST', '/v1/schedules', body({ when: { after: { value: 2, unit: 'day' } } }));
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ agent_id: 'default', tools: svc.services.config.DEFAULT_TOOLS, when: { after: { value: 2, unit: 'day' } } });
+    await api(svc.url, 'DELETE', `/v1/schedules/${r.body.id}`);
+  });
+
+  it('lists newest first, filtered by agent_id and status, with cursor pagination', async () => {
+    const ids: string[] = [];
+    for (const [name, paused] of [['a', false], ['b', true], ['c', false]] as const) {
+      ids.push((await api(svc.url, 'POST', '/v1/schedules', body({ name, agent_id: 'lister', paused }))).body.id);
+    }
+    await api(svc.url, 'POST', '/v1/schedules', body({ name: 'other', agent_id: 'someone' }));
+    const p1 = await api(svc.url, 'GET', '/v1/schedules?agent_id=lister&limit=2');
+    expect(p1.status).toBe(200);
+    expect(p1.body.data.map((s: { name: string }) => s.name)).toEqual(['c', 'b']);
+    const p2 = await api(svc.url, 'GET', `/v1/schedules?agent_id=lister&limit=2&cursor=${p1.body.next_cursor}`);
+    expect(p2.body).toMatchObject({ data: [{ id: ids[0] }], next_cursor: null });
+    const paused = await api(svc.url, 'GET', '/v1/schedules?agent_id=lister&status=paused');
+    expect(paused.body.data.map((s: { id: string }) => s.id)).toEqual([ids[1]]);
+    await expectError('GET', '/v1/schedules?status=sleeping', undefined, 400, 'invalid_request');
+    await expectError('GET', '/v1/schedules?agent_id=bad%20id', undefined, 400, 'invalid_request');
+    await expectError('GET', '/v1/schedules?limit=0', undefined, 400, 'invalid_request');
+    await expectError('GET', '/v1/schedules?cursor=not-a-cursor', undefined, 400, 'invalid_request');
+  });
+
+  it('replays an Idempotency-Key with the same body and refuses it with another', async () => {
+    const h = { 'idempotency-key': 'sched-key-1' };
+    const a = await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'idem' }), h);
+    const b = await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'idem' }), h);
+    expect([a.status, b.status]).toEqual([201, 200]);
+    expect(b.body.id).toBe(a.body.id);
+    await expectError('POST', '/v1/schedules', body({ agent_id: 'idem', input: 'different' }), 409, 'idempotency_conflict', h);
+  });
+});
+
+describe('/v1/schedules validation errors', () => {
+  const future = new Date(Date.now() + 86_400_000).toISOString();
+
+  it.each([
+    ['neither when form', 'invalid_when', { when: {} }],
+    ['no when at all', 'invalid_when', { when: undefined }],
+    ['both at and cron', 'invalid_when', { when: { at: future, cron: '0 9 * * *', timezone: 'UTC' } }],
+    ['at and after', 'invalid_when', { when: { at: future, after: { value: 1, unit: 'hour' } } }],
+    ['at without offset', 'invalid_at', { when: { at: '2030-01-01T09:00:00' } }],
+    ['at in the past', 'at_in_past', { when: { at: '2020-01-01T09:00:00Z' } }],
+    ['after with a bad unit', 'invalid_after', { when: { after: { value: 1, unit: 'fortnight' } } }],
+    ['after with zero', 'invalid_after', { when: { after: { value: 0, unit: 'hour' } } }],
+    ['bad cron expression', 'invalid_cron', { when: { cron: '0 25 * * *', timezone: 'UTC' } }],
+    ['cron that never fires', 'invalid_cron', { when: { cron: '0 0 31 2 *', timezone: 'UTC' } }],
+    ['unknown time zone', 'unknown_timezone', { when: { cron: '0 9 * * *', timezone: 'Europe/Atlantis' } }],
+    ['cron without time zone', 'unknown_timezone', { when: { cron: '0 9 * * *' } }],
+    ['too-frequent cron', 'cron_too_frequent', { when: { cron: '*/1 * * * *', timezone: 'UTC' } }],
+    ['missing name', 'invalid_request', { name: undefined }],
+    ['empty input', 'invalid_request', { input: '' }],
+    ['unknown field', 'invalid_request', { colour: 'blue' }],
+    ['bad agent_id', 'invalid_request', { agent_id: 'no spaces allowed' }],
+    ['unknown tool family', 'invalid_request', { tools: ['teleport'] }],
+  ])('POST refuses %s with 400 %s', async (_label, code, over) => {
+    const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', ...over }), 400, code);
+    if (code === 'cron_too_frequent') expect(err.details).toMatchObject({ interval_s: 60, min_interval_s: 300 });
+    if (code === 'invalid_request') expect(Array.isArray(err.details)).toBe(true);
+  });
+
+  it('refuses malformed JSON and a non-JSON body', async () => {
+    const bad = await api(svc.url, 'POST', '/v1/schedules', '{"name": ', { 'content-type': 'application/json' });
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'invalid_json']);
+    const res = await fetch(`${svc.url}/v1/schedules`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' });
+    expect(res.status).toBe(415);
+  });
+
+  it('refuses a schedule beyond SCHEDULE_MAX_PER_AGENT with 409 schedule_limit_reached', async () => {
+    for (let i = 0; i < 3; i++) expect((await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'limited', name: `n${i}` }))).status).toBe(201);
+    const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'limited' }), 409, 'schedule_limit_reached');
+    expect(err.details).toEqual({ agent_id: 'limited', limit: 3 });
+  });
+
+  it('PATCH validates its body and the new when', async () => {
+    const id = (await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'patcher' }))).body.id;
+    await expectError('PATCH', `/v1/schedules/${id}`, {}, 400, 'invalid_request');
+    await expectError('PATCH', `/v1/schedules/${id}`, { colour: 'blue' }, 400, 'invalid_request');
+    await expectError('PATCH', `/v1/schedules/${id}`, { when: { at: '2020-01-01T00:00:00Z' } }, 400, 'at_in_past');
+    await expectError('PATCH', `/v1/schedules/${id}`, { when: { cron: 'nope', timezone: 'UTC' } }, 400, 'invalid_cron');
+    await expectError('PATCH', `/v1/schedules/${id}`, { when: { cron: '0 9 * * *', timezone: 'Nowhere/Land' } }, 400, 'unknown_timezone');
+    await expectError('PATCH', `/v1/schedules/${id}`, { when: { after: { value: 1, unit: 'hour' }, cron: '0 9 * * *' } }, 400, 'invalid_when');
+    expect((await api(svc.url, 'GET', `/v1/schedules/${id}`)).body.when).toEqual({ cron: '0 9 * * *', timezone: 'Europe/Berlin' });
+  });
+});
