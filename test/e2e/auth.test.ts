@@ -1,0 +1,95 @@
+/** Bearer auth on and off, startup refusal beyond loopback, and logs that never contain secrets. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { api, startTestService, type TestService } from './support/service.js';
+import { spawnService } from './support/child.js';
+
+let model: ScriptedResponsesServer;
+let svc: TestService;
+const logLines: string[] = [];
+
+beforeAll(async () => {
+  model = await startScriptedResponsesServer();
+  svc = await startTestService({
+    modelBaseURL: model.baseURL,
+    env: { AUTH_TOKENS: 'tok-alpha-123, tok-beta-456', LOG_LEVEL: 'trace' },
+    logDestination: { write: (l: string) => void logLines.push(l) },
+  });
+});
+afterAll(async () => {
+  await svc.close();
+  await model.close();
+});
+
+describe('with AUTH_TOKENS set', () => {
+  it('answers /healthz and /readyz without a token', async () => {
+    expect((await api(svc.url, 'GET', '/healthz')).status).toBe(200);
+    expect((await api(svc.url, 'GET', '/readyz')).status).toBe(200);
+  });
+
+  it('refuses every other route without a valid bearer token, with the envelope', async () => {
+    for (const [method, p] of [['GET', '/v1/turns'], ['POST', '/v1/turns'], ['GET', '/openapi.yaml'], ['POST', '/v1/tools/preview']] as const) {
+      const none = await api(svc.url, method, p, method === 'POST' ? { input: 'x' } : undefined);
+      expect(none.status).toBe(401);
+      expect(none.body.error.code).toBe('unauthorized');
+      const wrong = await api(svc.url, method, p, method === 'POST' ? { input: 'x' } : undefined, { authorization: 'Bearer tok-alpha-12' });
+      expect(wrong.status).toBe(401);
+    }
+    const basic = await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: 'Basic dG9rLWFscGhhLTEyMw==' });
+    expect(basic.status).toBe(401);
+  });
+
+  it('accepts each configured token', async () => {
+    for (const t of ['tok-alpha-123', 'tok-beta-456']) {
+      const r = await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: `Bearer ${t}` });
+      expect(r.status).toBe(200);
+    }
+    model.push({ output: [message('authorized answer')] });
+    const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' }, { authorization: 'Bearer tok-beta-456' });
+    expect(turn.body.status).toBe('completed');
+  });
+
+  it('never writes a token or the API key to the log', async () => {
+    await api(svc.url, 'GET', '/v1/turns?stream_token=123.secret-in-url', undefined, { authorization: 'Bearer tok-alpha-123' });
+    await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: 'Bearer wrong-token-789' });
+    const text = logLines.join('');
+    expect(text.length).toBeGreaterThan(0);
+    for (const secret of ['tok-alpha-123', 'tok-beta-456', 'wrong-token-789', 'secret-in-url', 'test-key']) {
+      expect(text).not.toContain(secret);
+    }
+  });
+});
+
+describe('without AUTH_TOKENS', () => {
+  it('accepts requests without a token on loopback', async () => {
+    const open = await startTestService();
+    try {
+      expect((await api(open.url, 'GET', '/v1/turns')).status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it('refuses to start on a non-loopback HOST, with a clear message and a non-zero exit', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'turns-host-'));
+    try {
+      const child = spawnService({ HOST: '0.0.0.0', PORT: '0', DATA_DIR: dir });
+      const code = await child.exited;
+      expect(code).not.toBe(0);
+      expect(child.output()).toMatch(/AUTH_TOKENS/);
+      expect(child.output()).toMatch(/0\.0\.0\.0/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to start with a clear message per bad variable', async () => {
+    const child = spawnService({ PORT: 'eighty', MAX_CONCURRENT_TURNS: '0', DATA_DIR: '/tmp/unused-turns' });
+    expect(await child.exited).toBe(2);
+    expect(child.output()).toMatch(/PORT/);
+    expect(child.output()).toMatch(/MAX_CONCURRENT_TURNS/);
+  });
+});
