@@ -1,0 +1,144 @@
+/**
+ * Cross-origin browser clients in Chromium: a page served from another port talks to the API with
+ * fetch (JSON POST with Authorization and Idempotency-Key → preflight) and EventSource (stream
+ * token in links.events). Only an origin in CORS_ORIGINS gets through; a stream token opens only
+ * its own turn's events, and only until it expires.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { signStreamToken } from '../../src/http/stream-token.js';
+import { readSse } from '../e2e/support/sse-client.js';
+import { launchChromium, type LaunchedBrowser } from './support/chromium.js';
+import { request, startService, type BrowserTestService } from './support/service.js';
+
+const BEARER = 'cross-origin-bearer-token';
+const SECRET = 'cross-origin-stream-secret-0123';
+
+/** A third-party app page: creates a turn with fetch, and follows each given events URL with EventSource. */
+const APP_PAGE = `<!doctype html><meta charset="utf-8"><title>third-party app</title><script type="module">
+const q = new URLSearchParams(location.search);
+const api = q.get('api');
+const result = { create: null, streams: {} };
+window.__result = result;
+const pending = [];
+pending.push(fetch(api + '/v1/turns', {
+  method: 'POST',
+  headers: { 'content-type': 'application/json', authorization: 'Bearer ' + q.get('bearer'), 'idempotency-key': 'k-' + Math.random() },
+  body: JSON.stringify({ input: 'from another origin', tools: [] }),
+}).then(async (r) => { result.create = { status: r.status, body: await r.json() }; },
+        (e) => { result.create = { failed: String(e) }; }));
+for (const [name, url] of JSON.parse(q.get('streams'))) {
+  const s = { opened: false, events: [], closedWithError: false };
+  result.streams[name] = s;
+  pending.push(new Promise((done) => {
+    const es = new EventSource(api + url);
+    es.onopen = () => { s.opened = true; };
+    for (const t of ['turn.started', 'message.delta', 'message.completed', 'turn.completed', 'turn.failed', 'turn.cancelled']) {
+      es.addEventListener(t, (e) => {
+        s.events.push(t);
+        if (t.startsWith('turn.') && t !== 'turn.started') { es.close(); done(); }
+      });
+    }
+    es.onerror = () => { if (es.readyState === EventSource.CLOSED) { s.closedWithError = true; done(); } };
+  }));
+}
+Promise.all(pending).then(() => { result.done = true; });
+</script>`;
+
+interface AppResult {
+  done?: boolean;
+  create: { status?: number; body?: { id: string; links: { events: string } }; failed?: string } | null;
+  streams: Record<string, { opened: boolean; events: string[]; closedWithError: boolean }>;
+}
+
+let model: ScriptedResponsesServer;
+let svc: BrowserTestService;
+let browser: LaunchedBrowser;
+const pageServers: Server[] = [];
+let allowedOrigin = '';
+let otherOrigin = '';
+
+async function servePage(): Promise<string> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(APP_PAGE);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  pageServers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+async function finishedTurn(): Promise<{ id: string; links: { events: string } }> {
+  model.push({ output: [message('hello from the turn')] });
+  const created = await request(`${svc.url}/v1/turns`, {
+    method: 'POST',
+    body: { input: 'hi', tools: [] },
+    headers: { authorization: `Bearer ${BEARER}` },
+  });
+  expect(created.status).toBe(202);
+  await svc.services.turns.waitForTerminal(created.body.id);
+  return created.body;
+}
+
+async function runApp(origin: string, streams: [string, string][]): Promise<AppResult> {
+  const page = await browser.context.newPage();
+  const q = new URLSearchParams({ api: svc.url, bearer: BEARER, streams: JSON.stringify(streams) });
+  await page.goto(`${origin}/?${q}`);
+  await page.waitForFunction(() => (window as unknown as { __result?: AppResult }).__result?.done === true, undefined, { timeout: 45_000 });
+  const result = (await page.evaluate(() => (window as unknown as { __result: AppResult }).__result)) as AppResult;
+  await page.close();
+  return result;
+}
+
+beforeAll(async () => {
+  allowedOrigin = await servePage();
+  otherOrigin = await servePage();
+  model = await startScriptedResponsesServer();
+  svc = await startService({
+    modelBaseURL: model.baseURL,
+    env: { AUTH_TOKENS: BEARER, STREAM_TOKEN_SECRET: SECRET, CORS_ORIGINS: allowedOrigin },
+  });
+  browser = await launchChromium();
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await svc?.close();
+  await model?.close();
+  for (const s of pageServers) await new Promise((r) => s.close(r));
+});
+
+describe('cross-origin pages in Chromium', () => {
+  it('an allowed origin creates a turn and subscribes with its stream token; a token fails for another turn and after expiry', async () => {
+    const mine = await finishedTurn();
+    const other = await finishedTurn();
+    const token = new URL(mine.links.events, svc.url).searchParams.get('stream_token')!;
+    const expired = signStreamToken(SECRET, mine.id, Math.floor(Date.now() / 1000) - 5);
+    model.push({ output: [message('created cross-origin')] });
+    const result = await runApp(allowedOrigin, [
+      ['own', mine.links.events],
+      ['foreign', `/v1/turns/${other.id}/events?stream_token=${token}`],
+      ['expired', `/v1/turns/${mine.id}/events?stream_token=${expired}`],
+    ]);
+    expect(result.create?.status).toBe(202);
+    expect(result.create?.body?.links.events).toMatch(/stream_token=/);
+    // Exactly the turn's logged events, as a client with the bearer header sees them.
+    const logged = await readSse(`${svc.url}/v1/turns/${mine.id}/events`, { headers: { authorization: `Bearer ${BEARER}` } });
+    expect(logged.events.at(-1)!.event).toBe('turn.completed');
+    expect(result.streams.own).toEqual({ opened: true, events: logged.events.map((e) => e.event), closedWithError: false });
+    expect(result.streams.foreign).toEqual({ opened: false, events: [], closedWithError: true });
+    expect(result.streams.expired).toEqual({ opened: false, events: [], closedWithError: true });
+    await svc.services.turns.waitForTerminal(result.create!.body!.id);
+  });
+
+  it('an origin not in CORS_ORIGINS can neither create a turn nor subscribe, even with a valid stream token', async () => {
+    const mine = await finishedTurn();
+    const before = model.requests.length;
+    const result = await runApp(otherOrigin, [['own', mine.links.events]]);
+    expect(result.create?.failed).toMatch(/TypeError|Failed to fetch/);
+    expect(result.streams.own).toEqual({ opened: false, events: [], closedWithError: true });
+    // The preflight failed, so the POST never reached the service: no turn ran.
+    expect(model.requests.length).toBe(before);
+  });
+});
