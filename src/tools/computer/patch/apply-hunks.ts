@@ -66,12 +66,13 @@ export function applyHunks(file: string, text: string, hunks: PatchHunk[]): stri
       continue;
     }
     let oldLines = h.oldLines;
-    let newLines = h.newLines;
+    let tagged = h.lines;
     let at = seek(lines, oldLines, cursor, h.endOfFile);
     if (at === -1 && oldLines[oldLines.length - 1] === '') {
       // A trailing empty context line often stands for the file's final newline.
       oldLines = oldLines.slice(0, -1);
-      if (newLines[newLines.length - 1] === '') newLines = newLines.slice(0, -1);
+      const last = tagged[tagged.length - 1];
+      if (last?.tag === ' ' && last.text === '') tagged = tagged.slice(0, -1);
       at = seek(lines, oldLines, cursor, h.endOfFile);
     }
     if (at === -1) {
@@ -79,6 +80,14 @@ export function applyHunks(file: string, text: string, hunks: PatchHunk[]): stri
       throw new HunkError(
         `${file}: ${describe(h)} did not apply: these lines were not found${cursor > 0 ? ` after line ${cursor}` : ''}${h.endOfFile ? ' at the end of the file' : ''}:\n${shown}${h.oldLines.length > 12 ? '\n  …' : ''}`,
       );
+    }
+    // Context lines keep the file's own text (they matched, perhaps up to whitespace).
+    const newLines: string[] = [];
+    let k = at;
+    for (const l of tagged) {
+      if (l.tag === ' ') newLines.push(lines[k++]);
+      else if (l.tag === '-') k++;
+      else newLines.push(l.text);
     }
     replacements.push({ at, remove: oldLines.length, insert: newLines });
     cursor = at + oldLines.length;

@@ -24,6 +24,8 @@ export interface PatchHunk {
   oldLines: string[];
   /** Lines that replace them: context and added lines, in order. */
   newLines: string[];
+  /** Every line in patch order with its tag: ' ' context, '-' removed, '+' added. */
+  lines: { tag: ' ' | '-' | '+'; text: string }[];
   /** `*** End of File` followed the hunk. */
   endOfFile: boolean;
   /** 1-based number of the hunk within its file operation (for error messages). */
@@ -108,14 +110,14 @@ export function parsePatch(patch: string): PatchOperation[] {
         }
         if (raw.startsWith('@@')) {
           const anchor = raw.slice(2).trim();
-          current = { anchor: anchor === '' ? undefined : anchor, oldLines: [], newLines: [], endOfFile: false, index: hunks.length + 1 };
+          current = { anchor: anchor === '' ? undefined : anchor, oldLines: [], newLines: [], lines: [], endOfFile: false, index: hunks.length + 1 };
           hunks.push(current);
           i++;
           continue;
         }
         if (!current) {
           // The first hunk may omit its @@ line.
-          current = { oldLines: [], newLines: [], endOfFile: false, index: 1 };
+          current = { oldLines: [], newLines: [], lines: [], endOfFile: false, index: 1 };
           hunks.push(current);
         }
         const tag = raw[0] ?? ' ';
@@ -123,10 +125,13 @@ export function parsePatch(patch: string): PatchOperation[] {
         if (tag === ' ' || raw === '') {
           current.oldLines.push(text);
           current.newLines.push(text);
+          current.lines.push({ tag: ' ', text });
         } else if (tag === '-') {
           current.oldLines.push(text);
+          current.lines.push({ tag: '-', text });
         } else if (tag === '+') {
           current.newLines.push(text);
+          current.lines.push({ tag: '+', text });
         } else {
           throw new PatchSyntaxError(`${at(i)}: hunk ${current.index} of ${path}: a line must start with " ", "-" or "+" (got ${JSON.stringify(raw.slice(0, 40))})`);
         }
