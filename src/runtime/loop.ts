@@ -96,8 +96,15 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     callable.set(TOOL_SEARCH_NAME, createToolSearchTool(deferred, loaded));
   }
   let onlyTools: string[] | undefined;
-  const providerTools = () =>
-    buildProviderTools(opts.tools, { toolSearchMode: searchMode, loaded, ...(onlyTools ? { onlyTools } : {}) });
+  // Rebuilt only when the loaded set or the tool restriction changes (same object otherwise).
+  let cachedTools: { key: string; tools: ReturnType<typeof buildProviderTools> } | undefined;
+  const providerTools = () => {
+    const key = `${loaded.size}|${onlyTools?.join(',') ?? '*'}`;
+    if (cachedTools?.key !== key) {
+      cachedTools = { key, tools: buildProviderTools(opts.tools, { toolSearchMode: searchMode, loaded, ...(onlyTools ? { onlyTools } : {}) }) };
+    }
+    return cachedTools.tools;
+  };
 
   await emit({
     type: 'turn.started',

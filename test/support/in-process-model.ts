@@ -1,0 +1,34 @@
+/**
+ * An in-process scripted {@link ModelClient}: no HTTP, no SDK — it yields the same event
+ * sequence the scripted server would stream (built by `buildOutputEvents`), instantly. For
+ * benchmarks and tests that measure the runtime itself; behaviour tests should prefer the real
+ * SDK against `startScriptedResponsesServer`.
+ *
+ * Each entry answers one request: an {@link OutputStep} or `(request, index) => OutputStep`.
+ * Every request is recorded in `requests`.
+ */
+import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type { ModelClient } from '../../src/model/model-client.js';
+import { buildOutputEvents, type OutputStep } from './scripted-responses-server.js';
+
+export type InProcessEntry = OutputStep | ((request: ResponseCreateParamsStreaming, index: number) => OutputStep);
+
+export interface InProcessModel extends ModelClient {
+  requests: ResponseCreateParamsStreaming[];
+}
+
+export function createInProcessModel(entries: InProcessEntry[] | ((request: ResponseCreateParamsStreaming, index: number) => OutputStep)): InProcessModel {
+  const requests: ResponseCreateParamsStreaming[] = [];
+  return {
+    requests,
+    async *stream(request) {
+      const index = requests.length;
+      requests.push(request);
+      const entry = typeof entries === 'function' ? entries : entries[index];
+      if (!entry) throw new Error(`in-process model: no script entry for request #${index}`);
+      const step = typeof entry === 'function' ? entry(request, index) : entry;
+      const events = buildOutputEvents(step, request as unknown as Record<string, unknown>);
+      for (let i = 0; i < events.length; i++) yield { ...events[i], sequence_number: i } as unknown as ResponseStreamEvent;
+    },
+  };
+}
