@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assembleTools, MAIN_TURN_FAMILIES } from '../../../src/assembly/assemble.js';
 import type { TurnContext } from '../../../src/assembly/context.js';
 import { loadConfig, type ToolFamily } from '../../../src/config.js';
+import { computerFamily } from '../../../src/tools/computer/index.js';
 import { createWebFamily, webFamily, workflowTaskWebFamily } from '../../../src/tools/web/index.js';
 import { runTool, startServer, type LoopbackServer } from './support.js';
 
@@ -14,6 +15,8 @@ let server: LoopbackServer;
 beforeAll(async () => {
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'web-family-'));
   server = await startServer({
+    '/numbered': (_q, res) =>
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(Array.from({ length: 5000 }, (_, i) => `row ${i + 1}: ${'data '.repeat(4)}`).join('\n')),
     '/long': (_q, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('word '.repeat(20_000)),
   });
 });
@@ -105,5 +108,20 @@ describe('web family assembly', () => {
     const fresh = await runTool(nextTurn, { urls: [`${server.origin}/long?cache`] });
     expect(fresh.output).not.toContain('Repeat:');
     expect(server.requests.filter((r) => r.url === '/long?cache')).toHaveLength(2);
+  });
+
+  it('lets the computer family\'s read_file continue a clipped page at the offset web_fetch gives', async () => {
+    const ctx = context({ WEB_FETCH_ALLOW_HOSTS: '127.0.0.1' }, ['computer', 'web']);
+    const { tools } = await assembleTools(ctx, [computerFamily, webFamily]);
+    const fetch = tools.find((t) => t.name === 'web_fetch')!;
+    const readFile = tools.find((t) => t.name === 'read_file')!;
+    const fetched = await runTool(fetch, { urls: [`${server.origin}/numbered`] });
+    const args = JSON.parse(/continue with read_file (\{.*?\}) …\]/.exec(fetched.output)![1]) as { path: string; offset: number };
+    const lastShown = /^row (\d+): .*\n\n\[…/m.exec(fetched.output)!;
+    expect(args.offset).toBe(Number(lastShown[1]) + 1);
+    const read = await runTool(readFile, { ...args, limit: 2 });
+    expect(read.output).toContain(`row ${args.offset}: data`);
+    expect(read.output).toContain(`row ${args.offset + 1}: data`);
+    expect(read.output).not.toContain(`row ${args.offset - 1}: data`);
   });
 });
