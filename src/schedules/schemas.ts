@@ -38,7 +38,7 @@ export const ToolFamiliesSchema = z
   .max(TOOL_FAMILIES.length)
   .refine((a) => new Set(a).size === a.length, 'tools must not repeat a family');
 
-export const ScheduleStatusSchema = z.enum(SCHEDULE_STATUSES as [string, ...string[]]).transform((s) => s as (typeof SCHEDULE_STATUSES)[number]);
+export const ScheduleStatusSchema = z.enum(SCHEDULE_STATUSES);
 
 /**
  * The `when` object as the model sees it (all keys optional; exactly-one is checked by

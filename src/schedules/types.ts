@@ -29,8 +29,8 @@ export type ScheduleWhen =
  *   slot after the resume time (paused slots are not caught up).
  * - `completed`: a one-shot (`at`/`after`) that has fired; give it a new `when` to use it again.
  */
-export type ScheduleStatus = 'active' | 'paused' | 'completed';
-export const SCHEDULE_STATUSES: readonly ScheduleStatus[] = ['active', 'paused', 'completed'];
+export const SCHEDULE_STATUSES = ['active', 'paused', 'completed'] as const;
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number];
 
 /** The turn request a schedule saves (a subset of `POST /v1/turns`; `agent_id` is the schedule's). */
 export interface ScheduleRequest {
@@ -95,7 +95,8 @@ export interface ScheduleRun {
 export interface CreateScheduleInput {
   agent_id: string;
   name: string;
-  when: unknown;
+  /** Raw; validated by validateWhen (missing → `invalid_when`). */
+  when?: unknown;
   input: CreateTurnInput['input'];
   instructions?: string | null;
   tools: ToolFamily[];
