@@ -8,6 +8,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { createServices, type ServicesOverrides } from './services.js';
+import { computerStartupWarnings } from './tools/computer/index.js';
 
 /**
  * Start the whole service. Returns a `close` function. Used by main and by the demo script.
@@ -19,6 +20,7 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
   if (config.AUTH_TOKENS.length === 0) {
     log.warn(`AUTH_TOKENS is not set: every request is accepted without a token; the service binds only to loopback (${config.HOST})`);
   }
+  for (const warning of await computerStartupWarnings(config)) log.warn(warning);
   const services = createServices(config, log, overrides);
   await services.start();
   const app = await buildApp(services);

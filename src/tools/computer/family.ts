@@ -47,7 +47,19 @@ export async function resolveSandbox(config: Config, bwrapPath: string = DEFAULT
  */
 export function computerSandboxWarning(config: Config): string | null {
   if (config.COMPUTER_SANDBOX !== 'none') return null;
-  return 'COMPUTER_SANDBOX=none: the computer family runs shell commands WITHOUT a sandbox. Commands get a scrubbed environment, but can read and write anything this service user can and reach the network. Use only on a machine dedicated to this service.';
+  return 'WARNING: COMPUTER_SANDBOX=none: the computer family runs shell commands WITHOUT A SANDBOX. Commands get a scrubbed environment, but can read and write anything this service user can and reach the network. Use only on a machine dedicated to this service.';
+}
+
+/**
+ * Everything about the computer family worth a start-up warning: running unsandboxed
+ * ({@link computerSandboxWarning}), or bubblewrap unable to start (then `command` will not be
+ * offered). Probes bubblewrap (the result is cached for the turns that follow). Never throws.
+ */
+export async function computerStartupWarnings(config: Config, bwrapPath: string = DEFAULT_BWRAP_PATH): Promise<string[]> {
+  const unsandboxed = computerSandboxWarning(config);
+  if (unsandboxed) return [unsandboxed];
+  const sandbox = await resolveSandbox(config, bwrapPath);
+  return 'reason' in sandbox ? [`computer family: ${sandbox.reason}`] : [];
 }
 
 /** Build a computer family creator (production uses {@link computerFamily}). */

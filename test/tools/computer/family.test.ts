@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assembleTools, MAIN_TURN_FAMILIES } from '../../../src/assembly/assemble.js';
 import { buildProviderTools } from '../../../src/runtime/provider-tools.js';
-import { computerFamily, computerSandboxWarning, createComputerFamily } from '../../../src/tools/computer/index.js';
+import { computerFamily, computerSandboxWarning, computerStartupWarnings, createComputerFamily } from '../../../src/tools/computer/index.js';
 import { todoFamily } from '../../../src/tools/todo/index.js';
 import type { CommandDetails } from '../../../src/tools/computer/index.js';
 import { call, tempDir, turnContext } from './support.js';
@@ -72,8 +72,17 @@ describe('computer family', () => {
     } finally {
       delete process.env.OPENAI_API_KEY;
     }
-    expect(computerSandboxWarning(ctx.config)).toMatch(/WITHOUT a sandbox/);
+    expect(computerSandboxWarning(ctx.config)).toMatch(/^WARNING: .*WITHOUT A SANDBOX/);
     expect(computerSandboxWarning(turnContext(dataDir).config)).toBeNull();
+    expect(await computerStartupWarnings(ctx.config)).toEqual([computerSandboxWarning(ctx.config)]);
+  });
+
+  it('warns at start-up when bubblewrap cannot start, and not when it can', async () => {
+    const config = turnContext(dataDir).config;
+    expect(await computerStartupWarnings(config)).toEqual([]);
+    const [w, ...rest] = await computerStartupWarnings(config, `/nonexistent/bwrap-${randomUUID()}`);
+    expect(rest).toEqual([]);
+    expect(w).toMatch(/^computer family: command is not offered: bubblewrap is not installed/);
   });
 
   it('is not offered when the turn did not ask for it, nor in workflow task turns', async () => {
