@@ -1,0 +1,71 @@
+/** The console's pure turn view-model (console/turn-state.ts): folding SSE events exactly once. */
+import { describe, expect, it } from 'vitest';
+import { applyEvent, initialTurnState, type IncomingEvent } from '../../console/turn-state.js';
+
+const events: IncomingEvent[] = [
+  { seq: 1, type: 'turn.started', model: 'm', tools: ['todo', 'read_file'], unavailable: [{ family: 'web', reason: 'provider not configured' }] },
+  { seq: 2, type: 'message.delta', text: 'Let me ' },
+  { seq: 3, type: 'message.delta', text: 'look.' },
+  { seq: 4, type: 'message.completed', text: 'Let me look.' },
+  { seq: 5, type: 'tool.started', call_id: 'c1', name: 'todo', label: null, arguments: {} },
+  { seq: 6, type: 'tool.started', call_id: 'c2', name: 'read_file', label: 'Reading a.txt', arguments: {} },
+  { seq: 7, type: 'tool.completed', call_id: 'c1', name: 'todo', label: null, is_error: false, output: 'ok' },
+  { seq: 8, type: 'presentation', call_id: 'c1', event: { type: 'plan.snapshot', items: [{ id: '1', content: 'Read', status: 'in_progress' }] } },
+  { seq: 9, type: 'tool.progress', call_id: 'c2', message: 'half way' },
+  { seq: 10, type: 'tool.completed', call_id: 'c2', name: 'read_file', label: 'Read a.txt (3 lines)', is_error: false, output: '1 a\n2 b\n3 c' },
+  { seq: 11, type: 'message.delta', text: 'Done.' },
+  { seq: 12, type: 'turn.completed', output_text: 'Done.', stop_reason: 'stop', steps: 2, usage: { input_tokens: 1, output_tokens: 1 } },
+];
+
+describe('turn view-model', () => {
+  it('builds messages, one row per labelled tool call and the plan, in order', () => {
+    const s = initialTurnState('t');
+    for (const e of events) expect(applyEvent(s, e)).toBe(true);
+    expect(s.status).toBe('completed');
+    expect(s.lastSeq).toBe(12);
+    expect(s.timeline).toEqual([
+      { kind: 'message', key: 'm2', text: 'Let me look.', done: true },
+      { kind: 'tool', callId: 'c2', name: 'read_file', label: 'Read a.txt (3 lines)', state: 'done', output: '1 a\n2 b\n3 c', progress: undefined },
+      { kind: 'message', key: 'm11', text: 'Done.', done: true },
+    ]);
+    expect(s.plan).toEqual([{ id: '1', content: 'Read', status: 'in_progress' }]);
+    expect(s.unavailable).toEqual([{ family: 'web', reason: 'provider not configured' }]);
+  });
+
+  it('ignores replayed events, so a resume that overlaps shows every row once', () => {
+    const s = initialTurnState('t');
+    for (const e of events.slice(0, 8)) applyEvent(s, e);
+    // The stream resumes from an earlier id and replays 5..12.
+    const applied = events.slice(4).map((e) => applyEvent(s, structuredClone(e)));
+    expect(applied).toEqual([false, false, false, false, true, true, true, true]);
+    expect(s.timeline.filter((i) => i.kind === 'tool')).toHaveLength(1);
+    expect(s.timeline.map((i) => (i.kind === 'message' ? i.text : i.label))).toEqual(['Let me look.', 'Read a.txt (3 lines)', 'Done.']);
+  });
+
+  it('shows the running label and progress until the call completes, and marks failures', () => {
+    const s = initialTurnState('t');
+    applyEvent(s, { seq: 1, type: 'tool.started', call_id: 'x', name: 'command', label: 'Running make', arguments: {} });
+    applyEvent(s, { seq: 2, type: 'tool.progress', call_id: 'x', message: '10 lines of output' });
+    expect(s.timeline[0]).toMatchObject({ label: 'Running make', state: 'running', progress: '10 lines of output' });
+    applyEvent(s, { seq: 3, type: 'tool.completed', call_id: 'x', name: 'command', label: 'Ran make (exit 2)', is_error: true, output: 'Error: exit 2' });
+    expect(s.timeline[0]).toMatchObject({ label: 'Ran make (exit 2)', state: 'error', output: 'Error: exit 2' });
+  });
+
+  it('marks calls a cancel cut short, and keeps a failure’s error', () => {
+    const s = initialTurnState('t');
+    applyEvent(s, { seq: 1, type: 'tool.started', call_id: 'a', name: 'command', label: 'Running sleep 30', arguments: {} });
+    applyEvent(s, { seq: 2, type: 'turn.cancelled', calls: [{ call_id: 'a', state: 'cancelled' }] });
+    expect(s.status).toBe('cancelled');
+    expect(s.timeline[0]).toMatchObject({ state: 'cancelled' });
+    const f = initialTurnState('u');
+    applyEvent(f, { seq: 1, type: 'turn.failed', error: { code: 'interrupted', message: 'service restarted' } });
+    expect(f).toMatchObject({ status: 'failed', error: { code: 'interrupted', message: 'service restarted' } });
+  });
+
+  it('survives events it does not know and events without a seq', () => {
+    const s = initialTurnState('t');
+    expect(applyEvent(s, { seq: 1, type: 'something.new', x: 1 })).toBe(true);
+    expect(applyEvent(s, { type: 'message.delta', text: 'x' } as unknown as IncomingEvent)).toBe(false);
+    expect(s.timeline).toEqual([]);
+  });
+});
