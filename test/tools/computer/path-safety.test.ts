@@ -71,6 +71,16 @@ describe('paths outside the home', () => {
     expect(grep.output).toMatch(/outside the agent's home/);
   });
 
+  it('does not follow symlinks out of the home when grep searches a folder', async () => {
+    await mkdir(path.join(home, 'searchme'), { recursive: true });
+    await symlink('/etc/passwd', path.join(home, 'searchme/passwd-link'));
+    await writeFile(path.join(home, 'searchme/own.txt'), 'root of the project\n');
+    const r = await call(tools, 'grep', { pattern: 'root', path: 'searchme' });
+    expect(r.output).toBe('searchme/own.txt:1:root of the project');
+    const all = await call(tools, 'grep', { pattern: 'root:x:0' });
+    expect(all.output).toMatch(/^no matches/);
+  });
+
   it('refuses a symlink to a file outside, even one a command created inside the sandbox', async () => {
     // Inside the sandbox the data folder is invisible, but the link text still points there.
     const target = path.join(dataDir, 'secret.txt');

@@ -1,10 +1,11 @@
 /**
  * Bounded content search for `grep`: RE2 syntax through re2js (a linear-time engine, so a
  * model-written pattern cannot hang the service with catastrophic backtracking), line by line,
- * over text files found with {@link globInHome}. Binary files and files over 10 MiB are skipped;
+ * over text files found with {@link globInHome}. Symbolic links inside a searched folder are not
+ * followed; binary files and files over 10 MiB are skipped;
  * the scan stops after `limit` matches, 20 000 files or 256 MiB read, or when `signal` aborts.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { RE2JS } from 're2js';
 import { looksBinary } from '../text-file.js';
@@ -72,7 +73,8 @@ export async function searchFiles(home: string, target: string, o: SearchOptions
       result.stoppedBecause = `${GREP_LIMITS.maxFiles} files scanned`;
       break;
     }
-    const info = await stat(file).catch(() => null);
+    // lstat: symbolic links are not followed (one could point out of the home).
+    const info = await lstat(file).catch(() => null);
     if (!info?.isFile()) continue;
     if (info.size > GREP_LIMITS.maxFileBytes) {
       result.skippedLarge++;
