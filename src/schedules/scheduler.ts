@@ -157,6 +157,7 @@ export class Scheduler {
           ...(r.model !== null ? { model: r.model } : {}),
           ...(r.max_steps !== null ? { max_steps: r.max_steps } : {}),
           ...(r.metadata !== null ? { metadata: r.metadata } : {}),
+          ...(r.brain ? { brain: true } : {}),
         },
         {
           origin: { type: 'schedule', schedule_id: run.schedule_id },

@@ -72,6 +72,7 @@ export const CreateScheduleBodySchema = z
     model: z.string().min(1).max(200).nullable().optional(),
     max_steps: z.number().int().min(1).max(100).nullable().optional(),
     metadata: MetadataSchema.nullable().optional(),
+    brain: z.boolean().optional(),
     paused: z.boolean().optional(),
   })
   .strict();
@@ -88,6 +89,7 @@ export const UpdateScheduleBodySchema = z
     model: z.string().min(1).max(200).nullable().optional(),
     max_steps: z.number().int().min(1).max(100).nullable().optional(),
     metadata: MetadataSchema.nullable().optional(),
+    brain: z.boolean().optional(),
     paused: z.boolean().optional(),
   })
   .strict()

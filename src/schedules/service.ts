@@ -68,6 +68,7 @@ function requestOf(input: CreateScheduleInput): ScheduleRequest {
     model: input.model ?? null,
     max_steps: input.max_steps ?? null,
     metadata: input.metadata ?? null,
+    brain: input.brain ?? false,
   };
 }
 
@@ -172,6 +173,7 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
         if (changes.model !== undefined) r.model = changes.model;
         if (changes.max_steps !== undefined) r.max_steps = changes.max_steps;
         if (changes.metadata !== undefined) r.metadata = changes.metadata;
+        if (changes.brain !== undefined) r.brain = changes.brain;
         if (valid) {
           if (s.status === 'completed') {
             checkLimit(s.agent_id);

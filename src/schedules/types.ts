@@ -41,6 +41,8 @@ export interface ScheduleRequest {
   model: string | null;
   max_steps: number | null;
   metadata: Record<string, unknown> | null;
+  /** The turn's `brain: true` (recall/get_page over the agent's brain pages). */
+  brain: boolean;
 }
 
 /** Who created a schedule. */
@@ -103,6 +105,7 @@ export interface CreateScheduleInput {
   model?: string | null;
   max_steps?: number | null;
   metadata?: Record<string, unknown> | null;
+  brain?: boolean;
   paused?: boolean;
 }
 
@@ -126,6 +129,7 @@ export interface UpdateScheduleChanges {
   model?: string | null;
   max_steps?: number | null;
   metadata?: Record<string, unknown> | null;
+  brain?: boolean;
   paused?: boolean;
 }
 

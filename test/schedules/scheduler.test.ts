@@ -58,6 +58,21 @@ describe('scheduler', () => {
     });
   });
 
+  it('starts the turn with the whole saved request', async () => {
+    create({ model: 'other-model', max_steps: 5, metadata: { source: 'test' }, brain: true, input: [{ role: 'user', content: 'hi' }] });
+    rig.clock.set('2026-03-27T13:00:00Z');
+    await scheduler().tick();
+    expect(rig.turns.created[0].input).toEqual({
+      input: [{ role: 'user', content: 'hi' }],
+      agent_id: 'agent-1',
+      tools: ['todo', 'schedule'],
+      model: 'other-model',
+      max_steps: 5,
+      metadata: { source: 'test' },
+      brain: true,
+    });
+  });
+
   it('fires a cron schedule on each slot in its zone across the spring-forward change', async () => {
     const early = create({ name: '02:30', when: { cron: '30 2 * * *', timezone: 'Europe/Berlin' } });
     const nine = create({ name: '09:00', when: { cron: '0 9 * * *', timezone: 'Europe/Berlin' } });

@@ -119,7 +119,7 @@ export function scheduleRig(startIso: string, env: Record<string, string> = {}):
 /** A TurnContext for family/tool tests. */
 export function turnContext(
   rig: Pick<ScheduleRig, 'config' | 'service'>,
-  over: { kind?: TurnKind; origin?: TurnOrigin; families?: ToolFamily[]; agentId?: string; turnId?: string; withService?: boolean } = {},
+  over: { kind?: TurnKind; origin?: TurnOrigin; families?: ToolFamily[]; agentId?: string; turnId?: string; withService?: boolean; brain?: boolean } = {},
 ): TurnContext {
   const families = over.families ?? ['todo', 'schedule'];
   const agentId = over.agentId ?? 'agent-1';
@@ -130,7 +130,7 @@ export function turnContext(
     origin: over.origin ?? { type: 'api' },
     families,
     requestedTools: families,
-    brain: false,
+    brain: over.brain ?? false,
     config: rig.config,
     agentHome: path.join(rig.config.DATA_DIR, 'agents', agentId, 'home'),
     signal: new AbortController().signal,

@@ -70,7 +70,7 @@ describe('schedule family', () => {
 
 describe('schedule tools', () => {
   it('schedule_create saves a schedule for the calling agent with its tool families, labelled with the next run', async () => {
-    const ctx = turnContext(rig, { agentId: 'reporter', families: ['todo', 'web', 'schedule'] });
+    const ctx = turnContext(rig, { agentId: 'reporter', families: ['todo', 'web', 'schedule'], brain: true });
     const { tools } = await toolsFor(ctx);
     const r = await call(ctx, tools, 'schedule_create', { ...dailyReport, instructions: 'Be brief' });
     expect(r.label).toBe('Scheduling “daily report” for 09:00 Europe/Berlin');
@@ -79,6 +79,7 @@ describe('schedule tools', () => {
     expect(s).toMatchObject({
       agent_id: 'reporter',
       tools: ['todo', 'web', 'schedule'],
+      brain: true,
       input: 'Write the daily report',
       instructions: 'Be brief',
       next_run_at: '2026-03-28T08:00:00.000Z',

@@ -50,6 +50,7 @@ export function createScheduleCreateTool(ctx: TurnContext, service: ScheduleServ
           input: p.input,
           instructions: p.instructions ?? null,
           tools: [...ctx.requestedTools],
+          brain: ctx.brain,
         },
         { created_by: { type: 'turn', turn_id: ctx.turnId }, idempotencyKey: `turn:${ctx.turnId}:${requestHash(p)}` },
       );
