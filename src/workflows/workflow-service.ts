@@ -296,7 +296,8 @@ export class DefaultWorkflowService implements WorkflowService {
   private async settle(wf: LiveWorkflow, task: WorkflowTask, attempt: number, outcome: AttemptOutcome): Promise<void> {
     const { store } = this.deps;
     const index = task.index;
-    if (outcome.kind === 'succeeded' || outcome.kind === 'interrupted') return;
+    // Shutting down: leave the task `running`; start() on the next run queues it again.
+    if (outcome.kind === 'succeeded' || outcome.kind === 'interrupted' || this.stopping) return;
     if (outcome.kind === 'cancelled') {
       store.updateTask(wf.id, index, { status: 'cancelled' });
       await this.emit(wf.id, { type: 'task.cancelled', task_index: index });

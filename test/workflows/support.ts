@@ -25,27 +25,31 @@ export function toolNames(body: ResponsesRequestBody): string[] {
 
 export type Route = ScriptedStep | ((body: ResponsesRequestBody) => ScriptedStep | Promise<ScriptedStep>);
 
-/**
- * A script entry answering each request from the queue of its first user message. Push it once per
- * expected request (see {@link routedEntries}). An unexpected request gets HTTP 400 (not retried),
- * so the test sees a failed turn rather than a hang.
- */
-export function router(routes: Record<string, Route[]>): ScriptEntry {
-  return async (body) => {
-    const key = firstUserText(body);
-    const next = routes[key]?.shift();
-    if (!next) {
-      return { httpError: { status: 400, body: { error: { message: `no scripted step left for ${key}`, type: 'invalid_request_error', code: 'script_exhausted', param: null } } } };
-    }
-    return typeof next === 'function' ? next(body) : next;
-  };
-}
+/** Every route registered by {@link routedEntries} in this test file, by first user message. */
+const ROUTES = new Map<string, Route[]>();
 
-/** `n` copies of the router entry, where n = the number of scripted steps. */
+/**
+ * A script entry answering a request from the queue of its first user message, whichever test
+ * registered it (entries are interchangeable, so one left over by a test cannot misroute another's
+ * request). An unexpected request gets HTTP 400 (not retried): the test sees a failed turn, not a hang.
+ */
+const routedEntry: ScriptEntry = async (body) => {
+  const key = firstUserText(body);
+  const next = ROUTES.get(key)?.shift();
+  if (!next) {
+    return { httpError: { status: 400, body: { error: { message: `no scripted step left for ${key}`, type: 'invalid_request_error', code: 'script_exhausted', param: null } } } };
+  }
+  return typeof next === 'function' ? next(body) : next;
+};
+
+/** Register `routes` (prompt → steps in order) and return one script entry per step to push. */
 export function routedEntries(routes: Record<string, Route[]>): ScriptEntry[] {
-  const total = Object.values(routes).reduce((n, q) => n + q.length, 0);
-  const entry = router(routes);
-  return Array.from({ length: total }, () => entry);
+  let total = 0;
+  for (const [prompt, steps] of Object.entries(routes)) {
+    ROUTES.set(prompt, [...(ROUTES.get(prompt) ?? []), ...steps]);
+    total += steps.length;
+  }
+  return Array.from({ length: total }, () => routedEntry);
 }
 
 export async function waitFor<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {

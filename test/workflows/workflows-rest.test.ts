@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { api, startTestService, type TestService } from '../e2e/support/service.js';
 import { readSse } from '../e2e/support/sse-client.js';
-import { routedEntries, SCHEMA, toolOutputs, waitFor, type Route } from './support.js';
+import { firstUserText, routedEntries, SCHEMA, toolOutputs, waitFor, type Route } from './support.js';
 import type { WorkflowEvent } from '../../src/workflows/events.js';
 import type { LoggedEvent } from '../../src/store/event-log.js';
 
@@ -115,6 +115,7 @@ describe('running workflows', () => {
     const id = r.body.id as string;
     const turnId = await waitFor(() => workflows().get(id)!.tasks[0].turn_ids[0]);
     await waitFor(() => svc.services.turns.get(turnId)?.status === 'running');
+    await waitFor(() => model.requests.some((q) => firstUserText(q.body) === p0)); // the held request is in flight
     const c = await api(svc.url, 'POST', `/v1/workflows/${id}/cancel`);
     expect(c.status).toBe(200);
     expect(c.body.status).toBe('cancelled');
