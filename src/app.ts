@@ -42,6 +42,17 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   // scheduleRoutes, workflowRoutes, brainRoutes, consoleRoutes — added by their issues
 ];
 
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+const ROUTES = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** Every route the app registered (method + URL as declared, e.g. `/v1/turns/:id`). */
+export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
+  return [...(ROUTES.get(app) ?? [])];
+}
+
 /**
  * Build (not start) the HTTP app. The caller owns `services` (start/stop) and `listen`.
  * Body limit: BODY_LIMIT_BYTES (413 beyond). Only `application/json` bodies are accepted (415 else).
@@ -61,6 +72,11 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // Stream tokens (EventSource) are checked before bearer auth, for GET /v1/turns/{id}/events only.
   installStreamTokenCheck(app, services.streamTokens);
   installAuth(app, { tokens: config.AUTH_TOKENS, extraCheck: hasValidStreamToken });
+  const routes: RegisteredRoute[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method: String(method), url: r.url });
+  });
+  ROUTES.set(app, routes);
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { services });
   return app;
 }

@@ -1,0 +1,134 @@
+/**
+ * openapi.yaml matches the service: every registered route is documented (and nothing else), the
+ * SSE event schemas equal the ones derived from the zod event schemas, and real responses —
+ * JSON bodies, errors and every streamed event — validate against the spec.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registeredRoutes } from '../../src/app.js';
+import { eventComponentName, turnEventComponents } from '../../src/http/event-schemas.js';
+import { TurnEvent } from '../../src/runtime/events.js';
+import { startScriptedResponsesServer, message, functionCall, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { api, startTestService, type TestService } from './support/service.js';
+import { readSse } from './support/sse-client.js';
+import { spec, validateComponent, validateResponse } from './support/spec.js';
+import { todoThenAnswer } from './support/scripts.js';
+
+let model: ScriptedResponsesServer;
+let svc: TestService;
+
+beforeAll(async () => {
+  model = await startScriptedResponsesServer();
+  svc = await startTestService({ modelBaseURL: model.baseURL, env: { BODY_LIMIT_BYTES: '2048' } });
+});
+afterAll(async () => {
+  await svc.close();
+  await model.close();
+});
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+describe('openapi.yaml', () => {
+  it('documents every route the service registers, and only those', () => {
+    const served = new Set(
+      registeredRoutes(svc.app)
+        .filter((r) => METHODS.includes(r.method.toLowerCase()))
+        .filter((r) => !r.url.includes('*') && !/^\/(docs|console)\/./.test(r.url))
+        .map((r) => ({ ...r, url: r.url.length > 1 ? r.url.replace(/\/$/, '') : r.url }))
+        .map((r) => `${r.method.toLowerCase()} ${r.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`),
+    );
+    const documented = new Set<string>();
+    for (const [p, item] of Object.entries(spec.paths as Record<string, Record<string, unknown>>)) {
+      for (const m of Object.keys(item)) if (METHODS.includes(m)) documented.add(`${m} ${p}`);
+    }
+    expect([...served].filter((r) => !documented.has(r)).sort()).toEqual([]);
+    expect([...documented].filter((r) => !served.has(r)).sort()).toEqual([]);
+  });
+
+  it('documents every SSE event type with exactly the schema derived from the zod events', () => {
+    const generated = turnEventComponents();
+    expect(Object.keys(generated)).toHaveLength(TurnEvent.options.length);
+    for (const [name, schema] of Object.entries(generated)) {
+      expect(spec.components.schemas[name], name).toEqual(schema);
+    }
+    const types = TurnEvent.options.map((o) => o.shape.type.value as string);
+    expect(spec.components.schemas.TurnSseItem.properties.event.enum).toEqual(types);
+    expect(Object.keys(spec.components.schemas.TurnEvent.discriminator.mapping)).toEqual(types);
+    expect(spec.components.schemas.TurnEvent.oneOf.map((r: { $ref: string }) => r.$ref.split('/').pop())).toEqual(types.map(eventComponentName));
+  });
+});
+
+describe('real responses validate against openapi.yaml', () => {
+  it('turn endpoints: 202, 200 (wait, get, list, cancel), and every streamed event', async () => {
+    model.push(todoThenAnswer, todoThenAnswer);
+    const stream = await readSse(`${svc.url}/v1/turns`, { method: 'POST', body: { input: 'check the spec', tools: ['todo'] } });
+    expect(stream.events.length).toBeGreaterThan(4);
+    const seenTypes = new Set<string>();
+    for (const ev of stream.events) {
+      seenTypes.add(ev.event!);
+      expect(validateComponent('TurnSseItem', { id: ev.id, event: ev.event, data: ev.data })).toEqual([]);
+      expect(validateComponent('TurnEvent', ev.json), ev.event).toEqual([]);
+      expect(validateComponent(eventComponentName(ev.event!), ev.json), ev.event).toEqual([]);
+    }
+    expect(seenTypes).toEqual(new Set(['turn.started', 'tool.started', 'presentation', 'tool.completed', 'message.delta', 'message.completed', 'turn.completed']));
+    const id = stream.headers.get('x-turn-id')!;
+
+    model.push({ output: [message('second')] });
+    const accepted = await api(svc.url, 'POST', '/v1/turns', { input: 'again' });
+    expect(validateResponse('/v1/turns', 'post', 202, accepted.body)).toEqual([]);
+    model.push({ output: [message('third')] });
+    const waited = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'wait', metadata: { a: 1 } });
+    expect(validateResponse('/v1/turns', 'post', 200, waited.body)).toEqual([]);
+    expect(validateResponse('/v1/turns/{id}', 'get', 200, (await api(svc.url, 'GET', `/v1/turns/${id}`)).body)).toEqual([]);
+    expect(validateResponse('/v1/turns', 'get', 200, (await api(svc.url, 'GET', '/v1/turns?limit=2')).body)).toEqual([]);
+    expect(validateResponse('/v1/turns/{id}/cancel', 'post', 200, (await api(svc.url, 'POST', `/v1/turns/${id}/cancel`)).body)).toEqual([]);
+  });
+
+  it('a failed and a cancelled turn stream events that validate', async () => {
+    model.push({ streamError: { code: 'server_error', message: 'boom' } });
+    const failed = await readSse(`${svc.url}/v1/turns`, { method: 'POST', body: { input: 'fail' } });
+    expect(failed.events[failed.events.length - 1].event).toBe('turn.failed');
+    model.push({ output: [functionCall('command', { command: 'sleep 20' })] });
+    const created = await api(svc.url, 'POST', '/v1/turns', { input: 'sleep', tools: ['computer'] });
+    await readSse(`${svc.url}/v1/turns/${created.body.id}/events`, { stopWhen: (e) => e.event === 'tool.started' });
+    await api(svc.url, 'POST', `/v1/turns/${created.body.id}/cancel`);
+    const cancelled = await readSse(`${svc.url}/v1/turns/${created.body.id}/events`);
+    expect(cancelled.events[cancelled.events.length - 1].event).toBe('turn.cancelled');
+    for (const ev of [...failed.events, ...cancelled.events]) expect(validateComponent('TurnEvent', ev.json), ev.event).toEqual([]);
+  });
+
+  it('tools preview, health, readiness', async () => {
+    const preview = await api(svc.url, 'POST', '/v1/tools/preview', { tools: ['todo', 'computer'] });
+    expect(preview.status).toBe(200);
+    expect(preview.body.tools).toContain('todo');
+    expect(validateResponse('/v1/tools/preview', 'post', 200, preview.body)).toEqual([]);
+    expect(validateResponse('/healthz', 'get', 200, (await api(svc.url, 'GET', '/healthz')).body)).toEqual([]);
+    expect(validateResponse('/readyz', 'get', 200, (await api(svc.url, 'GET', '/readyz')).body)).toEqual([]);
+  });
+
+  it('every error response is the documented envelope', async () => {
+    const cases: [string, string, string, unknown, number, Record<string, string>?][] = [
+      ['/v1/turns', 'POST', '/v1/turns', { input: 'x', nope: 1 }, 400],
+      ['/v1/turns', 'POST', '/v1/turns', '{bad json', 400],
+      ['/v1/turns', 'POST', '/v1/turns', { input: 'x'.repeat(4000) }, 413],
+      ['/v1/turns/{id}', 'GET', '/v1/turns/does-not-exist', undefined, 404],
+      ['/v1/turns/{id}/events', 'GET', '/v1/turns/does-not-exist/events', undefined, 404],
+      ['/v1/turns/{id}/cancel', 'POST', '/v1/turns/does-not-exist/cancel', undefined, 404],
+      ['/v1/turns', 'GET', '/v1/turns?limit=1000', undefined, 400],
+      ['/v1/tools/preview', 'POST', '/v1/tools/preview', { tools: ['nope'] }, 400],
+    ];
+    for (const [p, method, url, body, status] of cases) {
+      const r = await api(svc.url, method, url, body);
+      expect(r.status, url).toBe(status);
+      expect(validateResponse(p, method, status, r.body), url).toEqual([]);
+    }
+    const res = await fetch(`${svc.url}/v1/turns`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' });
+    expect(res.status).toBe(415);
+    expect(validateResponse('/v1/turns', 'post', 415, await res.json())).toEqual([]);
+    const key = { 'idempotency-key': 'spec-key' };
+    model.push({ output: [message('k')] });
+    await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'one' }, key);
+    const conflict = await api(svc.url, 'POST', '/v1/turns', { input: 'two' }, key);
+    expect(conflict.status).toBe(409);
+    expect(validateResponse('/v1/turns', 'post', 409, conflict.body)).toEqual([]);
+  });
+});
