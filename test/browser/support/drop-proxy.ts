@@ -17,6 +17,8 @@ export interface DropProxy {
   release(): void;
   /** Number of `GET …/events` requests seen so far (each EventSource (re)connect is one). */
   eventRequests(): number;
+  /** The `Last-Event-ID` header of each events request, in order (null when absent). */
+  lastEventIds(): (string | null)[];
   close(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export async function startDropProxy(targetPort: number): Promise<DropProxy> {
   const all = new Set<Socket>();
   let held: (() => void)[] | null = null;
   let eventRequests = 0;
+  const lastEventIds: (string | null)[] = [];
 
   const server = net.createServer((client) => {
     all.add(client);
@@ -42,11 +45,10 @@ export async function startDropProxy(targetPort: number): Promise<DropProxy> {
       client.on('data', (chunk: Buffer) => {
         // Look at request lines (keep-alive may carry several requests on one socket).
         const head = chunk.toString('latin1', 0, Math.min(chunk.length, 2048));
-        for (const m of head.matchAll(/(?:^|\r\n)GET (\S+\/events)(?:\?\S*)? HTTP\/1\.[01]\r\n/g)) {
-          if (m[1]) {
-            eventRequests += 1;
-            streams.add(client);
-          }
+        for (const m of head.matchAll(/(?:^|\r\n)GET (\S+\/events)(?:\?\S*)? HTTP\/1\.[01]\r\n((?:[^\r\n]+\r\n)*)/g)) {
+          eventRequests += 1;
+          streams.add(client);
+          lastEventIds.push(/^last-event-id:\s*(\S*)\s*$/im.exec(m[2] ?? '')?.[1] ?? null);
         }
       });
       client.pipe(upstream);
@@ -75,6 +77,7 @@ export async function startDropProxy(targetPort: number): Promise<DropProxy> {
       for (const go of waiting) go();
     },
     eventRequests: () => eventRequests,
+    lastEventIds: () => [...lastEventIds],
     async close() {
       proxy.release();
       for (const s of all) s.destroy();

@@ -1,0 +1,58 @@
+/**
+ * Source of a small program written against the client generated from openapi.yaml
+ * (openapi-typescript types + openapi-fetch). generated-client.test.ts writes it next to the
+ * generated `openapi.ts`, type-checks it with the TypeScript compiler (so a spec that generators
+ * cannot turn into usable types fails the test), then runs it against the live service.
+ * Kept as text because the generated types exist only at test time.
+ */
+export const USAGE_SOURCE = `
+import createClient from 'openapi-fetch';
+import type { paths } from './openapi.js';
+
+export interface Outcome {
+  createdStatus: number;
+  id: string;
+  eventsLink: string;
+  gotStatus: string;
+  cancelledStatus: string;
+  missingStatus: number;
+  missingCode: string;
+  invalidStatus: number;
+  invalidCode: string;
+}
+
+/** Create a turn, read it, cancel it, and provoke two errors — all through the typed client. */
+export async function createGetCancel(baseUrl: string, token: string): Promise<Outcome> {
+  const client = createClient<paths>({ baseUrl, headers: { authorization: 'Bearer ' + token } });
+
+  const created = await client.POST('/v1/turns', {
+    body: { input: 'hello from a generated client', tools: ['todo'], agent_id: 'client-test', metadata: { via: 'openapi-fetch' } },
+  });
+  if (!created.data) throw new Error('create failed: ' + JSON.stringify(created.error));
+  const id: string = created.data.id;
+  const eventsLink: string = created.data.links.events;
+
+  const got = await client.GET('/v1/turns/{id}', { params: { path: { id } } });
+  if (!got.data) throw new Error('get failed: ' + JSON.stringify(got.error));
+  const gotStatus: string = got.data.status;
+
+  const cancelled = await client.POST('/v1/turns/{id}/cancel', { params: { path: { id } } });
+  if (!cancelled.data) throw new Error('cancel failed: ' + JSON.stringify(cancelled.error));
+  const cancelledStatus: string = cancelled.data.status;
+
+  const missing = await client.GET('/v1/turns/{id}', { params: { path: { id: 'no-such-turn' } } });
+  const invalid = await client.POST('/v1/turns', { body: { input: 'x', agent_id: 'not valid!' } });
+
+  return {
+    createdStatus: created.response.status,
+    id,
+    eventsLink,
+    gotStatus,
+    cancelledStatus,
+    missingStatus: missing.response.status,
+    missingCode: missing.error ? missing.error.error.code : '',
+    invalidStatus: invalid.response.status,
+    invalidCode: invalid.error ? invalid.error.error.code : '',
+  };
+}
+`;
