@@ -1,0 +1,142 @@
+/**
+ * `npm run demo`: start the real service with a BUNDLED SCRIPTED MODEL (a local fake Responses
+ * API server from test/support/ — no real LLM, no API key), run one real turn through the HTTP
+ * API with real tools (todo, and a command in the bubblewrap sandbox when the computer family is
+ * available), and print the streamed activity labels and the answer.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createParser } from 'eventsource-parser';
+import { startService } from '../src/main.js';
+import {
+  functionCall,
+  message,
+  startScriptedResponsesServer,
+  type ResponsesRequestBody,
+  type ScriptEntry,
+} from '../test/support/scripted-responses-server.js';
+
+/** Function names offered in a Responses request (namespaced ones included). */
+function offered(body: ResponsesRequestBody): string[] {
+  const names: string[] = [];
+  for (const t of body.tools ?? []) {
+    if (t.type === 'function') names.push(t.name);
+    if (t.type === 'namespace') for (const f of t.tools ?? []) names.push(f.name);
+  }
+  return names;
+}
+
+/** The scripted "model": plan with todo, run a command if offered, then answer from the outputs. */
+const script: ScriptEntry[] = [
+  (body) => {
+    const calls = [
+      functionCall('todo', {
+        todos: [
+          { id: '1', content: 'Look at the sandbox', status: 'in_progress' },
+          { id: '2', content: 'Report back', status: 'pending' },
+        ],
+      }),
+    ];
+    if (offered(body).includes('command')) {
+      calls.push(functionCall('command', { command: 'echo "hello from the sandbox: $(uname -sr)"; ls -a' }));
+    }
+    return { output: calls };
+  },
+  () => ({
+    output: [functionCall('todo', { todos: [{ id: '1', status: 'completed' }, { id: '2', status: 'completed' }], merge: true })],
+    usage: { input_tokens: 120, output_tokens: 20 },
+  }),
+  (body) => {
+    const outputs = (body.input as { type?: string; output?: unknown }[])
+      .filter((i) => i.type === 'function_call_output')
+      .map((i) => (typeof i.output === 'string' ? i.output : JSON.stringify(i.output)));
+    const commandOut = outputs.find((o) => o.includes('hello from the sandbox'));
+    const text = commandOut
+      ? `I planned the work with todo and ran a command in the sandbox. It said: ${commandOut.split('\n').find((l) => l.includes('hello')) ?? ''}`
+      : 'I planned the work with todo (the computer family is unavailable here, so no command ran).';
+    return { output: [message(text, { chunks: text.match(/.{1,12}/g) ?? [text] })], usage: { input_tokens: 200, output_tokens: 40 } };
+  },
+];
+
+async function main(): Promise<void> {
+  const model = await startScriptedResponsesServer(script);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
+  const service = await startService({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'error',
+    OPENAI_BASE_URL: model.baseURL,
+    OPENAI_API_KEY: 'scripted',
+    MODEL: 'scripted-demo-model',
+  });
+  const base = service.address;
+  const out = (s: string) => process.stdout.write(`${s}\n`);
+  out('=== turn-service demo — SCRIPTED MODEL: a bundled fake Responses API server, no real LLM is called ===');
+  out(`service: ${base}   data: ${dataDir}`);
+  out('POST /v1/turns  (Accept: text/event-stream, tools: todo, computer)\n');
+  try {
+    const res = await fetch(`${base}/v1/turns`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ input: 'Check the sandbox and tell me what you find.', tools: ['todo', 'computer'] }),
+    });
+    if (!res.ok || !res.body) throw new Error(`POST /v1/turns → ${res.status} ${await res.text()}`);
+    let answer = '';
+    let streaming = false;
+    const parser = createParser({
+      onEvent: (m) => {
+        const e = JSON.parse(m.data);
+        switch (e.type) {
+          case 'turn.started':
+            out(`▶ turn ${e.turn_id} started — tools: ${e.tools.join(', ')}`);
+            for (const u of e.unavailable) out(`  (family ${u.family} unavailable: ${u.reason})`);
+            break;
+          case 'tool.started':
+            if (e.label) out(`  … ${e.label}`);
+            break;
+          case 'tool.completed':
+            if (e.label) out(`  ${e.is_error ? '✗' : '✓'} ${e.label}`);
+            break;
+          case 'presentation':
+            if (e.event.type === 'plan.snapshot') {
+              const items = (e.event.items as { content: string; status: string }[]).map((i) => `[${i.status === 'completed' ? 'x' : i.status === 'in_progress' ? '~' : ' '}] ${i.content}`);
+              out(`  plan: ${items.join('  ')}`);
+            }
+            break;
+          case 'message.delta':
+            if (!streaming) process.stdout.write('\nanswer: ');
+            streaming = true;
+            process.stdout.write(e.text);
+            answer += e.text;
+            break;
+          case 'turn.completed':
+            out(`\n\n■ turn.completed — stop_reason ${e.stop_reason}, ${e.steps} model requests, ${e.usage.input_tokens}+${e.usage.output_tokens} tokens`);
+            break;
+          case 'turn.failed':
+            out(`\n■ turn.failed — ${e.error.code}: ${e.error.message}`);
+            process.exitCode = 1;
+            break;
+          case 'turn.cancelled':
+            out('\n■ turn.cancelled');
+            break;
+        }
+      },
+    });
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+    if (!answer) process.exitCode = 1;
+  } finally {
+    await service.close();
+    await model.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`demo failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
