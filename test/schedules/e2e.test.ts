@@ -9,6 +9,7 @@ import { functionCall, message, startScriptedResponsesServer, type ResponsesRequ
 import { hasToolOutput, lastUserText } from '../e2e/support/scripts.js';
 import { api, startTestService, type TestService } from '../e2e/support/service.js';
 import { readSse } from '../e2e/support/sse-client.js';
+import { validateResponse } from '../e2e/support/spec.js';
 
 let model: ScriptedResponsesServer;
 let svc: TestService;
@@ -64,7 +65,9 @@ describe('schedules end to end', () => {
     // the scheduler fires it about a second later
     const run = await waitFor(async () => {
       const r = await api(svc.url, 'GET', `/v1/schedules/${scheduleId}/runs`);
-      return r.body.data[0]?.status === 'started' ? r.body.data[0] : undefined;
+      if (r.body.data[0]?.status !== 'started') return undefined;
+      expect(validateResponse('/v1/schedules/{id}/runs', 'get', 200, r.body)).toEqual([]);
+      return r.body.data[0];
     });
     expect(run.links).toEqual({ turn: `/v1/turns/${run.turn_id}`, events: `/v1/turns/${run.turn_id}/events` });
 
@@ -92,6 +95,7 @@ describe('schedules end to end', () => {
     // a one-shot fires once: it is completed and later ticks start nothing more
     await new Promise((r) => setTimeout(r, 300));
     const after = await api(svc.url, 'GET', `/v1/schedules/${scheduleId}`);
+    expect(validateResponse('/v1/schedules/{id}', 'get', 200, after.body)).toEqual([]);
     expect(after.body).toMatchObject({ status: 'completed', run_count: 1, next_run_at: null });
     expect((await api(svc.url, 'GET', `/v1/schedules/${scheduleId}/runs`)).body.data).toHaveLength(1);
     expect(model.remaining()).toBe(0);

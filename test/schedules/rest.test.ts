@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { validateResponse } from '../e2e/support/spec.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -20,8 +21,22 @@ const body = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-async function expectError(method: string, path: string, payload: unknown, status: number, code: string, headers: Record<string, string> = {}) {
+/** The spec path template of a concrete schedules path. */
+function specPath(path: string): string {
+  const p = path.split('?')[0];
+  if (p === '/v1/schedules') return p;
+  return p.endsWith('/runs') ? '/v1/schedules/{id}/runs' : '/v1/schedules/{id}';
+}
+
+/** Call the API and check the response against openapi.yaml. */
+async function call(method: string, path: string, payload?: unknown, headers: Record<string, string> = {}) {
   const r = await api(svc.url, method, path, payload, headers);
+  expect(validateResponse(specPath(path), method, r.status, r.body), `${method} ${path} → ${r.status}`).toEqual([]);
+  return r;
+}
+
+async function expectError(method: string, path: string, payload: unknown, status: number, code: string, headers: Record<string, string> = {}) {
+  const r = await call(method, path, payload, headers);
   expect({ status: r.status, code: r.body?.error?.code }).toEqual({ status, code });
   expect(typeof r.body.error.message).toBe('string');
   expect(r.body.error.message.length).toBeGreaterThan(5);
@@ -30,7 +45,7 @@ async function expectError(method: string, path: string, payload: unknown, statu
 
 describe('/v1/schedules CRUD', () => {
   it('creates, reads, lists, updates and deletes a schedule', async () => {
-    const created = await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'crud', tools: ['todo', 'schedule'], instructions: 'Be brief' }));
+    const created = await call('POST', '/v1/schedules', body({ agent_id: 'crud', tools: ['todo', 'schedule'], instructions: 'Be brief' }));
     expect(created.status).toBe(201);
     const s = created.body;
     expect(created.headers.get('location')).toBe(`/v1/schedules/${s.id}`);
@@ -49,21 +64,21 @@ describe('/v1/schedules CRUD', () => {
     });
     expect(Date.parse(s.next_run_at)).toBeGreaterThan(Date.now());
 
-    const got = await api(svc.url, 'GET', `/v1/schedules/${s.id}`);
+    const got = await call('GET', `/v1/schedules/${s.id}`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(s);
 
-    const paused = await api(svc.url, 'PATCH', `/v1/schedules/${s.id}`, { paused: true, name: 'renamed' });
+    const paused = await call('PATCH', `/v1/schedules/${s.id}`, { paused: true, name: 'renamed' });
     expect(paused.status).toBe(200);
     expect(paused.body).toMatchObject({ status: 'paused', name: 'renamed', next_run_at: null });
-    const resumed = await api(svc.url, 'PATCH', `/v1/schedules/${s.id}`, { paused: false });
+    const resumed = await call('PATCH', `/v1/schedules/${s.id}`, { paused: false });
     expect(resumed.body.status).toBe('active');
     expect(resumed.body.next_run_at).not.toBeNull();
 
-    const runs = await api(svc.url, 'GET', `/v1/schedules/${s.id}/runs`);
+    const runs = await call('GET', `/v1/schedules/${s.id}/runs`);
     expect(runs).toMatchObject({ status: 200, body: { data: [], next_cursor: null } });
 
-    const del = await api(svc.url, 'DELETE', `/v1/schedules/${s.id}`);
+    const del = await call('DELETE', `/v1/schedules/${s.id}`);
     expect(del).toMatchObject({ status: 200, body: { id: s.id, deleted: true } });
     await expectError('GET', `/v1/schedules/${s.id}`, undefined, 404, 'schedule_not_found');
     await expectError('DELETE', `/v1/schedules/${s.id}`, undefined, 404, 'schedule_not_found');
@@ -72,7 +87,7 @@ describe('/v1/schedules CRUD', () => {
   });
 
   it('defaults agent_id and tools from the server config', async () => {
-    const r = await api(svc.url, 'POST', '/v1/schedules', body({ when: { after: { value: 2, unit: 'day' } } }));
+    const r = await call('POST', '/v1/schedules', body({ when: { after: { value: 2, unit: 'day' } } }));
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ agent_id: 'default', tools: svc.services.config.DEFAULT_TOOLS, when: { after: { value: 2, unit: 'day' } } });
     await api(svc.url, 'DELETE', `/v1/schedules/${r.body.id}`);
@@ -81,15 +96,15 @@ describe('/v1/schedules CRUD', () => {
   it('lists newest first, filtered by agent_id and status, with cursor pagination', async () => {
     const ids: string[] = [];
     for (const [name, paused] of [['a', false], ['b', true], ['c', false]] as const) {
-      ids.push((await api(svc.url, 'POST', '/v1/schedules', body({ name, agent_id: 'lister', paused }))).body.id);
+      ids.push((await call('POST', '/v1/schedules', body({ name, agent_id: 'lister', paused }))).body.id);
     }
-    await api(svc.url, 'POST', '/v1/schedules', body({ name: 'other', agent_id: 'someone' }));
-    const p1 = await api(svc.url, 'GET', '/v1/schedules?agent_id=lister&limit=2');
+    await call('POST', '/v1/schedules', body({ name: 'other', agent_id: 'someone' }));
+    const p1 = await call('GET', '/v1/schedules?agent_id=lister&limit=2');
     expect(p1.status).toBe(200);
     expect(p1.body.data.map((s: { name: string }) => s.name)).toEqual(['c', 'b']);
-    const p2 = await api(svc.url, 'GET', `/v1/schedules?agent_id=lister&limit=2&cursor=${p1.body.next_cursor}`);
+    const p2 = await call('GET', `/v1/schedules?agent_id=lister&limit=2&cursor=${p1.body.next_cursor}`);
     expect(p2.body).toMatchObject({ data: [{ id: ids[0] }], next_cursor: null });
-    const paused = await api(svc.url, 'GET', '/v1/schedules?agent_id=lister&status=paused');
+    const paused = await call('GET', '/v1/schedules?agent_id=lister&status=paused');
     expect(paused.body.data.map((s: { id: string }) => s.id)).toEqual([ids[1]]);
     await expectError('GET', '/v1/schedules?status=sleeping', undefined, 400, 'invalid_request');
     await expectError('GET', '/v1/schedules?agent_id=bad%20id', undefined, 400, 'invalid_request');
@@ -99,8 +114,8 @@ describe('/v1/schedules CRUD', () => {
 
   it('replays an Idempotency-Key with the same body and refuses it with another', async () => {
     const h = { 'idempotency-key': 'sched-key-1' };
-    const a = await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'idem' }), h);
-    const b = await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'idem' }), h);
+    const a = await call('POST', '/v1/schedules', body({ agent_id: 'idem' }), h);
+    const b = await call('POST', '/v1/schedules', body({ agent_id: 'idem' }), h);
     expect([a.status, b.status]).toEqual([201, 200]);
     expect(b.body.id).toBe(a.body.id);
     await expectError('POST', '/v1/schedules', body({ agent_id: 'idem', input: 'different' }), 409, 'idempotency_conflict', h);
@@ -143,13 +158,13 @@ describe('/v1/schedules validation errors', () => {
   });
 
   it('refuses a schedule beyond SCHEDULE_MAX_PER_AGENT with 409 schedule_limit_reached', async () => {
-    for (let i = 0; i < 3; i++) expect((await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'limited', name: `n${i}` }))).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await call('POST', '/v1/schedules', body({ agent_id: 'limited', name: `n${i}` }))).status).toBe(201);
     const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'limited' }), 409, 'schedule_limit_reached');
     expect(err.details).toEqual({ agent_id: 'limited', limit: 3 });
   });
 
   it('PATCH validates its body and the new when', async () => {
-    const id = (await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'patcher' }))).body.id;
+    const id = (await call('POST', '/v1/schedules', body({ agent_id: 'patcher' }))).body.id;
     await expectError('PATCH', `/v1/schedules/${id}`, {}, 400, 'invalid_request');
     await expectError('PATCH', `/v1/schedules/${id}`, { colour: 'blue' }, 400, 'invalid_request');
     await expectError('PATCH', `/v1/schedules/${id}`, { when: { at: '2020-01-01T00:00:00Z' } }, 400, 'at_in_past');
