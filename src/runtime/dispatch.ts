@@ -42,6 +42,8 @@ export interface CallOutcome {
   item: ResponseInputItem.FunctionCallOutput;
   isError: boolean;
   state: CallState;
+  /** Repair step that fixed the arguments, if any. */
+  repaired?: string;
 }
 
 export interface DispatchOptions<TTurn = unknown> {
@@ -152,7 +154,7 @@ async function executeCall<TTurn>(call: FunctionCallRequest, opts: DispatchOptio
   const displayName = call.namespace ? `${call.namespace}.${call.name}` : call.name;
   const completeWithError = async (text: string, label: string | null, repaired?: string): Promise<CallOutcome> => {
     await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label, is_error: true, output: text, ...(repaired ? { repaired } : {}) });
-    return errorOutcome(call.callId, text, 'completed');
+    return { ...errorOutcome(call.callId, text, 'completed'), ...(repaired ? { repaired } : {}) };
   };
 
   if (opts.refuseAllWith !== undefined) return completeWithError(opts.refuseAllWith, null);
@@ -218,7 +220,7 @@ async function executeCall<TTurn>(call: FunctionCallRequest, opts: DispatchOptio
   if (failure !== undefined) {
     const text = opts.breaker.recordFailure(identity, call.arguments, failure);
     await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label, is_error: true, output: text, ...(validated.repaired ? { repaired: validated.repaired } : {}) });
-    return errorOutcome(call.callId, text, 'completed');
+    return { ...errorOutcome(call.callId, text, 'completed'), ...(validated.repaired ? { repaired: validated.repaired } : {}) };
   }
   const res = result!;
   for (const event of res.presentation ?? []) {
@@ -237,5 +239,5 @@ async function executeCall<TTurn>(call: FunctionCallRequest, opts: DispatchOptio
     ...(validated.repaired ? { repaired: validated.repaired } : {}),
   });
   if (res.terminate) onTerminate();
-  return { callId: call.callId, outputText: text, item, isError: false, state: 'completed' };
+  return { callId: call.callId, outputText: text, item, isError: false, state: 'completed', ...(validated.repaired ? { repaired: validated.repaired } : {}) };
 }

@@ -29,7 +29,7 @@ import { buildProviderTools, compileToolSet, providerToolNames } from './provide
 import { buildModelRequest } from './request.js';
 import { createToolSearchTool, searchAndLoad, TOOL_SEARCH_NAME } from './tool-search.js';
 import type { AnyWorkerAgentTool } from './tool.js';
-import type { FinalAnswerGuardVerdict, RunTurnOptions, RunTurnResult, TranscriptItem } from './turn-types.js';
+import type { FinalAnswerGuardVerdict, RunTurnOptions, RunTurnResult, ToolCallStats, TranscriptItem } from './turn-types.js';
 
 export const DEFAULT_MAX_STEPS = 20;
 
@@ -61,6 +61,7 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
   const transcript: TranscriptItem[] = [...opts.input];
   const usage = { input_tokens: 0, output_tokens: 0 };
   let steps = 0;
+  const toolStats: ToolCallStats = { calls: 0, errors: 0, repairs: {} };
 
   // Serialize every event through one chain so concurrent tools cannot reorder or interleave them.
   let chain: Promise<void> = Promise.resolve();
@@ -77,7 +78,7 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
 
   const finish = async (result: Omit<RunTurnResult, 'steps' | 'usage' | 'transcript'>, event: TurnEvent): Promise<RunTurnResult> => {
     await emit(event);
-    return { ...result, steps, usage: { ...usage }, transcript };
+    return { ...result, steps, usage: { ...usage }, transcript, toolStats };
   };
 
   let compiled: CompiledTool[];
@@ -252,6 +253,11 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       ...(toolsDisabled ? { refuseAllWith: 'Error: no more tool calls are allowed in this turn; answer with your final answer.' } : {}),
     });
     transcript.push(...round.outcomes.map((c) => c.item));
+    for (const c of round.outcomes) {
+      toolStats.calls++;
+      if (c.isError) toolStats.errors++;
+      if (c.repaired) toolStats.repairs[c.repaired] = (toolStats.repairs[c.repaired] ?? 0) + 1;
+    }
     if (round.cancelled || opts.signal.aborted) return cancelled(round.outcomes);
     if (round.terminated) return completed('terminated');
     if (toolsDisabled) return completed('max_steps');

@@ -102,4 +102,16 @@ export interface RunTurnResult {
   transcript: TranscriptItem[];
   /** Last response id (for previous_response_id mode), if any. */
   lastResponseId?: string;
+  /** Function-call statistics of the turn (added for logs/metrics; optional for older callers). */
+  toolStats?: ToolCallStats;
+}
+
+/** Counts over every function call of a turn. */
+export interface ToolCallStats {
+  /** Function calls answered (including errors and calls not started). */
+  calls: number;
+  /** Calls whose output was an error. */
+  errors: number;
+  /** Repair step name (`code_fence`, `close_truncated`, …) → calls it repaired. */
+  repairs: Record<string, number>;
 }

@@ -226,12 +226,16 @@ describe('dispatch of function calls', () => {
     expect(outputs(server.requests[1].body).c1).toMatch(/^Error: invalid arguments for tool echo:\n- v: /);
   });
 
-  it('reports the repair step on tool.completed', async () => {
-    const { events } = await runScriptedTurn({
+  it('reports the repair step on tool.completed and in the turn\'s tool stats', async () => {
+    const { events, result } = await runScriptedTurn({
       tools: [parallelTool('echo', async (p) => p.v)],
-      script: [{ output: [functionCall('echo', '{"v":"x",', { callId: 'c1' })] }, { output: [message('ok')] }],
+      script: [
+        { output: [functionCall('echo', '{"v":"x",', { callId: 'c1' }), functionCall('echo', '```json\n{"v":"y"}\n```', { callId: 'c2' }), functionCall('echo', '{}', { callId: 'c3' })] },
+        { output: [message('ok')] },
+      ],
     });
-    expect(of(events, 'tool.completed')[0]).toMatchObject({ call_id: 'c1', is_error: false, repaired: 'close_truncated', output: 'x' });
+    expect(of(events, 'tool.completed').find((e) => e.call_id === 'c1')).toMatchObject({ is_error: false, repaired: 'close_truncated', output: 'x' });
+    expect(result.toolStats).toEqual({ calls: 3, errors: 1, repairs: { close_truncated: 1, code_fence: 1 } });
   });
 
   it('uses labels, falls back when a label function throws, and streams progress and presentation', async () => {
