@@ -1,0 +1,43 @@
+# syntax=docker/dockerfile:1
+# Turn service image: multi-stage, node:20-slim, production dependencies only, non-root.
+#   docker build -t turn-service .
+#   docker run -p 8787:8787 -v turn-data:/data -e AUTH_TOKENS=change-me -e OPENAI_API_KEY=sk-... -e MODEL=gpt-5-mini turn-service
+# The container binds 0.0.0.0, so AUTH_TOKENS is required (the service refuses to start without it).
+# The computer family's bubblewrap sandbox needs unprivileged user namespaces; on hosts whose
+# seccomp/AppArmor profile forbids them, run with a profile that allows them or set COMPUTER_SANDBOX=none.
+
+# --- build: compile TypeScript, then drop dev dependencies ---
+FROM node:20-slim AS build
+WORKDIR /app
+# Toolchain only for building better-sqlite3 from source when no prebuilt binary matches.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json openapi.yaml ./
+COPY src ./src
+COPY routes ./routes
+COPY console ./console
+RUN npm run build && npm prune --omit=dev
+
+# --- runtime ---
+FROM node:20-slim
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends bubblewrap ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8787 \
+    DATA_DIR=/data
+COPY --from=build /app/package.json /app/openapi.yaml ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 8787
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8787) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "--enable-source-maps", "dist/src/main.js"]
