@@ -192,16 +192,19 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     }
     const functionCalls: FunctionCallRequest[] = [];
     const searchCalls: ResponseOutputItem[] = [];
+    const customCalls: { call_id: string; name: string }[] = [];
     for (const item of response.items) {
       if (item.type === 'function_call') {
         const fc = item as ResponseFunctionToolCall & { namespace?: string };
         functionCalls.push({ callId: fc.call_id, name: fc.name, arguments: fc.arguments ?? '', ...(fc.namespace ? { namespace: fc.namespace } : {}) });
       } else if (item.type === 'tool_search_call' && item.execution === 'client') {
         searchCalls.push(item);
+      } else if (item.type === 'custom_tool_call') {
+        customCalls.push(item);
       }
     }
 
-    if (functionCalls.length === 0 && searchCalls.length === 0) {
+    if (functionCalls.length === 0 && searchCalls.length === 0 && customCalls.length === 0) {
       if (!text) {
         if (usedTools && !nudged && !toolsDisabled) {
           nudged = true;
@@ -242,6 +245,14 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       return { type: 'tool_search_output', call_id: sc.call_id, execution: 'client', status: 'completed', tools } as TranscriptItem;
     });
     transcript.push(...searchOutputs);
+    // No custom (grammar) tools are offered; a custom_tool_call still gets exactly one output.
+    for (const cc of customCalls) {
+      const output = `Error: unknown tool ${cc.name}. Available tools: ${[...callable.keys()].sort().join(', ') || '(none)'}.`;
+      await emit({ type: 'tool.completed', call_id: cc.call_id, name: cc.name, label: null, is_error: true, output });
+      transcript.push({ type: 'custom_tool_call_output', call_id: cc.call_id, output });
+      toolStats.calls++;
+      toolStats.errors++;
+    }
     const round = await dispatchRound(functionCalls, {
       tools: callable,
       signal: opts.signal,

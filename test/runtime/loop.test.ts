@@ -245,6 +245,18 @@ describe('runTurn loop', () => {
     expect(events.find((e) => e.type === 'tool.started')).toMatchObject({ name: 'widgets.create_widget' });
   });
 
+  it('answers an unexpected custom_tool_call (captured) with one error output and continues', async () => {
+    const { server, result } = await runScriptedTurn({
+      tools: [echo],
+      script: [{ fixture: 'openai-custom-tool.1.chunks.txt' }, { output: [message('ok')] }],
+    });
+    expect(server.requests[1].body.input.slice(-2)).toEqual([
+      expect.objectContaining({ type: 'custom_tool_call', call_id: 'call_custom_sql_001' }),
+      { type: 'custom_tool_call_output', call_id: 'call_custom_sql_001', output: 'Error: unknown tool write_sql. Available tools: echo.' },
+    ]);
+    expect(result).toMatchObject({ status: 'completed', outputText: 'ok' });
+  });
+
   it('sends instructions, and a forced tool_choice', async () => {
     const { server } = await runScriptedTurn({ instructions: 'Be brief.', toolChoice: 'required', tools: [echo], script: [{ output: [message('ok')] }] });
     expect(server.requests[0].body).toMatchObject({ instructions: 'Be brief.', tool_choice: 'required', model: 'test-model' });
