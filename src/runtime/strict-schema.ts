@@ -28,15 +28,21 @@ function allowsNull(s: JsonObject): boolean {
   return false;
 }
 
-/** Make a (normalized) schema also accept `null`. */
+const PRIMITIVE = new Set(['string', 'number', 'integer', 'boolean']);
+
+/**
+ * Make a (normalized) schema also accept `null`: primitives get a type union (`["string","null"]`,
+ * with null added to an `enum`), unions get a `{type:"null"}` member, objects, arrays, `$ref`s and
+ * `const`s are wrapped as `anyOf: [schema, {type:"null"}]`.
+ */
 function nullable(s: JsonObject): JsonObject {
   if (allowsNull(s)) return s;
-  if (typeof s.type === 'string' && s.const === undefined) {
+  if (typeof s.type === 'string' && PRIMITIVE.has(s.type) && s.const === undefined) {
     const out: JsonObject = { ...s, type: [s.type, 'null'] };
     if (Array.isArray(s.enum) && !s.enum.includes(null)) out.enum = [...s.enum, null];
     return out;
   }
-  if (Array.isArray(s.type) && s.const === undefined) {
+  if (Array.isArray(s.type) && s.type.every((t) => typeof t === 'string' && PRIMITIVE.has(t)) && s.const === undefined) {
     const out: JsonObject = { ...s, type: [...s.type, 'null'] };
     if (Array.isArray(s.enum) && !s.enum.includes(null)) out.enum = [...s.enum, null];
     return out;
