@@ -29,8 +29,11 @@ export async function createGetCancel(baseUrl: string, token: string): Promise<O
     body: { input: 'hello from a generated client', tools: ['todo'], agent_id: 'client-test', metadata: { via: 'openapi-fetch' } },
   });
   if (!created.data) throw new Error('create failed: ' + JSON.stringify(created.error));
-  const id: string = created.data.id;
-  const eventsLink: string = created.data.links.events;
+  // POST /v1/turns answers 202 (accepted, with links), 200 JSON (?wait=true) or 200 SSE: narrow.
+  const accepted = created.data;
+  if (!('links' in accepted) || !accepted.links) throw new Error('expected the 202 body with links');
+  const id: string = accepted.id;
+  const eventsLink: string = accepted.links.events;
 
   const got = await client.GET('/v1/turns/{id}', { params: { path: { id } } });
   if (!got.data) throw new Error('get failed: ' + JSON.stringify(got.error));
