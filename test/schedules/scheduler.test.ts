@@ -92,6 +92,28 @@ describe('scheduler', () => {
     expect(rig.turns.created).toHaveLength(8);
   });
 
+  it('fires a cron schedule on each slot in its zone across the fall-back change, the repeated 02:30 once', async () => {
+    rig.clock.set('2026-10-23T12:00:00Z');
+    const early = create({ name: '02:30', when: { cron: '30 2 * * *', timezone: 'Europe/Berlin' } });
+    const halfHourly = create({ name: 'every 30 min at night', when: { cron: '*/30 1-3 * * *', timezone: 'Europe/Berlin' } });
+    const fired = await runUntil(scheduler(), '2026-10-26T12:00:00Z', 10 * 60_000);
+    expect(fired.filter((f) => f.schedule_id === early.id).map((f) => f.slot)).toEqual([
+      '2026-10-24T00:30:00.000Z', // 02:30 CEST
+      '2026-10-25T00:30:00.000Z', // 02:30 CEST, first pass; the second 02:30 (CET, 01:30Z) does not run
+      '2026-10-26T01:30:00.000Z', // 02:30 CET
+    ]);
+    // an interval job runs on both passes of the repeated hour 02:00–02:59
+    const night = fired.filter((f) => f.schedule_id === halfHourly.id && f.slot.startsWith('2026-10-25')).map((f) => f.slot);
+    expect(night).toEqual([
+      '2026-10-25T00:00:00.000Z', // 02:00 CEST
+      '2026-10-25T00:30:00.000Z', // 02:30 CEST
+      '2026-10-25T01:00:00.000Z', // 02:00 CET
+      '2026-10-25T01:30:00.000Z', // 02:30 CET
+      '2026-10-25T02:00:00.000Z', // 03:00 CET
+      '2026-10-25T02:30:00.000Z', // 03:30 CET
+    ]);
+  });
+
   it('does not fire while paused and continues at the next slot after resuming', async () => {
     const s = create();
     const sch = scheduler();
