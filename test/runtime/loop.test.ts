@@ -79,6 +79,14 @@ describe('runTurn loop', () => {
     expect(result).toMatchObject({ status: 'completed', stopReason: 'stop', outputText: 'whole answer', steps: 2 });
   });
 
+  it('ends with the provider\'s reason for other incomplete responses (content_filter), without retry', async () => {
+    const { result, server } = await runScriptedTurn({
+      script: [{ output: [message('partial')], status: 'incomplete', incompleteReason: 'content_filter' }],
+    });
+    expect(server.requests).toHaveLength(1);
+    expect(result).toMatchObject({ status: 'completed', stopReason: 'content_filter', outputText: 'partial' });
+  });
+
   it('nudges once after an empty response following tool use, then stops with empty_response', async () => {
     const { result, server } = await runScriptedTurn({
       tools: [echo],
