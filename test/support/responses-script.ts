@@ -8,13 +8,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * Folder of the captured OpenAI Responses streams: byte-for-byte copies of
- * ../shared/fixtures/openai-responses/ (vercel/ai, Apache-2.0; see SOURCES.md there) kept in
- * test/support/fixtures/openai-responses/ so the repository tests run anywhere.
+ * Folder of the captured OpenAI Responses streams: the shared, unmodified captures in
+ * `../shared/fixtures/openai-responses/` beside the repository checkout (vercel/ai, Apache-2.0;
+ * see SOURCES.md there). CI lays `../shared` beside its clone, so tests replay them in place.
  * `OPENAI_FIXTURES_DIR` overrides it.
  */
 export const FIXTURES_DIR = path.resolve(
-  process.env.OPENAI_FIXTURES_DIR ?? path.join(import.meta.dirname, 'fixtures', 'openai-responses'),
+  process.env.OPENAI_FIXTURES_DIR ??
+    path.join(import.meta.dirname, '..', '..', '..', 'shared', 'fixtures', 'openai-responses'),
 );
 
 /** An assistant message with one output_text part. `chunks` overrides how the text is split into deltas. */

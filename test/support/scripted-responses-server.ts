@@ -28,8 +28,8 @@
  *   `encrypted_content`); `status: 'incomplete'` with `incompleteReason` ends with
  *   `response.incomplete`; `usage` sets token counts.
  * - `{ fixture: 'openai-reasoning-encrypted-content.1.chunks.txt', stream: 2 }` — replay a captured
- *   `*.chunks.txt` file from test/support/fixtures/openai-responses/ (copies of
- *   ../shared/fixtures/openai-responses/) byte-for-byte (one JSON per
+ *   `*.chunks.txt` capture from ../shared/fixtures/openai-responses/
+ *   byte-for-byte, unmodified (one JSON per
  *   line, each sent as `data:`). Files with several back-to-back streams are split at each
  *   `response.created`; `stream` picks one (0-based, default 0).
  * - `{ events: [...] }` — send raw event objects as-is (no sequence numbers added).
