@@ -190,6 +190,35 @@ describe('a main turn with the workflow family', () => {
     expect(getOutput).toContain('#0: {"name":"found","count":7,"tags":["a","b"]}');
   });
 
+  it('lists live workflows with workflow_list and cancels one with workflow_cancel, only for the same agent', async () => {
+    const main = prompt('start then cancel');
+    const t = prompt('long task');
+    let workflowId = '';
+    model.push(
+      ...routedEntries({
+        [main]: [
+          { output: [functionCall('workflow_start', { title: 'to cancel', tasks: [task(t)] })] },
+          (body) => {
+            workflowId = /Started workflow (\S+)/.exec(toolOutputs(body)[0])![1];
+            return { output: [functionCall('workflow_list', { status: 'live' })] };
+          },
+          () => ({ output: [functionCall('workflow_cancel', { id: workflowId })] }),
+          { output: [message('cancelled it')] },
+        ],
+        [t]: [{ output: [message('late')], holdMs: 20_000 }],
+      }),
+    );
+    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'tooluser', tools: ['workflow'] });
+    expect(r.body.status).toBe('completed');
+    const reqs = model.requests.filter((q) => q.body.input[0]?.content === main);
+    const outputs = toolOutputs(reqs.at(-1)!.body);
+    expect(outputs[1]).toContain(`- Workflow ${workflowId} "to cancel": running`);
+    expect(outputs[2]).toMatch(/^Cancelled\. Workflow .* "to cancel": cancelled — 1 task: 1 cancelled$/);
+    expect(workflows().get(workflowId)!.status).toBe('cancelled');
+    const other = await api(svc.url, 'GET', `/v1/workflows?agent_id=someone-else&status=live`);
+    expect(other.body.data).toEqual([]);
+  });
+
   it('gives workflow_start an Error: listing every schema violation', async () => {
     const main = prompt('bad schema start');
     model.push(
