@@ -190,6 +190,33 @@ describe('a main turn with the workflow family', () => {
     expect(getOutput).toContain('#0: {"name":"found","count":7,"tags":["a","b"]}');
   });
 
+  it("gives task turns their own fixed catalog, whatever families and brain the starting main turn had", async () => {
+    const main = prompt('start with everything');
+    const t = prompt('isolated task');
+    model.push(
+      ...routedEntries({
+        [main]: [
+          { output: [functionCall('workflow_start', { title: 'isolated', tasks: [task(t)] })] },
+          async (body) => {
+            await workflows().waitForTerminal(/Started workflow (\S+)/.exec(toolOutputs(body)[0])![1]);
+            return { output: [message('done')] };
+          },
+        ],
+        [t]: [{ output: [functionCall('submit_result', { result: good })] }],
+      }),
+    );
+    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', {
+      input: main,
+      brain: true,
+      tools: ['todo', 'computer', 'web', 'schedule', 'workflow'],
+    });
+    expect(r.body.status).toBe('completed');
+    const mainTools = model.requests.find((q) => q.body.input[0]?.content === main)!.body.tools.map((x: { name?: string; type: string }) => x.name ?? x.type);
+    expect(mainTools).toEqual(expect.arrayContaining(['todo', 'workflow_start', 'recall', 'get_page', 'web_fetch']));
+    const taskTools = model.requests.find((q) => q.body.input[0]?.content === t)!.body.tools.map((x: { name: string }) => x.name).sort();
+    expect(taskTools).toEqual(['get_page', 'recall', 'submit_result', 'web_fetch']);
+  });
+
   it('lists live workflows with workflow_list and cancels one with workflow_cancel, only for the same agent', async () => {
     const main = prompt('start then cancel');
     const t = prompt('long task');
