@@ -23,6 +23,7 @@ import type { RunTurnOptions, RunTurnResult, TranscriptItem } from '../runtime/t
 import type { EventLog } from '../store/event-log.js';
 import type { ListTurnsQuery, TurnOutcome, TurnStore } from '../store/turn-store.js';
 import { inputItems, requestHash } from './turn-input.js';
+import { isFinished, outcomeFromEvent, terminalFromResult } from './turn-outcome.js';
 import type { CreateTurnInput, CreateTurnOptions, TurnRecord, TurnService } from './turn-service-types.js';
 
 export type RunTurnFn = (options: RunTurnOptions<TurnContext>) => Promise<RunTurnResult>;
@@ -54,6 +55,8 @@ export class DefaultTurnService implements TurnService {
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly assemble: typeof defaultAssemble;
   private stopping = false;
+  /** Turns a client asked to cancel (vs. aborted by shutdown). */
+  private readonly cancelRequested = new Set<string>();
 
   constructor(private readonly deps: TurnServiceDeps) {
     this.assemble = deps.assembleTools ?? defaultAssemble;
@@ -145,6 +148,7 @@ export class DefaultTurnService implements TurnService {
     }
     const run = this.running.get(id);
     if (run) {
+      this.cancelRequested.add(id);
       run.controller.abort(new Error('cancelled by request'));
       await Promise.race([run.done, new Promise((r) => setTimeout(r, 10_000).unref())]);
     }
@@ -252,9 +256,12 @@ export class DefaultTurnService implements TurnService {
       const controller = new AbortController();
       const entry: Running = { controller, done: Promise.resolve() };
       this.running.set(id, entry);
-      entry.done = this.run(id, controller).finally(() => {
+      entry.done = this.run(id, controller)
+        .catch((err) => this.deps.log?.error({ err, turn_id: id }, 'turn run crashed'))
+        .finally(() => {
         this.running.delete(id);
         this.ephemeral.delete(id);
+        this.cancelRequested.delete(id);
         this.notify(id);
         this.pump();
       });
@@ -297,6 +304,10 @@ export class DefaultTurnService implements TurnService {
     let terminal: TurnEvent | undefined;
     const emit = async (event: TurnEvent) => {
       if (terminal) return; // nothing after the terminal event
+      if (event.type === 'turn.cancelled' && this.stopping && !this.cancelRequested.has(id)) {
+        // Aborted by shutdown, not by a client: report it like a crash would be.
+        event = { type: 'turn.failed', error: { code: 'interrupted', message: 'the service shut down while this turn was running' } };
+      }
       if (isTerminalEvent(event)) {
         terminal = event;
         store.finish(id, outcomeFromEvent(event, store.get(id)!));
@@ -365,36 +376,6 @@ export class DefaultTurnService implements TurnService {
       }
     }
   }
-}
-
-function isFinished(rec: TurnRecord): boolean {
-  return rec.status === 'completed' || rec.status === 'failed' || rec.status === 'cancelled';
-}
-
-function terminalFromResult(r: RunTurnResult): TurnEvent {
-  if (r.status === 'completed') {
-    return { type: 'turn.completed', output_text: r.outputText, stop_reason: r.stopReason ?? 'stop', steps: r.steps, usage: r.usage };
-  }
-  if (r.status === 'cancelled') return { type: 'turn.cancelled', calls: [] };
-  return { type: 'turn.failed', error: r.error ?? { code: 'failed', message: 'turn failed' } };
-}
-
-function outcomeFromEvent(event: TurnEvent, rec: TurnRecord): TurnOutcome {
-  const base: TurnOutcome = {
-    status: 'failed',
-    completed_at: new Date().toISOString(),
-    output_text: rec.output_text,
-    stop_reason: rec.stop_reason,
-    steps: rec.steps,
-    usage: rec.usage,
-    error: rec.error,
-    transcript: null,
-  };
-  if (event.type === 'turn.completed') {
-    return { ...base, status: 'completed', output_text: event.output_text, stop_reason: event.stop_reason, steps: event.steps, usage: event.usage, error: null };
-  }
-  if (event.type === 'turn.failed') return { ...base, status: 'failed', error: event.error };
-  return { ...base, status: 'cancelled' };
 }
 
 export type { TurnKind, TurnOrigin };

@@ -1,0 +1,81 @@
+/**
+ * The turn service without HTTP: queueing under MAX_CONCURRENT_TURNS, cancelling a queued turn,
+ * shutdown during a turn, and queued turns surviving a restart. Real runtime, real openai SDK,
+ * scripted Responses server, real SQLite in a temporary DATA_DIR.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { createServices, type Services } from '../../src/services.js';
+import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+
+let model: ScriptedResponsesServer;
+let dataDir: string;
+const open: Services[] = [];
+
+beforeEach(async () => {
+  model = await startScriptedResponsesServer();
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-'));
+});
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.stop().catch(() => {});
+  await model.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function services(env: Record<string, string> = {}): Promise<Services> {
+  const config = loadConfig({ DATA_DIR: dataDir, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'k', MODEL: 'm', MODEL_MAX_RETRIES: '0', LOG_LEVEL: 'silent', MAX_CONCURRENT_TURNS: '1', ...env });
+  const s = createServices(config, createLogger('silent'));
+  await s.start();
+  open.push(s);
+  return s;
+}
+
+const slow = (text: string) => ({ output: [message(text, { chunks: text.split(' ') })], delayMs: 60 });
+
+it('queues turns beyond MAX_CONCURRENT_TURNS and runs them in order', async () => {
+  const s = await services();
+  model.push(slow('first a b c'), slow('second a b c'));
+  const a = await s.turns.create({ input: 'a', agent_id: 'x' });
+  const b = await s.turns.create({ input: 'b', agent_id: 'x' });
+  expect(s.turns.get(b.id)!.status).toBe('queued');
+  expect(s.turns.stats()).toEqual({ running: 1, queued: 1 });
+  const [ra, rb] = await Promise.all([s.turns.waitForTerminal(a.id), s.turns.waitForTerminal(b.id)]);
+  expect([ra.status, rb.status]).toEqual(['completed', 'completed']);
+  expect(rb.output_text).toBe('second a b c');
+  expect(Date.parse(rb.started_at!)).toBeGreaterThanOrEqual(Date.parse(ra.completed_at!));
+});
+
+it('cancels a queued turn at once without calling the model for it', async () => {
+  const s = await services();
+  model.push(slow('only a b c'));
+  const a = await s.turns.create({ input: 'a', agent_id: 'x' });
+  const b = await s.turns.create({ input: 'b', agent_id: 'x' });
+  const cancelled = await s.turns.cancel(b.id);
+  expect(cancelled!.status).toBe('cancelled');
+  expect((await s.eventLog.read(b.id, 0)).map((e) => e.event)).toEqual([{ type: 'turn.cancelled', calls: [] }]);
+  expect((await s.turns.waitForTerminal(a.id)).status).toBe('completed');
+  expect(model.requests).toHaveLength(1);
+  expect(await s.turns.cancel('nope')).toBeUndefined();
+});
+
+it('reports a turn cut by shutdown as failed/interrupted, and runs still-queued turns after restart', async () => {
+  const first = await services();
+  model.push({ output: [message('never finished a b c d e f', { chunks: 'never finished a b c d e f'.split(' ') })], delayMs: 400 });
+  const a = await first.turns.create({ input: 'a', agent_id: 'x' });
+  const b = await first.turns.create({ input: 'b', agent_id: 'x' });
+  await new Promise((r) => setTimeout(r, 300));
+  await first.stop();
+  open.splice(open.indexOf(first), 1);
+
+  const second = await services();
+  model.push({ output: [message('b done')] });
+  expect(second.turns.get(a.id)).toMatchObject({ status: 'failed', error: { code: 'interrupted' } });
+  const lastA = await second.eventLog.last(a.id);
+  expect(lastA?.event).toMatchObject({ type: 'turn.failed', error: { code: 'interrupted' } });
+  const rb = await second.turns.waitForTerminal(b.id);
+  expect(rb).toMatchObject({ status: 'completed', output_text: 'b done' });
+});
