@@ -14,6 +14,7 @@ const schema = z.object({
   offset: z.number().int().min(0).optional().describe('Character offset to continue a long page from (default 0)'),
 });
 
+/** The `get_page` tool over `store`, scoped to the calling turn's agent; unknown reference → throws (an `Error:` output). */
 export function createGetPageTool(store: BrainStore) {
   return defineWorkerTool<typeof schema, ReturnType<typeof textResult>, TurnContext>({
     name: 'get_page',

@@ -12,6 +12,7 @@ const schema = z.object({
   limit: z.number().int().min(1).max(20).optional().describe('How many results (default 5)'),
 });
 
+/** The `recall` tool over `store`, scoped to the calling turn's agent. */
 export function createRecallTool(store: BrainStore) {
   return defineWorkerTool<typeof schema, ReturnType<typeof textResult>, TurnContext>({
     name: 'recall',

@@ -19,6 +19,7 @@ const schema = z.strictObject({
   result: z.custom<JsonValue>((v) => v !== undefined, { message: 'required: the task result' }),
 });
 
+/** The `submit_result` tool of one task turn, from its binding (raw schema + submit). */
 export function createSubmitResultTool(binding: WorkflowTaskBinding) {
   return defineWorkerTool<typeof schema, ReturnType<typeof textResult>, TurnContext>({
     name: SUBMIT_RESULT_TOOL,

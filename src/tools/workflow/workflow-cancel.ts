@@ -8,6 +8,7 @@ import { ownWorkflow } from './workflow-get.js';
 
 const schema = z.object({ id: z.string().min(1).max(100).describe('Workflow id') });
 
+/** `workflow_cancel`: cancels a workflow of the calling turn's agent (a finished one is reported unchanged). */
 export function createWorkflowCancelTool(service: WorkflowService) {
   return defineWorkerTool<typeof schema, ReturnType<typeof textResult>, TurnContext>({
     name: 'workflow_cancel',

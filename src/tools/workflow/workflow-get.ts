@@ -17,6 +17,7 @@ export function ownWorkflow(service: WorkflowService, id: string, agentId: strin
   return wf;
 }
 
+/** `workflow_get`: one call's output stays under OUTPUT_BUDGET_BYTES (format.ts). */
 export function createWorkflowGetTool(service: WorkflowService) {
   return defineWorkerTool<typeof schema, ReturnType<typeof textResult>, TurnContext>({
     name: 'workflow_get',

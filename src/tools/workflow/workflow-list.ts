@@ -12,6 +12,7 @@ const schema = z.object({
   page: z.number().int().min(1).max(1000).optional().describe('Page number, 1-based (default 1)'),
 });
 
+/** `workflow_list`: the calling turn's agent's workflows, {@link LIST_PAGE_SIZE} per page. */
 export function createWorkflowListTool(service: WorkflowService) {
   return defineWorkerTool<typeof schema, ReturnType<typeof textResult>, TurnContext>({
     name: 'workflow_list',

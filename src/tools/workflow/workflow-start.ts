@@ -26,6 +26,7 @@ const schema = z.object({
   concurrency: z.number().int().min(1).max(MAX_CONCURRENCY).optional().describe(`Tasks running at once (default ${DEFAULT_CONCURRENCY})`),
 });
 
+/** `workflow_start` for the calling turn's agent; subset violations → throws listing each (an `Error:` output). */
 export function createWorkflowStartTool(service: WorkflowService) {
   return defineWorkerTool<typeof schema, ReturnType<typeof textResult>, TurnContext>({
     name: 'workflow_start',
