@@ -45,10 +45,10 @@ const todos = (statuses: string[]) => ({
   merge: false,
 });
 
-async function newPage(): Promise<Page> {
+async function newPage(base = proxy.url): Promise<Page> {
   const page = await browser.context.newPage();
   await page.addInitScript(LABEL_RECORDER);
-  await page.goto(`${proxy.url}/console`);
+  await page.goto(`${base}/console`);
   await page.locator('.settings summary').click();
   await page.getByLabel('API token').fill(BEARER);
   await page.getByLabel('API token').dispatchEvent('change');
@@ -192,6 +192,60 @@ describe('turn console in Chromium', () => {
     await page.getByRole('button', { name: 'Start turn' }).click();
     await page.locator('#form-error').waitFor({ state: 'visible', ...WAIT });
     expect(await page.locator('#form-error').textContent()).toMatch(/needs an API token/);
+    await page.close();
+  });
+});
+
+describe('turn console when its stream token has expired', () => {
+  let shortSvc: BrowserTestService;
+  let shortProxy: DropProxy;
+
+  beforeAll(async () => {
+    shortSvc = await startService({ modelBaseURL: model.baseURL, env: { AUTH_TOKENS: BEARER, STREAM_TOKEN_TTL_S: '10' } });
+    shortProxy = await startDropProxy(shortSvc.port);
+  });
+
+  afterAll(async () => {
+    await shortProxy?.close();
+    await shortSvc?.close();
+  });
+
+  it('fetches a fresh link and resumes after the last event it has, with no duplicate or missing row', async () => {
+    const later = gate();
+    model.push(
+      { output: [functionCall('write_file', { path: 'slow.txt', content: 'one\ntwo\n' })] },
+      async () => {
+        await later.promise;
+        return { output: [functionCall('read_file', { path: 'slow.txt' })] };
+      },
+      { output: [message('Read it back.')] },
+    );
+    const page = await newPage(shortProxy.url);
+    const turnId = await startFromPage(page, 'Write slow.txt, wait, read it.', ['computer']);
+    await page.locator('#timeline li.tool[data-state="done"]').first().waitFor(WAIT);
+    const seqBefore = String(await shortSvc.services.eventLog.lastSeq(turnId));
+    await expect.poll(() => page.locator('#turn').getAttribute('data-last-seq'), WAIT).toBe(seqBefore);
+
+    // Let the page's stream token expire (TTL 10 s), then cut the connection and finish the turn.
+    const firstLink = shortProxy.eventTargets()[0];
+    const exp = Number(/stream_token=(\d+)\./.exec(firstLink)?.[1]);
+    expect(exp).toBeGreaterThan(0);
+    await expect.poll(() => Date.now() > exp * 1000 + 500, { timeout: 30_000, interval: 500 }).toBe(true);
+    shortProxy.hold();
+    shortProxy.dropAll();
+    later.open();
+    expect((await shortSvc.services.turns.waitForTerminal(turnId)).status).toBe('completed');
+    shortProxy.release();
+
+    await page.waitForFunction(() => document.getElementById('turn')?.dataset.status === 'completed', undefined, WAIT);
+    expect(await rowLabels(page)).toEqual(['Created slow.txt (2 lines)', 'Read slow.txt (lines 1-2 of 2)']);
+    expect(await page.locator('#timeline li.message').allTextContents()).toEqual(['Read it back.']);
+    expect(await page.locator('#turn').getAttribute('data-last-seq')).toBe(String(await shortSvc.services.eventLog.lastSeq(turnId)));
+    // The expired link was refused, and the page came back with a fresh token from after its last event.
+    const targets = shortProxy.eventTargets();
+    const fresh = targets.find((t) => t.includes(`after=${seqBefore}`));
+    expect(fresh, targets.join('\n')).toBeDefined();
+    expect(fresh).not.toContain(firstLink.split('stream_token=')[1]);
     await page.close();
   });
 });

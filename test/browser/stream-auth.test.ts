@@ -178,3 +178,21 @@ describe('console page', () => {
     expect((await fetch(`${svc.url}/console/nope.js`)).status).toBe(404);
   });
 });
+
+describe('with auth off (no AUTH_TOKENS)', () => {
+  it('links.events is the plain events URL, and a stray stream_token is simply ignored', async () => {
+    const open = await startService({ modelBaseURL: model.baseURL });
+    try {
+      model.push({ output: [message('open turn')] });
+      const created = await request(`${open.url}/v1/turns`, { method: 'POST', body: { input: 'hi', tools: [] } });
+      expect(created.status).toBe(202);
+      expect(created.body.links.events).toBe(`/v1/turns/${created.body.id}/events`);
+      await open.services.turns.waitForTerminal(created.body.id);
+      const res = await readSse(`${open.url}/v1/turns/${created.body.id}/events?stream_token=1.${'A'.repeat(43)}`);
+      expect(res.status).toBe(200);
+      expect(res.events.at(-1)!.event).toBe('turn.completed');
+    } finally {
+      await open.close();
+    }
+  });
+});

@@ -19,6 +19,8 @@ export interface DropProxy {
   eventRequests(): number;
   /** The `Last-Event-ID` header of each events request, in order (null when absent). */
   lastEventIds(): (string | null)[];
+  /** The request target (path and query) of each events request, in order. */
+  eventTargets(): string[];
   close(): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export async function startDropProxy(targetPort: number): Promise<DropProxy> {
   let held: (() => void)[] | null = null;
   let eventRequests = 0;
   const lastEventIds: (string | null)[] = [];
+  const eventTargets: string[] = [];
 
   const server = net.createServer((client) => {
     all.add(client);
@@ -45,8 +48,9 @@ export async function startDropProxy(targetPort: number): Promise<DropProxy> {
       client.on('data', (chunk: Buffer) => {
         // Look at request lines (keep-alive may carry several requests on one socket).
         const head = chunk.toString('latin1', 0, Math.min(chunk.length, 2048));
-        for (const m of head.matchAll(/(?:^|\r\n)GET (\S+\/events)(?:\?\S*)? HTTP\/1\.[01]\r\n((?:[^\r\n]+\r\n)*)/g)) {
+        for (const m of head.matchAll(/(?:^|\r\n)GET (\S+\/events(?:\?\S*)?) HTTP\/1\.[01]\r\n((?:[^\r\n]+\r\n)*)/g)) {
           eventRequests += 1;
+          eventTargets.push(m[1]);
           streams.add(client);
           lastEventIds.push(/^last-event-id:\s*(\S*)\s*$/im.exec(m[2] ?? '')?.[1] ?? null);
         }
@@ -78,6 +82,7 @@ export async function startDropProxy(targetPort: number): Promise<DropProxy> {
     },
     eventRequests: () => eventRequests,
     lastEventIds: () => [...lastEventIds],
+    eventTargets: () => [...eventTargets],
     async close() {
       proxy.release();
       for (const s of all) s.destroy();
