@@ -26,6 +26,8 @@ export interface GuardedFetchOptions {
   maxBytes: number;
   /** The call's signal (tool timeout, turn cancel). */
   signal: AbortSignal;
+  /** Extra trusted CA certificates (PEM) for HTTPS; default: Node's bundled roots only. */
+  ca?: string | string[];
 }
 
 /** A completed fetch (any HTTP status). */
@@ -144,7 +146,7 @@ export async function guardedFetch(rawUrl: string, options: GuardedFetchOptions)
       throw err;
     });
     const agent = new Agent({
-      connect: { lookup: pinnedLookup(target), timeout: options.timeoutMs },
+      connect: { lookup: pinnedLookup(target), timeout: options.timeoutMs, ...(options.ca ? { ca: options.ca } : {}) },
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
     });

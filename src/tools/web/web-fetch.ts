@@ -38,6 +38,8 @@ export interface WebFetchOptions {
   cache?: FetchCache;
   /** Characters per call shared by the URLs; default {@link FETCH_CHAR_BUDGET}. */
   charBudget?: number;
+  /** Extra trusted CA certificates (PEM) for HTTPS (tests); default: Node's bundled roots. */
+  ca?: string | string[];
 }
 
 /** Per-page facts in `details` (clients, logs; never sent to the model). */
@@ -132,7 +134,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
     if (hit) return { ok: true, url, page: hit.page, repeatAgeMs: hit.ageMs };
     try {
       parseHttpUrl(url);
-      const res = await guardedFetch(url, { resolver, allowHosts: options.allowHosts, timeoutMs: options.timeoutMs, maxBytes: options.maxBytes, signal });
+      const res = await guardedFetch(url, { resolver, allowHosts: options.allowHosts, timeoutMs: options.timeoutMs, maxBytes: options.maxBytes, signal, ca: options.ca });
       const content = extractContent(res.body, res.contentType, res.finalUrl);
       const page: FetchedPage = {
         url,

@@ -164,3 +164,32 @@ describe('web_fetch name resolution limits', () => {
     expect(run.output).toBe('Error: http://slow-dns.example/: timed out after 0.2 s (resolving slow-dns.example)');
   });
 });
+
+describe('web_fetch over HTTPS with a pinned address', () => {
+  it('verifies the certificate against the host name (SNI) while connecting to the checked address', async () => {
+    const https = await import('node:https');
+    const fs = await import('node:fs');
+    const fixtures = new URL('./fixtures/', import.meta.url);
+    const cert = fs.readFileSync(new URL('pinned-test.cert.pem', fixtures), 'utf8');
+    const key = fs.readFileSync(new URL('pinned-test.key.pem', fixtures), 'utf8');
+    const tlsServer = https.createServer({ cert, key }, (req, res) => {
+      const sni = (req.socket as unknown as { servername?: string }).servername;
+      res.writeHead(200, { 'content-type': 'text/plain' }).end(`tls page; sni=${sni}`);
+    });
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    const port = (tlsServer.address() as { port: number }).port;
+    try {
+      const resolver = fakeResolver({ 'pinned.test': '127.0.0.1' });
+      const tool = createWebFetchTool({ allowHosts: ['pinned.test', '127.0.0.1'], timeoutMs: 2000, maxBytes: 1024, resolver, ca: cert });
+      const ok = await runTool(tool, { urls: [`https://pinned.test:${port}/`] });
+      expect(ok.output).toContain('tls page; sni=pinned.test');
+      expect(resolver.calls).toEqual(['pinned.test']);
+      // The same server by IP: the certificate does not name 127.0.0.1, so verification fails.
+      const mismatch = await runTool(tool, { urls: [`https://127.0.0.1:${port}/`] });
+      expect(mismatch.output).toMatch(/^Error: .*ERR_TLS_CERT_ALTNAME_INVALID/);
+    } finally {
+      tlsServer.closeAllConnections();
+      await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
+    }
+  });
+});
