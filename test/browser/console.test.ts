@@ -113,6 +113,7 @@ describe('turn console in Chromium', () => {
     const finished = await svc.services.turns.waitForTerminal(turnId);
     expect(finished.status).toBe('completed');
     expect(await rowLabels(page)).toEqual(['Created notes.txt (2 lines)']); // nothing arrived meanwhile
+    await page.screenshot({ path: `${OUT}/console-reconnecting.png` });
     await expect.poll(() => page.locator('#connection').textContent()).toBe('Reconnecting…');
 
     // The network comes back: EventSource reconnects with Last-Event-ID and the page catches up.
@@ -158,7 +159,7 @@ describe('turn console in Chromium', () => {
     expect(await again.locator('#plan li').count()).toBe(2);
     await page.close();
     await again.close();
-  });
+  }, 120_000);
 
   it('cancels a running turn from the keyboard', async () => {
     const never = gate();
@@ -179,9 +180,10 @@ describe('turn console in Chromium', () => {
     expect(await page.locator('#turn-status').textContent()).toBe('Cancelled');
     expect(await page.locator('#cancel').isDisabled()).toBe(true);
     expect(svc.services.turns.get(turnId)?.status).toBe('cancelled');
+    await page.locator('#turn').screenshot({ path: `${OUT}/console-cancelled-turn.png` });
     never.open();
     await page.close();
-  });
+  }, 120_000);
 
   it('says in plain words when the token is wrong', async () => {
     const page = await browser.context.newPage();
@@ -193,7 +195,7 @@ describe('turn console in Chromium', () => {
     await page.locator('#form-error').waitFor({ state: 'visible', ...WAIT });
     expect(await page.locator('#form-error').textContent()).toMatch(/needs an API token/);
     await page.close();
-  });
+  }, 120_000);
 });
 
 describe('turn console when its stream token has expired', () => {
@@ -247,5 +249,5 @@ describe('turn console when its stream token has expired', () => {
     expect(fresh, targets.join('\n')).toBeDefined();
     expect(fresh).not.toContain(firstLink.split('stream_token=')[1]);
     await page.close();
-  });
+  }, 120_000);
 });

@@ -130,7 +130,7 @@ describe('cross-origin pages in Chromium', () => {
     expect(result.streams.foreign).toEqual({ opened: false, events: [], closedWithError: true });
     expect(result.streams.expired).toEqual({ opened: false, events: [], closedWithError: true });
     await svc.services.turns.waitForTerminal(result.create!.body!.id);
-  });
+  }, 90_000);
 
   it('an origin not in CORS_ORIGINS can neither create a turn nor subscribe, even with a valid stream token', async () => {
     const mine = await finishedTurn();
@@ -140,5 +140,5 @@ describe('cross-origin pages in Chromium', () => {
     expect(result.streams.own).toEqual({ opened: false, events: [], closedWithError: true });
     // The preflight failed, so the POST never reached the service: no turn ran.
     expect(model.requests.length).toBe(before);
-  });
+  }, 90_000);
 });

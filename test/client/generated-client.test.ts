@@ -81,5 +81,5 @@ describe('client generated from openapi.yaml', () => {
       invalidCode: 'invalid_request',
     });
     expect(svc.services.turns.get(outcome.id)?.status).toBe('cancelled');
-  });
+  }, 90_000);
 });
