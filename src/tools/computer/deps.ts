@@ -5,7 +5,7 @@ import type { Config } from '../../config.js';
 import type { SandboxMode } from './sandbox/run-command.js';
 
 export interface ComputerToolDeps {
-  /** Real path of the agent home (exists). */
+  /** Absolute path of the agent home (created on first use by `resolveInHome`). */
   home: string;
   config: Config;
   /** How `command` runs; null when commands are not offered (no sandbox and not COMPUTER_SANDBOX=none). */

@@ -11,12 +11,12 @@
  *   with a scrubbed environment) and deserves the loud start-up warning from
  *   {@link computerSandboxWarning}.
  */
+import path from 'node:path';
 import type { Config } from '../../config.js';
 import type { TurnContext } from '../../assembly/context.js';
 import type { FamilyCreator, FamilyResult } from '../../assembly/family.js';
 import type { AnyWorkerAgentTool } from '../../runtime/tool.js';
 import type { ComputerToolDeps } from './deps.js';
-import { ensureHome } from './home.js';
 import { DEFAULT_BWRAP_PATH, probeBwrap } from './sandbox/probe.js';
 import type { SandboxMode } from './sandbox/run-command.js';
 import { applyPatchTool } from './tools/apply-patch.js';
@@ -69,9 +69,10 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
     async create(ctx: TurnContext): Promise<FamilyResult> {
       if (ctx.kind === 'workflow_task') return { unavailable: 'not allowed in workflow task turns' };
       if (!ctx.families.includes('computer')) return { unavailable: 'not enabled for this turn' };
-      const home = await ensureHome(ctx.agentHome);
       const sandbox = await resolveSandbox(ctx.config, options.bwrapPath);
-      const deps: ComputerToolDeps = { home, config: ctx.config, sandbox: 'mode' in sandbox ? sandbox.mode : null };
+      // The home is created by the first tool call that needs it, not here (a tools preview
+      // assembles the family too).
+      const deps: ComputerToolDeps = { home: path.resolve(ctx.agentHome), config: ctx.config, sandbox: 'mode' in sandbox ? sandbox.mode : null };
       const tools: AnyWorkerAgentTool[] = [];
       if ('mode' in sandbox) tools.push(commandTool(deps, sandbox.mode));
       tools.push(

@@ -18,6 +18,8 @@ export class PathRefusedError extends Error {
 
 /** A path that passed {@link resolveInHome}. */
 export interface ResolvedPath {
+  /** Real path of the agent home. */
+  home: string;
   /** Absolute lexical path (what the caller named, `~` and `..` applied). */
   absolute: string;
   /** Real path: the file itself when it exists, else real parent + the missing rest. */
@@ -47,11 +49,11 @@ export function relativeInside(root: string, p: string): string | null {
  * Resolve `input` for a file tool.
  * - `~` and `~/x` are the home; a relative path is relative to `base` (default: the home);
  *   an absolute path is taken as-is (and must land in the home).
- * @param home absolute path of the agent home (must exist; see {@link ensureHome}).
+ * @param home absolute path of the agent home; created here when missing (first use).
  * @throws PathRefusedError when the real path leaves the home, or a dangling symlink is on the way.
  */
 export async function resolveInHome(home: string, input: string, base?: string): Promise<ResolvedPath> {
-  const realHome = await realpath(home);
+  const realHome = await ensureHome(home);
   const trimmed = input.trim();
   if (trimmed.includes('\0')) throw new PathRefusedError('path contains a NUL character');
   let expanded = trimmed === '' ? '.' : trimmed;
@@ -96,5 +98,5 @@ export async function resolveInHome(home: string, input: string, base?: string):
       `${input} resolves (through a symbolic link) to ${real}, which is outside the agent's home; refused`,
     );
   }
-  return { absolute, real, relative: rel, exists };
+  return { home: realHome, absolute, real, relative: rel, exists };
 }

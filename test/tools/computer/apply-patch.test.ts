@@ -3,7 +3,7 @@
  * End of File), delete, move; all or nothing; errors naming the hunk.
  */
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AnyWorkerAgentTool } from '../../../src/runtime/tool.js';
@@ -22,6 +22,7 @@ beforeAll(async () => {
   const ctx = turnContext(t.dir);
   home = ctx.agentHome;
   ({ tools } = await computerTools(ctx));
+  await mkdir(home, { recursive: true });
 });
 afterAll(() => cleanup());
 

@@ -23,8 +23,11 @@ beforeAll(async () => {
 afterAll(() => cleanup());
 
 describe('paths outside the home', () => {
-  it('creates the home on first use at DATA_DIR/agents/<agent_id>/home', () => {
+  it('creates the home on first use at DATA_DIR/agents/<agent_id>/home, not when the tools are assembled', async () => {
     expect(home).toBe(path.join(dataDir, 'agents', 'alice', 'home'));
+    expect(existsSync(home)).toBe(false);
+    const r = await call(tools, 'ls', {});
+    expect(r.output).toBe('home: 0 entries (empty folder)');
     expect(existsSync(home)).toBe(true);
   });
 

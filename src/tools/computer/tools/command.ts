@@ -67,7 +67,7 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
       const timeoutS = Math.min(p.timeout ?? defaultTimeoutS, maxTimeoutS);
       const run = await runCommand({
         command: p.command,
-        home: deps.home,
+        home: cwd.home,
         cwd: cwd.real,
         env: p.env,
         timeoutMs: timeoutS * 1000,

@@ -38,7 +38,7 @@ export function grepTool(deps: ComputerToolDeps) {
     execute: async (p, ctx) => {
       const target = await resolveInHome(deps.home, p.path ?? '.');
       if (!target.exists) throw new Error(`${p.path} does not exist`);
-      const r = await searchFiles(deps.home, target.real, {
+      const r = await searchFiles(target.home, target.real, {
         pattern: p.pattern,
         literal: p.literal ?? false,
         context: p.context ?? 0,
