@@ -127,7 +127,12 @@ async function main(): Promise<void> {
       },
     });
     const decoder = new TextDecoder();
-    for await (const chunk of res.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+    const reader = res.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
     if (!answer) process.exitCode = 1;
   } finally {
     await service.close();

@@ -121,7 +121,7 @@ describe('POST /v1/turns', () => {
     const created = await api(svc.url, 'POST', '/v1/turns', { input: 'sleep please', tools: ['computer'] });
     expect(created.status).toBe(202);
     const id = created.body.id;
-    const started = await readSse(`${svc.url}/v1/turns/${id}/events`, { stopWhen: (e) => e.event === 'tool.started' || e.event.startsWith('turn.') && e.event !== 'turn.started' });
+    const started = await readSse(`${svc.url}/v1/turns/${id}/events`, { stopWhen: (e) => e.event === 'tool.started' || (e.event ?? '').startsWith('turn.') && e.event !== 'turn.started' });
     expect(started.events[started.events.length - 1].event).toBe('tool.started');
     const t0 = Date.now();
     const cancelled = await api(svc.url, 'POST', `/v1/turns/${id}/cancel`);
