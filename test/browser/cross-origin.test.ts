@@ -11,6 +11,8 @@ import { message, startScriptedResponsesServer, type ScriptedResponsesServer } f
 import { signStreamToken } from '../../src/http/stream-token.js';
 import { readSse } from '../e2e/support/sse-client.js';
 import { launchChromium, type LaunchedBrowser } from './support/chromium.js';
+import { startDropProxy } from './support/drop-proxy.js';
+import { gate } from './support/gate.js';
 import { request, startService, type BrowserTestService } from './support/service.js';
 
 const BEARER = 'cross-origin-bearer-token';
@@ -23,21 +25,22 @@ const api = q.get('api');
 const result = { create: null, streams: {} };
 window.__result = result;
 const pending = [];
-pending.push(fetch(api + '/v1/turns', {
+if (q.get('create') !== '0') pending.push(fetch(api + '/v1/turns', {
   method: 'POST',
   headers: { 'content-type': 'application/json', authorization: 'Bearer ' + q.get('bearer'), 'idempotency-key': 'k-' + Math.random() },
   body: JSON.stringify({ input: 'from another origin', tools: [] }),
 }).then(async (r) => { result.create = { status: r.status, body: await r.json() }; },
         (e) => { result.create = { failed: String(e) }; }));
 for (const [name, url] of JSON.parse(q.get('streams'))) {
-  const s = { opened: false, events: [], closedWithError: false };
+  const s = { opened: false, opens: 0, events: [], ids: [], closedWithError: false };
   result.streams[name] = s;
   pending.push(new Promise((done) => {
     const es = new EventSource(api + url);
-    es.onopen = () => { s.opened = true; };
+    es.onopen = () => { s.opened = true; s.opens += 1; };
     for (const t of ['turn.started', 'message.delta', 'message.completed', 'turn.completed', 'turn.failed', 'turn.cancelled']) {
       es.addEventListener(t, (e) => {
         s.events.push(t);
+        s.ids.push(e.lastEventId);
         if (t.startsWith('turn.') && t !== 'turn.started') { es.close(); done(); }
       });
     }
@@ -50,7 +53,7 @@ Promise.all(pending).then(() => { result.done = true; });
 interface AppResult {
   done?: boolean;
   create: { status?: number; body?: { id: string; links: { events: string } }; failed?: string } | null;
-  streams: Record<string, { opened: boolean; events: string[]; closedWithError: boolean }>;
+  streams: Record<string, { opened: boolean; opens: number; events: string[]; ids: string[]; closedWithError: boolean }>;
 }
 
 let model: ScriptedResponsesServer;
@@ -126,9 +129,9 @@ describe('cross-origin pages in Chromium', () => {
     // Exactly the turn's logged events, as a client with the bearer header sees them.
     const logged = await readSse(`${svc.url}/v1/turns/${mine.id}/events`, { headers: { authorization: `Bearer ${BEARER}` } });
     expect(logged.events.at(-1)!.event).toBe('turn.completed');
-    expect(result.streams.own).toEqual({ opened: true, events: logged.events.map((e) => e.event), closedWithError: false });
-    expect(result.streams.foreign).toEqual({ opened: false, events: [], closedWithError: true });
-    expect(result.streams.expired).toEqual({ opened: false, events: [], closedWithError: true });
+    expect(result.streams.own).toMatchObject({ opened: true, events: logged.events.map((e) => e.event), closedWithError: false });
+    expect(result.streams.foreign).toMatchObject({ opened: false, events: [], closedWithError: true });
+    expect(result.streams.expired).toMatchObject({ opened: false, events: [], closedWithError: true });
     await svc.services.turns.waitForTerminal(result.create!.body!.id);
   }, 90_000);
 
@@ -137,8 +140,42 @@ describe('cross-origin pages in Chromium', () => {
     const before = model.requests.length;
     const result = await runApp(otherOrigin, [['own', mine.links.events]]);
     expect(result.create?.failed).toMatch(/TypeError|Failed to fetch/);
-    expect(result.streams.own).toEqual({ opened: false, events: [], closedWithError: true });
+    expect(result.streams.own).toMatchObject({ opened: false, events: [], closedWithError: true });
     // The preflight failed, so the POST never reached the service: no turn ran.
     expect(model.requests.length).toBe(before);
+  }, 90_000);
+
+  it('an allowed origin resumes a dropped stream by itself with Last-Event-ID: no duplicate, no gap', async () => {
+    const proxy = await startDropProxy(svc.port);
+    const page = await browser.context.newPage();
+    try {
+      const hold = gate();
+      model.push(async () => {
+        await hold.promise;
+        return { output: [message('after the drop', { chunks: ['after ', 'the ', 'drop'] })] };
+      });
+      const created = await request(`${svc.url}/v1/turns`, { method: 'POST', body: { input: 'hi', tools: [] }, headers: { authorization: `Bearer ${BEARER}` } });
+      expect(created.status).toBe(202);
+      const q = new URLSearchParams({ api: proxy.url, create: '0', streams: JSON.stringify([['live', created.body.links.events]]) });
+      await page.goto(`${allowedOrigin}/?${q}`);
+      const seen = () => page.evaluate(() => (window as unknown as { __result: AppResult }).__result.streams.live.ids.length);
+      await expect.poll(seen, { timeout: 45_000 }).toBeGreaterThanOrEqual(1);
+      const before = proxy.eventRequests();
+      proxy.hold();
+      proxy.dropAll();
+      hold.open();
+      await svc.services.turns.waitForTerminal(created.body.id);
+      proxy.release();
+      await page.waitForFunction(() => (window as unknown as { __result?: AppResult }).__result?.done === true, undefined, { timeout: 45_000 });
+      const live = (await page.evaluate(() => (window as unknown as { __result: AppResult }).__result.streams.live)) as AppResult['streams'][string];
+      const logged = await readSse(`${svc.url}/v1/turns/${created.body.id}/events`, { headers: { authorization: `Bearer ${BEARER}` } });
+      expect(live.ids).toEqual(logged.events.map((e) => e.id));
+      expect(live.events).toEqual(logged.events.map((e) => e.event));
+      expect(live.opens).toBeGreaterThanOrEqual(2);
+      expect(proxy.lastEventIds().slice(before)[0]).toBe('1');
+    } finally {
+      await page.close();
+      await proxy.close();
+    }
   }, 90_000);
 });
