@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { resolveInHome } from '../computer/home.js';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../runtime/tool.js';
 import { allocateBudget, clipHeadTail, FETCH_CHAR_BUDGET, type OmittedPart } from './budget.js';
 import { extractContent } from './extract.js';
@@ -100,14 +101,22 @@ function minutes(ms: number): string {
   return m < 1 ? 'less than a minute' : `${m} min`;
 }
 
+/**
+ * Save a clipped page's full text under `web_fetch/` in the agent home. The folder and the file go
+ * through the file tools' home rule (`resolveInHome`: the real path must stay in the home, so a
+ * `web_fetch` symlink planted by a command cannot redirect the write), and the file is created with
+ * O_EXCL (`wx`), so an existing file or a symlink at that name is never written through.
+ * @returns the path relative to the home.
+ */
 async function savePage(home: string, page: FetchedPage): Promise<string> {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
   const hash = createHash('sha256').update(page.finalUrl).digest('hex').slice(0, 8);
   const host = hostOf(page.finalUrl).replace(/[^a-zA-Z0-9.-]/g, '_');
-  const relative = `${SAVED_PAGES_DIR}/${stamp}-${host}-${hash}.md`;
-  await fs.mkdir(path.join(home, SAVED_PAGES_DIR), { recursive: true });
-  await fs.writeFile(path.join(home, relative), page.text, 'utf8');
-  return relative;
+  const folder = await resolveInHome(home, SAVED_PAGES_DIR);
+  await fs.mkdir(folder.real, { recursive: true });
+  const file = await resolveInHome(home, `${SAVED_PAGES_DIR}/${stamp}-${host}-${hash}.md`);
+  await fs.writeFile(file.real, page.text, { encoding: 'utf8', flag: 'wx' });
+  return file.relative;
 }
 
 function markerFor(savedPath: string | undefined): (o: OmittedPart) => string {

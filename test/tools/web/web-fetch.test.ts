@@ -173,6 +173,16 @@ describe('web_fetch on allowlisted loopback servers', () => {
     expect(Number(omitted.replace(/,/g, ''))).toBeGreaterThan(HUGE.length - 40_000);
   });
 
+  it('does not write through a web_fetch symlink that points outside the home', async () => {
+    const ownHome = await fs.mkdtemp(path.join(os.tmpdir(), 'web-fetch-home-'));
+    const outside = await fs.mkdtemp(path.join(os.tmpdir(), 'web-fetch-outside-'));
+    await fs.symlink(outside, path.join(ownHome, 'web_fetch'));
+    const run = await runTool(tool({ saveHome: ownHome }), { urls: [`${server.origin}/huge?planted=1`] });
+    expect(run.output).toMatch(/\[… [\d,]+ characters omitted \(starting at line \d+\) …\]/);
+    expect(run.output).not.toContain('Full text saved');
+    expect(await fs.readdir(outside)).toEqual([]);
+  });
+
   it('does not save anything when the computer family is not in the turn', async () => {
     const run = await runTool(tool(), { urls: [`${server.origin}/huge`] });
     expect(run.output).toMatch(/\[… [\d,]+ characters omitted \(starting at line \d+\) …\]/);
