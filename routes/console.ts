@@ -17,6 +17,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FastifyReply } from 'fastify';
 import type { RoutePlugin } from '../src/app.js';
 import { HttpError } from '../src/http/errors.js';
 
@@ -27,6 +28,7 @@ const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
 };
 
+/** Content-Security-Policy of the console: same-origin scripts, styles and API calls only. */
 export const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
@@ -45,7 +47,7 @@ interface Asset {
  * Reads console assets from `dir`. A `.js` file missing from `dir` is transpiled from the `.ts`
  * beside it (source checkout). Results are cached by source mtime.
  */
-export function createConsoleAssets(dir: string) {
+export function createConsoleAssets(dir: string): (name: string) => Promise<string | undefined> {
   const cache = new Map<string, Asset>();
   return async function load(name: string): Promise<string | undefined> {
     if (!ASSET_NAME.test(name)) return undefined;
@@ -79,10 +81,11 @@ async function transpileTs(source: string, fileName: string): Promise<string> {
   }).outputText;
 }
 
+/** GET /console (and /console/) → the page; GET /console/:file → one of its assets (404 envelope otherwise). */
 export const consoleRoutes: RoutePlugin = async (app) => {
   const load = createConsoleAssets(consoleDir());
 
-  const send = async (name: string, reply: import('fastify').FastifyReply) => {
+  const send = async (name: string, reply: FastifyReply) => {
     const body = await load(name);
     if (body === undefined) throw new HttpError(404, 'not_found', `no console file ${name}`);
     return reply
