@@ -93,7 +93,7 @@ export function plainWords(err: unknown): string {
     if (err.status === 403) return 'This token is not allowed to do that.';
     if (err.status === 404) return 'That turn does not exist (it may have been removed).';
     if (err.code === 'model_not_configured') {
-      return 'No model is configured on the server yet. Set OPENAI_API_KEY (and OPENAI_BASE_URL or MODEL if needed) and restart it.';
+      return 'No model is configured on the server yet. Set OPENAI_API_KEY or OPENAI_BASE_URL (an OpenAI-compatible endpoint) and restart it.';
     }
     if (err.status === 400) return `The request was not accepted: ${err.message}`;
     if (err.status === 413) return 'The input is too long for this server.';
