@@ -109,10 +109,9 @@ export async function streamEventLog<E extends { type: string }>(
   const write = async (logged: LoggedEvent<E>): Promise<boolean> => {
     if (closed || !sse.isConnected) return false;
     try {
-      await Promise.race([
-        sse.send({ id: String(logged.seq), event: logged.event.type, data: toData(logged) }),
-        closedPromise,
-      ]);
+      const sent = sse.send({ id: String(logged.seq), event: logged.event.type, data: toData(logged) });
+      sent.catch(() => {}); // a send still pending when the socket closes must not reject unhandled
+      await Promise.race([sent, closedPromise]);
     } catch {
       return false;
     }
