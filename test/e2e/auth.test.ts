@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { api, startTestService, type TestService } from './support/service.js';
 import { spawnService } from './support/child.js';
+import { validateResponse } from './support/spec.js';
 
 let model: ScriptedResponsesServer;
 let svc: TestService;
@@ -35,6 +36,7 @@ describe('with AUTH_TOKENS set', () => {
       const none = await api(svc.url, method, p, method === 'POST' ? { input: 'x' } : undefined);
       expect(none.status).toBe(401);
       expect(none.body.error.code).toBe('unauthorized');
+      expect(validateResponse(p, method, 401, none.body)).toEqual([]);
       const wrong = await api(svc.url, method, p, method === 'POST' ? { input: 'x' } : undefined, { authorization: 'Bearer tok-alpha-12' });
       expect(wrong.status).toBe(401);
     }

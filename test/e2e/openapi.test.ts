@@ -96,6 +96,16 @@ describe('real responses validate against openapi.yaml', () => {
     for (const ev of [...failed.events, ...cancelled.events]) expect(validateComponent('TurnEvent', ev.json), ev.event).toEqual([]);
   });
 
+  it('serves the document at /openapi.yaml and the reference page at /docs', async () => {
+    const doc = await fetch(`${svc.url}/openapi.yaml`);
+    expect(doc.status).toBe(200);
+    expect(doc.headers.get('content-type')).toMatch(/yaml/);
+    expect(await doc.text()).toContain('/v1/turns/{id}/events');
+    const page = await fetch(`${svc.url}/docs/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+  });
+
   it('tools preview, health, readiness', async () => {
     const preview = await api(svc.url, 'POST', '/v1/tools/preview', { tools: ['todo', 'computer'] });
     expect(preview.status).toBe(200);
