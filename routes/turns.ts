@@ -10,7 +10,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/app.js';
-import { HttpError, notFound } from '../src/http/errors.js';
+import { notFound } from '../src/http/errors.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { turnEventsLink, type StreamTokens } from '../src/http/stream-token.js';
 import { isTerminalEvent, type TurnEvent } from '../src/runtime/events.js';
@@ -110,4 +110,3 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
   });
 };
 
-export { HttpError };

@@ -32,6 +32,7 @@ it('marks a turn interrupted by a crash as failed/interrupted after restart, and
 
   const first = spawnService(env);
   await waitHealthy(url, first);
+  expect(first.output()).toMatch(/AUTH_TOKENS is not set/); // the loopback-only warning
   const created = await api(url, 'POST', '/v1/turns', { input: 'long job' });
   expect(created.status).toBe(202);
   const id = created.body.id as string;
