@@ -63,6 +63,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     loggerInstance: services.log as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: () => crypto.randomUUID(),
+    // Open SSE streams (e.g. of a queued turn) must not keep close() waiting: they are cut and
+    // clients resume with Last-Event-ID after the restart.
+    forceCloseConnections: true,
   });
   app.removeContentTypeParser('text/plain');
   installErrorHandlers(app);

@@ -191,3 +191,22 @@ describe('GET /v1/turns/{id}/events', () => {
     expect(resumed.events.map((e) => Number(e.id))).toEqual(Array.from({ length: total + 2 - last }, (_, i) => last + 1 + i));
   });
 });
+
+describe('shutdown', () => {
+  it('closes promptly while a client follows a turn that has not ended, cutting its stream', async () => {
+    const own = await startTestService();
+    const id = uuidv7();
+    own.services.turnStore.insert({
+      id, agent_id: 'default', kind: 'main', origin: { type: 'api' }, model: 'm', created_at: new Date().toISOString(),
+      metadata: null, request: { input: 'x', agent_id: 'default' }, idempotency_key: null, request_hash: null,
+    });
+    await own.services.eventLog.append(id, delta('waiting'));
+    const reading = readSse(`${own.url}/v1/turns/${id}/events`, { timeoutMs: 15_000 }).catch((err) => ({ error: err }));
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = Date.now();
+    await own.close();
+    expect(Date.now() - t0).toBeLessThan(5000);
+    const r = await reading;
+    if ('events' in r) expect(r.events.map((e) => e.id)).toEqual(['1']);
+  });
+});
