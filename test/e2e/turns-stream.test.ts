@@ -168,3 +168,19 @@ describe('POST /v1/turns', () => {
     expect(c.body.error.code).toBe('idempotency_key_reused');
   });
 });
+
+describe('POST /v1/tools/preview', () => {
+  it('returns exactly the tools array the model receives for the same configuration', async () => {
+    const config = { tools: ['todo', 'computer'], agent_id: 'preview-agent' };
+    const preview = await api(svc.url, 'POST', '/v1/tools/preview', config);
+    expect(preview.status).toBe(200);
+    expect(preview.body.families).toEqual(['todo', 'computer']);
+    expect(preview.body.tools).toEqual(expect.arrayContaining(['todo', 'command', 'read_file']));
+    model.push({ output: [message('ok')] });
+    const before = model.requests.length;
+    await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi', ...config });
+    expect(model.requests[before].body.tools).toEqual(preview.body.definitions);
+    const none = await api(svc.url, 'POST', '/v1/tools/preview', { tools: [] });
+    expect(none.body).toMatchObject({ tools: [], definitions: [] });
+  });
+});
