@@ -39,7 +39,6 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   scheduleRoutes,
   workflowRoutes,
   brainRoutes,
-  // scheduleRoutes, workflowRoutes, brainRoutes, consoleRoutes — added by their issues
 ];
 
 export interface RegisteredRoute {
