@@ -82,6 +82,17 @@ describe('schedule service', () => {
     expect(resumed.next_run_at).toBe('2026-04-03T07:00:00.000Z'); // 09:00 CEST
   });
 
+  it('runs a completed one-shot again only when given a new when', () => {
+    const { schedule } = rig.service.create(daily({ when: { after: { value: 5, unit: 'minute' } } }));
+    rig.clock.advance(5 * 60_000);
+    const s = rig.store.get(schedule.id)!;
+    rig.store.claim(s, { runId: '01900000-0000-7000-8000-000000000002', nextRunAt: null, status: 'completed', missedSlots: 0 }, rig.clock.now(), 'i1');
+    expect(rig.service.get(schedule.id)).toMatchObject({ status: 'completed', next_run_at: null, run_count: 1 });
+    expect(codeOf(() => rig.service.update(schedule.id, { paused: false }))).toBe('invalid_request');
+    const again = rig.service.update(schedule.id, { when: { at: '2026-03-28T10:00:00+01:00' } });
+    expect(again).toMatchObject({ status: 'active', next_run_at: '2026-03-28T09:00:00.000Z', when: { at: '2026-03-28T10:00:00+01:00' } });
+  });
+
   it('updates fields and when, and refuses a bad when with its own code', () => {
     const { schedule } = rig.service.create(daily());
     const u = rig.service.update(schedule.id, { name: 'weekly', when: { cron: '0 9 * * 1', timezone: 'UTC' }, input: 'weekly report', tools: ['todo'] });
