@@ -137,6 +137,23 @@ describe('POST /v1/turns', () => {
     expect(again.body).toEqual(cancelled.body);
   });
 
+  it('sends a message list input and instructions to the model as given', async () => {
+    model.push({ output: [message('ok')] });
+    const before = model.requests.length;
+    const input = [
+      { role: 'developer', content: 'be brief' },
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+      { role: 'user', content: 'again' },
+    ];
+    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input, instructions: 'You are a test.', max_steps: 3, model: 'other-model' });
+    expect(r.body).toMatchObject({ status: 'completed', model: 'other-model' });
+    const sent = model.requests[before].body;
+    expect(sent.model).toBe('other-model');
+    expect(sent.instructions).toBe('You are a test.');
+    expect(sent.input.map((i: any) => [i.role, i.content])).toEqual(input.map((m) => [m.role, m.content]));
+  });
+
   it('continues from a stored transcript with previous_turn_id', async () => {
     model.push({ output: [message('first answer')] });
     const a = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'remember 7', agent_id: 'mem' });
