@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registeredRoutes } from '../../src/app.js';
 import { eventComponentName, turnEventComponents } from '../../src/http/event-schemas.js';
 import { TurnEvent } from '../../src/runtime/events.js';
+import { CreateTurnBody, PreviewToolsBody } from '../../routes/turn-schemas.js';
 import { startScriptedResponsesServer, message, functionCall, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { api, startTestService, type TestService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
@@ -55,6 +56,38 @@ describe('openapi.yaml', () => {
     expect(Object.keys(spec.components.schemas.TurnEvent.discriminator.mapping)).toEqual(types);
     expect(spec.components.schemas.TurnEvent.oneOf.map((r: { $ref: string }) => r.$ref.split('/').pop())).toEqual(types.map(eventComponentName));
   });
+});
+
+describe('request schemas in openapi.yaml agree with the zod schemas the routes use', () => {
+  const bodies: unknown[] = [
+    { input: 'hi' },
+    { input: [{ role: 'user', content: 'x' }, { role: 'developer', content: 'y' }] },
+    { input: 'hi', agent_id: 'a_b-1', tools: ['todo', 'web'], max_steps: 100, metadata: { a: 1 }, brain: true, cancel_on_disconnect: true, instructions: 'i', model: 'm', previous_turn_id: 'p' },
+    {},
+    { input: '' },
+    { input: [] },
+    { input: [{ role: 'tool', content: 'x' }] },
+    { input: [{ role: 'user', content: 'x', extra: 1 }] },
+    { input: 'hi', unknown: true },
+    { input: 'hi', agent_id: 'bad id' },
+    { input: 'hi', agent_id: 'x'.repeat(65) },
+    { input: 'hi', tools: ['shell'] },
+    { input: 'hi', tools: ['todo', 'todo'] },
+    { input: 'hi', max_steps: 0 },
+    { input: 'hi', max_steps: 1.5 },
+    { input: 'hi', metadata: 'no' },
+    { input: 'hi', brain: 'yes' },
+    { input: 42 },
+  ];
+  it.each(bodies.map((b) => [JSON.stringify(b), b]))('CreateTurnRequest %s', (_name, body) => {
+    expect(validateComponent('CreateTurnRequest', body).length === 0).toBe(CreateTurnBody.safeParse(body).success);
+  });
+  it.each([{}, { tools: ['todo'] }, { agent_id: '!' }, { tools: ['x'] }, { extra: 1 }, { brain: true, model: 'm' }].map((b) => [JSON.stringify(b), b]))(
+    'ToolsPreviewRequest %s',
+    (_name, body) => {
+      expect(validateComponent('ToolsPreviewRequest', body).length === 0).toBe(PreviewToolsBody.safeParse(body).success);
+    },
+  );
 });
 
 describe('real responses validate against openapi.yaml', () => {
