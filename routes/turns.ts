@@ -66,14 +66,14 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     if (query.wait === 'true') {
       const ac = new AbortController();
       const onClose = () => ac.abort(new Error('client went away'));
-      request.raw.on('close', onClose);
+      reply.raw.on('close', onClose); // the response closes early only when the client left
       try {
         return reply.code(200).send(await turns.waitForTerminal(turn.id, ac.signal));
       } catch (err) {
         if (ac.signal.aborted) return; // nobody is listening any more
         throw err;
       } finally {
-        request.raw.off('close', onClose);
+        reply.raw.off('close', onClose);
       }
     }
     return reply.code(202).header('Location', links.self).send({ id: turn.id, status: turn.status, links });

@@ -88,6 +88,27 @@ describe('POST /v1/turns', () => {
     expect(typeof r.body.completed_at).toBe('string');
   });
 
+  it('with ?wait=true holds the response through a slow turn, and a client that gives up harms nothing', async () => {
+    model.push({ output: [message('slow but sure', { chunks: ['slow ', 'but ', 'sure'] })], delayMs: 300 });
+    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'slow' });
+    expect(r.body).toMatchObject({ status: 'completed', output_text: 'slow but sure' });
+    model.push({ output: [message('nobody waits', { chunks: ['nobody ', 'waits'] })], delayMs: 300 });
+    const ac = new AbortController();
+    const gaveUp = fetch(`${svc.url}/v1/turns?wait=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'leave', agent_id: 'leaver' }),
+      signal: ac.signal,
+    }).catch((e) => e);
+    setTimeout(() => ac.abort(), 200);
+    expect(await gaveUp).toBeInstanceOf(Error);
+    const list = await waitFor(async () => {
+      const l = (await api(svc.url, 'GET', '/v1/turns?agent_id=leaver')).body.data;
+      return l[0]?.status === 'completed' ? l : undefined;
+    });
+    expect(list[0].output_text).toBe('nobody waits');
+  });
+
   it('keeps running after the POST stream is closed at event k, and Last-Event-ID resumes exactly the rest', async () => {
     model.push({ output: [message('one two three four five', { chunks: ['one ', 'two ', 'three ', 'four ', 'five'] })], delayMs: 40 });
     const first = await readSse(`${svc.url}/v1/turns`, { method: 'POST', body: { input: 'count' }, stopWhen: (_e, all) => all.length === 2 });
