@@ -301,6 +301,8 @@ export class DefaultTurnService implements TurnService {
     const request = store.getRequest(id);
     if (!rec || !request || rec.status !== 'queued') return;
     store.markRunning(id, new Date().toISOString());
+    const startedMs = Date.now();
+    this.deps.log?.info({ turn_id: id, agent_id: rec.agent_id, kind: rec.kind, model: rec.model }, 'turn started');
     let terminal: TurnEvent | undefined;
     const emit = async (event: TurnEvent) => {
       if (terminal) return; // nothing after the terminal event
@@ -374,6 +376,12 @@ export class DefaultTurnService implements TurnService {
         const message = err instanceof Error ? err.message : String(err);
         await emit({ type: 'turn.failed', error: { code: 'internal_error', message } });
       }
+    } finally {
+      const final = store.get(id);
+      this.deps.log?.info(
+        { turn_id: id, status: final?.status, steps: final?.steps, usage: final?.usage, error: final?.error?.code, duration_ms: Date.now() - startedMs },
+        'turn finished',
+      );
     }
   }
 }
