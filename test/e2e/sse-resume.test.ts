@@ -74,6 +74,12 @@ describe('GET /v1/turns/{id}/events', () => {
     }
   });
 
+  it('replays a long log across several pages without a gap', async () => {
+    const id = await finishedTurn(1234);
+    const r = await readSse(`${svc.url}/v1/turns/${id}/events`, { headers: { 'last-event-id': '7' } });
+    expect(r.events.map((e) => Number(e.id))).toEqual(Array.from({ length: 1234 - 7 }, (_, i) => i + 8));
+  });
+
   it('accepts ?after= and lets the Last-Event-ID header win over it', async () => {
     const id = await finishedTurn(4);
     const q = await readSse(`${svc.url}/v1/turns/${id}/events?after=2`);
