@@ -22,6 +22,9 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
   }
   for (const warning of await computerStartupWarnings(config)) log.warn(warning);
   const services = createServices(config, log, overrides);
+  if (!services.modelClient) {
+    log.warn('no model endpoint configured (OPENAI_API_KEY / OPENAI_BASE_URL): POST /v1/turns answers 503 model_not_configured');
+  }
   await services.start();
   const app = await buildApp(services);
   const address = await app.listen({ host: config.HOST, port: config.PORT });
