@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import type { RoutePlugin } from '../src/app.js';
 import { HttpError } from '../src/http/errors.js';
+import { turnEventsLink } from '../src/http/stream-token.js';
 import { isScheduleError } from '../src/schedules/errors.js';
 import { AgentIdSchema, CreateScheduleBodySchema, ScheduleStatusSchema, UpdateScheduleBodySchema } from '../src/schedules/schemas.js';
 import type { Schedule, ScheduleService } from '../src/schedules/types.js';
@@ -96,6 +97,11 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
   app.get('/v1/schedules/:id/runs', async (request) => {
     const { id } = IdParams.parse(request.params);
     const q = RunsQuery.parse(request.query);
-    return call(() => schedules().listRuns(id, q));
+    const page = call(() => schedules().listRuns(id, q));
+    // links.events carries a stream token for the run's turn when auth is on (as turns' links do).
+    const data = page.data.map((run) =>
+      run.links && run.turn_id ? { ...run, links: { ...run.links, events: turnEventsLink(run.turn_id, services.streamTokens) } } : run,
+    );
+    return { ...page, data };
   });
 };

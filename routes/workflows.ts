@@ -11,18 +11,21 @@
 import type { RoutePlugin } from '../src/app.js';
 import { HttpError, notFound } from '../src/http/errors.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
+import { workflowEventsLink, type StreamTokens } from '../src/http/stream-token.js';
 import type { LoggedEvent } from '../src/store/event-log.js';
 import { isWorkflowTerminalEvent, type WorkflowEvent } from '../src/workflows/events.js';
 import { WorkflowInputError, type WorkflowRecord, type WorkflowService } from '../src/workflows/types.js';
 import { CreateWorkflowBody, ListWorkflowsQuery, WorkflowEventsQuery, WorkflowIdParams } from './workflow-schemas.js';
 
-/** Links of a workflow, relative to the service root. */
-export function workflowLinks(id: string): { self: string; events: string; cancel: string } {
+/**
+ * Links of a workflow, relative to the service root. With `streamTokens` (AUTH_TOKENS set),
+ * `events` carries a fresh workflow-scoped `stream_token` so a browser's EventSource can open it
+ * (src/http/stream-token.ts).
+ */
+export function workflowLinks(id: string, streamTokens?: StreamTokens): { self: string; events: string; cancel: string } {
   const self = `/v1/workflows/${encodeURIComponent(id)}`;
-  return { self, events: `${self}/events`, cancel: `${self}/cancel` };
+  return { self, events: workflowEventsLink(id, streamTokens), cancel: `${self}/cancel` };
 }
-
-const withLinks = (wf: WorkflowRecord) => ({ ...wf, links: workflowLinks(wf.id) });
 
 /** SSE `data:` of a stored workflow event: the event plus seq, workflow_id and created_at. */
 export function workflowEventData(logged: LoggedEvent<WorkflowEvent>): object {
@@ -35,6 +38,7 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
     if (!w) throw new HttpError(503, 'workflows_unavailable', 'the workflow service is not configured on this server');
     return w;
   };
+  const withLinks = (wf: WorkflowRecord) => ({ ...wf, links: workflowLinks(wf.id, services.streamTokens) });
   const found = (id: string): WorkflowRecord => {
     const wf = workflows().get(id);
     if (!wf) throw notFound('workflow', id);

@@ -71,7 +71,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await app.register(fastifySse, { heartbeatInterval: config.SSE_HEARTBEAT_MS });
   // CORS first: a preflight carries no Authorization and is answered before auth runs.
   await registerCors(app, config.CORS_ORIGINS);
-  // Stream tokens (EventSource) are checked before bearer auth, for GET /v1/turns/{id}/events only.
+  // Stream tokens (EventSource) are checked before bearer auth, for GET /v1/{turns,workflows}/{id}/events only.
   installStreamTokenCheck(app, services.streamTokens);
   installAuth(app, { tokens: config.AUTH_TOKENS, extraCheck: hasValidStreamToken });
   const routes: RegisteredRoute[] = [];

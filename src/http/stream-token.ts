@@ -1,16 +1,17 @@
 /**
- * Stream tokens: short-lived, turn-scoped credentials for `GET /v1/turns/{id}/events`, carried
- * in the query string because the browser's `EventSource` cannot send an `Authorization` header
+ * Stream tokens: short-lived, stream-scoped credentials for `GET /v1/turns/{id}/events` and
+ * `GET /v1/workflows/{id}/events`, carried in the query string because the browser's `EventSource` cannot send an `Authorization` header
  * (WHATWG HTML §9.2 "Server-sent events": the constructor takes only a URL and `withCredentials`).
  *
  * Format: `<exp>.<sig>` where `exp` is the expiry in whole seconds since the Unix epoch (decimal)
- * and `sig` is base64url(HMAC-SHA256(secret, "turn-events:v1:<turn_id>:<exp>")). The turn id is
- * not in the token: it is bound by the signature and taken from the request path on verification,
- * so a token for one turn never opens another. Signatures are compared with
- * `crypto.timingSafeEqual` (constant time).
+ * and `sig` is base64url(HMAC-SHA256(secret, "<kind>-events:v1:<id>:<exp>")) with `kind` `turn`
+ * or `workflow` (see {@link StreamKind}). Neither kind nor id is in the token: both are bound by
+ * the signature and taken from the request path on verification, so a token for one turn never
+ * opens another turn, and a turn token never opens a workflow stream (nor the reverse).
+ * Signatures are compared with `crypto.timingSafeEqual` (constant time).
  *
  * A stream token is useless for anything else: the auth hook accepts it only for GET of that one
- * turn's events. Long-lived bearer tokens (AUTH_TOKENS) are never accepted in URLs.
+ * stream's events. Long-lived bearer tokens (AUTH_TOKENS) are never accepted in URLs.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -19,16 +20,28 @@ import { envelope } from './errors.js';
 /** Query-string parameter that carries a stream token. */
 export const STREAM_TOKEN_PARAM = 'stream_token';
 
+/**
+ * The event streams a token can open: `turn` → `GET /v1/turns/{id}/events`, `workflow` →
+ * `GET /v1/workflows/{id}/events`. Part of the signed message, so a token is bound to one kind.
+ */
+export type StreamKind = 'turn' | 'workflow';
+
+/** Path prefix (under `/v1/`) of each stream kind's resources. */
+const KIND_PATH: Record<StreamKind, string> = { turn: 'turns', workflow: 'workflows' };
+
 /** Result of {@link StreamTokens.verify}. `reason` is safe to show to clients. */
 export type StreamTokenCheck =
   | { ok: true; expiresAt: Date }
   | { ok: false; reason: 'malformed' | 'invalid' | 'expired' };
 
 export interface StreamTokens {
-  /** Issue a token for `turnId`, valid for the configured TTL from now. */
-  issue(turnId: string): { token: string; expiresAt: Date };
-  /** Check `token` for `turnId`: signature first (constant time), then expiry. Never throws. */
-  verify(token: string, turnId: string): StreamTokenCheck;
+  /** Issue a token for the `kind` stream of `id` (default a turn), valid for the configured TTL from now. */
+  issue(id: string, kind?: StreamKind): { token: string; expiresAt: Date };
+  /**
+   * Check `token` for the `kind` stream of `id` (default a turn): signature first (constant
+   * time), then expiry. Never throws.
+   */
+  verify(token: string, id: string, kind?: StreamKind): StreamTokenCheck;
 }
 
 export interface StreamTokenOptions {
@@ -55,19 +68,17 @@ export function createStreamTokens(options: StreamTokenOptions): StreamTokens {
   const ttl = options.ttlSeconds;
   if (!Number.isInteger(ttl) || ttl <= 0) throw new RangeError(`stream token TTL must be a positive integer of seconds, got ${ttl}`);
 
-  const sign = (turnId: string, exp: number): Buffer => hmac(key, turnId, exp);
-
   return {
-    issue(turnId) {
+    issue(id, kind = 'turn') {
       const exp = Math.floor(now() / 1000) + ttl;
-      return { token: `${exp}.${sign(turnId, exp).toString('base64url')}`, expiresAt: new Date(exp * 1000) };
+      return { token: `${exp}.${hmac(key, kind, id, exp).toString('base64url')}`, expiresAt: new Date(exp * 1000) };
     },
-    verify(token, turnId) {
+    verify(token, id, kind = 'turn') {
       const m = TOKEN_SHAPE.exec(token);
       if (!m) return { ok: false, reason: 'malformed' };
       const exp = Number(m[1]);
       const given = Buffer.from(m[2], 'base64url');
-      const expected = sign(turnId, exp);
+      const expected = hmac(key, kind, id, exp);
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         return { ok: false, reason: 'invalid' };
       }
@@ -82,12 +93,12 @@ export function createStreamTokens(options: StreamTokenOptions): StreamTokens {
  * token the server accepts (same secret) or an already expired one; servers use
  * {@link createStreamTokens}.
  */
-export function signStreamToken(secret: string, turnId: string, expEpochSeconds: number): string {
-  return `${expEpochSeconds}.${hmac(Buffer.from(secret, 'utf8'), turnId, expEpochSeconds).toString('base64url')}`;
+export function signStreamToken(secret: string, id: string, expEpochSeconds: number, kind: StreamKind = 'turn'): string {
+  return `${expEpochSeconds}.${hmac(Buffer.from(secret, 'utf8'), kind, id, expEpochSeconds).toString('base64url')}`;
 }
 
-function hmac(key: Buffer, turnId: string, exp: number): Buffer {
-  return createHmac('sha256', key).update(`turn-events:v1:${turnId}:${exp}`).digest();
+function hmac(key: Buffer, kind: StreamKind, id: string, exp: number): Buffer {
+  return createHmac('sha256', key).update(`${kind}-events:v1:${id}:${exp}`).digest();
 }
 
 /**
@@ -112,35 +123,49 @@ export function redactUrl(url: string): string {
 
 const CREDENTIAL_PARAM = /token|auth|key|secret|passw|sig|credential/i;
 
-const EVENTS_PATH = /^\/v1\/turns\/([^/?#]+)\/events$/;
+const EVENTS_PATH = /^\/v1\/(turns|workflows)\/([^/?#]+)\/events$/;
 
-/** The turn id when `method url` is `GET /v1/turns/{id}/events` (any query), else null. */
-export function eventsRouteTurnId(method: string, url: string): string | null {
+/**
+ * The stream when `method url` is `GET /v1/turns/{id}/events` or `GET /v1/workflows/{id}/events`
+ * (any query), else null.
+ */
+export function eventsRouteStream(method: string, url: string): { kind: StreamKind; id: string } | null {
   if (method !== 'GET') return null;
   const q = url.indexOf('?');
   const m = EVENTS_PATH.exec(q === -1 ? url : url.slice(0, q));
   if (!m) return null;
   try {
-    return decodeURIComponent(m[1]);
+    return { kind: m[1] === 'turns' ? 'turn' : 'workflow', id: decodeURIComponent(m[2]) };
   } catch {
     return null;
   }
 }
 
 /**
- * `links.events` for a turn: `/v1/turns/{id}/events`, plus `?stream_token=…` when `tokens` is
- * given (i.e. when AUTH_TOKENS is set, so a browser's EventSource can authenticate).
+ * `links.events` of the `kind` stream of `id`: `/v1/{turns|workflows}/{id}/events`, plus
+ * `?stream_token=…` when `tokens` is given (i.e. when AUTH_TOKENS is set, so a browser's
+ * EventSource can authenticate).
  */
+export function eventsLink(kind: StreamKind, id: string, tokens: StreamTokens | undefined): string {
+  const path = `/v1/${KIND_PATH[kind]}/${encodeURIComponent(id)}/events`;
+  return tokens ? `${path}?${STREAM_TOKEN_PARAM}=${encodeURIComponent(tokens.issue(id, kind).token)}` : path;
+}
+
+/** {@link eventsLink} of a turn. */
 export function turnEventsLink(turnId: string, tokens: StreamTokens | undefined): string {
-  const path = `/v1/turns/${encodeURIComponent(turnId)}/events`;
-  return tokens ? `${path}?${STREAM_TOKEN_PARAM}=${encodeURIComponent(tokens.issue(turnId).token)}` : path;
+  return eventsLink('turn', turnId, tokens);
+}
+
+/** {@link eventsLink} of a workflow. */
+export function workflowEventsLink(workflowId: string, tokens: StreamTokens | undefined): string {
+  return eventsLink('workflow', workflowId, tokens);
 }
 
 const accepted = new WeakSet<FastifyRequest>();
 
 /**
  * For the auth hook's `extraCheck`: true when {@link installStreamTokenCheck} accepted this
- * request's stream token (GET of that token's turn's events only).
+ * request's stream token (GET of that token's own stream's events only).
  */
 export function hasValidStreamToken(request: FastifyRequest): boolean {
   return accepted.has(request);
@@ -148,8 +173,8 @@ export function hasValidStreamToken(request: FastifyRequest): boolean {
 
 /**
  * Add an `onRequest` hook (register it BEFORE the bearer auth hook) that checks a `stream_token`
- * query parameter on `GET /v1/turns/{id}/events` when the request has no Authorization header:
- * valid for that turn → marked for {@link hasValidStreamToken}; expired → 401
+ * query parameter on `GET /v1/turns/{id}/events` and `GET /v1/workflows/{id}/events` when the
+ * request has no Authorization header: valid for that kind of stream and that id → marked for {@link hasValidStreamToken}; expired → 401
  * `stream_token_expired`; anything else → 401 `invalid_stream_token` (both with the error
  * envelope). A stream token anywhere else is ignored (the bearer check then refuses the request),
  * and no other query parameter is ever treated as a credential. Does nothing when `tokens` is
@@ -159,20 +184,23 @@ export function installStreamTokenCheck(app: FastifyInstance, tokens: StreamToke
   if (!tokens) return;
   app.addHook('onRequest', async (request, reply) => {
     if (request.headers.authorization !== undefined) return;
-    const turnId = eventsRouteTurnId(request.method, request.url);
-    if (turnId === null) return;
+    const stream = eventsRouteStream(request.method, request.url);
+    if (stream === null) return;
     const q = request.url.indexOf('?');
     const token = q === -1 ? null : new URLSearchParams(request.url.slice(q + 1)).get(STREAM_TOKEN_PARAM);
     if (token === null) return;
-    const check = tokens.verify(token, turnId);
+    const check = tokens.verify(token, stream.id, stream.kind);
     if (check.ok) {
       accepted.add(request);
       return;
     }
     const body =
       check.reason === 'expired'
-        ? envelope('stream_token_expired', 'stream token expired: fetch the turn again (GET /v1/turns/{id}) for a fresh links.events')
-        : envelope('invalid_stream_token', 'stream token is not valid for this turn');
+        ? envelope(
+            'stream_token_expired',
+            `stream token expired: fetch the ${stream.kind} again (GET /v1/${KIND_PATH[stream.kind]}/{id}) for a fresh links.events`,
+          )
+        : envelope('invalid_stream_token', `stream token is not valid for this ${stream.kind}'s events`);
     return reply.code(401).header('WWW-Authenticate', 'Bearer').send(body);
   });
 }

@@ -3,7 +3,7 @@
  * on, scripted model). Browser-level behaviour is in console.test.ts / cross-origin.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { readSse } from '../e2e/support/sse-client.js';
 import { signStreamToken } from '../../src/http/stream-token.js';
 import { parseCorsOrigins } from '../../src/http/cors.js';
@@ -107,6 +107,104 @@ describe('stream tokens in links.events', () => {
     expect(log).not.toContain(token);
     expect(log).not.toContain(token.split('.')[1]);
     expect(log).not.toContain(BEARER);
+  });
+});
+
+describe('workflow stream tokens in links.events', () => {
+  const RESULT_SCHEMA = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false };
+
+  /** A one-task workflow run to its end; returns the creation answer (with links). */
+  async function finishedWorkflow(): Promise<{ id: string; links: { self: string; events: string } }> {
+    model.push({ output: [functionCall('submit_result', { result: { ok: true } })] });
+    const created = await request(`${svc.url}/v1/workflows`, {
+      method: 'POST',
+      headers: auth,
+      body: { title: 'tokened', tasks: [{ label: 'one', prompt: 'say ok', result_schema: RESULT_SCHEMA }] },
+    });
+    expect(created.status).toBe(201);
+    const end = Date.now() + 15_000;
+    for (;;) {
+      const got = await request(`${svc.url}/v1/workflows/${created.body.id}`, { headers: auth });
+      if (got.body.status === 'completed') break;
+      expect(got.body.status).not.toMatch(/failed|cancelled/);
+      if (Date.now() > end) throw new Error('workflow did not complete');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return created.body;
+  }
+
+  it('lets GET of that workflow’s events through without a bearer header, and GET /v1/workflows/{id} offers a fresh one', async () => {
+    const wf = await finishedWorkflow();
+    expect(wf.links.events).toMatch(new RegExp(`^/v1/workflows/${wf.id}/events\\?stream_token=\\d+\\.[A-Za-z0-9_-]{43}$`));
+    const res = await readSse(svc.url + wf.links.events);
+    expect(res.status).toBe(200);
+    expect(res.events.map((e) => e.event)).toEqual(['workflow.started', 'task.started', 'task.succeeded', 'workflow.completed']);
+    const got = await request(`${svc.url}/v1/workflows/${wf.id}`, { headers: auth });
+    expect(got.body.links.events).toMatch(/\?stream_token=/);
+    expect((await readSse(svc.url + got.body.links.events)).status).toBe(200);
+    // Without any credential the stream stays closed.
+    expect((await request(`${svc.url}/v1/workflows/${wf.id}/events`)).status).toBe(401);
+  });
+
+  it('refuses a token of another workflow, and a turn token for a workflow stream (and the reverse), with 401 invalid_stream_token', async () => {
+    const a = await finishedWorkflow();
+    const b = await finishedWorkflow();
+    const tokenOf = (link: string) => new URL(link, svc.url).searchParams.get('stream_token')!;
+    const foreign = await request(`${svc.url}/v1/workflows/${b.id}/events?stream_token=${tokenOf(a.links.events)}`);
+    expect(foreign.status).toBe(401);
+    expect(foreign.body).toEqual({ error: { code: 'invalid_stream_token', message: expect.any(String) } });
+
+    // Same id, other kind: a turn token signed for the workflow's id does not open the workflow
+    // stream, and a workflow token does not open a turn stream of the same id.
+    const exp = Math.floor(Date.now() / 1000) + 60;
+    const turnKind = await request(`${svc.url}/v1/workflows/${a.id}/events?stream_token=${signStreamToken(SECRET, a.id, exp, 'turn')}`);
+    expect(turnKind.status).toBe(401);
+    expect(turnKind.body.error.code).toBe('invalid_stream_token');
+    const turn = await finishedTurn('kinds differ');
+    const wfKind = await request(`${svc.url}/v1/turns/${turn.id}/events?stream_token=${signStreamToken(SECRET, turn.id, exp, 'workflow')}`);
+    expect(wfKind.status).toBe(401);
+    expect(wfKind.body.error.code).toBe('invalid_stream_token');
+    const turnToken = await request(`${svc.url}/v1/workflows/${a.id}/events?stream_token=${tokenOf(turn.links.events)}`);
+    expect(turnToken.status).toBe(401);
+    // The right kind with the same expiry is accepted: only the kind made the difference.
+    expect((await readSse(`${svc.url}/v1/workflows/${a.id}/events?stream_token=${signStreamToken(SECRET, a.id, exp, 'workflow')}`)).status).toBe(200);
+  });
+
+  it('refuses an expired workflow token with 401 stream_token_expired, and opens nothing but the events', async () => {
+    const wf = await finishedWorkflow();
+    const expired = signStreamToken(SECRET, wf.id, Math.floor(Date.now() / 1000) - 1, 'workflow');
+    const res = await request(`${svc.url}/v1/workflows/${wf.id}/events?stream_token=${expired}`);
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('stream_token_expired');
+    const token = new URL(wf.links.events, svc.url).searchParams.get('stream_token')!;
+    expect((await request(`${svc.url}/v1/workflows/${wf.id}?stream_token=${token}`)).status).toBe(401);
+    expect((await request(`${svc.url}/v1/workflows/${wf.id}/cancel?stream_token=${token}`, { method: 'POST' })).status).toBe(401);
+  });
+});
+
+describe('schedule run links.events', () => {
+  it('carries a stream token for the run’s turn that opens its events without a bearer header', async () => {
+    model.push({ output: [message('fired by a schedule')] });
+    const created = await request(`${svc.url}/v1/schedules`, {
+      method: 'POST',
+      headers: auth,
+      body: { name: 'soon', when: { after: { value: 1, unit: 'second' } }, input: 'scheduled hello', tools: [] },
+    });
+    expect(created.status).toBe(201);
+    const end = Date.now() + 15_000;
+    let run: { turn_id: string; links: { turn: string; events: string } } | undefined;
+    while (!run) {
+      const runs = await request(`${svc.url}/v1/schedules/${created.body.id}/runs`, { headers: auth });
+      expect(runs.status).toBe(200);
+      if (runs.body.data[0]?.status === 'started') run = runs.body.data[0];
+      else if (Date.now() > end) throw new Error('schedule did not fire');
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(run.links.turn).toBe(`/v1/turns/${run.turn_id}`);
+    expect(run.links.events).toMatch(new RegExp(`^/v1/turns/${run.turn_id}/events\\?stream_token=\\d+\\.[A-Za-z0-9_-]{43}$`));
+    const res = await readSse(svc.url + run.links.events);
+    expect(res.status).toBe(200);
+    expect(res.events.at(-1)!.json).toMatchObject({ type: 'turn.completed', output_text: 'fired by a schedule' });
   });
 });
 

@@ -22,6 +22,17 @@ describe('stream tokens', () => {
     expect(tokens.verify(tokens.issue(OTHER).token, TURN)).toEqual({ ok: false, reason: 'invalid' });
   });
 
+  it('binds a token to the kind of stream: a turn token never verifies for a workflow of the same id, nor the reverse', () => {
+    const tokens = createStreamTokens({ secret: 'a-secret-of-16-chars!', ttlSeconds: 60 });
+    const turnToken = tokens.issue(TURN).token;
+    const workflowToken = tokens.issue(TURN, 'workflow').token;
+    expect(tokens.verify(workflowToken, TURN, 'workflow').ok).toBe(true);
+    expect(tokens.verify(turnToken, TURN, 'turn').ok).toBe(true);
+    expect(tokens.verify(turnToken, TURN, 'workflow')).toEqual({ ok: false, reason: 'invalid' });
+    expect(tokens.verify(workflowToken, TURN)).toEqual({ ok: false, reason: 'invalid' });
+    expect(tokens.verify(tokens.issue(OTHER, 'workflow').token, TURN, 'workflow')).toEqual({ ok: false, reason: 'invalid' });
+  });
+
   it('rejects a token whose expiry was edited (the signature covers it)', () => {
     const tokens = createStreamTokens({ secret: 'a-secret-of-16-chars!', ttlSeconds: 60 });
     const { token } = tokens.issue(TURN);
