@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { TurnContext } from '../../assembly/context.js';
 import type { BrainStore } from '../../brain/brain-store.js';
 import { defineWorkerTool, textResult } from '../../runtime/tool.js';
+import { count } from '../count.js';
 
 const schema = z.object({
   query: z.string().min(1).max(500).describe('Words to look for in the brain pages'),
@@ -22,7 +23,7 @@ export function createRecallTool(store: BrainStore) {
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: (p) => `Recalling "${p.query}"`,
-    describeCompletedActivity: (p, r) => `Recalled "${p.query}" (${(r.details as { hits: unknown[] }).hits.length} results)`,
+    describeCompletedActivity: (p, r) => `Recalled "${p.query}" (${count((r.details as { hits: unknown[] }).hits.length, 'result')})`,
     async execute(params, ctx) {
       const hits = store.search(ctx.turn.agentId, params.query, params.limit ?? 5);
       if (hits.length === 0) {

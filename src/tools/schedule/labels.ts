@@ -5,16 +5,13 @@
  * or UTC for `after`.
  */
 import type { Schedule, ScheduleWhen } from '../../schedules/types.js';
+import { count } from '../count.js';
 
 const SIX_DAYS_MS = 6 * 86_400_000;
 
 /** `“name”` with typographic quotes (names are trimmed to 60 characters). */
 export function quoted(name: string): string {
   return `“${name.length > 60 ? `${name.slice(0, 59)}…` : name}”`;
-}
-
-function plural(n: number, unit: string): string {
-  return `${n} ${unit}${n === 1 ? '' : 's'}`;
 }
 
 const OFFSET = /(Z|[+-]\d{2}:\d{2})$/i;
@@ -87,7 +84,7 @@ export function describeWhen(when: unknown, now: number): string {
     return `for ${formatSlot(ms, now, undefined, offsetMinutes(w.at))}${zoneOf({ at: w.at }) === 'UTC' ? ' UTC' : ` (${zoneOf({ at: w.at })})`}`;
   }
   const after = w.after as { value?: unknown; unit?: unknown } | undefined;
-  if (after && typeof after.value === 'number' && typeof after.unit === 'string') return `in ${plural(after.value, after.unit)}`;
+  if (after && typeof after.value === 'number' && typeof after.unit === 'string') return `in ${count(after.value, after.unit)}`;
   return '';
 }
 

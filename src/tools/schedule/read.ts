@@ -9,6 +9,7 @@ import type { Schedule, ScheduleRun, ScheduleService } from '../../schedules/typ
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../runtime/tool.js';
 import { quoted } from './labels.js';
 import { runLine, scheduleLine, scheduleText } from './render.js';
+import { count } from '../count.js';
 
 /** How many runs schedule_get shows. */
 const RECENT_RUNS = 10;
@@ -43,7 +44,7 @@ export function createScheduleListTool(ctx: TurnContext, service: ScheduleServic
     describeActivity: (p) => (p.status ? `Listing ${p.status} schedules` : 'Listing schedules'),
     describeCompletedActivity: (p, r) => {
       const n = r.details?.schedules.length ?? 0;
-      return `Listed ${n} ${p.status ? `${p.status} ` : ''}schedule${n === 1 ? '' : 's'}`;
+      return `Listed ${count(n, `${p.status ? `${p.status} ` : ''}schedule`)}`;
     },
     async execute(p) {
       const schedules = service.list({ agent_id: ctx.agentId, status: p.status, limit: 200 }).data;
@@ -72,7 +73,7 @@ export function createScheduleGetTool(ctx: TurnContext, service: ScheduleService
     describeCompletedActivity: (_p, r) => {
       if (!r.details) return null;
       const n = r.details.runs.length;
-      return `Read schedule ${quoted(r.details.schedule.name)} (${n} recent run${n === 1 ? '' : 's'})`;
+      return `Read schedule ${quoted(r.details.schedule.name)} (${count(n, 'recent run')})`;
     },
     async execute(p) {
       const schedule = ownSchedule(ctx, service, p.id);

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../runtime/tool.js';
 import type { SearchHit, SearchProvider, SearchProviderName } from './search-providers.js';
+import { count } from '../count.js';
 
 export interface WebSearchDetails {
   provider: SearchProviderName;
@@ -44,7 +45,7 @@ export function createWebSearchTool(provider: SearchProvider, timeoutMs: number)
     describeActivity: (p) => `Searching the web for ${quoted(p.query)}`,
     describeCompletedActivity: (p, result: AgentToolResult<WebSearchDetails>) => {
       const n = result.details?.results.length ?? 0;
-      return `Found ${n} result${n === 1 ? '' : 's'} for ${quoted(p.query)}`;
+      return `Found ${count(n, 'result')} for ${quoted(p.query)}`;
     },
     async execute(params, ctx): Promise<AgentToolResult<WebSearchDetails>> {
       const limit = params.limit ?? 5;

@@ -4,6 +4,7 @@ import type { TurnContext } from '../../assembly/context.js';
 import { defineWorkerTool, textResult } from '../../runtime/tool.js';
 import { WorkflowInputError, type WorkflowService } from '../../workflows/types.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../workflows/validate-input.js';
+import { count } from '../count.js';
 
 const schema = z.object({
   title: z.string().min(1).max(200).describe('Short title of the workflow'),
@@ -35,7 +36,7 @@ export function createWorkflowStartTool(service: WorkflowService) {
       'that matches its result_schema. Returns the workflow id at once; check progress and read results with workflow_get.',
     schema,
     executionMode: 'sequential',
-    describeActivity: (p) => `Starting workflow "${p.title}" (${p.tasks.length} tasks)`,
+    describeActivity: (p) => `Starting workflow "${p.title}" (${count(p.tasks.length, 'task')})`,
     async execute(params, ctx) {
       try {
         const wf = await service.create({

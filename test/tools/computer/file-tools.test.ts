@@ -34,7 +34,7 @@ describe('write_file and read_file', () => {
     expect(r.completedLabel).toBe('Read notes/deep/a.txt (lines 1-3 of 3)');
 
     const again = await call(tools, 'write_file', { path: '~/notes/deep/a.txt', content: 'replaced' });
-    expect(again.completedLabel).toBe('Wrote ~/notes/deep/a.txt (1 lines)');
+    expect(again.completedLabel).toBe('Wrote ~/notes/deep/a.txt (1 line)');
     expect(await readFile(path.join(home, 'notes/deep/a.txt'), 'utf8')).toBe('replaced');
   });
 
@@ -140,6 +140,9 @@ describe('ls, find and grep', () => {
     expect(r.output).toBe('proj: 4 entries\nREADME.md  (25 B)\nblob.bin  (7 B)\nnode_modules/\nsrc/');
     expect(r.startedLabel).toBe('Listing proj');
     expect(r.completedLabel).toBe('Listed proj (4 entries)');
+    const one = await call(tools, 'ls', { path: 'proj/src/lib' });
+    expect(one.output).toBe('proj/src/lib: 1 entry\nhelper.ts  (67 B)');
+    expect(one.completedLabel).toBe('Listed proj/src/lib (1 entry)');
     const root = await call(tools, 'ls', {});
     expect(root.startedLabel).toBe('Listing home');
     expect(root.output).toContain('proj/');
@@ -159,7 +162,7 @@ describe('ls, find and grep', () => {
 
   it('grep finds regex matches as path:line:text, skipping binary files and node_modules', async () => {
     const r = await call(tools, 'grep', { pattern: 'TODO\\b', path: 'proj' });
-    expect(r.output).toBe('proj/src/lib/helper.ts:2:  return n + 1; // TODO tidy\nproj/src/main.ts:3:// TODO: more\n[1 binary files skipped]');
+    expect(r.output).toBe('proj/src/lib/helper.ts:2:  return n + 1; // TODO tidy\nproj/src/main.ts:3:// TODO: more\n[1 binary file skipped]');
     expect(r.startedLabel).toBe('Searching for TODO\\b');
     expect(r.completedLabel).toBe('Found 2 matches for TODO\\b in 2 files');
   });
@@ -180,7 +183,7 @@ describe('ls, find and grep', () => {
 
   it('grep searches literal text and reports a bad regex clearly', async () => {
     const lit = await call(tools, 'grep', { pattern: '(tiny)', literal: true, path: 'proj' });
-    expect(lit.output).toBe('proj/README.md:2:A (tiny) project.\n[1 binary files skipped]');
+    expect(lit.output).toBe('proj/README.md:2:A (tiny) project.\n[1 binary file skipped]');
     const bad = await call(tools, 'grep', { pattern: '(unclosed', path: 'proj' });
     expect(bad.isError).toBe(true);
     expect(bad.output).toMatch(/invalid regular expression/);

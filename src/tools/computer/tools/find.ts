@@ -10,6 +10,7 @@ import { defineWorkerTool, textResult, type AgentToolResult } from '../../../run
 import { labelText, type ComputerToolDeps } from '../deps.js';
 import { resolveInHome } from '../home.js';
 import { globInHome } from './home-glob.js';
+import { count } from '../../count.js';
 
 const schema = z.object({
   pattern: z.string().min(1).describe('Glob relative to the search folder, e.g. "**/*.ts" or "src/*.json"'),
@@ -31,7 +32,7 @@ export function findTool(deps: ComputerToolDeps) {
     isReadOnly: true,
     describeActivity: (p) => `Finding ${labelText(p.pattern)}`,
     describeCompletedActivity: (p, r: AgentToolResult<FindDetails>) =>
-      r.details ? `Found ${r.details.matches} ${r.details.matches === 1 ? 'file' : 'files'} matching ${labelText(p.pattern)}` : undefined,
+      r.details ? `Found ${count(r.details.matches, 'file')} matching ${labelText(p.pattern)}` : undefined,
     execute: async (p, ctx) => {
       const base = await resolveInHome(deps.home, p.path ?? '.');
       if (!base.exists || !(await stat(base.real)).isDirectory()) throw new Error(`${p.path} is not a folder in the home`);

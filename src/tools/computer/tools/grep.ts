@@ -8,6 +8,7 @@ import { defineWorkerTool, textResult, type AgentToolResult } from '../../../run
 import { labelText, type ComputerToolDeps } from '../deps.js';
 import { resolveInHome } from '../home.js';
 import { searchFiles } from './search-files.js';
+import { count } from '../../count.js';
 
 const schema = z.object({
   pattern: z.string().min(1).describe('Regular expression (RE2 syntax: like JavaScript without lookaround/backreferences), or plain text with literal: true'),
@@ -33,7 +34,7 @@ export function grepTool(deps: ComputerToolDeps) {
     describeActivity: (p) => `Searching for ${labelText(p.pattern, 40)}`,
     describeCompletedActivity: (p, r: AgentToolResult<GrepDetails>) =>
       r.details
-        ? `Found ${r.details.matches} ${r.details.matches === 1 ? 'match' : 'matches'} for ${labelText(p.pattern, 40)} in ${r.details.files} ${r.details.files === 1 ? 'file' : 'files'}`
+        ? `Found ${count(r.details.matches, 'match', 'matches')} for ${labelText(p.pattern, 40)} in ${count(r.details.files, 'file')}`
         : undefined,
     execute: async (p, ctx) => {
       const target = await resolveInHome(deps.home, p.path ?? '.');
@@ -47,7 +48,7 @@ export function grepTool(deps: ComputerToolDeps) {
       });
       const notes: string[] = [];
       if (r.stoppedBecause) notes.push(`search stopped early: ${r.stoppedBecause}`);
-      if (r.skippedBinary) notes.push(`${r.skippedBinary} binary files skipped`);
+      if (r.skippedBinary) notes.push(`${count(r.skippedBinary, 'binary file')} skipped`);
       if (r.skippedLarge) notes.push(`${r.skippedLarge} files over 10 MiB skipped`);
       let text = r.matches ? r.lines.join('\n') : `no matches for ${JSON.stringify(p.pattern)}`;
       if (notes.length) text += `\n[${notes.join('; ')}]`;

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelPath, type ComputerToolDeps } from '../deps.js';
 import { resolveInHome } from '../home.js';
+import { count } from '../../count.js';
 
 export const MAX_LS_ENTRIES = 1000;
 
@@ -35,7 +36,7 @@ export function lsTool(deps: ComputerToolDeps) {
     isReadOnly: true,
     describeActivity: (p) => `Listing ${labelPath(p.path)}`,
     describeCompletedActivity: (p, r: AgentToolResult<LsDetails>) =>
-      r.details ? `Listed ${labelPath(p.path)} (${r.details.entries} entries)` : undefined,
+      r.details ? `Listed ${labelPath(p.path)} (${count(r.details.entries, 'entry', 'entries')})` : undefined,
     execute: async (p) => {
       const target = await resolveInHome(deps.home, p.path ?? '.');
       if (!target.exists) throw new Error(`${p.path} does not exist`);
@@ -51,7 +52,7 @@ export function lsTool(deps: ComputerToolDeps) {
         else lines.push(`${name}  (${size(s.size)})`);
       }
       if (names.length > MAX_LS_ENTRIES) lines.push(`[… ${names.length - MAX_LS_ENTRIES} more entries not shown; use find with a pattern]`);
-      const header = `${target.relative === '.' ? 'home' : target.relative}: ${names.length} entries`;
+      const header = `${target.relative === '.' ? 'home' : target.relative}: ${count(names.length, 'entry', 'entries')}`;
       return textResult(names.length ? `${header}\n${lines.join('\n')}` : `${header} (empty folder)`, { path: target.relative, entries: names.length });
     },
   });

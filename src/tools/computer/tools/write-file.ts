@@ -8,6 +8,7 @@ import { defineWorkerTool, textResult, type AgentToolResult } from '../../../run
 import { labelPath, type ComputerToolDeps } from '../deps.js';
 import { resolveInHome } from '../home.js';
 import { countLines, writeTextFile } from '../text-file.js';
+import { count } from '../../count.js';
 
 const schema = z.object({
   path: z.string().min(1).describe('File path, relative to the agent home (or ~/…)'),
@@ -29,7 +30,7 @@ export function writeFileTool(deps: ComputerToolDeps) {
     executionMode: 'sequential',
     describeActivity: (p) => `Writing ${labelPath(p.path)}`,
     describeCompletedActivity: (p, r: AgentToolResult<WriteFileDetails>) =>
-      r.details ? `${r.details.created ? 'Created' : 'Wrote'} ${labelPath(p.path)} (${r.details.lines} lines)` : undefined,
+      r.details ? `${r.details.created ? 'Created' : 'Wrote'} ${labelPath(p.path)} (${count(r.details.lines, 'line')})` : undefined,
     execute: async (p) => {
       const target = await resolveInHome(deps.home, p.path);
       if (target.exists && (await stat(target.real)).isDirectory()) throw new Error(`${p.path} is a folder; give a file path`);
