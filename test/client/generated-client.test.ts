@@ -1,7 +1,8 @@
 /**
  * The spec as it stands is usable by generators: openapi-typescript turns openapi.yaml into types,
  * a program using openapi-fetch against those types compiles under strict TypeScript, and it
- * creates, reads and cancels a turn on the live service (errors come back typed as the envelope).
+ * creates, reads and cancels a turn on the live service (errors come back typed as the envelope),
+ * and free-form objects (schedule `metadata`) accept any keys in the generated request types.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -79,6 +80,8 @@ describe('client generated from openapi.yaml', () => {
       missingCode: 'not_found',
       invalidStatus: 400,
       invalidCode: 'invalid_request',
+      scheduleStatus: 201,
+      scheduleMetadata: { via: 'openapi-fetch', n: 1 },
     });
     expect(svc.services.turns.get(outcome.id)?.status).toBe('cancelled');
   }, 90_000);

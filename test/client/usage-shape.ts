@@ -9,6 +9,8 @@ export interface Outcome {
   missingCode: string;
   invalidStatus: number;
   invalidCode: string;
+  scheduleStatus: number;
+  scheduleMetadata: unknown;
 }
 
 export declare function createGetCancel(baseUrl: string, token: string): Promise<Outcome>;

@@ -19,9 +19,14 @@ export interface Outcome {
   missingCode: string;
   invalidStatus: number;
   invalidCode: string;
+  scheduleStatus: number;
+  scheduleMetadata: unknown;
 }
 
-/** Create a turn, read it, cancel it, and provoke two errors — all through the typed client. */
+/**
+ * Create a turn, read it, cancel it, provoke two errors, and create a schedule with free-form
+ * metadata — all through the typed client.
+ */
 export async function createGetCancel(baseUrl: string, token: string): Promise<Outcome> {
   const client = createClient<paths>({ baseUrl, headers: { authorization: 'Bearer ' + token } });
 
@@ -46,6 +51,11 @@ export async function createGetCancel(baseUrl: string, token: string): Promise<O
   const missing = await client.GET('/v1/turns/{id}', { params: { path: { id: 'no-such-turn' } } });
   const invalid = await client.POST('/v1/turns', { body: { input: 'x', agent_id: 'not valid!' } });
 
+  const schedule = await client.POST('/v1/schedules', {
+    body: { name: 'from a generated client', when: { after: { value: 1, unit: 'hour' } }, input: 'x', agent_id: 'client-test', metadata: { via: 'openapi-fetch', n: 1 } },
+  });
+  if (!schedule.data) throw new Error('schedule create failed: ' + JSON.stringify(schedule.error));
+
   return {
     createdStatus: created.response.status,
     id,
@@ -56,6 +66,8 @@ export async function createGetCancel(baseUrl: string, token: string): Promise<O
     missingCode: missing.error ? missing.error.error.code : '',
     invalidStatus: invalid.response.status,
     invalidCode: invalid.error ? invalid.error.error.code : '',
+    scheduleStatus: schedule.response.status,
+    scheduleMetadata: schedule.data.metadata,
   };
 }
 `;
