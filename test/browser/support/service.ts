@@ -1,86 +1,31 @@
 /**
- * The real service (createServices + buildApp) on a random loopback port with a temporary
- * DATA_DIR, a scripted Responses server as its model, and the log captured in memory (so tests
- * can check that no token ever reaches it).
+ * The real service for browser-facing tests: the e2e harness (test/e2e/support/service.ts —
+ * createServices + buildApp on a random loopback port with a temporary DATA_DIR and a scripted
+ * Responses server as its model), with LOG_LEVEL info and the log captured in memory (so tests
+ * can check that no token ever reaches it) and the bubblewrap sandbox for computer tools.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Writable } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../../src/app.js';
-import { loadConfig } from '../../../src/config.js';
-import { createLogger } from '../../../src/log.js';
-import { createServices, type Services } from '../../../src/services.js';
+import { api, startTestService, type TestService } from '../../e2e/support/service.js';
 
-export interface BrowserTestService {
-  url: string;
+export interface BrowserTestService extends TestService {
   port: number;
-  app: FastifyInstance;
-  services: Services;
   /** Everything logged so far (pino JSON lines). */
   logText(): string;
-  close(): Promise<void>;
 }
 
 export async function startService(opts: { modelBaseURL: string; env?: Record<string, string> }): Promise<BrowserTestService> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'console-e2e-'));
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    LOG_LEVEL: 'info',
-    MODEL: 'scripted-model',
-    MODEL_MAX_RETRIES: '0',
-    OPENAI_BASE_URL: opts.modelBaseURL,
-    OPENAI_API_KEY: 'test-key',
-    COMPUTER_SANDBOX: 'bwrap',
-    ...opts.env,
-  });
   const chunks: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(String(chunk));
-      cb();
-    },
+  const svc = await startTestService({
+    modelBaseURL: opts.modelBaseURL,
+    env: { LOG_LEVEL: 'info', COMPUTER_SANDBOX: 'bwrap', ...opts.env },
+    logDestination: { write: (line: string) => void chunks.push(line) },
   });
-  const services = createServices(config, createLogger(config.LOG_LEVEL, sink));
-  await services.start();
-  const app = await buildApp(services);
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    app,
-    services,
-    logText: () => chunks.join(''),
-    async close() {
-      await services.turns.stop(1000);
-      await app.close();
-      await services.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return { ...svc, port: Number(new URL(svc.url).port), logText: () => chunks.join('') };
 }
 
-/** JSON request: status, headers and parsed body. */
-export async function request(
+/** JSON request to a full URL: status, headers and parsed body (see `api`). */
+export function request(
   url: string,
   init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Headers; body: any }> {
-  const res = await fetch(url, {
-    method: init.method ?? 'GET',
-    headers: { ...(init.body !== undefined ? { 'content-type': 'application/json' } : {}), ...init.headers },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await res.text();
-  let body: unknown = text;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    // not JSON
-  }
-  return { status: res.status, headers: res.headers, body };
+  return api(url, init.method ?? 'GET', '', init.body, init.headers);
 }
