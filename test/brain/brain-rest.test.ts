@@ -2,64 +2,54 @@
  * Brain pages over REST, and recall/get_page in a turn created with `brain: true` (real service,
  * real openai SDK against the scripted Responses server).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { describe, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { api, useScriptedService } from '../e2e/support/service.js';
 import { routedEntries, toolNames, toolOutputs } from '../workflows/support.js';
 
-let model: ScriptedResponsesServer;
-let svc: TestService;
-
-beforeAll(async () => {
-  model = await startScriptedResponsesServer();
-  svc = await startTestService({ modelBaseURL: model.baseURL });
-});
-afterAll(async () => {
-  await svc.close();
-  await model.close();
-});
+const harness = useScriptedService();
 
 const page = (agent: string, slug: string) => `/v1/agents/${agent}/brain/pages/${slug}`;
 
 describe('brain pages over REST', () => {
   it('creates (201), replaces (200), reads, lists and deletes pages', async () => {
-    const created = await api(svc.url, 'PUT', page('rest', 'runbook'), { title: 'Runbook', markdown: '# Steps\n1. restart' });
+    const created = await api(harness.svc.url, 'PUT', page('rest', 'runbook'), { title: 'Runbook', markdown: '# Steps\n1. restart' });
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toBe(page('rest', 'runbook'));
     expect(created.body).toMatchObject({ agent_id: 'rest', slug: 'runbook', title: 'Runbook' });
-    const replaced = await api(svc.url, 'PUT', page('rest', 'runbook'), { title: 'Runbook v2', markdown: 'new' });
+    const replaced = await api(harness.svc.url, 'PUT', page('rest', 'runbook'), { title: 'Runbook v2', markdown: 'new' });
     expect(replaced.status).toBe(200);
-    expect((await api(svc.url, 'GET', page('rest', 'runbook'))).body).toMatchObject({ title: 'Runbook v2', markdown: 'new' });
-    await api(svc.url, 'PUT', page('rest', 'alpha'), { title: 'A', markdown: 'a' });
-    const list = await api(svc.url, 'GET', '/v1/agents/rest/brain/pages?limit=1');
+    expect((await api(harness.svc.url, 'GET', page('rest', 'runbook'))).body).toMatchObject({ title: 'Runbook v2', markdown: 'new' });
+    await api(harness.svc.url, 'PUT', page('rest', 'alpha'), { title: 'A', markdown: 'a' });
+    const list = await api(harness.svc.url, 'GET', '/v1/agents/rest/brain/pages?limit=1');
     expect(list.body.data.map((p: { slug: string }) => p.slug)).toEqual(['alpha']);
-    const next = await api(svc.url, 'GET', `/v1/agents/rest/brain/pages?limit=1&cursor=${list.body.next_cursor}`);
+    const next = await api(harness.svc.url, 'GET', `/v1/agents/rest/brain/pages?limit=1&cursor=${list.body.next_cursor}`);
     expect(next.body).toMatchObject({ data: [{ slug: 'runbook', bytes: 3 }], next_cursor: null });
-    expect((await api(svc.url, 'DELETE', page('rest', 'runbook'))).body).toEqual({ agent_id: 'rest', slug: 'runbook', deleted: true });
-    const gone = await api(svc.url, 'GET', page('rest', 'runbook'));
+    expect((await api(harness.svc.url, 'DELETE', page('rest', 'runbook'))).body).toEqual({ agent_id: 'rest', slug: 'runbook', deleted: true });
+    const gone = await api(harness.svc.url, 'GET', page('rest', 'runbook'));
     expect(gone.status).toBe(404);
     expect(gone.body.error.code).toBe('page_not_found');
-    expect((await api(svc.url, 'DELETE', page('rest', 'runbook'))).status).toBe(404);
+    expect((await api(harness.svc.url, 'DELETE', page('rest', 'runbook'))).status).toBe(404);
   });
 
   it('rejects bad slugs, bad agent ids and bodies with 400', async () => {
-    expect((await api(svc.url, 'PUT', page('rest', '.hidden'), { title: 'x', markdown: '' })).status).toBe(400);
-    expect((await api(svc.url, 'PUT', page('bad%20agent', 'ok'), { title: 'x', markdown: '' })).status).toBe(400);
-    expect((await api(svc.url, 'PUT', page('rest', 'ok'), { title: '', markdown: '' })).status).toBe(400);
-    expect((await api(svc.url, 'PUT', page('rest', 'ok'), { title: 'x', markdown: 'y', extra: 1 })).status).toBe(400);
+    expect((await api(harness.svc.url, 'PUT', page('rest', '.hidden'), { title: 'x', markdown: '' })).status).toBe(400);
+    expect((await api(harness.svc.url, 'PUT', page('bad%20agent', 'ok'), { title: 'x', markdown: '' })).status).toBe(400);
+    expect((await api(harness.svc.url, 'PUT', page('rest', 'ok'), { title: '', markdown: '' })).status).toBe(400);
+    expect((await api(harness.svc.url, 'PUT', page('rest', 'ok'), { title: 'x', markdown: 'y', extra: 1 })).status).toBe(400);
   });
 });
 
 describe('recall and get_page in a turn', () => {
   it('finds pages written over REST and reads one by its reference', async () => {
-    await api(svc.url, 'PUT', page('mind', 'deploy-guide'), {
+    await api(harness.svc.url, 'PUT', page('mind', 'deploy-guide'), {
       title: 'Deploy guide',
       markdown: 'To deploy, build the image and run it with a volume for DATA_DIR. Rollback: redeploy the previous tag.',
     });
-    await api(svc.url, 'PUT', page('mind', 'lunch'), { title: 'Lunch', markdown: 'Pizza on Fridays.' });
-    await api(svc.url, 'PUT', page('other', 'deploy-secret'), { title: 'Other agent deploy', markdown: 'deploy deploy' });
+    await api(harness.svc.url, 'PUT', page('mind', 'lunch'), { title: 'Lunch', markdown: 'Pizza on Fridays.' });
+    await api(harness.svc.url, 'PUT', page('other', 'deploy-secret'), { title: 'Other agent deploy', markdown: 'deploy deploy' });
     const input = 'how do we roll back a deploy?';
-    model.push(
+    harness.model.push(
       ...routedEntries({
         [input]: [
           { output: [functionCall('recall', { query: 'rollback deploy' })] },
@@ -68,9 +58,9 @@ describe('recall and get_page in a turn', () => {
         ],
       }),
     );
-    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input, agent_id: 'mind', brain: true, tools: [] });
+    const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input, agent_id: 'mind', brain: true, tools: [] });
     expect(r.body).toMatchObject({ status: 'completed', output_text: 'Redeploy the previous tag.' });
-    const reqs = model.requests.filter((q) => q.body.input[0]?.content === input);
+    const reqs = harness.model.requests.filter((q) => q.body.input[0]?.content === input);
     expect(toolNames(reqs[0].body)).toEqual(['get_page', 'recall']);
     const [recall, got] = toolOutputs(reqs[2].body);
     expect(recall).toMatch(/^1 result for "rollback deploy", best first:\n1\. Deploy guide \(reference: deploy-guide\)/);
@@ -82,23 +72,23 @@ describe('recall and get_page in a turn', () => {
 
   it('leaves recall and get_page out of a turn without brain: true', async () => {
     const input = 'no brain here';
-    model.push(...routedEntries({ [input]: [{ output: [message('ok')] }] }));
-    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input, agent_id: 'mind', tools: ['todo'] });
+    harness.model.push(...routedEntries({ [input]: [{ output: [message('ok')] }] }));
+    const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input, agent_id: 'mind', tools: ['todo'] });
     expect(r.body.status).toBe('completed');
-    const req = model.requests.filter((q) => q.body.input[0]?.content === input)[0].body;
+    const req = harness.model.requests.filter((q) => q.body.input[0]?.content === input)[0].body;
     expect(toolNames(req)).not.toContain('recall');
     expect(toolNames(req)).not.toContain('get_page');
   });
 
   it('gives get_page an Error: for an unknown reference', async () => {
     const input = 'read a missing page';
-    model.push(
+    harness.model.push(
       ...routedEntries({
         [input]: [{ output: [functionCall('get_page', { reference: 'nope' })] }, { output: [message('none')] }],
       }),
     );
-    await api(svc.url, 'POST', '/v1/turns?wait=true', { input, agent_id: 'mind', brain: true, tools: [] });
-    const last = model.requests.filter((q) => q.body.input[0]?.content === input).at(-1)!.body;
+    await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input, agent_id: 'mind', brain: true, tools: [] });
+    const last = harness.model.requests.filter((q) => q.body.input[0]?.content === input).at(-1)!.body;
     expect(toolOutputs(last)[0]).toMatch(/^Error: .*no brain page with reference "nope"/);
   });
 });

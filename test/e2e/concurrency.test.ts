@@ -2,32 +2,21 @@
  * 50 concurrent streaming turns through one service with MAX_CONCURRENT_TURNS below 50: all
  * complete (excess queued, not rejected), each stream has every event in order.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { api, startTestService, type TestService } from './support/service.js';
+import { expect, it } from 'vitest';
+import { api, useScriptedService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
 import { todoThenAnswer } from './support/scripts.js';
 
-let model: ScriptedResponsesServer;
-let svc: TestService;
-
-beforeAll(async () => {
-  model = await startScriptedResponsesServer();
-  svc = await startTestService({ modelBaseURL: model.baseURL, env: { MAX_CONCURRENT_TURNS: '8' } });
-});
-afterAll(async () => {
-  await svc.close();
-  await model.close();
-});
+const harness = useScriptedService({ env: { MAX_CONCURRENT_TURNS: '8' } });
 
 it('runs 50 concurrent streaming turns to completion with every event in order', async () => {
   const n = 50;
-  for (let i = 0; i < 2 * n; i++) model.push(todoThenAnswer);
+  for (let i = 0; i < 2 * n; i++) harness.model.push(todoThenAnswer);
   let maxRunning = 0;
-  const probe = setInterval(() => (maxRunning = Math.max(maxRunning, svc.services.turns.stats().running)), 5);
+  const probe = setInterval(() => (maxRunning = Math.max(maxRunning, harness.svc.services.turns.stats().running)), 5);
   const results = await Promise.all(
     Array.from({ length: n }, (_, i) =>
-      readSse(`${svc.url}/v1/turns`, { method: 'POST', body: { input: `job-${i}`, agent_id: `agent-${i}`, tools: ['todo'] }, timeoutMs: 60_000 }),
+      readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: `job-${i}`, agent_id: `agent-${i}`, tools: ['todo'] }, timeoutMs: 60_000 }),
     ),
   );
   clearInterval(probe);
@@ -44,6 +33,6 @@ it('runs 50 concurrent streaming turns to completion with every event in order',
     const turnId = r.headers.get('x-turn-id')!;
     for (const e of r.events) expect(e.json.turn_id).toBe(turnId);
   }
-  const list = await api(svc.url, 'GET', '/v1/turns?status=completed&limit=100');
+  const list = await api(harness.svc.url, 'GET', '/v1/turns?status=completed&limit=100');
   expect(list.body.data.length).toBe(n);
 }, 120_000);

@@ -3,35 +3,25 @@
  * SSE event schemas equal the ones derived from the zod event schemas, and real responses —
  * JSON bodies, errors and every streamed event — validate against the spec.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { registeredRoutes } from '../../src/app.js';
 import { eventComponentName, turnEventComponents } from '../../src/http/event-schemas.js';
 import { TurnEvent } from '../../src/runtime/events.js';
 import { CreateTurnBody, PreviewToolsBody } from '../../routes/turn-schemas.js';
-import { startScriptedResponsesServer, message, functionCall, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { api, startTestService, type TestService } from './support/service.js';
+import { message, functionCall } from '../support/scripted-responses-server.js';
+import { api, useScriptedService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
 import { spec, validateComponent, validateResponse } from './support/spec.js';
 import { todoThenAnswer } from './support/scripts.js';
 
-let model: ScriptedResponsesServer;
-let svc: TestService;
-
-beforeAll(async () => {
-  model = await startScriptedResponsesServer();
-  svc = await startTestService({ modelBaseURL: model.baseURL, env: { BODY_LIMIT_BYTES: '2048' } });
-});
-afterAll(async () => {
-  await svc.close();
-  await model.close();
-});
+const harness = useScriptedService({ env: { BODY_LIMIT_BYTES: '2048' } });
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 describe('openapi.yaml', () => {
   it('documents every route the service registers, and only those', () => {
     const served = new Set(
-      registeredRoutes(svc.app)
+      registeredRoutes(harness.svc.app)
         .filter((r) => METHODS.includes(r.method.toLowerCase()))
         .filter((r) => !r.url.includes('*') && !/^\/(docs|console)\/./.test(r.url))
         .map((r) => ({ ...r, url: r.url.length > 1 ? r.url.replace(/\/$/, '') : r.url }))
@@ -92,8 +82,8 @@ describe('request schemas in openapi.yaml agree with the zod schemas the routes 
 
 describe('real responses validate against openapi.yaml', () => {
   it('turn endpoints: 202, 200 (wait, get, list, cancel), and every streamed event', async () => {
-    model.push(todoThenAnswer, todoThenAnswer);
-    const stream = await readSse(`${svc.url}/v1/turns`, { method: 'POST', body: { input: 'check the spec', tools: ['todo'] } });
+    harness.model.push(todoThenAnswer, todoThenAnswer);
+    const stream = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'check the spec', tools: ['todo'] } });
     expect(stream.events.length).toBeGreaterThan(4);
     const seenTypes = new Set<string>();
     for (const ev of stream.events) {
@@ -105,47 +95,47 @@ describe('real responses validate against openapi.yaml', () => {
     expect(seenTypes).toEqual(new Set(['turn.started', 'tool.started', 'presentation', 'tool.completed', 'message.delta', 'message.completed', 'turn.completed']));
     const id = stream.headers.get('x-turn-id')!;
 
-    model.push({ output: [message('second')] });
-    const accepted = await api(svc.url, 'POST', '/v1/turns', { input: 'again' });
+    harness.model.push({ output: [message('second')] });
+    const accepted = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'again' });
     expect(validateResponse('/v1/turns', 'post', 202, accepted.body)).toEqual([]);
-    model.push({ output: [message('third')] });
-    const waited = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'wait', metadata: { a: 1 } });
+    harness.model.push({ output: [message('third')] });
+    const waited = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'wait', metadata: { a: 1 } });
     expect(validateResponse('/v1/turns', 'post', 200, waited.body)).toEqual([]);
-    expect(validateResponse('/v1/turns/{id}', 'get', 200, (await api(svc.url, 'GET', `/v1/turns/${id}`)).body)).toEqual([]);
-    expect(validateResponse('/v1/turns', 'get', 200, (await api(svc.url, 'GET', '/v1/turns?limit=2')).body)).toEqual([]);
-    expect(validateResponse('/v1/turns/{id}/cancel', 'post', 200, (await api(svc.url, 'POST', `/v1/turns/${id}/cancel`)).body)).toEqual([]);
+    expect(validateResponse('/v1/turns/{id}', 'get', 200, (await api(harness.svc.url, 'GET', `/v1/turns/${id}`)).body)).toEqual([]);
+    expect(validateResponse('/v1/turns', 'get', 200, (await api(harness.svc.url, 'GET', '/v1/turns?limit=2')).body)).toEqual([]);
+    expect(validateResponse('/v1/turns/{id}/cancel', 'post', 200, (await api(harness.svc.url, 'POST', `/v1/turns/${id}/cancel`)).body)).toEqual([]);
   });
 
   it('a failed and a cancelled turn stream events that validate', async () => {
-    model.push({ streamError: { code: 'server_error', message: 'boom' } });
-    const failed = await readSse(`${svc.url}/v1/turns`, { method: 'POST', body: { input: 'fail' } });
+    harness.model.push({ streamError: { code: 'server_error', message: 'boom' } });
+    const failed = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'fail' } });
     expect(failed.events[failed.events.length - 1].event).toBe('turn.failed');
-    model.push({ output: [functionCall('command', { command: 'sleep 20' })] });
-    const created = await api(svc.url, 'POST', '/v1/turns', { input: 'sleep', tools: ['computer'] });
-    await readSse(`${svc.url}/v1/turns/${created.body.id}/events`, { stopWhen: (e) => e.event === 'tool.started' });
-    await api(svc.url, 'POST', `/v1/turns/${created.body.id}/cancel`);
-    const cancelled = await readSse(`${svc.url}/v1/turns/${created.body.id}/events`);
+    harness.model.push({ output: [functionCall('command', { command: 'sleep 20' })] });
+    const created = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'sleep', tools: ['computer'] });
+    await readSse(`${harness.svc.url}/v1/turns/${created.body.id}/events`, { stopWhen: (e) => e.event === 'tool.started' });
+    await api(harness.svc.url, 'POST', `/v1/turns/${created.body.id}/cancel`);
+    const cancelled = await readSse(`${harness.svc.url}/v1/turns/${created.body.id}/events`);
     expect(cancelled.events[cancelled.events.length - 1].event).toBe('turn.cancelled');
     for (const ev of [...failed.events, ...cancelled.events]) expect(validateComponent('TurnEvent', ev.json), ev.event).toEqual([]);
   });
 
   it('serves the document at /openapi.yaml and the reference page at /docs', async () => {
-    const doc = await fetch(`${svc.url}/openapi.yaml`);
+    const doc = await fetch(`${harness.svc.url}/openapi.yaml`);
     expect(doc.status).toBe(200);
     expect(doc.headers.get('content-type')).toMatch(/yaml/);
     expect(await doc.text()).toContain('/v1/turns/{id}/events');
-    const page = await fetch(`${svc.url}/docs/`);
+    const page = await fetch(`${harness.svc.url}/docs/`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
   });
 
   it('tools preview, health, readiness', async () => {
-    const preview = await api(svc.url, 'POST', '/v1/tools/preview', { tools: ['todo', 'computer'] });
+    const preview = await api(harness.svc.url, 'POST', '/v1/tools/preview', { tools: ['todo', 'computer'] });
     expect(preview.status).toBe(200);
     expect(preview.body.tools).toContain('todo');
     expect(validateResponse('/v1/tools/preview', 'post', 200, preview.body)).toEqual([]);
-    expect(validateResponse('/healthz', 'get', 200, (await api(svc.url, 'GET', '/healthz')).body)).toEqual([]);
-    expect(validateResponse('/readyz', 'get', 200, (await api(svc.url, 'GET', '/readyz')).body)).toEqual([]);
+    expect(validateResponse('/healthz', 'get', 200, (await api(harness.svc.url, 'GET', '/healthz')).body)).toEqual([]);
+    expect(validateResponse('/readyz', 'get', 200, (await api(harness.svc.url, 'GET', '/readyz')).body)).toEqual([]);
   });
 
   it('every error response is the documented envelope', async () => {
@@ -160,17 +150,17 @@ describe('real responses validate against openapi.yaml', () => {
       ['/v1/tools/preview', 'POST', '/v1/tools/preview', { tools: ['nope'] }, 400],
     ];
     for (const [p, method, url, body, status] of cases) {
-      const r = await api(svc.url, method, url, body);
+      const r = await api(harness.svc.url, method, url, body);
       expect(r.status, url).toBe(status);
       expect(validateResponse(p, method, status, r.body), url).toEqual([]);
     }
-    const res = await fetch(`${svc.url}/v1/turns`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' });
+    const res = await fetch(`${harness.svc.url}/v1/turns`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' });
     expect(res.status).toBe(415);
     expect(validateResponse('/v1/turns', 'post', 415, await res.json())).toEqual([]);
     const key = { 'idempotency-key': 'spec-key' };
-    model.push({ output: [message('k')] });
-    await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'one' }, key);
-    const conflict = await api(svc.url, 'POST', '/v1/turns', { input: 'two' }, key);
+    harness.model.push({ output: [message('k')] });
+    await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'one' }, key);
+    const conflict = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'two' }, key);
     expect(conflict.status).toBe(409);
     expect(validateResponse('/v1/turns', 'post', 409, conflict.body)).toEqual([]);
   });

@@ -2,21 +2,11 @@
  * Bad input and listing on the turn endpoints: every non-2xx carries the error envelope and no
  * client input produces a 500.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { api, startTestService, type TestService } from './support/service.js';
+import { describe, expect, it } from 'vitest';
+import { message } from '../support/scripted-responses-server.js';
+import { api, startTestService, useScriptedService } from './support/service.js';
 
-let model: ScriptedResponsesServer;
-let svc: TestService;
-
-beforeAll(async () => {
-  model = await startScriptedResponsesServer();
-  svc = await startTestService({ modelBaseURL: model.baseURL, env: { BODY_LIMIT_BYTES: '4096' } });
-});
-afterAll(async () => {
-  await svc.close();
-  await model.close();
-});
+const harness = useScriptedService({ env: { BODY_LIMIT_BYTES: '4096' } });
 
 function expectEnvelope(body: any, code: string) {
   expect(body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
@@ -24,27 +14,27 @@ function expectEnvelope(body: any, code: string) {
 
 describe('bad requests', () => {
   it('rejects a malformed JSON body with 400 invalid_json', async () => {
-    const r = await api(svc.url, 'POST', '/v1/turns', '{"input": "hi",', {});
+    const r = await api(harness.svc.url, 'POST', '/v1/turns', '{"input": "hi",', {});
     expect(r.status).toBe(400);
     expectEnvelope(r.body, 'invalid_json');
   });
 
   it('rejects a body that is not JSON with 415', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-      const res = await fetch(`${svc.url}/v1/turns`, { method: 'POST', headers: { 'content-type': type }, body: 'input=hi' });
+      const res = await fetch(`${harness.svc.url}/v1/turns`, { method: 'POST', headers: { 'content-type': type }, body: 'input=hi' });
       expect(res.status).toBe(415);
       expectEnvelope(await res.json(), 'unsupported_media_type');
     }
   });
 
   it('rejects a body over BODY_LIMIT_BYTES with 413', async () => {
-    const r = await api(svc.url, 'POST', '/v1/turns', { input: 'x'.repeat(5000) });
+    const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'x'.repeat(5000) });
     expect(r.status).toBe(413);
     expectEnvelope(r.body, 'body_too_large');
   });
 
   it('rejects unknown fields with 400 and the zod issues', async () => {
-    const r = await api(svc.url, 'POST', '/v1/turns', { input: 'hi', temperature: 2 });
+    const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'hi', temperature: 2 });
     expect(r.status).toBe(400);
     expectEnvelope(r.body, 'invalid_request');
     expect(r.body.error.details).toEqual([expect.objectContaining({ code: 'unrecognized_keys' })]);
@@ -62,21 +52,21 @@ describe('bad requests', () => {
     ['metadata not an object', { input: 'hi', metadata: [1] }, 'metadata'],
     ['body is an array', [1, 2], ''],
   ])('rejects %s with 400 naming the field', async (_name, body, path) => {
-    const r = await api(svc.url, 'POST', '/v1/turns', body);
+    const r = await api(harness.svc.url, 'POST', '/v1/turns', body);
     expect(r.status).toBe(400);
     expectEnvelope(r.body, 'invalid_request');
     expect(r.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
   });
 
   it('rejects a bad Idempotency-Key header with 400', async () => {
-    const r = await api(svc.url, 'POST', '/v1/turns', { input: 'hi' }, { 'idempotency-key': 'x'.repeat(300) });
+    const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'hi' }, { 'idempotency-key': 'x'.repeat(300) });
     expect(r.status).toBe(400);
   });
 
   it('answers 404 with the envelope for unknown turns and routes', async () => {
     const id = '0190a000-0000-7000-8000-000000000000';
     for (const [method, path] of [['GET', `/v1/turns/${id}`], ['POST', `/v1/turns/${id}/cancel`], ['GET', '/v1/nothing']] as const) {
-      const r = await api(svc.url, method, path);
+      const r = await api(harness.svc.url, method, path);
       expect(r.status).toBe(404);
       expectEnvelope(r.body, 'not_found');
     }
@@ -84,7 +74,7 @@ describe('bad requests', () => {
 
   it('rejects bad list queries with 400', async () => {
     for (const q of ['status=done', 'limit=0', 'limit=101', 'agent_id=a%20b']) {
-      const r = await api(svc.url, 'GET', `/v1/turns?${q}`);
+      const r = await api(harness.svc.url, 'GET', `/v1/turns?${q}`);
       expect(r.status).toBe(400);
       expectEnvelope(r.body, 'invalid_request');
     }
@@ -95,8 +85,8 @@ describe('GET /v1/turns', () => {
   it('lists newest first with agent and status filters and cursor pagination', async () => {
     const created: string[] = [];
     for (let i = 0; i < 5; i++) {
-      model.push({ output: [message(`answer ${i}`)] });
-      const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: `q${i}`, agent_id: 'lister' });
+      harness.model.push({ output: [message(`answer ${i}`)] });
+      const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: `q${i}`, agent_id: 'lister' });
       expect(r.status).toBe(200);
       created.push(r.body.id);
     }
@@ -105,7 +95,7 @@ describe('GET /v1/turns', () => {
     let pages = 0;
     do {
       const r: { body: { data: { id: string; agent_id: string }[]; next_cursor: string | null } } = await api(
-        svc.url,
+        harness.svc.url,
         'GET',
         `/v1/turns?agent_id=lister&status=completed&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
       );
@@ -116,7 +106,7 @@ describe('GET /v1/turns', () => {
     } while (cursor);
     expect(seen).toEqual([...created].reverse());
     expect(pages).toBe(3);
-    const none = await api(svc.url, 'GET', '/v1/turns?agent_id=lister&status=failed');
+    const none = await api(harness.svc.url, 'GET', '/v1/turns?agent_id=lister&status=failed');
     expect(none.body).toEqual({ data: [], next_cursor: null });
   });
 });

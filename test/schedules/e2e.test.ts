@@ -4,24 +4,14 @@
  * creates a schedule inside a turn; the fired turn runs as kind `scheduled` with read-only schedule
  * tools, and its stream is readable via GET /v1/turns/{id}/events.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ResponsesRequestBody, type ScriptEntry, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { describe, expect, it } from 'vitest';
+import { functionCall, message, type ResponsesRequestBody, type ScriptEntry } from '../support/scripted-responses-server.js';
 import { hasToolOutput, lastUserText } from '../e2e/support/scripts.js';
-import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { api, startTestService, useScriptedService } from '../e2e/support/service.js';
 import { readSse } from '../e2e/support/sse-client.js';
 import { validateResponse } from '../e2e/support/spec.js';
 
-let model: ScriptedResponsesServer;
-let svc: TestService;
-
-beforeAll(async () => {
-  model = await startScriptedResponsesServer();
-  svc = await startTestService({ modelBaseURL: model.baseURL, env: { SCHEDULER_TICK_MS: '50' } });
-});
-afterAll(async () => {
-  await svc.close();
-  await model.close();
-});
+const harness = useScriptedService({ env: { SCHEDULER_TICK_MS: '50' } });
 
 async function waitFor<T>(fn: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
   const end = Date.now() + ms;
@@ -47,8 +37,8 @@ const scriptedModel: ScriptEntry = (body) => {
 
 describe('schedules end to end', () => {
   it('a schedule created by the model inside a turn fires a scheduled turn whose stream is readable', async () => {
-    model.push(scriptedModel, scriptedModel, scriptedModel);
-    const first = await readSse(`${svc.url}/v1/turns`, {
+    harness.model.push(scriptedModel, scriptedModel, scriptedModel);
+    const first = await readSse(`${harness.svc.url}/v1/turns`, {
       method: 'POST',
       body: { input: 'remind me in a second', tools: ['todo', 'schedule'], agent_id: 'e2e-agent' },
     });
@@ -64,14 +54,14 @@ describe('schedules end to end', () => {
 
     // the scheduler fires it about a second later
     const run = await waitFor(async () => {
-      const r = await api(svc.url, 'GET', `/v1/schedules/${scheduleId}/runs`);
+      const r = await api(harness.svc.url, 'GET', `/v1/schedules/${scheduleId}/runs`);
       if (r.body.data[0]?.status !== 'started') return undefined;
       expect(validateResponse('/v1/schedules/{id}/runs', 'get', 200, r.body)).toEqual([]);
       return r.body.data[0];
     });
     expect(run.links).toEqual({ turn: `/v1/turns/${run.turn_id}`, events: `/v1/turns/${run.turn_id}/events` });
 
-    const fired = await readSse(`${svc.url}${run.links.events}`);
+    const fired = await readSse(`${harness.svc.url}${run.links.events}`);
     expect(fired.status).toBe(200);
     expect(fired.serverClosed).toBe(true);
     const firedStarted = fired.events[0].json;
@@ -84,25 +74,25 @@ describe('schedules end to end', () => {
     });
     expect(fired.events.at(-1)!.json).toMatchObject({ type: 'turn.completed', output_text: 'Stretch now!' });
 
-    const turn = await api(svc.url, 'GET', `/v1/turns/${run.turn_id}`);
+    const turn = await api(harness.svc.url, 'GET', `/v1/turns/${run.turn_id}`);
     expect(turn.body).toMatchObject({ agent_id: 'e2e-agent', kind: 'scheduled', origin: { type: 'schedule', schedule_id: scheduleId }, status: 'completed' });
 
     // the model was never offered schedule_create in the scheduled turn
-    const firedRequest = model.requests.find((r) => lastUserText(r.body) === 'time to stretch')!;
+    const firedRequest = harness.model.requests.find((r) => lastUserText(r.body) === 'time to stretch')!;
     expect(toolNames(firedRequest.body)).toEqual(expect.arrayContaining(['schedule_list', 'schedule_get']));
     expect(toolNames(firedRequest.body)).not.toContain('schedule_create');
 
     // a one-shot fires once: it is completed and later ticks start nothing more
     await new Promise((r) => setTimeout(r, 300));
-    const after = await api(svc.url, 'GET', `/v1/schedules/${scheduleId}`);
+    const after = await api(harness.svc.url, 'GET', `/v1/schedules/${scheduleId}`);
     expect(validateResponse('/v1/schedules/{id}', 'get', 200, after.body)).toEqual([]);
     expect(after.body).toMatchObject({ status: 'completed', run_count: 1, next_run_at: null });
-    expect((await api(svc.url, 'GET', `/v1/schedules/${scheduleId}/runs`)).body.data).toHaveLength(1);
-    expect(model.remaining()).toBe(0);
+    expect((await api(harness.svc.url, 'GET', `/v1/schedules/${scheduleId}/runs`)).body.data).toHaveLength(1);
+    expect(harness.model.remaining()).toBe(0);
   });
 
   it('a one-shot that came due while the service was down fires once when it starts again', async () => {
-    const down = await startTestService({ modelBaseURL: model.baseURL, env: { SCHEDULER_TICK_MS: '50' } });
+    const down = await startTestService({ modelBaseURL: harness.model.baseURL, env: { SCHEDULER_TICK_MS: '50' } });
     const created = await api(down.url, 'POST', '/v1/schedules', {
       name: 'missed',
       agent_id: 'downtime',
@@ -114,8 +104,8 @@ describe('schedules end to end', () => {
     await down.close({ keepData: true });
     await new Promise((r) => setTimeout(r, 1300)); // the slot passes while nothing runs
 
-    model.push(() => ({ output: [message('caught up')] }));
-    const up = await startTestService({ modelBaseURL: model.baseURL, dataDir: down.dataDir, env: { SCHEDULER_TICK_MS: '50' } });
+    harness.model.push(() => ({ output: [message('caught up')] }));
+    const up = await startTestService({ modelBaseURL: harness.model.baseURL, dataDir: down.dataDir, env: { SCHEDULER_TICK_MS: '50' } });
     try {
       const runs = (await api(up.url, 'GET', `/v1/schedules/${created.body.id}/runs`)).body.data;
       expect(runs).toHaveLength(1); // fired during start-up, before the server listened

@@ -2,22 +2,12 @@
  * Workflow task turns end to end: the real service on a loopback port, the real openai SDK against
  * the scripted Responses server, results submitted through the real submit_result tool.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { describe, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { api, useScriptedService } from '../e2e/support/service.js';
 import { firstUserText, routedEntries, SCHEMA, toolNames, toolOutputs, type Route } from './support.js';
 
-let model: ScriptedResponsesServer;
-let svc: TestService;
-
-beforeAll(async () => {
-  model = await startScriptedResponsesServer();
-  svc = await startTestService({ modelBaseURL: model.baseURL, env: { WORKFLOW_RETRY_BASE_MS: '5' } });
-});
-afterAll(async () => {
-  await svc.close();
-  await model.close();
-});
+const harness = useScriptedService({ env: { WORKFLOW_RETRY_BASE_MS: '5' } });
 
 let n = 0;
 /** A unique prompt per task so routes never collide across tests. */
@@ -25,15 +15,15 @@ const prompt = (what: string) => `${what} #${++n}`;
 
 async function runWorkflow(tasks: { prompt: string; steps: Route[] }[], extra: Record<string, unknown> = {}) {
   const routes = Object.fromEntries(tasks.map((t) => [t.prompt, t.steps]));
-  model.push(...routedEntries(routes));
-  const created = await api(svc.url, 'POST', '/v1/workflows', {
+  harness.model.push(...routedEntries(routes));
+  const created = await api(harness.svc.url, 'POST', '/v1/workflows', {
     title: 'test workflow',
     tasks: tasks.map((t, i) => ({ label: `task ${i}`, prompt: t.prompt, result_schema: SCHEMA })),
     ...extra,
   });
   expect(created.status).toBe(201);
-  const wf = await svc.services.registry.workflows!.waitForTerminal(created.body.id);
-  return { id: created.body.id as string, wf, requestsFor: (p: string) => model.requests.filter((r) => firstUserText(r.body) === p) };
+  const wf = await harness.svc.services.registry.workflows!.waitForTerminal(created.body.id);
+  return { id: created.body.id as string, wf, requestsFor: (p: string) => harness.model.requests.filter((r) => firstUserText(r.body) === p) };
 }
 
 const good = { name: 'alpha', count: 3, tags: ['x'] };
@@ -46,7 +36,7 @@ describe('workflow task turns', () => {
     expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', attempts: 1, result: good });
     expect(wf.tasks[0].error).toBeUndefined();
     expect(requestsFor(p)).toHaveLength(1); // terminate: no further model request
-    const turn = await api(svc.url, 'GET', `/v1/turns/${wf.tasks[0].turn_ids[0]}`);
+    const turn = await api(harness.svc.url, 'GET', `/v1/turns/${wf.tasks[0].turn_ids[0]}`);
     expect(turn.body).toMatchObject({
       status: 'completed',
       stop_reason: 'terminated',
@@ -135,7 +125,7 @@ describe('workflow task turns', () => {
     ]);
     expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
     expect(wf.tasks[0].turn_ids).toHaveLength(2);
-    const events = await svc.services.registry.workflows!.events.read(id, 0);
+    const events = await harness.svc.services.registry.workflows!.events.read(id, 0);
     const failed = events.find((e) => e.event.type === 'task.failed')!.event;
     expect(failed).toMatchObject({ error: { code: 'empty_output' }, will_retry: true, attempt: 1 });
   });

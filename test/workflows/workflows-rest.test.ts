@@ -2,30 +2,19 @@
  * Workflows over REST and from a main turn: creation checks, concurrency limits, cancel, the SSE
  * event stream, and a main turn that starts a workflow and reads it back with workflow_get.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { describe, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { api, useScriptedService } from '../e2e/support/service.js';
 import { readSse } from '../e2e/support/sse-client.js';
 import { firstUserText, routedEntries, SCHEMA, toolOutputs, waitFor, type Route } from './support.js';
 import type { WorkflowEvent } from '../../src/workflows/events.js';
 import type { LoggedEvent } from '../../src/store/event-log.js';
 
-let model: ScriptedResponsesServer;
-let svc: TestService;
-
-beforeAll(async () => {
-  model = await startScriptedResponsesServer();
-  svc = await startTestService({
-    modelBaseURL: model.baseURL,
-    env: { WORKFLOW_RETRY_BASE_MS: '5', WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT: '3', WORKFLOW_MAX_TASKS: '6' },
-  });
-});
-afterAll(async () => {
-  await svc.close();
-  await model.close();
+const harness = useScriptedService({
+  env: { WORKFLOW_RETRY_BASE_MS: '5', WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT: '3', WORKFLOW_MAX_TASKS: '6' },
 });
 
-const workflows = () => svc.services.registry.workflows!;
+const workflows = () => harness.svc.services.registry.workflows!;
 let n = 0;
 const prompt = (what: string) => `${what} #${++n}`;
 const good = { name: 'x', count: 1, tags: [] };
@@ -48,7 +37,7 @@ const task = (p: string, schema: unknown = SCHEMA) => ({ label: p, prompt: p, re
 
 describe('POST /v1/workflows', () => {
   it('rejects result schemas outside the subset with 400, one details line per violation', async () => {
-    const r = await api(svc.url, 'POST', '/v1/workflows', {
+    const r = await api(harness.svc.url, 'POST', '/v1/workflows', {
       title: 'bad',
       tasks: [
         task('a', { type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { type: 'integer' }] } }, required: ['v'], additionalProperties: false }),
@@ -62,27 +51,27 @@ describe('POST /v1/workflows', () => {
     expect(details).toContain('tasks[0].result_schema#/properties/v/anyOf: "anyOf" is not allowed (one plain type per node)');
     expect(details.some((d) => d.startsWith('tasks[1].result_schema#/additionalProperties: must be false'))).toBe(true);
     expect(details.some((d) => d.startsWith('tasks[2].result_schema#/additionalProperties: must be false (missing)'))).toBe(true);
-    expect((await api(svc.url, 'GET', '/v1/workflows?status=live')).body.data.filter((w: { title: string }) => w.title === 'bad')).toEqual([]);
+    expect((await api(harness.svc.url, 'GET', '/v1/workflows?status=live')).body.data.filter((w: { title: string }) => w.title === 'bad')).toEqual([]);
   });
 
   it('enforces WORKFLOW_MAX_TASKS, the concurrency range and unknown fields', async () => {
     const seven = Array.from({ length: 7 }, (_, i) => task(`t${i}`));
-    const tooMany = await api(svc.url, 'POST', '/v1/workflows', { title: 'many', tasks: seven });
+    const tooMany = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'many', tasks: seven });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body.error.details).toEqual(['tasks: 7 tasks; at most 6 per workflow (WORKFLOW_MAX_TASKS)']);
-    const conc = await api(svc.url, 'POST', '/v1/workflows', { title: 'c', tasks: [task('t')], concurrency: 33 });
+    const conc = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'c', tasks: [task('t')], concurrency: 33 });
     expect(conc.status).toBe(400);
-    const unknown = await api(svc.url, 'POST', '/v1/workflows', { title: 'c', tasks: [task('t')], nested: true });
+    const unknown = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'c', tasks: [task('t')], nested: true });
     expect(unknown.status).toBe(400);
-    expect((await api(svc.url, 'GET', '/v1/workflows/nope')).status).toBe(404);
+    expect((await api(harness.svc.url, 'GET', '/v1/workflows/nope')).status).toBe(404);
   });
 });
 
 describe('running workflows', () => {
   it('never runs more tasks at once than the workflow concurrency', async () => {
     const prompts = Array.from({ length: 5 }, () => prompt('concurrency'));
-    model.push(...routedEntries(Object.fromEntries(prompts.map((p) => [p, [slowSubmit(8)]]))));
-    const r = await api(svc.url, 'POST', '/v1/workflows', { title: 'conc', concurrency: 2, tasks: prompts.map((p) => task(p)) });
+    harness.model.push(...routedEntries(Object.fromEntries(prompts.map((p) => [p, [slowSubmit(8)]]))));
+    const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'conc', concurrency: 2, tasks: prompts.map((p) => task(p)) });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ status: 'running', concurrency: 2, links: { events: `/v1/workflows/${r.body.id}/events` } });
     const wf = await workflows().waitForTerminal(r.body.id);
@@ -94,11 +83,11 @@ describe('running workflows', () => {
   it('never runs more task turns per agent than WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT across workflows', async () => {
     const a = Array.from({ length: 3 }, () => prompt('agent cap a'));
     const b = Array.from({ length: 3 }, () => prompt('agent cap b'));
-    model.push(...routedEntries(Object.fromEntries([...a, ...b].map((p) => [p, [slowSubmit(8)]]))));
+    harness.model.push(...routedEntries(Object.fromEntries([...a, ...b].map((p) => [p, [slowSubmit(8)]]))));
     let peak = 0;
     const sampler = setInterval(() => (peak = Math.max(peak, (workflows() as unknown as { runningTasks(a: string): number }).runningTasks('capped'))), 2);
-    const w1 = await api(svc.url, 'POST', '/v1/workflows', { agent_id: 'capped', title: 'a', concurrency: 3, tasks: a.map((p) => task(p)) });
-    const w2 = await api(svc.url, 'POST', '/v1/workflows', { agent_id: 'capped', title: 'b', concurrency: 3, tasks: b.map((p) => task(p)) });
+    const w1 = await api(harness.svc.url, 'POST', '/v1/workflows', { agent_id: 'capped', title: 'a', concurrency: 3, tasks: a.map((p) => task(p)) });
+    const w2 = await api(harness.svc.url, 'POST', '/v1/workflows', { agent_id: 'capped', title: 'b', concurrency: 3, tasks: b.map((p) => task(p)) });
     await Promise.all([workflows().waitForTerminal(w1.body.id), workflows().waitForTerminal(w2.body.id)]);
     clearInterval(sampler);
     expect(peak).toBe(3);
@@ -110,19 +99,19 @@ describe('running workflows', () => {
   it('cancel aborts the running task turn and marks queued tasks cancelled', async () => {
     const [p0, p1, p2] = [prompt('slow'), prompt('never'), prompt('never')];
     // The first task's model answer is held for a long time; it is cancelled mid-request.
-    model.push(...routedEntries({ [p0]: [{ output: [message('late')], holdMs: 20_000 }] }));
-    const r = await api(svc.url, 'POST', '/v1/workflows', { title: 'cancel me', concurrency: 1, tasks: [task(p0), task(p1), task(p2)] });
+    harness.model.push(...routedEntries({ [p0]: [{ output: [message('late')], holdMs: 20_000 }] }));
+    const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'cancel me', concurrency: 1, tasks: [task(p0), task(p1), task(p2)] });
     const id = r.body.id as string;
     const turnId = await waitFor(() => workflows().get(id)!.tasks[0].turn_ids[0]);
-    await waitFor(() => svc.services.turns.get(turnId)?.status === 'running');
-    await waitFor(() => model.requests.some((q) => firstUserText(q.body) === p0)); // the held request is in flight
-    const c = await api(svc.url, 'POST', `/v1/workflows/${id}/cancel`);
+    await waitFor(() => harness.svc.services.turns.get(turnId)?.status === 'running');
+    await waitFor(() => harness.model.requests.some((q) => firstUserText(q.body) === p0)); // the held request is in flight
+    const c = await api(harness.svc.url, 'POST', `/v1/workflows/${id}/cancel`);
     expect(c.status).toBe(200);
     expect(c.body.status).toBe('cancelled');
     expect(c.body.tasks.map((t: { status: string }) => t.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
     expect(c.body.tasks[1].turn_ids).toEqual([]);
-    expect((await api(svc.url, 'GET', `/v1/turns/${turnId}`)).body.status).toBe('cancelled');
-    const again = await api(svc.url, 'POST', `/v1/workflows/${id}/cancel`);
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${turnId}`)).body.status).toBe('cancelled');
+    const again = await api(harness.svc.url, 'POST', `/v1/workflows/${id}/cancel`);
     expect(again.body).toMatchObject({ status: 'cancelled', completed_at: c.body.completed_at });
     const types = (await workflows().events.read(id, 0)).map((e) => e.event.type);
     expect(types[types.length - 1]).toBe('workflow.cancelled');
@@ -131,29 +120,29 @@ describe('running workflows', () => {
 
   it('streams workflow events as SSE, replayed after the end and resumable with Last-Event-ID', async () => {
     const p = prompt('sse');
-    model.push(...routedEntries({ [p]: [{ output: [functionCall('submit_result', { result: good })] }] }));
-    const r = await api(svc.url, 'POST', '/v1/workflows', { title: 'sse', tasks: [task(p)] });
-    const live = await readSse(`${svc.url}/v1/workflows/${r.body.id}/events`);
+    harness.model.push(...routedEntries({ [p]: [{ output: [functionCall('submit_result', { result: good })] }] }));
+    const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'sse', tasks: [task(p)] });
+    const live = await readSse(`${harness.svc.url}/v1/workflows/${r.body.id}/events`);
     expect(live.status).toBe(200);
     expect(live.serverClosed).toBe(true);
     expect(live.events.map((e) => e.event)).toEqual(['workflow.started', 'task.started', 'task.succeeded', 'workflow.completed']);
     expect(live.events.map((e) => e.id)).toEqual(['1', '2', '3', '4']);
     expect(live.events[2].json).toMatchObject({ type: 'task.succeeded', task_index: 0, result: good, workflow_id: r.body.id, seq: 3 });
-    const resumed = await readSse(`${svc.url}/v1/workflows/${r.body.id}/events`, { headers: { 'last-event-id': '2' } });
+    const resumed = await readSse(`${harness.svc.url}/v1/workflows/${r.body.id}/events`, { headers: { 'last-event-id': '2' } });
     expect(resumed.events.map((e) => e.id)).toEqual(['3', '4']);
-    const beyond = await readSse(`${svc.url}/v1/workflows/${r.body.id}/events?after=9`);
+    const beyond = await readSse(`${harness.svc.url}/v1/workflows/${r.body.id}/events?after=9`);
     expect(beyond.status).toBe(400);
   });
 
   it('lists workflows newest first with agent and status filters', async () => {
     const p = prompt('listed');
-    model.push(...routedEntries({ [p]: [{ output: [functionCall('submit_result', { result: good })] }] }));
-    const r = await api(svc.url, 'POST', '/v1/workflows', { agent_id: 'lister', title: 'listed', tasks: [task(p)] });
+    harness.model.push(...routedEntries({ [p]: [{ output: [functionCall('submit_result', { result: good })] }] }));
+    const r = await api(harness.svc.url, 'POST', '/v1/workflows', { agent_id: 'lister', title: 'listed', tasks: [task(p)] });
     await workflows().waitForTerminal(r.body.id);
-    const done = await api(svc.url, 'GET', '/v1/workflows?agent_id=lister&status=done');
+    const done = await api(harness.svc.url, 'GET', '/v1/workflows?agent_id=lister&status=done');
     expect(done.body.data.map((w: { id: string }) => w.id)).toEqual([r.body.id]);
-    expect((await api(svc.url, 'GET', '/v1/workflows?agent_id=lister&status=live')).body.data).toEqual([]);
-    const page = await api(svc.url, 'GET', '/v1/workflows?limit=1');
+    expect((await api(harness.svc.url, 'GET', '/v1/workflows?agent_id=lister&status=live')).body.data).toEqual([]);
+    const page = await api(harness.svc.url, 'GET', '/v1/workflows?limit=1');
     expect(page.body.data).toHaveLength(1);
     expect(page.body.next_cursor).toBe(page.body.data[0].id);
   });
@@ -164,7 +153,7 @@ describe('a main turn with the workflow family', () => {
     const main = prompt('research three things');
     const t = prompt('find the thing');
     let workflowId = '';
-    model.push(
+    harness.model.push(
       ...routedEntries({
         [main]: [
           { output: [functionCall('workflow_start', { title: 'research', tasks: [task(t)] })] },
@@ -178,12 +167,12 @@ describe('a main turn with the workflow family', () => {
         [t]: [{ output: [functionCall('submit_result', { result: { name: 'found', count: 7, tags: ['a', 'b'] } })] }],
       }),
     );
-    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: main, tools: ['workflow'] });
+    const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, tools: ['workflow'] });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'completed', output_text: 'All done.' });
     const wf = workflows().get(workflowId)!;
     expect(wf).toMatchObject({ status: 'completed', agent_id: 'default', title: 'research' });
-    const last = model.requests.filter((q) => q.body.input[0]?.content === main).at(-1)!.body;
+    const last = harness.model.requests.filter((q) => q.body.input[0]?.content === main).at(-1)!.body;
     expect(last.tools.map((x: { name: string }) => x.name).sort()).toEqual(['workflow_cancel', 'workflow_get', 'workflow_list', 'workflow_start']);
     const getOutput = toolOutputs(last)[1];
     expect(getOutput).toContain(`Workflow ${workflowId} "research": completed — 1 task: 1 succeeded`);
@@ -193,7 +182,7 @@ describe('a main turn with the workflow family', () => {
   it("gives task turns their own fixed catalog, whatever families and brain the starting main turn had", async () => {
     const main = prompt('start with everything');
     const t = prompt('isolated task');
-    model.push(
+    harness.model.push(
       ...routedEntries({
         [main]: [
           { output: [functionCall('workflow_start', { title: 'isolated', tasks: [task(t)] })] },
@@ -205,15 +194,15 @@ describe('a main turn with the workflow family', () => {
         [t]: [{ output: [functionCall('submit_result', { result: good })] }],
       }),
     );
-    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', {
+    const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', {
       input: main,
       brain: true,
       tools: ['todo', 'computer', 'web', 'schedule', 'workflow'],
     });
     expect(r.body.status).toBe('completed');
-    const mainTools = model.requests.find((q) => q.body.input[0]?.content === main)!.body.tools.map((x: { name?: string; type: string }) => x.name ?? x.type);
+    const mainTools = harness.model.requests.find((q) => q.body.input[0]?.content === main)!.body.tools.map((x: { name?: string; type: string }) => x.name ?? x.type);
     expect(mainTools).toEqual(expect.arrayContaining(['todo', 'workflow_start', 'recall', 'get_page', 'web_fetch']));
-    const taskTools = model.requests.find((q) => q.body.input[0]?.content === t)!.body.tools.map((x: { name: string }) => x.name).sort();
+    const taskTools = harness.model.requests.find((q) => q.body.input[0]?.content === t)!.body.tools.map((x: { name: string }) => x.name).sort();
     expect(taskTools).toEqual(['get_page', 'recall', 'submit_result', 'web_fetch']);
   });
 
@@ -221,7 +210,7 @@ describe('a main turn with the workflow family', () => {
     const main = prompt('start then cancel');
     const t = prompt('long task');
     let workflowId = '';
-    model.push(
+    harness.model.push(
       ...routedEntries({
         [main]: [
           { output: [functionCall('workflow_start', { title: 'to cancel', tasks: [task(t)] })] },
@@ -235,20 +224,20 @@ describe('a main turn with the workflow family', () => {
         [t]: [{ output: [message('late')], holdMs: 20_000 }],
       }),
     );
-    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'tooluser', tools: ['workflow'] });
+    const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'tooluser', tools: ['workflow'] });
     expect(r.body.status).toBe('completed');
-    const reqs = model.requests.filter((q) => q.body.input[0]?.content === main);
+    const reqs = harness.model.requests.filter((q) => q.body.input[0]?.content === main);
     const outputs = toolOutputs(reqs.at(-1)!.body);
     expect(outputs[1]).toContain(`- Workflow ${workflowId} "to cancel": running`);
     expect(outputs[2]).toMatch(/^Cancelled\. Workflow .* "to cancel": cancelled — 1 task: 1 cancelled$/);
     expect(workflows().get(workflowId)!.status).toBe('cancelled');
-    const other = await api(svc.url, 'GET', `/v1/workflows?agent_id=someone-else&status=live`);
+    const other = await api(harness.svc.url, 'GET', `/v1/workflows?agent_id=someone-else&status=live`);
     expect(other.body.data).toEqual([]);
   });
 
   it('gives workflow_start an Error: listing every schema violation', async () => {
     const main = prompt('bad schema start');
-    model.push(
+    harness.model.push(
       ...routedEntries({
         [main]: [
           { output: [functionCall('workflow_start', { title: 'bad', tasks: [task('x', { type: 'object', properties: {}, required: [] })] })] },
@@ -256,9 +245,9 @@ describe('a main turn with the workflow family', () => {
         ],
       }),
     );
-    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: main, tools: ['workflow'] });
+    const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, tools: ['workflow'] });
     expect(r.body.status).toBe('completed');
-    const out = toolOutputs(model.requests.filter((q) => q.body.input[0]?.content === main).at(-1)!.body)[0];
+    const out = toolOutputs(harness.model.requests.filter((q) => q.body.input[0]?.content === main).at(-1)!.body)[0];
     expect(out).toMatch(/^Error:/);
     expect(out).toContain('- tasks[0].result_schema#/additionalProperties: must be false (missing)');
   });

@@ -6,10 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll } from 'vitest';
 import { buildApp } from '../../../src/app.js';
 import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
 import { createServices, type Services, type ServicesOverrides } from '../../../src/services.js';
+import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
 
 export interface TestService {
   url: string;
@@ -61,6 +63,33 @@ export async function startTestService(opts: TestServiceOptions = {}): Promise<T
       if (!keepData) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The scripted model and the service using it, both started by {@link useScriptedService}. */
+export interface ScriptedServiceHarness {
+  /** Set in `beforeAll`; read it inside hooks and tests only. */
+  readonly model: ScriptedResponsesServer;
+  /** Set in `beforeAll`; read it inside hooks and tests only. */
+  readonly svc: TestService;
+}
+
+/**
+ * Register `beforeAll`/`afterAll` hooks for the current file (or describe block) that start a
+ * scripted Responses server and the service pointed at it (`opts` as for
+ * {@link startTestService}), and stop both afterwards (service first). Returns the handle whose
+ * `model` and `svc` are filled in once the hook has run.
+ */
+export function useScriptedService(opts: Omit<TestServiceOptions, 'modelBaseURL'> = {}): ScriptedServiceHarness {
+  const harness = {} as { model: ScriptedResponsesServer; svc: TestService };
+  beforeAll(async () => {
+    harness.model = await startScriptedResponsesServer();
+    harness.svc = await startTestService({ ...opts, modelBaseURL: harness.model.baseURL });
+  });
+  afterAll(async () => {
+    await harness.svc?.close();
+    await harness.model?.close();
+  });
+  return harness;
 }
 
 /** JSON request helper: returns status, headers and parsed body. */

@@ -5,22 +5,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ResponsesRequestBody, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
-import { api, startTestService, type TestService } from '../../e2e/support/service.js';
+import { describe, expect, it } from 'vitest';
+import { functionCall, message, type ResponsesRequestBody } from '../../support/scripted-responses-server.js';
+import { api, useScriptedService } from '../../e2e/support/service.js';
 import { readSse } from '../../e2e/support/sse-client.js';
 
-let model: ScriptedResponsesServer;
-let svc: TestService;
-
-beforeAll(async () => {
-  model = await startScriptedResponsesServer();
-  svc = await startTestService({ modelBaseURL: model.baseURL });
-});
-afterAll(async () => {
-  await svc.close();
-  await model.close();
-});
+const harness = useScriptedService();
 
 /** The output the model got back for its last function call. */
 function lastToolOutput(body: ResponsesRequestBody): string {
@@ -31,13 +21,13 @@ function lastToolOutput(body: ResponsesRequestBody): string {
 
 describe('a turn that uses the computer', () => {
   it('writes a file, runs a command on it in the sandbox, reads the result and answers with it', async () => {
-    model.push(
+    harness.model.push(
       { output: [functionCall('write_file', { path: 'work/fruit.txt', content: 'pear\napple\nfig\napple\n' })] },
       { output: [functionCall('command', { command: 'sort -u fruit.txt > sorted.txt && wc -l < sorted.txt', workdir: 'work' })] },
       { output: [functionCall('read_file', { path: 'work/sorted.txt' })] },
       (body) => ({ output: [message(`sorted:\n${lastToolOutput(body)}`)] }),
     );
-    const r = await readSse(`${svc.url}/v1/turns`, {
+    const r = await readSse(`${harness.svc.url}/v1/turns`, {
       method: 'POST',
       body: { input: 'sort my fruit list', agent_id: 'fruit-agent', tools: ['computer'] },
       timeoutMs: 30_000,
@@ -64,10 +54,10 @@ describe('a turn that uses the computer', () => {
     expect(last.output_text).toBe('sorted:\n     1\tapple\n     2\tfig\n     3\tpear\n[lines 1-3 of 3; end of file]');
 
     // The files are really in that agent's home under DATA_DIR.
-    const home = path.join(svc.dataDir, 'agents', 'fruit-agent', 'home');
+    const home = path.join(harness.svc.dataDir, 'agents', 'fruit-agent', 'home');
     expect(await readFile(path.join(home, 'work/sorted.txt'), 'utf8')).toBe('apple\nfig\npear\n');
 
-    const turn = await api(svc.url, 'GET', `/v1/turns/${started.turn_id}`);
+    const turn = await api(harness.svc.url, 'GET', `/v1/turns/${started.turn_id}`);
     expect(turn.body).toMatchObject({ status: 'completed', agent_id: 'fruit-agent', steps: 4 });
   });
 });
