@@ -25,6 +25,7 @@ import type { ListTurnsQuery, TurnOutcome, TurnStore } from '../store/turn-store
 import { inputItems, requestHash } from './turn-input.js';
 import { isFinished, outcomeFromEvent, terminalFromResult } from './turn-outcome.js';
 import type { CreateTurnInput, CreateTurnOptions, TurnRecord, TurnService } from './turn-service-types.js';
+import { Waiters } from './waiters.js';
 
 export type RunTurnFn = (options: RunTurnOptions<TurnContext>) => Promise<RunTurnResult>;
 
@@ -52,7 +53,7 @@ export class DefaultTurnService implements TurnService {
   private readonly queue: string[] = [];
   private readonly running = new Map<string, Running>();
   private readonly ephemeral = new Map<string, Ephemeral>();
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Waiters();
   private readonly assemble: typeof defaultAssemble;
   private stopping = false;
   /** Turns a client asked to cancel (vs. aborted by shutdown). */
@@ -161,21 +162,7 @@ export class DefaultTurnService implements TurnService {
       if (!rec) throw new HttpError(404, 'not_found', `turn ${id} not found`);
       if (isFinished(rec) && !this.running.has(id)) return rec;
       signal?.throwIfAborted();
-      await new Promise<void>((resolve, reject) => {
-        let set = this.waiters.get(id);
-        if (!set) this.waiters.set(id, (set = new Set()));
-        const done = () => {
-          set!.delete(done);
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        const onAbort = () => {
-          set!.delete(done);
-          reject(signal!.reason);
-        };
-        set.add(done);
-        signal?.addEventListener('abort', onAbort, { once: true });
-      });
+      await this.waiters.wait(id, signal);
     }
   }
 
@@ -269,10 +256,7 @@ export class DefaultTurnService implements TurnService {
   }
 
   private notify(id: string): void {
-    const set = this.waiters.get(id);
-    if (!set) return;
-    this.waiters.delete(id);
-    for (const w of set) w();
+    this.waiters.wake(id);
   }
 
   /** Finish the record, then append the terminal event (record first: see file comment). */

@@ -32,6 +32,7 @@ import type {
 } from './types.js';
 import { validateWorkflowInput } from './validate-input.js';
 import type { WorkflowStore } from './workflow-store.js';
+import { Waiters } from '../turns/waiters.js';
 
 /** Attempts per task, the first included. */
 export const MAX_TASK_ATTEMPTS = 3;
@@ -71,7 +72,7 @@ export class DefaultWorkflowService implements WorkflowService {
   readonly events: EventLog<WorkflowEvent>;
   private readonly live = new Map<string, LiveWorkflow>();
   private readonly agentRunning = new Map<string, number>();
-  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly waiters = new Waiters();
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
 
@@ -145,20 +146,7 @@ export class DefaultWorkflowService implements WorkflowService {
       if (!rec) throw new Error(`workflow ${id} not found`);
       if (rec.status !== 'running') return rec;
       signal?.throwIfAborted();
-      await new Promise<void>((resolve, reject) => {
-        let set = this.waiters.get(id);
-        if (!set) this.waiters.set(id, (set = new Set()));
-        const done = () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        const onAbort = () => {
-          set!.delete(done);
-          reject(signal!.reason);
-        };
-        set.add(done);
-        signal?.addEventListener('abort', onAbort, { once: true });
-      });
+      await this.waiters.wait(id, signal);
     }
   }
 
@@ -347,9 +335,7 @@ export class DefaultWorkflowService implements WorkflowService {
     this.deps.store.finish(wf.id, status, summary);
     this.live.delete(wf.id);
     await this.emit(wf.id, { type: `workflow.${status}`, counts, summary });
-    const set = this.waiters.get(wf.id);
-    this.waiters.delete(wf.id);
-    for (const w of set ?? []) w();
+    this.waiters.wake(wf.id);
   }
 
   private async emit(workflowId: string, event: WorkflowEvent): Promise<void> {
