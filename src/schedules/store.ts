@@ -19,38 +19,6 @@ import type {
   ScheduleWhen,
 } from './types.js';
 
-interface ScheduleRow {
-  id: string;
-  agent_id: string;
-  name: string;
-  status: ScheduleStatus;
-  when_json: string;
-  request_json: string;
-  next_run_at: number | null;
-  last_run_at: number | null;
-  run_count: number;
-  created_at: number;
-  updated_at: number;
-  created_by: string;
-  idempotency_key: string | null;
-  request_hash: string | null;
-}
-
-interface RunRow {
-  id: string;
-  schedule_id: string;
-  slot_at: number;
-  status: ScheduleRunStatus;
-  claimed_at: number;
-  claimed_by: string;
-  started_at: number | null;
-  turn_id: string | null;
-  missed_slots: number;
-  error_json: string | null;
-  request_json: string;
-  agent_id: string;
-}
-
 /** A schedule as stored (times in ms). */
 export interface StoredSchedule {
   id: string;
@@ -95,39 +63,32 @@ export interface ClaimPlan {
   missedSlots: number;
 }
 
+/** A `schedules` row (`SELECT *`): the stored schedule's plain fields, JSON columns as text. */
+type ScheduleRow = Omit<StoredSchedule, 'when' | 'request' | 'created_by'> & {
+  when_json: string;
+  request_json: string;
+  created_by: string;
+};
+
+/** A `schedule_runs` row (`SELECT *`): the stored run's plain fields, JSON columns as text. */
+type RunRow = Omit<StoredRun, 'error' | 'request'> & { error_json: string | null; request_json: string };
+
 function toStored(row: ScheduleRow): StoredSchedule {
+  const { when_json, request_json, created_by, ...plain } = row;
   return {
-    id: row.id,
-    agent_id: row.agent_id,
-    name: row.name,
-    status: row.status,
-    when: JSON.parse(row.when_json) as ScheduleWhen,
-    request: JSON.parse(row.request_json) as ScheduleRequest,
-    next_run_at: row.next_run_at,
-    last_run_at: row.last_run_at,
-    run_count: row.run_count,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    created_by: JSON.parse(row.created_by) as ScheduleCreator,
-    idempotency_key: row.idempotency_key,
-    request_hash: row.request_hash,
+    ...plain,
+    when: JSON.parse(when_json) as ScheduleWhen,
+    request: JSON.parse(request_json) as ScheduleRequest,
+    created_by: JSON.parse(created_by) as ScheduleCreator,
   };
 }
 
 function toStoredRun(row: RunRow): StoredRun {
+  const { error_json, request_json, ...plain } = row;
   return {
-    id: row.id,
-    schedule_id: row.schedule_id,
-    agent_id: row.agent_id,
-    slot_at: row.slot_at,
-    status: row.status,
-    claimed_at: row.claimed_at,
-    claimed_by: row.claimed_by,
-    started_at: row.started_at,
-    turn_id: row.turn_id,
-    missed_slots: row.missed_slots,
-    error: row.error_json === null ? null : (JSON.parse(row.error_json) as StoredRun['error']),
-    request: JSON.parse(row.request_json) as ScheduleRequest,
+    ...plain,
+    error: error_json === null ? null : (JSON.parse(error_json) as StoredRun['error']),
+    request: JSON.parse(request_json) as ScheduleRequest,
   };
 }
 
@@ -247,12 +208,16 @@ export class SqliteScheduleStore {
   }
 
   get(id: string): StoredSchedule | undefined {
-    const row = this.db.prepare(`SELECT * FROM schedules WHERE id = ?`).get(id) as ScheduleRow | undefined;
-    return row ? toStored(row) : undefined;
+    return this.one('id', id);
   }
 
   getByIdempotencyKey(key: string): StoredSchedule | undefined {
-    const row = this.db.prepare(`SELECT * FROM schedules WHERE idempotency_key = ?`).get(key) as ScheduleRow | undefined;
+    return this.one('idempotency_key', key);
+  }
+
+  /** The schedule whose unique column `column` equals `value`. */
+  private one(column: 'id' | 'idempotency_key', value: string): StoredSchedule | undefined {
+    const row = this.db.prepare(`SELECT * FROM schedules WHERE ${column} = ?`).get(value) as ScheduleRow | undefined;
     return row ? toStored(row) : undefined;
   }
 
@@ -367,12 +332,9 @@ export class SqliteScheduleStore {
 
   /** Runs of one schedule, newest first; `before` is an exclusive run-id cursor. */
   listRuns(scheduleId: string, q: { before?: string; limit: number }): StoredRun[] {
-    const rows =
-      q.before === undefined
-        ? this.db.prepare(`SELECT * FROM schedule_runs WHERE schedule_id = ? ORDER BY id DESC LIMIT ?`).all(scheduleId, q.limit)
-        : this.db
-            .prepare(`SELECT * FROM schedule_runs WHERE schedule_id = ? AND id < ? ORDER BY id DESC LIMIT ?`)
-            .all(scheduleId, q.before, q.limit);
+    const cursor = q.before === undefined ? '' : 'AND id < ?';
+    const args = q.before === undefined ? [scheduleId] : [scheduleId, q.before];
+    const rows = this.db.prepare(`SELECT * FROM schedule_runs WHERE schedule_id = ? ${cursor} ORDER BY id DESC LIMIT ?`).all(...args, q.limit);
     return (rows as RunRow[]).map(toStoredRun);
   }
 }

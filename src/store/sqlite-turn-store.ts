@@ -4,24 +4,15 @@ import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from './turn-sto
 import type { TranscriptItem } from '../runtime/turn-types.js';
 import type { CreateTurnInput, TurnRecord, TurnRecordStatus } from '../turns/turn-service-types.js';
 
-interface Row {
-  id: string;
-  agent_id: string;
-  status: TurnRecordStatus;
+/** A `turns` row as selected by RECORD_COLUMNS: the record's plain fields, JSON columns as text. */
+type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata'> & {
   kind: string;
   origin: string;
-  model: string;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-  output_text: string | null;
-  stop_reason: string | null;
-  steps: number;
   input_tokens: number;
   output_tokens: number;
   error: string | null;
   metadata: string | null;
-}
+};
 
 const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
   output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata`;
