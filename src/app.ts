@@ -9,7 +9,8 @@ import fastifySseModule from '@fastify/sse';
 import { installAuth } from './http/auth.js';
 import { registerCors } from './http/cors.js';
 import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-token.js';
-import { installErrorHandlers } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.js';
+import { installJsonBodyParser } from './http/json-body.js';
 import type { Services } from './services.js';
 import { healthRoutes } from '../routes/health.js';
 import { openapiRoutes } from '../routes/openapi.js';
@@ -54,7 +55,8 @@ export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
 
 /**
  * Build (not start) the HTTP app. The caller owns `services` (start/stop) and `listen`.
- * Body limit: BODY_LIMIT_BYTES (413 beyond). Only `application/json` bodies are accepted (415 else).
+ * Body limit: BODY_LIMIT_BYTES (413 beyond). Only `application/json` bodies in UTF-8 are accepted
+ * (415 else), nested at most 64 levels (400 beyond; src/http/json-body.ts).
  */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
   const { config } = services;
@@ -65,8 +67,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // Open SSE streams (e.g. of a queued turn) must not keep close() waiting: they are cut and
     // clients resume with Last-Event-ID after the restart.
     forceCloseConnections: true,
+    // Every non-2xx carries the {error:{code,message}} envelope, also those Fastify/Node produce.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   app.removeContentTypeParser('text/plain');
+  installJsonBodyParser(app);
   installErrorHandlers(app);
   await app.register(fastifySse, { heartbeatInterval: config.SSE_HEARTBEAT_MS });
   // CORS first: a preflight carries no Authorization and is answered before auth runs.

@@ -3,9 +3,13 @@
  * 4xx with a clear code, never a 500: zod issues → 400 `invalid_request` (details = issues),
  * malformed JSON → 400 `invalid_json`, body over BODY_LIMIT_BYTES → 413 `body_too_large`,
  * unsupported Content-Type → 415 `unsupported_media_type`. Unknown errors → 500 `internal_error`
- * with a generic message (the real one is logged, never sent).
+ * with a generic message (the real one is logged, never sent). Errors Fastify and Node raise
+ * outside the error handler (routing: {@link frameworkErrorHandler}; HTTP parsing:
+ * {@link clientErrorHandler}) get the envelope too.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { envelope, HttpError } from './errors.js';
 
@@ -34,6 +38,11 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const fe = err as FastifyError;
     const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
     if (mapped) return reply.code(mapped.status).send(envelope(mapped.code, fe.message));
+    if (err instanceof RangeError && /call stack/i.test(err.message)) {
+      // Input too deep for recursive code that slipped past the body guard (src/http/json-body.ts).
+      request.log.warn({ err }, 'request input too deeply nested');
+      return reply.code(400).send(envelope('invalid_request', 'request input is nested too deeply'));
+    }
     if (err instanceof SyntaxError || fe.statusCode === 400) {
       return reply.code(400).send(envelope('invalid_json', `malformed JSON body: ${err.message}`));
     }
@@ -47,4 +56,50 @@ export function installErrorHandlers(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send(envelope('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
   });
+}
+
+/** Fastify's routing errors (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH…) → envelope codes. */
+const FRAMEWORK_CODES: Record<string, { status: number; code: string; message: string }> = {
+  FST_ERR_BAD_URL: { status: 400, code: 'invalid_url', message: 'the URL path is not valid percent-encoded UTF-8' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'uri_too_long', message: 'a path parameter is too long' },
+};
+
+/**
+ * Fastify's `frameworkErrors` option: errors raised while routing, before any hook or the error
+ * handler runs (bad percent-encoding, over-long path parameter). Sent with the envelope.
+ */
+export function frameworkErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const known = err.code ? FRAMEWORK_CODES[err.code] : undefined;
+  if (known) {
+    reply.code(known.status).send(envelope(known.code, known.message));
+    return;
+  }
+  const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
+  reply.code(status).send(status >= 500 ? envelope('internal_error', 'internal server error') : envelope('bad_request', err.message));
+}
+
+/**
+ * Fastify's `clientErrorHandler` option: requests Node's HTTP parser rejects before Fastify sees
+ * them (malformed Content-Length, invalid method or header, headers too large, request timeout).
+ * Writes a `Connection: close` response with the envelope, then closes the socket, as Node does.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let body = envelope('malformed_request', `malformed HTTP request${err.code ? ` (${err.code})` : ''}`);
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    body = envelope('request_timeout', 'the request was not received in time');
+  } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    body = envelope('headers_too_large', 'the request headers are too large');
+  }
+  this.log.debug({ err }, 'client error');
+  if (socket.writable) {
+    const json = JSON.stringify(body);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+    );
+  }
+  socket.destroy(err);
 }

@@ -1,0 +1,83 @@
+/**
+ * The one `application/json` body parser of the app (replaces Fastify's default, keeping its
+ * `__proto__` / `constructor.prototype` poisoning checks and its error codes), so every route that
+ * takes a JSON body gets the same guards before any route code runs:
+ * - charset: absent or `utf-8` (RFC 8259 §8.1: JSON exchanged between systems is UTF-8); any other
+ *   charset → 415 `unsupported_media_type` (the body would otherwise be misread as UTF-8).
+ * - depth: at most {@link MAX_JSON_DEPTH} nested arrays/objects → else 400 `invalid_request` with
+ *   details `[{path, code: 'too_deep', message}]`. Deeper values would overflow the stack of the
+ *   recursive code that later walks them (JSON.stringify in size checks, zod, the serializer).
+ * The walk is iterative, so it cannot overflow itself.
+ */
+import type { FastifyInstance } from 'fastify';
+import { HttpError } from './errors.js';
+
+/** Max nesting of arrays/objects in a JSON request body (the body object itself is level 1). */
+export const MAX_JSON_DEPTH = 64;
+
+/** Path segments shown in a too-deep error (the full path could be thousands of segments). */
+const PATH_SHOWN = 12;
+
+interface Frame {
+  value: unknown;
+  depth: number;
+  key: string | null;
+  parent: Frame | null;
+}
+
+function pathOf(frame: Frame): string {
+  const keys: string[] = [];
+  for (let f: Frame | null = frame; f; f = f.parent) if (f.key !== null) keys.push(f.key);
+  keys.reverse();
+  return keys.length > PATH_SHOWN ? `${keys.slice(0, PATH_SHOWN).join('.')}…` : keys.join('.');
+}
+
+/**
+ * Find the first array/object nested deeper than `maxDepth` levels in a parsed JSON value.
+ * @returns the dotted path to it (e.g. `metadata.a.0.0…`, cut after 12 segments), or undefined.
+ */
+export function tooDeepPath(value: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
+  const stack: Frame[] = [{ value, depth: 1, key: null, parent: null }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const v = frame.value;
+    if (v === null || typeof v !== 'object') continue;
+    if (frame.depth > maxDepth) return pathOf(frame);
+    const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : Object.entries(v);
+    for (const [key, child] of entries) {
+      if (child !== null && typeof child === 'object') stack.push({ value: child, depth: frame.depth + 1, key, parent: frame });
+    }
+  }
+  return undefined;
+}
+
+/** 400 `invalid_request` for a body nested deeper than {@link MAX_JSON_DEPTH}. */
+export function tooDeepError(path: string): HttpError {
+  const message = `JSON nested more than ${MAX_JSON_DEPTH} levels deep`;
+  return new HttpError(400, 'invalid_request', `request body is ${message}`, [{ path, code: 'too_deep', message }]);
+}
+
+/** The `charset` parameter of a Content-Type header, lower-cased, or undefined when absent. */
+export function charsetOf(contentType: string | undefined): string | undefined {
+  const m = /;\s*charset\s*=\s*("?)([^";\s]*)\1/i.exec(contentType ?? '');
+  return m ? m[2].toLowerCase() : undefined;
+}
+
+/** Replace the app's `application/json` parser with the guarded one (call before routes). */
+export function installJsonBodyParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const charset = charsetOf(request.headers['content-type']);
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      done(new HttpError(415, 'unsupported_media_type', `charset ${JSON.stringify(charset)} is not supported; send JSON as UTF-8`, { charset }), undefined);
+      return;
+    }
+    parseJson(request, body as string, (err: Error | null, value?: unknown) => {
+      if (err) return done(err, undefined);
+      const deep = tooDeepPath(value);
+      if (deep !== undefined) return done(tooDeepError(deep), undefined);
+      done(null, value);
+    });
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * The app's JSON body parser (src/http/json-body.ts): deeply nested bodies are a 400 with details
+ * on every route (never a 500 from a stack overflow), a charset other than UTF-8 is a 415, and a
+ * stack-overflow RangeError that still escapes a route is a 400.
+ */
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedResponsesServer, message, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { api, startTestService, type TestService } from './support/service.js';
+import { installErrorHandlers } from '../../src/http/error-handler.js';
+import { installJsonBodyParser, MAX_JSON_DEPTH } from '../../src/http/json-body.js';
+
+let model: ScriptedResponsesServer;
+let svc: TestService;
+beforeAll(async () => {
+  model = await startScriptedResponsesServer(Array.from({ length: 10 }, () => ({ output: [message('ok')] })));
+  svc = await startTestService({ modelBaseURL: model.baseURL });
+});
+afterAll(async () => {
+  await svc.close();
+  await model.close();
+});
+
+/** `n` nested arrays: `[[…]]`. */
+const nested = (n: number) => '['.repeat(n) + ']'.repeat(n);
+
+describe('deeply nested JSON bodies', () => {
+  const cases: [string, string, string][] = [
+    ['turn metadata', '/v1/turns', `{"input":"x","metadata":{"a":${nested(5000)}}}`],
+    ['schedule metadata', '/v1/schedules', `{"name":"n","input":"x","when":{"after":{"value":10,"unit":"minute"}},"metadata":{"a":${nested(5000)}}}`],
+    ['schedule when', '/v1/schedules', `{"name":"n","input":"x","when":${nested(5000)}}`],
+    ['workflow result_schema', '/v1/workflows', `{"title":"t","tasks":[{"label":"l","prompt":"p","result_schema":{"a":${nested(5000)}}}]}`],
+    ['tools preview', '/v1/tools/preview', `{"tools":${nested(5000)}}`],
+  ];
+  for (const [name, path, body] of cases) {
+    it(`rejects 5000 levels in ${name} with 400 invalid_request and the path`, async () => {
+      const res = await api(svc.url, 'POST', path, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_request');
+      expect(res.body.error.details[0]).toMatchObject({ code: 'too_deep' });
+      expect(res.body.error.details[0].path).toMatch(/^(metadata\.a|when|tasks\.0\.result_schema\.a|tools)\.0\.0/);
+    });
+  }
+
+  it(`accepts exactly ${MAX_JSON_DEPTH} levels and rejects ${MAX_JSON_DEPTH + 1}`, async () => {
+    // body object = level 1, metadata = 2, metadata.a = 3: the array adds MAX-2 more levels.
+    const ok = await api(svc.url, 'POST', '/v1/turns', `{"input":"x","metadata":{"a":${nested(MAX_JSON_DEPTH - 2)}}}`);
+    expect(ok.status).toBe(202);
+    const tooDeep = await api(svc.url, 'POST', '/v1/turns', `{"input":"x","metadata":{"a":${nested(MAX_JSON_DEPTH - 1)}}}`);
+    expect(tooDeep.status).toBe(400);
+    expect(tooDeep.body.error.details[0].code).toBe('too_deep');
+  });
+});
+
+describe('Content-Type charset', () => {
+  it('answers 415 for application/json; charset=utf-16 and stores no turn', async () => {
+    const before = (await api(svc.url, 'GET', '/v1/turns?limit=100')).body.data.length;
+    const res = await api(svc.url, 'POST', '/v1/turns', '{"input":"x"}', { 'content-type': 'application/json; charset=utf-16' });
+    expect(res.status).toBe(415);
+    expect(res.body.error).toMatchObject({ code: 'unsupported_media_type', details: { charset: 'utf-16' } });
+    expect((await api(svc.url, 'GET', '/v1/turns?limit=100')).body.data.length).toBe(before);
+  });
+
+  it('accepts charset=UTF-8 (any case, quoted) and no charset', async () => {
+    for (const ct of ['application/json; charset=UTF-8', 'application/json;charset="utf-8"', 'application/json']) {
+      const res = await api(svc.url, 'POST', '/v1/turns', '{"input":"x"}', { 'content-type': ct });
+      expect(res.status, ct).toBe(202);
+    }
+  });
+});
+
+describe('a stack overflow escaping a route', () => {
+  it('is answered 400 invalid_request, not 500', async () => {
+    const app = Fastify();
+    installJsonBodyParser(app);
+    installErrorHandlers(app);
+    app.post('/overflow', async (request) => {
+      const recurse = (n: number): number => recurse(n + 1) + 1;
+      return { n: recurse(0), body: request.body };
+    });
+    try {
+      const res = await app.inject({ method: 'POST', url: '/overflow', payload: { a: 1 } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe('invalid_request');
+    } finally {
+      await app.close();
+    }
+  });
+});
