@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { RoutePlugin } from '../src/app.js';
 import { HttpError } from '../src/http/errors.js';
 import { turnEventsLink } from '../src/http/stream-token.js';
+import { IdempotencyKeySchema } from '../src/turns/request-schemas.js';
 import { isScheduleError } from '../src/schedules/errors.js';
 import { AgentIdSchema, CreateScheduleBodySchema, ScheduleStatusSchema, UpdateScheduleBodySchema } from '../src/schedules/schemas.js';
 import type { Schedule, ScheduleService } from '../src/schedules/types.js';
@@ -27,7 +28,7 @@ const ListQuery = z
     cursor: z.string().min(1).max(200).optional(),
   });
 const RunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().min(1).max(200).optional() });
-const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1..255 visible ASCII characters');
+const IdempotencyKey = IdempotencyKeySchema;
 
 /** A schedule as returned over REST: the record plus links. */
 export function withLinks(s: Schedule): Schedule & { links: { self: string; runs: string } } {

@@ -3,31 +3,20 @@
  * test/e2e/openapi.test.ts checks that it does). Unknown fields are rejected (strict objects).
  */
 import { z } from 'zod';
-import { TOOL_FAMILIES } from '../src/config.js';
+import {
+  AgentIdSchema as AgentId,
+  IdempotencyKeySchema,
+  MetadataSchema as Metadata,
+  ToolFamiliesSchema as ToolFamilies,
+  TurnInputSchema,
+} from '../src/turns/request-schemas.js';
 
-/** `[A-Za-z0-9_-]{1,64}`: owns the computer home, schedules, workflows. */
-export const AgentId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'agent_id must match [A-Za-z0-9_-]{1,64}');
-
-export const InputMessage = z.strictObject({
-  role: z.enum(['user', 'assistant', 'system', 'developer']),
-  content: z.string(),
-});
-
-/** Max serialized size of `metadata`, bytes. */
-export const METADATA_MAX_BYTES = 4096;
-
-export const Metadata = z
-  .record(z.string().max(64), z.unknown())
-  .refine((m) => Object.keys(m).length <= 32, 'metadata may have at most 32 keys')
-  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, `metadata must serialize to at most ${METADATA_MAX_BYTES} bytes`);
-
-export const ToolFamilies = z
-  .array(z.enum(TOOL_FAMILIES))
-  .max(TOOL_FAMILIES.length)
-  .refine((a) => new Set(a).size === a.length, 'tools must not repeat a family');
+// Shared with schedules (src/turns/request-schemas.ts).
+export { AgentId, Metadata, ToolFamilies };
+export { InputMessageSchema as InputMessage, METADATA_MAX_BYTES } from '../src/turns/request-schemas.js';
 
 export const CreateTurnBody = z.strictObject({
-  input: z.union([z.string().min(1, 'input must not be empty'), z.array(InputMessage).min(1, 'input must have at least one message')]),
+  input: TurnInputSchema,
   instructions: z.string().optional(),
   model: z.string().min(1).max(200).optional(),
   agent_id: AgentId.default('default'),
@@ -61,7 +50,7 @@ export const EventsQuery = z.object({
 });
 
 /** Idempotency-Key header: 1..255 visible ASCII characters. */
-export const IdempotencyKey = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1..255 visible ASCII characters');
+export const IdempotencyKey = IdempotencyKeySchema;
 
 export const PreviewToolsBody = z.strictObject({
   agent_id: AgentId.default('default'),

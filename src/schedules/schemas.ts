@@ -5,38 +5,13 @@
  * error codes and messages.
  */
 import { z } from 'zod';
-import { TOOL_FAMILIES } from '../config.js';
+import { AgentIdSchema, MetadataSchema, ToolFamiliesSchema, TurnInputSchema } from '../turns/request-schemas.js';
 import { SCHEDULE_STATUSES } from './types.js';
 
-/** `[A-Za-z0-9_-]{1,64}`, as for turns. */
-export const AgentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'agent_id must match [A-Za-z0-9_-]{1,64}');
-
-/** Max serialized size of `metadata`, bytes (same rule as POST /v1/turns, routes/turn-schemas.ts). */
-export const METADATA_MAX_BYTES = 4096;
-
-export const MetadataSchema = z
-  .record(z.string().max(64), z.unknown())
-  .refine((m) => Object.keys(m).length <= 32, 'metadata may have at most 32 keys')
-  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, `metadata must serialize to at most ${METADATA_MAX_BYTES} bytes`);
+// The turn request fields are the same as for POST /v1/turns (one definition).
+export { AgentIdSchema, METADATA_MAX_BYTES, MetadataSchema, ToolFamiliesSchema, TurnInputSchema } from '../turns/request-schemas.js';
 
 export const ScheduleNameSchema = z.string().trim().min(1, 'name must not be empty').max(200);
-
-/** A turn `input`: a non-empty string, or a non-empty list of role messages (as POST /v1/turns). */
-export const TurnInputSchema = z.union([
-  z.string().min(1, 'input must not be empty'),
-  z
-    .array(
-      z
-        .object({ role: z.enum(['user', 'assistant', 'system', 'developer']), content: z.string() })
-        .strict(),
-    )
-    .min(1, 'input must have at least one message'),
-]);
-
-export const ToolFamiliesSchema = z
-  .array(z.enum(TOOL_FAMILIES))
-  .max(TOOL_FAMILIES.length)
-  .refine((a) => new Set(a).size === a.length, 'tools must not repeat a family');
 
 export const ScheduleStatusSchema = z.enum(SCHEDULE_STATUSES);
 
@@ -59,21 +34,26 @@ export const WhenShapeSchema = z
   })
   .describe('exactly one of {at}, {after}, {cron, timezone}');
 
+/** The optional fields POST /v1/schedules and PATCH /v1/schedules/{id} share (null clears). */
+const SCHEDULE_OPTIONAL_FIELDS = {
+  /** Checked by validateWhen (codes invalid_when — also when missing —, invalid_at, at_in_past, …). */
+  when: z.unknown().optional(),
+  instructions: z.string().nullable().optional(),
+  tools: ToolFamiliesSchema.optional(),
+  model: z.string().min(1).max(200).nullable().optional(),
+  max_steps: z.number().int().min(1).max(100).nullable().optional(),
+  metadata: MetadataSchema.nullable().optional(),
+  brain: z.boolean().optional(),
+  paused: z.boolean().optional(),
+};
+
 /** Body of POST /v1/schedules. */
 export const CreateScheduleBodySchema = z
   .object({
     name: ScheduleNameSchema,
-    /** Checked by validateWhen (codes invalid_when — also when missing —, invalid_at, at_in_past, …). */
-    when: z.unknown().optional(),
     input: TurnInputSchema,
-    instructions: z.string().nullable().optional(),
     agent_id: AgentIdSchema.optional(),
-    tools: ToolFamiliesSchema.optional(),
-    model: z.string().min(1).max(200).nullable().optional(),
-    max_steps: z.number().int().min(1).max(100).nullable().optional(),
-    metadata: MetadataSchema.nullable().optional(),
-    brain: z.boolean().optional(),
-    paused: z.boolean().optional(),
+    ...SCHEDULE_OPTIONAL_FIELDS,
   })
   .strict();
 export type CreateScheduleBody = z.infer<typeof CreateScheduleBodySchema>;
@@ -82,15 +62,8 @@ export type CreateScheduleBody = z.infer<typeof CreateScheduleBodySchema>;
 export const UpdateScheduleBodySchema = z
   .object({
     name: ScheduleNameSchema.optional(),
-    when: z.unknown().optional(),
     input: TurnInputSchema.optional(),
-    instructions: z.string().nullable().optional(),
-    tools: ToolFamiliesSchema.optional(),
-    model: z.string().min(1).max(200).nullable().optional(),
-    max_steps: z.number().int().min(1).max(100).nullable().optional(),
-    metadata: MetadataSchema.nullable().optional(),
-    brain: z.boolean().optional(),
-    paused: z.boolean().optional(),
+    ...SCHEDULE_OPTIONAL_FIELDS,
   })
   .strict()
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one field to change');
