@@ -2,8 +2,8 @@
  * Text file helpers shared by the file tools: binary detection, BOM and line-ending handling,
  * and atomic-enough writes that keep a file's encoding details.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import type { ResolvedPath } from './home.js';
+import { MAX_WHOLE_FILE_BYTES, readFileInHome, writeFileInHome } from './home-fs.js';
 
 const BOM = '\uFEFF';
 
@@ -49,17 +49,19 @@ export function encodeText(file: TextFile): string {
   return (file.hasBom ? BOM : '') + file.text;
 }
 
-/** Read a text file; throws a clear Error for a binary file. */
-export async function readTextFile(realPath: string, shownPath: string): Promise<TextFile> {
-  const buf = await readFile(realPath);
+/**
+ * Read a text file of the home (race-safe, see home-fs.ts); throws a clear Error for a binary file,
+ * a non-regular file, or one over {@link MAX_WHOLE_FILE_BYTES}.
+ */
+export async function readTextFile(target: ResolvedPath, shownPath: string): Promise<TextFile> {
+  const buf = await readFileInHome(target, shownPath, MAX_WHOLE_FILE_BYTES);
   if (looksBinary(buf)) throw new Error(`${shownPath} is a binary file (${buf.length} bytes); it cannot be edited as text`);
   return decodeText(buf);
 }
 
-/** Write `content`, creating parent folders. */
-export async function writeTextFile(realPath: string, content: string): Promise<void> {
-  await mkdir(path.dirname(realPath), { recursive: true });
-  await writeFile(realPath, content);
+/** Write `content` to a file of the home (race-safe), creating parent folders. */
+export async function writeTextFile(target: ResolvedPath, content: string, shownPath: string): Promise<void> {
+  await writeFileInHome(target, content, shownPath);
 }
 
 /** Number of lines as an editor shows them (a trailing newline does not start a new line). */

@@ -3,13 +3,14 @@
  * with @@ hunks, Delete File, Move to) to files in the agent home. All or nothing: every operation
  * is computed in memory first; when any hunk does not apply, nothing is written and the error
  * names the file and the hunk. If writing fails part-way, files already written are restored.
- * Files keep their BOM and CRLF line endings.
+ * Files keep their BOM and CRLF line endings. Files over 10 MiB (MAX_WHOLE_FILE_BYTES) and
+ * non-regular files (FIFOs, sockets, devices) are refused.
  */
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelText, type ComputerToolDeps } from '../deps.js';
-import { resolveInHome } from '../home.js';
+import { resolveInHome, type ResolvedPath } from '../home.js';
+import { MAX_WHOLE_FILE_BYTES, readFileInHome, unlinkInHome, writeFileInHome } from '../home-fs.js';
 import { applyHunks } from '../patch/apply-hunks.js';
 import { parsePatch } from '../patch/parse-patch.js';
 import { decodeText, looksBinary, writeTextFile } from '../text-file.js';
@@ -21,6 +22,7 @@ const schema = z.object({
 
 /** One file touched by the patch: what it was and what it becomes. */
 interface Entry {
+  target: ResolvedPath;
   real: string;
   relative: string;
   /** Bytes on disk before the patch; null when absent. */
@@ -95,12 +97,16 @@ export function applyPatchTool(deps: ComputerToolDeps) {
         if (known) return known;
         let original: Buffer | null = null;
         if (target.exists) {
-          if (!(await stat(target.real)).isFile()) throw new Error(`${path} is not a regular file; nothing was changed`);
-          original = await readFile(target.real);
+          try {
+            original = await readFileInHome(target, path, MAX_WHOLE_FILE_BYTES);
+          } catch (err) {
+            throw new Error(`${(err as Error).message}; nothing was changed`);
+          }
           if (looksBinary(original)) throw new Error(`${path} is a binary file; apply_patch edits text files only; nothing was changed`);
         }
         const decoded = original ? decodeText(original) : null;
         const entry: Entry = {
+          target,
           real: target.real,
           relative: target.relative,
           original,
@@ -156,18 +162,18 @@ export function applyPatchTool(deps: ComputerToolDeps) {
       try {
         for (const e of entries.values()) {
           if (e.current === null) {
-            if (e.original !== null) await rm(e.real, { force: true });
+            if (e.original !== null) await unlinkInHome(e.target, e.relative);
           } else {
             const bytes = encode(e);
             if (e.original !== null && e.original.equals(Buffer.from(bytes))) continue;
-            await writeTextFile(e.real, bytes);
+            await writeTextFile(e.target, bytes, e.relative);
           }
           written.push(e);
         }
       } catch (err) {
         for (const e of written.reverse()) {
-          if (e.original === null) await rm(e.real, { force: true }).catch(() => undefined);
-          else await writeFile(e.real, e.original).catch(() => undefined);
+          if (e.original === null) await unlinkInHome(e.target, e.relative).catch(() => undefined);
+          else await writeFileInHome(e.target, e.original, e.relative).catch(() => undefined);
         }
         throw new Error(`writing the patch failed (${(err as Error).message}); the files already written were restored`);
       }

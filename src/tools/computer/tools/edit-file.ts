@@ -45,7 +45,7 @@ export function editFileTool(deps: ComputerToolDeps) {
       if (p.old_string === p.new_string) throw new Error('old_string and new_string are identical; nothing to change');
       const target = await resolveInHome(deps.home, p.path);
       if (!target.exists) throw new Error(`${p.path} does not exist; create it with write_file`);
-      const file = await readTextFile(target.real, p.path);
+      const file = await readTextFile(target, p.path);
       let oldS = p.old_string;
       let newS = p.new_string;
       let count = countOccurrences(file.text, oldS);
@@ -63,7 +63,7 @@ export function editFileTool(deps: ComputerToolDeps) {
         throw new Error(`old_string occurs ${count} times in ${p.path}; add surrounding context to make it unique, or set replace_all: true to replace every occurrence`);
       }
       const after = p.replace_all ? file.text.split(oldS).join(newS) : file.text.replace(oldS, () => newS);
-      await writeTextFile(target.real, encodeText({ ...file, text: after }));
+      await writeTextFile(target, encodeText({ ...file, text: after }), p.path);
       const diff = unifiedDiff(target.relative, file.text, after);
       return textResult(`edited ${target.relative} (${count} replacement${count === 1 ? '' : 's'})\n${diff.text}`, {
         path: target.relative,

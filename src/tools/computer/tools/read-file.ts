@@ -3,14 +3,16 @@
  * Lines are 1-based; at most `limit` (default 500, max 2000) from `offset` (default 1); lines
  * longer than 2000 characters are clipped; a footer gives the range, the total and the offset to
  * continue with. A binary file is refused; a missing file is a normal "not found" result.
+ * The file is read in bounded chunks (read-lines.ts), so any size and any line length is safe; a
+ * FIFO, socket or device is refused (home-fs.ts).
  */
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
+import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelPath, type ComputerToolDeps } from '../deps.js';
 import { resolveInHome } from '../home.js';
+import { openInHome } from '../home-fs.js';
+import { readLineWindow } from '../read-lines.js';
 import { looksBinary } from '../text-file.js';
 
 export const MAX_LINE_CHARS = 2000;
@@ -46,34 +48,30 @@ export function readFileTool(deps: ComputerToolDeps) {
       if (!d.totalLines) return `Read ${labelPath(p.path)} (empty)`;
       return `Read ${labelPath(p.path)} (lines ${d.startLine}-${d.endLine} of ${d.totalLines})`;
     },
-    execute: async (p): Promise<Result> => {
+    execute: async (p, ctx): Promise<Result> => {
       const target = await resolveInHome(deps.home, p.path);
       if (!target.exists) return textResult(`not found: ${p.path} (no such file in the home)`, { path: target.relative, found: false });
-      const info = await stat(target.real);
+      const info = await lstat(target.real);
       if (info.isDirectory()) throw new Error(`${p.path} is a folder, not a file; use ls to list it`);
-      if (!info.isFile()) throw new Error(`${p.path} is not a regular file`);
-      const handle = await open(target.real, 'r');
+      const { handle, stat: opened } = await openInHome(target, 'read', p.path);
+      const offset = p.offset ?? 1;
+      const limit = p.limit ?? 500;
+      let window;
       try {
-        const head = Buffer.alloc(Math.min(info.size, 8192));
+        const head = Buffer.alloc(Math.min(opened.size, 8192));
         await handle.read(head, 0, head.length, 0);
         if (looksBinary(head)) {
-          throw new Error(`${p.path} is a binary file (${info.size} bytes); read_file shows text only — inspect it with a command such as \`file\` or \`xxd | head\``);
+          throw new Error(`${p.path} is a binary file (${opened.size} bytes); read_file shows text only — inspect it with a command such as \`file\` or \`xxd | head\``);
         }
+        window = await readLineWindow(handle, { offset, limit, maxLineChars: MAX_LINE_CHARS, signal: ctx.signal });
       } finally {
         await handle.close();
       }
-      const offset = p.offset ?? 1;
-      const limit = p.limit ?? 500;
-      const shown: string[] = [];
-      let total = 0;
-      const lines = createInterface({ input: createReadStream(target.real, { encoding: 'utf8' }), crlfDelay: Infinity });
-      for await (const raw of lines) {
-        total++;
-        if (total < offset || total >= offset + limit) continue;
-        let line = total === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-        if (line.length > MAX_LINE_CHARS) line = `${line.slice(0, MAX_LINE_CHARS)}… [line clipped: ${line.length} characters]`;
-        shown.push(`${String(total).padStart(6)}\t${line}`);
-      }
+      const total = window.total;
+      const shown = window.lines.map((l) => {
+        const line = l.chars > MAX_LINE_CHARS ? `${l.text}… [line clipped: ${l.chars} characters]` : l.text;
+        return `${String(l.n).padStart(6)}\t${line}`;
+      });
       if (total === 0) return textResult(`${target.relative} is empty (0 lines)`, { path: target.relative, found: true, totalLines: 0 });
       if (offset > total) throw new Error(`offset ${offset} is past the end of ${p.path} (${total} lines)`);
       const end = offset + shown.length - 1;

@@ -2,10 +2,12 @@
  * Bounded content search for `grep`: RE2 syntax through re2js (a linear-time engine, so a
  * model-written pattern cannot hang the service with catastrophic backtracking), line by line,
  * over text files found with {@link globInHome}. Symbolic links inside a searched folder are not
- * followed; binary files and files over 10 MiB are skipped;
+ * followed; binary files, files over 10 MiB and non-regular files (FIFOs, sockets, devices) are skipped;
  * the scan stops after `limit` matches, 20 000 files or 256 MiB read, or when `signal` aborts.
  */
-import { lstat, readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { readOpened, verifyOpenedInside } from '../home-fs.js';
 import path from 'node:path';
 import { RE2JS } from 're2js';
 import { looksBinary } from '../text-file.js';
@@ -73,19 +75,30 @@ export async function searchFiles(home: string, target: string, o: SearchOptions
       result.stoppedBecause = `${GREP_LIMITS.maxFiles} files scanned`;
       break;
     }
-    // lstat: symbolic links are not followed (one could point out of the home).
-    const info = await lstat(file).catch(() => null);
-    if (!info?.isFile()) continue;
-    if (info.size > GREP_LIMITS.maxFileBytes) {
-      result.skippedLarge++;
+    // O_NOFOLLOW|O_NONBLOCK + fstat: symbolic links are not followed (one could point out of the
+    // home), FIFOs/sockets/devices are skipped without blocking, the fd is verified in the home.
+    const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => null);
+    if (!handle) continue;
+    let buf: Buffer | null = null;
+    try {
+      const info = await handle.stat();
+      if (!info.isFile()) continue;
+      if (info.size > GREP_LIMITS.maxFileBytes) {
+        result.skippedLarge++;
+        continue;
+      }
+      if (totalBytes + info.size > GREP_LIMITS.maxTotalBytes) {
+        result.stoppedBecause = `${GREP_LIMITS.maxTotalBytes / 1024 / 1024} MiB read`;
+        break;
+      }
+      scanned++;
+      await verifyOpenedInside(home, handle, file);
+      buf = await readOpened({ handle, stat: info }, file, GREP_LIMITS.maxFileBytes).catch(() => null);
+    } catch {
       continue;
+    } finally {
+      await handle.close();
     }
-    if (totalBytes + info.size > GREP_LIMITS.maxTotalBytes) {
-      result.stoppedBecause = `${GREP_LIMITS.maxTotalBytes / 1024 / 1024} MiB read`;
-      break;
-    }
-    scanned++;
-    const buf = await readFile(file).catch(() => null);
     if (!buf) continue;
     totalBytes += buf.length;
     if (looksBinary(buf)) {

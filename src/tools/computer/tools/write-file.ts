@@ -2,7 +2,7 @@
  * `write_file` {path, content}: create or overwrite a file in the agent home, creating parent
  * folders. The content is written as given (UTF-8).
  */
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelPath, type ComputerToolDeps } from '../deps.js';
@@ -33,8 +33,8 @@ export function writeFileTool(deps: ComputerToolDeps) {
       r.details ? `${r.details.created ? 'Created' : 'Wrote'} ${labelPath(p.path)} (${count(r.details.lines, 'line')})` : undefined,
     execute: async (p) => {
       const target = await resolveInHome(deps.home, p.path);
-      if (target.exists && (await stat(target.real)).isDirectory()) throw new Error(`${p.path} is a folder; give a file path`);
-      await writeTextFile(target.real, p.content);
+      if (target.exists && (await lstat(target.real)).isDirectory()) throw new Error(`${p.path} is a folder; give a file path`);
+      await writeTextFile(target, p.content, p.path);
       const details: WriteFileDetails = {
         path: target.relative,
         created: !target.exists,
