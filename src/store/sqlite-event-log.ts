@@ -1,9 +1,12 @@
 /**
  * SQLite implementation of {@link EventLog}: table `event_log(stream_id, seq, type, data,
  * created_at)`, primary key (stream_id, seq). Live subscribers are kept in memory (one process).
+ * An event with fields JSON cannot represent (circular, BigInt, too deep) is still stored, with
+ * those fields replaced by `"[unserializable: <reason>]"` (src/store/safe-json.ts).
  */
 import type { Database } from './database.js';
 import type { EventListener, EventLog, LoggedEvent } from './event-log.js';
+import { safeStringify } from './safe-json.js';
 
 interface Row {
   stream_id: string;
@@ -47,8 +50,12 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
   /** Synchronous append (SQLite only); same contract as {@link append}. */
   appendSync(streamId: string, event: E): LoggedEvent<E> {
     const createdAt = new Date().toISOString();
-    const row = this.insert.get(streamId, streamId, event.type, JSON.stringify(event), createdAt) as { seq: number };
-    const logged: LoggedEvent<E> = { streamId, seq: row.seq, createdAt, event };
+    // Never lose an event to serialization: unserializable fields become markers (safe-json.ts),
+    // and live subscribers then get the stored form, so stored and streamed events stay equal.
+    const { json, replaced } = safeStringify(event);
+    const row = this.insert.get(streamId, streamId, String(event.type), json, createdAt) as { seq: number };
+    const stored = replaced ? (JSON.parse(json) as E) : event;
+    const logged: LoggedEvent<E> = { streamId, seq: row.seq, createdAt, event: stored };
     const set = this.listeners.get(streamId);
     if (set) {
       for (const listener of [...set]) {
