@@ -5,6 +5,7 @@
  *   `Idempotency-Key`: same key + same body → the same turn; different body → 409.
  * - GET /v1/turns — newest first, `agent_id`/`status` filters, cursor pagination.
  * - GET /v1/turns/{id} — the turn record.
+ * Every turn returned (wait=true, list, get, cancel) carries `links` (self, events, cancel).
  * - GET /v1/turns/{id}/events — resumable SSE (src/http/sse-stream.ts).
  * - POST /v1/turns/{id}/cancel — abort; a finished turn is returned unchanged.
  */
@@ -29,6 +30,11 @@ export function turnLinks(id: string, streamTokens?: StreamTokens): { self: stri
   return { self: base, events: turnEventsLink(id, streamTokens), cancel: `${base}/cancel` };
 }
 
+/** A turn record as every endpoint returns it: the record plus {@link turnLinks}. */
+export function withTurnLinks(turn: TurnRecord, streamTokens?: StreamTokens): TurnRecord & { links: ReturnType<typeof turnLinks> } {
+  return { ...turn, links: turnLinks(turn.id, streamTokens) };
+}
+
 /** SSE `data:` of a stored turn event: the event plus seq, turn_id and created_at (StoredTurnEvent). */
 export function turnEventData(logged: LoggedEvent<TurnEvent>): object {
   return { ...logged.event, seq: logged.seq, turn_id: logged.streamId, created_at: logged.createdAt };
@@ -42,6 +48,7 @@ async function streamTurn(services: Services, reply: FastifyReply, turnId: strin
     toData: turnEventData,
     isTerminal: isTerminalEvent,
     maxBuffered: services.config.SSE_MAX_BUFFERED_EVENTS,
+    writeTimeoutMs: services.config.SSE_WRITE_TIMEOUT_MS,
   });
 }
 
@@ -68,7 +75,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       const onClose = () => ac.abort(new Error('client went away'));
       reply.raw.on('close', onClose); // the response closes early only when the client left
       try {
-        return reply.code(200).send(await turns.waitForTerminal(turn.id, ac.signal));
+        return reply.code(200).send(withTurnLinks(await turns.waitForTerminal(turn.id, ac.signal), services.streamTokens));
       } catch (err) {
         if (ac.signal.aborted) return; // nobody is listening any more
         throw err;
@@ -82,16 +89,16 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
   app.get('/v1/turns', async (request) => {
     const q = ListTurnsQuery.parse(request.query);
     const page = turns.list({ agent_id: q.agent_id, status: q.status, limit: q.limit + 1, before: q.cursor });
-    const data: TurnRecord[] = page.slice(0, q.limit);
-    const next_cursor = page.length > q.limit ? data[data.length - 1].id : null;
-    return { data, next_cursor };
+    const records: TurnRecord[] = page.slice(0, q.limit);
+    const next_cursor = page.length > q.limit ? records[records.length - 1].id : null;
+    return { data: records.map((t) => withTurnLinks(t, services.streamTokens)), next_cursor };
   });
 
   app.get('/v1/turns/:id', async (request) => {
     const { id } = TurnIdParams.parse(request.params);
     const turn = turns.get(id);
     if (!turn) throw notFound('turn', id);
-    return { ...turn, links: turnLinks(turn.id, services.streamTokens) };
+    return withTurnLinks(turn, services.streamTokens);
   });
 
   app.get('/v1/turns/:id/events', { sse: 'manual' }, async (request, reply) => {
@@ -106,7 +113,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     const { id } = TurnIdParams.parse(request.params);
     const turn = await turns.cancel(id);
     if (!turn) throw notFound('turn', id);
-    return turn;
+    return withTurnLinks(turn, services.streamTokens);
   });
 };
 

@@ -93,6 +93,7 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
       toData: workflowEventData,
       isTerminal: isWorkflowTerminalEvent,
       maxBuffered: services.config.SSE_MAX_BUFFERED_EVENTS,
+      writeTimeoutMs: services.config.SSE_WRITE_TIMEOUT_MS,
     });
   });
 };

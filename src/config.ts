@@ -31,6 +31,8 @@ const EnvSchema = z.object({
   SSE_HEARTBEAT_MS: int(15_000, 100, 600_000),
   /** Max events buffered for one slow SSE subscriber before its stream is closed (client resumes). */
   SSE_MAX_BUFFERED_EVENTS: int(10_000, 10, 1_000_000),
+  /** Ms an SSE write may wait for a client that stopped reading before its stream is closed. */
+  SSE_WRITE_TIMEOUT_MS: int(60_000, 100, 3_600_000),
   // --- model ---
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: z.string().url().optional(),

@@ -12,6 +12,9 @@
  * - The stream closes after the terminal event (or at once when the stream already ended).
  * - A slow subscriber buffers at most `maxBuffered` live events; past that its connection is
  *   dropped so memory stays bounded, and the client resumes with `Last-Event-ID`.
+ * - A client that stops reading (a write still not drained after `writeTimeoutMs`, default 60 s)
+ *   has its connection closed, so a stalled socket and its pending write cannot stay open forever;
+ *   the client resumes with `Last-Event-ID`.
  * - Writes after the client went away are skipped; nothing throws out of here because of a
  *   closed socket. Heartbeat comments (`: heartbeat`) come from the plugin (SSE_HEARTBEAT_MS).
  */
@@ -54,10 +57,15 @@ export interface StreamEventLogOptions<E extends { type: string }> {
   isTerminal: (event: E) => boolean;
   /** Max live events queued for this subscriber before its connection is dropped. */
   maxBuffered: number;
+  /** Ms a write may wait for the socket to drain before the connection is closed (default 60 000). */
+  writeTimeoutMs?: number;
 }
 
+/** Default of {@link StreamEventLogOptions.writeTimeoutMs}, ms. */
+export const SSE_WRITE_TIMEOUT_MS = 60_000;
+
 /** Why a stream ended. */
-export type StreamEnd = 'terminal' | 'disconnected' | 'overflow';
+export type StreamEnd = 'terminal' | 'disconnected' | 'overflow' | 'stalled';
 
 /**
  * Stream `streamId` to `reply` (a route declared with `sse`) until its terminal event, the client
@@ -75,9 +83,12 @@ export async function streamEventLog<E extends { type: string }>(
   const sse = reply.sse;
   if (!sse) throw new Error('streamEventLog needs a route declared with `sse`');
   const { log, streamId, toData, isTerminal, maxBuffered } = opts;
+  const writeTimeoutMs = opts.writeTimeoutMs ?? SSE_WRITE_TIMEOUT_MS;
   let lastSent = opts.after;
   let live = false;
   let overflow = false;
+  let stalled = false;
+  const lost = (): StreamEnd => (overflow ? 'overflow' : stalled ? 'stalled' : 'disconnected');
   let closed = false;
   const queue: LoggedEvent<E>[] = [];
   let wake: (() => void) | undefined;
@@ -111,7 +122,22 @@ export async function streamEventLog<E extends { type: string }>(
     try {
       const sent = sse.send({ id: String(logged.seq), event: logged.event.type, data: toData(logged) });
       sent.catch(() => {}); // a send still pending when the socket closes must not reject unhandled
-      await Promise.race([sent, closedPromise]);
+      // send() wrote synchronously; only a write the socket could not take needs the drain timer.
+      if (reply.raw.writableNeedDrain) {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), writeTimeoutMs);
+        });
+        const r = await Promise.race([sent, closedPromise, timeout]);
+        clearTimeout(timer);
+        if (r === 'timeout') {
+          stalled = true;
+          reply.raw.destroy();
+          return false;
+        }
+      } else {
+        await Promise.race([sent, closedPromise]);
+      }
     } catch {
       return false;
     }
@@ -125,7 +151,7 @@ export async function streamEventLog<E extends { type: string }>(
     const page = await log.read(streamId, lastSent, PAGE);
     for (const logged of page) {
       if (logged.seq <= lastSent) continue;
-      if (!(await write(logged))) return overflow ? 'overflow' : 'disconnected';
+      if (!(await write(logged))) return lost();
       if (isTerminal(logged.event)) return 'terminal';
     }
     return page.length === PAGE ? 'more' : 'caught_up';
@@ -150,7 +176,7 @@ export async function streamEventLog<E extends { type: string }>(
 
     for (;;) {
       if (overflow) return 'overflow';
-      if (closed || !sse.isConnected) return 'disconnected';
+      if (closed || !sse.isConnected) return lost();
       const next = queue.shift();
       if (!next) {
         await new Promise<void>((resolve) => {
@@ -166,7 +192,7 @@ export async function streamEventLog<E extends { type: string }>(
         if (r !== 'caught_up' && r !== 'more') return r;
         continue;
       }
-      if (!(await write(next))) return overflow ? 'overflow' : 'disconnected';
+      if (!(await write(next))) return lost();
       if (isTerminal(next.event)) return 'terminal';
     }
   } finally {
