@@ -12,6 +12,7 @@ import { loadConfig, type ToolFamily } from '../../../src/config.js';
 import { CircuitBreaker } from '../../../src/runtime/circuit-breaker.js';
 import { dispatchRound } from '../../../src/runtime/dispatch.js';
 import type { TurnEvent } from '../../../src/runtime/events.js';
+import { afterAll, beforeAll } from 'vitest';
 import { toolIdentity, type AnyWorkerAgentTool } from '../../../src/runtime/tool.js';
 import { createComputerFamily } from '../../../src/tools/computer/index.js';
 
@@ -39,6 +40,33 @@ export function turnContext(dataDir: string, opts: { agentId?: string; families?
     model: 'test-model',
     requestedTools: families,
   };
+}
+
+/** A temporary DATA_DIR with one agent's home and its computer tools, from {@link useComputerHome}. */
+export interface ComputerHome {
+  /** Set in `beforeAll`; read it inside hooks and tests only. */
+  readonly dataDir: string;
+  /** The agent's home (`<dataDir>/agents/<agentId>/home`). */
+  readonly home: string;
+  readonly tools: AnyWorkerAgentTool[];
+}
+
+/**
+ * Register `beforeAll`/`afterAll` hooks for the current file that make a temporary DATA_DIR,
+ * build the computer tools for a turn context on it (`agentId` default `agent-a`), and remove the
+ * directory afterwards. Returns the handle filled in once the hook has run.
+ */
+export function useComputerHome(opts: { agentId?: string } = {}): ComputerHome {
+  const h = {} as { dataDir: string; home: string; tools: AnyWorkerAgentTool[] };
+  let cleanup: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    ({ dir: h.dataDir, cleanup } = await tempDir());
+    const ctx = turnContext(h.dataDir, opts.agentId === undefined ? {} : { agentId: opts.agentId });
+    h.home = ctx.agentHome;
+    ({ tools: h.tools } = await computerTools(ctx));
+  });
+  afterAll(() => cleanup?.());
+  return h;
 }
 
 /** Build the computer tools for a context; throws when the family reports no tools. */
