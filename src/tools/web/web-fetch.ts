@@ -6,10 +6,11 @@
  * when every URL fails does the call fail (`Error:` output listing each failure).
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { resolveInHome } from '../computer/home.js';
+import { writeFileInHome } from '../computer/home-fs.js';
+import { withHomeLock } from '../computer/home-lock.js';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../runtime/tool.js';
 import { allocateBudget, clipHeadTail, FETCH_CHAR_BUDGET, type OmittedPart } from './budget.js';
 import { extractContent } from './extract.js';
@@ -102,21 +103,23 @@ function minutes(ms: number): string {
 }
 
 /**
- * Save a clipped page's full text under `web_fetch/` in the agent home. The folder and the file go
- * through the file tools' home rule (`resolveInHome`: the real path must stay in the home, so a
- * `web_fetch` symlink planted by a command cannot redirect the write), and the file is created with
- * O_EXCL (`wx`), so an existing file or a symlink at that name is never written through.
+ * Save a clipped page's full text under `web_fetch/` in the agent home, holding the home lock
+ * shared (no command of the agent runs meanwhile, see computer/home-lock.ts). The path goes through
+ * the file tools' home rule (`resolveInHome`: the real path must stay in the home) and the file is
+ * written race-safely (computer/home-fs.ts: folders walked with O_NOFOLLOW, the file created with
+ * O_EXCL|O_NOFOLLOW and its descriptor verified inside the home), so a `web_fetch` symlink planted
+ * by a command can never redirect the write and an existing file is never overwritten.
  * @returns the path relative to the home.
  */
-async function savePage(home: string, page: FetchedPage): Promise<string> {
+async function savePage(home: string, page: FetchedPage, signal: AbortSignal): Promise<string> {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
   const hash = createHash('sha256').update(page.finalUrl).digest('hex').slice(0, 8);
   const host = hostOf(page.finalUrl).replace(/[^a-zA-Z0-9.-]/g, '_');
-  const folder = await resolveInHome(home, SAVED_PAGES_DIR);
-  await fs.mkdir(folder.real, { recursive: true });
-  const file = await resolveInHome(home, `${SAVED_PAGES_DIR}/${stamp}-${host}-${hash}.md`);
-  await fs.writeFile(file.real, page.text, { encoding: 'utf8', flag: 'wx' });
-  return file.relative;
+  return withHomeLock(home, 'shared', signal, async () => {
+    const file = await resolveInHome(home, `${SAVED_PAGES_DIR}/${stamp}-${host}-${hash}.md`);
+    await writeFileInHome(file, page.text, file.relative, true);
+    return file.relative;
+  });
 }
 
 function markerFor(savedPath: string | undefined): (o: OmittedPart) => string {
@@ -212,7 +215,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
         const clipped = page.text.length > allowance;
         if (clipped && options.saveHome && page.savedPath === undefined) {
           try {
-            page.savedPath = await savePage(options.saveHome, page);
+            page.savedPath = await savePage(options.saveHome, page, ctx.signal);
           } catch {
             page.savedPath = undefined;
           }

@@ -9,12 +9,39 @@
  * has ended (so no sandboxed process can race the copy) and returns its home-relative path.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { copyFile, constants, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, open, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { stripVTControlCharacters } from 'node:util';
-import { resolveInHome } from '../home.js';
+import { resolveInHome, type ResolvedPath } from '../home.js';
+import { openInHome } from '../home-fs.js';
+
+/**
+ * Copy the private file `from` to a new file at `target` in the home, race-safely (home-fs.ts:
+ * O_NOFOLLOW walk, O_EXCL create, descriptor verified inside the home).
+ */
+async function copyIntoHome(from: string, target: ResolvedPath): Promise<void> {
+  const src = await open(from, 'r');
+  try {
+    const dst = await openInHome(target, 'create', target.relative);
+    try {
+      const buf = Buffer.alloc(1024 * 1024);
+      let pos = 0;
+      for (;;) {
+        const { bytesRead } = await src.read(buf, 0, buf.length, pos);
+        if (bytesRead === 0) break;
+        let off = 0;
+        while (off < bytesRead) off += (await dst.handle.write(buf, off, bytesRead - off, pos + off)).bytesWritten;
+        pos += bytesRead;
+      }
+    } finally {
+      await dst.handle.close();
+    }
+  } finally {
+    await src.close();
+  }
+}
 
 export interface OutputCaptureOptions {
   /** Characters the model sees at most (default 50 000). */
@@ -124,7 +151,8 @@ export class OutputCapture {
 
   /**
    * Finish after the command has ended. When output was capped, the log is copied into
-   * `home/.command-logs/<name>.log` (refusing symlinks) and the temporary file removed.
+   * `home/.command-logs/<name>.log` (race-safe, see home-fs.ts) and the temporary file removed.
+   * The caller holds the home lock exclusively (home-lock.ts).
    */
   async finish(home: string, name: string): Promise<CapturedOutput> {
     const rest = this.carry + this.decoder.end();
@@ -143,8 +171,7 @@ export class OutputCapture {
       const log = this.log!;
       await new Promise<void>((resolve, reject) => log.end((err?: Error | null) => (err ? reject(err) : resolve())));
       const target = await resolveInHome(home, `${LOG_DIR}/${name}.log`);
-      await mkdir(path.dirname(target.real), { recursive: true });
-      await copyFile(path.join(dir, 'output.log'), target.real, constants.COPYFILE_EXCL);
+      await copyIntoHome(path.join(dir, 'output.log'), target);
       logPath = target.relative;
       logNote = `full output saved to ${logPath}${this.logTruncated ? ` (first ${this.maxLogBytes} bytes only)` : ''}; read it with read_file or grep`;
     } catch (err) {

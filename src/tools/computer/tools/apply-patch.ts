@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelText, type ComputerToolDeps } from '../deps.js';
+import { withHomeLock } from '../home-lock.js';
 import { resolveInHome, type ResolvedPath } from '../home.js';
 import { MAX_WHOLE_FILE_BYTES, readFileInHome, unlinkInHome, writeFileInHome } from '../home-fs.js';
 import { applyHunks } from '../patch/apply-hunks.js';
@@ -83,104 +84,105 @@ export function applyPatchTool(deps: ComputerToolDeps) {
       ].filter(Boolean);
       return `Patched files (${parts.join(', ')})`;
     },
-    execute: async (p) => {
-      let ops;
-      try {
-        ops = parsePatch(p.patch);
-      } catch (err) {
-        throw new Error(`invalid patch: ${(err as Error).message}; nothing was changed`);
-      }
-      const entries = new Map<string, Entry>();
-      const load = async (path: string): Promise<Entry> => {
-        const target = await resolveInHome(deps.home, path);
-        const known = entries.get(target.real);
-        if (known) return known;
-        let original: Buffer | null = null;
-        if (target.exists) {
-          try {
-            original = await readFileInHome(target, path, MAX_WHOLE_FILE_BYTES);
-          } catch (err) {
-            throw new Error(`${(err as Error).message}; nothing was changed`);
-          }
-          if (looksBinary(original)) throw new Error(`${path} is a binary file; apply_patch edits text files only; nothing was changed`);
+    execute: (p, ctx) =>
+      withHomeLock(deps.home, 'shared', ctx.signal, async () => {
+        let ops;
+        try {
+          ops = parsePatch(p.patch);
+        } catch (err) {
+          throw new Error(`invalid patch: ${(err as Error).message}; nothing was changed`);
         }
-        const decoded = original ? decodeText(original) : null;
-        const entry: Entry = {
-          target,
-          real: target.real,
-          relative: target.relative,
-          original,
-          current: decoded ? decoded.text.replace(/\r\n/g, '\n') : null,
-          hasBom: decoded?.hasBom ?? false,
-          crlf: decoded?.crlf ?? false,
+        const entries = new Map<string, Entry>();
+        const load = async (path: string): Promise<Entry> => {
+          const target = await resolveInHome(deps.home, path);
+          const known = entries.get(target.real);
+          if (known) return known;
+          let original: Buffer | null = null;
+          if (target.exists) {
+            try {
+              original = await readFileInHome(target, path, MAX_WHOLE_FILE_BYTES);
+            } catch (err) {
+              throw new Error(`${(err as Error).message}; nothing was changed`);
+            }
+            if (looksBinary(original)) throw new Error(`${path} is a binary file; apply_patch edits text files only; nothing was changed`);
+          }
+          const decoded = original ? decodeText(original) : null;
+          const entry: Entry = {
+            target,
+            real: target.real,
+            relative: target.relative,
+            original,
+            current: decoded ? decoded.text.replace(/\r\n/g, '\n') : null,
+            hasBom: decoded?.hasBom ?? false,
+            crlf: decoded?.crlf ?? false,
+          };
+          entries.set(target.real, entry);
+          return entry;
         };
-        entries.set(target.real, entry);
-        return entry;
-      };
 
-      const details: ApplyPatchDetails = { added: [], updated: [], deleted: [], moved: [] };
-      const summary: string[] = [];
-      const diffs: string[] = [];
-      for (const op of ops) {
-        const e = await load(op.path);
-        if (op.type === 'add') {
-          e.current = op.content;
-          details.added.push(e.relative);
-          summary.push(`A ${e.relative}`);
-        } else if (op.type === 'delete') {
-          if (e.current === null) throw new Error(`Delete File: ${op.path} does not exist; nothing was changed`);
-          e.current = null;
-          details.deleted.push(e.relative);
-          summary.push(`D ${e.relative}`);
-        } else {
-          if (e.current === null) throw new Error(`Update File: ${op.path} does not exist; nothing was changed (use Add File to create it)`);
-          let next: string;
-          try {
-            next = op.hunks.length ? applyHunks(e.relative, e.current, op.hunks) : e.current;
-          } catch (err) {
-            throw new Error(`${(err as Error).message}\nNothing was changed; read the file and send the patch again with exact context lines.`);
-          }
-          diffs.push(unifiedDiff(op.moveTo ? `${e.relative} -> ${op.moveTo}` : e.relative, e.current, next).text);
-          if (op.moveTo) {
-            const dest = await load(op.moveTo);
-            dest.current = next;
-            dest.hasBom = e.hasBom;
-            dest.crlf = e.crlf;
+        const details: ApplyPatchDetails = { added: [], updated: [], deleted: [], moved: [] };
+        const summary: string[] = [];
+        const diffs: string[] = [];
+        for (const op of ops) {
+          const e = await load(op.path);
+          if (op.type === 'add') {
+            e.current = op.content;
+            details.added.push(e.relative);
+            summary.push(`A ${e.relative}`);
+          } else if (op.type === 'delete') {
+            if (e.current === null) throw new Error(`Delete File: ${op.path} does not exist; nothing was changed`);
             e.current = null;
-            details.moved.push({ from: e.relative, to: dest.relative });
-            summary.push(`R ${e.relative} -> ${dest.relative}`);
+            details.deleted.push(e.relative);
+            summary.push(`D ${e.relative}`);
           } else {
-            e.current = next;
-            details.updated.push(e.relative);
-            summary.push(`M ${e.relative}`);
+            if (e.current === null) throw new Error(`Update File: ${op.path} does not exist; nothing was changed (use Add File to create it)`);
+            let next: string;
+            try {
+              next = op.hunks.length ? applyHunks(e.relative, e.current, op.hunks) : e.current;
+            } catch (err) {
+              throw new Error(`${(err as Error).message}\nNothing was changed; read the file and send the patch again with exact context lines.`);
+            }
+            diffs.push(unifiedDiff(op.moveTo ? `${e.relative} -> ${op.moveTo}` : e.relative, e.current, next).text);
+            if (op.moveTo) {
+              const dest = await load(op.moveTo);
+              dest.current = next;
+              dest.hasBom = e.hasBom;
+              dest.crlf = e.crlf;
+              e.current = null;
+              details.moved.push({ from: e.relative, to: dest.relative });
+              summary.push(`R ${e.relative} -> ${dest.relative}`);
+            } else {
+              e.current = next;
+              details.updated.push(e.relative);
+              summary.push(`M ${e.relative}`);
+            }
           }
         }
-      }
 
-      // Write phase: restore everything already written if one write fails.
-      const written: Entry[] = [];
-      try {
-        for (const e of entries.values()) {
-          if (e.current === null) {
-            if (e.original !== null) await unlinkInHome(e.target, e.relative);
-          } else {
-            const bytes = encode(e);
-            if (e.original !== null && e.original.equals(Buffer.from(bytes))) continue;
-            await writeTextFile(e.target, bytes, e.relative);
+        // Write phase: restore everything already written if one write fails.
+        const written: Entry[] = [];
+        try {
+          for (const e of entries.values()) {
+            if (e.current === null) {
+              if (e.original !== null) await unlinkInHome(e.target, e.relative);
+            } else {
+              const bytes = encode(e);
+              if (e.original !== null && e.original.equals(Buffer.from(bytes))) continue;
+              await writeTextFile(e.target, bytes, e.relative);
+            }
+            written.push(e);
           }
-          written.push(e);
+        } catch (err) {
+          for (const e of written.reverse()) {
+            if (e.original === null) await unlinkInHome(e.target, e.relative).catch(() => undefined);
+            else await writeFileInHome(e.target, e.original, e.relative).catch(() => undefined);
+          }
+          throw new Error(`writing the patch failed (${(err as Error).message}); the files already written were restored`);
         }
-      } catch (err) {
-        for (const e of written.reverse()) {
-          if (e.original === null) await unlinkInHome(e.target, e.relative).catch(() => undefined);
-          else await writeFileInHome(e.target, e.original, e.relative).catch(() => undefined);
-        }
-        throw new Error(`writing the patch failed (${(err as Error).message}); the files already written were restored`);
-      }
-      let text = `Success. Updated the following files:\n${summary.join('\n')}`;
-      if (diffs.length) text += `\n\n${diffs.join('\n')}`;
-      if (text.length > MAX_OUTPUT_CHARS) text = `${text.slice(0, MAX_OUTPUT_CHARS)}\n[output clipped]`;
-      return textResult(text, details);
-    },
+        let text = `Success. Updated the following files:\n${summary.join('\n')}`;
+        if (diffs.length) text += `\n\n${diffs.join('\n')}`;
+        if (text.length > MAX_OUTPUT_CHARS) text = `${text.slice(0, MAX_OUTPUT_CHARS)}\n[output clipped]`;
+        return textResult(text, details);
+      }),
   });
 }

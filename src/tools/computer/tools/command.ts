@@ -9,6 +9,7 @@ import { stat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelText, type ComputerToolDeps } from '../deps.js';
+import { withHomeLock } from '../home-lock.js';
 import { resolveInHome } from '../home.js';
 import { runCommand, type SandboxMode } from '../sandbox/run-command.js';
 
@@ -61,39 +62,40 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
       if (d.timedOut) return `Ran \`${labelText(p.command)}\` (timed out after ${d.timeoutS} s)`;
       return `Ran \`${labelText(p.command)}\` (exit ${d.exitCode}, ${seconds(d.durationMs)} s)`;
     },
-    execute: async (p, ctx) => {
-      const cwd = await resolveInHome(deps.home, p.workdir ?? '.');
-      if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) throw new Error(`workdir ${p.workdir} is not a folder in the home`);
-      const timeoutS = Math.min(p.timeout ?? defaultTimeoutS, maxTimeoutS);
-      const run = await runCommand({
-        command: p.command,
-        home: cwd.home,
-        cwd: cwd.real,
-        env: p.env,
-        timeoutMs: timeoutS * 1000,
-        killGraceMs: KILL_GRACE_MS,
-        signal: ctx.signal,
-        sandbox,
-        logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
-      });
-      if (run.aborted && !run.timedOut) {
-        throw new Error(`command aborted after ${seconds(run.durationMs)} s (turn cancelled or tool timed out); its processes were killed`);
-      }
-      const head = [`exit_code=${run.exitCode} duration=${seconds(run.durationMs)}s${run.timedOut ? ' timed_out=true' : ''}`];
-      if (p.timeout !== undefined && p.timeout > maxTimeoutS) head.push(`[timeout lowered to the maximum of ${maxTimeoutS} s]`);
-      if (run.timedOut) head.push(`[command timed out after ${timeoutS} s; all of its processes were killed]`);
-      const body = run.output.text === '' ? '(no output)' : run.output.text;
-      const details: CommandDetails = {
-        exitCode: run.exitCode,
-        durationMs: Math.round(run.durationMs),
-        timedOut: run.timedOut,
-        timeoutS,
-        logPath: run.output.logPath,
-        outputChars: run.output.totalChars,
-        omittedChars: run.output.omittedChars,
-        sandboxed: sandbox.kind === 'bwrap',
-      };
-      return textResult(`${head.join('\n')}\n${body}`, details);
-    },
+    execute: (p, ctx) =>
+      withHomeLock(deps.home, 'exclusive', ctx.signal, async () => {
+        const cwd = await resolveInHome(deps.home, p.workdir ?? '.');
+        if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) throw new Error(`workdir ${p.workdir} is not a folder in the home`);
+        const timeoutS = Math.min(p.timeout ?? defaultTimeoutS, maxTimeoutS);
+        const run = await runCommand({
+          command: p.command,
+          home: cwd.home,
+          cwd: cwd.real,
+          env: p.env,
+          timeoutMs: timeoutS * 1000,
+          killGraceMs: KILL_GRACE_MS,
+          signal: ctx.signal,
+          sandbox,
+          logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
+        });
+        if (run.aborted && !run.timedOut) {
+          throw new Error(`command aborted after ${seconds(run.durationMs)} s (turn cancelled or tool timed out); its processes were killed`);
+        }
+        const head = [`exit_code=${run.exitCode} duration=${seconds(run.durationMs)}s${run.timedOut ? ' timed_out=true' : ''}`];
+        if (p.timeout !== undefined && p.timeout > maxTimeoutS) head.push(`[timeout lowered to the maximum of ${maxTimeoutS} s]`);
+        if (run.timedOut) head.push(`[command timed out after ${timeoutS} s; all of its processes were killed]`);
+        const body = run.output.text === '' ? '(no output)' : run.output.text;
+        const details: CommandDetails = {
+          exitCode: run.exitCode,
+          durationMs: Math.round(run.durationMs),
+          timedOut: run.timedOut,
+          timeoutS,
+          logPath: run.output.logPath,
+          outputChars: run.output.totalChars,
+          omittedChars: run.output.omittedChars,
+          sandboxed: sandbox.kind === 'bwrap',
+        };
+        return textResult(`${head.join('\n')}\n${body}`, details);
+      }),
   });
 }

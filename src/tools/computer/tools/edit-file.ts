@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelPath, type ComputerToolDeps } from '../deps.js';
+import { withHomeLock } from '../home-lock.js';
 import { resolveInHome } from '../home.js';
 import { encodeText, readTextFile, writeTextFile } from '../text-file.js';
 import { unifiedDiff } from './unified-diff.js';
@@ -41,36 +42,37 @@ export function editFileTool(deps: ComputerToolDeps) {
     describeActivity: (p) => `Editing ${labelPath(p.path)}`,
     describeCompletedActivity: (p, r: AgentToolResult<EditFileDetails>) =>
       r.details ? `Edited ${labelPath(p.path)} (+${r.details.added} -${r.details.removed})` : undefined,
-    execute: async (p) => {
-      if (p.old_string === p.new_string) throw new Error('old_string and new_string are identical; nothing to change');
-      const target = await resolveInHome(deps.home, p.path);
-      if (!target.exists) throw new Error(`${p.path} does not exist; create it with write_file`);
-      const file = await readTextFile(target, p.path);
-      let oldS = p.old_string;
-      let newS = p.new_string;
-      let count = countOccurrences(file.text, oldS);
-      if (count === 0 && file.crlf && oldS.includes('\n')) {
-        // The model wrote LF line breaks for a CRLF file: match and replace in the file's style.
-        const toCrlf = (s: string) => s.replace(/\r?\n/g, '\r\n');
-        oldS = toCrlf(oldS);
-        newS = toCrlf(newS);
-        count = countOccurrences(file.text, oldS);
-      } else if (file.crlf) {
-        newS = newS.replace(/\r?\n/g, '\r\n');
-      }
-      if (count === 0) throw new Error(`old_string was not found in ${p.path}; read the file again and copy the text exactly (whitespace included)`);
-      if (count > 1 && !p.replace_all) {
-        throw new Error(`old_string occurs ${count} times in ${p.path}; add surrounding context to make it unique, or set replace_all: true to replace every occurrence`);
-      }
-      const after = p.replace_all ? file.text.split(oldS).join(newS) : file.text.replace(oldS, () => newS);
-      await writeTextFile(target, encodeText({ ...file, text: after }), p.path);
-      const diff = unifiedDiff(target.relative, file.text, after);
-      return textResult(`edited ${target.relative} (${count} replacement${count === 1 ? '' : 's'})\n${diff.text}`, {
-        path: target.relative,
-        replacements: count,
-        added: diff.added,
-        removed: diff.removed,
-      });
-    },
+    execute: (p, ctx) =>
+      withHomeLock(deps.home, 'shared', ctx.signal, async () => {
+        if (p.old_string === p.new_string) throw new Error('old_string and new_string are identical; nothing to change');
+        const target = await resolveInHome(deps.home, p.path);
+        if (!target.exists) throw new Error(`${p.path} does not exist; create it with write_file`);
+        const file = await readTextFile(target, p.path);
+        let oldS = p.old_string;
+        let newS = p.new_string;
+        let count = countOccurrences(file.text, oldS);
+        if (count === 0 && file.crlf && oldS.includes('\n')) {
+          // The model wrote LF line breaks for a CRLF file: match and replace in the file's style.
+          const toCrlf = (s: string) => s.replace(/\r?\n/g, '\r\n');
+          oldS = toCrlf(oldS);
+          newS = toCrlf(newS);
+          count = countOccurrences(file.text, oldS);
+        } else if (file.crlf) {
+          newS = newS.replace(/\r?\n/g, '\r\n');
+        }
+        if (count === 0) throw new Error(`old_string was not found in ${p.path}; read the file again and copy the text exactly (whitespace included)`);
+        if (count > 1 && !p.replace_all) {
+          throw new Error(`old_string occurs ${count} times in ${p.path}; add surrounding context to make it unique, or set replace_all: true to replace every occurrence`);
+        }
+        const after = p.replace_all ? file.text.split(oldS).join(newS) : file.text.replace(oldS, () => newS);
+        await writeTextFile(target, encodeText({ ...file, text: after }), p.path);
+        const diff = unifiedDiff(target.relative, file.text, after);
+        return textResult(`edited ${target.relative} (${count} replacement${count === 1 ? '' : 's'})\n${diff.text}`, {
+          path: target.relative,
+          replacements: count,
+          added: diff.added,
+          removed: diff.removed,
+        });
+      }),
   });
 }

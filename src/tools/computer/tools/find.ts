@@ -8,6 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelText, type ComputerToolDeps } from '../deps.js';
+import { withHomeLock } from '../home-lock.js';
 import { resolveInHome } from '../home.js';
 import { globInHome } from './home-glob.js';
 import { count } from '../../count.js';
@@ -33,15 +34,16 @@ export function findTool(deps: ComputerToolDeps) {
     describeActivity: (p) => `Finding ${labelText(p.pattern)}`,
     describeCompletedActivity: (p, r: AgentToolResult<FindDetails>) =>
       r.details ? `Found ${count(r.details.matches, 'file')} matching ${labelText(p.pattern)}` : undefined,
-    execute: async (p, ctx) => {
-      const base = await resolveInHome(deps.home, p.path ?? '.');
-      if (!base.exists || !(await stat(base.real)).isDirectory()) throw new Error(`${p.path} is not a folder in the home`);
-      const found = await globInHome(base.real, p.pattern, { signal: ctx.signal });
-      const limit = p.limit ?? 200;
-      const shown = found.slice(0, limit).map((f) => (base.relative === '.' ? f : path.posix.join(base.relative, f)));
-      let text = found.length ? shown.join('\n') : `no files match ${p.pattern}`;
-      if (found.length > limit) text += `\n[${found.length - limit} more matches not shown (${found.length} in total); narrow the pattern or raise limit]`;
-      return textResult(text, { matches: found.length, shown: shown.length });
-    },
+    execute: (p, ctx) =>
+      withHomeLock(deps.home, 'shared', ctx.signal, async () => {
+        const base = await resolveInHome(deps.home, p.path ?? '.');
+        if (!base.exists || !(await stat(base.real)).isDirectory()) throw new Error(`${p.path} is not a folder in the home`);
+        const found = await globInHome(base.real, p.pattern, { signal: ctx.signal });
+        const limit = p.limit ?? 200;
+        const shown = found.slice(0, limit).map((f) => (base.relative === '.' ? f : path.posix.join(base.relative, f)));
+        let text = found.length ? shown.join('\n') : `no files match ${p.pattern}`;
+        if (found.length > limit) text += `\n[${found.length - limit} more matches not shown (${found.length} in total); narrow the pattern or raise limit]`;
+        return textResult(text, { matches: found.length, shown: shown.length });
+      }),
   });
 }

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelText, type ComputerToolDeps } from '../deps.js';
+import { withHomeLock } from '../home-lock.js';
 import { resolveInHome } from '../home.js';
 import { searchFiles } from './search-files.js';
 import { count } from '../../count.js';
@@ -36,23 +37,24 @@ export function grepTool(deps: ComputerToolDeps) {
       r.details
         ? `Found ${count(r.details.matches, 'match', 'matches')} for ${labelText(p.pattern, 40)} in ${count(r.details.files, 'file')}`
         : undefined,
-    execute: async (p, ctx) => {
-      const target = await resolveInHome(deps.home, p.path ?? '.');
-      if (!target.exists) throw new Error(`${p.path} does not exist`);
-      const r = await searchFiles(target.home, target.real, {
-        pattern: p.pattern,
-        literal: p.literal ?? false,
-        context: p.context ?? 0,
-        limit: p.limit ?? 100,
-        signal: ctx.signal,
-      });
-      const notes: string[] = [];
-      if (r.stoppedBecause) notes.push(`search stopped early: ${r.stoppedBecause}`);
-      if (r.skippedBinary) notes.push(`${count(r.skippedBinary, 'binary file')} skipped`);
-      if (r.skippedLarge) notes.push(`${r.skippedLarge} files over 10 MiB skipped`);
-      let text = r.matches ? r.lines.join('\n') : `no matches for ${JSON.stringify(p.pattern)}`;
-      if (notes.length) text += `\n[${notes.join('; ')}]`;
-      return textResult(text, { matches: r.matches, files: r.files, stoppedBecause: r.stoppedBecause });
-    },
+    execute: (p, ctx) =>
+      withHomeLock(deps.home, 'shared', ctx.signal, async () => {
+        const target = await resolveInHome(deps.home, p.path ?? '.');
+        if (!target.exists) throw new Error(`${p.path} does not exist`);
+        const r = await searchFiles(target.home, target.real, {
+          pattern: p.pattern,
+          literal: p.literal ?? false,
+          context: p.context ?? 0,
+          limit: p.limit ?? 100,
+          signal: ctx.signal,
+        });
+        const notes: string[] = [];
+        if (r.stoppedBecause) notes.push(`search stopped early: ${r.stoppedBecause}`);
+        if (r.skippedBinary) notes.push(`${count(r.skippedBinary, 'binary file')} skipped`);
+        if (r.skippedLarge) notes.push(`${r.skippedLarge} files over 10 MiB skipped`);
+        let text = r.matches ? r.lines.join('\n') : `no matches for ${JSON.stringify(p.pattern)}`;
+        if (notes.length) text += `\n[${notes.join('; ')}]`;
+        return textResult(text, { matches: r.matches, files: r.files, stoppedBecause: r.stoppedBecause });
+      }),
   });
 }

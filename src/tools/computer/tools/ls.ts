@@ -7,6 +7,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelPath, type ComputerToolDeps } from '../deps.js';
+import { withHomeLock } from '../home-lock.js';
+import { openDirInHome } from '../home-fs.js';
 import { resolveInHome } from '../home.js';
 import { count } from '../../count.js';
 
@@ -37,23 +39,31 @@ export function lsTool(deps: ComputerToolDeps) {
     describeActivity: (p) => `Listing ${labelPath(p.path)}`,
     describeCompletedActivity: (p, r: AgentToolResult<LsDetails>) =>
       r.details ? `Listed ${labelPath(p.path)} (${count(r.details.entries, 'entry', 'entries')})` : undefined,
-    execute: async (p) => {
-      const target = await resolveInHome(deps.home, p.path ?? '.');
-      if (!target.exists) throw new Error(`${p.path} does not exist`);
-      if (!(await stat(target.real)).isDirectory()) throw new Error(`${p.path} is a file, not a folder; use read_file to read it`);
-      const names = (await readdir(target.real)).sort();
-      const lines: string[] = [];
-      for (const name of names.slice(0, MAX_LS_ENTRIES)) {
-        const full = path.join(target.real, name);
-        const s = await lstat(full).catch(() => null);
-        if (!s) continue;
-        if (s.isSymbolicLink()) lines.push(`${name} -> ${await readlink(full).catch(() => '?')}`);
-        else if (s.isDirectory()) lines.push(`${name}/`);
-        else lines.push(`${name}  (${size(s.size)})`);
-      }
-      if (names.length > MAX_LS_ENTRIES) lines.push(`[… ${names.length - MAX_LS_ENTRIES} more entries not shown; use find with a pattern]`);
-      const header = `${target.relative === '.' ? 'home' : target.relative}: ${count(names.length, 'entry', 'entries')}`;
-      return textResult(names.length ? `${header}\n${lines.join('\n')}` : `${header} (empty folder)`, { path: target.relative, entries: names.length });
-    },
+    execute: (p, ctx) =>
+      withHomeLock(deps.home, 'shared', ctx.signal, async () => {
+        const target = await resolveInHome(deps.home, p.path ?? '.');
+        if (!target.exists) throw new Error(`${p.path} does not exist`);
+        if (!(await stat(target.real)).isDirectory()) throw new Error(`${p.path} is a file, not a folder; use read_file to read it`);
+        // Listed through a descriptor opened race-safely (home-fs.ts), not the path again.
+        const dir = await openDirInHome(target, p.path ?? '.');
+        const lines: string[] = [];
+        let names: string[];
+        try {
+          names = (await readdir(dir.path)).sort();
+          for (const name of names.slice(0, MAX_LS_ENTRIES)) {
+            const full = path.join(dir.path, name);
+            const s = await lstat(full).catch(() => null);
+            if (!s) continue;
+            if (s.isSymbolicLink()) lines.push(`${name} -> ${await readlink(full).catch(() => '?')}`);
+            else if (s.isDirectory()) lines.push(`${name}/`);
+            else lines.push(`${name}  (${size(s.size)})`);
+          }
+        } finally {
+          await dir.handle.close();
+        }
+        if (names.length > MAX_LS_ENTRIES) lines.push(`[… ${names.length - MAX_LS_ENTRIES} more entries not shown; use find with a pattern]`);
+        const header = `${target.relative === '.' ? 'home' : target.relative}: ${count(names.length, 'entry', 'entries')}`;
+        return textResult(names.length ? `${header}\n${lines.join('\n')}` : `${header} (empty folder)`, { path: target.relative, entries: names.length });
+      }),
   });
 }

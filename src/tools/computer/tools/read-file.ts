@@ -10,6 +10,7 @@ import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelPath, type ComputerToolDeps } from '../deps.js';
+import { withHomeLock } from '../home-lock.js';
 import { resolveInHome } from '../home.js';
 import { openInHome } from '../home-fs.js';
 import { readLineWindow } from '../read-lines.js';
@@ -48,37 +49,38 @@ export function readFileTool(deps: ComputerToolDeps) {
       if (!d.totalLines) return `Read ${labelPath(p.path)} (empty)`;
       return `Read ${labelPath(p.path)} (lines ${d.startLine}-${d.endLine} of ${d.totalLines})`;
     },
-    execute: async (p, ctx): Promise<Result> => {
-      const target = await resolveInHome(deps.home, p.path);
-      if (!target.exists) return textResult(`not found: ${p.path} (no such file in the home)`, { path: target.relative, found: false });
-      const info = await lstat(target.real);
-      if (info.isDirectory()) throw new Error(`${p.path} is a folder, not a file; use ls to list it`);
-      const { handle, stat: opened } = await openInHome(target, 'read', p.path);
-      const offset = p.offset ?? 1;
-      const limit = p.limit ?? 500;
-      let window;
-      try {
-        const head = Buffer.alloc(Math.min(opened.size, 8192));
-        await handle.read(head, 0, head.length, 0);
-        if (looksBinary(head)) {
-          throw new Error(`${p.path} is a binary file (${opened.size} bytes); read_file shows text only — inspect it with a command such as \`file\` or \`xxd | head\``);
+    execute: (p, ctx): Promise<Result> =>
+      withHomeLock(deps.home, 'shared', ctx.signal, async () => {
+        const target = await resolveInHome(deps.home, p.path);
+        if (!target.exists) return textResult(`not found: ${p.path} (no such file in the home)`, { path: target.relative, found: false });
+        const info = await lstat(target.real);
+        if (info.isDirectory()) throw new Error(`${p.path} is a folder, not a file; use ls to list it`);
+        const { handle, stat: opened } = await openInHome(target, 'read', p.path);
+        const offset = p.offset ?? 1;
+        const limit = p.limit ?? 500;
+        let window;
+        try {
+          const head = Buffer.alloc(Math.min(opened.size, 8192));
+          await handle.read(head, 0, head.length, 0);
+          if (looksBinary(head)) {
+            throw new Error(`${p.path} is a binary file (${opened.size} bytes); read_file shows text only — inspect it with a command such as \`file\` or \`xxd | head\``);
+          }
+          window = await readLineWindow(handle, { offset, limit, maxLineChars: MAX_LINE_CHARS, signal: ctx.signal });
+        } finally {
+          await handle.close();
         }
-        window = await readLineWindow(handle, { offset, limit, maxLineChars: MAX_LINE_CHARS, signal: ctx.signal });
-      } finally {
-        await handle.close();
-      }
-      const total = window.total;
-      const shown = window.lines.map((l) => {
-        const line = l.chars > MAX_LINE_CHARS ? `${l.text}… [line clipped: ${l.chars} characters]` : l.text;
-        return `${String(l.n).padStart(6)}\t${line}`;
-      });
-      if (total === 0) return textResult(`${target.relative} is empty (0 lines)`, { path: target.relative, found: true, totalLines: 0 });
-      if (offset > total) throw new Error(`offset ${offset} is past the end of ${p.path} (${total} lines)`);
-      const end = offset + shown.length - 1;
-      const footer = end < total
-        ? `[lines ${offset}-${end} of ${total}; continue with offset=${end + 1}]`
-        : `[lines ${offset}-${end} of ${total}; end of file]`;
-      return textResult(`${shown.join('\n')}\n${footer}`, { path: target.relative, found: true, startLine: offset, endLine: end, totalLines: total });
-    },
+        const total = window.total;
+        const shown = window.lines.map((l) => {
+          const line = l.chars > MAX_LINE_CHARS ? `${l.text}… [line clipped: ${l.chars} characters]` : l.text;
+          return `${String(l.n).padStart(6)}\t${line}`;
+        });
+        if (total === 0) return textResult(`${target.relative} is empty (0 lines)`, { path: target.relative, found: true, totalLines: 0 });
+        if (offset > total) throw new Error(`offset ${offset} is past the end of ${p.path} (${total} lines)`);
+        const end = offset + shown.length - 1;
+        const footer = end < total
+          ? `[lines ${offset}-${end} of ${total}; continue with offset=${end + 1}]`
+          : `[lines ${offset}-${end} of ${total}; end of file]`;
+        return textResult(`${shown.join('\n')}\n${footer}`, { path: target.relative, found: true, startLine: offset, endLine: end, totalLines: total });
+      }),
   });
 }

@@ -6,6 +6,7 @@ import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelPath, type ComputerToolDeps } from '../deps.js';
+import { withHomeLock } from '../home-lock.js';
 import { resolveInHome } from '../home.js';
 import { countLines, writeTextFile } from '../text-file.js';
 import { count } from '../../count.js';
@@ -31,17 +32,18 @@ export function writeFileTool(deps: ComputerToolDeps) {
     describeActivity: (p) => `Writing ${labelPath(p.path)}`,
     describeCompletedActivity: (p, r: AgentToolResult<WriteFileDetails>) =>
       r.details ? `${r.details.created ? 'Created' : 'Wrote'} ${labelPath(p.path)} (${count(r.details.lines, 'line')})` : undefined,
-    execute: async (p) => {
-      const target = await resolveInHome(deps.home, p.path);
-      if (target.exists && (await lstat(target.real)).isDirectory()) throw new Error(`${p.path} is a folder; give a file path`);
-      await writeTextFile(target, p.content, p.path);
-      const details: WriteFileDetails = {
-        path: target.relative,
-        created: !target.exists,
-        bytes: Buffer.byteLength(p.content),
-        lines: countLines(p.content),
-      };
-      return textResult(`${details.created ? 'created' : 'overwrote'} ${target.relative} (${details.lines} lines, ${details.bytes} bytes)`, details);
-    },
+    execute: (p, ctx) =>
+      withHomeLock(deps.home, 'shared', ctx.signal, async () => {
+        const target = await resolveInHome(deps.home, p.path);
+        if (target.exists && (await lstat(target.real)).isDirectory()) throw new Error(`${p.path} is a folder; give a file path`);
+        await writeTextFile(target, p.content, p.path);
+        const details: WriteFileDetails = {
+          path: target.relative,
+          created: !target.exists,
+          bytes: Buffer.byteLength(p.content),
+          lines: countLines(p.content),
+        };
+        return textResult(`${details.created ? 'created' : 'overwrote'} ${target.relative} (${details.lines} lines, ${details.bytes} bytes)`, details);
+      }),
   });
 }
