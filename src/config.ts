@@ -49,6 +49,12 @@ const EnvSchema = z.object({
   COMPUTER_SANDBOX: z.enum(['bwrap', 'none']).default('bwrap'),
   COMPUTER_NETWORK: onOff('off'),
   COMPUTER_MAX_TIMEOUT_S: int(600, 1, 86_400),
+  /** Per-process data memory limit of a command (RLIMIT_DATA), MiB; 0 = none. */
+  COMPUTER_MEMORY_LIMIT_MB: int(2048, 0, 1_048_576),
+  /** Size of each of the sandbox's private /tmp and /var/tmp (RAM-backed tmpfs), MiB; 0 = unbounded. */
+  COMPUTER_TMP_MAX_MB: int(512, 0, 1_048_576),
+  /** Disk budget of one agent home, MiB (measured after each command); 0 = none. */
+  COMPUTER_HOME_MAX_MB: int(10_240, 0, 16_777_216),
   // --- web family ---
   WEB_FETCH_ALLOW_HOSTS: csv,
   WEB_FETCH_TIMEOUT_MS: int(15_000, 100, 300_000),

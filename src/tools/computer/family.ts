@@ -38,7 +38,7 @@ export async function resolveSandbox(config: Config, bwrapPath: string = DEFAULT
   if (config.COMPUTER_SANDBOX === 'none') return { mode: { kind: 'none' } };
   const probe = await probeBwrap(bwrapPath);
   if (!probe.ok) return { reason: `command is not offered: ${probe.reason}` };
-  return { mode: { kind: 'bwrap', bwrapPath, network: config.COMPUTER_NETWORK === 'on' } };
+  return { mode: { kind: 'bwrap', bwrapPath, network: config.COMPUTER_NETWORK === 'on', tmpBytes: config.COMPUTER_TMP_MAX_MB * 1024 * 1024 } };
 }
 
 /**

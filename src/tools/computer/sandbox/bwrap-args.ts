@@ -7,7 +7,8 @@
  * - system folders read-only (/usr, /etc and the /bin, /lib… links), with the password hashes and
  *   private keys in /etc masked; nothing else of the host (no DATA_DIR, no project folder, no /root);
  * - the agent home bound read-write at its own path and used as the working folder;
- * - a fresh /proc (only the sandbox's own processes), a minimal /dev, a private /tmp and /var/tmp;
+ * - a fresh /proc (only the sandbox's own processes), a minimal /dev, a private /tmp and /var/tmp
+ *   (RAM-backed tmpfs, each limited to `tmpBytes`: COMPUTER_TMP_MAX_MB);
  * - `--die-with-parent` (the sandbox dies with the service) and `--clearenv` followed by exactly the
  *   variables in `env`.
  *
@@ -35,6 +36,8 @@ export interface BwrapOptions {
   network: boolean;
   /** The complete environment of the command. */
   env: Record<string, string>;
+  /** Size of each private tmpfs (/tmp, /var/tmp) in bytes; 0/undefined = unbounded (RAM-backed!). */
+  tmpBytes?: number;
   /** What to run inside, e.g. from `limitedShellArgv`. */
   argv: string[];
 }
@@ -58,7 +61,12 @@ export function bwrapArgv(o: BwrapOptions): string[] {
     // /etc/resolv.conf may point into /run (systemd-resolved); make that target visible.
     args.push('--ro-bind-try', '/run/systemd/resolve', '/run/systemd/resolve');
   }
-  args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/var/tmp');
+  args.push('--proc', '/proc', '--dev', '/dev');
+  // `--size` applies to the next --tmpfs only (bwrap >= 0.7).
+  for (const t of ['/tmp', '/var/tmp']) {
+    if (o.tmpBytes) args.push('--size', String(o.tmpBytes));
+    args.push('--tmpfs', t);
+  }
   args.push('--bind', o.home, o.home, '--chdir', o.cwd);
   args.push('--clearenv');
   for (const [k, v] of Object.entries(o.env)) args.push('--setenv', k, v);

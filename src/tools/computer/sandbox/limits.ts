@@ -11,12 +11,21 @@ export interface CommandLimits {
   maxFileBytes: number;
   /** Max open files (RLIMIT_NOFILE, `ulimit -n`). */
   maxOpenFiles: number;
+  /**
+   * Max data memory of each process in bytes (RLIMIT_DATA, `ulimit -d` in KiB; since Linux 4.7 it
+   * counts heap and private writable mappings); 0 = no limit. RLIMIT_DATA rather than the
+   * address-space limit (`ulimit -v`): runtimes such as Node.js reserve far more address space than
+   * they use, so `ulimit -v 1048576` already breaks `node -e` allocating 800 MB, while RLIMIT_DATA
+   * bounds what is really allocated. It is per process, not per command (no cgroups here).
+   */
+  maxDataBytes?: number;
 }
 
 export const DEFAULT_LIMITS: CommandLimits = {
   maxProcesses: 1024,
   maxFileBytes: 1024 * 1024 * 1024,
   maxOpenFiles: 4096,
+  maxDataBytes: 2048 * 1024 * 1024,
 };
 
 /**
@@ -28,9 +37,10 @@ export function limitedShellArgv(command: string, limits: CommandLimits = DEFAUL
   // lim FLAG N: set soft and hard to N, or to the current hard limit when that is already lower
   // (raising a hard limit needs privileges the service may not have).
   const lim = 'lim() { h=$(ulimit -H "$1"); if [ "$h" = unlimited ] || [ "$h" -gt "$2" ]; then ulimit -S -H "$1" "$2"; else ulimit -S "$1" "$h"; fi; }';
+  const data = limits.maxDataBytes ? ` && lim -d ${Math.max(1, Math.floor(limits.maxDataBytes / 1024))}` : '';
   const script = [
     lim,
-    `lim -u ${limits.maxProcesses} && lim -f ${blocks} && lim -n ${limits.maxOpenFiles} && ulimit -S -H -c 0 && exec /bin/bash -lc "$1"`,
+    `lim -u ${limits.maxProcesses} && lim -f ${blocks} && lim -n ${limits.maxOpenFiles}${data} && ulimit -S -H -c 0 && exec /bin/bash -lc "$1"`,
   ].join('\n');
   return ['/bin/bash', '-c', script, 'command', command];
 }

@@ -16,7 +16,7 @@ import { DEFAULT_LIMITS, limitedShellArgv, type CommandLimits } from './limits.j
 import { OutputCapture, type CapturedOutput, type OutputCaptureOptions } from './output-capture.js';
 
 /** How commands are isolated. */
-export type SandboxMode = { kind: 'bwrap'; bwrapPath: string; network: boolean } | { kind: 'none' };
+export type SandboxMode = { kind: 'bwrap'; bwrapPath: string; network: boolean; /** Size of /tmp and /var/tmp each, bytes (0/absent: unbounded). */ tmpBytes?: number } | { kind: 'none' };
 
 export interface RunCommandOptions {
   command: string;
@@ -63,7 +63,7 @@ export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
   const sb = o.sandbox;
   const bwrap = sb.kind === 'bwrap';
   const argv = sb.kind === 'bwrap'
-    ? bwrapArgv({ bwrapPath: sb.bwrapPath, home: o.home, cwd: o.cwd, network: sb.network, env, argv: inner })
+    ? bwrapArgv({ bwrapPath: sb.bwrapPath, home: o.home, cwd: o.cwd, network: sb.network, tmpBytes: sb.tmpBytes, env, argv: inner })
     : inner;
   const capture = new OutputCapture(o.capture);
   const grace = o.killGraceMs ?? 2000;

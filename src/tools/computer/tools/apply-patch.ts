@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelText, type ComputerToolDeps } from '../deps.js';
 import { withHomeLock } from '../home-lock.js';
-import { resolveInHome, type ResolvedPath } from '../home.js';
+import { ensureHome, resolveInHome, type ResolvedPath } from '../home.js';
+import { assertWithinBudget } from '../home-budget.js';
 import { MAX_WHOLE_FILE_BYTES, readFileInHome, unlinkInHome, writeFileInHome } from '../home-fs.js';
 import { applyHunks } from '../patch/apply-hunks.js';
 import { parsePatch } from '../patch/parse-patch.js';
@@ -92,6 +93,7 @@ export function applyPatchTool(deps: ComputerToolDeps) {
         } catch (err) {
           throw new Error(`invalid patch: ${(err as Error).message}; nothing was changed`);
         }
+        assertWithinBudget(await ensureHome(deps.home), deps.config.COMPUTER_HOME_MAX_MB);
         const entries = new Map<string, Entry>();
         const load = async (path: string): Promise<Entry> => {
           const target = await resolveInHome(deps.home, path);

@@ -12,6 +12,8 @@ import { labelText, type ComputerToolDeps } from '../deps.js';
 import { withHomeLock } from '../home-lock.js';
 import { resolveInHome } from '../home.js';
 import { runCommand, type SandboxMode } from '../sandbox/run-command.js';
+import { DEFAULT_LIMITS } from '../sandbox/limits.js';
+import { overBudgetNote, updateHomeUsage } from '../home-budget.js';
 
 /** Default command timeout, seconds. */
 export const DEFAULT_COMMAND_TIMEOUT_S = 180;
@@ -35,6 +37,8 @@ export interface CommandDetails {
   outputChars: number;
   omittedChars: number;
   sandboxed: boolean;
+  /** Disk usage of the home after the command, bytes (when COMPUTER_HOME_MAX_MB is set and du worked). */
+  homeUsedBytes?: number;
 }
 
 function seconds(ms: number): string {
@@ -76,6 +80,7 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
           killGraceMs: KILL_GRACE_MS,
           signal: ctx.signal,
           sandbox,
+          limits: { ...DEFAULT_LIMITS, maxDataBytes: deps.config.COMPUTER_MEMORY_LIMIT_MB * 1024 * 1024 },
           logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
         });
         if (run.aborted && !run.timedOut) {
@@ -84,6 +89,9 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
         const head = [`exit_code=${run.exitCode} duration=${seconds(run.durationMs)}s${run.timedOut ? ' timed_out=true' : ''}`];
         if (p.timeout !== undefined && p.timeout > maxTimeoutS) head.push(`[timeout lowered to the maximum of ${maxTimeoutS} s]`);
         if (run.timedOut) head.push(`[command timed out after ${timeoutS} s; all of its processes were killed]`);
+        // Still under the exclusive lock: nothing else writes the home while it is measured.
+        const usage = await updateHomeUsage(cwd.home, deps.config.COMPUTER_HOME_MAX_MB);
+        if (usage?.over) head.push(overBudgetNote(usage));
         const body = run.output.text === '' ? '(no output)' : run.output.text;
         const details: CommandDetails = {
           exitCode: run.exitCode,
@@ -94,6 +102,7 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
           outputChars: run.output.totalChars,
           omittedChars: run.output.omittedChars,
           sandboxed: sandbox.kind === 'bwrap',
+          homeUsedBytes: usage?.usedBytes,
         };
         return textResult(`${head.join('\n')}\n${body}`, details);
       }),

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelPath, type ComputerToolDeps } from '../deps.js';
 import { withHomeLock } from '../home-lock.js';
+import { assertWithinBudget } from '../home-budget.js';
 import { resolveInHome } from '../home.js';
 import { encodeText, readTextFile, writeTextFile } from '../text-file.js';
 import { unifiedDiff } from './unified-diff.js';
@@ -46,6 +47,7 @@ export function editFileTool(deps: ComputerToolDeps) {
       withHomeLock(deps.home, 'shared', ctx.signal, async () => {
         if (p.old_string === p.new_string) throw new Error('old_string and new_string are identical; nothing to change');
         const target = await resolveInHome(deps.home, p.path);
+        assertWithinBudget(target.home, deps.config.COMPUTER_HOME_MAX_MB);
         if (!target.exists) throw new Error(`${p.path} does not exist; create it with write_file`);
         const file = await readTextFile(target, p.path);
         let oldS = p.old_string;

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelPath, type ComputerToolDeps } from '../deps.js';
 import { withHomeLock } from '../home-lock.js';
+import { assertWithinBudget } from '../home-budget.js';
 import { resolveInHome } from '../home.js';
 import { countLines, writeTextFile } from '../text-file.js';
 import { count } from '../../count.js';
@@ -35,6 +36,7 @@ export function writeFileTool(deps: ComputerToolDeps) {
     execute: (p, ctx) =>
       withHomeLock(deps.home, 'shared', ctx.signal, async () => {
         const target = await resolveInHome(deps.home, p.path);
+        assertWithinBudget(target.home, deps.config.COMPUTER_HOME_MAX_MB);
         if (target.exists && (await lstat(target.real)).isDirectory()) throw new Error(`${p.path} is a folder; give a file path`);
         await writeTextFile(target, p.content, p.path);
         const details: WriteFileDetails = {

@@ -1,0 +1,60 @@
+/**
+ * Resource limits of commands: per-process data memory (RLIMIT_DATA, COMPUTER_MEMORY_LIMIT_MB),
+ * the size of the sandbox's RAM-backed /tmp (COMPUTER_TMP_MAX_MB), and the per-home disk budget
+ * (COMPUTER_HOME_MAX_MB: measured after each command; write tools refused while over).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyWorkerAgentTool } from '../../../src/runtime/tool.js';
+import { call, computerTools, tempDir, turnContext } from './support.js';
+
+let cleanup: () => Promise<void>;
+let dir: string;
+let defaults: AnyWorkerAgentTool[];
+let tight: AnyWorkerAgentTool[];
+
+beforeAll(async () => {
+  const t = await tempDir('limits-');
+  cleanup = t.cleanup;
+  dir = t.dir;
+  ({ tools: defaults } = await computerTools(turnContext(dir, { agentId: 'roomy' })));
+  ({ tools: tight } = await computerTools(turnContext(dir, {
+    agentId: 'tight',
+    env: { COMPUTER_MEMORY_LIMIT_MB: '256', COMPUTER_TMP_MAX_MB: '8', COMPUTER_HOME_MAX_MB: '5' },
+  })));
+});
+afterAll(() => cleanup());
+
+describe('command resource limits', () => {
+  it('the default memory limit still lets python3 and node run and allocate a few hundred MB', async () => {
+    const r = await call(defaults, 'command', {
+      command: `ulimit -d; python3 -c 'b = bytearray(300 * 1024**2); print("py", len(b) >> 20)'; node -e 'const b = Buffer.alloc(300 * 2 ** 20, 1); console.log("node", b.length >> 20)'`,
+    });
+    expect(r.output).toBe(`exit_code=0 duration=${r.output.match(/duration=([\d.]+)s/)![1]}s\n${2048 * 1024}\npy 300\nnode 300\n`);
+  });
+
+  it('COMPUTER_MEMORY_LIMIT_MB stops a process allocating more', async () => {
+    const r = await call(tight, 'command', { command: `python3 -c 'b = bytearray(400 * 1024**2)' 2>&1 | tail -1; ulimit -d` });
+    expect(r.output).toContain('MemoryError');
+    expect(r.output).toContain(`${256 * 1024}\n`);
+  });
+
+  it('COMPUTER_TMP_MAX_MB bounds the private /tmp', async () => {
+    const r = await call(tight, 'command', { command: 'df -k --output=size /tmp /var/tmp | tail -2 | tr -s " \\n" " "; head -c 20M /dev/zero > /tmp/big; echo rc=$?' });
+    expect(r.output).toMatch(/ 8192 8192 /);
+    expect(r.output).toMatch(/No space left on device[\s\S]*rc=1/);
+  });
+
+  it('COMPUTER_HOME_MAX_MB: over budget after a command, write tools are refused until files are deleted', async () => {
+    const fill = await call(tight, 'command', { command: 'head -c 8M /dev/urandom > fill.bin; echo done' });
+    expect(fill.output).toMatch(/\[the home is over its disk budget: 8\.\d MiB used of 5 MiB \(COMPUTER_HOME_MAX_MB\)/);
+    expect((fill.details as { homeUsedBytes: number }).homeUsedBytes).toBeGreaterThan(8 * 1024 * 1024);
+    const w = await call(tight, 'write_file', { path: 'a.txt', content: 'x' });
+    expect(w.output).toMatch(/^Error: .*over its disk budget \(8\.\d MiB used of 5 MiB/);
+    const e = await call(tight, 'apply_patch', { patch: '*** Begin Patch\n*** Add File: b.txt\n+x\n*** End Patch' });
+    expect(e.output).toMatch(/^Error: .*over its disk budget/);
+    const rm = await call(tight, 'command', { command: 'rm fill.bin' });
+    expect(rm.output).not.toContain('disk budget');
+    const again = await call(tight, 'write_file', { path: 'a.txt', content: 'x' });
+    expect(again.isError).toBe(false);
+  });
+});
