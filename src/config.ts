@@ -101,13 +101,13 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Parse and validate `env` (default `process.env`). Empty strings count as unset.
+ * Parse and validate `env` (default `process.env`). Values are trimmed; empty or blank ones count as unset.
  * @throws ConfigError listing every bad variable; also when HOST is beyond loopback and
  *   AUTH_TOKENS is empty (a public server without auth is refused).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== '') cleaned[k] = v.trim();
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     throw new ConfigError(

@@ -4,6 +4,7 @@
  * AUTH_TOKENS), opens the database, recovers interrupted turns, and listens on HOST:PORT.
  * SIGINT/SIGTERM close the server, abort running turns and close the database.
  */
+import fs from 'node:fs';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
@@ -16,6 +17,7 @@ import { computerStartupWarnings } from './tools/computer/index.js';
  */
 export async function startService(env: NodeJS.ProcessEnv = process.env, overrides: ServicesOverrides = {}) {
   const config = loadConfig(env);
+  ensureDataDir(config.DATA_DIR);
   const log = createLogger(config.LOG_LEVEL);
   if (config.AUTH_TOKENS.length === 0) {
     log.warn(`AUTH_TOKENS is not set: every request is accepted without a token; the service binds only to loopback (${config.HOST})`);
@@ -24,6 +26,8 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
   const services = createServices(config, log, overrides);
   if (!services.modelClient) {
     log.warn('no model endpoint configured (OPENAI_API_KEY / OPENAI_BASE_URL): POST /v1/turns answers 503 model_not_configured');
+  } else if (!config.MODEL) {
+    log.warn('MODEL is not set: every turn, schedule and workflow must name its `model` (else 400 model_required)');
   }
   await services.start();
   const app = await buildApp(services);
@@ -38,6 +42,20 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
   return { app, services, config, address, close };
 }
 
+/**
+ * Create DATA_DIR when missing and check it is a writable folder.
+ * @throws ConfigError naming DATA_DIR and the reason (not a folder, no permission, …).
+ */
+function ensureDataDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    if (!fs.statSync(dir).isDirectory()) throw new Error('not a folder');
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new ConfigError([`DATA_DIR=${dir}: cannot use it as the data folder (${(err as Error).message})`]);
+  }
+}
+
 async function main(): Promise<void> {
   let started: Awaited<ReturnType<typeof startService>>;
   try {
@@ -45,6 +63,11 @@ async function main(): Promise<void> {
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`refusing to start: ${err.message}\n`);
+      process.exit(2);
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      process.stderr.write(`refusing to start: cannot listen on ${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? 8787} (${code}: ${(err as Error).message})\n`);
       process.exit(2);
     }
     throw err;

@@ -1,11 +1,13 @@
 /** Bearer auth on and off, startup refusal beyond loopback, and logs that never contain secrets. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { api, startTestService, type TestService } from './support/service.js';
 import { spawnService } from './support/child.js';
+import { loadConfig } from '../../src/config.js';
 import { validateResponse } from './support/spec.js';
 
 let model: ScriptedResponsesServer;
@@ -93,5 +95,39 @@ describe('without AUTH_TOKENS', () => {
     expect(await child.exited).toBe(2);
     expect(child.output()).toMatch(/PORT/);
     expect(child.output()).toMatch(/MAX_CONCURRENT_TURNS/);
+  });
+
+  it('refuses to start with one clear line when DATA_DIR is not a usable folder', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'turns-datadir-'));
+    try {
+      const file = path.join(dir, 'a-file');
+      writeFileSync(file, 'not a folder');
+      const child = spawnService({ DATA_DIR: file, PORT: '0' });
+      expect(await child.exited).toBe(2);
+      expect(child.output()).toContain(`DATA_DIR=${file}: cannot use it as the data folder`);
+      expect(child.output()).not.toMatch(/\n\s+at /); // no stack trace
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to start with one clear line when the port is taken', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'turns-port-'));
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as net.AddressInfo).port;
+    try {
+      const child = spawnService({ DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'silent' });
+      expect(await child.exited).toBe(2);
+      expect(child.output()).toContain(`cannot listen on 127.0.0.1:${port} (EADDRINUSE`);
+    } finally {
+      blocker.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('treats a blank variable as unset', () => {
+    expect(loadConfig({ PORT: '  ', MODEL: ' gpt-x ' }).PORT).toBe(8787);
+    expect(loadConfig({ MODEL: ' gpt-x ' }).MODEL).toBe('gpt-x');
   });
 });
