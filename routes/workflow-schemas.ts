@@ -33,7 +33,8 @@ export const ListWorkflowsQuery = z.object({
   agent_id: AgentId.optional(),
   status: z.enum([...WORKFLOW_STATUSES, 'live', 'done']).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(100).optional(),
+  /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
+  cursor: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'cursor is not one this service returned').optional(),
 });
 
 export const WorkflowEventsQuery = z.object({ after: z.string().optional() });

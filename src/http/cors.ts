@@ -21,8 +21,8 @@ import { ConfigError } from '../config.js';
 
 /** Request headers a cross-origin page may send. */
 export const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'Idempotency-Key', 'Last-Event-ID', 'Accept'];
-/** Methods the API uses. */
-export const CORS_METHODS = ['GET', 'HEAD', 'POST'];
+/** Methods the API uses (PUT: brain pages; PATCH/DELETE: schedules, brain pages). */
+export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /**
  * Normalise configured origins to `URL.origin` form (`https://app.example.com`,

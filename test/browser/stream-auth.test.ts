@@ -226,6 +226,18 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
+  it('lets an allowed origin use PUT, PATCH and DELETE (brain pages, schedules)', async () => {
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      const res = await fetch(`${svc.url}/v1/schedules/some-id`, {
+        method: 'OPTIONS',
+        headers: { origin: ALLOWED, 'access-control-request-method': method, 'access-control-request-headers': 'authorization' },
+      });
+      expect(res.status).toBe(204);
+      const methods = (res.headers.get('access-control-allow-methods') ?? '').split(/,\s*/);
+      expect(methods).toContain(method);
+    }
+  });
+
   it('gives a disallowed origin no CORS headers at all (the browser then blocks it)', async () => {
     const pre = await fetch(`${svc.url}/v1/turns`, {
       method: 'OPTIONS',
