@@ -60,6 +60,13 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
 
   app.post('/v1/schedules', async (request, reply) => {
     const body = CreateScheduleBodySchema.parse(request.body ?? undefined);
+    // A schedule that could never run is refused now, not discovered as a failed run later.
+    if (!services.turns.modelConfigured) {
+      throw new HttpError(503, 'model_not_configured', 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL; a schedule could never run');
+    }
+    if (!body.model && !services.config.MODEL) {
+      throw new HttpError(400, 'model_required', 'no `model` in the request and no MODEL configured');
+    }
     const rawKey = request.headers['idempotency-key'];
     const key = rawKey === undefined ? undefined : IdempotencyKey.parse(rawKey);
     const { schedule, created } = call(() =>

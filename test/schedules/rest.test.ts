@@ -5,13 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../e2e/support/service.js';
 import { validateResponse } from '../e2e/support/spec.js';
+import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 
 let svc: TestService;
+let model: ScriptedResponsesServer;
 beforeAll(async () => {
-  svc = await startTestService({ env: { SCHEDULE_MAX_PER_AGENT: '3', SCHEDULE_MIN_INTERVAL_S: '300' } });
+  model = await startScriptedResponsesServer([]);
+  svc = await startTestService({ modelBaseURL: model.baseURL, env: { SCHEDULE_MAX_PER_AGENT: '3', SCHEDULE_MIN_INTERVAL_S: '300' } });
 });
 afterAll(async () => {
   await svc.close();
+  await model.close();
 });
 
 const body = (over: Record<string, unknown> = {}) => ({
@@ -172,5 +176,33 @@ describe('/v1/schedules validation errors', () => {
     await expectError('PATCH', `/v1/schedules/${id}`, { when: { cron: '0 9 * * *', timezone: 'Nowhere/Land' } }, 400, 'unknown_timezone');
     await expectError('PATCH', `/v1/schedules/${id}`, { when: { after: { value: 1, unit: 'hour' }, cron: '0 9 * * *' } }, 400, 'invalid_when');
     expect((await api(svc.url, 'GET', `/v1/schedules/${id}`)).body.when).toEqual({ cron: '0 9 * * *', timezone: 'Europe/Berlin' });
+  });
+});
+
+describe('schedules that could never run', () => {
+  it('answers 503 model_not_configured when no model endpoint is configured', async () => {
+    const bare = await startTestService();
+    try {
+      const res = await api(bare.url, 'POST', '/v1/schedules', body());
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ error: { code: 'model_not_configured' } });
+      expect(validateResponse('/v1/schedules', 'post', res.status, res.body)).toEqual([]);
+      expect((await api(bare.url, 'GET', '/v1/schedules')).body).toMatchObject({ data: [] });
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('answers 400 model_required when neither the body nor MODEL names a model', async () => {
+    const noModel = await startTestService({ modelBaseURL: model.baseURL, env: { MODEL: '' } });
+    try {
+      const res = await api(noModel.url, 'POST', '/v1/schedules', body());
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ error: { code: 'model_required' } });
+      const named = await api(noModel.url, 'POST', '/v1/schedules', body({ model: 'some-model' }));
+      expect(named.status).toBe(201);
+    } finally {
+      await noModel.close();
+    }
   });
 });
