@@ -38,7 +38,7 @@ export async function resolveSandbox(config: Config, bwrapPath: string = DEFAULT
   if (config.COMPUTER_SANDBOX === 'none') return { mode: { kind: 'none' } };
   const probe = await probeBwrap(bwrapPath);
   if (!probe.ok) return { reason: `command is not offered: ${probe.reason}` };
-  return { mode: { kind: 'bwrap', bwrapPath, network: config.COMPUTER_NETWORK === 'on', tmpBytes: config.COMPUTER_TMP_MAX_MB * 1024 * 1024 } };
+  return { mode: { kind: 'bwrap', bwrapPath, network: config.COMPUTER_NETWORK === 'on', tmpBytes: probe.tmpfsSize ? config.COMPUTER_TMP_MAX_MB * 1024 * 1024 : 0 } };
 }
 
 /**
@@ -59,7 +59,12 @@ export async function computerStartupWarnings(config: Config, bwrapPath: string 
   const unsandboxed = computerSandboxWarning(config);
   if (unsandboxed) return [unsandboxed];
   const sandbox = await resolveSandbox(config, bwrapPath);
-  return 'reason' in sandbox ? [`computer family: ${sandbox.reason}`] : [];
+  if ('reason' in sandbox) return [`computer family: ${sandbox.reason}`];
+  const probe = await probeBwrap(bwrapPath);
+  if (probe.ok && !probe.tmpfsSize && config.COMPUTER_TMP_MAX_MB > 0) {
+    return [`computer family: this bubblewrap does not support --size (needs bubblewrap 0.7 or later), so COMPUTER_TMP_MAX_MB is not applied: the sandbox's /tmp is limited only by memory`];
+  }
+  return [];
 }
 
 /** Build a computer family creator (production uses {@link computerFamily}). */

@@ -102,9 +102,13 @@ function minutes(ms: number): string {
   return m < 1 ? 'less than a minute' : `${m} min`;
 }
 
+/** How long saving a page waits for a running command of the agent to end, ms. */
+const SAVE_LOCK_WAIT_MS = 5000;
+
 /**
  * Save a clipped page's full text under `web_fetch/` in the agent home, holding the home lock
- * shared (no command of the agent runs meanwhile, see computer/home-lock.ts). The path goes through
+ * shared (no command of the agent runs meanwhile, see computer/home-lock.ts; when a command keeps
+ * it longer than 5 s, the page is returned without a saved copy). The path goes through
  * the file tools' home rule (`resolveInHome`: the real path must stay in the home) and the file is
  * written race-safely (computer/home-fs.ts: folders walked with O_NOFOLLOW, the file created with
  * O_EXCL|O_NOFOLLOW and its descriptor verified inside the home), so a `web_fetch` symlink planted
@@ -115,7 +119,9 @@ async function savePage(home: string, page: FetchedPage, signal: AbortSignal): P
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
   const hash = createHash('sha256').update(page.finalUrl).digest('hex').slice(0, 8);
   const host = hostOf(page.finalUrl).replace(/[^a-zA-Z0-9.-]/g, '_');
-  return withHomeLock(home, 'shared', signal, async () => {
+  // A running command holds the home exclusively: wait a little, then answer without a saved copy.
+  const wait = AbortSignal.any([signal, AbortSignal.timeout(SAVE_LOCK_WAIT_MS)]);
+  return withHomeLock(home, 'shared', wait, async () => {
     const file = await resolveInHome(home, `${SAVED_PAGES_DIR}/${stamp}-${host}-${hash}.md`);
     await writeFileInHome(file, page.text, file.relative, true);
     return file.relative;

@@ -5,6 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyWorkerAgentTool } from '../../../src/runtime/tool.js';
+import { chmod, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadConfig } from '../../../src/config.js';
+import { computerStartupWarnings } from '../../../src/tools/computer/index.js';
 import { call, computerTools, tempDir, turnContext } from './support.js';
 
 let cleanup: () => Promise<void>;
@@ -56,5 +60,16 @@ describe('command resource limits', () => {
     expect(rm.output).not.toContain('disk budget');
     const again = await call(tight, 'write_file', { path: 'a.txt', content: 'x' });
     expect(again.isError).toBe(false);
+  });
+
+  it('with a bubblewrap that lacks --size, commands still run and the start-up log says /tmp is unbounded', async () => {
+    const oldBwrap = path.join(dir, 'old-bwrap');
+    await writeFile(oldBwrap, '#!/bin/bash\nfor a in "$@"; do [ "$a" = --size ] && { echo "bwrap: Unknown option --size" >&2; exit 1; }; done\nexec /usr/bin/bwrap "$@"\n');
+    await chmod(oldBwrap, 0o755);
+    const warnings = await computerStartupWarnings(loadConfig({ DATA_DIR: dir }), oldBwrap);
+    expect(warnings).toEqual([expect.stringMatching(/does not support --size .*COMPUTER_TMP_MAX_MB is not applied/)]);
+    const { tools } = await computerTools(turnContext(dir, { agentId: 'old' }), oldBwrap);
+    const r = await call(tools, 'command', { command: 'echo works' });
+    expect(r.output).toMatch(/^exit_code=0 .*\nworks\n$/);
   });
 });

@@ -15,7 +15,8 @@ import { SANDBOX_PATH } from './command-env.js';
 /** Default location of the binary (Debian package `bubblewrap`). */
 export const DEFAULT_BWRAP_PATH = '/usr/bin/bwrap';
 
-export type SandboxProbe = { ok: true } | { ok: false; reason: string };
+/** `tmpfsSize`: whether this bwrap supports `--size` for a tmpfs (bubblewrap >= 0.7). */
+export type SandboxProbe = { ok: true; tmpfsSize: boolean } | { ok: false; reason: string };
 
 const cache = new Map<string, Promise<SandboxProbe>>();
 
@@ -37,14 +38,16 @@ async function runProbe(bwrapPath: string): Promise<SandboxProbe> {
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'bwrap-probe-'));
   try {
-    const argv = bwrapArgv({ bwrapPath, home: dir, cwd: dir, network: false, env: { PATH: SANDBOX_PATH }, argv: ['/bin/true'] });
-    await new Promise<void>((resolve, reject) => {
+    const run = (tmpBytes?: number) => new Promise<void>((resolve, reject) => {
+      const argv = bwrapArgv({ bwrapPath, home: dir, cwd: dir, network: false, tmpBytes, env: { PATH: SANDBOX_PATH }, argv: ['/bin/true'] });
       execFile(argv[0], argv.slice(1), { env: { PATH: SANDBOX_PATH }, timeout: 10_000 }, (err, _stdout, stderr) => {
         if (err) reject(new Error(String(stderr).trim() || err.message));
         else resolve();
       });
     });
-    return { ok: true };
+    await run();
+    const tmpfsSize = await run(1024 * 1024).then(() => true, () => false);
+    return { ok: true, tmpfsSize };
   } catch (err) {
     return { ok: false, reason: `bubblewrap cannot start a sandbox here: ${(err as Error).message} (unprivileged user namespaces may be disabled); set COMPUTER_SANDBOX=none to run commands without isolation` };
   } finally {
