@@ -3,7 +3,8 @@
  * descriptor, lines are split on `\n` (a `\r` before it is dropped, a BOM at the start too), and only
  * the lines of the requested window are decoded — each at most `maxLineChars` characters, the rest
  * of a longer line counted but never kept. Memory stays bounded whatever the file holds (a single
- * 600 MB line used to build one string past V8's maximum length and crash the service).
+ * 600 MB line used to build one string past V8's maximum length and crash the service), and
+ * reading stops after `maxScanBytes` (1 GiB; the total is then a lower bound).
  */
 import type { FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
@@ -16,12 +17,16 @@ export interface WindowLine {
   text: string;
   /** Length of the whole line in UTF-16 characters (as JavaScript counts). */
   chars: number;
+  /** True when reading stopped inside this line (`maxScanBytes`): `chars` is a lower bound. */
+  atLeast?: boolean;
 }
 
 export interface LineWindowResult {
   lines: WindowLine[];
-  /** Lines in the file (a trailing newline does not start another). */
+  /** Lines in the file (a trailing newline does not start another); a lower bound when not `complete`. */
   total: number;
+  /** False when reading stopped after `maxScanBytes` before the end of the file. */
+  complete: boolean;
 }
 
 export interface LineWindowOptions {
@@ -32,6 +37,8 @@ export interface LineWindowOptions {
   maxLineChars: number;
   /** Bytes per read (default 1 MiB). */
   chunkBytes?: number;
+  /** Stop reading after this many bytes (default 1 GiB), e.g. in a huge sparse file. */
+  maxScanBytes?: number;
   signal?: AbortSignal;
 }
 
@@ -58,7 +65,7 @@ export async function readLineWindow(handle: FileHandle, o: LineWindowOptions): 
     endsWithCr = s.endsWith('\r');
     if (text.length <= o.maxLineChars) text += s.slice(0, o.maxLineChars + 1 - text.length);
   };
-  const finish = () => {
+  const finish = (atLeast = false) => {
     if (decoder) {
       const s = decoder.end();
       chars += s.length;
@@ -73,16 +80,23 @@ export async function readLineWindow(handle: FileHandle, o: LineWindowOptions): 
       text = text.slice(1);
       chars--;
     }
-    lines.push({ n: lineNo, text: text.slice(0, o.maxLineChars), chars });
+    lines.push(atLeast ? { n: lineNo, text: text.slice(0, o.maxLineChars), chars, atLeast } : { n: lineNo, text: text.slice(0, o.maxLineChars), chars });
     decoder = null;
     text = '';
     chars = 0;
     endsWithCr = false;
   };
 
+  const maxScan = o.maxScanBytes ?? 1024 * 1024 * 1024;
+  let complete = true;
   let pos = 0;
   for (;;) {
     if (o.signal?.aborted) throw new Error('read_file aborted');
+    if (pos >= maxScan) {
+      const probe = await handle.read(Buffer.alloc(1), 0, 1, pos);
+      if (probe.bytesRead > 0) complete = false;
+      break;
+    }
     const { bytesRead } = await handle.read(chunk, 0, chunk.length, pos);
     if (bytesRead === 0) break;
     pos += bytesRead;
@@ -103,6 +117,6 @@ export async function readLineWindow(handle: FileHandle, o: LineWindowOptions): 
       i = nl + 1;
     }
   }
-  if (partial && lineNo >= o.offset && lineNo <= last) finish();
-  return { lines, total: partial ? lineNo : lineNo - 1 };
+  if (partial && lineNo >= o.offset && lineNo <= last) finish(!complete);
+  return { lines, total: partial ? lineNo : lineNo - 1, complete };
 }

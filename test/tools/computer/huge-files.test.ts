@@ -63,8 +63,25 @@ describe('read_file on huge files', () => {
           { n: 5, text: 'last', chars: 4 },
         ]);
         const mid = await readLineWindow(h, { offset: 2, limit: 2, maxLineChars: 10, chunkBytes });
-        expect(mid).toEqual({ total: 5, lines: [{ n: 2, text: 'beta', chars: 4 }, { n: 3, text: '', chars: 0 }] });
+        expect(mid).toEqual({ total: 5, complete: true, lines: [{ n: 2, text: 'beta', chars: 4 }, { n: 3, text: '', chars: 0 }] });
       }
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('stops reading after maxScanBytes and says the count is a lower bound', async () => {
+    const file = path.join(dir, 'endless.txt');
+    await writeFile(file, `one\ntwo\n${'z'.repeat(100)}`);
+    const h = await open(file, 'r');
+    try {
+      const w = await readLineWindow(h, { offset: 1, limit: 10, maxLineChars: 5, chunkBytes: 4, maxScanBytes: 20 });
+      expect(w.complete).toBe(false);
+      expect(w.total).toBe(3);
+      expect(w.lines[2]).toEqual({ n: 3, text: 'zzzzz', chars: 12, atLeast: true });
+      const all = await readLineWindow(h, { offset: 1, limit: 10, maxLineChars: 5, chunkBytes: 4, maxScanBytes: 200 });
+      expect(all.complete).toBe(true);
+      expect(all.lines[2]).toEqual({ n: 3, text: 'zzzzz', chars: 100 });
     } finally {
       await h.close();
     }

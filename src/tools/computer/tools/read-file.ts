@@ -71,13 +71,18 @@ export function readFileTool(deps: ComputerToolDeps) {
         }
         const total = window.total;
         const shown = window.lines.map((l) => {
-          const line = l.chars > MAX_LINE_CHARS ? `${l.text}… [line clipped: ${l.chars} characters]` : l.text;
+          const line = l.atLeast
+          ? `${l.text}… [line clipped: more than ${l.chars} characters]`
+          : l.chars > MAX_LINE_CHARS ? `${l.text}… [line clipped: ${l.chars} characters]` : l.text;
           return `${String(l.n).padStart(6)}\t${line}`;
         });
         if (total === 0) return textResult(`${target.relative} is empty (0 lines)`, { path: target.relative, found: true, totalLines: 0 });
+        if (offset > total && !window.complete) throw new Error(`offset ${offset} is beyond the first 1 GiB of ${p.path} (${total} lines there), which is as far as read_file reads; use a command such as tail or sed`);
         if (offset > total) throw new Error(`offset ${offset} is past the end of ${p.path} (${total} lines)`);
         const end = offset + shown.length - 1;
-        const footer = end < total
+        const footer = !window.complete
+          ? `[lines ${offset}-${end} of at least ${total} (read_file stops counting after 1 GiB); continue with offset=${end + 1}]`
+          : end < total
           ? `[lines ${offset}-${end} of ${total}; continue with offset=${end + 1}]`
           : `[lines ${offset}-${end} of ${total}; end of file]`;
         return textResult(`${shown.join('\n')}\n${footer}`, { path: target.relative, found: true, startLine: offset, endLine: end, totalLines: total });
