@@ -4,6 +4,10 @@
  * inside the real path of the home. For a path that does not exist yet, the nearest existing
  * ancestor is resolved instead (the missing rest cannot contain symlinks), and a dangling symlink
  * anywhere on the way is refused (writing through it could create a file outside the home).
+ *
+ * A check alone is not enough against a process that swaps a folder for a symlink right after
+ * it: callers hold the home lock (home-lock.ts) and do the actual I/O through home-fs.ts, which
+ * walks the checked real path again with O_NOFOLLOW and verifies the opened descriptor.
  */
 import { lstat, mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
