@@ -59,7 +59,9 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     const body = CreateTurnBody.parse(request.body ?? undefined);
     const query = CreateTurnQuery.parse(request.query);
     const rawKey = request.headers['idempotency-key'];
-    const idempotencyKey = rawKey === undefined ? undefined : IdempotencyKey.parse(rawKey);
+    // Client keys live in their own `api:` namespace, so a client can never take a key the
+    // service uses itself (the scheduler's `schedule_run:<run id>`).
+    const idempotencyKey = rawKey === undefined ? undefined : `api:${IdempotencyKey.parse(rawKey)}`;
     const { cancel_on_disconnect, ...input } = body;
     const turn = await turns.create(input, { idempotencyKey, origin: { type: 'api' }, kind: 'main' });
     const links = turnLinks(turn.id, services.streamTokens);
