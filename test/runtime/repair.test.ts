@@ -62,6 +62,42 @@ describe('repair ladder for function-call arguments', () => {
     expect(r.ok === false && r.reason).toMatch(/too large to repair/);
   });
 
+  it('strips a fence with backticks inside a string value, up to the last closing fence', () => {
+    expect(parseArguments('```json\n{"md":"use ``` here"}\n``` thanks')).toEqual({
+      ok: true, value: { md: 'use ``` here' }, repaired: 'code_fence',
+    });
+  });
+
+  it('strips a fence without a language tag or newline', () => {
+    expect(parseArguments('```{"a":1}```')).toEqual({ ok: true, value: { a: 1 }, repaired: 'code_fence' });
+  });
+
+  // Guards a denial of service: a backtracking regex over the body once took 35 s on
+  // '```' + 4000 spaces and blocked the event loop. The bound is generous on purpose.
+  it('repairs or refuses 64 KiB of adversarial arguments in linear time', () => {
+    const n = MAX_REPAIR_BYTES - 16;
+    const started = Date.now();
+    const refused = [
+      '```' + ' '.repeat(n),
+      '```json\n' + ' '.repeat(n),
+      '```' + '\n'.repeat(n),
+      '```' + 'a'.repeat(n),
+      '```'.repeat(Math.floor(n / 3)),
+      '{'.repeat(n),
+      '['.repeat(n),
+      '}'.repeat(n),
+      '"'.repeat(n),
+      '{"a":'.repeat(Math.floor(n / 5)),
+    ];
+    for (const raw of refused) expect(parseArguments(raw).ok, raw.slice(0, 12)).toBe(false);
+    expect(parseArguments('{' + ' '.repeat(n))).toEqual({ ok: true, value: {}, repaired: 'close_truncated' });
+    expect(parseArguments('```json\n{' + ' \n'.repeat(n / 2 - 8))).toEqual({ ok: true, value: {}, repaired: 'close_truncated' });
+    expect(parseArguments('```json\n' + ' '.repeat(n - 20) + '{"a":1}\n```')).toEqual({ ok: true, value: { a: 1 }, repaired: 'code_fence' });
+    const cut = parseArguments('{"a":"' + '\\'.repeat(n));
+    expect(cut.ok === false && cut.reason).toMatch(/cut off inside a string/);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('reports garbage as not repairable', () => {
     expect(parseArguments('not json at all').ok).toBe(false);
   });
