@@ -10,12 +10,14 @@
  * - objects: `properties` (≤ {@link MAX_PROPERTIES} each), `required` listing every property,
  *   `additionalProperties: false`;
  * - arrays: `items` (one schema), `minItems`/`maxItems`;
- * - strings: `minLength`/`maxLength`/`pattern` (ECMAScript regex, `u` flag), `enum`;
+ * - strings: `minLength`/`maxLength`/`pattern` (ECMAScript regex, `u` flag, that must also compile
+ *   with RE2 — no lookaround or backreferences — and be ≤ 1000 characters; see ./result-pattern.ts), `enum`;
  * - numbers/integers: `minimum`/`maximum`/`multipleOf`, `enum`; booleans: `enum`;
  * - `description` anywhere; nothing else (no `anyOf`, `$ref`, `format`, `const`, `title`…);
  * - nesting depth ≤ {@link MAX_DEPTH} (the root is depth 1).
  */
 import type { JsonValue } from '../runtime/json.js';
+import { checkResultPattern } from './result-pattern.js';
 
 export const MAX_DEPTH = 16;
 export const MAX_PROPERTIES = 128;
@@ -126,11 +128,8 @@ function checkNode(node: unknown, at: string, depth: number, errors: string[]): 
       if ('pattern' in node) {
         if (typeof node.pattern !== 'string') errors.push(`${at}/pattern: must be a string`);
         else {
-          try {
-            new RegExp(node.pattern, 'u');
-          } catch (err) {
-            errors.push(`${at}/pattern: not a valid regular expression (${(err as Error).message})`);
-          }
+          const problem = checkResultPattern(node.pattern);
+          if (problem) errors.push(`${at}/pattern: ${problem}`);
         }
       }
       break;

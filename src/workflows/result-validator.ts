@@ -8,8 +8,22 @@
  * property in `required`, see ./result-schema.ts).
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { re2RegExpEngine } from './result-pattern.js';
 
-const ajv = new Ajv({ allErrors: true, strict: true, coerceTypes: false, useDefaults: false, removeAdditional: false });
+/**
+ * `pattern` runs on RE2 (linear time, see ./result-pattern.ts), never on V8's backtracking RegExp.
+ * `multipleOfPrecision: 9`: `multipleOf` passes when value/multipleOf is within 1e-9 of an integer,
+ * so decimal steps work (0.3 / 0.1 = 2.9999999999999996 in binary floating point).
+ */
+const ajv = new Ajv({
+  allErrors: true,
+  strict: true,
+  coerceTypes: false,
+  useDefaults: false,
+  removeAdditional: false,
+  multipleOfPrecision: 9,
+  code: { regExp: re2RegExpEngine },
+});
 
 /** Compiled validators by schema JSON; bounded so a long-running service does not grow without end. */
 const cache = new Map<string, ValidateFunction>();
@@ -33,10 +47,16 @@ function compile(schema: object): ValidateFunction {
  * Validate `value` against `schema` (a schema that passed `checkResultSchema`).
  * @returns `[]` when valid, else one line per violation: `result.path: message`, e.g.
  *   `result.count: must be integer (got "1")`, `result: must NOT have additional property "extra"`.
- * @throws only when `schema` itself cannot be compiled (a programming error: it was checked at creation).
+ *   A schema that cannot be compiled (stored before a creation rule existed) gives one violation line.
  */
 export function validateResult(schema: object, value: unknown): string[] {
-  const validate = compile(schema);
+  let validate: ValidateFunction;
+  try {
+    validate = compile(schema);
+  } catch (err) {
+    // Only a schema stored before a creation rule was added can get here (e.g. a lookahead pattern).
+    return [`result: the task's result_schema cannot be checked (${(err as Error).message}); this task cannot accept a result`];
+  }
   if (value === undefined) return ['result: missing (call submit_result with {"result": <value>})'];
   if (validate(value)) return [];
   return (validate.errors ?? []).map((e) => formatError(e, value));

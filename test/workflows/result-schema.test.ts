@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkResultSchema, MAX_DEPTH } from '../../src/workflows/result-schema.js';
 import { validateResult } from '../../src/workflows/result-validator.js';
+import { MAX_PATTERN_CHARS } from '../../src/workflows/result-pattern.js';
 
 const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   type: 'object',
@@ -113,5 +114,59 @@ describe('result re-validation (Ajv)', () => {
 
   it('treats a missing result as a violation', () => {
     expect(validateResult(schema, undefined)).toEqual(['result: missing (call submit_result with {"result": <value>})']);
+  });
+});
+
+describe('result pattern (RE2) and multipleOf', () => {
+  const evil = { type: 'string', pattern: '^(a+)+$' };
+
+  // A backtracking engine needs ~25 s (doubling per extra "a") for this input; RE2 is linear.
+  // The tight timeout turns a regression into a failure instead of a passing slow run.
+  it('matches a catastrophic-backtracking pattern in linear time, with the right answer', { timeout: 2000 }, () => {
+    expect(checkResultSchema(evil)).toEqual([]);
+    expect(validateResult(evil, 'a'.repeat(29) + '!')).toEqual(['result: must match pattern "^(a+)+$"']);
+    expect(validateResult(evil, 'a'.repeat(5000) + '!')).toHaveLength(1);
+    expect(validateResult(evil, 'a'.repeat(5000))).toEqual([]);
+  });
+
+  it('keeps JSON Schema pattern semantics: unanchored search, unicode escapes, distinct patterns', () => {
+    expect(validateResult({ type: 'string', pattern: 'b+' }, 'abbc')).toEqual([]);
+    expect(validateResult({ type: 'string', pattern: '^b+$' }, 'abbc')).toEqual(['result: must match pattern "^b+$"']);
+    expect(validateResult({ type: 'string', pattern: '^\\u00e9$' }, 'é')).toEqual([]);
+    expect(validateResult({ type: 'string', pattern: '^\\u00e9$' }, 'e')).toHaveLength(1);
+    const two = obj({ a: { type: 'string', pattern: '^x$' }, b: { type: 'string', pattern: '^y$' } });
+    expect(validateResult(two, { a: 'x', b: 'y' })).toEqual([]);
+    expect(validateResult(two, { a: 'y', b: 'x' })).toEqual(['result.a: must match pattern "^x$"', 'result.b: must match pattern "^y$"']);
+  });
+
+  it('refuses lookaround and backreferences at creation, saying why', () => {
+    const errors = checkResultSchema(obj({ a: { type: 'string', pattern: '^(?=.*\\d)\\w+$' }, b: { type: 'string', pattern: '(a)\\1' }, c: { type: 'string', pattern: '(?<!x)y' } }));
+    expect(errors).toHaveLength(3);
+    expect(errors[0]).toMatch(/^#\/properties\/a\/pattern: not supported: .*RE2.*no lookahead/);
+    expect(errors[1]).toMatch(/^#\/properties\/b\/pattern: not supported: .*backreferences/);
+    expect(errors[2]).toMatch(/^#\/properties\/c\/pattern: not supported/);
+  });
+
+  it(`refuses a pattern longer than ${MAX_PATTERN_CHARS} characters`, () => {
+    expect(checkResultSchema({ type: 'string', pattern: 'a'.repeat(MAX_PATTERN_CHARS) })).toEqual([]);
+    expect(checkResultSchema({ type: 'string', pattern: 'a'.repeat(MAX_PATTERN_CHARS + 1) })).toEqual([
+      `#/pattern: is ${MAX_PATTERN_CHARS + 1} characters; the limit is ${MAX_PATTERN_CHARS}`,
+    ]);
+  });
+
+  it('reports a stored schema whose pattern RE2 cannot compile as a violation, without throwing', () => {
+    const errors = validateResult({ type: 'string', pattern: '(?=a)a' }, 'a');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^result: the task's result_schema cannot be checked \(not supported:/);
+  });
+
+  it('accepts decimal multiples despite floating point (0.3 is a multiple of 0.1, 0.35 is not)', () => {
+    const schema = { type: 'number', multipleOf: 0.1 };
+    expect(checkResultSchema(schema)).toEqual([]);
+    expect(validateResult(schema, 0.3)).toEqual([]);
+    expect(validateResult(schema, 0.7)).toEqual([]);
+    expect(validateResult(schema, 0.35)).toEqual(['result: must be multiple of 0.1']);
+    expect(validateResult({ type: 'number', multipleOf: 0.01 }, 1.15)).toEqual([]);
+    expect(validateResult({ type: 'integer', multipleOf: 3 }, 7)).toEqual(['result: must be multiple of 3']);
   });
 });

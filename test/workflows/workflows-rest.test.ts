@@ -54,6 +54,17 @@ describe('POST /v1/workflows', () => {
     expect((await api(harness.svc.url, 'GET', '/v1/workflows?status=live')).body.data.filter((w: { title: string }) => w.title === 'bad')).toEqual([]);
   });
 
+  it('rejects a result_schema pattern RE2 cannot run (lookahead) with 400 saying why', async () => {
+    const r = await api(harness.svc.url, 'POST', '/v1/workflows', {
+      title: 'lookahead',
+      tasks: [task('p', { type: 'object', properties: { code: { type: 'string', pattern: '^(?=.*\\d)[a-z0-9]+$' } }, required: ['code'], additionalProperties: false })],
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('invalid_workflow');
+    expect(r.body.error.details).toHaveLength(1);
+    expect(r.body.error.details[0]).toMatch(/^tasks\[0\]\.result_schema#\/properties\/code\/pattern: not supported: .*no lookahead/);
+  });
+
   it('enforces WORKFLOW_MAX_TASKS, the concurrency range and unknown fields', async () => {
     const seven = Array.from({ length: 7 }, (_, i) => task(`t${i}`));
     const tooMany = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'many', tasks: seven });
