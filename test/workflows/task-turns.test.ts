@@ -13,12 +13,12 @@ let n = 0;
 /** A unique prompt per task so routes never collide across tests. */
 const prompt = (what: string) => `${what} #${++n}`;
 
-async function runWorkflow(tasks: { prompt: string; steps: Route[] }[], extra: Record<string, unknown> = {}) {
+async function runWorkflow(tasks: { prompt: string; steps: Route[]; schema?: unknown }[], extra: Record<string, unknown> = {}) {
   const routes = Object.fromEntries(tasks.map((t) => [t.prompt, t.steps]));
   harness.model.push(...routedEntries(routes));
   const created = await api(harness.svc.url, 'POST', '/v1/workflows', {
     title: 'test workflow',
-    tasks: tasks.map((t, i) => ({ label: `task ${i}`, prompt: t.prompt, result_schema: SCHEMA })),
+    tasks: tasks.map((t, i) => ({ label: `task ${i}`, prompt: t.prompt, result_schema: t.schema ?? SCHEMA })),
     ...extra,
   });
   expect(created.status).toBe(201);
@@ -89,6 +89,38 @@ describe('workflow task turns', () => {
     expect(outputs[1]).toContain('result.count: must be integer (got 1.5)');
     expect(outputs[1]).toContain('result: must NOT have additional property "extra"');
     expect(outputs[2]).toContain('result: missing required property "count"');
+  });
+
+  // '^(a+)+$' against 'aaa…a!' takes a backtracking engine ~25 s (the whole service frozen); RE2 is
+  // linear. The timeout turns a regression into a failure.
+  it('checks a catastrophic pattern and decimal multipleOf through submit_result without freezing the service', { timeout: 15000 }, async () => {
+    const p = prompt('pattern submitter');
+    const schema = {
+      type: 'object',
+      properties: { code: { type: 'string', pattern: '^(a+)+$' }, step: { type: 'number', multipleOf: 0.1 } },
+      required: ['code', 'step'],
+      additionalProperties: false,
+    };
+    const ok = { code: 'aaaa', step: 0.3 };
+    const { wf, requestsFor } = await runWorkflow([
+      {
+        prompt: p,
+        schema,
+        steps: [
+          { output: [functionCall('submit_result', { result: { code: 'a'.repeat(29) + '!', step: 0.3 } })] },
+          { output: [functionCall('submit_result', { result: { code: 'aaa', step: 0.35 } })] },
+          { output: [functionCall('submit_result', { result: ok })] },
+        ],
+      },
+    ]);
+    expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', attempts: 1, result: ok });
+    const outputs = toolOutputs(requestsFor(p)[2].body);
+    expect(outputs).toHaveLength(2);
+    expect(outputs[0]).toMatch(/^Error:/);
+    expect(outputs[0]).toContain('result.code: must match pattern "^(a+)+$"');
+    expect(outputs[0]).not.toContain('result.step');
+    expect(outputs[1]).toContain('result.step: must be multiple of 0.1');
+    expect(outputs[1]).not.toContain('result.code');
   });
 
   it('answers prose with one repair instruction offering only submit_result, then takes the submission', async () => {
