@@ -14,7 +14,7 @@ import { globInHome } from './home-glob.js';
 import { count } from '../../count.js';
 
 const schema = z.object({
-  pattern: z.string().min(1).describe('Glob relative to the search folder, e.g. "**/*.ts" or "src/*.json"'),
+  pattern: z.string().min(1).describe('Glob relative to the search folder, e.g. "**/*.ts" or "src/*.{js,json}" (at most 256 characters and 3 "*" per path segment; no extglobs)'),
   path: z.string().optional().describe('Folder to search in, relative to the home (default: the home)'),
   limit: z.number().int().min(1).max(1000).optional().describe('Max paths returned (default 200)'),
 });
