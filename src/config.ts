@@ -43,6 +43,7 @@ const EnvSchema = z.object({
   MAX_STEPS: int(20, 1, 100),
   TOOL_TIMEOUT_MS: int(120_000, 100, 3_600_000),
   PARALLEL_TOOL_LIMIT: int(4, 1, 64),
+  MAX_TOOL_CALLS_PER_RESPONSE: int(64, 1, 10_000),
   TOOL_SEARCH_MODE: z.enum(['client', 'hosted']).default('client'),
   CONVERSATION_MODE: z.enum(['stateless', 'previous_response_id']).default('stateless'),
   // --- computer family ---

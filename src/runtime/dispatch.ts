@@ -15,6 +15,13 @@
  *   `Error: a prior tool call already ended this turn`.
  * - a tool's `execute` never receives unvalidated params; `tool.started` is emitted only after
  *   validation.
+ * - at most `maxCallsPerResponse` calls of one response run; the rest are answered with an
+ *   `Error:` telling the model the limit and to split the work (see {@link overLimitMessage});
+ * - while `onlyTools` is set (a final-answer guard's restriction), calls to other tools are
+ *   refused with an `Error:` naming the allowed tools — the restriction is enforced here, not only
+ *   in the tool list sent to the model;
+ * - a call whose call_id repeats an earlier call's in the same round is not executed (see
+ *   {@link duplicateCallIdMessage}).
  */
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { validateToolArguments } from './arguments.js';
@@ -61,7 +68,14 @@ export interface DispatchOptions<TTurn = unknown> {
   breaker: CircuitBreaker;
   /** When set, every call is answered with this error and nothing runs (e.g. tools disabled). */
   refuseAllWith?: string;
+  /** Calls executed per round (one model response) [64]; later calls get an `Error:` output. */
+  maxCallsPerResponse?: number;
+  /** When set, only tools with these identities (`name` / `namespace.name`) may run. */
+  onlyTools?: readonly string[];
 }
+
+/** Default for {@link DispatchOptions.maxCallsPerResponse}. */
+export const DEFAULT_MAX_CALLS_PER_RESPONSE = 64;
 
 export interface DispatchResult {
   outcomes: CallOutcome[];
@@ -101,6 +115,25 @@ function errorOutcome(callId: string, text: string, state: CallState): CallOutco
 
 class TimeoutError extends Error {}
 
+/** The output for call number `position` (1-based) of `total` when over the per-response limit. */
+export function overLimitMessage(position: number, total: number, limit: number): string {
+  return `Error: this response contained ${total} function calls, over the limit of ${limit} per response; call #${position} was not executed. Split the work: make at most ${limit} calls per response and send the rest in later responses.`;
+}
+
+/**
+ * The output for a function_call whose call_id repeats an earlier one in the same response.
+ *
+ * Why answer the duplicate (with this error, same call_id) rather than drop it: both function_call
+ * items are already in the transcript — they are the model's output, and in previous_response_id
+ * mode the provider stores them as they are — and the Responses API rejects input where a
+ * function_call has no function_call_output. So the invariant kept is "one function_call_output
+ * per function_call item, in the model's order"; only the first call with that call_id runs (a
+ * side-effecting tool must not run twice for what may be one call echoed by the provider).
+ */
+export function duplicateCallIdMessage(callId: string): string {
+  return `Error: call_id ${callId} was already used by an earlier function call in this response; this call was not executed. If it is still needed, call the tool again.`;
+}
+
 /**
  * Run one round of calls. Never throws (a throwing tool or emitter becomes an error output).
  */
@@ -108,11 +141,25 @@ export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: D
   const outcomes: (CallOutcome | undefined)[] = new Array(calls.length);
   let terminated = false;
   const limit = Math.max(1, opts.parallelLimit ?? 4);
+  const maxCalls = Math.max(1, opts.maxCallsPerResponse ?? DEFAULT_MAX_CALLS_PER_RESPONSE);
+  // Calls answered with an error without running: over the limit, or a repeated call_id.
+  const refusals: (string | undefined)[] = new Array(calls.length);
+  const seenCallIds = new Set<string>();
+  calls.forEach((call, index) => {
+    if (index >= maxCalls) refusals[index] = overLimitMessage(index + 1, calls.length, maxCalls);
+    else if (seenCallIds.has(call.callId)) refusals[index] = duplicateCallIdMessage(call.callId);
+    seenCallIds.add(call.callId);
+  });
+  const mode = (index: number) => (refusals[index] === undefined ? lookup(calls[index], opts.tools)?.executionMode : undefined);
 
   const runOne = async (index: number): Promise<void> => {
     const call = calls[index];
     if (opts.signal.aborted) {
       outcomes[index] = errorOutcome(call.callId, NOT_STARTED_CANCEL, 'not_started');
+      return;
+    }
+    if (refusals[index] !== undefined) {
+      outcomes[index] = await executeCall(call, opts, () => undefined, refusals[index]);
       return;
     }
     if (terminated) {
@@ -127,10 +174,9 @@ export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: D
   // Split into segments: a run of consecutive parallel calls, or one sequential call.
   let i = 0;
   while (i < calls.length) {
-    const tool = lookup(calls[i], opts.tools);
-    if (tool?.executionMode === 'parallel') {
+    if (mode(i) === 'parallel') {
       let j = i;
-      while (j < calls.length && lookup(calls[j], opts.tools)?.executionMode === 'parallel') j++;
+      while (j < calls.length && mode(j) === 'parallel') j++;
       const queue = Array.from({ length: j - i }, (_, k) => i + k);
       const workers = Array.from({ length: Math.min(limit, queue.length) }, async () => {
         for (let next = queue.shift(); next !== undefined; next = queue.shift()) await runOne(next);
@@ -150,14 +196,24 @@ function lookup(call: FunctionCallRequest, tools: ReadonlyMap<string, AnyWorkerA
   return tools.get(call.namespace ? `${call.namespace}.${call.name}` : call.name);
 }
 
-async function executeCall<TTurn>(call: FunctionCallRequest, opts: DispatchOptions<TTurn>, onTerminate: () => void): Promise<CallOutcome> {
+async function executeCall<TTurn>(
+  call: FunctionCallRequest,
+  opts: DispatchOptions<TTurn>,
+  onTerminate: () => void,
+  refusal?: string,
+): Promise<CallOutcome> {
   const displayName = call.namespace ? `${call.namespace}.${call.name}` : call.name;
   const completeWithError = async (text: string, label: string | null, repaired?: string): Promise<CallOutcome> => {
     await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label, is_error: true, output: text, ...(repaired ? { repaired } : {}) });
     return { ...errorOutcome(call.callId, text, 'completed'), ...(repaired ? { repaired } : {}) };
   };
 
+  if (refusal !== undefined) return completeWithError(refusal, null);
   if (opts.refuseAllWith !== undefined) return completeWithError(opts.refuseAllWith, null);
+  if (opts.onlyTools && !opts.onlyTools.includes(displayName)) {
+    const allowed = [...opts.onlyTools].sort().join(', ') || '(none)';
+    return completeWithError(`Error: tool ${displayName} cannot be called now; only these tools are allowed: ${allowed}.`, null);
+  }
 
   const tool = lookup(call, opts.tools);
   if (!tool) {

@@ -260,6 +260,8 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       emit,
       parallelLimit: o.parallelLimit,
       defaultTimeoutMs: o.toolTimeoutMs,
+      maxCallsPerResponse: o.maxToolCallsPerResponse,
+      ...(onlyTools ? { onlyTools } : {}),
       breaker,
       ...(toolsDisabled ? { refuseAllWith: 'Error: no more tool calls are allowed in this turn; answer with your final answer.' } : {}),
     });

@@ -28,6 +28,11 @@ export interface RuntimeOptions {
   conversationMode?: 'stateless' | 'previous_response_id';
   /** Max output tokens per model request (unset: provider default). */
   maxOutputTokens?: number;
+  /**
+   * Max function calls executed per model response [64]; calls beyond it are not run and get an
+   * `Error:` function_call_output asking the model to split the work.
+   */
+  maxToolCallsPerResponse?: number;
 }
 
 /**

@@ -337,6 +337,7 @@ export class DefaultTurnService implements TurnService {
         finalAnswerGuard: this.ephemeral.get(id)?.finalAnswerGuard,
         options: {
           parallelLimit: config.PARALLEL_TOOL_LIMIT,
+          maxToolCallsPerResponse: config.MAX_TOOL_CALLS_PER_RESPONSE,
           toolTimeoutMs: config.TOOL_TIMEOUT_MS,
           toolSearchMode: config.TOOL_SEARCH_MODE,
           conversationMode: config.CONVERSATION_MODE,
