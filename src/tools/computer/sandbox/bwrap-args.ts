@@ -9,6 +9,14 @@
  * - the agent home bound read-write at its own path and used as the working folder;
  * - a fresh /proc (only the sandbox's own processes), a minimal /dev, a private /tmp and /var/tmp
  *   (RAM-backed tmpfs, each limited to `tmpBytes`: COMPUTER_TMP_MAX_MB);
+ * - an unprivileged identity: uid/gid {@link SANDBOX_UID} inside (`--uid`/`--gid`, mapped by the user
+ *   namespace to the service's own uid, so the home the service owns stays writable and files the
+ *   command creates belong to the service outside) and no capabilities at all (`--cap-drop ALL`;
+ *   without it a service running as root gives the command uid 0 with a full capability set inside
+ *   its namespace). Note: when the service runs as root the inside uid still maps to host uid 0, so
+ *   root-owned host files visible in the sandbox keep their owner permissions, and RLIMIT_NPROC is
+ *   not enforced by the kernel for host uid 0 (the process limit then comes from a pids cgroup,
+ *   see pids-cgroup.ts);
  * - `--die-with-parent` (the sandbox dies with the service) and `--clearenv` followed by exactly the
  *   variables in `env`.
  *
@@ -17,6 +25,9 @@
  * lets a timeout send SIGTERM to every process of the command before SIGKILL.
  */
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
+
+/** uid and gid of the command inside the sandbox (65534: "nobody"/"nogroup" in /etc/passwd and /etc/group). */
+export const SANDBOX_UID = 65534;
 
 /** Top-level host paths that may be symlinks into /usr (merged-/usr) or real folders. */
 const SYSTEM_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
@@ -46,6 +57,7 @@ export interface BwrapOptions {
 export function bwrapArgv(o: BwrapOptions): string[] {
   const args: string[] = [o.bwrapPath, '--unshare-all'];
   if (o.network) args.push('--share-net');
+  args.push('--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID), '--cap-drop', 'ALL');
   args.push('--die-with-parent', '--hostname', 'sandbox');
   args.push('--ro-bind', '/usr', '/usr');
   for (const p of SYSTEM_LINKS) {

@@ -13,6 +13,7 @@ import { constants as osConstants } from 'node:os';
 import { bwrapArgv } from './bwrap-args.js';
 import { commandEnvironment, SANDBOX_PATH } from './command-env.js';
 import { DEFAULT_LIMITS, limitedShellArgv, type CommandLimits } from './limits.js';
+import { createPidsCgroup, joinCgroupArgv } from './pids-cgroup.js';
 import { OutputCapture, type CapturedOutput, type OutputCaptureOptions } from './output-capture.js';
 
 /** How commands are isolated. */
@@ -62,9 +63,13 @@ export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
   const inner = limitedShellArgv(o.command, o.limits ?? DEFAULT_LIMITS);
   const sb = o.sandbox;
   const bwrap = sb.kind === 'bwrap';
-  const argv = sb.kind === 'bwrap'
+  const limits = o.limits ?? DEFAULT_LIMITS;
+  const sandboxed = sb.kind === 'bwrap'
     ? bwrapArgv({ bwrapPath: sb.bwrapPath, home: o.home, cwd: o.cwd, network: sb.network, tmpBytes: sb.tmpBytes, env, argv: inner })
     : inner;
+  // As root, `ulimit -u` is not enforced (see pids-cgroup.ts): bound the processes with a cgroup.
+  const cgroup = bwrap ? createPidsCgroup(limits.maxProcesses) : null;
+  const argv = cgroup ? joinCgroupArgv(cgroup, sandboxed) : sandboxed;
   const capture = new OutputCapture(o.capture);
   const grace = o.killGraceMs ?? 2000;
   const started = performance.now();
@@ -134,6 +139,7 @@ export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
     clearTimeout(killTimer);
     clearTimeout(drainTimer);
     o.signal.removeEventListener('abort', onAbort);
+    cgroup?.remove();
   }
   const durationMs = performance.now() - started;
   const output = await capture.finish(o.home, o.logName);
