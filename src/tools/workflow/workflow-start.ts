@@ -18,7 +18,7 @@ const schema = z.object({
           .describe(
             'JSON Schema of the task result. Each node has one type (object, array, string, number, integer, boolean); ' +
               'objects list every property in "required" and set "additionalProperties": false; allowed keywords: description, enum, ' +
-              'items, minItems, maxItems, minLength, maxLength, pattern, minimum, maximum, multipleOf. No anyOf, $ref, format or null.',
+              'items, minItems, maxItems, minLength, maxLength, pattern (RE2 syntax: no lookaround, no backreferences; at most 1000 characters), minimum, maximum, multipleOf. No anyOf, $ref, format or null.',
           ),
       }),
     )
