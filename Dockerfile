@@ -1,5 +1,8 @@
 # syntax=docker/dockerfile:1
-# Turn service image: multi-stage, node:20-slim, production dependencies only, non-root.
+# Turn service image: multi-stage, Node.js 24 LTS (node:24.22.3-bookworm-slim, the same exact
+# version as scripts/node24.sh), production dependencies only, non-root, tini as PID 1 (it forwards
+# SIGTERM to the service, which then shuts down gracefully, and reaps orphaned processes; without
+# it, use `docker run --init`).
 #   docker build -t turn-service .
 #   docker run -p 8787:8787 -v turn-data:/data -e AUTH_TOKENS=change-me -e OPENAI_API_KEY=sk-... -e MODEL=gpt-5-mini turn-service
 # The container binds 0.0.0.0, so AUTH_TOKENS is required (the service refuses to start without it).
@@ -7,7 +10,7 @@
 # seccomp/AppArmor profile forbids them, run with a profile that allows them or set COMPUTER_SANDBOX=none.
 
 # --- build: compile TypeScript, then drop dev dependencies ---
-FROM node:20-slim AS build
+FROM node:24.22.3-bookworm-slim AS build
 WORKDIR /app
 # Toolchain only for building better-sqlite3 from source when no prebuilt binary matches.
 RUN apt-get update \
@@ -22,9 +25,9 @@ COPY console ./console
 RUN npm run build && npm prune --omit=dev
 
 # --- runtime ---
-FROM node:20-slim
+FROM node:24.22.3-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap ca-certificates \
+ && apt-get install -y --no-install-recommends bubblewrap ca-certificates tini \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production \
@@ -40,4 +43,5 @@ VOLUME ["/data"]
 EXPOSE 8787
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8787) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "--enable-source-maps", "dist/src/main.js"]

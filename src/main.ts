@@ -56,7 +56,12 @@ function ensureDataDir(dir: string): void {
   }
 }
 
-async function main(): Promise<void> {
+/**
+ * Run the service as a process (`npm start` through scripts/start.mjs, `npm run dev`, the image):
+ * bad configuration or an unusable address → one `refusing to start:` line and exit code 2;
+ * SIGINT/SIGTERM → graceful close, exit 0.
+ */
+export async function main(): Promise<void> {
   let started: Awaited<ReturnType<typeof startService>>;
   try {
     started = await startService();

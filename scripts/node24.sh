@@ -1,0 +1,37 @@
+# shellcheck shell=bash
+# Source this file (`. scripts/node24.sh`) to run the rest of the shell on Node.js 24.
+#
+# When `node --version` is not v24.x, installs the official Node.js binary from the npm package
+# node-linux-<arch>@NODE24_VERSION (plain `npm install`, no other download) into NODE24_DIR
+# (default: $XDG_CACHE_HOME or ~/.cache, under turn-service/node-<version>), reuses it when
+# already there, and puts its bin/ first on PATH.
+#
+# Always exports npm_config_nodedir = the running Node's install prefix: native modules
+# (better-sqlite3) compile from source here, and Debian's npmrc sets nodedir=/usr (Node 20
+# headers), which would build a module that crashes under Node 24.
+NODE24_VERSION=24.22.3
+
+if ! node --version 2>/dev/null | grep -q '^v24\.'; then
+  case "$(uname -m)" in
+    x86_64) node24_arch=x64 ;;
+    aarch64 | arm64) node24_arch=arm64 ;;
+    *) echo "setup: no node-linux package for $(uname -m); install Node.js 24 yourself" >&2; return 1 2>/dev/null || exit 1 ;;
+  esac
+  NODE24_DIR="${NODE24_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/turn-service/node-$NODE24_VERSION}"
+  node24_bin="$NODE24_DIR/node_modules/node-linux-$node24_arch/bin"
+  if [ ! -x "$node24_bin/node" ]; then
+    if ! command -v npm >/dev/null 2>&1; then
+      echo "setup: npm is needed to fetch Node.js 24 (Debian: apt-get install -y npm)" >&2
+      return 1 2>/dev/null || exit 1
+    fi
+    echo "setup: installing Node.js $NODE24_VERSION into $NODE24_DIR" >&2
+    mkdir -p "$NODE24_DIR"
+    npm install --prefix "$NODE24_DIR" --no-save --no-audit --no-fund --no-update-notifier --loglevel=error \
+      "node-linux-$node24_arch@$NODE24_VERSION" >&2
+  fi
+  export PATH="$node24_bin:$PATH"
+  unset node24_arch node24_bin
+fi
+
+npm_config_nodedir="$(dirname "$(dirname "$(command -v node)")")"
+export npm_config_nodedir
