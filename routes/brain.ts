@@ -1,5 +1,5 @@
 /**
- * Brain page endpoints (issue "Workflows" § Brain), over `services.registry.brain`:
+ * Brain page endpoints (README.md "Brain"), over `services.registry.brain`:
  * - PUT    /v1/agents/{agent_id}/brain/pages/{slug} {title, markdown} — create (201) or replace (200)
  * - GET    /v1/agents/{agent_id}/brain/pages/{slug} — the page (404 `page_not_found`)
  * - DELETE /v1/agents/{agent_id}/brain/pages/{slug} — delete (404 when absent)

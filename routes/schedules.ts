@@ -1,5 +1,5 @@
 /**
- * Schedule endpoints (issue "Schedules"), over `services.registry.schedules`:
+ * Schedule endpoints (README.md "Schedules"), over `services.registry.schedules`:
  * - POST   /v1/schedules            — create (201; `Idempotency-Key` replay → 200 with the same schedule)
  * - GET    /v1/schedules            — newest first; filters `agent_id`, `status`; cursor pagination
  * - GET    /v1/schedules/{id}       — one schedule

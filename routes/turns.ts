@@ -1,5 +1,5 @@
 /**
- * Turn endpoints (issue "HTTP service"):
+ * Turn endpoints (README.md "API"):
  * - POST /v1/turns — create; `Accept: text/event-stream` → 200 SSE from the first event;
  *   otherwise 202 `{id, status, links}`; `?wait=true` → 200 with the final turn.
  *   `Idempotency-Key`: same key + same body → the same turn; different body → 409.

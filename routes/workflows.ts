@@ -1,5 +1,5 @@
 /**
- * Workflow endpoints (issue "Workflows"), over `services.registry.workflows`:
+ * Workflow endpoints (README.md "Workflows"), over `services.registry.workflows`:
  * - POST /v1/workflows — create and start (201 + Location); 400 `invalid_workflow` with one
  *   `details` line per violation (result-schema subset, limits); 503 `model_not_configured`.
  * - GET  /v1/workflows — newest first; filters `agent_id`, `status` (a status, `live` or `done`); cursor pagination.

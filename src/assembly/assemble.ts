@@ -20,7 +20,6 @@ import { scheduleFamily } from '../tools/schedule/index.js';
 
 /** Creators for main and scheduled turns, in order (todo, computer, web, schedule, workflow, …). */
 export const MAIN_TURN_FAMILIES: FamilyCreator[] = [
-  // todoFamily, computerFamily, webFamily, scheduleFamily, workflowFamily — added by their issues
   todoFamily,
   computerFamily,
   webFamily,

@@ -1,6 +1,6 @@
 /**
  * Control-plane services a family creator may need, passed in per turn (no singletons).
- * Each family's issue adds its own optional member here; a creator whose service is absent reports
+ * Each family that needs a service has its own optional member here; a creator whose service is absent reports
  * the family as unavailable instead of failing.
  */
 import type { BrainStore } from '../brain/brain-store.js';

@@ -1,7 +1,7 @@
 /**
  * Cross-origin access for browser clients, through `@fastify/cors`.
  *
- * Rules (issue 8; Fetch standard §3.2 "CORS protocol"):
+ * Rules (Fetch standard §3.2 "CORS protocol"; README.md "Configuration", CORS_ORIGINS):
  * - Only origins listed in CORS_ORIGINS (exact `scheme://host[:port]`, compared after URL
  *   normalisation) get CORS headers; any other origin gets none, so the browser blocks it. The
  *   request's Origin is echoed only when it is on the list — arbitrary origins are never reflected.

@@ -1,7 +1,7 @@
 /**
  * Resumable SSE over an {@link EventLog} stream (a turn, a workflow…), on top of `@fastify/sse`.
  *
- * Rules (issue "HTTP service", §SSE rules; framing per the WHATWG HTML "Server-sent events" spec):
+ * Rules (README.md "SSE events"; framing per the WHATWG HTML "Server-sent events" spec):
  * - `id:` is the event's `seq` as a string (`@fastify/sse` drops a numeric 0), `event:` is the
  *   event's `type`, `data:` is one line of JSON (JSON.stringify escapes CR/LF inside strings, so
  *   tool or model text can never inject SSE fields).

@@ -1,6 +1,6 @@
 /**
  * Argument validation: raw `function_call.arguments` text → params for `execute`, or an `Error:`
- * text the model can act on (issue "Tools runtime" §3).
+ * text the model can act on (bad arguments → `Error:` output, README.md "SSE events").
  *
  * Steps: size bound and repair ladder (see repair.ts) → for strict tools, the model's `null` for
  * optional fields becomes "absent" → zod `safeParse` with the tool's schema.

@@ -1,5 +1,5 @@
 /**
- * Dispatch of one round of function calls (issue "Tools runtime" §4).
+ * Dispatch of one round of function calls.
  *
  * Guarantees:
  * - every call gets exactly one function_call_output with its own call_id, whatever happens

@@ -1,6 +1,6 @@
 /**
  * The agent loop: `runTurn` runs one turn — model request, dispatch of function calls, repeat —
- * and reports typed {@link TurnEvent}s in order (issue "Tools runtime" §5–§6).
+ * and reports typed {@link TurnEvent}s in order (README.md "SSE events").
  *
  * Rules:
  * - Repeat until a response has no function calls. After `maxSteps` [20] rounds with function

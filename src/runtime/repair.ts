@@ -1,5 +1,5 @@
 /**
- * The bounded repair ladder for malformed function-call arguments (issue "Tools runtime" §3).
+ * The bounded repair ladder for malformed function-call arguments.
  * Each step runs only when the previous ones failed to produce parseable JSON:
  *   1. `empty`           — empty or whitespace-only arguments → `{}`
  *   2. `code_fence`      — strip a Markdown code fence, or prose around the outermost `{…}`

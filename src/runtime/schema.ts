@@ -1,7 +1,7 @@
 /**
  * Schema collection: the JSON Schema a tool's parameters are described with.
  *
- * Rules (issue "Tools runtime" §2):
+ * Rules:
  * - zod → JSON Schema with zod 4's `z.toJSONSchema(schema, { io: 'input' })` (input side: fields
  *   with defaults are not required).
  * - The root must be `type: "object"`; otherwise `function tool parameters must use a root object

@@ -10,7 +10,7 @@ import type { AnyWorkerAgentTool } from './tool.js';
 /** One item of a Responses API `input` array (message, function_call, function_call_output, reasoning…). */
 export type TranscriptItem = ResponseInputItem;
 
-/** How deferred (`deferLoading`) tools are exposed; see issue "Tools runtime" §2. */
+/** How deferred (`deferLoading`) tools are exposed: `client` = the service's own `tool_search` function, `hosted` = the Responses API's hosted tool search. */
 export type ToolSearchMode = 'client' | 'hosted';
 
 /** Runtime knobs, usually from config. All optional; defaults in brackets. */
@@ -70,7 +70,7 @@ export interface RunTurnOptions<TTurn = unknown> {
   tools: AnyWorkerAgentTool[];
   /** Families not assembled, echoed in `turn.started`. */
   unavailable?: { family: string; reason: string }[];
-  /** Max model requests that may return function calls [20]; see "max_steps" in the issue. */
+  /** Max model requests that may return function calls [20]; then one last request with `tool_choice: "none"` asks for a final answer (stop reason `max_steps`). */
   maxSteps?: number;
   /** Aborting it cancels the turn (tools' signals are aborted, the turn ends `cancelled`). */
   signal: AbortSignal;

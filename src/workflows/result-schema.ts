@@ -4,7 +4,7 @@
  * The task's `result_schema` becomes the `result` parameter of its `submit_result` tool, sent with
  * `strict: true`, so it must be a schema OpenAI Structured Outputs strict mode accepts ("Supported
  * schemas": every object lists all its properties in `required` and sets `additionalProperties:
- * false`; no open objects or records). The issue narrows that further to a small, predictable subset:
+ * false`; no open objects or records). This service narrows that further to a small, predictable subset:
  *
  * - every node has exactly one `type`: object, array, string, number, integer or boolean;
  * - objects: `properties` (≤ {@link MAX_PROPERTIES} each), `required` listing every property,

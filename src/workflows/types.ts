@@ -1,5 +1,5 @@
 /**
- * Workflow model (issue 7): a workflow runs several tasks, each as its own isolated workflow task
+ * Workflow model (README.md "Workflows"): a workflow runs several tasks, each as its own isolated workflow task
  * turn, and collects each task's structured result. Times are ISO 8601 strings.
  */
 import type { JsonObject, JsonValue } from '../runtime/json.js';
