@@ -40,7 +40,7 @@ async function turnWithRounds(rounds: number): Promise<number> {
   );
   const t0 = performance.now();
   const result = await runTurn({
-    turnId: 'bench', model, modelName: 'bench', input: [{ role: 'user', content: 'go' }],
+    turnId: 'bench', model, modelName: 'bench', input: [{ type: 'message', role: 'user', content: 'go' }],
     tools: [noopRead, noopWrite], maxSteps: rounds + 1, signal: new AbortController().signal,
     emit: () => undefined, turnContext: {},
   });
@@ -59,7 +59,7 @@ async function benchRounds(): Promise<{ perRoundMs: number; perRoundNoModelMs: n
   const modelCost: number[] = [];
   for (let i = 0; i < 40; i++) {
     const t0 = performance.now();
-    for (let r = 0; r < ROUNDS; r++) for await (const _ of model.stream({ model: 'm', input: [], stream: true }, new AbortController().signal)) void _;
+    for (let r = 0; r < ROUNDS; r++) for await (const _ of model.stream({ model: 'm', input: [], tools: [], toolChoice: 'auto' }, new AbortController().signal)) void _;
     modelCost.push((performance.now() - t0) / ROUNDS);
   }
   return { perRoundMs: median(perRound), perRoundNoModelMs: median(perRound) - median(modelCost) };

@@ -10,8 +10,9 @@
 import type { ServiceRegistry } from './assembly/services.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
-import type { ModelClient } from './model/model-client.js';
+import type { ModelPort } from './model/port.js';
 import { createOpenAIResponsesClient } from './model/openai-responses-client.js';
+import { createResponsesModel } from './model/responses-model.js';
 import type { TurnEvent } from './runtime/events.js';
 import { createStreamTokens, type StreamTokens } from './http/stream-token.js';
 import { openDatabase, type Database } from './store/database.js';
@@ -48,7 +49,7 @@ export interface Services {
   /** Given to every turn's families as `ctx.services`. */
   registry: ServiceRegistry;
   /** Undefined when no model endpoint is configured (POST /v1/turns → 503 model_not_configured). */
-  modelClient: ModelClient | undefined;
+  modelClient: ModelPort | undefined;
   /** Issues/verifies EventSource stream tokens (links.events); undefined when AUTH_TOKENS is empty. */
   streamTokens: StreamTokens | undefined;
   background: BackgroundService[];
@@ -60,7 +61,7 @@ export interface Services {
 
 export interface ServicesOverrides {
   /** Use this model client instead of one built from OPENAI_* (tests, the demo). */
-  modelClient?: ModelClient;
+  modelClient?: ModelPort;
   /** Use this instead of the runtime's runTurn (tests of the service alone). */
   runTurn?: RunTurnFn;
 }
@@ -69,13 +70,14 @@ export interface ServicesOverrides {
  * The model client from config: configured when OPENAI_API_KEY or OPENAI_BASE_URL is set
  * (local endpoints such as vLLM or Ollama need only the base URL).
  */
-export function modelClientFromConfig(config: Config): ModelClient | undefined {
+export function modelClientFromConfig(config: Config): ModelPort | undefined {
   if (!config.OPENAI_API_KEY && !config.OPENAI_BASE_URL) return undefined;
-  return createOpenAIResponsesClient({
+  const transport = createOpenAIResponsesClient({
     apiKey: config.OPENAI_API_KEY,
     baseURL: config.OPENAI_BASE_URL,
     maxRetries: config.MODEL_MAX_RETRIES,
   });
+  return createResponsesModel(transport, { conversationMode: config.CONVERSATION_MODE });
 }
 
 export function createServices(config: Config, log: Logger, overrides: ServicesOverrides = {}): Services {

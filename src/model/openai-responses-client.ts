@@ -1,6 +1,7 @@
 /**
- * The Responses API implementation of {@link ModelClient}, on the official `openai` SDK 6.x
- * (`client.responses.create({ ..., stream: true })`).
+ * The Responses API transport on the official `openai` SDK 6.x
+ * (`client.responses.create({ ..., stream: true })`): wire-format requests and events. The model
+ * port adapter on top of it is src/model/responses-model.ts.
  *
  * Pitfall handled here: the SDK adds an abort listener to the signal passed with each request and
  * never removes it. Passing the turn's long-lived signal would leak one listener per request, so
@@ -14,8 +15,8 @@
  */
 import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
-import type { ModelClient } from './model-client.js';
-import { toModelError } from './model-error.js';
+import type { ResponsesTransport } from './responses-model.js';
+import { toModelError } from './responses-errors.js';
 
 export interface OpenAIResponsesClientOptions {
   /** Provider base URL including `/v1` (default: the SDK's, https://api.openai.com/v1). */
@@ -28,8 +29,8 @@ export interface OpenAIResponsesClientOptions {
   timeoutMs?: number;
 }
 
-/** Create a {@link ModelClient} talking to a Responses API endpoint. */
-export function createOpenAIResponsesClient(options: OpenAIResponsesClientOptions = {}): ModelClient {
+/** Create a {@link ResponsesTransport} talking to a Responses API endpoint. */
+export function createOpenAIResponsesClient(options: OpenAIResponsesClientOptions = {}): ResponsesTransport {
   const client = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey ?? 'not-set',

@@ -23,7 +23,7 @@
  * - a call whose call_id repeats an earlier call's in the same round is not executed (see
  *   {@link duplicateCallIdMessage}).
  */
-import type { ResponseInputItem } from 'openai/resources/responses/responses';
+import type { ContentPart, FunctionCallOutputItem } from '../model/port.js';
 import { validateToolArguments } from './arguments.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import type { TurnEvent } from './events.js';
@@ -46,7 +46,7 @@ export interface CallOutcome {
   /** The text the model saw. */
   outputText: string;
   /** The function_call_output item for the transcript. */
-  item: ResponseInputItem.FunctionCallOutput;
+  item: FunctionCallOutputItem;
   isError: boolean;
   state: CallState;
   /** Repair step that fixed the arguments, if any. */
@@ -96,15 +96,13 @@ function safeLabel(fn: () => string | null | undefined, fallback: string | null)
   }
 }
 
-function outputFromContent(callId: string, content: ToolContent[]): { text: string; item: ResponseInputItem.FunctionCallOutput } {
+function outputFromContent(callId: string, content: ToolContent[]): { text: string; item: FunctionCallOutputItem } {
   const text = content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text).join('\n');
   if (!content.some((c) => c.type === 'image')) {
     return { text, item: { type: 'function_call_output', call_id: callId, output: text } };
   }
-  const parts = content.map((c) =>
-    c.type === 'text'
-      ? ({ type: 'input_text', text: c.text } as const)
-      : ({ type: 'input_image', image_url: c.url, detail: 'auto' } as const),
+  const parts: ContentPart[] = content.map((c) =>
+    c.type === 'text' ? { type: 'text', text: c.text } : { type: 'image', url: c.url, detail: 'auto' },
   );
   return { text, item: { type: 'function_call_output', call_id: callId, output: parts } };
 }

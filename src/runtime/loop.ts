@@ -19,14 +19,13 @@
  *   ends, optionally restricting the offered tools.
  * `runTurn` never throws; `emit` is awaited for every event (back-pressure).
  */
-import type { ResponseFunctionToolCall, ResponseInputItem, ResponseOutputItem, ResponseOutputMessage } from 'openai/resources/responses/responses';
+import type { CustomToolCallItem, ModelRequest, ToolSearchCallItem } from '../model/port.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import type { CompiledTool } from './compiled-tool.js';
 import { dispatchRound, type CallOutcome, type FunctionCallRequest } from './dispatch.js';
 import type { TurnEvent } from './events.js';
 import { readModelResponse } from './model-response.js';
 import { buildProviderTools, compileToolSet, providerToolNames } from './provider-tools.js';
-import { buildModelRequest } from './request.js';
 import { createToolSearchTool, searchAndLoad, TOOL_SEARCH_NAME } from './tool-search.js';
 import type { AnyWorkerAgentTool } from './tool.js';
 import type { FinalAnswerGuardVerdict, RunTurnOptions, RunTurnResult, ToolCallStats, TranscriptItem } from './turn-types.js';
@@ -40,22 +39,23 @@ export const MAX_STEPS_INSTRUCTION =
 export const EMPTY_RESPONSE_NUDGE =
   'Your last response was empty. Continue: call a tool if you still need one, or give your final answer to the user.';
 
-function messageText(items: ResponseOutputItem[]): string {
+function messageText(items: TranscriptItem[]): string {
   return items
-    .filter((i): i is ResponseOutputMessage => i.type === 'message')
-    .flatMap((m) => m.content)
-    .map((c) => (c.type === 'output_text' ? c.text : ''))
+    .map((i) => {
+      if (i.type !== 'message' || i.role !== 'assistant') return '';
+      if (typeof i.content === 'string') return i.content;
+      return i.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+    })
     .join('');
 }
 
-function developerMessage(text: string): ResponseInputItem {
+function developerMessage(text: string): TranscriptItem {
   return { type: 'message', role: 'developer', content: text };
 }
 
 /** Run one turn. See the module doc for the rules. Never throws. */
 export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTurnResult> {
   const o = opts.options ?? {};
-  const mode = o.conversationMode ?? 'stateless';
   const searchMode = o.toolSearchMode ?? 'client';
   const maxSteps = opts.maxSteps ?? DEFAULT_MAX_STEPS;
   const transcript: TranscriptItem[] = [...opts.input];
@@ -140,19 +140,17 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
 
   for (;;) {
     if (opts.signal.aborted) return cancelled();
-    const request = buildModelRequest({
+    const request: ModelRequest = {
       model: opts.modelName,
-      instructions: opts.instructions,
+      ...(opts.instructions !== undefined ? { instructions: opts.instructions } : {}),
+      input: [...transcript],
       tools: providerTools(),
       toolChoice: toolsDisabled ? 'none' : (opts.toolChoice ?? 'auto'),
-      mode,
-      transcript,
-      previousResponseId: lastResponseId,
-      coveredItems,
-      maxOutputTokens: o.maxOutputTokens,
-    });
+      ...(o.maxOutputTokens !== undefined ? { maxOutputTokens: o.maxOutputTokens } : {}),
+      ...(lastResponseId !== undefined ? { continuation: { responseId: lastResponseId, coveredItems } } : {}),
+    };
     steps++;
-    let stream: AsyncIterable<import('openai/resources/responses/responses').ResponseStreamEvent>;
+    let stream: ReturnType<typeof opts.model.stream>;
     try {
       stream = opts.model.stream(request, opts.signal);
     } catch (err) {
@@ -175,12 +173,12 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       lastText = messageText(response.items);
       if (lastText) await emit({ type: 'message.completed', text: lastText });
       // Keep only items that stay valid without outputs (no half-finished function calls).
-      transcript.push(...(response.items.filter((i) => i.type === 'message' || i.type === 'reasoning') as TranscriptItem[]));
+      transcript.push(...response.items.filter((i) => i.type === 'message' || i.type === 'reasoning'));
       return completed(response.incompleteReason ?? 'incomplete');
     }
 
     // completed
-    transcript.push(...(response.items as TranscriptItem[]));
+    transcript.push(...response.items);
     if (response.responseId) {
       lastResponseId = response.responseId;
       coveredItems = transcript.length;
@@ -191,12 +189,11 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       await emit({ type: 'message.completed', text });
     }
     const functionCalls: FunctionCallRequest[] = [];
-    const searchCalls: ResponseOutputItem[] = [];
-    const customCalls: { call_id: string; name: string }[] = [];
+    const searchCalls: ToolSearchCallItem[] = [];
+    const customCalls: CustomToolCallItem[] = [];
     for (const item of response.items) {
       if (item.type === 'function_call') {
-        const fc = item as ResponseFunctionToolCall & { namespace?: string };
-        functionCalls.push({ callId: fc.call_id, name: fc.name, arguments: fc.arguments ?? '', ...(fc.namespace ? { namespace: fc.namespace } : {}) });
+        functionCalls.push({ callId: item.call_id, name: item.name, arguments: item.arguments ?? '', ...(item.namespace ? { namespace: item.namespace } : {}) });
       } else if (item.type === 'tool_search_call' && item.execution === 'client') {
         searchCalls.push(item);
       } else if (item.type === 'custom_tool_call') {
@@ -236,13 +233,12 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     // Tool round.
     usedTools = true;
     toolRounds++;
-    const searchOutputs: TranscriptItem[] = searchCalls.map((item) => {
-      const sc = item as { call_id: string | null; arguments: unknown };
+    const searchOutputs: TranscriptItem[] = searchCalls.map((sc) => {
       const args = (sc.arguments ?? {}) as Record<string, unknown>;
       const query = Object.values(args).filter((v) => typeof v === 'string').join(' ');
       const { matches } = searchAndLoad(query, deferred, loaded);
       const tools = buildProviderTools(matches.map((m) => m.tool), { toolSearchMode: 'hosted' }).filter((t) => t.type !== 'tool_search');
-      return { type: 'tool_search_output', call_id: sc.call_id, execution: 'client', status: 'completed', tools } as TranscriptItem;
+      return { type: 'tool_search_output', call_id: sc.call_id, execution: 'client', status: 'completed', tools };
     });
     transcript.push(...searchOutputs);
     // No custom (grammar) tools are offered; a custom_tool_call still gets exactly one output.

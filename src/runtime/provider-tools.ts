@@ -1,5 +1,6 @@
 /**
- * Provider tool definitions: a turn's tools → the Responses API `tools` array.
+ * Provider tool definitions: a turn's tools → the model port's neutral {@link ToolDefinition}s
+ * (src/model/port.ts, shaped like the Responses API `tools` array).
  *
  * - Function tools carry `strict` explicitly (false unless the tool sets true): when omitted the
  *   Responses API applies strict mode and the model fills optional fields with junk.
@@ -12,7 +13,7 @@
  *
  * `POST /v1/tools/preview` shows exactly this output.
  */
-import type { FunctionTool, NamespaceTool, Tool } from 'openai/resources/responses/responses';
+import type { FunctionToolDefinition as FunctionTool, NamespaceToolDefinition as NamespaceTool, ToolDefinition as Tool } from '../model/port.js';
 import { compileTool, type CompiledTool } from './compiled-tool.js';
 import { TOOL_SEARCH_DESCRIPTION, TOOL_SEARCH_NAME, TOOL_SEARCH_PARAMETERS } from './tool-search.js';
 import type { AnyWorkerAgentTool } from './tool.js';

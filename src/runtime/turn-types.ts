@@ -2,13 +2,12 @@
  * The runtime's public surface for running one turn: what the turn service (src/turns/) passes to
  * `runTurn` (src/runtime/loop.ts) and what it gets back. No HTTP, no storage in here.
  */
-import type { ResponseInputItem } from 'openai/resources/responses/responses';
-import type { ModelClient } from '../model/model-client.js';
+import type { ModelPort, TranscriptItem } from '../model/port.js';
 import type { TurnEvent, Usage } from './events.js';
 import type { AnyWorkerAgentTool } from './tool.js';
 
-/** One item of a Responses API `input` array (message, function_call, function_call_output, reasoning…). */
-export type TranscriptItem = ResponseInputItem;
+/** One neutral transcript item (message, function_call, function_call_output, reasoning…); src/model/port.ts. */
+export type { TranscriptItem };
 
 /** How deferred (`deferLoading`) tools are exposed: `client` = the service's own `tool_search` function, `hosted` = the Responses API's hosted tool search. */
 export type ToolSearchMode = 'client' | 'hosted';
@@ -21,11 +20,6 @@ export interface RuntimeOptions {
   toolTimeoutMs?: number;
   /** Deferred tool exposure [client]. */
   toolSearchMode?: ToolSearchMode;
-  /**
-   * `stateless` [default]: `store: false`, full input each request, encrypted reasoning passed back.
-   * `previous_response_id`: chain responses server-side; only new items are sent.
-   */
-  conversationMode?: 'stateless' | 'previous_response_id';
   /** Max output tokens per model request (unset: provider default). */
   maxOutputTokens?: number;
   /**
@@ -59,7 +53,7 @@ export type FinalAnswerGuardVerdict = null | {
 
 export interface RunTurnOptions<TTurn = unknown> {
   turnId: string;
-  model: ModelClient;
+  model: ModelPort;
   /** Model name sent as `model`. */
   modelName: string;
   /** Sent as `instructions`. */

@@ -17,7 +17,7 @@ import { assembleTools as defaultAssemble } from '../assembly/assemble.js';
 import type { ServiceRegistry } from '../assembly/services.js';
 import type { Config } from '../config.js';
 import { HttpError } from '../http/errors.js';
-import type { ModelClient } from '../model/model-client.js';
+import type { ModelPort } from '../model/port.js';
 import { isTerminalEvent, type TurnEvent } from '../runtime/events.js';
 import type { RunTurnOptions, RunTurnResult, TranscriptItem } from '../runtime/turn-types.js';
 import type { EventLog } from '../store/event-log.js';
@@ -35,7 +35,7 @@ export interface TurnServiceDeps {
   events: EventLog<TurnEvent>;
   registry: ServiceRegistry;
   /** The model client, or undefined when no endpoint is configured (→ 503 model_not_configured). */
-  modelClient: ModelClient | undefined;
+  modelClient: ModelPort | undefined;
   runTurn: RunTurnFn;
   assembleTools?: typeof defaultAssemble;
   log?: { info: (o: object, m?: string) => void; warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
@@ -340,7 +340,6 @@ export class DefaultTurnService implements TurnService {
           maxToolCallsPerResponse: config.MAX_TOOL_CALLS_PER_RESPONSE,
           toolTimeoutMs: config.TOOL_TIMEOUT_MS,
           toolSearchMode: config.TOOL_SEARCH_MODE,
-          conversationMode: config.CONVERSATION_MODE,
         },
       });
       if (!terminal) await emit(terminalFromResult(result));

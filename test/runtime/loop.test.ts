@@ -119,7 +119,7 @@ describe('runTurn loop', () => {
     expect(server.requests).toHaveLength(3);
     expect(events.at(-1)).toEqual({ type: 'turn.failed', error: { code: 'server_overloaded', message: 'overloaded' } });
     expect(result.status).toBe('failed');
-    expect(result.transcript.map((i: any) => i.type ?? i.role)).toEqual(['user', 'function_call', 'function_call_output']);
+    expect(result.transcript.map((i: any) => i.role ?? i.type)).toEqual(['user', 'function_call', 'function_call_output']);
   });
 
   it('retries a 429 through the SDK and completes', async () => {
@@ -146,7 +146,7 @@ describe('runTurn loop', () => {
       });
       expect(result.status).toBe('failed');
       expect(result.error?.code).toBe('stream_interrupted');
-      expect(result.transcript).toEqual([{ role: 'user', content: 'hello' }]);
+      expect(result.transcript).toEqual([{ type: 'message', role: 'user', content: 'hello' }]);
     }
   });
 
@@ -164,7 +164,7 @@ describe('runTurn loop', () => {
     });
     expect(result.status).toBe('cancelled');
     expect(events.at(-1)).toEqual({ type: 'turn.cancelled', calls: [] });
-    expect(result.transcript).toEqual([{ role: 'user', content: 'hello' }]);
+    expect(result.transcript).toEqual([{ type: 'message', role: 'user', content: 'hello' }]);
   });
 
   it('fails before any model call when two tools share an identity', async () => {

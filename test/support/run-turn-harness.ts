@@ -12,11 +12,14 @@
 import type { TurnEvent } from '../../src/runtime/events.js';
 import { runTurn } from '../../src/runtime/loop.js';
 import type { AnyWorkerAgentTool } from '../../src/runtime/tool.js';
-import type { RunTurnOptions, RunTurnResult, TranscriptItem } from '../../src/runtime/turn-types.js';
+import type { RunTurnOptions, RunTurnResult, RuntimeOptions, TranscriptItem } from '../../src/runtime/turn-types.js';
 import { createOpenAIResponsesClient } from '../../src/model/openai-responses-client.js';
+import { createResponsesModel, type ResponsesModelOptions } from '../../src/model/responses-model.js';
 import { startScriptedResponsesServer, type ScriptEntry, type ScriptedResponsesServer } from './scripted-responses-server.js';
 
-export interface ScriptedTurnInput extends Partial<Omit<RunTurnOptions, 'model' | 'emit' | 'tools' | 'input'>> {
+export interface ScriptedTurnInput extends Partial<Omit<RunTurnOptions, 'model' | 'emit' | 'tools' | 'input' | 'options'>> {
+  /** Runtime options, plus the Responses adapter's conversation mode. */
+  options?: RuntimeOptions & ResponsesModelOptions;
   script: ScriptEntry[];
   tools?: AnyWorkerAgentTool[];
   input?: TranscriptItem[];
@@ -36,11 +39,12 @@ export async function runScriptedTurn(input: ScriptedTurnInput): Promise<Scripte
   const server = await startScriptedResponsesServer(input.script);
   const events: TurnEvent[] = [];
   try {
-    const model = createOpenAIResponsesClient({ baseURL: server.baseURL, apiKey: 'test-key', maxRetries: input.maxRetries ?? 0 });
+    const transport = createOpenAIResponsesClient({ baseURL: server.baseURL, apiKey: 'test-key', maxRetries: input.maxRetries ?? 0 });
+    const model = createResponsesModel(transport, { conversationMode: input.options?.conversationMode });
     const result = await runTurn({
       turnId: input.turnId ?? 'turn_test',
       modelName: input.modelName ?? 'test-model',
-      input: input.input ?? [{ role: 'user', content: 'hello' }],
+      input: input.input ?? [{ type: 'message', role: 'user', content: 'hello' }],
       signal: input.signal ?? new AbortController().signal,
       turnContext: input.turnContext ?? {},
       ...input,

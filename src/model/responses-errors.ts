@@ -1,0 +1,29 @@
+/** Conversion of `openai` SDK errors into {@link ModelError}s (Responses adapter). */
+import { APIConnectionError, APIError } from 'openai';
+import { ModelError } from './model-error.js';
+
+/**
+ * Convert anything thrown while talking to the model into a {@link ModelError}.
+ * SDK `APIError`s keep their `code` (or become `http_<status>`); connection failures and
+ * mid-stream socket errors become `connection_error` / `stream_interrupted`.
+ */
+export function toModelError(err: unknown): ModelError {
+  if (err instanceof ModelError) return err;
+  if (err instanceof APIConnectionError) {
+    return new ModelError('connection_error', err.message || 'could not connect to the model provider');
+  }
+  if (err instanceof APIError) {
+    const body = err.error as { code?: unknown; type?: unknown; message?: unknown } | undefined;
+    const code =
+      (typeof err.code === 'string' && err.code) ||
+      (typeof body?.code === 'string' && body.code) ||
+      (err.status !== undefined ? `http_${err.status}` : undefined) ||
+      (typeof err.type === 'string' && err.type) ||
+      'model_error';
+    const message = (typeof body?.message === 'string' && body.message) || err.message || code;
+    return new ModelError(code, message, err.status);
+  }
+  const e = err as Error;
+  // undici reports a reset/closed socket mid-body as TypeError("terminated") or similar.
+  return new ModelError('stream_interrupted', `model stream broke: ${e?.message ?? String(err)}`);
+}

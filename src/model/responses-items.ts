@@ -1,0 +1,157 @@
+/**
+ * Responses adapter, items: neutral {@link TranscriptItem}s ⇄ Responses API input/output items.
+ *
+ * Round trip rule: an item the adapter produced from a Responses output item is sent back exactly
+ * as it was completed (fields the neutral item does not model travel in `providerData`), so a
+ * reasoning item with `encrypted_content` or a namespaced function call is passed back unchanged.
+ * Output item types the runtime does not interpret become `provider_item`s and are sent back as
+ * they were.
+ */
+import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
+import type { ContentPart, ProviderData, ToolDefinition, TranscriptItem } from './port.js';
+
+/** The `provider` name of {@link ProviderItem}s made by this adapter. */
+export const RESPONSES_PROVIDER = 'openai-responses';
+
+type Raw = Record<string, unknown>;
+
+function rest(raw: Raw, keys: string[]): ProviderData | undefined {
+  const out: ProviderData = {};
+  for (const [k, v] of Object.entries(raw)) if (!keys.includes(k) && v !== undefined) out[k] = v;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+function withData<T extends object>(item: T, data: ProviderData | undefined): T {
+  return data ? { ...item, providerData: data } : item;
+}
+
+function partsFromOutput(content: unknown): ContentPart[] {
+  if (!Array.isArray(content)) return [];
+  return content.map((c: Raw) =>
+    c.type === 'refusal'
+      ? { type: 'refusal', refusal: String(c.refusal ?? '') }
+      : withData({ type: 'text', text: String(c.text ?? '') }, rest(c, ['type', 'text'])),
+  );
+}
+
+/** A completed Responses output item (`response.output_item.done`) as a neutral item. */
+export function fromResponsesOutputItem(item: ResponseOutputItem): TranscriptItem {
+  const raw = item as unknown as Raw;
+  switch (raw.type) {
+    case 'message':
+      return withData({ type: 'message', role: 'assistant', content: partsFromOutput(raw.content) }, rest(raw, ['type', 'role', 'content']));
+    case 'function_call':
+      return withData(
+        {
+          type: 'function_call',
+          call_id: String(raw.call_id ?? ''),
+          name: String(raw.name ?? ''),
+          ...(typeof raw.namespace === 'string' && raw.namespace ? { namespace: raw.namespace } : {}),
+          arguments: typeof raw.arguments === 'string' ? raw.arguments : JSON.stringify(raw.arguments ?? {}),
+        },
+        rest(raw, ['type', 'call_id', 'name', 'namespace', 'arguments']),
+      );
+    case 'reasoning': {
+      const summary = Array.isArray(raw.summary) ? raw.summary.map((s: Raw) => String(s.text ?? '')) : [];
+      return withData(
+        { type: 'reasoning', summary, ...('encrypted_content' in raw ? { encrypted_content: raw.encrypted_content as string | null } : {}) },
+        rest(raw, ['type', 'summary', 'encrypted_content']),
+      );
+    }
+    case 'tool_search_call':
+      return withData(
+        {
+          type: 'tool_search_call',
+          call_id: (raw.call_id as string | null) ?? null,
+          arguments: raw.arguments ?? {},
+          execution: raw.execution === 'client' ? 'client' : 'server',
+        },
+        rest(raw, ['type', 'call_id', 'arguments', 'execution']),
+      );
+    case 'custom_tool_call':
+      return withData(
+        { type: 'custom_tool_call', call_id: String(raw.call_id ?? ''), name: String(raw.name ?? ''), input: String(raw.input ?? '') },
+        rest(raw, ['type', 'call_id', 'name', 'input']),
+      );
+    default:
+      return { type: 'provider_item', provider: RESPONSES_PROVIDER, item: raw };
+  }
+}
+
+function outputParts(parts: ContentPart[]): Raw[] {
+  return parts.map((p) =>
+    p.type === 'refusal'
+      ? { type: 'refusal', refusal: p.refusal }
+      : { annotations: [], ...(p.type === 'text' ? p.providerData : {}), type: 'output_text', text: p.type === 'text' ? p.text : '' },
+  );
+}
+
+function inputParts(parts: ContentPart[]): Raw[] {
+  return parts.map((p) =>
+    p.type === 'image'
+      ? { type: 'input_image', image_url: p.url, detail: p.detail ?? 'auto' }
+      : { type: 'input_text', text: p.type === 'text' ? p.text : p.refusal },
+  );
+}
+
+/** Tool definitions are already in the Responses shape (see port.ts); copied for safety. */
+export function toResponsesTools(tools: readonly ToolDefinition[]): Raw[] {
+  return tools.map((t) => ({ ...t }) as Raw);
+}
+
+/**
+ * A neutral item as a Responses `input` item, or undefined when it cannot be sent (a
+ * `provider_item` from another adapter).
+ */
+export function toResponsesInputItem(item: TranscriptItem): ResponseInputItem | undefined {
+  const data = (item as { providerData?: ProviderData }).providerData ?? {};
+  let raw: Raw;
+  switch (item.type) {
+    case 'message':
+      if (typeof item.content === 'string') raw = { type: 'message', role: item.role, content: item.content };
+      else if (item.role === 'assistant') raw = { ...data, type: 'message', role: 'assistant', content: outputParts(item.content) };
+      else raw = { type: 'message', role: item.role, content: inputParts(item.content) };
+      break;
+    case 'function_call':
+      raw = { ...data, type: 'function_call', call_id: item.call_id, name: item.name, ...(item.namespace ? { namespace: item.namespace } : {}), arguments: item.arguments };
+      break;
+    case 'function_call_output':
+      raw = { type: 'function_call_output', call_id: item.call_id, output: typeof item.output === 'string' ? item.output : inputParts(item.output) };
+      break;
+    case 'reasoning':
+      raw = {
+        ...data,
+        type: 'reasoning',
+        summary: item.summary.map((text) => ({ type: 'summary_text', text })),
+        ...(item.encrypted_content !== undefined ? { encrypted_content: item.encrypted_content } : {}),
+      };
+      break;
+    case 'tool_search_call':
+      raw = { ...data, type: 'tool_search_call', call_id: item.call_id, arguments: item.arguments, execution: item.execution };
+      break;
+    case 'tool_search_output':
+      raw = { type: 'tool_search_output', call_id: item.call_id, execution: item.execution, status: item.status, tools: toResponsesTools(item.tools) };
+      break;
+    case 'custom_tool_call':
+      raw = { ...data, type: 'custom_tool_call', call_id: item.call_id, name: item.name, input: item.input };
+      break;
+    case 'custom_tool_call_output':
+      raw = { type: 'custom_tool_call_output', call_id: item.call_id, output: item.output };
+      break;
+    case 'provider_item':
+      if (item.provider !== RESPONSES_PROVIDER) return undefined;
+      raw = item.item;
+      break;
+  }
+  return raw as unknown as ResponseInputItem;
+}
+
+/** Map a transcript to Responses `input` (items another adapter produced are left out). */
+export function toResponsesInput(items: readonly TranscriptItem[]): ResponseInputItem[] {
+  const out: ResponseInputItem[] = [];
+  for (const i of items) {
+    const r = toResponsesInputItem(i);
+    if (r) out.push(r);
+  }
+  return out;
+}

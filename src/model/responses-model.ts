@@ -1,0 +1,29 @@
+/**
+ * The Responses adapter of the {@link ModelPort}: neutral requests → `responses.create` (through a
+ * {@link ResponsesTransport}, normally the `openai` SDK client of openai-responses-client.ts) →
+ * neutral stream events.
+ */
+import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type { ModelPort } from './port.js';
+import { toResponsesRequest, type ResponsesConversationMode } from './responses-request.js';
+import { fromResponsesStream } from './responses-stream.js';
+
+/** Something that streams one Responses API request (wire types). Throws ModelErrors. */
+export interface ResponsesTransport {
+  stream(request: ResponseCreateParamsStreaming, signal: AbortSignal): AsyncIterable<ResponseStreamEvent>;
+}
+
+export interface ResponsesModelOptions {
+  /** [stateless]; see src/model/responses-request.ts. */
+  conversationMode?: ResponsesConversationMode;
+}
+
+/** Wrap a Responses transport as a {@link ModelPort}. */
+export function createResponsesModel(transport: ResponsesTransport, options: ResponsesModelOptions = {}): ModelPort {
+  const mode = options.conversationMode ?? 'stateless';
+  return {
+    stream(request, signal) {
+      return fromResponsesStream(transport.stream(toResponsesRequest(request, mode), signal));
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Responses adapter, streams: `ResponseStreamEvent`s → neutral {@link ModelStreamEvent}s.
+ *
+ * Items are taken from `response.output_item.done` (the completed item: its `call_id` is the one
+ * that counts — captures show `output_item.added` can carry a different one).
+ */
+import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import type { ModelStreamEvent } from './port.js';
+import { fromResponsesOutputItem } from './responses-items.js';
+
+/** Map one Responses stream event; undefined for events the runtime does not need. */
+export function fromResponsesEvent(event: ResponseStreamEvent, itemsSeen: number): ModelStreamEvent | undefined {
+  switch (event.type) {
+    case 'response.created':
+      return { type: 'response.started', response_id: event.response.id };
+    case 'response.output_text.delta':
+      return event.delta ? { type: 'text.delta', text: event.delta } : undefined;
+    case 'response.output_item.done':
+      return { type: 'item.done', index: event.output_index ?? itemsSeen, item: fromResponsesOutputItem(event.item) };
+    case 'response.completed':
+    case 'response.incomplete':
+    case 'response.failed': {
+      const r = event.response;
+      const status = event.type === 'response.completed' ? 'completed' : event.type === 'response.incomplete' ? 'incomplete' : 'failed';
+      return {
+        type: 'response.done',
+        status,
+        ...(r.id ? { response_id: r.id } : {}),
+        ...(r.usage ? { usage: { input_tokens: r.usage.input_tokens ?? 0, output_tokens: r.usage.output_tokens ?? 0 } } : {}),
+        ...(status === 'incomplete' ? { incomplete_reason: r.incomplete_details?.reason ?? 'unknown' } : {}),
+        ...(status === 'failed'
+          ? { error: { code: r.error?.code ?? 'response_failed', message: r.error?.message ?? 'the model response failed' } }
+          : {}),
+        ...(Array.isArray(r.output) ? { items: r.output.map(fromResponsesOutputItem) } : {}),
+      };
+    }
+    case 'error':
+      // Normally turned into a thrown APIError by the SDK; handled for other transports.
+      return { type: 'error', code: event.code ?? 'model_error', message: event.message ?? 'model stream error' };
+    default:
+      return undefined;
+  }
+}
+
+/** Map a whole Responses stream. */
+export async function* fromResponsesStream(events: AsyncIterable<ResponseStreamEvent>): AsyncIterable<ModelStreamEvent> {
+  let items = 0;
+  for await (const e of events) {
+    const mapped = fromResponsesEvent(e, items);
+    if (!mapped) continue;
+    if (mapped.type === 'item.done') items++;
+    yield mapped;
+  }
+}
