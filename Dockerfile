@@ -12,10 +12,7 @@
 # --- build: compile TypeScript, then drop dev dependencies ---
 FROM node:24.22.3-bookworm-slim AS build
 WORKDIR /app
-# Toolchain only for building better-sqlite3 from source when no prebuilt binary matches.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
+# No compiler toolchain: better-sqlite3 13 ships its linux-x64/arm64 binaries inside the package.
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json openapi.yaml ./

@@ -6,9 +6,9 @@
 # (default: $XDG_CACHE_HOME or ~/.cache, under turn-service/node-<version>), reuses it when
 # already there, and puts its bin/ first on PATH.
 #
-# Always exports npm_config_nodedir = the running Node's install prefix: native modules
-# (better-sqlite3) compile from source here, and Debian's npmrc sets nodedir=/usr (Node 20
-# headers), which would build a module that crashes under Node 24.
+# Always exports npm_config_nodedir = the running Node's install prefix: a native module built
+# from source here (no prebuilt download) must use that Node's headers, and Debian's npmrc sets
+# nodedir=/usr (Node 20 headers), which would build a module that crashes under Node 24.
 NODE24_VERSION=24.22.3
 
 if ! node --version 2>/dev/null | grep -q '^v24\.'; then
