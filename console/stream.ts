@@ -19,6 +19,7 @@ export const TURN_EVENT_TYPES = [
   'tool.progress',
   'tool.completed',
   'presentation',
+  'turn.warning',
   'turn.completed',
   'turn.failed',
   'turn.cancelled',

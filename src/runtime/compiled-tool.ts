@@ -10,6 +10,7 @@ import type { JsonObject } from './json.js';
 import { toolInputJsonSchema } from './schema.js';
 import { toStrictJsonSchema } from './strict-schema.js';
 import type { AnyWorkerAgentTool } from './tool.js';
+import { toolIdentity } from './tool-identity.js';
 
 export interface CompiledTool {
   tool: AnyWorkerAgentTool;
@@ -35,7 +36,7 @@ export function compileTool(tool: AnyWorkerAgentTool): CompiledTool {
   const inputSchema = toolInputJsonSchema(tool);
   const zodStrict = tool.strict === true && tool.jsonSchema === undefined;
   const parameters = tool.jsonSchema ?? (zodStrict ? toStrictJsonSchema(inputSchema, tool.name) : inputSchema);
-  const compiled: CompiledTool = { tool, identity: tool.namespace ? `${tool.namespace}.${tool.name}` : tool.name, inputSchema, parameters, stripNulls: tool.strict === true };
+  const compiled: CompiledTool = { tool, identity: toolIdentity(tool), inputSchema, parameters, stripNulls: tool.strict === true };
   cache.set(tool, compiled);
   return compiled;
 }

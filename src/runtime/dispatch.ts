@@ -13,8 +13,10 @@
  *   output for every call (state `cancelled` for running ones, `not_started` for the rest);
  * - a result with `terminate: true` ends the turn after this round: calls not yet started get
  *   `Error: a prior tool call already ended this turn`.
- * - a tool's `execute` never receives unvalidated params; `tool.started` is emitted only after
- *   validation.
+ * - a tool's `execute` never receives unvalidated params;
+ * - every `tool.completed` has a `tool.started` before it: a call that never reaches the tool
+ *   (unknown, invalid arguments, refused) gets one with a generic label and `arguments: null`;
+ *   a failed, timed-out or stopped call ends with a completed-form label (see call-labels.ts);
  * - at most `maxCallsPerResponse` calls of one response run; the rest are answered with an
  *   `Error:` telling the model the limit and to split the work (see {@link overLimitMessage});
  * - while `onlyTools` is set (a final-answer guard's restriction), calls to other tools are
@@ -27,8 +29,9 @@ import type { ContentPart, FunctionCallOutputItem } from '../model/port.js';
 import { validateToolArguments } from './arguments.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import type { TurnEvent } from './events.js';
-import type { AgentToolResult, AnyWorkerAgentTool, ToolContent } from './tool.js';
-import { toolIdentity } from './tool.js';
+import { failedLabel, genericStartedLabel, notRunLabel, type NotRunReason } from './call-labels.js';
+import type { AgentToolResult, AnyWorkerAgentTool, FailedActivity, ToolContent } from './tool.js';
+import { toolIdentity } from './tool-identity.js';
 
 /** A function call as completed by the model (`response.output_item.done`). */
 export interface FunctionCallRequest {
@@ -191,7 +194,7 @@ export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: D
 }
 
 function lookup(call: FunctionCallRequest, tools: ReadonlyMap<string, AnyWorkerAgentTool>): AnyWorkerAgentTool | undefined {
-  return tools.get(call.namespace ? `${call.namespace}.${call.name}` : call.name);
+  return tools.get(toolIdentity(call));
 }
 
 async function executeCall<TTurn>(
@@ -200,34 +203,42 @@ async function executeCall<TTurn>(
   onTerminate: () => void,
   refusal?: string,
 ): Promise<CallOutcome> {
-  const displayName = call.namespace ? `${call.namespace}.${call.name}` : call.name;
-  const completeWithError = async (text: string, label: string | null, repaired?: string): Promise<CallOutcome> => {
-    await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label, is_error: true, output: text, ...(repaired ? { repaired } : {}) });
+  const displayName = toolIdentity(call);
+  // A call that does not reach the tool still gets a tool.started (generic label) before its
+  // tool.completed, with a completed-form label saying what happened.
+  const notRun = async (text: string, reason: NotRunReason, repaired?: string): Promise<CallOutcome> => {
+    await opts.emit({ type: 'tool.started', call_id: call.callId, name: displayName, label: genericStartedLabel(displayName), arguments: null });
+    await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label: notRunLabel(displayName, reason), is_error: true, output: text, ...(repaired ? { repaired } : {}) });
     return { ...errorOutcome(call.callId, text, 'completed'), ...(repaired ? { repaired } : {}) };
   };
 
-  if (refusal !== undefined) return completeWithError(refusal, null);
-  if (opts.refuseAllWith !== undefined) return completeWithError(opts.refuseAllWith, null);
+  if (refusal !== undefined) return notRun(refusal, 'refused');
+  if (opts.refuseAllWith !== undefined) return notRun(opts.refuseAllWith, 'refused');
   if (opts.onlyTools && !opts.onlyTools.includes(displayName)) {
     const allowed = [...opts.onlyTools].sort().join(', ') || '(none)';
-    return completeWithError(`Error: tool ${displayName} cannot be called now; only these tools are allowed: ${allowed}.`, null);
+    return notRun(`Error: tool ${displayName} cannot be called now; only these tools are allowed: ${allowed}.`, 'refused');
   }
 
   const tool = lookup(call, opts.tools);
   if (!tool) {
     const available = [...opts.tools.keys()].sort().join(', ') || '(none)';
-    return completeWithError(`Error: unknown tool ${displayName}. Available tools: ${available}.`, null);
+    return notRun(`Error: unknown tool ${displayName}. Available tools: ${available}.`, 'unknown_tool');
   }
   const identity = toolIdentity(tool);
-  if (opts.breaker.isRefused(identity)) return completeWithError(opts.breaker.refusal(identity), null);
+  if (opts.breaker.isRefused(identity)) return notRun(opts.breaker.refusal(identity), 'refused');
 
   const validated = validateToolArguments(tool, call.arguments);
   if (!validated.ok) {
-    return completeWithError(opts.breaker.recordFailure(identity, call.arguments, validated.error), null, validated.repaired);
+    return notRun(opts.breaker.recordFailure(identity, call.arguments, validated.error), 'invalid_arguments', validated.repaired);
   }
   const params = validated.params;
   const label = safeLabel(() => tool.describeActivity(params), displayName);
   await opts.emit({ type: 'tool.started', call_id: call.callId, name: displayName, label, arguments: params });
+  /** Completed-form label of a call that ended without a result (null stays null: no activity row). */
+  const endedLabel = (failure: FailedActivity): string | null => {
+    const generic = label === null ? null : failedLabel(label, failure);
+    return safeLabel(() => tool.describeFailedActivity?.(params, failure), generic);
+  };
 
   const controller = new AbortController();
   const onTurnAbort = () => controller.abort(opts.signal.reason);
@@ -237,6 +248,7 @@ async function executeCall<TTurn>(
   let result: AgentToolResult | undefined;
   let failure: string | undefined;
   let cancelled = false;
+  let timedOut = false;
   try {
     const aborted = new Promise<never>((_, reject) => {
       controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
@@ -255,6 +267,7 @@ async function executeCall<TTurn>(
   } catch (err) {
     if (controller.signal.reason instanceof TimeoutError && !opts.signal.aborted) {
       failure = `Error: tool ${displayName} timed out after ${timeoutMs} ms`;
+      timedOut = true;
     } else if (opts.signal.aborted) {
       cancelled = true;
     } else {
@@ -268,12 +281,14 @@ async function executeCall<TTurn>(
   }
 
   if (cancelled) {
-    await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label, is_error: true, output: RUNNING_CANCEL });
+    const stopped = endedLabel({ kind: 'cancelled', message: RUNNING_CANCEL });
+    await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label: stopped, is_error: true, output: RUNNING_CANCEL });
     return errorOutcome(call.callId, RUNNING_CANCEL, 'cancelled');
   }
   if (failure !== undefined) {
     const text = opts.breaker.recordFailure(identity, call.arguments, failure);
-    await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label, is_error: true, output: text, ...(validated.repaired ? { repaired: validated.repaired } : {}) });
+    const failedAs = endedLabel({ kind: timedOut ? 'timed_out' : 'failed', message: text });
+    await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label: failedAs, is_error: true, output: text, ...(validated.repaired ? { repaired: validated.repaired } : {}) });
     return { ...errorOutcome(call.callId, text, 'completed'), ...(validated.repaired ? { repaired: validated.repaired } : {}) };
   }
   const res = result!;

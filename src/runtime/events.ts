@@ -37,7 +37,7 @@ export const ToolStartedEvent = z.object({
   name: z.string(),
   /** Activity label from describeActivity, or null when the tool shows no activity row. */
   label: z.string().nullable(),
-  /** Validated arguments. */
+  /** Validated arguments; null when the call did not pass validation (or did not reach the tool). */
   arguments: z.unknown(),
 });
 
@@ -60,6 +60,17 @@ export const ToolCompletedEvent = z.object({
   details: z.unknown().optional(),
   /** Which repair step fixed malformed arguments, when one did. */
   repaired: z.string().optional(),
+});
+
+/**
+ * Something odd the turn survived, e.g. a model output item that could not be kept (no `type`).
+ * Informational: the turn goes on.
+ */
+export const TurnWarningEvent = z.object({
+  type: z.literal('turn.warning'),
+  /** e.g. `invalid_output_item`. */
+  code: z.string(),
+  message: z.string(),
 });
 
 export const PresentationTurnEvent = z.object({
@@ -97,6 +108,7 @@ export const TurnEvent = z.discriminatedUnion('type', [
   ToolProgressEvent,
   ToolCompletedEvent,
   PresentationTurnEvent,
+  TurnWarningEvent,
   TurnCompletedEvent,
   TurnFailedEvent,
   TurnCancelledEvent,

@@ -24,6 +24,8 @@ import { CircuitBreaker } from './circuit-breaker.js';
 import type { CompiledTool } from './compiled-tool.js';
 import { dispatchRound, type CallOutcome, type FunctionCallRequest } from './dispatch.js';
 import type { TurnEvent } from './events.js';
+import { normalizeOutputItems } from './function-calls.js';
+import { genericStartedLabel, notRunLabel } from './call-labels.js';
 import { readModelResponse } from './model-response.js';
 import { buildProviderTools, compileToolSet, providerToolNames } from './provider-tools.js';
 import { createToolSearchTool, searchAndLoad, TOOL_SEARCH_NAME } from './tool-search.js';
@@ -178,7 +180,9 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     }
 
     // completed
-    transcript.push(...response.items);
+    const normalized = normalizeOutputItems(response.items);
+    for (const line of normalized.skipped) await emit({ type: 'turn.warning', code: 'invalid_output_item', message: line });
+    transcript.push(...normalized.items);
     if (response.responseId) {
       lastResponseId = response.responseId;
       coveredItems = transcript.length;
@@ -188,13 +192,11 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       lastText = text;
       await emit({ type: 'message.completed', text });
     }
-    const functionCalls: FunctionCallRequest[] = [];
+    const functionCalls: FunctionCallRequest[] = normalized.functionCalls;
     const searchCalls: ToolSearchCallItem[] = [];
     const customCalls: CustomToolCallItem[] = [];
-    for (const item of response.items) {
-      if (item.type === 'function_call') {
-        functionCalls.push({ callId: item.call_id, name: item.name, arguments: item.arguments ?? '', ...(item.namespace ? { namespace: item.namespace } : {}) });
-      } else if (item.type === 'tool_search_call' && item.execution === 'client') {
+    for (const item of normalized.items) {
+      if (item.type === 'tool_search_call' && item.execution === 'client') {
         searchCalls.push(item);
       } else if (item.type === 'custom_tool_call') {
         customCalls.push(item);
@@ -244,7 +246,8 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     // No custom (grammar) tools are offered; a custom_tool_call still gets exactly one output.
     for (const cc of customCalls) {
       const output = `Error: unknown tool ${cc.name}. Available tools: ${[...callable.keys()].sort().join(', ') || '(none)'}.`;
-      await emit({ type: 'tool.completed', call_id: cc.call_id, name: cc.name, label: null, is_error: true, output });
+      await emit({ type: 'tool.started', call_id: cc.call_id, name: cc.name, label: genericStartedLabel(cc.name), arguments: null });
+      await emit({ type: 'tool.completed', call_id: cc.call_id, name: cc.name, label: notRunLabel(cc.name, 'unknown_tool'), is_error: true, output });
       transcript.push({ type: 'custom_tool_call_output', call_id: cc.call_id, output });
       toolStats.calls++;
       toolStats.errors++;

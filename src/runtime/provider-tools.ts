@@ -13,6 +13,7 @@
  *
  * `POST /v1/tools/preview` shows exactly this output.
  */
+import { toolIdentity } from './tool-identity.js';
 import type { FunctionToolDefinition as FunctionTool, NamespaceToolDefinition as NamespaceTool, ToolDefinition as Tool } from '../model/port.js';
 import { compileTool, type CompiledTool } from './compiled-tool.js';
 import { TOOL_SEARCH_DESCRIPTION, TOOL_SEARCH_NAME, TOOL_SEARCH_PARAMETERS } from './tool-search.js';
@@ -115,7 +116,7 @@ export function providerToolNames(tools: readonly Tool[]): string[] {
   const names: string[] = [];
   for (const t of tools) {
     if (t.type === 'function') names.push(t.name);
-    else if (t.type === 'namespace') for (const f of t.tools) names.push(`${t.name}.${f.name}`);
+    else if (t.type === 'namespace') for (const f of t.tools) names.push(toolIdentity({ namespace: t.name, name: f.name }));
     else if (t.type === 'tool_search') names.push('tool_search');
   }
   return names;

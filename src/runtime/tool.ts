@@ -86,6 +86,14 @@ export interface ToolExecuteContext<TTurn = unknown> {
   emit: (progress: ToolProgress) => void;
 }
 
+/** How a call ended without a result (for {@link WorkerToolSpec.describeFailedActivity}). */
+export interface FailedActivity {
+  /** `failed`: execute threw; `timed_out`: the per-call timeout fired; `cancelled`: the turn was cancelled. */
+  kind: 'failed' | 'timed_out' | 'cancelled';
+  /** The error text the model got (starts with `Error:`). */
+  message: string;
+}
+
 /** How a tool may run relative to the other calls of the same model response. */
 export type ExecutionMode = 'parallel' | 'sequential';
 
@@ -119,6 +127,19 @@ export interface WorkerToolSpec<S extends z.ZodType = z.ZodType, TResult extends
   describeActivity: (params: z.output<S>) => string | null;
   /** Label that replaces the activity label on success, e.g. "Read src/app.ts (lines 1-200 of 812)". */
   describeCompletedActivity?: (params: z.output<S>, result: TResult) => string | null | undefined;
+  /**
+   * Label that replaces the activity label when the call failed (threw), timed out or was stopped,
+   * e.g. "Could not read /etc/shadow", "Stopped `sleep 30`". Unset or undefined: the runtime's
+   * generic form (`Failed: <activity>`, `Stopped: <activity>`, `Timed out: <activity>`).
+   */
+  describeFailedActivity?: (params: z.output<S>, failure: FailedActivity) => string | null | undefined;
+  /**
+   * Accept argument keys the schema does not name (they are still stripped by a plain `z.object`).
+   * Default false: unknown keys anywhere in the arguments (objects, union and discriminated-union
+   * branches) are an `Error:` output naming them, so a call never runs on a different shape than
+   * the model sent.
+   */
+  allowUnknownKeys?: boolean;
   execute: (params: z.output<S>, ctx: ToolExecuteContext<TTurn>) => Promise<TResult>;
 }
 
@@ -170,10 +191,8 @@ export function defineWorkerTool<S extends z.ZodType, TResult extends AgentToolR
   return tool;
 }
 
-/** The identity two tools in one turn must not share: `namespace.name` or `name`. */
-export function toolIdentity(tool: Pick<WorkerAgentTool, 'name' | 'namespace'>): string {
-  return tool.namespace ? `${tool.namespace}.${tool.name}` : tool.name;
-}
+/** The identity two tools in one turn must not share: `namespace.name` or `name` (see tool-identity.ts). */
+export { toolIdentity } from './tool-identity.js';
 
 /** Convenience: a result with one text part. */
 export function textResult<TDetails = unknown>(text: string, details?: TDetails, extra?: Omit<AgentToolResult<TDetails>, 'content' | 'details'>): AgentToolResult<TDetails> {

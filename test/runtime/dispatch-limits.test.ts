@@ -46,7 +46,9 @@ describe('limits on the function calls of one response', () => {
     const completed = completedEvents(events);
     expect(completed).toHaveLength(66);
     expect(completed.filter((e) => e.is_error).map((e) => e.call_id)).toEqual(['c64', 'c65']);
-    expect(events.filter((e) => e.type === 'tool.started')).toHaveLength(64);
+    const started = events.filter((e) => e.type === 'tool.started') as { call_id: string; label: string | null }[];
+    expect(started).toHaveLength(66);
+    expect(started.filter((e) => e.label === 'Calling echo').map((e) => e.call_id)).toEqual(['c64', 'c65']);
   });
 
   it('honours RuntimeOptions.maxToolCallsPerResponse, also for sequential tools', async () => {

@@ -63,8 +63,8 @@ describe('dispatch of function calls', () => {
     });
     expect(result).toMatchObject({ status: 'completed', stopReason: 'stop' });
     expect(outputs(server.requests[1].body)).toEqual({ c1: 'Error: unknown tool gamma. Available tools: alpha, beta.' });
-    expect(of(events, 'tool.completed')[0]).toMatchObject({ call_id: 'c1', is_error: true });
-    expect(of(events, 'tool.started')).toHaveLength(0);
+    expect(of(events, 'tool.completed')[0]).toMatchObject({ call_id: 'c1', is_error: true, label: 'Could not call gamma: no such tool' });
+    expect(of(events, 'tool.started')).toEqual([{ type: 'tool.started', call_id: 'c1', name: 'gamma', label: 'Calling gamma', arguments: null }]);
   });
 
   it('runs two parallel calls to the same tool concurrently and pairs each output with its call_id', async () => {
@@ -215,14 +215,14 @@ describe('dispatch of function calls', () => {
     expect(of(events, 'tool.started')[0].call_id).toBe('call_done');
   });
 
-  it('does not run a tool with invalid arguments and emits no tool.started for it', async () => {
+  it('does not run a tool with invalid arguments; its tool.started carries a generic label and no arguments', async () => {
     let ran = false;
     const { server, events } = await runScriptedTurn({
       tools: [parallelTool('echo', async () => { ran = true; return 'x'; })],
       script: [{ output: [functionCall('echo', { v: 42 }, { callId: 'c1' })] }, { output: [message('ok')] }],
     });
     expect(ran).toBe(false);
-    expect(of(events, 'tool.started')).toHaveLength(0);
+    expect(of(events, 'tool.started')).toEqual([{ type: 'tool.started', call_id: 'c1', name: 'echo', label: 'Calling echo', arguments: null }]);
     expect(outputs(server.requests[1].body).c1).toMatch(/^Error: invalid arguments for tool echo:\n- v: /);
   });
 

@@ -31,8 +31,13 @@ export interface ScriptedFunctionCall {
   type: 'function_call';
   name: string;
   arguments: string;
-  /** call_id on `output_item.done` (the one that counts). Default `call_<n>`. */
-  callId?: string;
+  /** call_id on `output_item.done` (the one that counts). Default `call_<n>`; null: no call_id at all. */
+  callId?: string | null;
+  /**
+   * Send this value as `arguments` on `output_item.done` / `arguments.done` instead of the string
+   * (e.g. a JSON object, as some OpenAI-compatible servers do); no argument deltas are sent.
+   */
+  argumentsValue?: unknown;
   /** call_id on `output_item.added`, when it should differ (captures show it can). */
   addedCallId?: string;
   namespace?: string;
@@ -208,14 +213,16 @@ export function buildOutputEvents(step: OutputStep, body: ResponsesRequestBody):
       done.push(finalItem);
     } else if (item.type === 'function_call') {
       const id = item.id ?? `fc_${respId}_${outputIndex}`;
-      const callId = item.callId ?? `call_${respId}_${outputIndex}`;
+      const callId = item.callId === null ? undefined : (item.callId ?? `call_${respId}_${outputIndex}`);
+      const ids = (value: string | undefined) => (value === undefined ? {} : { call_id: value });
       const ns = item.namespace !== undefined ? { namespace: item.namespace } : {};
-      events.push({ type: 'response.output_item.added', output_index: outputIndex, item: { id, type: 'function_call', status: 'in_progress', arguments: '', call_id: item.addedCallId ?? callId, name: item.name, ...ns } });
-      for (const delta of item.chunks ?? splitArgs(item.arguments)) {
+      const args = 'argumentsValue' in item ? item.argumentsValue : item.arguments;
+      events.push({ type: 'response.output_item.added', output_index: outputIndex, item: { id, type: 'function_call', status: 'in_progress', arguments: '', ...ids(item.addedCallId ?? callId), name: item.name, ...ns } });
+      for (const delta of 'argumentsValue' in item ? [] : (item.chunks ?? splitArgs(item.arguments))) {
         events.push({ type: 'response.function_call_arguments.delta', item_id: id, output_index: outputIndex, delta });
       }
-      events.push({ type: 'response.function_call_arguments.done', item_id: id, output_index: outputIndex, arguments: item.arguments });
-      const finalItem = { id, type: 'function_call', status: 'completed', arguments: item.arguments, call_id: callId, name: item.name, ...ns };
+      events.push({ type: 'response.function_call_arguments.done', item_id: id, output_index: outputIndex, arguments: args });
+      const finalItem = { id, type: 'function_call', status: 'completed', arguments: args, ...ids(callId), name: item.name, ...ns };
       events.push({ type: 'response.output_item.done', output_index: outputIndex, item: finalItem });
       done.push(finalItem);
     } else {

@@ -183,6 +183,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
     isReadOnly: true,
     timeoutMs: options.timeoutMs * 2 + 10_000,
     describeActivity: (p) => `Reading ${hostOf(p.urls[0])}${andMore(p.urls.length)}`,
+    describeFailedActivity: (p, f) => `${f.kind === 'cancelled' ? 'Stopped reading' : 'Could not read'} ${hostOf(p.urls[0])}${andMore(p.urls.length)}`,
     describeCompletedActivity: (p, result: AgentToolResult<WebFetchDetails>) => {
       const first = result.details?.pages[0];
       if (!first) return undefined;

@@ -43,6 +43,7 @@ export function createWebSearchTool(provider: SearchProvider, timeoutMs: number)
     isReadOnly: true,
     timeoutMs: timeoutMs + 5_000,
     describeActivity: (p) => `Searching the web for ${quoted(p.query)}`,
+    describeFailedActivity: (p, f) => `${f.kind === 'cancelled' ? 'Stopped searching' : 'Could not search'} the web for ${quoted(p.query)}`,
     describeCompletedActivity: (p, result: AgentToolResult<WebSearchDetails>) => {
       const n = result.details?.results.length ?? 0;
       return `Found ${count(n, 'result')} for ${quoted(p.query)}`;

@@ -74,6 +74,7 @@ export function applyPatchTool(deps: ComputerToolDeps) {
       const files = [...p.patch.matchAll(/^\s*\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)].map((m) => m[1].trim());
       return files.length === 1 ? `Patching ${labelText(files[0], 80)}` : `Applying a patch to ${files.length} files`;
     },
+    describeFailedActivity: (_p, f) => (f.kind === 'cancelled' ? 'Stopped applying the patch' : 'Could not apply the patch'),
     describeCompletedActivity: (_p, r: AgentToolResult<ApplyPatchDetails>) => {
       const d = r.details;
       if (!d) return undefined;

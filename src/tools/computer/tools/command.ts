@@ -60,6 +60,8 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
     // The runtime's per-tool timeout must not cut the command's own (longer) time limit.
     timeoutMs: (maxTimeoutS + KILL_GRACE_MS / 1000 + 30) * 1000,
     describeActivity: (p) => `Running \`${labelText(p.command)}\``,
+    describeFailedActivity: (p, f) =>
+      f.kind === 'cancelled' ? `Stopped \`${labelText(p.command)}\`` : f.kind === 'timed_out' ? `Timed out running \`${labelText(p.command)}\`` : `Could not run \`${labelText(p.command)}\``,
     describeCompletedActivity: (p, r: AgentToolResult<CommandDetails>) => {
       const d = r.details;
       if (!d) return undefined;

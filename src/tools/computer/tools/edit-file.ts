@@ -41,6 +41,7 @@ export function editFileTool(deps: ComputerToolDeps) {
     schema,
     executionMode: 'sequential',
     describeActivity: (p) => `Editing ${labelPath(p.path)}`,
+    describeFailedActivity: (p, f) => (f.kind === 'cancelled' ? `Stopped editing ${labelPath(p.path)}` : `Could not edit ${labelPath(p.path)}`),
     describeCompletedActivity: (p, r: AgentToolResult<EditFileDetails>) =>
       r.details ? `Edited ${labelPath(p.path)} (+${r.details.added} -${r.details.removed})` : undefined,
     execute: (p, ctx) =>

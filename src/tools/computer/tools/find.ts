@@ -32,6 +32,7 @@ export function findTool(deps: ComputerToolDeps) {
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: (p) => `Finding ${labelText(p.pattern)}`,
+    describeFailedActivity: (p, f) => (f.kind === 'cancelled' ? `Stopped finding ${labelText(p.pattern)}` : `Could not find ${labelText(p.pattern)}`),
     describeCompletedActivity: (p, r: AgentToolResult<FindDetails>) =>
       r.details ? `Found ${count(r.details.matches, 'file')} matching ${labelText(p.pattern)}` : undefined,
     execute: (p, ctx) =>

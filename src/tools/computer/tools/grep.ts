@@ -33,6 +33,7 @@ export function grepTool(deps: ComputerToolDeps) {
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: (p) => `Searching for ${labelText(p.pattern, 40)}`,
+    describeFailedActivity: (p, f) => (f.kind === 'cancelled' ? `Stopped searching for ${labelText(p.pattern, 40)}` : `Could not search for ${labelText(p.pattern, 40)}`),
     describeCompletedActivity: (p, r: AgentToolResult<GrepDetails>) =>
       r.details
         ? `Found ${count(r.details.matches, 'match', 'matches')} for ${labelText(p.pattern, 40)} in ${count(r.details.files, 'file')}`

@@ -37,6 +37,7 @@ export function lsTool(deps: ComputerToolDeps) {
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: (p) => `Listing ${labelPath(p.path)}`,
+    describeFailedActivity: (p, f) => (f.kind === 'cancelled' ? `Stopped listing ${labelPath(p.path)}` : `Could not list ${labelPath(p.path)}`),
     describeCompletedActivity: (p, r: AgentToolResult<LsDetails>) =>
       r.details ? `Listed ${labelPath(p.path)} (${count(r.details.entries, 'entry', 'entries')})` : undefined,
     execute: (p, ctx) =>

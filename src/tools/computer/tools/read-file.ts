@@ -43,6 +43,7 @@ export function readFileTool(deps: ComputerToolDeps) {
     executionMode: 'parallel',
     isReadOnly: true,
     describeActivity: (p) => `Reading ${labelPath(p.path)}`,
+    describeFailedActivity: (p, f) => (f.kind === 'cancelled' ? `Stopped reading ${labelPath(p.path)}` : `Could not read ${labelPath(p.path)}`),
     describeCompletedActivity: (p, r: Result) => {
       const d = r.details;
       if (!d?.found) return `Could not find ${labelPath(p.path)}`;

@@ -31,6 +31,7 @@ export function writeFileTool(deps: ComputerToolDeps) {
     schema,
     executionMode: 'sequential',
     describeActivity: (p) => `Writing ${labelPath(p.path)}`,
+    describeFailedActivity: (p, f) => (f.kind === 'cancelled' ? `Stopped writing ${labelPath(p.path)}` : `Could not write ${labelPath(p.path)}`),
     describeCompletedActivity: (p, r: AgentToolResult<WriteFileDetails>) =>
       r.details ? `${r.details.created ? 'Created' : 'Wrote'} ${labelPath(p.path)} (${count(r.details.lines, 'line')})` : undefined,
     execute: (p, ctx) =>
