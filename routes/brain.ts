@@ -7,8 +7,8 @@
  * Turns read pages with `recall`/`get_page` when created with `brain: true`.
  */
 import { z } from 'zod';
-import type { RoutePlugin } from '../src/app.js';
-import { BrainInputError, MAX_TITLE_CHARS, SLUG_PATTERN, type BrainStore } from '../src/brain/brain-store.js';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
+import { MAX_TITLE_CHARS, SLUG_PATTERN, type BrainStore } from '../src/brain/brain-store.js';
 import { HttpError } from '../src/http/errors.js';
 import { AgentId } from './turn-schemas.js';
 
@@ -38,13 +38,8 @@ export const brainRoutes: RoutePlugin = async (app, { services }) => {
   app.put('/v1/agents/:agent_id/brain/pages/:slug', async (request, reply) => {
     const { agent_id, slug } = PageParams.parse(request.params);
     const body = PutPageBody.parse(request.body ?? undefined);
-    try {
-      const { page, created } = brain().put(agent_id, slug, body);
-      return reply.code(created ? 201 : 200).header('Location', pageLink(agent_id, slug)).send(page);
-    } catch (err) {
-      if (err instanceof BrainInputError) throw new HttpError(400, 'invalid_page', err.message, err.details);
-      throw err;
-    }
+    const { page, created } = brain().put(agent_id, slug, body);
+    return reply.code(created ? 201 : 200).header('Location', pageLink(agent_id, slug)).send(page);
   });
 
   app.get('/v1/agents/:agent_id/brain/pages/:slug', async (request) => {

@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
-import type { RoutePlugin } from '../src/app.js';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError } from '../src/http/errors.js';
 
 const ASSET_NAME = /^[a-z0-9][a-z0-9-]*\.(js|css|html)$/;

@@ -4,7 +4,7 @@
  * with the envelope (`not_ready`). `checks.model` says whether a model endpoint is configured.
  * Both answer without a token (src/http/auth.ts).
  */
-import type { RoutePlugin } from '../src/app.js';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError } from '../src/http/errors.js';
 
 export const healthRoutes: RoutePlugin = async (app, { services }) => {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import scalar from '@scalar/fastify-api-reference';
-import type { RoutePlugin } from '../src/app.js';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
 
 /** Find openapi.yaml at the project root, from routes/ (tsx) or dist/routes/ (built). */
 export function openapiPath(): string {

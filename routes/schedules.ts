@@ -11,11 +11,11 @@
  * `schedule_limit_reached` / `idempotency_conflict`, 503 `schedules_unavailable`.
  */
 import { z } from 'zod';
-import type { RoutePlugin } from '../src/app.js';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError } from '../src/http/errors.js';
+import { requireModel } from '../src/model/require-model.js';
 import { turnEventsLink } from '../src/http/stream-token.js';
 import { IdempotencyKeySchema } from '../src/turns/request-schemas.js';
-import { isScheduleError } from '../src/schedules/errors.js';
 import { AgentIdSchema, CreateScheduleBodySchema, ScheduleStatusSchema, UpdateScheduleBodySchema } from '../src/schedules/schemas.js';
 import type { Schedule, ScheduleService } from '../src/schedules/types.js';
 
@@ -36,16 +36,6 @@ export function withLinks(s: Schedule): Schedule & { links: { self: string; runs
   return { ...s, links: { self, runs: `${self}/runs` } };
 }
 
-/** Run `fn`, turning a ScheduleError into the HTTP error envelope. */
-function call<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (err) {
-    if (isScheduleError(err)) throw new HttpError(err.statusCode, err.code, err.message, err.details);
-    throw err;
-  }
-}
-
 export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
   const schedules = (): ScheduleService => {
     const s = services.registry.schedules;
@@ -61,19 +51,12 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
   app.post('/v1/schedules', async (request, reply) => {
     const body = CreateScheduleBodySchema.parse(request.body ?? undefined);
     // A schedule that could never run is refused now, not discovered as a failed run later.
-    if (!services.turns.modelConfigured) {
-      throw new HttpError(503, 'model_not_configured', 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL; a schedule could never run');
-    }
-    if (!body.model && !services.config.MODEL) {
-      throw new HttpError(400, 'model_required', 'no `model` in the request and no MODEL configured');
-    }
+    requireModel(services.turns.modelConfigured, body.model, services.config.MODEL);
     const rawKey = request.headers['idempotency-key'];
     const key = rawKey === undefined ? undefined : IdempotencyKey.parse(rawKey);
-    const { schedule, created } = call(() =>
-      schedules().create(
-        { ...body, agent_id: body.agent_id ?? 'default', tools: body.tools ?? services.config.DEFAULT_TOOLS },
-        { created_by: { type: 'api' }, idempotencyKey: key === undefined ? undefined : `api:${key}` },
-      ),
+    const { schedule, created } = schedules().create(
+      { ...body, agent_id: body.agent_id ?? 'default', tools: body.tools ?? services.config.DEFAULT_TOOLS },
+      { created_by: { type: 'api' }, idempotencyKey: key === undefined ? undefined : `api:${key}` },
     );
     const out = withLinks(schedule);
     return reply.code(created ? 201 : 200).header('Location', out.links.self).send(out);
@@ -81,7 +64,7 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
 
   app.get('/v1/schedules', async (request) => {
     const q = ListQuery.parse(request.query);
-    const page = call(() => schedules().list(q));
+    const page = schedules().list(q);
     return { data: page.data.map(withLinks), next_cursor: page.next_cursor };
   });
 
@@ -93,19 +76,19 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
   app.patch('/v1/schedules/:id', async (request) => {
     const { id } = IdParams.parse(request.params);
     const body = UpdateScheduleBodySchema.parse(request.body ?? undefined);
-    return withLinks(call(() => schedules().update(id, body)));
+    return withLinks(schedules().update(id, body));
   });
 
   app.delete('/v1/schedules/:id', async (request) => {
     const { id } = IdParams.parse(request.params);
-    const deleted = call(() => schedules().delete(id));
+    const deleted = schedules().delete(id);
     return { id: deleted.id, deleted: true };
   });
 
   app.get('/v1/schedules/:id/runs', async (request) => {
     const { id } = IdParams.parse(request.params);
     const q = RunsQuery.parse(request.query);
-    const page = call(() => schedules().listRuns(id, q));
+    const page = schedules().listRuns(id, q);
     // links.events carries a stream token for the run's turn when auth is on (as turns' links do).
     const data = page.data.map((run) =>
       run.links && run.turn_id ? { ...run, links: { ...run.links, events: turnEventsLink(run.turn_id, services.streamTokens) } } : run,

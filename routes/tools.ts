@@ -3,7 +3,7 @@
  * configuration: runs the same assembler as a real turn (src/assembly/assemble.ts) and the
  * runtime's provider-tool builder. Nothing is executed.
  */
-import type { RoutePlugin } from '../src/app.js';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { PreviewToolsBody } from './turn-schemas.js';
 
 export const toolRoutes: RoutePlugin = async (app, { services }) => {

@@ -10,7 +10,7 @@
  * - POST /v1/turns/{id}/cancel — abort; a finished turn is returned unchanged.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RoutePlugin } from '../src/app.js';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { notFound } from '../src/http/errors.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { turnEventsLink, type StreamTokens } from '../src/http/stream-token.js';

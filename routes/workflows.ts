@@ -8,13 +8,14 @@
  * - GET  /v1/workflows/{id}/events — resumable SSE (same id / Last-Event-ID rules as turn streams;
  *   src/http/sse-stream.ts), closing after `workflow.completed|failed|cancelled`.
  */
-import type { RoutePlugin } from '../src/app.js';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError, notFound } from '../src/http/errors.js';
+import { requireModel } from '../src/model/require-model.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { workflowEventsLink, type StreamTokens } from '../src/http/stream-token.js';
 import type { LoggedEvent } from '../src/store/event-log.js';
 import { isWorkflowTerminalEvent, type WorkflowEvent } from '../src/workflows/events.js';
-import { WorkflowInputError, type WorkflowRecord, type WorkflowService } from '../src/workflows/types.js';
+import { type WorkflowRecord, type WorkflowService } from '../src/workflows/types.js';
 import { CreateWorkflowBody, ListWorkflowsQuery, WorkflowEventsQuery, WorkflowIdParams } from './workflow-schemas.js';
 
 /**
@@ -48,19 +49,9 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
   app.post('/v1/workflows', async (request, reply) => {
     const body = CreateWorkflowBody.parse(request.body ?? undefined);
     const service = workflows();
-    if (!services.turns.modelConfigured) {
-      throw new HttpError(503, 'model_not_configured', 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL');
-    }
-    if (!body.model && !services.config.MODEL) {
-      throw new HttpError(400, 'model_required', 'no `model` in the request and no MODEL configured');
-    }
-    try {
-      const wf = await service.create(body);
-      return reply.code(201).header('Location', workflowLinks(wf.id).self).send(withLinks(wf));
-    } catch (err) {
-      if (err instanceof WorkflowInputError) throw new HttpError(400, 'invalid_workflow', err.message, err.details);
-      throw err;
-    }
+    requireModel(services.turns.modelConfigured, body.model, services.config.MODEL);
+    const wf = await service.create(body);
+    return reply.code(201).header('Location', workflowLinks(wf.id).self).send(withLinks(wf));
   });
 
   app.get('/v1/workflows', async (request) => {

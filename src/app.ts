@@ -12,6 +12,7 @@ import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-toke
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import type { Services } from './services.js';
+import type { RoutePlugin } from './http/route-plugin.js';
 import { healthRoutes } from '../routes/health.js';
 import { openapiRoutes } from '../routes/openapi.js';
 import { turnRoutes } from '../routes/turns.js';
@@ -24,11 +25,6 @@ import { consoleRoutes } from '../routes/console.js';
 /** The fastify-plugin-wrapped export (its types name only the unwrapped function). */
 const fastifySse = fastifySseModule as unknown as FastifyPluginAsync<{ heartbeatInterval?: number }>;
 
-/** Options every route plugin receives. */
-export interface RouteOptions {
-  services: Services;
-}
-export type RoutePlugin = FastifyPluginAsync<RouteOptions>;
 
 /** Route plugins, in registration order. Add yours with one line. */
 export const ROUTE_PLUGINS: RoutePlugin[] = [

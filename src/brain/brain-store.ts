@@ -6,6 +6,7 @@
  *   (the pattern of https://sqlite.org/fts5.html §4.4.3).
  * Used by the REST routes (routes/brain.ts) to write pages and by the `recall`/`get_page` tools to read them.
  */
+import { DomainError } from '../errors.js';
 import type { Database } from '../store/database.js';
 import { toFtsMatch } from './fts-query.js';
 
@@ -37,11 +38,11 @@ export interface RecallHit {
   score: number;
 }
 
-/** Thrown for bad page input; `details` lists what is wrong. Routes map it to 400. */
-export class BrainInputError extends Error {
-  constructor(message: string, public readonly details: string[] = []) {
-    super(message);
-    this.name = 'BrainInputError';
+/** Bad page input: 400 `{error: {code: 'invalid_page', message, details}}`, details one line per problem. */
+export class BrainInputError extends DomainError {
+  declare readonly details: string[];
+  constructor(message: string, details: string[] = []) {
+    super('invalid_page', message, 400, details);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * Maps every error to the `{error: {code, message, details?}}` envelope. Bad client input is a
- * 4xx with a clear code, never a 500: zod issues → 400 `invalid_request` (details = issues),
+ * 4xx with a clear code, never a 500: a DomainError (src/errors.ts) → its status, code, message and
+ * details; zod issues → 400 `invalid_request` (details = issues),
  * malformed JSON → 400 `invalid_json`, body over BODY_LIMIT_BYTES → 413 `body_too_large`,
  * unsupported Content-Type → 415 `unsupported_media_type`. Unknown errors → 500 `internal_error`
  * with a generic message (the real one is logged, never sent). Errors Fastify and Node raise
@@ -11,7 +12,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
-import { envelope, HttpError } from './errors.js';
+import { isDomainError } from '../errors.js';
+import { envelope } from './errors.js';
 
 const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large' },
@@ -23,8 +25,8 @@ const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
 
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | Error, request, reply) => {
-    if (err instanceof HttpError) {
-      return reply.code(err.statusCode).send(envelope(err.code, err.message, err.details));
+    if (isDomainError(err)) {
+      return reply.code(err.status).send(envelope(err.code, err.message, err.details));
     }
     if (err instanceof ZodError) {
       return reply.code(400).send(

@@ -1,23 +1,22 @@
 /**
  * The error envelope used on every non-2xx response: `{error: {code, message, details?}}`.
- * Throw {@link HttpError} from routes and services; the app's error handler (src/http/error-handler.ts)
- * turns it, zod errors and Fastify's own errors into the envelope.
+ * Throw a {@link DomainError} (src/errors.ts) or {@link HttpError} from routes and services; the
+ * app's error handler (src/http/error-handler.ts) turns it, zod errors and Fastify's own errors
+ * into the envelope.
  */
+import { DomainError } from '../errors.js';
 
 export interface ErrorEnvelope {
   error: { code: string; message: string; details?: unknown };
 }
 
-/** An error with an HTTP status and a stable machine-readable `code`. */
-export class HttpError extends Error {
-  constructor(
-    public readonly statusCode: number,
-    public readonly code: string,
-    message: string,
-    public readonly details?: unknown,
-  ) {
-    super(message);
-    this.name = 'HttpError';
+/**
+ * A {@link DomainError} raised by HTTP-facing code, with the status first (kept for the many call
+ * sites written as `new HttpError(404, 'not_found', …)`).
+ */
+export class HttpError extends DomainError {
+  constructor(status: number, code: string, message: string, details?: unknown) {
+    super(code, message, status, details);
   }
 }
 

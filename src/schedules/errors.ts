@@ -2,6 +2,7 @@
  * ScheduleError: every refusal of the schedule service, with a stable `code`, the HTTP status the
  * REST layer answers with, and optional `details`. Tools show `message` to the model as `Error: …`.
  */
+import { DomainError } from '../errors.js';
 
 /** Stable error codes (documented in openapi.yaml under ScheduleErrorCode). */
 export type ScheduleErrorCode =
@@ -31,17 +32,12 @@ const STATUS: Record<ScheduleErrorCode, number> = {
   schedule_not_found: 404,
 };
 
-export class ScheduleError extends Error {
-  /** HTTP status for the REST envelope `{error: {code, message, details}}`. */
-  readonly statusCode: number;
-  constructor(
-    readonly code: ScheduleErrorCode,
-    message: string,
-    readonly details?: Record<string, unknown>,
-  ) {
-    super(message);
-    this.name = 'ScheduleError';
-    this.statusCode = STATUS[code];
+/** A schedule refusal; its HTTP status follows from the code. */
+export class ScheduleError extends DomainError {
+  declare readonly code: ScheduleErrorCode;
+  declare readonly details?: Record<string, unknown>;
+  constructor(code: ScheduleErrorCode, message: string, details?: Record<string, unknown>) {
+    super(code, message, STATUS[code], details);
   }
 }
 

@@ -16,6 +16,7 @@ import { buildTurnContext } from './turn-context.js';
 import { assembleTools as defaultAssemble } from '../assembly/assemble.js';
 import type { ServiceRegistry } from '../assembly/services.js';
 import type { Config } from '../config.js';
+import { requireModel } from '../model/require-model.js';
 import { HttpError } from '../http/errors.js';
 import type { ModelPort } from '../model/port.js';
 import { isTerminalEvent, type TurnEvent } from '../runtime/events.js';
@@ -76,11 +77,7 @@ export class DefaultTurnService implements TurnService {
   async create(input: CreateTurnInput, options: CreateTurnOptions = {}): Promise<TurnRecord> {
     const { config, store } = this.deps;
     if (this.stopping) throw new HttpError(503, 'shutting_down', 'the service is shutting down');
-    if (!this.deps.modelClient) {
-      throw new HttpError(503, 'model_not_configured', 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL');
-    }
-    const model = input.model ?? config.MODEL;
-    if (!model) throw new HttpError(400, 'model_required', 'no `model` in the request and no MODEL configured');
+    const model = requireModel(this.deps.modelClient !== undefined, input.model, config.MODEL);
 
     let hash: string | null = null;
     if (options.idempotencyKey !== undefined) {

@@ -2,6 +2,7 @@
  * Workflow model (README.md "Workflows"): a workflow runs several tasks, each as its own isolated workflow task
  * turn, and collects each task's structured result. Times are ISO 8601 strings.
  */
+import { DomainError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../runtime/json.js';
 import type { EventLog } from '../store/event-log.js';
 import type { WorkflowEvent } from './events.js';
@@ -96,10 +97,10 @@ export interface WorkflowService {
   waitForTerminal(id: string, signal?: AbortSignal): Promise<WorkflowRecord>;
 }
 
-/** Bad workflow input; routes map it to 400 `{error: {code: 'invalid_workflow', message, details}}`. */
-export class WorkflowInputError extends Error {
-  constructor(message: string, public readonly details: string[] = []) {
-    super(message);
-    this.name = 'WorkflowInputError';
+/** Bad workflow input: 400 `{error: {code: 'invalid_workflow', message, details}}`, details one line per violation. */
+export class WorkflowInputError extends DomainError {
+  declare readonly details: string[];
+  constructor(message: string, details: string[] = []) {
+    super('invalid_workflow', message, 400, details);
   }
 }

@@ -1,0 +1,26 @@
+/**
+ * DomainError: the one base of every refusal a service, store or route raises on purpose — a
+ * stable machine-readable `code`, the HTTP `status` the REST layer answers with, a human
+ * `message` that says what to do, and optional `details`. The HTTP error handler
+ * (src/http/error-handler.ts) is the only place that maps it to the response envelope
+ * `{error: {code, message, details?}}`; tools show `message` to the model as `Error: …`.
+ */
+export class DomainError extends Error {
+  constructor(
+    /** Stable code, e.g. `invalid_cron`, `model_required` (documented in openapi.yaml). */
+    readonly code: string,
+    message: string,
+    /** HTTP status for the envelope (4xx for bad input or state, 503 for a missing dependency). */
+    readonly status: number = 400,
+    /** Extra structured facts (offending fields, the existing resource's id…). */
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** True for any {@link DomainError} (also across module copies that share the class). */
+export function isDomainError(err: unknown): err is DomainError {
+  return err instanceof DomainError;
+}

@@ -1,0 +1,23 @@
+/**
+ * The one check every turn-starting request passes (POST /v1/turns, /v1/schedules,
+ * /v1/workflows and the tools that start turns): a model endpoint must be configured and a model
+ * must be named, by the request or by MODEL.
+ */
+import { DomainError } from '../errors.js';
+
+/**
+ * The model a new turn (or a schedule's / workflow's future turns) will use.
+ * @param endpointConfigured whether a model client exists (OPENAI_API_KEY and/or OPENAI_BASE_URL).
+ * @param requested the request's `model`, if any; wins over `fallback`.
+ * @param fallback the configured MODEL, if any.
+ * @throws DomainError 503 `model_not_configured` without an endpoint; 400 `model_required`
+ *   when neither the request nor MODEL names a model.
+ */
+export function requireModel(endpointConfigured: boolean, requested: string | null | undefined, fallback: string | undefined): string {
+  if (!endpointConfigured) {
+    throw new DomainError('model_not_configured', 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL', 503);
+  }
+  const model = requested || fallback;
+  if (!model) throw new DomainError('model_required', 'no `model` in the request and no MODEL configured: send `model` or set MODEL', 400);
+  return model;
+}
