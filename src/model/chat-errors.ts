@@ -1,0 +1,64 @@
+/**
+ * Chat Completions adapter, errors: anything thrown while talking to a Chat Completions server →
+ * a {@link ModelError} with the same codes the Responses adapter uses:
+ * - the provider's string `code` (`rate_limit_exceeded`, `insufficient_quota`, …) when it sent one;
+ * - `http_<status>` for an HTTP error without a string code (vLLM, llama.cpp and OpenRouter send
+ *   numeric codes — those are the status again);
+ * - for an error sent inside the stream (`data: {"error": …}`, which has no HTTP status):
+ *   `http_<code>` for a numeric code, else its `type`, else `model_error`;
+ * - `connection_error` when the server could not be reached; `stream_interrupted` when the stream
+ *   broke or was not valid SSE JSON.
+ * The message is the server's `error.message` when it sent one.
+ */
+import { APIConnectionError, APIError } from 'openai';
+import { ModelError } from './model-error.js';
+
+type Raw = Record<string, unknown>;
+
+/** Convert an error from the SDK's chat stream into a {@link ModelError}. */
+export function toChatModelError(err: unknown): ModelError {
+  if (err instanceof ModelError) return err;
+  if (err instanceof APIConnectionError) {
+    return new ModelError('connection_error', err.message || 'could not connect to the model server');
+  }
+  if (err instanceof APIError) {
+    const body = (err.error ?? {}) as Raw;
+    const stringCode = [err.code, body.code].find((c): c is string => typeof c === 'string' && c !== '');
+    const numericCode = [err.code, body.code].find((c): c is number => typeof c === 'number');
+    const code =
+      stringCode ??
+      (err.status !== undefined ? `http_${err.status}` : undefined) ??
+      (numericCode !== undefined ? `http_${numericCode}` : undefined) ??
+      (typeof body.type === 'string' && body.type ? body.type : undefined) ??
+      'model_error';
+    const message = (typeof body.message === 'string' && body.message) || err.message || code;
+    return new ModelError(code, message, err.status);
+  }
+  const e = err as Error;
+  return new ModelError('stream_interrupted', `model stream broke: ${e?.message ?? String(err)}`);
+}
+
+/**
+ * A `fetch` for the SDK that reshapes error bodies without an `error` key (older vLLM answers
+ * `{"object":"error","message":…,"code":400}`) into `{"error": {…}}`, so the SDK keeps the
+ * server's message. Successful responses pass through untouched.
+ */
+export function errorBodyFetch(inner: typeof fetch = fetch): typeof fetch {
+  return async (input, init) => {
+    const res = await inner(input, init);
+    if (res.ok || !(res.headers.get('content-type') ?? '').includes('json')) return res;
+    const text = await res.text();
+    const headers = new Headers(res.headers);
+    headers.delete('content-length');
+    headers.delete('content-encoding');
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return new Response(text, { status: res.status, statusText: res.statusText, headers });
+    }
+    const b = body as Raw | null;
+    const wrapped = b && typeof b === 'object' && !('error' in b) && typeof b.message === 'string' ? { error: b } : body;
+    return new Response(JSON.stringify(wrapped), { status: res.status, statusText: res.statusText, headers });
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * The Chat Completions transport on the official `openai` SDK 6.x
+ * (`client.chat.completions.create({ ..., stream: true })`): wire-format params in, parsed
+ * `chat.completion.chunk`s out. The model port adapter on top of it is src/model/chat-model.ts.
+ *
+ * As in the Responses transport, every request gets its own AbortController linked to the turn's
+ * signal and unlinked in `finally` (the SDK never removes the abort listener it adds to a
+ * request's signal). SDK retries cover connection errors, 408/409/429 and 5xx (`maxRetries`);
+ * what remains is thrown as a {@link ModelError} (chat-errors.ts). An aborted request ends the
+ * iteration quietly.
+ */
+import OpenAI from 'openai';
+import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
+import { errorBodyFetch, toChatModelError } from './chat-errors.js';
+import type { ChatTransport } from './chat-model.js';
+
+export interface OpenAIChatClientOptions {
+  /** Server base URL including `/v1` (default: the SDK's, https://api.openai.com/v1). */
+  baseURL?: string;
+  /** API key; a placeholder is sent when absent (local servers often need none). */
+  apiKey?: string;
+  /** SDK retries for connection errors, 429 and 5xx [2]. */
+  maxRetries?: number;
+  /** Per-request timeout, ms [SDK default, 10 min]. */
+  timeoutMs?: number;
+}
+
+/** Create a {@link ChatTransport} talking to a Chat Completions endpoint. */
+export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): ChatTransport {
+  const client = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey ?? 'not-set',
+    maxRetries: options.maxRetries ?? 2,
+    fetch: errorBodyFetch(),
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+  });
+  return {
+    async *stream(params: ChatCompletionCreateParamsStreaming, signal: AbortSignal): AsyncIterable<unknown> {
+      if (signal.aborted) return;
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        let stream: AsyncIterable<unknown>;
+        try {
+          stream = await client.chat.completions.create(params, { signal: controller.signal });
+        } catch (err) {
+          if (signal.aborted) return;
+          throw toChatModelError(err);
+        }
+        try {
+          for await (const chunk of stream) yield chunk;
+        } catch (err) {
+          if (signal.aborted) return;
+          throw toChatModelError(err);
+        }
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+        controller.abort();
+      }
+    },
+  };
+}

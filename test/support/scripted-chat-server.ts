@@ -1,0 +1,160 @@
+/**
+ * A scripted OpenAI Chat Completions server for tests: a real HTTP server on 127.0.0.1 (random
+ * port) answering `POST /v1/chat/completions` with `stream: true` in the exact wire format —
+ * `data: <chunk JSON>\n\n` frames (no `event:` lines) ended by `data: [DONE]\n\n` — so the real
+ * `openai` SDK talks to it unchanged. Scripted like the Responses one (scripted-responses-server.ts).
+ *
+ * ```ts
+ * const server = await startScriptedChatServer([
+ *   { toolCalls: [chatCall('read_file', { path: 'a.txt' })] },       // request #0
+ *   (body) => chatText(`saw ${body.messages.length} messages`),      // request #1
+ * ]);
+ * const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'test', maxRetries: 0 });
+ * ```
+ *
+ * One entry answers one request, in order (an SDK retry consumes the next entry). When the script
+ * is exhausted the server answers HTTP 500 `script_exhausted`. Kinds of step (chat-script.ts):
+ * - output steps (`content`, `reasoning`, `toolCalls`, `finishReason`, `usage`) → generated chunks;
+ * - `{ fixture: 'openai-text.chunks.txt' }` → a captured stream replayed line by line, unchanged;
+ * - `{ data: [...] }` → raw frames as given;
+ * - `{ httpError: { status, body } }` → a plain HTTP error (JSON body, `retry-after-ms` 1 ms).
+ * Streaming steps take `delayMs`, `cutAfter` (+ `cutMode`) and `holdMs`.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  buildChatChunks,
+  loadChatFixture,
+  type ChatRequestBody,
+  type ChatScriptEntry,
+  type ChatScriptedStep,
+  type ChatStreamingOptions,
+} from './chat-script.js';
+
+export * from './chat-script.js';
+
+export interface RecordedChatRequest {
+  index: number;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: ChatRequestBody;
+  rawBody: string;
+}
+
+export interface ScriptedChatServer {
+  /** `http://127.0.0.1:<port>/v1` — the SDK's `baseURL`. */
+  baseURL: string;
+  /** Every request received, in order (including ones answered with errors). */
+  requests: RecordedChatRequest[];
+  push(...entries: ChatScriptEntry[]): void;
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const frame = (data: string) => `data: ${data}\n\n`;
+
+async function writeFrames(res: ServerResponse, frames: string[], opts: ChatStreamingOptions): Promise<void> {
+  if (opts.holdMs) await sleep(opts.holdMs);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.flushHeaders();
+  const limit = Math.min(opts.cutAfter ?? frames.length, frames.length);
+  for (let i = 0; i < limit; i++) {
+    if (opts.delayMs) await sleep(opts.delayMs);
+    if (res.destroyed) return;
+    res.write(frames[i]);
+  }
+  if (opts.cutAfter !== undefined && opts.cutAfter < frames.length && (opts.cutMode ?? 'destroy') === 'destroy') {
+    await sleep(5);
+    res.socket?.destroy();
+    return;
+  }
+  res.end();
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+async function answer(res: ServerResponse, step: ChatScriptedStep, body: ChatRequestBody): Promise<void> {
+  if ('httpError' in step) {
+    const { status, body: errBody, headers, retryAfterMs } = step.httpError;
+    const payload = errBody ?? { error: { message: `scripted HTTP ${status}`, type: 'server_error', param: null, code: null } };
+    json(res, status, payload, { 'retry-after-ms': String(retryAfterMs ?? 1), ...headers });
+    return;
+  }
+  if ('fixture' in step) {
+    const frames = loadChatFixture(step.fixture).map(frame);
+    if (step.done !== false) frames.push(frame('[DONE]'));
+    await writeFrames(res, frames, step);
+    return;
+  }
+  if ('data' in step) {
+    await writeFrames(res, step.data.map((d) => frame(typeof d === 'string' ? d : JSON.stringify(d))), step);
+    return;
+  }
+  const frames = buildChatChunks(step, body).map((c) => frame(JSON.stringify(c)));
+  frames.push(frame('[DONE]'));
+  await writeFrames(res, frames, step);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Start the server on 127.0.0.1 with a random port; `script` answers requests #0, #1, … */
+export async function startScriptedChatServer(script: ChatScriptEntry[] = []): Promise<ScriptedChatServer> {
+  const queue = [...script];
+  const requests: RecordedChatRequest[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer(async (req, res) => {
+    try {
+      const raw = await readBody(req);
+      if (req.method !== 'POST' || !req.url?.startsWith('/v1/chat/completions')) {
+        json(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error', code: 'not_found', param: null } });
+        return;
+      }
+      let body: ChatRequestBody;
+      try {
+        body = JSON.parse(raw) as ChatRequestBody;
+      } catch {
+        json(res, 400, { error: { message: 'body is not JSON', type: 'invalid_request_error', code: null, param: null } });
+        return;
+      }
+      const index = requests.length;
+      requests.push({ index, url: req.url, headers: req.headers, body, rawBody: raw });
+      const entry = queue.shift();
+      if (entry === undefined) {
+        json(res, 500, { error: { message: `scripted server: no script entry for request #${index}`, type: 'server_error', code: 'script_exhausted', param: null } }, { 'x-should-retry': 'false' });
+        return;
+      }
+      await answer(res, typeof entry === 'function' ? await entry(body, index) : entry, body);
+    } catch (err) {
+      if (!res.headersSent) json(res, 500, { error: { message: `scripted server failure: ${(err as Error).message}`, type: 'server_error', code: 'script_error', param: null } }, { 'x-should-retry': 'false' });
+      else res.destroy();
+    }
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    push: (...entries) => queue.push(...entries),
+    remaining: () => queue.length,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
