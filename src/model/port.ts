@@ -171,12 +171,16 @@ export type ModelResponseStatus = 'completed' | 'incomplete' | 'failed';
 
 /**
  * What a model stream yields, in order: optionally `response.started`, any number of
- * `text.delta` and `item.done`, then exactly one `response.done` (or an `error`). A stream that
+ * `text.delta`, `reasoning.delta`, `warning` and `item.done`, then exactly one `response.done` (or an `error`). A stream that
  * ends without either is treated as cut (`stream_interrupted`).
  */
 export type ModelStreamEvent =
   | { type: 'response.started'; response_id?: string }
   | { type: 'text.delta'; text: string }
+  /** Reasoning text as it streams (Chat Completions: `reasoning_content` / `reasoning` deltas; Responses: reasoning summary deltas). */
+  | { type: 'reasoning.delta'; text: string }
+  /** Something the client should know that does not fail the response (e.g. calls the adapter did not pass on). */
+  | { type: 'warning'; code: 'tool_calls_ignored'; message: string; call_ids: string[] }
   /** A completed output item; `index` orders items within the response. */
   | { type: 'item.done'; index: number; item: TranscriptItem }
   | {

@@ -15,6 +15,8 @@ export function fromResponsesEvent(event: ResponseStreamEvent, itemsSeen: number
       return { type: 'response.started', response_id: event.response.id };
     case 'response.output_text.delta':
       return event.delta ? { type: 'text.delta', text: event.delta } : undefined;
+    case 'response.reasoning_summary_text.delta':
+      return event.delta ? { type: 'reasoning.delta', text: event.delta } : undefined;
     case 'response.output_item.done':
       return { type: 'item.done', index: event.output_index ?? itemsSeen, item: fromResponsesOutputItem(event.item) };
     case 'response.completed':

@@ -26,6 +26,24 @@ export const MessageDeltaEvent = z.object({
   text: z.string(),
 });
 
+/** Reasoning text as the model streams it (Chat Completions reasoning deltas, Responses reasoning summary deltas). Not part of the answer. */
+export const ReasoningDeltaEvent = z.object({
+  type: z.literal('reasoning.delta'),
+  text: z.string(),
+});
+
+/**
+ * Something about the model's answer that did not fail the turn. `tool_calls_ignored`: the model
+ * called tools in an answer to a request that offered none (the final answer after max_steps);
+ * those calls were not run. `call_ids` name them.
+ */
+export const ModelWarningEvent = z.object({
+  type: z.literal('model.warning'),
+  code: z.enum(['tool_calls_ignored']),
+  message: z.string(),
+  call_ids: z.array(z.string()),
+});
+
 export const MessageCompletedEvent = z.object({
   type: z.literal('message.completed'),
   text: z.string(),
@@ -103,6 +121,8 @@ export const TurnCancelledEvent = z.object({
 export const TurnEvent = z.discriminatedUnion('type', [
   TurnStartedEvent,
   MessageDeltaEvent,
+  ReasoningDeltaEvent,
+  ModelWarningEvent,
   MessageCompletedEvent,
   ToolStartedEvent,
   ToolProgressEvent,

@@ -159,7 +159,12 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       const error = { code: 'model_error', message: (err as Error).message };
       return finish({ status: 'failed', outputText: lastText, error, lastResponseId }, { type: 'turn.failed', error });
     }
-    const response = await readModelResponse(stream, opts.signal, (text) => emit({ type: 'message.delta', text }));
+    const response = await readModelResponse(
+      stream,
+      opts.signal,
+      (text) => emit({ type: 'message.delta', text }),
+      (e) => emit(e.type === 'warning' ? { type: 'model.warning', code: e.code, message: e.message, call_ids: e.call_ids } : e),
+    );
     usage.input_tokens += response.usage.input_tokens;
     usage.output_tokens += response.usage.output_tokens;
     if (response.status === 'aborted' || opts.signal.aborted) return cancelled();

@@ -1,6 +1,7 @@
 /**
  * Read one streamed model response: neutral {@link ModelStreamEvent}s (src/model/port.ts) → the
- * completed output items, final status, usage and error. Text deltas are forwarded as they arrive.
+ * completed output items, final status, usage and error. Text and reasoning deltas and warnings are
+ * forwarded as they arrive.
  *
  * Items are ordered by their `index`; when a stream sent no `item.done` events the items of
  * `response.done` are used. A stream that ends without `response.done` is reported as
@@ -26,6 +27,8 @@ export async function readModelResponse(
   events: AsyncIterable<ModelStreamEvent>,
   signal: AbortSignal,
   onTextDelta: (text: string) => Promise<void>,
+  /** Reasoning deltas and warnings, forwarded as they arrive. */
+  onOther: (event: Extract<ModelStreamEvent, { type: 'reasoning.delta' | 'warning' }>) => Promise<void> = async () => undefined,
 ): Promise<ModelResponse> {
   const done = new Map<number, TranscriptItem>();
   const out: ModelResponse = { status: 'failed', items: [], usage: { input_tokens: 0, output_tokens: 0 } };
@@ -37,6 +40,8 @@ export async function readModelResponse(
         if (event.response_id) out.responseId = event.response_id;
       } else if (event.type === 'text.delta') {
         if (event.text) await onTextDelta(event.text);
+      } else if (event.type === 'reasoning.delta' || event.type === 'warning') {
+        await onOther(event);
       } else if (event.type === 'item.done') {
         done.set(event.index, event.item);
       } else if (event.type === 'response.done') {
