@@ -3,6 +3,7 @@
  * test/e2e/openapi.test.ts checks that it does). Unknown fields are rejected (strict objects).
  */
 import { z } from 'zod';
+import { SKILL_NAME } from '../src/skills/skill-format.js';
 import {
   AgentIdSchema as AgentId,
   IdempotencyKeySchema,
@@ -15,6 +16,12 @@ import {
 export { AgentId, Metadata, ToolFamilies };
 export { InputMessageSchema as InputMessage, METADATA_MAX_BYTES } from '../src/turns/request-schemas.js';
 
+/** A list of skill names (each at most once). */
+export const SkillNames = z
+  .array(z.string().regex(SKILL_NAME, `a skill name must match ${SKILL_NAME.source}`))
+  .max(64)
+  .refine((a) => new Set(a).size === a.length, 'skills must not repeat a name');
+
 export const CreateTurnBody = z.strictObject({
   input: TurnInputSchema,
   instructions: z.string().optional(),
@@ -25,6 +32,8 @@ export const CreateTurnBody = z.strictObject({
   previous_turn_id: z.string().min(1).max(100).optional(),
   metadata: Metadata.optional(),
   brain: z.boolean().optional(),
+  /** Skills enabled for this turn instead of the agent's list (names from GET /v1/skills). */
+  skills: SkillNames.optional(),
   /** Cancel the turn when the client closes the POST's SSE stream (default false: keep running). */
   cancel_on_disconnect: z.boolean().optional(),
 });

@@ -18,6 +18,7 @@ import { isTerminalEvent, type TurnEvent } from '../src/runtime/events.js';
 import type { EventLog, LoggedEvent } from '../src/store/event-log.js';
 import type { Services } from '../src/services.js';
 import type { TurnRecord } from '../src/turns/turn-service-types.js';
+import { assertKnownSkills } from './skills.js';
 import { CreateTurnBody, CreateTurnQuery, EventsQuery, IdempotencyKey, ListTurnsQuery, TurnIdParams } from './turn-schemas.js';
 
 /**
@@ -63,6 +64,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     // service uses itself (the scheduler's `schedule_run:<run id>`).
     const idempotencyKey = rawKey === undefined ? undefined : `api:${IdempotencyKey.parse(rawKey)}`;
     const { cancel_on_disconnect, ...input } = body;
+    if (input.skills) assertKnownSkills(services, input.skills);
     const turn = await turns.create(input, { idempotencyKey, origin: { type: 'api' }, kind: 'main' });
     const links = turnLinks(turn.id, services.streamTokens);
 

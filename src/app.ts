@@ -21,6 +21,8 @@ import { scheduleRoutes } from '../routes/schedules.js';
 import { workflowRoutes } from '../routes/workflows.js';
 import { brainRoutes } from '../routes/brain.js';
 import { consoleRoutes } from '../routes/console.js';
+import { skillRoutes } from '../routes/skills.js';
+import { agentRoutes } from '../routes/agents.js';
 
 /** The fastify-plugin-wrapped export (its types name only the unwrapped function). */
 const fastifySse = fastifySseModule as unknown as FastifyPluginAsync<{ heartbeatInterval?: number }>;
@@ -36,6 +38,8 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   scheduleRoutes,
   workflowRoutes,
   brainRoutes,
+  skillRoutes,
+  agentRoutes,
 ];
 
 export interface RegisteredRoute {

@@ -56,6 +56,11 @@ const EnvSchema = z.object({
   COMPUTER_TMP_MAX_MB: int(512, 0, 1_048_576),
   /** Disk budget of one agent home, MiB (measured after each command); 0 = none. */
   COMPUTER_HOME_MAX_MB: int(10_240, 0, 16_777_216),
+  // --- skills ---
+  /** Folder of read-only built-in skills (one Agent Skills folder per skill), read at start. */
+  SKILLS_DIR: z.string().min(1).optional(),
+  /** dotenv-format file (`NAME=value` lines) with the secrets MCP servers of skills may use. */
+  SKILL_SECRETS: z.string().min(1).optional(),
   // --- web family ---
   WEB_FETCH_ALLOW_HOSTS: csv,
   WEB_FETCH_TIMEOUT_MS: int(15_000, 100, 300_000),
@@ -125,6 +130,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     ...e,
     DATA_DIR: path.resolve(e.DATA_DIR),
+    SKILLS_DIR: e.SKILLS_DIR === undefined ? undefined : path.resolve(e.SKILLS_DIR),
+    SKILL_SECRETS: e.SKILL_SECRETS === undefined ? undefined : path.resolve(e.SKILL_SECRETS),
     DEFAULT_TOOLS: e.DEFAULT_TOOLS ?? ['todo'],
     isLoopback,
   };

@@ -7,6 +7,7 @@
  * in `registry` if families need it, and push it onto `background` if it runs on its own (the
  * scheduler). One line each; nothing else changes.
  */
+import path from 'node:path';
 import type { ServiceRegistry } from './assembly/services.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
@@ -27,6 +28,7 @@ import { createScheduleService } from './schedules/service.js';
 import { SqliteScheduleStore } from './schedules/store.js';
 import { runTurn as loopRunTurn } from './runtime/loop.js';
 import { BrainStore } from './brain/brain-store.js';
+import { SkillRegistry } from './skills/skill-registry.js';
 import type { WorkflowEvent } from './workflows/events.js';
 import { DefaultWorkflowService } from './workflows/workflow-service.js';
 import { WorkflowStore } from './workflows/workflow-store.js';
@@ -105,6 +107,8 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   registry.workflows = workflows;
   background.push({ name: 'workflows', start: () => workflows.start(), stop: () => workflows.stop() });
   registry.brain = new BrainStore(db);
+  const skills = new SkillRegistry({ db, installDir: path.join(config.DATA_DIR, 'skills'), builtinsDir: config.SKILLS_DIR, log });
+  registry.skills = skills;
 
   let started = false;
   return {
@@ -122,6 +126,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
         : undefined,
     background,
     async start() {
+      await skills.load(); // before any turn runs
       const r = await turns.recover();
       if (r.interrupted || r.requeued) log.warn(r, 'recovered turns left over from the previous run');
       for (const b of background) await b.start();

@@ -17,6 +17,8 @@ import { brainFamily } from '../tools/brain/index.js';
 import { submitResultFamily } from '../tools/submit-result/index.js';
 import { workflowFamily } from '../tools/workflow/index.js';
 import { scheduleFamily } from '../tools/schedule/index.js';
+import { skillsFamily } from '../tools/skills/index.js';
+import { filterToolOutput, type OutputFilter } from './output-filter.js';
 
 /** Creators for main and scheduled turns, in order (todo, computer, web, schedule, workflow, …). */
 export const MAIN_TURN_FAMILIES: FamilyCreator[] = [
@@ -25,6 +27,7 @@ export const MAIN_TURN_FAMILIES: FamilyCreator[] = [
   webFamily,
   scheduleFamily,
   brainFamily, // recall/get_page when the turn asked for brain: true
+  skillsFamily, // skill_view + the skills index when skills are enabled
   workflowFamily, // keep last
 ];
 
@@ -34,6 +37,8 @@ export const WORKFLOW_TASK_FAMILIES: FamilyCreator[] = [workflowTaskWebFamily, b
 export interface AssembledTools {
   tools: AnyWorkerAgentTool[];
   unavailable: { family: string; reason: string }[];
+  /** Families' additions to the instructions, in family order (empty when none). */
+  instructions: string[];
 }
 
 /**
@@ -46,9 +51,15 @@ export async function assembleTools(
 ): Promise<AssembledTools> {
   const tools: AnyWorkerAgentTool[] = [];
   const unavailable: AssembledTools['unavailable'] = [];
+  const instructions: string[] = [];
+  const filters: OutputFilter[] = [];
   for (const creator of creators) {
     const result = await creator.create(ctx);
-    if (result.tools !== undefined) tools.push(...result.tools);
+    if (result.tools !== undefined) {
+      tools.push(...result.tools);
+      if (result.instructions) instructions.push(result.instructions);
+      if (result.outputFilter) filters.push(result.outputFilter);
+    }
     if (result.unavailable !== undefined) unavailable.push({ family: creator.family, reason: result.unavailable });
   }
   const seen = new Set<string>();
@@ -57,5 +68,9 @@ export async function assembleTools(
     if (seen.has(id)) throw new Error(`two tools named ${id} in one turn's tool set`);
     seen.add(id);
   }
-  return { tools, unavailable };
+  if (filters.length > 0) {
+    const f: OutputFilter = (text) => filters.reduce((t, g) => g(t), text);
+    return { tools: tools.map((t) => filterToolOutput(t, f)), unavailable, instructions };
+  }
+  return { tools, unavailable, instructions };
 }

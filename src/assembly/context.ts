@@ -38,6 +38,8 @@ export interface TurnContext {
   families: ToolFamily[];
   /** The request's `brain: true` (enables recall/get_page where the kind allows). */
   brain: boolean;
+  /** The request's `skills` (names); undefined → the agent's enabled skills (src/skills/turn-skills.ts). */
+  skills?: string[];
   config: Config;
   /** Absolute path of the agent's home: DATA_DIR/agents/<agent_id>/home (created on first use by the computer family). */
   agentHome: string;

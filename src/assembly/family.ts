@@ -5,6 +5,15 @@
  */
 import type { AnyWorkerAgentTool } from '../runtime/tool.js';
 import type { TurnContext } from './context.js';
+import type { OutputFilter } from './output-filter.js';
+
+/** What any family may add besides tools: text for the turn's instructions, an output filter. */
+export interface FamilyExtras {
+  /** Appended to the turn's instructions (after the request's own), e.g. the skills index. */
+  instructions?: string;
+  /** Every tool result of the turn passes through it (src/assembly/output-filter.ts). */
+  outputFilter?: OutputFilter;
+}
 
 /**
  * `{tools}`: available. `{unavailable}`: not assembled, and why. `{tools, unavailable}`: partly
@@ -12,7 +21,7 @@ import type { TurnContext } from './context.js';
  * turn gets read-only schedule tools); the assembler reports both.
  */
 export type FamilyResult =
-  | { tools: AnyWorkerAgentTool[]; unavailable?: string }
+  | ({ tools: AnyWorkerAgentTool[]; unavailable?: string } & FamilyExtras)
   | { tools?: undefined; unavailable: string };
 
 export interface FamilyCreator {

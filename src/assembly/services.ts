@@ -4,6 +4,7 @@
  * the family as unavailable instead of failing.
  */
 import type { BrainStore } from '../brain/brain-store.js';
+import type { SkillRegistry } from '../skills/skill-registry.js';
 import type { ScheduleService } from '../schedules/types.js';
 import type { WorkflowService } from '../workflows/types.js';
 
@@ -14,5 +15,7 @@ export interface ServiceRegistry {
   workflows?: WorkflowService;
   /** Per-agent brain pages (src/brain/); absent → recall/get_page are unavailable. */
   brain?: BrainStore;
+  /** Installed and built-in skills, enabled lists (src/skills/); absent → no skills in any turn. */
+  skills?: SkillRegistry;
   [name: string]: unknown;
 }

@@ -13,6 +13,8 @@ export interface TurnContextInput {
   /** Requested families; undefined → DEFAULT_TOOLS. */
   tools?: ToolFamily[];
   brain?: boolean;
+  /** Requested skills; undefined → the agent's enabled list. */
+  skills?: string[];
   signal: AbortSignal;
   workflowTask?: WorkflowTaskBinding;
 }
@@ -31,6 +33,7 @@ export function buildTurnContext(config: Config, registry: ServiceRegistry, t: T
     origin: t.origin,
     families,
     brain: t.brain ?? false,
+    skills: t.skills,
     config,
     agentHome: agentHome(config, t.agentId),
     signal: t.signal,

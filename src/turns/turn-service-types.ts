@@ -20,6 +20,8 @@ export interface CreateTurnInput {
   previous_turn_id?: string;
   metadata?: Record<string, unknown>;
   brain?: boolean;
+  /** Skills for this turn instead of the agent's enabled list. */
+  skills?: string[];
 }
 
 /** Options only other services (not HTTP clients) may set. */

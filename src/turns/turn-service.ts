@@ -310,10 +310,12 @@ export class DefaultTurnService implements TurnService {
         model: rec.model,
         tools: request.tools,
         brain: request.brain,
+        skills: request.skills,
         signal: controller.signal,
         workflowTask: this.ephemeral.get(id)?.workflowTask,
       });
-      const { tools, unavailable } = await this.assemble(ctx);
+      const { tools, unavailable, instructions: extra } = await this.assemble(ctx);
+      const instructions = [request.instructions, ...(extra ?? [])].filter(Boolean).join('\n\n') || undefined;
       let input: TranscriptItem[] = inputItems(request.input);
       if (request.previous_turn_id) {
         await this.running.get(request.previous_turn_id)?.done;
@@ -323,7 +325,7 @@ export class DefaultTurnService implements TurnService {
         turnId: id,
         model: this.deps.modelClient!,
         modelName: rec.model,
-        instructions: request.instructions,
+        instructions,
         input,
         tools,
         unavailable,

@@ -1,0 +1,77 @@
+/**
+ * Skill endpoints, over `services.registry.skills` (src/skills/skill-registry.ts):
+ * - PUT    /v1/skills/{name} — install or replace: the body is a `.tar.gz` (`application/gzip`)
+ *   or `.zip` (`application/zip`) with SKILL.md at its root, at most 10 MiB; 201 created, 200
+ *   replaced; 400 `invalid_skill_archive` (details.entry names a refused entry) or `invalid_skill`;
+ *   409 `skill_builtin` for a SKILLS_DIR skill.
+ * - GET    /v1/skills — every skill (built-in and installed), by name.
+ * - GET    /v1/skills/{name} — one skill and its files; 404 `skill_not_found`.
+ * - DELETE /v1/skills/{name} — delete an installed skill.
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import type { RoutePlugin } from '../src/app.js';
+import { HttpError } from '../src/http/errors.js';
+import type { Services } from '../src/services.js';
+import { MAX_ARCHIVE_BYTES } from '../src/skills/archive-entries.js';
+import { SKILL_NAME } from '../src/skills/skill-format.js';
+import { skillNotFound, summarize, unknownSkills, type SkillRegistry } from '../src/skills/skill-registry.js';
+import { ARCHIVE_CONTENT_TYPES, type ArchiveContentType } from '../src/skills/skill-install.js';
+
+export const SkillParams = z.object({ name: z.string().regex(SKILL_NAME, `a skill name must match ${SKILL_NAME.source}`) });
+
+/** The registry, or 503 `skills_unavailable`. */
+export function skillRegistry(services: Services): SkillRegistry {
+  const r = services.registry.skills;
+  if (!r) throw new HttpError(503, 'skills_unavailable', 'skills are not configured on this server');
+  return r;
+}
+
+/** @throws HttpError 400 `unknown_skill` naming every unknown skill in `names`. */
+export function assertKnownSkills(services: Services, names: string[]): void {
+  const unknown = skillRegistry(services).unknown(names);
+  if (unknown.length > 0) throw unknownSkills(unknown);
+}
+
+const MAX_LISTED_FILES = 1000;
+
+async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
+    .sort()
+    .slice(0, MAX_LISTED_FILES);
+}
+
+const skillLink = (name: string) => `/v1/skills/${encodeURIComponent(name)}`;
+
+export const skillRoutes: RoutePlugin = async (app, { services }) => {
+  app.addContentTypeParser([...ARCHIVE_CONTENT_TYPES], { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_req, body, done) => done(null, body));
+
+  app.put('/v1/skills/:name', async (request, reply) => {
+    const { name } = SkillParams.parse(request.params);
+    const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() as ArchiveContentType;
+    if (!Buffer.isBuffer(request.body) || !(ARCHIVE_CONTENT_TYPES as readonly string[]).includes(type)) {
+      throw new HttpError(415, 'unsupported_media_type', `send the skill as a .tar.gz with Content-Type: application/gzip or a .zip with Content-Type: application/zip`);
+    }
+    const { skill, created } = await skillRegistry(services).install(name, request.body, type);
+    return reply.code(created ? 201 : 200).header('Location', skillLink(name)).send({ ...summarize(skill), files: await listFiles(skill.dir) });
+  });
+
+  app.get('/v1/skills', async () => ({ data: skillRegistry(services).list().map(summarize) }));
+
+  app.get('/v1/skills/:name', async (request) => {
+    const { name } = SkillParams.parse(request.params);
+    const skill = skillRegistry(services).get(name);
+    if (!skill) throw skillNotFound(name);
+    return { ...summarize(skill), files: await listFiles(skill.dir) };
+  });
+
+  app.delete('/v1/skills/:name', async (request) => {
+    const { name } = SkillParams.parse(request.params);
+    await skillRegistry(services).remove(name);
+    return { name, deleted: true };
+  });
+};

@@ -1,0 +1,85 @@
+/**
+ * The rules every skill archive entry must pass, whatever the archive format (tar.gz or zip), and
+ * the caps on one archive. Only regular files and folders are unpacked: symbolic links, hard
+ * links, device files and FIFOs are refused, so nothing unpacked can point outside the skill.
+ */
+
+/** Max archive size (the request body), bytes. */
+export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
+/** Max entries (files and folders) in one archive. */
+export const MAX_ARCHIVE_ENTRIES = 1000;
+/** Max total size of the unpacked files, bytes. */
+export const MAX_UNPACKED_BYTES = 50 * 1024 * 1024;
+/** Max length of one entry path, characters; max folder depth. */
+const MAX_PATH_CHARS = 1024;
+const MAX_DEPTH = 32;
+
+/** A refused archive; `entry` names the offending entry when there is one. Routes answer 400. */
+export class SkillArchiveError extends Error {
+  constructor(message: string, public readonly entry?: string) {
+    super(message);
+    this.name = 'SkillArchiveError';
+  }
+}
+
+/** One unpacked entry: a folder, or a file with its bytes and whether it is executable. */
+export type ArchiveEntry = { kind: 'dir'; path: string } | { kind: 'file'; path: string; data: Buffer; executable: boolean };
+
+/**
+ * The normalized relative path of an entry (`./` prefixes and a trailing `/` removed), or a
+ * SkillArchiveError naming it: absolute paths, drive letters, backslashes, NUL, `..` or `.`
+ * segments, empty segments, more than {@link MAX_DEPTH} levels or {@link MAX_PATH_CHARS} characters.
+ */
+export function checkEntryPath(raw: string): string {
+  const quoted = JSON.stringify(raw);
+  const fail = (why: string) => new SkillArchiveError(`archive entry ${quoted}: ${why}`, raw);
+  if (raw.length > MAX_PATH_CHARS) throw fail(`path longer than ${MAX_PATH_CHARS} characters`);
+  if (raw.includes('\0')) throw fail('path contains a NUL character');
+  if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) throw fail('absolute paths are not allowed');
+  if (raw.includes('\\')) throw fail('backslashes are not allowed in paths');
+  let p = raw;
+  while (p.startsWith('./')) p = p.slice(2);
+  if (p.endsWith('/')) p = p.slice(0, -1);
+  if (p === '' || p === '.') return '';
+  const segments = p.split('/');
+  if (segments.includes('..')) throw fail('".." segments are not allowed (the entry would land outside the skill folder)');
+  if (segments.some((s) => s === '' || s === '.')) throw fail('empty or "." path segments are not allowed');
+  if (segments.length > MAX_DEPTH) throw fail(`nested deeper than ${MAX_DEPTH} folders`);
+  return p;
+}
+
+/** Collects entries and enforces the count and size caps and unique paths. */
+export class EntryCollector {
+  readonly entries: ArchiveEntry[] = [];
+  private count = 0;
+  private bytes = 0;
+  private readonly seen = new Set<string>();
+
+  /** Count one more entry (any type) before reading it. @throws SkillArchiveError past the cap. */
+  countEntry(raw: string): void {
+    this.count++;
+    if (this.count > MAX_ARCHIVE_ENTRIES) {
+      throw new SkillArchiveError(`archive has more than ${MAX_ARCHIVE_ENTRIES} entries (at entry ${JSON.stringify(raw)})`, raw);
+    }
+  }
+
+  /** Reserve `size` more unpacked bytes for entry `raw`. @throws SkillArchiveError past the cap. */
+  addBytes(raw: string, size: number): void {
+    this.bytes += size;
+    if (this.bytes > MAX_UNPACKED_BYTES) {
+      throw new SkillArchiveError(`archive unpacks to more than ${MAX_UNPACKED_BYTES} bytes (at entry ${JSON.stringify(raw)})`, raw);
+    }
+  }
+
+  add(entry: ArchiveEntry, raw: string): void {
+    if (entry.path === '') return; // the root folder itself
+    if (this.seen.has(entry.path)) throw new SkillArchiveError(`archive entry ${JSON.stringify(raw)} appears twice`, raw);
+    this.seen.add(entry.path);
+    this.entries.push(entry);
+  }
+}
+
+/** The refusal for an entry that is neither a regular file nor a folder. */
+export function refusedType(raw: string, what: string): SkillArchiveError {
+  return new SkillArchiveError(`archive entry ${JSON.stringify(raw)}: ${what} are not allowed (only regular files and folders)`, raw);
+}

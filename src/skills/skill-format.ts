@@ -1,0 +1,82 @@
+/**
+ * The Agent Skills folder format as this service reads it: a folder whose `SKILL.md` starts with
+ * YAML frontmatter between `---` lines, holding `name` ({@link SKILL_NAME}) and `description`,
+ * optionally `runtime` (`any` | `main` | `background_job`; absent = `any`: where the skill is
+ * visible). Other frontmatter keys (license, metadata, allowed-tools…) are kept but not used.
+ * Optional folders `scripts/`, `references/`, `assets/` and the file `agents/openai.yaml`
+ * (MCP dependencies, see mcp-manifest.ts) may sit beside it. See README.md "Skills".
+ */
+import { parse as parseYaml } from 'yaml';
+
+/** A skill name: lower-case letter first, then up to 63 of `a-z 0-9 _ -`. */
+export const SKILL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+/** Max `description` length, characters. */
+export const MAX_DESCRIPTION_CHARS = 1024;
+/** Max size of SKILL.md, bytes. */
+export const MAX_SKILL_MD_BYTES = 256 * 1024;
+
+export const SKILL_RUNTIMES = ['any', 'main', 'background_job'] as const;
+export type SkillRuntime = (typeof SKILL_RUNTIMES)[number];
+
+/** A skill folder that does not follow the format; `message` says what to fix. */
+export class SkillFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SkillFormatError';
+  }
+}
+
+export interface SkillFrontmatter {
+  name: string;
+  description: string;
+  runtime: SkillRuntime;
+}
+
+/** SKILL.md split into its frontmatter and its body (the text after the closing `---`). */
+export interface ParsedSkillMd {
+  frontmatter: SkillFrontmatter;
+  body: string;
+}
+
+const FRONTMATTER = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+/** `text` without a leading frontmatter block (unchanged when it has none). */
+export function stripFrontmatter(text: string): string {
+  const m = FRONTMATTER.exec(text);
+  return m ? text.slice(m[0].length) : text;
+}
+
+/**
+ * Parse and check SKILL.md.
+ * @throws SkillFormatError when the frontmatter is missing, not YAML, or `name`/`description`/
+ *   `runtime` are missing or invalid.
+ */
+export function parseSkillMd(text: string): ParsedSkillMd {
+  const m = FRONTMATTER.exec(text);
+  if (!m) throw new SkillFormatError('SKILL.md must start with YAML frontmatter between "---" lines (with name and description)');
+  let data: unknown;
+  try {
+    data = parseYaml(m[1], { maxAliasCount: 16 });
+  } catch (err) {
+    throw new SkillFormatError(`SKILL.md frontmatter is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new SkillFormatError('SKILL.md frontmatter must be a YAML mapping');
+  const fm = data as Record<string, unknown>;
+  if (typeof fm.name !== 'string' || !SKILL_NAME.test(fm.name)) {
+    throw new SkillFormatError(`SKILL.md frontmatter "name" must match ${SKILL_NAME.source}`);
+  }
+  if (typeof fm.description !== 'string' || fm.description.trim() === '') {
+    throw new SkillFormatError('SKILL.md frontmatter "description" must be a non-empty string');
+  }
+  if (fm.description.length > MAX_DESCRIPTION_CHARS) {
+    throw new SkillFormatError(`SKILL.md frontmatter "description" must be at most ${MAX_DESCRIPTION_CHARS} characters`);
+  }
+  const runtime = fm.runtime ?? 'any';
+  if (typeof runtime !== 'string' || !(SKILL_RUNTIMES as readonly string[]).includes(runtime)) {
+    throw new SkillFormatError(`SKILL.md frontmatter "runtime" must be one of ${SKILL_RUNTIMES.join(', ')}`);
+  }
+  return {
+    frontmatter: { name: fm.name, description: fm.description.trim(), runtime: runtime as SkillRuntime },
+    body: text.slice(m[0].length),
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * Unpack a skill archive body into a new folder: parse (tar.gz or zip, by content type), check
+ * the entries, write them into a fresh staging folder beside the skills, then swap it into place
+ * with rename(2) so a reader never sees a half-written skill. Files are written with exclusive
+ * create (`wx`), folders with mkdir: since links are refused, nothing is written through a link.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { MAX_ARCHIVE_BYTES, SkillArchiveError, type ArchiveEntry } from './archive-entries.js';
+import { readTarGz } from './archive-tar.js';
+import { readZip } from './archive-zip.js';
+import { checkArchiveSkill } from './skill-folder.js';
+
+/** Content types accepted for PUT /v1/skills/{name}. */
+export const ARCHIVE_CONTENT_TYPES = ['application/gzip', 'application/zip'] as const;
+export type ArchiveContentType = (typeof ARCHIVE_CONTENT_TYPES)[number];
+
+/** Parse an archive body. @throws SkillArchiveError. */
+export async function readArchive(body: Buffer, contentType: ArchiveContentType): Promise<ArchiveEntry[]> {
+  if (body.length > MAX_ARCHIVE_BYTES) throw new SkillArchiveError(`archive is larger than ${MAX_ARCHIVE_BYTES} bytes`);
+  return contentType === 'application/zip' ? readZip(body) : readTarGz(body);
+}
+
+async function writeEntries(root: string, entries: ArchiveEntry[]): Promise<void> {
+  await mkdir(root, { recursive: true, mode: 0o755 });
+  // Folders first (shortest first), then files; a path used both as file and folder fails here.
+  const dirs = entries.filter((e) => e.kind === 'dir').sort((a, b) => a.path.length - b.path.length);
+  for (const d of dirs) await mkdir(path.join(root, d.path), { recursive: true, mode: 0o755 });
+  for (const e of entries) {
+    if (e.kind !== 'file') continue;
+    const target = path.join(root, e.path);
+    try {
+      await mkdir(path.dirname(target), { recursive: true, mode: 0o755 });
+      await writeFile(target, e.data, { flag: 'wx', mode: e.executable ? 0o755 : 0o644 });
+    } catch (err) {
+      throw new SkillArchiveError(`archive entry ${JSON.stringify(e.path)} cannot be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}: a file and a folder share this path?)`, e.path);
+    }
+  }
+}
+
+/**
+ * Check and unpack `body` as skill `name` into `skillsDir/name`, replacing an existing folder.
+ * Returns the checked frontmatter and servers. @throws SkillArchiveError / SkillFormatError (nothing
+ * is changed on disk then).
+ */
+export async function installArchive(skillsDir: string, name: string, body: Buffer, contentType: ArchiveContentType) {
+  const entries = await readArchive(body, contentType);
+  const checked = checkArchiveSkill(name, entries);
+  const staging = path.join(skillsDir, `.staging-${randomUUID()}`);
+  const target = path.join(skillsDir, name);
+  const old = path.join(skillsDir, `.old-${randomUUID()}`);
+  try {
+    await writeEntries(staging, entries);
+    await rename(target, old).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+    await rename(staging, target);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+    await rm(old, { recursive: true, force: true });
+  }
+  return { ...checked, files: entries.filter((e) => e.kind === 'file').length };
+}

@@ -1,0 +1,153 @@
+/**
+ * Installing skills over REST on the real server: `.tar.gz` and `.zip` bodies are unpacked into
+ * DATA_DIR/skills/<name>, listed, replaced, deleted, enabled per agent; hostile archives (zip-slip,
+ * symbolic links, absolute paths, device files, 100k entries, a gzip bomb) are refused with 400
+ * naming the entry, and leave nothing on disk.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { manyEntryZip, skillMd, tarGz, zipArchive } from '../support/archives.js';
+
+let svc: TestService;
+beforeAll(async () => {
+  svc = await startTestService();
+});
+afterAll(async () => svc.close());
+
+async function put(name: string, body: Buffer, type = 'application/gzip') {
+  const res = await fetch(`${svc.url}/v1/skills/${name}`, { method: 'PUT', headers: { 'content-type': type }, body });
+  return { status: res.status, body: (await res.json()) as any, headers: res.headers };
+}
+
+const skillsDir = () => path.join(svc.dataDir, 'skills');
+const leftovers = () => readdirSync(skillsDir()).filter((n) => n.startsWith('.'));
+
+describe('installing skills', () => {
+  it('installs a .tar.gz, lists it, replaces it with a .zip and deletes it', async () => {
+    const tgz = tarGz([
+      { name: 'SKILL.md', data: skillMd('pdf-tools', 'Work with PDF files') },
+      { name: 'scripts/', type: 'dir' },
+      { name: 'scripts/count.sh', data: '#!/bin/sh\necho 3\n', mode: 0o755 },
+      { name: 'references/api.md', data: '# API\n' },
+    ]);
+    const created = await put('pdf-tools', tgz);
+    expect(created.status).toBe(201);
+    expect(created.headers.get('location')).toBe('/v1/skills/pdf-tools');
+    expect(created.body).toMatchObject({ name: 'pdf-tools', description: 'Work with PDF files', runtime: 'any', source: 'installed', mcp_servers: [] });
+    expect(created.body.files).toEqual(['SKILL.md', 'references/api.md', 'scripts/count.sh']);
+    const dir = path.join(skillsDir(), 'pdf-tools');
+    expect(statSync(path.join(dir, 'scripts/count.sh')).mode & 0o777).toBe(0o755);
+    expect(statSync(path.join(dir, 'references/api.md')).mode & 0o777).toBe(0o644);
+
+    const list = await api(svc.url, 'GET', '/v1/skills');
+    expect(list.body.data.map((s: any) => s.name)).toContain('pdf-tools');
+
+    const zip = await zipArchive([{ name: 'SKILL.md', data: skillMd('pdf-tools', 'Work with PDF files, v2', 'body', 'runtime: main\n') }]);
+    const replaced = await put('pdf-tools', zip, 'application/zip');
+    expect(replaced.status).toBe(200);
+    expect(replaced.body).toMatchObject({ description: 'Work with PDF files, v2', runtime: 'main', files: ['SKILL.md'] });
+    expect(existsSync(path.join(dir, 'scripts'))).toBe(false);
+    expect((await api(svc.url, 'GET', '/v1/skills/pdf-tools')).body.description).toBe('Work with PDF files, v2');
+
+    expect((await api(svc.url, 'DELETE', '/v1/skills/pdf-tools')).body).toEqual({ name: 'pdf-tools', deleted: true });
+    expect(existsSync(dir)).toBe(false);
+    expect((await api(svc.url, 'GET', '/v1/skills/pdf-tools')).status).toBe(404);
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('enables skills per agent and refuses unknown names', async () => {
+    await put('notes', tarGz([{ name: 'SKILL.md', data: skillMd('notes', 'Take notes') }]));
+    const set = await api(svc.url, 'PUT', '/v1/agents/a1/skills', { enabled: ['notes'] });
+    expect(set.body).toEqual({ agent_id: 'a1', enabled: ['notes'] });
+    expect((await api(svc.url, 'GET', '/v1/agents/a1/skills')).body).toEqual({ agent_id: 'a1', enabled: ['notes'] });
+    expect((await api(svc.url, 'GET', '/v1/agents/other/skills')).body).toEqual({ agent_id: 'other', enabled: [] });
+    const bad = await api(svc.url, 'PUT', '/v1/agents/a1/skills', { enabled: ['notes', 'nope'] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'unknown_skill', details: { unknown: ['nope'] } });
+    expect(bad.body.error.message).toContain('nope');
+  });
+
+  it('refuses a SKILL.md whose name differs, one not at the root, and a wrong content type', async () => {
+    const other = await put('alpha', tarGz([{ name: 'SKILL.md', data: skillMd('beta', 'x') }]));
+    expect(other.status).toBe(400);
+    expect(other.body.error.code).toBe('invalid_skill');
+    expect(other.body.error.message).toContain('"beta" does not match the skill name "alpha"');
+    const nested = await put('alpha', tarGz([{ name: 'alpha/SKILL.md', data: skillMd('alpha', 'x') }]));
+    expect(nested.status).toBe(400);
+    expect(nested.body.error.message).toContain('SKILL.md must be at the archive root');
+    const plain = await put('alpha', Buffer.from('hello'), 'text/plain');
+    expect(plain.status).toBe(415);
+    const broken = await put('alpha', Buffer.from('not gzip at all'));
+    expect(broken.status).toBe(400);
+    expect(broken.body.error.code).toBe('invalid_skill_archive');
+  });
+});
+
+describe('hostile archives are refused with 400 naming the entry', () => {
+  const md = { name: 'SKILL.md', data: skillMd('evil', 'x') };
+  const cases: [string, () => Promise<Buffer> | Buffer, string, string, string?][] = [
+    ['zip-slip in a zip', () => zipArchive([{ name: 'SKILL.md', data: skillMd('evil', 'x') }, { name: '../../escaped.txt', data: 'pwned' }]), 'application/zip', '../../escaped.txt', '".." segments'],
+    ['zip-slip in a tar.gz', () => tarGz([md, { name: 'scripts/../../escaped.txt', data: 'pwned' }]), 'application/gzip', 'scripts/../../escaped.txt', '".." segments'],
+    ['a symbolic link in a tar.gz', () => tarGz([md, { name: 'link', type: 'symlink', linkname: '/etc/passwd' }]), 'application/gzip', 'link', 'symbolic links'],
+    ['a symbolic link in a zip', () => zipArchive([{ name: 'SKILL.md', data: skillMd('evil', 'x') }, { name: 'link', data: '/etc/passwd', mode: 0o120777 }]), 'application/zip', 'link', 'symbolic links'],
+    ['a hard link in a tar.gz', () => tarGz([md, { name: 'hard', type: 'link', linkname: 'SKILL.md' }]), 'application/gzip', 'hard', 'hard links'],
+    ['an absolute path in a tar.gz', () => tarGz([md, { name: '/tmp/abs.txt', data: 'x' }]), 'application/gzip', '/tmp/abs.txt', 'absolute paths'],
+    ['an absolute path in a zip', () => zipArchive([{ name: 'SKILL.md', data: skillMd('evil', 'x') }, { name: '/tmp/abs.txt', data: 'x' }]), 'application/zip', '/tmp/abs.txt', 'absolute'],
+    ['a device file in a tar.gz', () => tarGz([md, { name: 'null', type: 'char' }]), 'application/gzip', 'null', 'device files'],
+    ['a FIFO in a tar.gz', () => tarGz([md, { name: 'pipe', type: 'fifo' }]), 'application/gzip', 'pipe', 'FIFOs'],
+  ];
+  for (const [what, build, type, entry, why] of cases) {
+    it(`${what}`, async () => {
+      const r = await put('evil', await build(), type);
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('invalid_skill_archive');
+      expect(r.body.error.details).toEqual({ entry });
+      expect(r.body.error.message).toContain(JSON.stringify(entry));
+      if (why) expect(r.body.error.message).toContain(why);
+      expect(existsSync(path.join(skillsDir(), 'evil'))).toBe(false);
+      expect(existsSync(path.join(svc.dataDir, 'escaped.txt'))).toBe(false);
+      expect(existsSync(path.join(path.dirname(svc.dataDir), 'escaped.txt'))).toBe(false);
+      expect(leftovers()).toEqual([]);
+    });
+  }
+
+  it('100,000 files in a tar.gz', async () => {
+    const items = [md, ...Array.from({ length: 100_000 }, (_, i) => ({ name: `f/${i.toString(36)}` }))];
+    const r = await put('evil', tarGz(items));
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toMatch(/more than 1000 entries/);
+    expect(existsSync(path.join(skillsDir(), 'evil'))).toBe(false);
+  }, 60_000);
+
+  it('100,000 files in a zip (refused from the central directory, before inflating)', async () => {
+    const body = manyEntryZip(['SKILL.md', ...Array.from({ length: 100_000 }, (_, i) => i.toString(36))]);
+    expect(body.length).toBeLessThan(10 * 1024 * 1024);
+    const r = await put('evil', body, 'application/zip');
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe('archive has 100001 entries; at most 1000 are allowed');
+  }, 60_000);
+
+  it('a gzip bomb (256 MiB of zeros in a 1 MiB body) stops at the size cap', async () => {
+    const bomb = gzipSync(Buffer.alloc(256 * 1024 * 1024), { level: 1 });
+    expect(bomb.length).toBeLessThan(10 * 1024 * 1024);
+    const r = await put('evil', bomb);
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toMatch(/unpacks to more than \d+ bytes/);
+  }, 60_000);
+
+  it('a body over 10 MiB gets 413', async () => {
+    const r = await fetch(`${svc.url}/v1/skills/evil`, { method: 'PUT', headers: { 'content-type': 'application/gzip' }, body: Buffer.alloc(10 * 1024 * 1024 + 1) });
+    expect(r.status).toBe(413);
+  });
+
+  it('keeps the installed skill when a replacement is refused', async () => {
+    await put('keep', tarGz([{ name: 'SKILL.md', data: skillMd('keep', 'original') }]));
+    const r = await put('keep', tarGz([{ name: 'SKILL.md', data: skillMd('keep', 'new') }, { name: 'x', type: 'symlink', linkname: '/' }]));
+    expect(r.status).toBe(400);
+    expect(readFileSync(path.join(skillsDir(), 'keep', 'SKILL.md'), 'utf8')).toContain('original');
+    expect((await api(svc.url, 'GET', '/v1/skills/keep')).body.description).toBe('original');
+  });
+});
