@@ -9,6 +9,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { validateResponse } from '../e2e/support/spec.js';
 import { manyEntryZip, skillMd, tarGz, zipArchive } from '../support/archives.js';
 
 let svc: TestService;
@@ -44,6 +45,9 @@ describe('installing skills', () => {
 
     const list = await api(svc.url, 'GET', '/v1/skills');
     expect(list.body.data.map((s: any) => s.name)).toContain('pdf-tools');
+    // Responses match openapi.yaml.
+    expect(validateResponse('/v1/skills/{name}', 'put', 201, created.body)).toEqual([]);
+    expect(validateResponse('/v1/skills', 'get', 200, list.body)).toEqual([]);
 
     const zip = await zipArchive([{ name: 'SKILL.md', data: skillMd('pdf-tools', 'Work with PDF files, v2', 'body', 'runtime: main\n') }]);
     const replaced = await put('pdf-tools', zip, 'application/zip');
@@ -52,7 +56,9 @@ describe('installing skills', () => {
     expect(existsSync(path.join(dir, 'scripts'))).toBe(false);
     expect((await api(svc.url, 'GET', '/v1/skills/pdf-tools')).body.description).toBe('Work with PDF files, v2');
 
-    expect((await api(svc.url, 'DELETE', '/v1/skills/pdf-tools')).body).toEqual({ name: 'pdf-tools', deleted: true });
+    const deleted = await api(svc.url, 'DELETE', '/v1/skills/pdf-tools');
+    expect(deleted.body).toEqual({ name: 'pdf-tools', deleted: true });
+    expect(validateResponse('/v1/skills/{name}', 'delete', 200, deleted.body)).toEqual([]);
     expect(existsSync(dir)).toBe(false);
     expect((await api(svc.url, 'GET', '/v1/skills/pdf-tools')).status).toBe(404);
     expect(leftovers()).toEqual([]);
@@ -62,10 +68,12 @@ describe('installing skills', () => {
     await put('notes', tarGz([{ name: 'SKILL.md', data: skillMd('notes', 'Take notes') }]));
     const set = await api(svc.url, 'PUT', '/v1/agents/a1/skills', { enabled: ['notes'] });
     expect(set.body).toEqual({ agent_id: 'a1', enabled: ['notes'] });
+    expect(validateResponse('/v1/agents/{agent_id}/skills', 'put', 200, set.body)).toEqual([]);
     expect((await api(svc.url, 'GET', '/v1/agents/a1/skills')).body).toEqual({ agent_id: 'a1', enabled: ['notes'] });
     expect((await api(svc.url, 'GET', '/v1/agents/other/skills')).body).toEqual({ agent_id: 'other', enabled: [] });
     const bad = await api(svc.url, 'PUT', '/v1/agents/a1/skills', { enabled: ['notes', 'nope'] });
     expect(bad.status).toBe(400);
+    expect(validateResponse('/v1/agents/{agent_id}/skills', 'put', 400, bad.body)).toEqual([]);
     expect(bad.body.error).toMatchObject({ code: 'unknown_skill', details: { unknown: ['nope'] } });
     expect(bad.body.error.message).toContain('nope');
   });
