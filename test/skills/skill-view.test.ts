@@ -39,7 +39,7 @@ async function turn(body: Record<string, unknown>) {
 
 describe('skill_view', () => {
   it('reads enabled skill files under the path rules and refuses the rest', async () => {
-    await fetch(`${harness.svc.url}/v1/skills/other`, { method: 'PUT', headers: { 'content-type': 'application/gzip' }, body: tarGz([{ name: 'SKILL.md', data: skillMd('other', 'Another skill') }]) });
+    await fetch(`${harness.svc.url}/v1/skills/other`, { method: 'PUT', headers: { 'content-type': 'application/gzip' }, body: new Uint8Array(tarGz([{ name: 'SKILL.md', data: skillMd('other', 'Another skill') }])) });
     const calls: [string, Record<string, string>][] = [
       ['default', { name: 'guide' }],
       ['backslash', { name: 'guide', file_path: 'references\\style.md' }],

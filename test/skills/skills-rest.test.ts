@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(async () => svc.close());
 
 async function put(name: string, body: Buffer, type = 'application/gzip') {
-  const res = await fetch(`${svc.url}/v1/skills/${name}`, { method: 'PUT', headers: { 'content-type': type }, body });
+  const res = await fetch(`${svc.url}/v1/skills/${name}`, { method: 'PUT', headers: { 'content-type': type }, body: new Uint8Array(body) });
   return { status: res.status, body: (await res.json()) as any, headers: res.headers };
 }
 
@@ -147,7 +147,7 @@ describe('hostile archives are refused with 400 naming the entry', () => {
   }, 60_000);
 
   it('a body over 10 MiB gets 413', async () => {
-    const r = await fetch(`${svc.url}/v1/skills/evil`, { method: 'PUT', headers: { 'content-type': 'application/gzip' }, body: Buffer.alloc(10 * 1024 * 1024 + 1) });
+    const r = await fetch(`${svc.url}/v1/skills/evil`, { method: 'PUT', headers: { 'content-type': 'application/gzip' }, body: new Uint8Array(10 * 1024 * 1024 + 1) });
     expect(r.status).toBe(413);
   });
 
