@@ -5,7 +5,7 @@
  * - GET /v1/agents/{agent_id}/skills — `{agent_id, enabled}` (empty for an agent never set).
  */
 import { z } from 'zod';
-import type { RoutePlugin } from '../src/app.js';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { skillRegistry } from './skills.js';
 import { AgentId, SkillNames } from './turn-schemas.js';
 

@@ -11,7 +11,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { RoutePlugin } from '../src/app.js';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError } from '../src/http/errors.js';
 import type { Services } from '../src/services.js';
 import { MAX_ARCHIVE_BYTES } from '../src/skills/archive-entries.js';
