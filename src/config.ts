@@ -48,6 +48,8 @@ const EnvSchema = z.object({
   CONVERSATION_MODE: z.enum(['stateless', 'previous_response_id']).default('stateless'),
   // --- computer family ---
   COMPUTER_SANDBOX: z.enum(['bwrap', 'none']).default('bwrap'),
+  /** Host user (name or uid) that runs the sandbox when the service runs as root; ignored otherwise. */
+  COMPUTER_SANDBOX_USER: z.string().min(1).default('turnsandbox'),
   COMPUTER_NETWORK: onOff('off'),
   COMPUTER_MAX_TIMEOUT_S: int(600, 1, 86_400),
   /** Per-process data memory limit of a command (RLIMIT_DATA), MiB; 0 = none. */

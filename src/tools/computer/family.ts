@@ -18,6 +18,7 @@ import type { FamilyCreator, FamilyResult } from '../../assembly/family.js';
 import type { AnyWorkerAgentTool } from '../../runtime/tool.js';
 import type { ComputerToolDeps } from './deps.js';
 import { DEFAULT_BWRAP_PATH, probeBwrap } from './sandbox/probe.js';
+import { lookupSandboxUser, runningAsRoot, type SandboxUser } from './sandbox/sandbox-user.js';
 import type { SandboxMode } from './sandbox/run-command.js';
 import { applyPatchTool } from './tools/apply-patch.js';
 import { commandTool } from './tools/command.js';
@@ -33,12 +34,29 @@ export interface ComputerFamilyOptions {
   bwrapPath?: string;
 }
 
-/** How commands run under `config`, or why they cannot. */
+/**
+ * How commands run under `config`, or why they cannot. As root, bwrap runs as the host user
+ * COMPUTER_SANDBOX_USER (sandbox-user.ts); without that user `command` is not offered.
+ */
 export async function resolveSandbox(config: Config, bwrapPath: string = DEFAULT_BWRAP_PATH): Promise<{ mode: SandboxMode } | { reason: string }> {
   if (config.COMPUTER_SANDBOX === 'none') return { mode: { kind: 'none' } };
-  const probe = await probeBwrap(bwrapPath);
+  let user: SandboxUser | undefined;
+  if (runningAsRoot()) {
+    const found = await lookupSandboxUser(config.COMPUTER_SANDBOX_USER);
+    if ('reason' in found) return { reason: `command is not offered: ${found.reason}` };
+    user = found;
+  }
+  const probe = await probeBwrap(bwrapPath, user);
   if (!probe.ok) return { reason: `command is not offered: ${probe.reason}` };
-  return { mode: { kind: 'bwrap', bwrapPath, network: config.COMPUTER_NETWORK === 'on', tmpBytes: probe.tmpfsSize ? config.COMPUTER_TMP_MAX_MB * 1024 * 1024 : 0 } };
+  return {
+    mode: {
+      kind: 'bwrap',
+      bwrapPath,
+      network: config.COMPUTER_NETWORK === 'on',
+      tmpBytes: probe.tmpfsSize ? config.COMPUTER_TMP_MAX_MB * 1024 * 1024 : 0,
+      ...(user ? { user: { account: user, dataDir: config.DATA_DIR } } : {}),
+    },
+  };
 }
 
 /**
@@ -60,7 +78,7 @@ export async function computerStartupWarnings(config: Config, bwrapPath: string 
   if (unsandboxed) return [unsandboxed];
   const sandbox = await resolveSandbox(config, bwrapPath);
   if ('reason' in sandbox) return [`computer family: ${sandbox.reason}`];
-  const probe = await probeBwrap(bwrapPath);
+  const probe = await probeBwrap(bwrapPath, 'mode' in sandbox && sandbox.mode.kind === 'bwrap' ? sandbox.mode.user?.account : undefined);
   if (probe.ok && !probe.tmpfsSize && config.COMPUTER_TMP_MAX_MB > 0) {
     return [`computer family: this bubblewrap does not support --size (needs bubblewrap 0.7 or later), so COMPUTER_TMP_MAX_MB is not applied: the sandbox's /tmp is limited only by memory`];
   }

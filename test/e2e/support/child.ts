@@ -11,13 +11,15 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-export function spawnService(env: Record<string, string>): Child {
+/** `as`: run the service as this host uid/gid (the caller must be root), e.g. to test a non-root service. */
+export function spawnService(env: Record<string, string>, as?: { uid: number; gid: number }): Child {
   let out = '';
   // One process (node with the tsx loader), so a kill reaches the service itself.
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(as ?? {}),
   });
   proc.stdout!.on('data', (c) => (out += c));
   proc.stderr!.on('data', (c) => (out += c));

@@ -54,6 +54,15 @@ describe('computer family', () => {
     expect(assembled.unavailable).toEqual([{ family: 'computer', reason: r.unavailable }]);
   });
 
+  it.skipIf(process.getuid?.() !== 0)('as root, withholds command without the sandbox user and says how to create it', async () => {
+    const name = `nosuchuser${randomUUID().slice(0, 8)}`;
+    const r = await computerFamily.create(turnContext(dataDir, { env: { COMPUTER_SANDBOX_USER: name } }));
+    expect(r.tools!.map((t) => t.name)).toEqual(FILE_TOOLS);
+    expect(r.unavailable).toBe(`command is not offered: the service runs as root and the sandbox user "${name}" (COMPUTER_SANDBOX_USER) does not exist; create it (useradd --system --user-group --no-create-home --shell /usr/sbin/nologin ${name}) or run the service as a non-root user`);
+    const root = await computerFamily.create(turnContext(dataDir, { env: { COMPUTER_SANDBOX_USER: 'root' } }));
+    expect(root.unavailable).toMatch(/^command is not offered: COMPUTER_SANDBOX_USER "root" is root \(uid 0, gid 0\)/);
+  });
+
   it('with COMPUTER_SANDBOX=none runs commands unsandboxed but still with a scrubbed environment, and warns', async () => {
     const ctx = turnContext(dataDir, { env: { COMPUTER_SANDBOX: 'none' } });
     const family = createComputerFamily({ bwrapPath: `/nonexistent/bwrap-${randomUUID()}` });

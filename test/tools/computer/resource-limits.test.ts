@@ -64,7 +64,8 @@ describe('command resource limits', () => {
 
   it('with a bubblewrap that lacks --size, commands still run and the start-up log says /tmp is unbounded', async () => {
     const oldBwrap = path.join(dir, 'old-bwrap');
-    await writeFile(oldBwrap, '#!/bin/bash\nfor a in "$@"; do [ "$a" = --size ] && { echo "bwrap: Unknown option --size" >&2; exit 1; }; done\nexec /usr/bin/bwrap "$@"\n');
+    // bwrap gets its options on fd 3 (--args): look there for --size, then hand them on.
+    await writeFile(oldBwrap, '#!/bin/bash\nt=$(mktemp)\ncat <&3 > "$t"\nif grep -qa -e --size "$t"; then rm -f "$t"; echo "bwrap: Unknown option --size" >&2; exit 1; fi\nexec 3< "$t"\nrm -f "$t"\nexec /usr/bin/bwrap "$@"\n');
     await chmod(oldBwrap, 0o755);
     const warnings = await computerStartupWarnings(loadConfig({ DATA_DIR: dir }), oldBwrap);
     expect(warnings).toEqual([expect.stringMatching(/does not support --size .*COMPUTER_TMP_MAX_MB is not applied/)]);

@@ -15,6 +15,7 @@ import type { TurnEvent } from '../../../src/runtime/events.js';
 import { afterAll, beforeAll } from 'vitest';
 import { toolIdentity, type AnyWorkerAgentTool } from '../../../src/runtime/tool.js';
 import { createComputerFamily } from '../../../src/tools/computer/index.js';
+import { lookupSandboxUser, type SandboxUser } from '../../../src/tools/computer/sandbox/sandbox-user.js';
 
 export async function tempDir(prefix = 'computer-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
@@ -150,4 +151,11 @@ export async function waitFor(fn: () => boolean | Promise<boolean>, ms: number, 
     if (Date.now() > end) return false;
     await new Promise((r) => setTimeout(r, stepMs));
   }
+}
+
+/** The host account that runs the sandbox when the tests run as root (COMPUTER_SANDBOX_USER's default). */
+export async function sandboxUser(name = loadConfig({}).COMPUTER_SANDBOX_USER): Promise<SandboxUser> {
+  const u = await lookupSandboxUser(name);
+  if ('reason' in u) throw new Error(u.reason);
+  return u;
 }

@@ -10,15 +10,19 @@
  * - a fresh /proc (only the sandbox's own processes), a minimal /dev, a private /tmp and /var/tmp
  *   (RAM-backed tmpfs, each limited to `tmpBytes`: COMPUTER_TMP_MAX_MB);
  * - an unprivileged identity: uid/gid {@link SANDBOX_UID} inside (`--uid`/`--gid`, mapped by the user
- *   namespace to the service's own uid, so the home the service owns stays writable and files the
- *   command creates belong to the service outside) and no capabilities at all (`--cap-drop ALL`;
- *   without it a service running as root gives the command uid 0 with a full capability set inside
- *   its namespace). Note: when the service runs as root the inside uid still maps to host uid 0, so
- *   root-owned host files visible in the sandbox keep their owner permissions, and RLIMIT_NPROC is
- *   not enforced by the kernel for host uid 0 (the process limit then comes from a pids cgroup,
- *   see pids-cgroup.ts);
+ *   namespace to the host user that started bwrap: the service's own user, or the sandbox user when
+ *   the service is root, see sandbox-user.ts — never host uid 0), no capabilities at all
+ *   (`--cap-drop ALL`), and no further user namespaces (`--disable-userns`);
+ * - /proc/sys, /proc/sysrq-trigger, /proc/irq and /proc/bus read-only on top of the fresh /proc
+ *   (kernel tunables such as kernel.core_pattern are never the command's to change);
+ * - a seccomp filter (seccomp.ts) refusing the system calls a command never needs;
  * - `--die-with-parent` (the sandbox dies with the service) and `--clearenv` followed by exactly the
  *   variables in `env`.
+ *
+ * Everything but the command itself reaches bwrap through file descriptors: the options (with the
+ * environment's values) as NUL-separated `--args` on fd {@link ARGS_FD}, the seccomp program on fd
+ * {@link SECCOMP_FD}; so no secret passed in `env` appears in a command line (/proc/<pid>/cmdline
+ * is readable by every local user).
  *
  * `--new-session` is deliberately not used: the service spawns bwrap as a new session already
  * (detached, so there is no controlling terminal to inject into), and staying in one process group
@@ -35,6 +39,14 @@ const SYSTEM_LINKS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
 /** Files under /etc replaced by /dev/null and folders replaced by an empty tmpfs. */
 const MASKED_FILES = ['/etc/shadow', '/etc/gshadow', '/etc/shadow-', '/etc/gshadow-', '/etc/sudoers'];
 const MASKED_DIRS = ['/etc/ssl/private', '/etc/ssh', '/etc/sudoers.d'];
+
+/** Child fd carrying bwrap's NUL-separated options (`--args`). */
+export const ARGS_FD = 3;
+/** Child fd carrying the compiled seccomp filter (`--seccomp`). */
+export const SECCOMP_FD = 4;
+
+/** /proc entries bound read-only over the sandbox's own /proc. */
+const PROC_READ_ONLY = ['/proc/sys', '/proc/sysrq-trigger', '/proc/irq', '/proc/bus'];
 
 export interface BwrapOptions {
   /** Absolute path of the bwrap binary. */
@@ -53,9 +65,31 @@ export interface BwrapOptions {
   argv: string[];
 }
 
-/** The bwrap argv (binary first). Reads the host file system only to mirror /bin-style links. */
-export function bwrapArgv(o: BwrapOptions): string[] {
-  const args: string[] = [o.bwrapPath, '--unshare-all'];
+/** How to start bwrap: `argv` (binary first) and the data for the child's extra fds. */
+export interface BwrapInvocation {
+  /** `bwrap --args 3 [--seccomp 4] -- <o.argv>`: holds no value from `env`. */
+  argv: string[];
+  /** NUL-terminated options to write to fd {@link ARGS_FD}. */
+  options: Buffer;
+  /** Seccomp program to write to fd {@link SECCOMP_FD}, or null (no filter: see `seccomp`). */
+  seccomp: Buffer | null;
+}
+
+/**
+ * The bwrap invocation for `o`. Reads the host file system only to mirror /bin-style links.
+ * @param seccomp the compiled filter (seccomp.ts), or null on an architecture without one.
+ */
+export function bwrapInvocation(o: BwrapOptions, seccomp: Buffer | null): BwrapInvocation {
+  const options = bwrapOptions(o);
+  const argv = [o.bwrapPath, '--args', String(ARGS_FD)];
+  if (seccomp) argv.push('--seccomp', String(SECCOMP_FD));
+  argv.push('--', ...o.argv);
+  return { argv, options: Buffer.from(options.map((a) => `${a}\0`).join('')), seccomp };
+}
+
+/** bwrap's options (without the binary and the command). */
+export function bwrapOptions(o: BwrapOptions): string[] {
+  const args: string[] = ['--unshare-all', '--unshare-user', '--disable-userns'];
   if (o.network) args.push('--share-net');
   args.push('--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID), '--cap-drop', 'ALL');
   args.push('--die-with-parent', '--hostname', 'sandbox');
@@ -73,7 +107,9 @@ export function bwrapArgv(o: BwrapOptions): string[] {
     // /etc/resolv.conf may point into /run (systemd-resolved); make that target visible.
     args.push('--ro-bind-try', '/run/systemd/resolve', '/run/systemd/resolve');
   }
-  args.push('--proc', '/proc', '--dev', '/dev');
+  args.push('--proc', '/proc');
+  for (const p of PROC_READ_ONLY) args.push('--ro-bind-try', p, p);
+  args.push('--dev', '/dev');
   // `--size` applies to the next --tmpfs only (bwrap >= 0.7).
   for (const t of ['/tmp', '/var/tmp']) {
     if (o.tmpBytes) args.push('--size', String(o.tmpBytes));
@@ -82,7 +118,6 @@ export function bwrapArgv(o: BwrapOptions): string[] {
   args.push('--bind', o.home, o.home, '--chdir', o.cwd);
   args.push('--clearenv');
   for (const [k, v] of Object.entries(o.env)) args.push('--setenv', k, v);
-  args.push('--', ...o.argv);
   return args;
 }
 

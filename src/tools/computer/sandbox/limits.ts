@@ -2,6 +2,12 @@
  * Per-command resource limits, applied with the shell's `ulimit` (soft and hard, so the command
  * cannot raise them again) right before `exec bash -lc <command>`. Works the same inside
  * bubblewrap and in the unsandboxed mode.
+ *
+ * The limits are in place before anything the command controls can run: the wrapper shell is
+ * `bash --posix` (which reads no startup file, not even $BASH_ENV) and calls the `ulimit` builtin
+ * explicitly; the variables that change how a shell or the dynamic loader starts (BASH_ENV,
+ * LD_PRELOAD, …) are refused in a call's `env` (command-env.ts). The login shell's profile files in
+ * the home run after the limits, inside them.
  */
 
 export interface CommandLimits {
@@ -36,11 +42,13 @@ export function limitedShellArgv(command: string, limits: CommandLimits = DEFAUL
   const blocks = Math.max(1, Math.floor(limits.maxFileBytes / 1024));
   // lim FLAG N: set soft and hard to N, or to the current hard limit when that is already lower
   // (raising a hard limit needs privileges the service may not have).
-  const lim = 'lim() { h=$(ulimit -H "$1"); if [ "$h" = unlimited ] || [ "$h" -gt "$2" ]; then ulimit -S -H "$1" "$2"; else ulimit -S "$1" "$h"; fi; }';
+  const lim = 'lim() { h=$(builtin ulimit -H "$1"); if [ "$h" = unlimited ] || [ "$h" -gt "$2" ]; then builtin ulimit -S -H "$1" "$2"; else builtin ulimit -S "$1" "$h"; fi; }';
   const data = limits.maxDataBytes ? ` && lim -d ${Math.max(1, Math.floor(limits.maxDataBytes / 1024))}` : '';
   const script = [
+    // Started in POSIX mode only so that no startup file runs; then normal units (-f in KiB).
+    'set +o posix',
     lim,
-    `lim -u ${limits.maxProcesses} && lim -f ${blocks} && lim -n ${limits.maxOpenFiles}${data} && ulimit -S -H -c 0 && exec /bin/bash -lc "$1"`,
+    `lim -u ${limits.maxProcesses} && lim -f ${blocks} && lim -n ${limits.maxOpenFiles}${data} && builtin ulimit -S -H -c 0 && exec /bin/bash -lc "$1"`,
   ].join('\n');
-  return ['/bin/bash', '-c', script, 'command', command];
+  return ['/bin/bash', '--posix', '-c', script, 'command', command];
 }

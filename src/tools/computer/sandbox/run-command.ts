@@ -10,14 +10,30 @@
  */
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import { bwrapArgv } from './bwrap-args.js';
-import { commandEnvironment, SANDBOX_PATH } from './command-env.js';
+import { bwrapInvocation } from './bwrap-args.js';
+import { spawnBwrap } from './bwrap-spawn.js';
+import { commandEnvironment } from './command-env.js';
 import { DEFAULT_LIMITS, limitedShellArgv, type CommandLimits } from './limits.js';
-import { createPidsCgroup, joinCgroupArgv } from './pids-cgroup.js';
 import { OutputCapture, type CapturedOutput, type OutputCaptureOptions } from './output-capture.js';
+import { chownHome, ensureHomeReachable, type SandboxUser } from './sandbox-user.js';
+import { seccompProgram, seccompSupported } from './seccomp.js';
 
 /** How commands are isolated. */
-export type SandboxMode = { kind: 'bwrap'; bwrapPath: string; network: boolean; /** Size of /tmp and /var/tmp each, bytes (0/absent: unbounded). */ tmpBytes?: number } | { kind: 'none' };
+export type SandboxMode =
+  | {
+      kind: 'bwrap';
+      bwrapPath: string;
+      network: boolean;
+      /** Size of /tmp and /var/tmp each, bytes (0/absent: unbounded). */
+      tmpBytes?: number;
+      /**
+       * Host user that runs bwrap (set when the service is root, see sandbox-user.ts); the home is
+       * handed to it before each command, and the folders from the home up to `dataDir` are made
+       * searchable by it.
+       */
+      user?: { account: SandboxUser; dataDir: string };
+    }
+  | { kind: 'none' };
 
 export interface RunCommandOptions {
   command: string;
@@ -62,25 +78,23 @@ export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
   const env = commandEnvironment(o.home, o.env);
   const inner = limitedShellArgv(o.command, o.limits ?? DEFAULT_LIMITS);
   const sb = o.sandbox;
-  const bwrap = sb.kind === 'bwrap';
-  const limits = o.limits ?? DEFAULT_LIMITS;
-  const sandboxed = sb.kind === 'bwrap'
-    ? bwrapArgv({ bwrapPath: sb.bwrapPath, home: o.home, cwd: o.cwd, network: sb.network, tmpBytes: sb.tmpBytes, env, argv: inner })
-    : inner;
-  // As root, `ulimit -u` is not enforced (see pids-cgroup.ts): bound the processes with a cgroup.
-  const cgroup = bwrap ? createPidsCgroup(limits.maxProcesses) : null;
-  const argv = cgroup ? joinCgroupArgv(cgroup, sandboxed) : sandboxed;
+  if (sb.kind === 'bwrap' && sb.user) {
+    ensureHomeReachable(o.home, sb.user.dataDir, sb.user.account);
+    await chownHome(o.home, sb.user.account);
+  }
   const capture = new OutputCapture(o.capture);
   const grace = o.killGraceMs ?? 2000;
   const started = performance.now();
 
-  const child = spawn(argv[0], argv.slice(1), {
-    cwd: bwrap ? o.home : o.cwd,
-    // bwrap itself gets nothing but a PATH; --clearenv/--setenv give the command its environment.
-    env: bwrap ? { PATH: SANDBOX_PATH } : env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = sb.kind === 'bwrap'
+    ? spawnBwrap(
+        bwrapInvocation(
+          { bwrapPath: sb.bwrapPath, home: o.home, cwd: o.cwd, network: sb.network, tmpBytes: sb.tmpBytes, env, argv: inner },
+          seccompSupported() ? seccompProgram() : null,
+        ),
+        { user: sb.user?.account, detached: true },
+      )
+    : spawn(inner[0], inner.slice(1), { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 
   let timedOut = false;
   let aborted = false;
@@ -139,7 +153,6 @@ export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
     clearTimeout(killTimer);
     clearTimeout(drainTimer);
     o.signal.removeEventListener('abort', onAbort);
-    cgroup?.remove();
   }
   const durationMs = performance.now() - started;
   const output = await capture.finish(o.home, o.logName);
