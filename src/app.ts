@@ -11,6 +11,7 @@ import { registerCors } from './http/cors.js';
 import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-token.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.js';
 import { installJsonBodyParser } from './http/json-body.js';
+import { recordRoutes } from './http/route-registry.js';
 import type { Services } from './services.js';
 import type { RoutePlugin } from './http/route-plugin.js';
 import { healthRoutes } from '../routes/health.js';
@@ -42,16 +43,8 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   agentRoutes,
 ];
 
-export interface RegisteredRoute {
-  method: string;
-  url: string;
-}
-const ROUTES = new WeakMap<FastifyInstance, RegisteredRoute[]>();
-
 /** Every route the app registered (method + URL as declared, e.g. `/v1/turns/:id`). */
-export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
-  return [...(ROUTES.get(app) ?? [])];
-}
+export { registeredRoutes, type RegisteredRoute } from './http/route-registry.js';
 
 /**
  * Build (not start) the HTTP app. The caller owns `services` (start/stop) and `listen`.
@@ -80,11 +73,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // Stream tokens (EventSource) are checked before bearer auth, for GET /v1/{turns,workflows}/{id}/events only.
   installStreamTokenCheck(app, services.streamTokens);
   installAuth(app, { tokens: config.AUTH_TOKENS, extraCheck: hasValidStreamToken });
-  const routes: RegisteredRoute[] = [];
-  app.addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) routes.push({ method: String(method), url: r.url });
-  });
-  ROUTES.set(app, routes);
+  recordRoutes(app);
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { services });
   return app;
 }

@@ -11,8 +11,10 @@ const csv = z
   .optional()
   .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 
-const int = (def: number, min: number, max: number) =>
-  z.coerce.number().int().min(min).max(max).default(def);
+const int = (def: number, min: number, max: number) => {
+  const error = `must be an integer from ${min} to ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(def);
+};
 
 const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
 
@@ -95,9 +97,10 @@ export interface Config extends Omit<Env, 'DATA_DIR' | 'DEFAULT_TOOLS'> {
   isLoopback: boolean;
 }
 
+/** Bad configuration: `problems` holds one line per bad variable; the message is one line for one problem. */
 export class ConfigError extends Error {
   constructor(public readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(problems.length === 1 ? problems[0] : `invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
 }
@@ -119,7 +122,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`),
+      parsed.error.issues.map((i) => {
+        const name = i.path.join('.');
+        if (!name) return `(env): ${i.message}`;
+        // Say what was given (PORT=abc), not what it became (NaN).
+        return name in cleaned ? `${name}=${cleaned[name]}: ${i.message}` : `${name}: ${i.message}`;
+      }),
     );
   }
   const e = parsed.data;

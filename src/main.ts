@@ -5,6 +5,7 @@
  * SIGINT/SIGTERM close the server, abort running turns and close the database.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
@@ -46,9 +47,20 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
  * Create DATA_DIR when missing and check it is a writable folder.
  * @throws ConfigError naming DATA_DIR and the reason (not a folder, no permission, …).
  */
+/**
+ * Create DATA_DIR (and missing parents) and check it is a writable folder.
+ * Each missing level is created on its own, so a parent that refuses (`/proc`, read-only mounts)
+ * fails at once; Node's recursive mkdir retries such a parent forever.
+ * @throws ConfigError one line: `DATA_DIR=<dir>: cannot use it as the data folder (<reason>)`.
+ */
 function ensureDataDir(dir: string): void {
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    const missing: string[] = [];
+    for (let d = path.resolve(dir); !fs.existsSync(d); d = path.dirname(d)) {
+      missing.unshift(d);
+      if (path.dirname(d) === d) break;
+    }
+    for (const d of missing) fs.mkdirSync(d);
     if (!fs.statSync(dir).isDirectory()) throw new Error('not a folder');
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (err) {

@@ -1,9 +1,12 @@
 /**
  * Maps every error to the `{error: {code, message, details?}}` envelope. Bad client input is a
  * 4xx with a clear code, never a 500: a DomainError (src/errors.ts) → its status, code, message and
- * details; zod issues → 400 `invalid_request` (details = issues),
+ * details; zod issues → 400 `invalid_request` (message: one `<path> <what is wrong>` per issue,
+ * src/zod-messages.ts; details = issues),
  * malformed JSON → 400 `invalid_json`, body over BODY_LIMIT_BYTES → 413 `body_too_large`,
- * unsupported Content-Type → 415 `unsupported_media_type`. Unknown errors → 500 `internal_error`
+ * unsupported or missing Content-Type → 415 `unsupported_media_type` (saying to send
+ * `Content-Type: application/json`), a wrong method on a known path → 405 `method_not_allowed`
+ * with `Allow`. Unknown errors → 500 `internal_error`
  * with a generic message (the real one is logged, never sent). Errors Fastify and Node raise
  * outside the error handler (routing: {@link frameworkErrorHandler}; HTTP parsing:
  * {@link clientErrorHandler}) get the envelope too.
@@ -13,7 +16,16 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { isDomainError } from '../errors.js';
+import { issueLine } from '../zod-messages.js';
 import { envelope } from './errors.js';
+import { allowedMethods } from './route-registry.js';
+
+/** What to send instead, for a body whose Content-Type the app does not parse (415). */
+function mediaTypeMessage(contentType: string | undefined): string {
+  return contentType
+    ? `Content-Type ${JSON.stringify(contentType.split(';')[0].trim())} is not supported: send Content-Type: application/json`
+    : 'the request has a body but no Content-Type: send Content-Type: application/json';
+}
 
 const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large' },
@@ -30,7 +42,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     if (err instanceof ZodError) {
       return reply.code(400).send(
-        envelope('invalid_request', 'request failed validation', err.issues.map((i) => ({
+        envelope('invalid_request', err.issues.map(issueLine).join('; '), err.issues.map((i) => ({
           path: i.path.map(String).join('.'),
           code: i.code,
           message: i.message,
@@ -39,6 +51,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     const fe = err as FastifyError;
     const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return reply.code(415).send(envelope('unsupported_media_type', mediaTypeMessage(request.headers['content-type'])));
+    }
     if (mapped) return reply.code(mapped.status).send(envelope(mapped.code, fe.message));
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
       // Input too deep for recursive code that slipped past the body guard (src/http/json-body.ts).
@@ -56,7 +71,16 @@ export function installErrorHandlers(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send(envelope('not_found', `no route ${request.method} ${request.url.split('?')[0]}`));
+    const path = request.url.split('?')[0];
+    const allow = allowedMethods(app, path);
+    if (allow.length > 0) {
+      reply
+        .code(405)
+        .header('Allow', allow.join(', '))
+        .send(envelope('method_not_allowed', `${request.method} is not allowed on ${path}: use ${allow.join(' or ')}`, { allow }));
+      return;
+    }
+    reply.code(404).send(envelope('not_found', `no route ${request.method} ${path}`));
   });
 }
 

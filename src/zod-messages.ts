@@ -1,0 +1,176 @@
+/**
+ * zod 4 error messages that say what is missing or wrong and what is accepted, for every schema
+ * in the process (`z.config({ customError })`, installed once on import). A message a schema
+ * sets itself (`z.string().min(1, '…')`, `{ error }`) still wins: zod consults the global map
+ * only for issues without one.
+ *
+ * Messages are written to follow the field's path (the HTTP error handler prints
+ * `input is required: …`; tools print `- input: is required: …`):
+ * - missing value → `is required: <accepted shape>`;
+ * - wrong type → `must be <accepted shape>, got <kind>`;
+ * - no union option matched → `must be <shape of every option>`, plus, when one option matched
+ *   the kind of value given (say a list) and failed deeper, `; at <path>: <that failure>`;
+ * - bad enum/literal → `must be one of a|b|c, got "x"`;
+ * - unknown keys → `has unknown field(s) "x": accepted fields are a, b?, …`.
+ * Shapes are derived from the schema itself ({@link describeShape}), never written per route.
+ */
+import { z } from 'zod';
+
+/** The parts of a zod 4 schema's definition this module reads. */
+interface Def {
+  type: string;
+  innerType?: Schema;
+  in?: Schema;
+  element?: Schema;
+  shape?: Record<string, Schema>;
+  options?: Schema[];
+  entries?: Record<string, string | number>;
+  values?: unknown[];
+  checks?: { _zod: { def: { check?: string; format?: string } } }[];
+  format?: string;
+}
+interface Schema {
+  _zod: { def: Def };
+}
+
+const WRAPPERS = new Set(['optional', 'default', 'prefault', 'nullable', 'readonly', 'catch', 'nonoptional']);
+
+function unwrap(schema: Schema): Schema {
+  let s = schema;
+  for (let i = 0; i < 20; i++) {
+    const def = s._zod.def;
+    if (WRAPPERS.has(def.type) && def.innerType) s = def.innerType;
+    else if (def.type === 'pipe' && def.in) s = def.in;
+    else break;
+  }
+  return s;
+}
+
+function isOptional(schema: Schema): boolean {
+  const t = schema._zod.def.type;
+  return t === 'optional' || t === 'default' || t === 'prefault';
+}
+
+function isInteger(def: Def): boolean {
+  return def.format === 'safeint' || def.format === 'int32' || (def.checks ?? []).some((c) => c._zod.def.format === 'safeint');
+}
+
+/**
+ * A short human description of what a schema accepts, e.g. `a string or a list of {role:
+ * user|assistant|system|developer, content: string}`. `bare` drops the article (inside braces).
+ * Objects are spelled out to one level of nesting; deeper ones are `an object`.
+ */
+export function describeShape(schema: Schema, bare = false, depth = 0): string {
+  const s = unwrap(schema);
+  const def = s._zod.def;
+  const a = (article: string, noun: string) => (bare ? noun : `${article} ${noun}`);
+  switch (def.type) {
+    case 'string':
+      return a('a', 'string');
+    case 'number':
+    case 'int':
+      return isInteger(def) ? a('an', 'integer') : a('a', 'number');
+    case 'bigint':
+      return a('an', 'integer');
+    case 'boolean':
+      return bare ? 'boolean' : 'true or false';
+    case 'null':
+      return 'null';
+    case 'enum':
+      return Object.values(def.entries ?? {}).join('|');
+    case 'literal':
+      return (def.values ?? []).map((v) => JSON.stringify(v)).join('|');
+    case 'array':
+      return def.element ? `${bare ? 'list' : 'a list'} of ${describeShape(def.element, true, depth + 1)}` : a('a', 'list');
+    case 'object': {
+      if (depth > 1 || !def.shape) return a('an', 'object');
+      const fields = Object.entries(def.shape).map(([k, v]) => `${k}${isOptional(v) ? '?' : ''}: ${describeShape(v, true, depth + 1)}`);
+      return `{${fields.join(', ')}}`;
+    }
+    case 'record':
+      return a('an', 'object');
+    case 'union':
+      return (def.options ?? []).map((o) => describeShape(o, bare, depth)).join(' or ');
+    default:
+      return bare ? 'value' : 'any value';
+  }
+}
+
+/** What the client sent: a short value as JSON (`1.5`, `"3"`, `null`), else its kind (`a list`). */
+function kindOf(input: unknown): string {
+  if (typeof input === 'number' && !Number.isFinite(input)) return 'something that is not a number';
+  if (input === null || typeof input === 'number' || typeof input === 'boolean') return JSON.stringify(input);
+  if (typeof input === 'string') return input.length <= 40 ? JSON.stringify(input) : 'a long string';
+  if (Array.isArray(input)) return 'a list';
+  if (typeof input === 'object') return 'an object';
+  return `a ${typeof input}`;
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+}
+
+interface RawIssue {
+  code: string;
+  input?: unknown;
+  inst?: unknown;
+  path?: PropertyKey[];
+  message?: string;
+  values?: unknown[];
+  keys?: string[];
+  errors?: { code: string; path: PropertyKey[]; message: string }[][];
+}
+
+function unionMessage(iss: RawIssue): string | undefined {
+  const shape = iss.inst ? describeShape(iss.inst as Schema) : undefined;
+  if (!shape) return undefined;
+  if (iss.input === undefined) return `is required: ${shape}`;
+  // An option that accepted the kind of value (its failures are deeper than the value itself).
+  const deeper = (iss.errors ?? []).find((errs) => errs.length > 0 && errs.every((e) => e.path.length > 0 || e.code !== 'invalid_type'));
+  const first = deeper?.[0];
+  if (first) {
+    const at = formatPath(first.path);
+    return `must be ${shape}; ${at ? `at ${at}: ` : ''}${first.message}`;
+  }
+  return `must be ${shape}, got ${kindOf(iss.input)}`;
+}
+
+/** The global message map (exported for tests). Returns undefined to keep zod's own message. */
+export function customError(iss: RawIssue): string | undefined {
+  switch (iss.code) {
+    case 'invalid_union':
+      return unionMessage(iss);
+    case 'invalid_type': {
+      const shape = iss.inst ? describeShape(iss.inst as Schema) : undefined;
+      if (!shape) return undefined;
+      return iss.input === undefined ? `is required: ${shape}` : `must be ${shape}, got ${kindOf(iss.input)}`;
+    }
+    case 'invalid_value': {
+      const values = (iss.values ?? []).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
+      if (values.length === 0) return undefined;
+      if (iss.input === undefined) return `is required: one of ${values.join('|')}`;
+      return `must be ${values.length === 1 ? values[0] : `one of ${values.join('|')}`}, got ${JSON.stringify(iss.input) ?? kindOf(iss.input)}`;
+    }
+    case 'unrecognized_keys': {
+      const keys = (iss.keys ?? []).map((k) => JSON.stringify(k)).join(', ');
+      const shape = (iss.inst as Schema | undefined)?._zod.def.shape;
+      const accepted = shape ? Object.entries(shape).map(([k, v]) => `${k}${isOptional(v) ? '?' : ''}`) : [];
+      const plural = (iss.keys ?? []).length === 1 ? 'field' : 'fields';
+      return `has unknown ${plural} ${keys}${accepted.length ? `: accepted fields are ${accepted.join(', ')}` : ''}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+z.config({ customError: customError as never });
+
+/**
+ * One line per issue, each `<path> <message>` (`input is required: a string or …`), or just the
+ * message for an issue at the root. Used for the envelope's `message` and for tool errors.
+ */
+export function issueLine(issue: { path: readonly PropertyKey[]; message: string }): string {
+  const at = formatPath(issue.path);
+  if (!at || issue.message.startsWith(`${at} `)) return issue.message;
+  return /^(is|must|has) /.test(issue.message) ? `${at} ${issue.message}` : `${at}: ${issue.message}`;
+}

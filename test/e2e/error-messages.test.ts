@@ -1,0 +1,100 @@
+/**
+ * Errors that say what to do: validation messages name the field, what is missing or wrong and
+ * the accepted shapes (zod error customisation, for every schema); a body without a JSON
+ * Content-Type gets a 415 that says which one to send; a wrong method on a known path is a 405
+ * with `Allow`.
+ */
+import { describe, expect, it } from 'vitest';
+import { message } from '../support/scripted-responses-server.js';
+import { api, useScriptedService } from './support/service.js';
+
+const harness = useScriptedService();
+const INPUT_SHAPE = 'a string or a list of {role: user|assistant|system|developer, content: string}';
+
+async function createTurn(body: unknown) {
+  const r = await api(harness.svc.url, 'POST', '/v1/turns', body);
+  expect(r.status).toBe(400);
+  expect(r.body.error.code).toBe('invalid_request');
+  return r.body.error as { message: string; details: { path: string; code: string; message: string }[] };
+}
+
+describe('validation messages', () => {
+  it('says input is required and lists the accepted shapes when it is missing', async () => {
+    const err = await createTurn({});
+    expect(err.message).toBe(`input is required: ${INPUT_SHAPE}`);
+    expect(err.details).toEqual([{ path: 'input', code: 'invalid_union', message: `is required: ${INPUT_SHAPE}` }]);
+  });
+
+  it('says what was given when input has the wrong type', async () => {
+    expect((await createTurn({ input: 5 })).message).toBe(`input must be ${INPUT_SHAPE}, got 5`);
+  });
+
+  it('points at the bad role inside a list input', async () => {
+    expect((await createTurn({ input: [{ role: 'bot', content: 'hi' }] })).message).toBe(
+      `input must be ${INPUT_SHAPE}; at [0].role: must be one of user|assistant|system|developer, got "bot"`,
+    );
+  });
+
+  it('names the missing field of a message', async () => {
+    expect((await createTurn({ input: [{ role: 'user' }] })).message).toBe(`input must be ${INPUT_SHAPE}; at [0].content: is required: a string`);
+  });
+
+  it('lists the accepted fields for an unknown one', async () => {
+    expect((await createTurn({ input: 'hi', agentid: 'x' })).message).toMatch(
+      /^has unknown field "agentid": accepted fields are input, instructions\?, model\?, agent_id\?, /,
+    );
+  });
+
+  it('gives the accepted values of an enum and the value sent, on other routes too', async () => {
+    expect((await createTurn({ input: 'hi', tools: ['webb'] })).message).toBe('tools[0] must be one of todo|computer|web|schedule|workflow, got "webb"');
+    const list = await api(harness.svc.url, 'GET', '/v1/turns?status=done');
+    expect(list.status).toBe(400);
+    expect(list.body.error.message).toBe('status must be one of queued|running|completed|failed|cancelled, got "done"');
+  });
+
+  it('keeps the messages a schema sets itself', async () => {
+    expect((await createTurn({ input: '' })).message).toBe('input must not be empty');
+  });
+});
+
+describe('Content-Type', () => {
+  it('answers a body without Content-Type with 415 saying to send application/json', async () => {
+    const res = await fetch(`${harness.svc.url}/v1/turns`, { method: 'POST', body: new Blob(['{"input":"hi"}']) });
+    expect(res.status).toBe(415);
+    expect((await res.json()).error).toEqual({
+      code: 'unsupported_media_type',
+      message: 'the request has a body but no Content-Type: send Content-Type: application/json',
+    });
+  });
+
+  it('answers text/plain with 415 naming the type sent and the one to send', async () => {
+    const res = await api(harness.svc.url, 'POST', '/v1/turns', '{"input":"hi"}', { 'content-type': 'text/plain' });
+    expect(res.status).toBe(415);
+    expect(res.body.error.message).toBe('Content-Type "text/plain" is not supported: send Content-Type: application/json');
+  });
+});
+
+describe('wrong method on a known path', () => {
+  it('answers 405 with Allow for the collection and for an item path', async () => {
+    const put = await api(harness.svc.url, 'PUT', '/v1/turns', { input: 'hi' });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
+    expect(put.body.error).toEqual({
+      code: 'method_not_allowed',
+      message: 'PUT is not allowed on /v1/turns: use GET or HEAD or POST',
+      details: { allow: ['GET', 'HEAD', 'POST'] },
+    });
+    harness.model.push({ output: [message('ok')] });
+    const turn = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+    const del = await api(harness.svc.url, 'DELETE', `/v1/turns/${turn.body.id}`);
+    expect(del.status).toBe(405);
+    expect(del.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('still answers 404 for a path no route has', async () => {
+    const r = await api(harness.svc.url, 'GET', '/v1/nothing-here');
+    expect(r.status).toBe(404);
+    expect(r.headers.get('allow')).toBeNull();
+    expect(r.body.error.code).toBe('not_found');
+  });
+});
