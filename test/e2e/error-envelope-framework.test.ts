@@ -56,9 +56,9 @@ describe('errors raised by Fastify or Node carry the envelope', () => {
     expectEnvelope(await raw(get(`/v1/turns/${'a'.repeat(5000)}`)), 414, 'uri_too_long');
   });
 
-  it('an unknown route or method → 404 not_found', async () => {
+  it('an unknown route → 404 not_found; a known path with another method → 405 method_not_allowed', async () => {
     expectEnvelope(await raw(get('/v1/nope')), 404, 'not_found');
-    expectEnvelope(await raw(`DELETE /v1/turns HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 404, 'not_found');
+    expectEnvelope(await raw(`DELETE /v1/turns HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 405, 'method_not_allowed');
   });
 
   it('a malformed Content-Length → 400 malformed_request', async () => {
