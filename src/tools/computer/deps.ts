@@ -3,6 +3,7 @@
  */
 import type { Config } from '../../config.js';
 import type { SandboxMode } from './sandbox/run-command.js';
+import type { SkillCommandSetup } from '../../skills/command-setup.js';
 
 export interface ComputerToolDeps {
   /** Absolute path of the agent home (created on first use by `resolveInHome`). */
@@ -10,6 +11,11 @@ export interface ComputerToolDeps {
   config: Config;
   /** How `command` runs; null when commands are not offered (no sandbox and not COMPUTER_SANDBOX=none). */
   sandbox: SandboxMode | null;
+  /**
+   * Per-command additions of the turn's enabled skills (mounts, mcporter config, secrets; see
+   * src/skills/command-setup.ts), or null when the turn has none. Called once per command.
+   */
+  prepareCommand?: () => Promise<SkillCommandSetup | null>;
 }
 
 /** Shorten `s` to one line of at most `max` characters for a label. */

@@ -28,6 +28,8 @@ import { grepTool } from './tools/grep.js';
 import { lsTool } from './tools/ls.js';
 import { readFileTool } from './tools/read-file.js';
 import { writeFileTool } from './tools/write-file.js';
+import { prepareSkillCommand } from '../../skills/command-setup.js';
+import { turnSkills } from '../../skills/turn-skills.js';
 
 export interface ComputerFamilyOptions {
   /** bubblewrap binary (default /usr/bin/bwrap); tests point it elsewhere to simulate its absence. */
@@ -95,7 +97,13 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
       const sandbox = await resolveSandbox(ctx.config, options.bwrapPath);
       // The home is created by the first tool call that needs it, not here (a tools preview
       // assembles the family too).
-      const deps: ComputerToolDeps = { home: path.resolve(ctx.agentHome), config: ctx.config, sandbox: 'mode' in sandbox ? sandbox.mode : null };
+      const mode = 'mode' in sandbox ? sandbox.mode : null;
+      const deps: ComputerToolDeps = {
+        home: path.resolve(ctx.agentHome),
+        config: ctx.config,
+        sandbox: mode,
+        prepareCommand: () => prepareSkillCommand(turnSkills(ctx), ctx.config, mode?.kind === 'bwrap'),
+      };
       const tools: AnyWorkerAgentTool[] = [];
       if ('mode' in sandbox) tools.push(commandTool(deps, sandbox.mode));
       tools.push(

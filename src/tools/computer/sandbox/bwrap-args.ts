@@ -63,6 +63,10 @@ export interface BwrapOptions {
   tmpBytes?: number;
   /** What to run inside, e.g. from `limitedShellArgv`. */
   argv: string[];
+  /** Extra read-only binds (host `source` at sandbox `target`), e.g. skill folders at /skills/<name>. */
+  roBinds?: { source: string; target: string }[];
+  /** Symbolic links to create inside the sandbox (`link` → `target`). */
+  symlinks?: { link: string; target: string }[];
 }
 
 /** How to start bwrap: `argv` (binary first) and the data for the child's extra fds. */
@@ -116,6 +120,8 @@ export function bwrapOptions(o: BwrapOptions): string[] {
     args.push('--tmpfs', t);
   }
   args.push('--bind', o.home, o.home, '--chdir', o.cwd);
+  for (const b of o.roBinds ?? []) args.push('--ro-bind', b.source, b.target);
+  for (const l of o.symlinks ?? []) args.push('--symlink', l.target, l.link);
   args.push('--clearenv');
   for (const [k, v] of Object.entries(o.env)) args.push('--setenv', k, v);
   return args;

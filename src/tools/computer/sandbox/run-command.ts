@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { constants as osConstants } from 'node:os';
-import { bwrapInvocation } from './bwrap-args.js';
+import { bwrapInvocation, type BwrapOptions } from './bwrap-args.js';
 import { spawnBwrap } from './bwrap-spawn.js';
 import { commandEnvironment } from './command-env.js';
 import { DEFAULT_LIMITS, limitedShellArgv, type CommandLimits } from './limits.js';
@@ -54,6 +54,9 @@ export interface RunCommandOptions {
   capture?: OutputCaptureOptions;
   /** File name (without .log) for the full-output log, when one is needed. */
   logName: string;
+  /** Extra read-only binds and symbolic links inside bubblewrap (ignored without a sandbox). */
+  roBinds?: BwrapOptions['roBinds'];
+  symlinks?: BwrapOptions['symlinks'];
 }
 
 export interface CommandRun {
@@ -89,7 +92,7 @@ export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
   const child = sb.kind === 'bwrap'
     ? spawnBwrap(
         bwrapInvocation(
-          { bwrapPath: sb.bwrapPath, home: o.home, cwd: o.cwd, network: sb.network, tmpBytes: sb.tmpBytes, env, argv: inner },
+          { bwrapPath: sb.bwrapPath, home: o.home, cwd: o.cwd, network: sb.network, tmpBytes: sb.tmpBytes, env, argv: inner, roBinds: o.roBinds, symlinks: o.symlinks },
           seccompSupported() ? seccompProgram() : null,
         ),
         { user: sb.user?.account, detached: true },

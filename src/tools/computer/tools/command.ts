@@ -5,7 +5,7 @@
  * (default 180 s, at most COMPUTER_MAX_TIMEOUT_S) kills the command's processes and says so;
  * an abort (turn cancelled) kills them and fails the call.
  */
-import { stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
 import { labelText, type ComputerToolDeps } from '../deps.js';
@@ -14,6 +14,19 @@ import { resolveInHome } from '../home.js';
 import { runCommand, type SandboxMode } from '../sandbox/run-command.js';
 import { DEFAULT_LIMITS } from '../sandbox/limits.js';
 import { overBudgetNote, updateHomeUsage } from '../home-budget.js';
+import { redactSecrets, type Secrets } from '../../../skills/secrets.js';
+
+/**
+ * Replace secret values in the full-output log the command left in the home. Runs under the
+ * exclusive home lock after every process of the command has ended, so nothing races the rewrite.
+ */
+async function redactFileInHome(home: string, relative: string, secrets: Secrets): Promise<void> {
+  const file = await resolveInHome(home, relative);
+  if (!file.exists) return;
+  const text = await readFile(file.real, 'utf8');
+  const clean = redactSecrets(text, secrets);
+  if (clean !== text) await writeFile(file.real, clean);
+}
 
 /** Default command timeout, seconds. */
 export const DEFAULT_COMMAND_TIMEOUT_S = 180;
@@ -73,40 +86,51 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
         const cwd = await resolveInHome(deps.home, p.workdir ?? '.');
         if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) throw new Error(`workdir ${p.workdir} is not a folder in the home`);
         const timeoutS = Math.min(p.timeout ?? defaultTimeoutS, maxTimeoutS);
-        const run = await runCommand({
-          command: p.command,
-          home: cwd.home,
-          cwd: cwd.real,
-          env: p.env,
-          timeoutMs: timeoutS * 1000,
-          killGraceMs: KILL_GRACE_MS,
-          signal: ctx.signal,
-          sandbox,
-          limits: { ...DEFAULT_LIMITS, maxDataBytes: deps.config.COMPUTER_MEMORY_LIMIT_MB * 1024 * 1024 },
-          logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
-        });
-        if (run.aborted && !run.timedOut) {
-          throw new Error(`command aborted after ${seconds(run.durationMs)} s (turn cancelled or tool timed out); its processes were killed`);
+        // Skills: mounts, node + mcporter on PATH, a fresh mcporter config and secrets (removed after).
+        const setup = deps.prepareCommand ? await deps.prepareCommand() : null;
+        try {
+          const run = await runCommand({
+            // On the same line, so the command's own line numbers stay as written.
+            command: setup?.pathPrefix ? `export PATH="${setup.pathPrefix}:$PATH"; ${p.command}` : p.command,
+            home: cwd.home,
+            cwd: cwd.real,
+            env: setup ? { ...p.env, ...setup.env } : p.env,
+            roBinds: setup?.roBinds,
+            symlinks: setup?.symlinks,
+            timeoutMs: timeoutS * 1000,
+            killGraceMs: KILL_GRACE_MS,
+            signal: ctx.signal,
+            sandbox,
+            limits: { ...DEFAULT_LIMITS, maxDataBytes: deps.config.COMPUTER_MEMORY_LIMIT_MB * 1024 * 1024 },
+            logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
+          });
+          if (run.aborted && !run.timedOut) {
+            throw new Error(`command aborted after ${seconds(run.durationMs)} s (turn cancelled or tool timed out); its processes were killed`);
+          }
+          const head = [`exit_code=${run.exitCode} duration=${seconds(run.durationMs)}s${run.timedOut ? ' timed_out=true' : ''}`];
+          if (p.timeout !== undefined && p.timeout > maxTimeoutS) head.push(`[timeout lowered to the maximum of ${maxTimeoutS} s]`);
+          if (run.timedOut) head.push(`[command timed out after ${timeoutS} s; all of its processes were killed]`);
+          // Still under the exclusive lock: nothing else writes the home while it is measured.
+          const usage = await updateHomeUsage(cwd.home, deps.config.COMPUTER_HOME_MAX_MB);
+          if (usage?.over) head.push(overBudgetNote(usage));
+          const secrets = setup?.secrets ?? new Map<string, string>();
+          if (secrets.size > 0 && run.output.logPath) await redactFileInHome(cwd.home, run.output.logPath, secrets);
+          const body = run.output.text === '' ? '(no output)' : redactSecrets(run.output.text, secrets);
+          const details: CommandDetails = {
+            exitCode: run.exitCode,
+            durationMs: Math.round(run.durationMs),
+            timedOut: run.timedOut,
+            timeoutS,
+            logPath: run.output.logPath,
+            outputChars: run.output.totalChars,
+            omittedChars: run.output.omittedChars,
+            sandboxed: sandbox.kind === 'bwrap',
+            homeUsedBytes: usage?.usedBytes,
+          };
+          return textResult(`${head.join('\n')}\n${body}`, details);
+        } finally {
+          await setup?.dispose();
         }
-        const head = [`exit_code=${run.exitCode} duration=${seconds(run.durationMs)}s${run.timedOut ? ' timed_out=true' : ''}`];
-        if (p.timeout !== undefined && p.timeout > maxTimeoutS) head.push(`[timeout lowered to the maximum of ${maxTimeoutS} s]`);
-        if (run.timedOut) head.push(`[command timed out after ${timeoutS} s; all of its processes were killed]`);
-        // Still under the exclusive lock: nothing else writes the home while it is measured.
-        const usage = await updateHomeUsage(cwd.home, deps.config.COMPUTER_HOME_MAX_MB);
-        if (usage?.over) head.push(overBudgetNote(usage));
-        const body = run.output.text === '' ? '(no output)' : run.output.text;
-        const details: CommandDetails = {
-          exitCode: run.exitCode,
-          durationMs: Math.round(run.durationMs),
-          timedOut: run.timedOut,
-          timeoutS,
-          logPath: run.output.logPath,
-          outputChars: run.output.totalChars,
-          omittedChars: run.output.omittedChars,
-          sandboxed: sandbox.kind === 'bwrap',
-          homeUsedBytes: usage?.usedBytes,
-        };
-        return textResult(`${head.join('\n')}\n${body}`, details);
       }),
   });
 }

@@ -1,0 +1,162 @@
+/**
+ * A skill with MCP servers, used through real parts: the skill (installed over REST) declares a
+ * stdio server (test/support/mcp-stdio-server.cjs, run inside the bubblewrap sandbox by the
+ * pinned mcporter) and a streamable-HTTP one (test/support/mcp-http-server.ts, on loopback, with a
+ * bearer token from SKILL_SECRETS). The scripted model installs nothing: it reads the skill with
+ * skill_view, then runs the mcporter calls with `command`.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionCall, message, type ResponsesRequestBody } from '../support/scripted-responses-server.js';
+import { api, useScriptedService } from '../e2e/support/service.js';
+import { readSse } from '../e2e/support/sse-client.js';
+import { skillMd, tarGz } from '../support/archives.js';
+import { startMcpHttpServer, type McpHttpServer } from '../support/mcp-http-server.js';
+
+const TOKEN = 'tok-7f3a9c1e-5b2d-4e8f-a6c0-d91b2e4f8a37';
+const secretsDir = mkdtempSync(path.join(os.tmpdir(), 'skill-secrets-'));
+const secretsFile = path.join(secretsDir, 'secrets.env');
+writeFileSync(secretsFile, `# skill secrets\nVAULT_TOKEN=${TOKEN}\nUNUSED_SECRET=never-exported-value\n`, { mode: 0o600 });
+afterAll(() => rmSync(secretsDir, { recursive: true, force: true }));
+
+const harness = useScriptedService({ env: { COMPUTER_NETWORK: 'on', SKILL_SECRETS: secretsFile } });
+let vault: McpHttpServer;
+
+function manifest(url: string): string {
+  return [
+    'interface:',
+    '  display_name: Tools',
+    'dependencies:',
+    '  tools:',
+    '    - type: mcp',
+    '      value: calc',
+    '      description: A calculator',
+    '      transport: stdio',
+    '      command: node /skills/mcp-tools/scripts/server.cjs',
+    '    - type: mcp',
+    '      value: vault',
+    '      transport: streamable_http',
+    `      url: ${url}`,
+    '      bearer_token_env_var: VAULT_TOKEN',
+    '      enabled_tools: [lookup, fail]',
+    '',
+  ].join('\n');
+}
+
+beforeAll(async () => {
+  vault = await startMcpHttpServer(TOKEN, { greeting: 'hello from the vault' });
+  const body = tarGz([
+    { name: 'SKILL.md', data: skillMd('mcp-tools', 'Calculator and vault over MCP', '# MCP tools\n\nUse calc for sums and vault for lookups.\n') },
+    { name: 'agents/openai.yaml', data: manifest(vault.url) },
+    { name: 'scripts/server.cjs', data: readFileSync(path.join(import.meta.dirname, '..', 'support', 'mcp-stdio-server.cjs')) },
+  ]);
+  const r = await fetch(`${harness.svc.url}/v1/skills/mcp-tools`, { method: 'PUT', headers: { 'content-type': 'application/gzip' }, body: new Uint8Array(body) });
+  expect(r.status).toBe(201);
+});
+afterAll(async () => vault?.close());
+
+function lastOutput(body: ResponsesRequestBody): string {
+  const outputs = (body.input as { type?: string; output?: unknown }[]).filter((i) => i.type === 'function_call_output');
+  const o = outputs.at(-1)?.output;
+  return typeof o === 'string' ? o : JSON.stringify(o);
+}
+
+const configDir = () => path.join(harness.svc.dataDir, 'run', 'mcporter');
+
+describe('MCP servers of a skill through mcporter', () => {
+  it('calls a stdio and an HTTP server from command; results reach the model, errors fail the command, secrets stay hidden', async () => {
+    const call = (sel: string, args: object) => `echo '${JSON.stringify(args)}' > args.json && mcporter call '${sel}' --json - --output json --timeout 60000 < args.json`;
+    let configSeen = '';
+    harness.model.push(
+      { output: [functionCall('skill_view', { name: 'mcp-tools' })] },
+      { output: [functionCall('command', { command: call('calc.add', { a: 2, b: 40 }) })] },
+      { output: [functionCall('command', { command: call('vault.lookup', { key: 'greeting' }) })] },
+      { output: [functionCall('command', { command: call('calc.fail', {}) })] },
+      { output: [functionCall('command', { command: call('vault.fail', {}) })] },
+      { output: [functionCall('command', { command: 'env | sort; echo "config=$MCPORTER_CONFIG"; stat -c "%a" "$MCPORTER_CONFIG"; cat "$MCPORTER_CONFIG"; ls /skills' })] },
+      (body) => {
+        configSeen = lastOutput(body);
+        return { output: [message(`done: ${lastOutput(body).length}`)] };
+      },
+    );
+    const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'use the tools', tools: ['computer'], skills: ['mcp-tools'] }, timeoutMs: 120_000 });
+    expect(r.status).toBe(200);
+    const last = r.events.at(-1)!.json;
+    expect(last.type).toBe('turn.completed');
+    const done = r.events.filter((e) => e.event === 'tool.completed').map((e) => e.json);
+    expect(done.map((d) => d.name)).toEqual(['skill_view', 'command', 'command', 'command', 'command', 'command']);
+
+    // skill_view told the model the exact call forms.
+    expect(done[0].output).toContain("mcporter list 'vault.lookup' --schema --json --timeout 30000");
+    expect(done[0].output).toContain("mcporter call 'vault.lookup' --json - --output json --timeout 60000 < args.json");
+    expect(done[0].output).toContain('mcporter list calc --schema --json --timeout 30000');
+
+    // The tools' results reached the model (as the next request's function_call_output).
+    const requests = harness.model.requests.slice(-7);
+    expect(done[1].output).toMatch(/^exit_code=0 /);
+    expect(done[1].output).toContain('sum=42');
+    expect(lastOutput(requests[2].body)).toContain('sum=42');
+    expect(done[2].output).toMatch(/^exit_code=0 /);
+    expect(lastOutput(requests[3].body)).toContain('value of greeting: hello from the vault');
+
+    // A tool error is a failed command (non-zero exit), with the server's message.
+    expect(done[3].output).toMatch(/^exit_code=[1-9]\d* /);
+    expect(done[3].output).toContain('the calculator broke');
+    expect(done[4].output).toMatch(/^exit_code=[1-9]\d* /);
+    expect(done[4].output).toContain('the vault is sealed');
+
+    // The bearer token reached the server (no 401) but no process's command line, event or model request.
+    expect(vault.unauthorized).toBe(0);
+    expect(vault.calls.map((c) => c.tool)).toEqual(['lookup', 'fail']);
+    expect(vault.scanned[0]).toBeGreaterThan(3);
+    expect(vault.cmdlineLeaks).toEqual([[]]);
+    expect(configSeen).toContain('[redacted:VAULT_TOKEN]');
+    expect(JSON.stringify(r.events)).not.toContain(TOKEN);
+    for (const req of harness.model.requests) expect(req.rawBody).not.toContain(TOKEN);
+    expect(configSeen).not.toContain('never-exported-value');
+
+    // A fresh 0600 config per command, with the placeholder (never the value), gone afterwards.
+    expect(configSeen).toContain('config=/opt/turn-service/mcporter.json');
+    expect(configSeen).toMatch(/\n600\n/);
+    const json = JSON.parse(configSeen.slice(configSeen.indexOf('{'), configSeen.lastIndexOf('}') + 1));
+    expect(json).toEqual({
+      mcpServers: {
+        calc: { description: 'A calculator', command: '/bin/sh', args: ['-lc', 'node /skills/mcp-tools/scripts/server.cjs'] },
+        vault: { baseUrl: vault.url, bearerToken: '${VAULT_TOKEN}', allowedTools: ['lookup', 'fail'] },
+      },
+      imports: [],
+    });
+    expect(configSeen).toContain('mcp-tools');
+    expect(readdirSync(configDir())).toEqual([]);
+  }, 180_000);
+
+  it('reports a conflicting server declaration in unavailable and keeps the turn running', async () => {
+    const other = tarGz([
+      { name: 'SKILL.md', data: skillMd('other-calc', 'Another calculator') },
+      { name: 'agents/openai.yaml', data: 'dependencies:\n  tools:\n    - type: mcp\n      value: calc\n      transport: stdio\n      command: node /elsewhere.cjs\n' },
+    ]);
+    expect((await fetch(`${harness.svc.url}/v1/skills/other-calc`, { method: 'PUT', headers: { 'content-type': 'application/gzip' }, body: new Uint8Array(other) })).status).toBe(201);
+    harness.model.push({ output: [message('fine')] });
+    const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'x', tools: ['computer'], skills: ['mcp-tools', 'other-calc'] }, timeoutMs: 30_000 });
+    const reasons = r.events[0].json.unavailable.filter((u: any) => u.family === 'skills').map((u: any) => u.reason);
+    expect(reasons).toEqual(['conflicting MCP server declaration "calc" in enabled skills mcp-tools, other-calc']);
+    expect(r.events.at(-1)!.json.type).toBe('turn.completed');
+  });
+
+  it('refuses a manifest with unknown fields', async () => {
+    const bad = tarGz([
+      { name: 'SKILL.md', data: skillMd('bad-mcp', 'x') },
+      { name: 'agents/openai.yaml', data: 'dependencies:\n  tools:\n    - type: mcp\n      value: x\n      transport: stdio\n      command: x\n      env: {A: b}\n' },
+    ]);
+    const res = await api(harness.svc.url, 'GET', '/v1/skills');
+    expect(res.status).toBe(200);
+    const put = await fetch(`${harness.svc.url}/v1/skills/bad-mcp`, { method: 'PUT', headers: { 'content-type': 'application/gzip' }, body: new Uint8Array(bad) });
+    expect(put.status).toBe(400);
+    const body = (await put.json()) as any;
+    expect(body.error.code).toBe('invalid_skill');
+    expect(body.error.message).toContain('agents/openai.yaml');
+    expect(body.error.message).toContain('env');
+  });
+});
