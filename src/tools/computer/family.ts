@@ -102,7 +102,8 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
         home: path.resolve(ctx.agentHome),
         config: ctx.config,
         sandbox: mode,
-        prepareCommand: () => prepareSkillCommand(turnSkills(ctx), ctx.config, mode?.kind === 'bwrap'),
+        // The user running bwrap (when the service is root) must be able to read the mcporter config.
+        prepareCommand: () => prepareSkillCommand(turnSkills(ctx), ctx.config, mode?.kind === 'bwrap', mode?.kind === 'bwrap' ? mode.user?.account : undefined),
       };
       const tools: AnyWorkerAgentTool[] = [];
       if ('mode' in sandbox) tools.push(commandTool(deps, sandbox.mode));
