@@ -27,6 +27,9 @@ function offered(body: ResponsesRequestBody): string[] {
   return names;
 }
 
+/** The tool families the demo turn asks for. */
+const DEMO_TOOLS: string[] = ['todo', 'computer'];
+
 /** The scripted "model": plan with todo, run a command if offered, then answer from the outputs. */
 const script: ScriptEntry[] = [
   (body) => {
@@ -77,12 +80,12 @@ async function main(): Promise<void> {
   const out = (s: string) => process.stdout.write(`${s}\n`);
   out('=== turn-service demo — SCRIPTED MODEL: a bundled fake Responses API server, no real LLM is called ===');
   out(`service: ${base}   data: ${dataDir}`);
-  out('POST /v1/turns  (Accept: text/event-stream, tools: todo, computer)\n');
+  out(`POST /v1/turns  (Accept: text/event-stream, tools: ${DEMO_TOOLS.join(', ')})\n`);
   try {
     const res = await fetch(`${base}/v1/turns`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ input: 'Check the sandbox and tell me what you find.', tools: ['todo', 'computer'] }),
+      body: JSON.stringify({ input: 'Check the sandbox and tell me what you find.', tools: DEMO_TOOLS }),
     });
     if (!res.ok || !res.body) throw new Error(`POST /v1/turns → ${res.status} ${await res.text()}`);
     let answer = '';
@@ -93,7 +96,8 @@ async function main(): Promise<void> {
         switch (e.type) {
           case 'turn.started':
             out(`▶ turn ${e.turn_id} started — tools: ${e.tools.join(', ')}`);
-            for (const u of e.unavailable) out(`  (family ${u.family} unavailable: ${u.reason})`);
+            // Only families this request asked for; the others were simply not enabled.
+            for (const u of e.unavailable) if (DEMO_TOOLS.includes(u.family)) out(`  (family ${u.family} unavailable: ${u.reason})`);
             break;
           case 'tool.started':
             if (e.label) out(`  … ${e.label}`);
