@@ -24,6 +24,19 @@ export interface Outcome {
 }
 
 /**
+ * The README's minimal requests (only \`input\`; a list without parameters) — compiled, not run:
+ * fields with server defaults (agent_id, cancel_on_disconnect, limit…) must be optional.
+ */
+export async function readmeMinimal(baseUrl: string): Promise<void> {
+  const client = createClient<paths>({ baseUrl });
+  await client.POST('/v1/turns', { body: { input: 'What is 2 + 2?' } });
+  await client.POST('/v1/turns', { body: { input: [{ role: 'user', content: 'hi' }] } });
+  await client.GET('/v1/turns');
+  await client.POST('/v1/tools/preview', { body: {} });
+  await client.POST('/v1/workflows', { body: { title: 't', tasks: [{ label: 'a', prompt: 'p', result_schema: { type: 'string' } }] } });
+}
+
+/**
  * Create a turn, read it, cancel it, provoke two errors, and create a schedule with free-form
  * metadata — all through the typed client.
  */
