@@ -48,6 +48,14 @@ describe.each(ADAPTER_DRIVERS)('runTurn over the $name adapter', (driver) => {
     expect(result).toMatchObject({ status: 'completed', outputText: 'Hello big world' });
   });
 
+  it('streams reasoning as reasoning.delta events, apart from the answer text', async () => {
+    const { events, result } = await driver.run({ script: [{ reasoning: 'Two plus two is four.', text: 'Four.' }] });
+    const reasoningText = events.flatMap((e) => (e.type === 'reasoning.delta' ? [e.text] : [])).join('');
+    expect(reasoningText.replace(/\s+/g, ' ')).toBe('Two plus two is four.');
+    expect(types(events).indexOf('reasoning.delta')).toBeLessThan(types(events).indexOf('message.delta'));
+    expect(result.outputText).toBe('Four.');
+  });
+
   it('loops through tool rounds until an answer without calls; each output goes back paired with its call', async () => {
     const { result, requests } = await driver.run({
       tools: [echo],

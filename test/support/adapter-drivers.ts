@@ -16,11 +16,13 @@ import { createOpenAIResponsesClient } from '../../src/model/openai-responses-cl
 import { createResponsesModel } from '../../src/model/responses-model.js';
 import type { ModelPort } from '../../src/model/port.js';
 import { chatCall, startScriptedChatServer, type ChatScriptedStep } from './scripted-chat-server.js';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedStep } from './scripted-responses-server.js';
+import { functionCall, message, reasoning, startScriptedResponsesServer, type ScriptedStep } from './scripted-responses-server.js';
 
 /** One scripted model answer, in neutral terms. */
 export interface NeutralStep {
   text?: string;
+  /** Reasoning before the answer (Responses: a reasoning item's summary; Chat: `reasoning_content` deltas). */
+  reasoning?: string;
   calls?: { name: string; args: string | Record<string, unknown>; id?: string }[];
   /** Cut at the output limit (Responses `incomplete`/`max_output_tokens`; Chat `finish_reason: "length"`). */
   cut?: boolean;
@@ -101,6 +103,7 @@ function chatView(body: Body): RequestView {
 function toResponsesStep(s: NeutralStep): ScriptedStep {
   if (s.httpError) return { httpError: { status: s.httpError.status, body: errBody(s.httpError) } };
   const output = [
+    ...(s.reasoning !== undefined ? [reasoning('ENC', [s.reasoning])] : []),
     ...(s.text !== undefined ? [message(s.text)] : []),
     ...(s.calls ?? []).map((c) => functionCall(c.name, argsText(c.args), c.id ? { callId: c.id } : {})),
   ];
@@ -118,6 +121,7 @@ function toChatStep(s: NeutralStep): ChatScriptedStep {
   if (s.httpError) return { httpError: { status: s.httpError.status, body: errBody(s.httpError) } };
   return {
     ...(s.text !== undefined ? { content: s.text } : {}),
+    ...(s.reasoning !== undefined ? { reasoning: s.reasoning } : {}),
     ...(s.calls ? { toolCalls: s.calls.map((c, k) => chatCall(c.name, argsText(c.args), { id: c.id ?? `call_s${++chatCallCounter}_${k}` })) } : {}),
     ...(s.cut ? { finishReason: 'length' as const } : {}),
     ...(s.delayMs ? { delayMs: s.delayMs } : {}),

@@ -1,0 +1,30 @@
+/** Loop behaviour that only the Chat Completions adapter shows (the shared behaviour: loop-contract.test.ts). */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineWorkerTool, textResult } from '../../src/runtime/tool.js';
+import { chatDriver } from '../support/adapter-drivers.js';
+
+describe('runTurn over the Chat Completions adapter', () => {
+  let ran = 0;
+  const echo = defineWorkerTool({
+    name: 'echo', description: 'Echo text', schema: z.object({ text: z.string() }), executionMode: 'parallel', isReadOnly: true,
+    describeActivity: (p) => `Echo ${p.text}`, execute: async (p) => (ran++, textResult(`echo:${p.text}`)),
+  });
+
+  it('does not run calls the server returns to the final request without tools; reports them in model.warning', async () => {
+    ran = 0;
+    const { result, events, requests } = await chatDriver.run({
+      tools: [echo],
+      maxSteps: 1,
+      script: [{ calls: [{ name: 'echo', args: { text: '1' }, id: 'a1' }] }, { text: 'Final answer.', calls: [{ name: 'echo', args: { text: '2' }, id: 'a2' }] }],
+    });
+    expect(requests[1].tools).toEqual([]);
+    expect(ran).toBe(1);
+    expect(events.find((e) => e.type === 'model.warning')).toEqual({
+      type: 'model.warning', code: 'tool_calls_ignored', call_ids: ['a2'], message: expect.stringContaining('not run'),
+    });
+    expect(result).toMatchObject({ status: 'completed', stopReason: 'max_steps', outputText: 'Final answer.' });
+    expect(result.transcript.filter((i) => i.type === 'function_call').map((i) => i.call_id)).toEqual(['a1']);
+  });
+
+});
