@@ -3,6 +3,7 @@
  * test/e2e/openapi.test.ts checks that it does). Unknown fields are rejected (strict objects).
  */
 import { z } from 'zod';
+import { MODEL_APIS } from '../src/config.js';
 import { SKILL_NAME } from '../src/skills/skill-format.js';
 import {
   AgentIdSchema as AgentId,
@@ -26,6 +27,8 @@ export const CreateTurnBody = z.strictObject({
   input: TurnInputSchema,
   instructions: z.string().optional(),
   model: z.string().min(1).max(200).optional(),
+  /** Wire protocol for this turn's model requests (default: MODEL_API). */
+  model_api: z.enum(MODEL_APIS).optional(),
   agent_id: AgentId.default('default'),
   tools: ToolFamilies.optional(),
   max_steps: z.number().int().min(1).max(100).optional(),

@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.js';
 
 const csv = z
   .string()
@@ -17,6 +18,10 @@ const int = (def: number, min: number, max: number) => {
 };
 
 const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
+
+/** Wire protocols a model endpoint can be spoken to in (README "Model endpoints"). */
+export const MODEL_APIS = ['responses', 'chat'] as const;
+export type ModelApi = (typeof MODEL_APIS)[number];
 
 export const TOOL_FAMILIES = ['todo', 'computer', 'web', 'schedule', 'workflow'] as const;
 export type ToolFamily = (typeof TOOL_FAMILIES)[number];
@@ -40,6 +45,10 @@ const EnvSchema = z.object({
   OPENAI_BASE_URL: z.string().url().optional(),
   MODEL: z.string().min(1).optional(),
   MODEL_MAX_RETRIES: int(2, 0, 10),
+  /** `responses` (POST /responses) or `chat` (POST /chat/completions); a request's `model_api` wins. */
+  MODEL_API: z.enum(MODEL_APIS).default('responses'),
+  /** What a Chat Completions server accepts beyond the core (src/model/chat-request.ts). */
+  MODEL_CHAT_FEATURES: csv.pipe(z.array(z.enum(Object.keys(CHAT_FEATURE_NAMES) as [ChatFeatureName, ...ChatFeatureName[]]))),
   /** Default families assembled when a request names none. */
   DEFAULT_TOOLS: csv.pipe(z.array(z.enum(TOOL_FAMILIES))).optional(),
   MAX_STEPS: int(20, 1, 100),

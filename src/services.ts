@@ -12,8 +12,7 @@ import type { ServiceRegistry } from './assembly/services.js';
 import type { Config } from './config.js';
 import type { Logger } from './log.js';
 import type { ModelPort } from './model/port.js';
-import { createOpenAIResponsesClient } from './model/openai-responses-client.js';
-import { createResponsesModel } from './model/responses-model.js';
+import { modelClientsFromConfig, type ModelClients } from './model/model-clients.js';
 import type { TurnEvent } from './runtime/events.js';
 import { createStreamTokens, type StreamTokens } from './http/stream-token.js';
 import { openDatabase, type Database } from './store/database.js';
@@ -62,8 +61,10 @@ export interface Services {
 }
 
 export interface ServicesOverrides {
-  /** Use this model client instead of one built from OPENAI_* (tests, the demo). */
+  /** Use this model client instead of one built from OPENAI_* (tests, the demo); it serves MODEL_API. */
   modelClient?: ModelPort;
+  /** Clients per wire protocol for requests naming `model_api` (default: built from OPENAI_*; with `modelClient` set: only that one, for MODEL_API). */
+  modelClients?: ModelClients;
   /** Use this instead of the runtime's runTurn (tests of the service alone). */
   runTurn?: RunTurnFn;
 }
@@ -73,13 +74,7 @@ export interface ServicesOverrides {
  * (local endpoints such as vLLM or Ollama need only the base URL).
  */
 export function modelClientFromConfig(config: Config): ModelPort | undefined {
-  if (!config.OPENAI_API_KEY && !config.OPENAI_BASE_URL) return undefined;
-  const transport = createOpenAIResponsesClient({
-    apiKey: config.OPENAI_API_KEY,
-    baseURL: config.OPENAI_BASE_URL,
-    maxRetries: config.MODEL_MAX_RETRIES,
-  });
-  return createResponsesModel(transport, { conversationMode: config.CONVERSATION_MODE });
+  return modelClientsFromConfig(config)?.[config.MODEL_API];
 }
 
 export function createServices(config: Config, log: Logger, overrides: ServicesOverrides = {}): Services {
@@ -89,13 +84,16 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const scheduleStore = new SqliteScheduleStore(db);
   const registry: ServiceRegistry = {};
   const background: BackgroundService[] = [];
-  const modelClient = overrides.modelClient ?? modelClientFromConfig(config);
+  const modelClients: ModelClients | undefined =
+    overrides.modelClients ?? (overrides.modelClient ? { [config.MODEL_API]: overrides.modelClient } : modelClientsFromConfig(config));
+  const modelClient = overrides.modelClient ?? modelClients?.[config.MODEL_API];
   const turns = new DefaultTurnService({
     config,
     store: turnStore,
     events: eventLog as unknown as EventLog<TurnEvent>,
     registry,
     modelClient,
+    modelClients,
     runTurn: overrides.runTurn ?? (loopRunTurn as RunTurnFn),
     log,
   });

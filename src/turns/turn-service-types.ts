@@ -2,7 +2,7 @@
  * The turn service's interface, as used by routes and by other services (schedules fire turns,
  * workflows run task turns). Implemented in src/turns/turn-service.ts.
  */
-import type { ToolFamily } from '../config.js';
+import type { ModelApi, ToolFamily } from '../config.js';
 import type { TurnOrigin, TurnKind, WorkflowTaskBinding } from '../assembly/context.js';
 import type { Usage } from '../runtime/events.js';
 import type { FinalAnswerGuard } from '../runtime/turn-types.js';
@@ -14,6 +14,8 @@ export interface CreateTurnInput {
   input: string | { role: 'user' | 'assistant' | 'system' | 'developer'; content: string }[];
   instructions?: string;
   model?: string;
+  /** Wire protocol of this turn's model requests (default: MODEL_API). */
+  model_api?: ModelApi;
   agent_id: string;
   tools?: ToolFamily[];
   max_steps?: number;

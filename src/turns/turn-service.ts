@@ -16,6 +16,7 @@ import { buildTurnContext } from './turn-context.js';
 import { assembleTools as defaultAssemble } from '../assembly/assemble.js';
 import type { ServiceRegistry } from '../assembly/services.js';
 import type { Config } from '../config.js';
+import { modelFor, type ModelClients } from '../model/model-clients.js';
 import { requireModel } from '../model/require-model.js';
 import { HttpError } from '../http/errors.js';
 import type { ModelPort } from '../model/port.js';
@@ -35,8 +36,10 @@ export interface TurnServiceDeps {
   store: TurnStore;
   events: EventLog<TurnEvent>;
   registry: ServiceRegistry;
-  /** The model client, or undefined when no endpoint is configured (→ 503 model_not_configured). */
+  /** The model client of MODEL_API, or undefined when no endpoint is configured (→ 503 model_not_configured). */
   modelClient: ModelPort | undefined;
+  /** Clients per wire protocol, for turns whose request names `model_api`. */
+  modelClients?: ModelClients;
   runTurn: RunTurnFn;
   assembleTools?: typeof defaultAssemble;
   log?: { info: (o: object, m?: string) => void; warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
@@ -78,6 +81,9 @@ export class DefaultTurnService implements TurnService {
     const { config, store } = this.deps;
     if (this.stopping) throw new HttpError(503, 'shutting_down', 'the service is shutting down');
     const model = requireModel(this.deps.modelClient !== undefined, input.model, config.MODEL);
+    if (input.model_api !== undefined && !modelFor(this.deps.modelClients, this.deps.modelClient, input.model_api)) {
+      throw new HttpError(400, 'model_api_unavailable', `model_api "${input.model_api}" is not available on this service; leave it out to use MODEL_API (${config.MODEL_API})`);
+    }
 
     let hash: string | null = null;
     if (options.idempotencyKey !== undefined) {
@@ -323,7 +329,7 @@ export class DefaultTurnService implements TurnService {
       }
       const result = await this.deps.runTurn({
         turnId: id,
-        model: this.deps.modelClient!,
+        model: modelFor(this.deps.modelClients, this.deps.modelClient, request.model_api) ?? this.deps.modelClient!,
         modelName: rec.model,
         instructions,
         input,

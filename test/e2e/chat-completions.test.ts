@@ -1,0 +1,82 @@
+/**
+ * The service speaking Chat Completions: MODEL_API=chat, and a request's `model_api`, against a
+ * scripted Chat Completions server, over the real HTTP API with a real SSE client.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatCall, chatText, startScriptedChatServer, type ScriptedChatServer } from '../support/scripted-chat-server.js';
+import { api, startTestService, type TestService } from './support/service.js';
+import { readSse } from './support/sse-client.js';
+
+describe('MODEL_API=chat', () => {
+  let model: ScriptedChatServer;
+  let svc: TestService;
+  beforeAll(async () => {
+    model = await startScriptedChatServer();
+    svc = await startTestService({ modelBaseURL: model.baseURL, env: { MODEL_API: 'chat' } });
+  });
+  afterAll(async () => {
+    await svc.close();
+    await model.close();
+  });
+
+  it('runs a tool turn over /chat/completions and streams reasoning, tool and answer events', async () => {
+    model.push(
+      { reasoning: 'Plan first.', toolCalls: [chatCall('todo', { todos: [{ id: '1', content: 'Back up', status: 'pending' }] }, { id: 'call_t1' })] },
+      (body) => chatText(`Planned after ${body.messages.filter((m: { role: string }) => m.role === 'tool').length} tool result.`),
+    );
+    const created = await api(svc.url, 'POST', '/v1/turns', { input: 'Plan a backup', tools: ['todo'] });
+    expect(created.status).toBe(202);
+    const stream = await readSse(`${svc.url}/v1/turns/${created.body.id}/events`);
+    const kinds = stream.events.map((e) => e.event);
+    expect(kinds).toContain('reasoning.delta');
+    expect(kinds.filter((k) => k === 'tool.completed')).toHaveLength(1);
+    expect(stream.events.at(-1)?.json).toMatchObject({ type: 'turn.completed', output_text: 'Planned after 1 tool result.', steps: 2 });
+    expect(model.requests.map((r) => r.url)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
+    expect(model.requests[1].body.messages.slice(-2)).toEqual([
+      expect.objectContaining({ role: 'assistant', reasoning_content: 'Plan first.', tool_calls: [expect.objectContaining({ id: 'call_t1' })] }),
+      expect.objectContaining({ role: 'tool', tool_call_id: 'call_t1' }),
+    ]);
+  });
+});
+
+describe('a request\'s model_api', () => {
+  let model: ScriptedChatServer;
+  let svc: TestService;
+  beforeAll(async () => {
+    model = await startScriptedChatServer();
+    svc = await startTestService({ modelBaseURL: model.baseURL });
+  });
+  afterAll(async () => {
+    await svc.close();
+    await model.close();
+  });
+
+  it('sends a turn with model_api "chat" to /chat/completions while MODEL_API stays responses', async () => {
+    model.push(chatText('Hello from chat.'));
+    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi', model_api: 'chat' });
+    expect(r.body).toMatchObject({ status: 'completed', output_text: 'Hello from chat.' });
+    expect(model.requests.at(-1)?.url).toBe('/v1/chat/completions');
+  });
+
+  it('refuses an unknown model_api with 400 naming the field', async () => {
+    const r = await api(svc.url, 'POST', '/v1/turns', { input: 'hi', model_api: 'completions' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('invalid_request');
+    expect(r.body.error.details.map((d: { path: string }) => d.path)).toContain('model_api');
+  });
+});
+
+describe('model_api without a client for it', () => {
+  it('answers 400 model_api_unavailable and says how to fix it', async () => {
+    const { createResponsesModel } = await import('../../src/model/responses-model.js');
+    const only = createResponsesModel({ stream: async function* () {} });
+    const svc = await startTestService({ env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' }, overrides: { modelClient: only } });
+    try {
+      const r = await api(svc.url, 'POST', '/v1/turns', { input: 'hi', model_api: 'chat' });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'model_api_unavailable', message: expect.stringContaining('leave it out to use MODEL_API (responses)') });
+    } finally {
+      await svc.close();
+    }
+  });
+});
