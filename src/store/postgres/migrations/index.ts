@@ -1,0 +1,10 @@
+/**
+ * Every Postgres schema migration, in version order (see ../migrate.ts). Append new ones with the
+ * next version; never change one that has shipped.
+ */
+import type { Migration } from '../migrate.js';
+import { schedules } from './001-schedules.js';
+import { workflows } from './002-workflows.js';
+import { brain } from './003-brain.js';
+
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain];
