@@ -38,27 +38,27 @@ export const brainRoutes: RoutePlugin = async (app, { services }) => {
   app.put('/v1/agents/:agent_id/brain/pages/:slug', async (request, reply) => {
     const { agent_id, slug } = PageParams.parse(request.params);
     const body = PutPageBody.parse(request.body ?? undefined);
-    const { page, created } = brain().put(agent_id, slug, body);
+    const { page, created } = await brain().put(agent_id, slug, body);
     return reply.code(created ? 201 : 200).header('Location', pageLink(agent_id, slug)).send(page);
   });
 
   app.get('/v1/agents/:agent_id/brain/pages/:slug', async (request) => {
     const { agent_id, slug } = PageParams.parse(request.params);
-    const page = brain().get(agent_id, slug);
+    const page = await brain().get(agent_id, slug);
     if (!page) throw pageNotFound(agent_id, slug);
     return page;
   });
 
   app.delete('/v1/agents/:agent_id/brain/pages/:slug', async (request) => {
     const { agent_id, slug } = PageParams.parse(request.params);
-    if (!brain().delete(agent_id, slug)) throw pageNotFound(agent_id, slug);
+    if (!(await brain().delete(agent_id, slug))) throw pageNotFound(agent_id, slug);
     return { agent_id, slug, deleted: true };
   });
 
   app.get('/v1/agents/:agent_id/brain/pages', async (request) => {
     const { agent_id } = AgentParams.parse(request.params);
     const q = ListPagesQuery.parse(request.query);
-    const { pages, next } = brain().list(agent_id, { limit: q.limit, after: q.cursor });
+    const { pages, next } = await brain().list(agent_id, { limit: q.limit, after: q.cursor });
     return { data: pages, next_cursor: next };
   });
 };

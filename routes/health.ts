@@ -1,7 +1,9 @@
 /**
  * GET /healthz — the process is up (always 200 while it serves HTTP).
- * GET /readyz — ready for traffic: the database answers. 200 `{status:'ready', checks}` or 503
- * with the envelope (`not_ready`). `checks.model` says whether a model endpoint is configured.
+ * GET /readyz — ready for traffic: every database answers. 200 `{status:'ready', checks, turns}`
+ * with `checks.database: 'ok'`, or 503 with the envelope (`database_unavailable`, details
+ * `{checks: {database: 'unavailable', …}}`). `checks.model` says whether a model endpoint is
+ * configured; `checks.engine` which engine holds schedules, workflows and brain pages.
  * Both answer without a token (src/http/auth.ts).
  */
 import type { RoutePlugin } from '../src/http/route-plugin.js';
@@ -11,17 +13,19 @@ export const healthRoutes: RoutePlugin = async (app, { services }) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async () => {
+    const model = services.modelClient ? 'configured' : 'not_configured';
+    const engine = services.stores.engine;
     try {
       services.db.prepare('SELECT 1').get();
+      await services.stores.ping();
     } catch (err) {
-      throw new HttpError(503, 'not_ready', `database unavailable: ${(err as Error).message}`);
+      throw new HttpError(503, 'database_unavailable', `database unavailable: ${(err as Error).message}`, {
+        checks: { database: 'unavailable', engine, model },
+      });
     }
     return {
       status: 'ready',
-      checks: {
-        database: 'ok',
-        model: services.modelClient ? 'configured' : 'not_configured',
-      },
+      checks: { database: 'ok', engine, model },
       turns: services.turns.stats(),
     };
   });

@@ -42,8 +42,8 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
     if (!s) throw new HttpError(503, 'schedules_unavailable', 'the schedule service is not configured on this server');
     return s;
   };
-  const found = (id: string): Schedule => {
-    const s = schedules().get(id);
+  const found = async (id: string): Promise<Schedule> => {
+    const s = await schedules().get(id);
     if (!s) throw new HttpError(404, 'schedule_not_found', `no schedule with id ${JSON.stringify(id)}`, { id });
     return s;
   };
@@ -54,7 +54,7 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
     requireModel(services.turns.modelConfigured, body.model, services.config.MODEL);
     const rawKey = request.headers['idempotency-key'];
     const key = rawKey === undefined ? undefined : IdempotencyKey.parse(rawKey);
-    const { schedule, created } = schedules().create(
+    const { schedule, created } = await schedules().create(
       { ...body, agent_id: body.agent_id ?? 'default', tools: body.tools ?? services.config.DEFAULT_TOOLS },
       { created_by: { type: 'api' }, idempotencyKey: key === undefined ? undefined : `api:${key}` },
     );
@@ -64,31 +64,31 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
 
   app.get('/v1/schedules', async (request) => {
     const q = ListQuery.parse(request.query);
-    const page = schedules().list(q);
+    const page = await schedules().list(q);
     return { data: page.data.map(withLinks), next_cursor: page.next_cursor };
   });
 
   app.get('/v1/schedules/:id', async (request) => {
     const { id } = IdParams.parse(request.params);
-    return withLinks(found(id));
+    return withLinks(await found(id));
   });
 
   app.patch('/v1/schedules/:id', async (request) => {
     const { id } = IdParams.parse(request.params);
     const body = UpdateScheduleBodySchema.parse(request.body ?? undefined);
-    return withLinks(schedules().update(id, body));
+    return withLinks(await schedules().update(id, body));
   });
 
   app.delete('/v1/schedules/:id', async (request) => {
     const { id } = IdParams.parse(request.params);
-    const deleted = schedules().delete(id);
+    const deleted = await schedules().delete(id);
     return { id: deleted.id, deleted: true };
   });
 
   app.get('/v1/schedules/:id/runs', async (request) => {
     const { id } = IdParams.parse(request.params);
     const q = RunsQuery.parse(request.query);
-    const page = schedules().listRuns(id, q);
+    const page = await schedules().listRuns(id, q);
     // links.events carries a stream token for the run's turn when auth is on (as turns' links do).
     const data = page.data.map((run) =>
       run.links && run.turn_id ? { ...run, links: { ...run.links, events: turnEventsLink(run.turn_id, services.streamTokens) } } : run,

@@ -40,8 +40,8 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
     return w;
   };
   const withLinks = (wf: WorkflowRecord) => ({ ...wf, links: workflowLinks(wf.id, services.streamTokens) });
-  const found = (id: string): WorkflowRecord => {
-    const wf = workflows().get(id);
+  const found = async (id: string): Promise<WorkflowRecord> => {
+    const wf = await workflows().get(id);
     if (!wf) throw notFound('workflow', id);
     return wf;
   };
@@ -56,25 +56,25 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
 
   app.get('/v1/workflows', async (request) => {
     const q = ListWorkflowsQuery.parse(request.query);
-    const page = workflows().list(q);
+    const page = await workflows().list(q);
     return { data: page.workflows.map(withLinks), next_cursor: page.next_cursor };
   });
 
   app.get('/v1/workflows/:id', async (request) => {
     const { id } = WorkflowIdParams.parse(request.params);
-    return withLinks(found(id));
+    return withLinks(await found(id));
   });
 
   app.post('/v1/workflows/:id/cancel', async (request) => {
     const { id } = WorkflowIdParams.parse(request.params);
-    found(id);
+    await found(id);
     return withLinks((await workflows().cancel(id))!);
   });
 
   app.get('/v1/workflows/:id/events', { sse: 'manual' }, async (request, reply) => {
     const { id } = WorkflowIdParams.parse(request.params);
     WorkflowEventsQuery.parse(request.query);
-    found(id);
+    await found(id);
     const log = workflows().events;
     const after = resumePoint(request, await log.lastSeq(id));
     await streamEventLog(reply, {

@@ -90,6 +90,14 @@ const EnvSchema = z.object({
   WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT: int(8, 1, 1024),
   /** Backoff before retrying a failed task attempt: this × 2^(attempt-1) ms (0 in tests). */
   WORKFLOW_RETRY_BASE_MS: int(1000, 0, 600_000),
+  // --- database ---
+  /** `postgres://…` (or `postgresql://…`): the Postgres engine; unset: embedded SQLite in DATA_DIR. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL (leave unset for the embedded SQLite database)')
+    .optional(),
+  /** Connections in the Postgres pool of this instance. */
+  DATABASE_POOL_MAX: int(10, 1, 1000),
   // --- browser clients ---
   CORS_ORIGINS: csv,
   STREAM_TOKEN_SECRET: z.string().min(16).optional(),
@@ -144,6 +152,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!isLoopback && e.AUTH_TOKENS.length === 0) {
     throw new ConfigError([
       `HOST=${e.HOST} is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1`,
+    ]);
+  }
+  if (e.DATABASE_URL !== undefined && e.STREAM_TOKEN_SECRET === undefined) {
+    throw new ConfigError([
+      'STREAM_TOKEN_SECRET is required when DATABASE_URL is set: every instance must verify the stream tokens the others issue (set the same random string of 16+ characters on each)',
     ]);
   }
   return {

@@ -3,8 +3,8 @@
  * the stores, the event log, the model client, the turn service, the {@link ServiceRegistry}
  * handed to each turn's tool families, and background services (start/stop hooks).
  *
- * To add a control-plane service: construct it below on `db` (it creates its own tables), put it
- * in `registry` if families need it, and push it onto `background` if it runs on its own (the
+ * To add a control-plane service: construct it below on its store from `stores` (the engine
+ * DATABASE_URL picks, src/store/control-plane.ts), put it in `registry` if families need it, and push it onto `background` if it runs on its own (the
  * scheduler). One line each; nothing else changes.
  */
 import path from 'node:path';
@@ -15,6 +15,7 @@ import type { ModelPort } from './model/port.js';
 import { modelClientsFromConfig, type ModelClients } from './model/model-clients.js';
 import type { TurnEvent } from './runtime/events.js';
 import { createStreamTokens, type StreamTokens } from './http/stream-token.js';
+import { controlPlaneStores, type ControlPlaneStores } from './store/control-plane.js';
 import { openDatabase, type Database } from './store/database.js';
 import type { EventLog } from './store/event-log.js';
 import { SqliteEventLog } from './store/sqlite-event-log.js';
@@ -24,13 +25,10 @@ import { DefaultTurnService, type RunTurnFn } from './turns/turn-service.js';
 import { systemClock } from './schedules/clock.js';
 import { Scheduler, schedulerService } from './schedules/scheduler.js';
 import { createScheduleService } from './schedules/service.js';
-import { SqliteScheduleStore } from './schedules/store.js';
 import { runTurn as loopRunTurn } from './runtime/loop.js';
-import { BrainStore } from './brain/brain-store.js';
 import { SkillRegistry } from './skills/skill-registry.js';
 import type { WorkflowEvent } from './workflows/events.js';
 import { DefaultWorkflowService } from './workflows/workflow-service.js';
-import { WorkflowStore } from './workflows/workflow-store.js';
 
 /** Something that runs beside the HTTP server (e.g. the scheduler). */
 export interface BackgroundService {
@@ -43,6 +41,8 @@ export interface Services {
   config: Config;
   log: Logger;
   db: Database;
+  /** Schedules, workflows and brain pages (SQLite on `db`, or Postgres with DATABASE_URL). */
+  stores: ControlPlaneStores;
   /** The one event log of the process, generic over stream ids (turn ids, workflow ids…). */
   eventLog: SqliteEventLog<{ type: string }>;
   turnStore: TurnStore;
@@ -81,7 +81,8 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const db = openDatabase(config.DATA_DIR);
   const eventLog = new SqliteEventLog<{ type: string }>(db);
   const turnStore = new SqliteTurnStore(db);
-  const scheduleStore = new SqliteScheduleStore(db);
+  const stores = controlPlaneStores(config, db, (err) => log.warn({ err }, 'an idle Postgres connection failed; the pool reconnects on next use'));
+  const scheduleStore = stores.schedules;
   const registry: ServiceRegistry = {};
   const background: BackgroundService[] = [];
   const modelClients: ModelClients | undefined =
@@ -101,10 +102,10 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   // --- control-plane services (one line each; add to `registry` / `background`) ---
   registry.schedules = createScheduleService({ store: scheduleStore, clock: systemClock, config, turnStatus: (id) => turnStore.get(id)?.status });
   background.push(schedulerService(new Scheduler({ store: scheduleStore, turns, tickMs: config.SCHEDULER_TICK_MS, logger: log })));
-  const workflows = new DefaultWorkflowService({ config, store: new WorkflowStore(db), events: eventLog as unknown as EventLog<WorkflowEvent>, turns, log });
+  const workflows = new DefaultWorkflowService({ config, store: stores.workflows, events: eventLog as unknown as EventLog<WorkflowEvent>, turns, log });
   registry.workflows = workflows;
   background.push({ name: 'workflows', start: () => workflows.start(), stop: () => workflows.stop() });
-  registry.brain = new BrainStore(db);
+  registry.brain = stores.brain;
   const skills = new SkillRegistry({ db, installDir: path.join(config.DATA_DIR, 'skills'), builtinsDir: config.SKILLS_DIR, log });
   registry.skills = skills;
 
@@ -113,6 +114,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     config,
     log,
     db,
+    stores,
     eventLog,
     turnStore,
     turns,
@@ -124,6 +126,8 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
         : undefined,
     background,
     async start() {
+      const migrated = await stores.open();
+      if (migrated?.applied.length) log.info(migrated, 'database schema migrated');
       await skills.load(); // before any turn runs
       const r = await turns.recover();
       if (r.interrupted || r.requeued) log.warn(r, 'recovered turns left over from the previous run');
@@ -133,6 +137,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     async stop() {
       if (started) for (const b of [...background].reverse()) await b.stop();
       await turns.stop();
+      await stores.close();
       db.close();
     },
   };

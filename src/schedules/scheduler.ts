@@ -19,7 +19,7 @@
 import { uuidv7 } from 'uuidv7';
 import type { TurnService } from '../turns/turn-service-types.js';
 import { systemClock, type Clock } from './clock.js';
-import type { SqliteScheduleStore, StoredRun, StoredSchedule, ClaimPlan } from './store.js';
+import type { ClaimPlan, ScheduleStore, StoredRun, StoredSchedule } from './store.js';
 import { countSlotsBetween, isRecurring, nextSlotAfter } from './when.js';
 
 /** Minimal logger (pino-compatible subset). */
@@ -30,7 +30,7 @@ export interface SchedulerLogger {
 }
 
 export interface SchedulerDeps {
-  store: SqliteScheduleStore;
+  store: ScheduleStore;
   turns: Pick<TurnService, 'create'>;
   clock?: Clock;
   /** SCHEDULER_TICK_MS: how often due schedules are looked for. */
@@ -113,8 +113,8 @@ export class Scheduler {
   /** Re-start runs left `claimed` (crash between claim and turn start). */
   async recover(): Promise<TickResult> {
     const result: TickResult = { started: [], failed: [] };
-    for (const run of this.deps.store.claimedRuns()) {
-      if (run.claimed_by !== this.instanceId && !this.deps.store.reclaim(run.id, run.claimed_by, this.clock.now(), this.instanceId)) continue;
+    for (const run of await this.deps.store.claimedRuns()) {
+      if (run.claimed_by !== this.instanceId && !(await this.deps.store.reclaim(run.id, run.claimed_by, this.clock.now(), this.instanceId))) continue;
       this.log.warn({ run_id: run.id, schedule_id: run.schedule_id }, 'restarting a schedule run claimed before a restart');
       await this.startRun(run, result);
     }
@@ -124,9 +124,9 @@ export class Scheduler {
   private async runTick(): Promise<TickResult> {
     const result: TickResult = { started: [], failed: [] };
     const now = this.clock.now();
-    for (const s of this.deps.store.due(now)) {
+    for (const s of await this.deps.store.due(now)) {
       if (this.halted) break;
-      const run = this.deps.store.claim(s, this.plan(s, now), now, this.instanceId);
+      const run = await this.deps.store.claim(s, this.plan(s, now), now, this.instanceId);
       if (!run) continue; // another instance (or an edit) got there first
       await this.startRun(run, result);
     }
@@ -165,7 +165,7 @@ export class Scheduler {
           idempotencyKey: `schedule_run:${run.id}`,
         },
       );
-      this.deps.store.markStarted(run.id, turn.id, this.clock.now());
+      await this.deps.store.markStarted(run.id, turn.id, this.clock.now());
       result.started.push({ run_id: run.id, schedule_id: run.schedule_id, turn_id: turn.id, slot_at: run.slot_at, missed_slots: run.missed_slots });
       this.log.info({ run_id: run.id, schedule_id: run.schedule_id, turn_id: turn.id }, 'schedule fired');
     } catch (err) {
@@ -175,7 +175,7 @@ export class Scheduler {
         this.log.warn({ run_id: run.id, schedule_id: run.schedule_id }, 'schedule run left claimed: the service is shutting down');
         return;
       }
-      this.deps.store.markFailed(run.id, error);
+      await this.deps.store.markFailed(run.id, error);
       result.failed.push({ run_id: run.id, schedule_id: run.schedule_id, error });
       this.log.error({ run_id: run.id, schedule_id: run.schedule_id, err }, 'schedule run could not start its turn');
     }

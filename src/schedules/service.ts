@@ -9,14 +9,15 @@
  * - Pausing keeps the definition; resuming a cron schedule continues at its next slot after the
  *   resume time (slots passed while paused are not caught up); resuming a one-shot whose time
  *   passed while paused fires it at the next scheduler tick.
- * - Every read-modify-write runs in one BEGIN IMMEDIATE transaction, so an edit never races the
- *   scheduler's claim of a slot.
+ * - Every read-modify-write is one atomic store call (`create`, `modify`, `remove`: a transaction in
+ *   either engine), so an edit never races the scheduler's claim of a slot, and the per-agent limit
+ *   holds across instances.
  */
 import { uuidv7 } from 'uuidv7';
 import { requestHash } from '../turns/turn-input.js';
 import type { Clock } from './clock.js';
 import { ScheduleError } from './errors.js';
-import { SqliteScheduleStore, toSchedule, toScheduleRun, type StoredSchedule } from './store.js';
+import { toSchedule, toScheduleRun, type ScheduleStore, type StoredSchedule } from './store.js';
 import type {
   CreateScheduleInput,
   CreateScheduleOptions,
@@ -31,11 +32,11 @@ import type {
 import { isRecurring, nextSlotAfter, validateWhen } from './when.js';
 
 export interface ScheduleServiceDeps {
-  store: SqliteScheduleStore;
+  store: ScheduleStore;
   clock: Clock;
   config: { SCHEDULE_MIN_INTERVAL_S: number; SCHEDULE_MAX_PER_AGENT: number };
   /** Current status of a turn (to show on runs); absent → runs show `turn_status: null`. */
-  turnStatus?: (turnId: string) => string | undefined;
+  turnStatus?: (turnId: string) => string | undefined | Promise<string | undefined>;
 }
 
 const DEFAULT_LIMIT = 50;
@@ -83,14 +84,15 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
   const { store, clock, config } = deps;
   const rules = () => ({ now: clock.now(), minIntervalS: config.SCHEDULE_MIN_INTERVAL_S });
 
-  function mustGet(id: string): StoredSchedule {
-    const s = store.get(id);
-    if (!s) throw new ScheduleError('schedule_not_found', `no schedule with id ${JSON.stringify(id)}`, { id });
+  const notFound = (id: string) => new ScheduleError('schedule_not_found', `no schedule with id ${JSON.stringify(id)}`, { id });
+
+  async function mustGet(id: string): Promise<StoredSchedule> {
+    const s = await store.get(id);
+    if (!s) throw notFound(id);
     return s;
   }
 
-  function checkLimit(agentId: string): void {
-    const live = store.countLive(agentId);
+  function checkLimit(agentId: string, live: number): void {
     if (live >= config.SCHEDULE_MAX_PER_AGENT) {
       throw new ScheduleError(
         'schedule_limit_reached',
@@ -101,12 +103,10 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
   }
 
   return {
-    create(input, options: CreateScheduleOptions = {}) {
+    async create(input, options: CreateScheduleOptions = {}) {
       const request = requestOf(input);
       const hash = requestHash({ agent_id: input.agent_id, name: input.name, when: input.when, paused: input.paused ?? false, ...request });
-      const replay = (key: string) => {
-        const existing = store.getByIdempotencyKey(key);
-        if (!existing) return undefined;
+      const replay = (existing: StoredSchedule) => {
         if (existing.request_hash !== hash) {
           throw new ScheduleError('idempotency_conflict', 'this idempotency key was already used with a different schedule request', {
             schedule_id: existing.id,
@@ -115,55 +115,49 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
         return { schedule: publicSchedule(existing), created: false };
       };
       if (options.idempotencyKey !== undefined) {
-        const again = replay(options.idempotencyKey);
-        if (again) return again;
+        const existing = await store.getByIdempotencyKey(options.idempotencyKey);
+        if (existing) return replay(existing);
       }
       const valid = validateWhen(input.when, rules());
-      return store.transaction(() => {
-        if (options.idempotencyKey !== undefined) {
-          const again = replay(options.idempotencyKey);
-          if (again) return again;
-        }
-        checkLimit(input.agent_id);
-        const now = clock.now();
-        const s: StoredSchedule = {
-          id: uuidv7(),
-          agent_id: input.agent_id,
-          name: input.name.trim(),
-          status: input.paused ? 'paused' : 'active',
-          when: valid.when,
-          request,
-          next_run_at: valid.firstRunAt,
-          last_run_at: null,
-          run_count: 0,
-          created_at: now,
-          updated_at: now,
-          created_by: options.created_by ?? { type: 'api' },
-          idempotency_key: options.idempotencyKey ?? null,
-          request_hash: options.idempotencyKey !== undefined ? hash : null,
-        };
-        store.insert(s);
-        return { schedule: publicSchedule(s), created: true };
-      });
+      const now = clock.now();
+      const s: StoredSchedule = {
+        id: uuidv7(),
+        agent_id: input.agent_id,
+        name: input.name.trim(),
+        status: input.paused ? 'paused' : 'active',
+        when: valid.when,
+        request,
+        next_run_at: valid.firstRunAt,
+        last_run_at: null,
+        run_count: 0,
+        created_at: now,
+        updated_at: now,
+        created_by: options.created_by ?? { type: 'api' },
+        idempotency_key: options.idempotencyKey ?? null,
+        request_hash: options.idempotencyKey !== undefined ? hash : null,
+      };
+      const outcome = await store.create(s, config.SCHEDULE_MAX_PER_AGENT);
+      if (outcome.kind === 'exists') return replay(outcome.existing);
+      if (outcome.kind === 'limit') checkLimit(input.agent_id, outcome.live);
+      return { schedule: publicSchedule(s), created: true };
     },
 
-    get(id) {
-      const s = store.get(id);
+    async get(id) {
+      const s = await store.get(id);
       return s ? publicSchedule(s) : undefined;
     },
 
-    list(query: ListSchedulesQuery = {}): Page<Schedule> {
+    async list(query: ListSchedulesQuery = {}): Promise<Page<Schedule>> {
       const limit = pageLimit(query.limit);
-      const rows = store.list({ agent_id: query.agent_id, status: query.status, before: decodeCursor(query.cursor), limit: limit + 1 });
+      const rows = await store.list({ agent_id: query.agent_id, status: query.status, before: decodeCursor(query.cursor), limit: limit + 1 });
       const more = rows.length > limit;
       const data = rows.slice(0, limit);
       return { data: data.map(publicSchedule), next_cursor: more ? encodeCursor(data[data.length - 1].id) : null };
     },
 
-    update(id, changes: UpdateScheduleChanges) {
+    async update(id, changes: UpdateScheduleChanges) {
       const valid = changes.when !== undefined ? validateWhen(changes.when, rules()) : undefined;
-      return store.transaction(() => {
-        const s = mustGet(id);
+      const stored = await store.modify(id, (s, liveCount) => {
         const now = clock.now();
         if (changes.name !== undefined) s.name = changes.name.trim();
         const r = s.request;
@@ -176,7 +170,7 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
         if (changes.brain !== undefined) r.brain = changes.brain;
         if (valid) {
           if (s.status === 'completed') {
-            checkLimit(s.agent_id);
+            checkLimit(s.agent_id, liveCount);
             s.status = 'active';
           }
           s.when = valid.when;
@@ -193,27 +187,27 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
           }
         }
         s.updated_at = now;
-        store.update(s);
-        return publicSchedule(s);
+        return s;
       });
+      if (!stored) throw notFound(id);
+      return publicSchedule(stored);
     },
 
-    delete(id) {
-      return store.transaction(() => {
-        const s = mustGet(id);
-        store.delete(id);
-        return publicSchedule(s);
-      });
+    async delete(id) {
+      const removed = await store.remove(id);
+      if (!removed) throw notFound(id);
+      return publicSchedule(removed);
     },
 
-    listRuns(id, query = {}): Page<ScheduleRun> {
-      mustGet(id);
+    async listRuns(id, query = {}): Promise<Page<ScheduleRun>> {
+      await mustGet(id);
       const limit = pageLimit(query.limit);
-      const rows = store.listRuns(id, { before: decodeCursor(query.cursor), limit: limit + 1 });
+      const rows = await store.listRuns(id, { before: decodeCursor(query.cursor), limit: limit + 1 });
       const more = rows.length > limit;
       const data = rows.slice(0, limit);
+      const statusOf = async (turnId: string | null) => (turnId && deps.turnStatus ? ((await deps.turnStatus(turnId)) ?? null) : null);
       return {
-        data: data.map((r) => toScheduleRun(r, r.turn_id && deps.turnStatus ? (deps.turnStatus(r.turn_id) ?? null) : null)),
+        data: await Promise.all(data.map(async (r) => toScheduleRun(r, await statusOf(r.turn_id)))),
         next_cursor: more ? encodeCursor(data[data.length - 1].id) : null,
       };
     },

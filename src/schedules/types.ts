@@ -152,13 +152,13 @@ export interface Page<T> {
  * {@link import('./errors.js').ScheduleError} for bad input (code + HTTP status), never a plain Error.
  */
 export interface ScheduleService {
-  create(input: CreateScheduleInput, options?: CreateScheduleOptions): { schedule: Schedule; created: boolean };
-  get(id: string): Schedule | undefined;
-  list(query?: ListSchedulesQuery): Page<Schedule>;
+  create(input: CreateScheduleInput, options?: CreateScheduleOptions): Promise<{ schedule: Schedule; created: boolean }>;
+  get(id: string): Promise<Schedule | undefined>;
+  list(query?: ListSchedulesQuery): Promise<Page<Schedule>>;
   /** @throws ScheduleError `schedule_not_found`, validation codes */
-  update(id: string, changes: UpdateScheduleChanges): Schedule;
+  update(id: string, changes: UpdateScheduleChanges): Promise<Schedule>;
   /** Deletes the schedule and its run history; future slots never fire. @throws `schedule_not_found` */
-  delete(id: string): Schedule;
+  delete(id: string): Promise<Schedule>;
   /** Most recent first. @throws `schedule_not_found` */
-  listRuns(id: string, query?: { limit?: number; cursor?: string }): Page<ScheduleRun>;
+  listRuns(id: string, query?: { limit?: number; cursor?: string }): Promise<Page<ScheduleRun>>;
 }

@@ -30,7 +30,7 @@ export interface AttemptParams {
   /** Called with the new turn's id as soon as it exists (before the turn can finish). */
   onTurnCreated: (turnId: string) => void | Promise<void>;
   /** True once an accepted result is stored for this task. */
-  succeeded: () => boolean;
+  succeeded: () => boolean | Promise<boolean>;
   /** True while the workflow is being cancelled. */
   cancelling: () => boolean;
   /** True while the service shuts down (the task is resumed on the next start). */
@@ -84,7 +84,7 @@ export async function runTaskAttempt(p: AttemptParams): Promise<AttemptOutcome> 
   } catch (err) {
     return { kind: 'failed', error: { code: 'internal_error', message: String((err as Error).message ?? err) }, retryable: true, turnId: turn.id };
   }
-  if (p.succeeded()) return { kind: 'succeeded' };
+  if (await p.succeeded()) return { kind: 'succeeded' };
   if (p.stopping()) return { kind: 'interrupted' };
   if (p.cancelling()) return { kind: 'cancelled' };
   if (rec.status === 'cancelled') {

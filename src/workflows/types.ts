@@ -87,8 +87,8 @@ export interface WorkflowService {
    * @throws WorkflowInputError (details: one line per violation) → HTTP 400 / tool `Error:`.
    */
   create(input: CreateWorkflowInput): Promise<WorkflowRecord>;
-  get(id: string): WorkflowRecord | undefined;
-  list(query?: ListWorkflowsQuery): WorkflowPage;
+  get(id: string): Promise<WorkflowRecord | undefined>;
+  list(query?: ListWorkflowsQuery): Promise<WorkflowPage>;
   /** Abort running task turns, mark queued tasks cancelled. A terminal workflow is returned unchanged. */
   cancel(id: string): Promise<WorkflowRecord | undefined>;
   /** The workflows' event log (stream id = workflow id). */

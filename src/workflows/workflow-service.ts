@@ -2,9 +2,11 @@
  * The workflow service: creates workflows, runs their tasks as isolated workflow task turns
  * through the turn service, collects results, cancels, and resumes after a restart.
  *
- * Scheduling (in memory, one process): a queued task starts when its workflow runs fewer than
- * `concurrency` task turns and its agent fewer than WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT, in
- * workflow creation order then task order. A retryable failure (model/infra error, empty output)
+ * Scheduling: a queued task starts when its workflow runs fewer than `concurrency` task turns and
+ * its agent fewer than WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT, in workflow creation order then task
+ * order. The per-agent count is the store's (`startTask`: count and start in one transaction), so
+ * it holds across instances sharing a database; while an agent is at its limit the queue is
+ * looked at again every {@link AGENT_LIMIT_POLL_MS} (a task ending elsewhere wakes nobody here). A retryable failure (model/infra error, empty output)
  * queues the task again after WORKFLOW_RETRY_BASE_MS × 2^(attempt-1), at most
  * {@link MAX_TASK_ATTEMPTS} attempts in all. A workflow is terminal when every task is: `failed`
  * if any task failed, else `completed` (or `cancelled` by request).
@@ -31,11 +33,14 @@ import type {
   WorkflowTask,
 } from './types.js';
 import { validateWorkflowInput } from './validate-input.js';
-import type { WorkflowStore } from './workflow-store.js';
+import type { StartTaskOutcome, WorkflowStore } from './workflow-store.js';
 import { Waiters } from '../turns/waiters.js';
 
 /** Attempts per task, the first included. */
 export const MAX_TASK_ATTEMPTS = 3;
+
+/** Ms between looks at the queue while an agent is at its running-task limit or the store failed. */
+export const AGENT_LIMIT_POLL_MS = 500;
 
 export interface WorkflowServiceDeps {
   config: Pick<Config, 'WORKFLOW_MAX_TASKS' | 'WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT' | 'WORKFLOW_RETRY_BASE_MS'>;
@@ -75,6 +80,9 @@ export class DefaultWorkflowService implements WorkflowService {
   private readonly waiters = new Waiters();
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
+  /** A pump pass is running / another was asked for meanwhile. */
+  private pumping = false;
+  private pumpAgain = false;
 
   constructor(private readonly deps: WorkflowServiceDeps) {
     this.events = deps.events;
@@ -95,7 +103,7 @@ export class DefaultWorkflowService implements WorkflowService {
       completed_at: null,
       summary: null,
     };
-    this.deps.store.insert(record);
+    await this.deps.store.insert(record);
     await this.emit(record.id, {
       type: 'workflow.started',
       workflow_id: record.id,
@@ -106,19 +114,19 @@ export class DefaultWorkflowService implements WorkflowService {
     });
     this.track(record);
     this.pump();
-    return this.deps.store.get(record.id)!;
+    return (await this.deps.store.get(record.id))!;
   }
 
-  get(id: string): WorkflowRecord | undefined {
+  get(id: string): Promise<WorkflowRecord | undefined> {
     return this.deps.store.get(id);
   }
 
-  list(query: ListWorkflowsQuery = {}): WorkflowPage {
+  list(query: ListWorkflowsQuery = {}): Promise<WorkflowPage> {
     return this.deps.store.list(query);
   }
 
   async cancel(id: string): Promise<WorkflowRecord | undefined> {
-    const record = this.deps.store.get(id);
+    const record = await this.deps.store.get(id);
     if (!record) return undefined;
     if (record.status !== 'running') return record;
     const wf = this.live.get(id) ?? this.track(record);
@@ -128,7 +136,7 @@ export class DefaultWorkflowService implements WorkflowService {
     }
     wf.cancelling = true;
     for (const index of wf.queue) {
-      this.deps.store.updateTask(id, index, { status: 'cancelled' });
+      await this.deps.store.updateTask(id, index, { status: 'cancelled' });
       await this.emit(id, { type: 'task.cancelled', task_index: index });
     }
     wf.queue = [];
@@ -142,7 +150,7 @@ export class DefaultWorkflowService implements WorkflowService {
 
   async waitForTerminal(id: string, signal?: AbortSignal): Promise<WorkflowRecord> {
     for (;;) {
-      const rec = this.deps.store.get(id);
+      const rec = await this.deps.store.get(id);
       if (!rec) throw new Error(`workflow ${id} not found`);
       if (rec.status !== 'running') return rec;
       signal?.throwIfAborted();
@@ -157,15 +165,15 @@ export class DefaultWorkflowService implements WorkflowService {
    */
   async start(): Promise<void> {
     this.stopping = false;
-    for (const id of this.deps.store.idsWithStatus('running')) {
-      const record = this.deps.store.get(id)!;
+    for (const id of await this.deps.store.idsWithStatus('running')) {
+      const record = (await this.deps.store.get(id))!;
       for (const task of record.tasks.filter((t) => t.status === 'running')) {
         const retry = task.attempts < MAX_TASK_ATTEMPTS;
         const error = { code: 'interrupted', message: 'the service stopped while this task was running' };
-        this.deps.store.updateTask(id, task.index, { status: retry ? 'queued' : 'failed', error });
+        await this.deps.store.updateTask(id, task.index, { status: retry ? 'queued' : 'failed', error });
         await this.emit(id, { type: 'task.failed', task_index: task.index, turn_id: task.turn_ids.at(-1) ?? null, attempt: task.attempts, error, will_retry: retry });
       }
-      const wf = this.track(this.deps.store.get(id)!);
+      const wf = this.track((await this.deps.store.get(id))!);
       if (wf.queue.length === 0) await this.finish(wf);
     }
     this.pump();
@@ -202,16 +210,38 @@ export class DefaultWorkflowService implements WorkflowService {
     return wf;
   }
 
-  /** Start every task that may start now; arm a timer for the next retry backoff to expire. */
+  /** Start every task that may start now (passes never overlap: a call during one runs another after it). */
   private pump(): void {
     if (this.stopping) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pumpOnce()
+      .catch((err) => {
+        this.deps.log?.error({ err }, 'workflow scheduling failed; trying again shortly');
+        this.wakeAt(Date.now() + AGENT_LIMIT_POLL_MS);
+      })
+      .finally(() => {
+        this.pumping = false;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.pump();
+        }
+      });
+  }
+
+  /** One pass over the live workflows; arms a timer for the next backoff to expire or limit poll. */
+  private async pumpOnce(): Promise<void> {
     const limit = this.deps.config.WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT;
     const now = Date.now();
     let wakeAt = Infinity;
-    for (const wf of this.live.values()) {
-      if (wf.cancelling || wf.finished) continue;
+    const atLimit = new Set<string>();
+    for (const wf of [...this.live.values()]) {
       for (let i = 0; i < wf.queue.length; ) {
-        if (wf.running.size >= wf.concurrency || this.runningTasks(wf.agentId) >= limit) break;
+        if (this.stopping || wf.cancelling || wf.finished) break;
+        if (wf.running.size >= wf.concurrency || atLimit.has(wf.agentId)) break;
         const index = wf.queue[i];
         const notBefore = wf.notBefore.get(index) ?? 0;
         if (notBefore > now) {
@@ -219,41 +249,76 @@ export class DefaultWorkflowService implements WorkflowService {
           i++;
           continue;
         }
-        wf.queue.splice(i, 1);
-        wf.notBefore.delete(index);
-        this.startTask(wf, index);
+        if ((await this.tryStart(wf, index, limit)) === 'agent_limit') {
+          atLimit.add(wf.agentId);
+          wakeAt = Math.min(wakeAt, now + AGENT_LIMIT_POLL_MS);
+        }
       }
     }
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (wakeAt !== Infinity) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.pump();
-      }, Math.max(0, wakeAt - now));
-      this.timer.unref();
-    }
+    if (wakeAt !== Infinity) this.wakeAt(wakeAt);
   }
 
-  private startTask(wf: LiveWorkflow, index: number): void {
-    const entry: LiveTask = { done: Promise.resolve() };
+  private wakeAt(at: number): void {
+    if (this.stopping) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.pump();
+    }, Math.max(0, at - Date.now()));
+    this.timer.unref();
+  }
+
+  /**
+   * Claim queued task `index` in the store (its agent's limit counted there) and run its turn. The
+   * task counts as running in `wf` from the start, so a concurrent cancel waits for it.
+   */
+  private async tryStart(wf: LiveWorkflow, index: number, limit: number): Promise<'started' | 'agent_limit' | 'skipped'> {
+    const at = wf.queue.indexOf(index);
+    wf.queue.splice(at, 1);
+    let release!: () => void;
+    const entry: LiveTask = { done: new Promise<void>((r) => (release = r)) };
     wf.running.set(index, entry);
+    let outcome: StartTaskOutcome;
+    try {
+      outcome = await this.deps.store.startTask(wf.id, index, limit);
+    } catch (err) {
+      wf.running.delete(index);
+      if (!wf.cancelling) wf.queue.splice(at, 0, index);
+      release();
+      throw err;
+    }
+    if (outcome.kind !== 'started' || wf.cancelling || this.stopping) {
+      wf.running.delete(index);
+      if (outcome.kind === 'agent_limit' && !wf.cancelling) wf.queue.splice(at, 0, index);
+      if (outcome.kind === 'started' && wf.cancelling) {
+        await this.deps.store.updateTask(wf.id, index, { status: 'cancelled' });
+        await this.emit(wf.id, { type: 'task.cancelled', task_index: index });
+      }
+      release();
+      return outcome.kind === 'agent_limit' ? 'agent_limit' : 'skipped';
+    }
+    wf.notBefore.delete(index);
     this.agentRunning.set(wf.agentId, this.runningTasks(wf.agentId) + 1);
-    entry.done = this.runTask(wf, index, entry)
+    void this.runTask(wf, outcome.task, entry)
       .catch((err) => this.deps.log?.error({ err, workflow_id: wf.id, task_index: index }, 'workflow task run failed'))
       .finally(async () => {
         wf.running.delete(index);
         this.agentRunning.set(wf.agentId, this.runningTasks(wf.agentId) - 1);
         if (!wf.cancelling && !this.stopping && wf.running.size === 0 && wf.queue.length === 0) await this.finish(wf);
         this.pump();
-      });
+      })
+      .catch((err) => this.deps.log?.error({ err, workflow_id: wf.id }, 'workflow bookkeeping failed'))
+      .finally(release);
+    return 'started';
   }
 
-  private async runTask(wf: LiveWorkflow, index: number, entry: LiveTask): Promise<void> {
+  /** Run one attempt of `task` (already `running` in the store, `attempts` counting this one). */
+  private async runTask(wf: LiveWorkflow, task: WorkflowTask, entry: LiveTask): Promise<void> {
     const { store } = this.deps;
-    const task = store.getTask(wf.id, index)!;
-    const attempt = task.attempts + 1;
-    store.updateTask(wf.id, index, { status: 'running', attempts: attempt });
+    const index = task.index;
+    const attempt = task.attempts;
     const outcome = await runTaskAttempt({
       turns: this.deps.turns,
       input: {
@@ -270,10 +335,10 @@ export class DefaultWorkflowService implements WorkflowService {
       binding: this.binding(wf, task, () => entry.turnId),
       onTurnCreated: async (turnId) => {
         entry.turnId = turnId;
-        store.updateTask(wf.id, index, { turn_ids: [...task.turn_ids, turnId] });
+        await store.updateTask(wf.id, index, { turn_ids: [...task.turn_ids, turnId] });
         await this.emit(wf.id, { type: 'task.started', task_index: index, label: task.label, attempt, turn_id: turnId });
       },
-      succeeded: () => store.getTask(wf.id, index)?.status === 'succeeded',
+      succeeded: async () => (await store.getTask(wf.id, index))?.status === 'succeeded',
       cancelling: () => wf.cancelling,
       stopping: () => this.stopping,
     });
@@ -287,12 +352,12 @@ export class DefaultWorkflowService implements WorkflowService {
     // Shutting down: leave the task `running`; start() on the next run queues it again.
     if (outcome.kind === 'succeeded' || outcome.kind === 'interrupted' || this.stopping) return;
     if (outcome.kind === 'cancelled') {
-      store.updateTask(wf.id, index, { status: 'cancelled' });
+      await store.updateTask(wf.id, index, { status: 'cancelled' });
       await this.emit(wf.id, { type: 'task.cancelled', task_index: index });
       return;
     }
     const retry = outcome.retryable && attempt < MAX_TASK_ATTEMPTS && !wf.cancelling && !this.stopping;
-    store.updateTask(wf.id, index, { status: retry ? 'queued' : 'failed', error: outcome.error });
+    await store.updateTask(wf.id, index, { status: retry ? 'queued' : 'failed', error: outcome.error });
     await this.emit(wf.id, { type: 'task.failed', task_index: index, turn_id: outcome.turnId, attempt, error: outcome.error, will_retry: retry });
     if (retry) {
       const at = wf.queue.findIndex((i) => i > index);
@@ -308,7 +373,7 @@ export class DefaultWorkflowService implements WorkflowService {
       taskIndex: task.index,
       resultSchema: task.result_schema,
       submit: async (value) => {
-        const current = this.deps.store.getTask(wf.id, task.index);
+        const current = await this.deps.store.getTask(wf.id, task.index);
         if (!current) return { ok: false, errors: ['this task no longer exists'] };
         if (current.status === 'succeeded') return { ok: false, errors: ['a result was already accepted for this task'] };
         if (current.status !== 'running' || wf.cancelling) {
@@ -317,7 +382,7 @@ export class DefaultWorkflowService implements WorkflowService {
         // Validate against the schema persisted with the task, not the one the turn was built with.
         const errors = validateResult(current.result_schema, value);
         if (errors.length > 0) return { ok: false, errors };
-        this.deps.store.updateTask(wf.id, task.index, { status: 'succeeded', result: value as never, error: null });
+        await this.deps.store.updateTask(wf.id, task.index, { status: 'succeeded', result: value as never, error: null });
         await this.emit(wf.id, { type: 'task.succeeded', task_index: task.index, turn_id: turnId() ?? '', result: value });
         return { ok: true };
       },
@@ -328,11 +393,11 @@ export class DefaultWorkflowService implements WorkflowService {
   private async finish(wf: LiveWorkflow): Promise<void> {
     if (wf.finished) return;
     wf.finished = true;
-    const record = this.deps.store.get(wf.id)!;
+    const record = (await this.deps.store.get(wf.id))!;
     const counts = countTasks(record.tasks);
     const status = wf.cancelling ? 'cancelled' : counts.failed > 0 ? 'failed' : 'completed';
     const summary = summarize(record.tasks, counts);
-    this.deps.store.finish(wf.id, status, summary);
+    await this.deps.store.finish(wf.id, status, summary);
     this.live.delete(wf.id);
     await this.emit(wf.id, { type: `workflow.${status}`, counts, summary });
     this.waiters.wake(wf.id);

@@ -59,15 +59,20 @@ export function testDatabase(): Promise<string> {
     } finally {
       await c.end();
     }
-    afterAll(async () => {
-      const d = new pg.Client({ connectionString: admin });
-      await d.connect();
-      await d.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).finally(() => d.end());
-    });
+    fileDatabaseName = name;
     return withDatabase(admin, name);
   })();
   return fileDatabase;
 }
+
+let fileDatabaseName: string | undefined;
+// Registered when a test file imports this module: drops the file's database after its tests.
+afterAll(async () => {
+  if (!fileDatabaseName || !TEST_DATABASE_URL) return;
+  const d = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await d.connect();
+  await d.query(`DROP DATABASE IF EXISTS ${fileDatabaseName} WITH (FORCE)`).finally(() => d.end());
+});
 
 /**
  * A new empty schema in this file's database; `url` makes every session use it.

@@ -25,7 +25,7 @@ export function createGetPageTool(store: BrainStore) {
     describeActivity: (p) => `Reading brain page ${p.reference}`,
     async execute(params, ctx) {
       const slug = params.reference.replace(/^brain:/, '').trim();
-      const page = store.get(ctx.turn.agentId, slug);
+      const page = await store.get(ctx.turn.agentId, slug);
       if (!page) throw new Error(`no brain page with reference "${params.reference}"; use recall to find references`);
       const offset = params.offset ?? 0;
       const chunk = page.markdown.slice(offset, offset + PAGE_CHUNK_CHARS);

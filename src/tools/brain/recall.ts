@@ -25,7 +25,7 @@ export function createRecallTool(store: BrainStore) {
     describeActivity: (p) => `Recalling "${p.query}"`,
     describeCompletedActivity: (p, r) => `Recalled "${p.query}" (${count((r.details as { hits: unknown[] }).hits.length, 'result')})`,
     async execute(params, ctx) {
-      const hits = store.search(ctx.turn.agentId, params.query, params.limit ?? 5);
+      const hits = await store.search(ctx.turn.agentId, params.query, params.limit ?? 5);
       if (hits.length === 0) {
         return textResult(`No brain pages match "${params.query}".`, { hits });
       }

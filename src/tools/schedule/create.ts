@@ -11,6 +11,7 @@ import type { Schedule, ScheduleService } from '../../schedules/types.js';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../runtime/tool.js';
 import { requestHash } from '../../turns/turn-input.js';
 import { describeWhen, quoted, scheduledLabel } from './labels.js';
+import type { ScheduleNames } from './names.js';
 import { scheduleText } from './render.js';
 
 const params = z
@@ -24,7 +25,7 @@ const params = z
 
 export type ScheduleCreateResult = AgentToolResult<{ schedule: Schedule; created: boolean }>;
 
-export function createScheduleCreateTool(ctx: TurnContext, service: ScheduleService, clock: Clock) {
+export function createScheduleCreateTool(ctx: TurnContext, service: ScheduleService, clock: Clock, names: ScheduleNames) {
   return defineWorkerTool<typeof params, ScheduleCreateResult>({
     name: 'schedule_create',
     description: [
@@ -42,7 +43,7 @@ export function createScheduleCreateTool(ctx: TurnContext, service: ScheduleServ
     describeActivity: (p) => `Scheduling ${quoted(p.name)} ${describeWhen(p.when, clock.now())}`.trimEnd(),
     describeCompletedActivity: (_p, result) => (result.details ? scheduledLabel('Scheduled', result.details.schedule, clock.now()) : null),
     async execute(p) {
-      const { schedule, created } = service.create(
+      const { schedule, created } = await service.create(
         {
           agent_id: ctx.agentId,
           name: p.name,
@@ -54,6 +55,7 @@ export function createScheduleCreateTool(ctx: TurnContext, service: ScheduleServ
         },
         { created_by: { type: 'turn', turn_id: ctx.turnId }, idempotencyKey: `turn:${ctx.turnId}:${requestHash(p)}` },
       );
+      names.remember(schedule);
       const head = created ? 'Created.' : 'An identical schedule_create call in this turn already created this schedule; nothing new was created.';
       return textResult(`${head}\n${scheduleText(schedule, clock.now())}`, { schedule, created });
     },

@@ -11,6 +11,7 @@ import type { TurnContext } from '../../assembly/context.js';
 import type { FamilyCreator, FamilyResult } from '../../assembly/family.js';
 import { systemClock, type Clock } from '../../schedules/clock.js';
 import { createScheduleCreateTool } from './create.js';
+import { ScheduleNames } from './names.js';
 import { createScheduleGetTool, createScheduleListTool } from './read.js';
 import { createScheduleDeleteTool, createScheduleUpdateTool } from './update.js';
 
@@ -19,12 +20,13 @@ export function createScheduleFamily(deps: { clock?: Clock } = {}): FamilyCreato
   const clock = deps.clock ?? systemClock;
   return {
     family: 'schedule',
-    create(ctx: TurnContext): FamilyResult {
+    async create(ctx: TurnContext): Promise<FamilyResult> {
       if (ctx.kind === 'workflow_task') return { unavailable: 'not available in workflow task turns' };
       if (!ctx.families.includes('schedule')) return { unavailable: 'not enabled for this turn' };
       const service = ctx.services.schedules;
       if (!service) return { unavailable: 'schedule service not configured on this server' };
-      const read = [createScheduleListTool(ctx, service, clock), createScheduleGetTool(ctx, service, clock)];
+      const names = await ScheduleNames.load(service, ctx.agentId);
+      const read = [createScheduleListTool(ctx, service, clock, names), createScheduleGetTool(ctx, service, clock, names)];
       if (ctx.kind === 'scheduled') {
         const by = ctx.origin.type === 'schedule' ? `schedule ${ctx.origin.schedule_id}` : 'a schedule';
         return {
@@ -34,10 +36,10 @@ export function createScheduleFamily(deps: { clock?: Clock } = {}): FamilyCreato
       }
       return {
         tools: [
-          createScheduleCreateTool(ctx, service, clock),
+          createScheduleCreateTool(ctx, service, clock, names),
           ...read,
-          createScheduleUpdateTool(ctx, service, clock),
-          createScheduleDeleteTool(ctx, service),
+          createScheduleUpdateTool(ctx, service, clock, names),
+          createScheduleDeleteTool(ctx, service, names),
         ],
       };
     },

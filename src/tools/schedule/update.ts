@@ -8,6 +8,7 @@ import { ScheduleNameSchema, WhenShapeSchema } from '../../schedules/schemas.js'
 import type { Schedule, ScheduleService } from '../../schedules/types.js';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../runtime/tool.js';
 import { quoted, scheduledLabel } from './labels.js';
+import type { ScheduleNames } from './names.js';
 import { ownSchedule } from './read.js';
 import { scheduleText } from './render.js';
 
@@ -27,12 +28,12 @@ const updateParams = z
   })
   .strict();
 
-function nameOf(ctx: TurnContext, service: ScheduleService, id: string): string {
-  const s = service.get(id);
-  return s && s.agent_id === ctx.agentId ? quoted(s.name) : `schedule ${id}`;
+function nameOf(names: ScheduleNames, id: string): string {
+  const name = names.get(id);
+  return name !== undefined ? quoted(name) : `schedule ${id}`;
 }
 
-export function createScheduleUpdateTool(ctx: TurnContext, service: ScheduleService, clock: Clock) {
+export function createScheduleUpdateTool(ctx: TurnContext, service: ScheduleService, clock: Clock, names: ScheduleNames) {
   return defineWorkerTool<typeof updateParams, AgentToolResult<{ schedule: Schedule }>>({
     name: 'schedule_update',
     description:
@@ -41,7 +42,7 @@ export function createScheduleUpdateTool(ctx: TurnContext, service: ScheduleServ
     executionMode: 'sequential',
     describeActivity: (p) => {
       const verb = p.changes.paused === true ? 'Pausing' : p.changes.paused === false ? 'Resuming' : 'Updating';
-      return `${verb} ${nameOf(ctx, service, p.id)}`;
+      return `${verb} ${nameOf(names, p.id)}`;
     },
     describeCompletedActivity: (p, r) => {
       if (!r.details) return null;
@@ -49,8 +50,9 @@ export function createScheduleUpdateTool(ctx: TurnContext, service: ScheduleServ
       return scheduledLabel(verb, r.details.schedule, clock.now());
     },
     async execute(p) {
-      ownSchedule(ctx, service, p.id);
-      const schedule = service.update(p.id, p.changes);
+      await ownSchedule(ctx, service, p.id);
+      const schedule = await service.update(p.id, p.changes);
+      names.remember(schedule);
       return textResult(`Updated.\n${scheduleText(schedule, clock.now())}`, { schedule });
     },
   });
@@ -58,18 +60,18 @@ export function createScheduleUpdateTool(ctx: TurnContext, service: ScheduleServ
 
 const deleteParams = z.object({ id: z.string().min(1).describe('schedule id from schedule_list') }).strict();
 
-export function createScheduleDeleteTool(ctx: TurnContext, service: ScheduleService) {
+export function createScheduleDeleteTool(ctx: TurnContext, service: ScheduleService, names: ScheduleNames) {
   return defineWorkerTool<typeof deleteParams, AgentToolResult<{ schedule: Schedule }>>({
     name: 'schedule_delete',
     description: 'Delete one of this agent\'s schedules and its run history; it never fires again. Turns it already started are kept.',
     schema: deleteParams,
     executionMode: 'sequential',
     isDestructive: true,
-    describeActivity: (p) => `Deleting ${nameOf(ctx, service, p.id)}`,
+    describeActivity: (p) => `Deleting ${nameOf(names, p.id)}`,
     describeCompletedActivity: (_p, r) => (r.details ? `Deleted ${quoted(r.details.schedule.name)}` : null),
     async execute(p) {
-      ownSchedule(ctx, service, p.id);
-      const schedule = service.delete(p.id);
+      await ownSchedule(ctx, service, p.id);
+      const schedule = await service.delete(p.id);
       return textResult(`Deleted schedule ${schedule.id} ${quoted(schedule.name)}; it will not run again.`, { schedule });
     },
   });

@@ -18,7 +18,7 @@ export function createWorkflowCancelTool(service: WorkflowService) {
     isDestructive: true,
     describeActivity: (p) => `Cancelling workflow ${p.id}`,
     async execute(params, ctx) {
-      const before = ownWorkflow(service, params.id, ctx.turn.agentId);
+      const before = await ownWorkflow(service, params.id, ctx.turn.agentId);
       if (before.status !== 'running') return textResult(`Workflow already ended. ${headerLine(before)}`, { workflow_id: before.id, status: before.status });
       const wf = (await service.cancel(before.id))!;
       return textResult(`Cancelled. ${headerLine(wf)}`, { workflow_id: wf.id, status: wf.status });

@@ -11,8 +11,8 @@ const schema = z.object({
 });
 
 /** The workflow if it exists and belongs to the turn's agent; else throws a model-facing error. */
-export function ownWorkflow(service: WorkflowService, id: string, agentId: string): WorkflowRecord {
-  const wf = service.get(id);
+export async function ownWorkflow(service: WorkflowService, id: string, agentId: string): Promise<WorkflowRecord> {
+  const wf = await service.get(id);
   if (!wf || wf.agent_id !== agentId) throw new Error(`no workflow with id ${JSON.stringify(id)}; workflow_list shows yours`);
   return wf;
 }
@@ -29,7 +29,7 @@ export function createWorkflowGetTool(service: WorkflowService) {
     isReadOnly: true,
     describeActivity: (p) => `Checking workflow ${p.id}`,
     async execute(params, ctx) {
-      const wf = ownWorkflow(service, params.id, ctx.turn.agentId);
+      const wf = await ownWorkflow(service, params.id, ctx.turn.agentId);
       const { text, nextResultOffset } = formatWorkflow(wf, params.result_offset ?? 0);
       return textResult(text, { workflow_id: wf.id, status: wf.status, next_result_offset: nextResultOffset });
     },

@@ -24,11 +24,11 @@ export function createWorkflowListTool(service: WorkflowService) {
     async execute(params, ctx) {
       const page = params.page ?? 1;
       let cursor: string | undefined;
-      let result = service.list({ agent_id: ctx.turn.agentId, status: params.status, limit: LIST_PAGE_SIZE });
+      let result = await service.list({ agent_id: ctx.turn.agentId, status: params.status, limit: LIST_PAGE_SIZE });
       for (let p = 1; p < page; p++) {
         cursor = result.next_cursor ?? undefined;
         if (!cursor) return textResult(`No workflows on page ${page}.`, { workflows: [] });
-        result = service.list({ agent_id: ctx.turn.agentId, status: params.status, limit: LIST_PAGE_SIZE, cursor });
+        result = await service.list({ agent_id: ctx.turn.agentId, status: params.status, limit: LIST_PAGE_SIZE, cursor });
       }
       if (result.workflows.length === 0) return textResult(page === 1 ? 'No workflows.' : `No workflows on page ${page}.`, { workflows: [] });
       const lines = result.workflows.map((wf) => `- ${headerLine(wf)} (created ${wf.created_at})`);

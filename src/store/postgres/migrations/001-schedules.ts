@@ -6,7 +6,7 @@ export const schedules: Migration = {
   name: 'schedules',
   sql: `
     CREATE TABLE schedules (
-      id TEXT PRIMARY KEY,
+      id TEXT COLLATE "C" PRIMARY KEY,
       agent_id TEXT NOT NULL,
       name TEXT NOT NULL,
       status TEXT NOT NULL,
@@ -24,7 +24,7 @@ export const schedules: Migration = {
     CREATE INDEX schedules_due ON schedules (status, next_run_at);
     CREATE INDEX schedules_agent ON schedules (agent_id, id);
     CREATE TABLE schedule_runs (
-      id TEXT PRIMARY KEY,
+      id TEXT COLLATE "C" PRIMARY KEY,
       schedule_id TEXT NOT NULL REFERENCES schedules (id) ON DELETE CASCADE,
       agent_id TEXT NOT NULL,
       slot_at BIGINT NOT NULL,

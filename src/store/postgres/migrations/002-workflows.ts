@@ -6,7 +6,7 @@ export const workflows: Migration = {
   name: 'workflows',
   sql: `
     CREATE TABLE workflows (
-      id TEXT PRIMARY KEY,
+      id TEXT COLLATE "C" PRIMARY KEY,
       agent_id TEXT NOT NULL,
       title TEXT NOT NULL,
       status TEXT NOT NULL,

@@ -11,7 +11,7 @@ export const brain: Migration = {
     CREATE TABLE brain_pages (
       id BIGSERIAL PRIMARY KEY,
       agent_id TEXT NOT NULL,
-      slug TEXT NOT NULL,
+      slug TEXT COLLATE "C" NOT NULL,
       title TEXT NOT NULL,
       markdown TEXT NOT NULL,
       created_at TEXT NOT NULL,

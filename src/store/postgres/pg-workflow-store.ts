@@ -1,0 +1,129 @@
+/**
+ * The workflow store on Postgres (tables of migration 2). `startTask` takes a transaction-scoped
+ * advisory lock per agent (`pg_advisory_xact_lock(hashtext('workflow-agent:' || agent_id))`), then
+ * counts the agent's running tasks and updates the task only while it is still `queued`: the
+ * per-agent running limit holds across instances.
+ */
+import type { ListWorkflowsQuery, WorkflowRecord, WorkflowStatus, WorkflowTask } from '../../workflows/types.js';
+import {
+  patchColumns,
+  taskColumns,
+  toRecord,
+  toTask,
+  workflowPageLimit,
+  type StartTaskOutcome,
+  type TaskPatch,
+  type TaskRow,
+  type WorkflowRow,
+  type WorkflowStore,
+} from '../../workflows/workflow-store.js';
+import type { PgDatabase, PgQueryable } from './pg-database.js';
+
+async function tasksOf(q: PgQueryable, ids: string[]): Promise<Map<string, TaskRow[]>> {
+  const byWorkflow = new Map<string, TaskRow[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return byWorkflow;
+  const { rows } = await q.query<TaskRow>('SELECT * FROM workflow_tasks WHERE workflow_id = ANY($1) ORDER BY workflow_id, idx', [ids]);
+  for (const r of rows) byWorkflow.get(r.workflow_id)!.push(r);
+  return byWorkflow;
+}
+
+const TASK_INSERT = `INSERT INTO workflow_tasks (workflow_id, idx, agent_id, label, prompt, result_schema, status, attempts, result, error, turn_ids)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`;
+
+export class PgWorkflowStore implements WorkflowStore {
+  constructor(private readonly db: PgDatabase) {}
+
+  async insert(wf: WorkflowRecord): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO workflows (id, agent_id, title, status, concurrency, brain, model, created_at, completed_at, summary)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+        [wf.id, wf.agent_id, wf.title, wf.status, wf.concurrency, wf.brain, wf.model, wf.created_at, wf.completed_at, wf.summary],
+      );
+      for (const t of wf.tasks) {
+        const c = taskColumns(t);
+        await tx.query(TASK_INSERT, [wf.id, c.idx, wf.agent_id, c.label, c.prompt, c.result_schema, c.status, c.attempts, c.result, c.error, c.turn_ids]);
+      }
+    });
+  }
+
+  async get(id: string): Promise<WorkflowRecord | undefined> {
+    const { rows } = await this.db.query<WorkflowRow>('SELECT * FROM workflows WHERE id = $1', [id]);
+    if (!rows[0]) return undefined;
+    return toRecord(rows[0], (await tasksOf(this.db, [id])).get(id)!);
+  }
+
+  async getTask(workflowId: string, index: number): Promise<WorkflowTask | undefined> {
+    const { rows } = await this.db.query<TaskRow>('SELECT * FROM workflow_tasks WHERE workflow_id = $1 AND idx = $2', [workflowId, index]);
+    return rows[0] ? toTask(rows[0]) : undefined;
+  }
+
+  async list(query: ListWorkflowsQuery = {}): Promise<{ workflows: WorkflowRecord[]; next_cursor: string | null }> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    const add = (sql: string, v: unknown) => (args.push(v), where.push(sql.replace('?', `$${args.length}`)));
+    if (query.agent_id !== undefined) add('agent_id = ?', query.agent_id);
+    if (query.status === 'live') where.push("status = 'running'");
+    else if (query.status === 'done') where.push("status IN ('completed', 'failed', 'cancelled')");
+    else if (query.status !== undefined) add('status = ?', query.status);
+    if (query.cursor !== undefined) add('id < ?', query.cursor);
+    const limit = workflowPageLimit(query.limit);
+    args.push(limit + 1);
+    const sql = `SELECT * FROM workflows ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${args.length}`;
+    const { rows } = await this.db.query<WorkflowRow>(sql, args);
+    const page = rows.slice(0, limit);
+    const tasks = await tasksOf(this.db, page.map((r) => r.id));
+    return {
+      workflows: page.map((r) => toRecord(r, tasks.get(r.id)!)),
+      next_cursor: rows.length > limit ? page[page.length - 1].id : null,
+    };
+  }
+
+  async updateTask(workflowId: string, index: number, patch: TaskPatch): Promise<void> {
+    const cols = patchColumns(patch);
+    if (cols.length === 0) return;
+    const sets = cols.map(([c], i) => `${c} = $${i + 1}`).join(', ');
+    await this.db.query(`UPDATE workflow_tasks SET ${sets} WHERE workflow_id = $${cols.length + 1} AND idx = $${cols.length + 2}`, [
+      ...cols.map(([, v]) => v),
+      workflowId,
+      index,
+    ]);
+  }
+
+  async startTask(workflowId: string, index: number, agentLimit: number): Promise<StartTaskOutcome> {
+    return this.db.transaction(async (tx): Promise<StartTaskOutcome> => {
+      const { rows: found } = await tx.query<{ agent_id: string; status: string }>(
+        'SELECT agent_id, status FROM workflow_tasks WHERE workflow_id = $1 AND idx = $2',
+        [workflowId, index],
+      );
+      if (!found[0] || found[0].status !== 'queued') return { kind: 'not_queued' };
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('workflow-agent:' || $1))`, [found[0].agent_id]);
+      const running = await runningOf(tx, found[0].agent_id);
+      if (running >= agentLimit) return { kind: 'agent_limit', running };
+      const { rows } = await tx.query<TaskRow>(
+        `UPDATE workflow_tasks SET status = 'running', attempts = attempts + 1
+         WHERE workflow_id = $1 AND idx = $2 AND status = 'queued' RETURNING *`,
+        [workflowId, index],
+      );
+      return rows[0] ? { kind: 'started', task: toTask(rows[0]) } : { kind: 'not_queued' };
+    });
+  }
+
+  runningTasks(agentId: string): Promise<number> {
+    return runningOf(this.db, agentId);
+  }
+
+  async finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string): Promise<void> {
+    await this.db.query('UPDATE workflows SET status = $1, completed_at = $2, summary = $3 WHERE id = $4', [status, new Date().toISOString(), summary, id]);
+  }
+
+  async idsWithStatus(status: WorkflowStatus): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>('SELECT id FROM workflows WHERE status = $1 ORDER BY id', [status]);
+    return rows.map((r) => r.id);
+  }
+}
+
+async function runningOf(q: PgQueryable, agentId: string): Promise<number> {
+  const { rows } = await q.query<{ n: number }>(`SELECT count(*) AS n FROM workflow_tasks WHERE agent_id = $1 AND status = 'running'`, [agentId]);
+  return rows[0].n;
+}

@@ -1,0 +1,148 @@
+/**
+ * The workflow store on SQLite (tables created here on the shared better-sqlite3 handle; columns
+ * in ./workflow-store.ts). `startTask` counts and updates in one `BEGIN IMMEDIATE` transaction, so
+ * the per-agent running limit holds for every process on the database file. Databases created
+ * before `workflow_tasks.agent_id` existed get the column added (and filled) at open.
+ */
+import type { Database } from '../store/database.js';
+import type { ListWorkflowsQuery, WorkflowRecord, WorkflowStatus, WorkflowTask } from './types.js';
+import {
+  patchColumns,
+  taskColumns,
+  toRecord,
+  toTask,
+  workflowPageLimit,
+  type StartTaskOutcome,
+  type TaskPatch,
+  type TaskRow,
+  type WorkflowRow,
+  type WorkflowStore,
+} from './workflow-store.js';
+
+export class SqliteWorkflowStore implements WorkflowStore {
+  private readonly stmts;
+
+  constructor(private readonly db: Database) {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS workflows (
+        id TEXT PRIMARY KEY,
+        agent_id TEXT NOT NULL,
+        title TEXT NOT NULL,
+        status TEXT NOT NULL,
+        concurrency INTEGER NOT NULL,
+        brain INTEGER NOT NULL DEFAULT 0,
+        model TEXT,
+        created_at TEXT NOT NULL,
+        completed_at TEXT,
+        summary TEXT
+      );
+      CREATE INDEX IF NOT EXISTS workflows_agent ON workflows (agent_id, id);
+      CREATE INDEX IF NOT EXISTS workflows_status ON workflows (status, id);
+      CREATE TABLE IF NOT EXISTS workflow_tasks (
+        workflow_id TEXT NOT NULL REFERENCES workflows (id) ON DELETE CASCADE,
+        idx INTEGER NOT NULL,
+        label TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        result_schema TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        result TEXT,
+        error TEXT,
+        turn_ids TEXT NOT NULL DEFAULT '[]',
+        PRIMARY KEY (workflow_id, idx)
+      ) WITHOUT ROWID;
+    `);
+    const columns = db.prepare(`SELECT name FROM pragma_table_info('workflow_tasks')`).all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'agent_id')) {
+      db.exec(`ALTER TABLE workflow_tasks ADD COLUMN agent_id TEXT NOT NULL DEFAULT '';
+        UPDATE workflow_tasks SET agent_id = (SELECT agent_id FROM workflows WHERE workflows.id = workflow_tasks.workflow_id);`);
+    }
+    db.exec(`CREATE INDEX IF NOT EXISTS workflow_tasks_running ON workflow_tasks (agent_id) WHERE status = 'running'`);
+    this.stmts = {
+      insertWorkflow: db.prepare(
+        `INSERT INTO workflows (id, agent_id, title, status, concurrency, brain, model, created_at, completed_at, summary)
+         VALUES (@id, @agent_id, @title, @status, @concurrency, @brain, @model, @created_at, @completed_at, @summary)`,
+      ),
+      insertTask: db.prepare(
+        `INSERT INTO workflow_tasks (workflow_id, idx, agent_id, label, prompt, result_schema, status, attempts, result, error, turn_ids)
+         VALUES (@workflow_id, @idx, @agent_id, @label, @prompt, @result_schema, @status, @attempts, @result, @error, @turn_ids)`,
+      ),
+      getWorkflow: db.prepare('SELECT * FROM workflows WHERE id = ?'),
+      getTasks: db.prepare('SELECT * FROM workflow_tasks WHERE workflow_id = ? ORDER BY idx'),
+      getTask: db.prepare('SELECT * FROM workflow_tasks WHERE workflow_id = ? AND idx = ?'),
+      running: db.prepare(`SELECT COUNT(*) AS n FROM workflow_tasks WHERE agent_id = ? AND status = 'running'`),
+      start: db.prepare(`UPDATE workflow_tasks SET status = 'running', attempts = attempts + 1 WHERE workflow_id = ? AND idx = ? AND status = 'queued'`),
+      finish: db.prepare('UPDATE workflows SET status = ?, completed_at = ?, summary = ? WHERE id = ?'),
+      idsWithStatus: db.prepare('SELECT id FROM workflows WHERE status = ? ORDER BY id'),
+    };
+  }
+
+  async insert(wf: WorkflowRecord): Promise<void> {
+    this.db.transaction(() => {
+      this.stmts.insertWorkflow.run({ ...wf, brain: wf.brain ? 1 : 0 });
+      for (const t of wf.tasks) this.stmts.insertTask.run({ workflow_id: wf.id, agent_id: wf.agent_id, ...taskColumns(t) });
+    })();
+  }
+
+  async get(id: string): Promise<WorkflowRecord | undefined> {
+    const row = this.stmts.getWorkflow.get(id) as WorkflowRow | undefined;
+    if (!row) return undefined;
+    return toRecord(row, this.stmts.getTasks.all(id) as TaskRow[]);
+  }
+
+  async getTask(workflowId: string, index: number): Promise<WorkflowTask | undefined> {
+    const row = this.stmts.getTask.get(workflowId, index) as TaskRow | undefined;
+    return row ? toTask(row) : undefined;
+  }
+
+  async list(query: ListWorkflowsQuery = {}): Promise<{ workflows: WorkflowRecord[]; next_cursor: string | null }> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    if (query.agent_id !== undefined) (where.push('agent_id = ?'), args.push(query.agent_id));
+    if (query.status === 'live') where.push("status = 'running'");
+    else if (query.status === 'done') where.push("status IN ('completed', 'failed', 'cancelled')");
+    else if (query.status !== undefined) (where.push('status = ?'), args.push(query.status));
+    if (query.cursor !== undefined) (where.push('id < ?'), args.push(query.cursor));
+    const limit = workflowPageLimit(query.limit);
+    const sql = `SELECT * FROM workflows ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...args, limit + 1) as WorkflowRow[];
+    const page = rows.slice(0, limit);
+    return {
+      workflows: page.map((r) => toRecord(r, this.stmts.getTasks.all(r.id) as TaskRow[])),
+      next_cursor: rows.length > limit ? page[page.length - 1].id : null,
+    };
+  }
+
+  async updateTask(workflowId: string, index: number, patch: TaskPatch): Promise<void> {
+    const cols = patchColumns(patch);
+    if (cols.length === 0) return;
+    this.db
+      .prepare(`UPDATE workflow_tasks SET ${cols.map(([c]) => `${c} = ?`).join(', ')} WHERE workflow_id = ? AND idx = ?`)
+      .run(...cols.map(([, v]) => v), workflowId, index);
+  }
+
+  async startTask(workflowId: string, index: number, agentLimit: number): Promise<StartTaskOutcome> {
+    return this.db
+      .transaction((): StartTaskOutcome => {
+        const task = this.stmts.getTask.get(workflowId, index) as (TaskRow & { agent_id: string }) | undefined;
+        if (!task || task.status !== 'queued') return { kind: 'not_queued' };
+        const running = (this.stmts.running.get(task.agent_id) as { n: number }).n;
+        if (running >= agentLimit) return { kind: 'agent_limit', running };
+        this.stmts.start.run(workflowId, index);
+        return { kind: 'started', task: toTask(this.stmts.getTask.get(workflowId, index) as TaskRow) };
+      })
+      .immediate();
+  }
+
+  async runningTasks(agentId: string): Promise<number> {
+    return (this.stmts.running.get(agentId) as { n: number }).n;
+  }
+
+  async finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string): Promise<void> {
+    this.stmts.finish.run(status, new Date().toISOString(), summary, id);
+  }
+
+  async idsWithStatus(status: WorkflowStatus): Promise<string[]> {
+    return (this.stmts.idsWithStatus.all(status) as { id: string }[]).map((r) => r.id);
+  }
+}
