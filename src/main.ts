@@ -1,7 +1,8 @@
 /**
  * Entry point: `npm start` (built) or `npm run dev` (tsx). Reads the config from the environment
  * (exit code 2 with one line per bad variable — including HOST beyond loopback without
- * AUTH_TOKENS), opens the database, recovers interrupted turns, and listens on HOST:PORT.
+ * AUTH_TOKENS — and also for a Postgres that cannot be reached or has a newer schema), opens the
+ * database (and migrates Postgres), recovers interrupted turns, and listens on HOST:PORT.
  * SIGINT/SIGTERM close the server, abort running turns and close the database.
  */
 import fs from 'node:fs';
@@ -10,6 +11,8 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { createServices, type ServicesOverrides } from './services.js';
+import { SchemaTooNewError } from './store/postgres/migrate.js';
+import { DatabaseUnavailableError } from './store/postgres/unavailable.js';
 import { computerStartupWarnings } from './tools/computer/index.js';
 
 /**
@@ -30,7 +33,12 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
   } else if (!config.MODEL) {
     log.warn('MODEL is not set: every turn, schedule and workflow must name its `model` (else 400 model_required)');
   }
-  await services.start();
+  try {
+    await services.start();
+  } catch (err) {
+    await services.stop().catch(() => undefined);
+    throw err;
+  }
   const app = await buildApp(services);
   const address = await app.listen({ host: config.HOST, port: config.PORT });
   let closing: Promise<void> | undefined;
@@ -78,8 +86,12 @@ export async function main(): Promise<void> {
   try {
     started = await startService();
   } catch (err) {
-    if (err instanceof ConfigError) {
+    if (err instanceof ConfigError || err instanceof SchemaTooNewError) {
       process.stderr.write(`refusing to start: ${err.message}\n`);
+      process.exit(2);
+    }
+    if (err instanceof DatabaseUnavailableError) {
+      process.stderr.write(`refusing to start: cannot reach the database at DATABASE_URL (${(err.cause as Error)?.message ?? err.message}); check that Postgres is up and the URL is right\n`);
       process.exit(2);
     }
     const code = (err as NodeJS.ErrnoException).code;

@@ -1,27 +1,22 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { Scheduler } from '../../src/schedules/scheduler.js';
-import { SqliteScheduleStore } from '../../src/schedules/store.js';
 import type { CreateScheduleInput } from '../../src/schedules/types.js';
-import { openDatabase } from '../../src/store/database.js';
+import { describeEachEngine } from '../support/store-engines.js';
 import { scheduleRig, type ScheduleRig } from './support.js';
 
 let rig: ScheduleRig;
-beforeEach(() => {
-  rig = scheduleRig('2026-03-27T12:00:00Z');
-});
-afterEach(() => rig.close());
 
 const scheduler = (instanceId?: string) => new Scheduler({ store: rig.store, turns: rig.turns, clock: rig.clock, tickMs: 1000, instanceId });
 
-function create(over: Partial<CreateScheduleInput> = {}) {
-  return rig.service.create({
+async function create(over: Partial<CreateScheduleInput> = {}) {
+  return (await rig.service.create({
     agent_id: 'agent-1',
     name: 'report',
     when: { cron: '0 * * * *', timezone: 'UTC' },
     input: 'Write the report',
     tools: ['todo', 'schedule'],
     ...over,
-  }).schedule;
+  })).schedule;
 }
 
 /** Tick every `stepMs` from now until `untilIso` (inclusive); returns the fired slots in ISO. */
@@ -36,18 +31,24 @@ async function runUntil(s: Scheduler, untilIso: string, stepMs = 60_000): Promis
   return fired;
 }
 
-describe('scheduler', () => {
+// The schedule store's claim contract, through the scheduler: run on SQLite and on Postgres.
+describeEachEngine('scheduler', (engine) => {
+  beforeEach(async () => {
+    rig = await scheduleRig('2026-03-27T12:00:00Z', {}, engine);
+  });
+  afterEach(() => rig.close());
+
   it('fires a one-shot exactly once as a scheduled turn with the schedule as origin', async () => {
-    const s = create({ name: 'once', when: { after: { value: 30, unit: 'minute' } }, instructions: 'Be brief' });
+    const s = await create({ name: 'once', when: { after: { value: 30, unit: 'minute' } }, instructions: 'Be brief' });
     const fired = await runUntil(scheduler(), '2026-03-27T14:00:00Z');
     expect(fired).toEqual([{ schedule_id: s.id, slot: '2026-03-27T12:30:00.000Z' }]);
     expect(rig.turns.created).toHaveLength(1);
     const call = rig.turns.created[0];
     expect(call.input).toEqual({ input: 'Write the report', agent_id: 'agent-1', tools: ['todo', 'schedule'], instructions: 'Be brief' });
     expect(call.options).toMatchObject({ origin: { type: 'schedule', schedule_id: s.id }, kind: 'scheduled' });
-    const after = rig.service.get(s.id)!;
+    const after = (await rig.service.get(s.id))!;
     expect(after).toMatchObject({ status: 'completed', next_run_at: null, last_run_at: '2026-03-27T12:30:00.000Z', run_count: 1 });
-    const runs = rig.service.listRuns(s.id).data;
+    const runs = (await rig.service.listRuns(s.id)).data;
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({
       status: 'started',
@@ -59,7 +60,7 @@ describe('scheduler', () => {
   });
 
   it('starts the turn with the whole saved request', async () => {
-    create({ model: 'other-model', max_steps: 5, metadata: { source: 'test' }, brain: true, input: [{ role: 'user', content: 'hi' }] });
+    await create({ model: 'other-model', max_steps: 5, metadata: { source: 'test' }, brain: true, input: [{ role: 'user', content: 'hi' }] });
     rig.clock.set('2026-03-27T13:00:00Z');
     await scheduler().tick();
     expect(rig.turns.created[0].input).toEqual({
@@ -74,8 +75,8 @@ describe('scheduler', () => {
   });
 
   it('fires a cron schedule on each slot in its zone across the spring-forward change', async () => {
-    const early = create({ name: '02:30', when: { cron: '30 2 * * *', timezone: 'Europe/Berlin' } });
-    const nine = create({ name: '09:00', when: { cron: '0 9 * * *', timezone: 'Europe/Berlin' } });
+    const early = await create({ name: '02:30', when: { cron: '30 2 * * *', timezone: 'Europe/Berlin' } });
+    const nine = await create({ name: '09:00', when: { cron: '0 9 * * *', timezone: 'Europe/Berlin' } });
     const fired = await runUntil(scheduler(), '2026-03-31T12:00:00Z', 15 * 60_000);
     expect(fired.filter((f) => f.schedule_id === early.id).map((f) => f.slot)).toEqual([
       '2026-03-28T01:30:00.000Z',
@@ -94,8 +95,8 @@ describe('scheduler', () => {
 
   it('fires a cron schedule on each slot in its zone across the fall-back change, the repeated 02:30 once', async () => {
     rig.clock.set('2026-10-23T12:00:00Z');
-    const early = create({ name: '02:30', when: { cron: '30 2 * * *', timezone: 'Europe/Berlin' } });
-    const halfHourly = create({ name: 'every 30 min at night', when: { cron: '*/30 1-3 * * *', timezone: 'Europe/Berlin' } });
+    const early = await create({ name: '02:30', when: { cron: '30 2 * * *', timezone: 'Europe/Berlin' } });
+    const halfHourly = await create({ name: 'every 30 min at night', when: { cron: '*/30 1-3 * * *', timezone: 'Europe/Berlin' } });
     const fired = await runUntil(scheduler(), '2026-10-26T12:00:00Z', 10 * 60_000);
     expect(fired.filter((f) => f.schedule_id === early.id).map((f) => f.slot)).toEqual([
       '2026-10-24T00:30:00.000Z', // 02:30 CEST
@@ -115,26 +116,26 @@ describe('scheduler', () => {
   });
 
   it('does not fire while paused and continues at the next slot after resuming', async () => {
-    const s = create();
+    const s = await create();
     const sch = scheduler();
-    rig.service.update(s.id, { paused: true });
+    await rig.service.update(s.id, { paused: true });
     expect(await runUntil(sch, '2026-03-27T15:10:00Z')).toEqual([]);
-    rig.service.update(s.id, { paused: false });
+    await rig.service.update(s.id, { paused: false });
     expect(await runUntil(sch, '2026-03-27T16:30:00Z')).toEqual([{ schedule_id: s.id, slot: '2026-03-27T16:00:00.000Z' }]);
   });
 
   it('never fires a deleted schedule again', async () => {
-    const s = create();
+    const s = await create();
     const sch = scheduler();
     expect(await runUntil(sch, '2026-03-27T13:30:00Z')).toHaveLength(1);
-    rig.service.delete(s.id);
+    await rig.service.delete(s.id);
     expect(await runUntil(sch, '2026-03-27T18:00:00Z')).toEqual([]);
     expect(rig.turns.created).toHaveLength(1);
   });
 
   it('after downtime fires a missed one-shot once and a recurring schedule once for all missed slots, then on rhythm', async () => {
-    const hourly = create({ name: 'hourly' });
-    const once = create({ name: 'once', when: { at: '2026-03-27T14:00:00Z' } });
+    const hourly = await create({ name: 'hourly' });
+    const once = await create({ name: 'once', when: { at: '2026-03-27T14:00:00Z' } });
     // service down from 12:00 to 17:30: nobody ticks
     rig.clock.set('2026-03-27T17:30:00Z');
     const sch = scheduler();
@@ -147,8 +148,8 @@ describe('scheduler', () => {
         [once.id, '2026-03-27T14:00:00.000Z', 0],
       ].sort(),
     );
-    expect(rig.service.get(hourly.id)!.next_run_at).toBe('2026-03-27T18:00:00.000Z');
-    expect(rig.service.listRuns(hourly.id).data[0].missed_slots).toBe(4);
+    expect((await rig.service.get(hourly.id))!.next_run_at).toBe('2026-03-27T18:00:00.000Z');
+    expect((await rig.service.listRuns(hourly.id)).data[0].missed_slots).toBe(4);
     expect(await runUntil(after, '2026-03-27T19:30:00Z')).toEqual([
       { schedule_id: hourly.id, slot: '2026-03-27T18:00:00.000Z' },
       { schedule_id: hourly.id, slot: '2026-03-27T19:00:00.000Z' },
@@ -157,11 +158,11 @@ describe('scheduler', () => {
   });
 
   it('re-starts a run claimed before a crash, exactly once', async () => {
-    const s = create();
+    const s = await create();
     rig.clock.set('2026-03-27T13:00:00Z');
     // a previous process claimed the 13:00 slot and died before starting the turn
-    const run = rig.store.claim(rig.store.get(s.id)!, { runId: '01900000-0000-7000-8000-0000000000aa', nextRunAt: Date.parse('2026-03-27T14:00:00Z'), status: 'active', missedSlots: 0 }, rig.clock.now(), 'dead-instance')!;
-    expect(rig.store.getRun(run.id)!.status).toBe('claimed');
+    const run = (await rig.store.claim((await rig.store.get(s.id))!, { runId: '01900000-0000-7000-8000-0000000000aa', nextRunAt: Date.parse('2026-03-27T14:00:00Z'), status: 'active', missedSlots: 0 }, rig.clock.now(), 'dead-instance'))!;
+    expect((await rig.store.getRun(run.id))!.status).toBe('claimed');
     const sch = scheduler();
     const r = await sch.start();
     await sch.stop();
@@ -169,16 +170,16 @@ describe('scheduler', () => {
     expect(r.started[0]).toMatchObject({ run_id: run.id, slot_at: Date.parse('2026-03-27T13:00:00Z') });
     expect(rig.turns.created).toHaveLength(1);
     expect(rig.turns.created[0].options.idempotencyKey).toBe(`schedule_run:${run.id}`);
-    expect(rig.store.getRun(run.id)!.status).toBe('started');
+    expect((await rig.store.getRun(run.id))!.status).toBe('started');
     // a second restart finds nothing left to recover
     const again = scheduler();
     expect((await again.recover()).started).toEqual([]);
   });
 
   it('does not start a second turn when the crash came after the turn was created', async () => {
-    const s = create();
+    const s = await create();
     rig.clock.set('2026-03-27T13:00:00Z');
-    const run = rig.store.claim(rig.store.get(s.id)!, { runId: '01900000-0000-7000-8000-0000000000bb', nextRunAt: Date.parse('2026-03-27T14:00:00Z'), status: 'active', missedSlots: 0 }, rig.clock.now(), 'dead-instance')!;
+    const run = (await rig.store.claim((await rig.store.get(s.id))!, { runId: '01900000-0000-7000-8000-0000000000bb', nextRunAt: Date.parse('2026-03-27T14:00:00Z'), status: 'active', missedSlots: 0 }, rig.clock.now(), 'dead-instance'))!;
     const turn = await rig.turns.create({ input: 'x', agent_id: 'agent-1' }, { idempotencyKey: `schedule_run:${run.id}` });
     const sch = scheduler();
     const r = await sch.recover();
@@ -187,32 +188,29 @@ describe('scheduler', () => {
   });
 
   it('fires each slot once when two instances share the database', async () => {
-    const s = create();
-    const db2 = openDatabase(rig.dir);
-    try {
-      const other = new Scheduler({ store: new SqliteScheduleStore(db2), turns: rig.turns, clock: rig.clock, tickMs: 1000 });
-      const mine = scheduler();
-      rig.clock.set('2026-03-27T13:00:05Z');
-      const [a, b] = await Promise.all([mine.tick(), other.tick()]);
-      expect(a.started.length + b.started.length).toBe(1);
-      expect(rig.turns.created).toHaveLength(1);
-      // a claim made from a stale read changes nothing
-      const stale = rig.store.get(s.id)!;
-      stale.next_run_at = Date.parse('2026-03-27T13:00:00Z');
-      expect(rig.store.claim(stale, { runId: '01900000-0000-7000-8000-0000000000cc', nextRunAt: 1, status: 'active', missedSlots: 0 }, rig.clock.now(), 'x')).toBeUndefined();
-      expect(rig.service.listRuns(s.id).data).toHaveLength(1);
-    } finally {
-      db2.close();
-    }
+    const schedules = [];
+    for (let i = 0; i < 10; i++) schedules.push(await create({ name: `report ${i}` }));
+    const other = new Scheduler({ store: rig.otherStore(), turns: rig.turns, clock: rig.clock, tickMs: 1000 });
+    const mine = scheduler();
+    rig.clock.set('2026-03-27T13:00:05Z');
+    const [a, b] = await Promise.all([mine.tick(), other.tick()]);
+    expect(a.started.length + b.started.length).toBe(10);
+    expect(rig.turns.created.map((c) => (c.options.origin as { schedule_id: string }).schedule_id).sort()).toEqual(schedules.map((s) => s.id).sort());
+    // a claim made from a stale read changes nothing
+    const s = schedules[0];
+    const stale = (await rig.store.get(s.id))!;
+    stale.next_run_at = Date.parse('2026-03-27T13:00:00Z');
+    expect(await rig.store.claim(stale, { runId: '01900000-0000-7000-8000-0000000000cc', nextRunAt: 1, status: 'active', missedSlots: 0 }, rig.clock.now(), 'x')).toBeUndefined();
+    expect((await rig.service.listRuns(s.id)).data).toHaveLength(1);
   });
 
   it('records a run the turn service refused as failed and keeps the schedule on rhythm', async () => {
-    const s = create();
+    const s = await create();
     rig.turns.failNext = Object.assign(new Error('no model endpoint configured'), { code: 'model_not_configured' });
     rig.clock.set('2026-03-27T13:00:00Z');
     const r = await scheduler().tick();
     expect(r.failed).toEqual([{ run_id: expect.any(String), schedule_id: s.id, error: { code: 'model_not_configured', message: 'no model endpoint configured' } }]);
-    expect(rig.service.listRuns(s.id).data[0]).toMatchObject({ status: 'failed', turn_id: null, links: null, error: { code: 'model_not_configured' } });
-    expect(rig.service.get(s.id)!.next_run_at).toBe('2026-03-27T14:00:00.000Z');
+    expect((await rig.service.listRuns(s.id)).data[0]).toMatchObject({ status: 'failed', turn_id: null, links: null, error: { code: 'model_not_configured' } });
+    expect((await rig.service.get(s.id))!.next_run_at).toBe('2026-03-27T14:00:00.000Z');
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Test parts for the schedules tests: a manual clock, a real SQLite database on a temporary
- * directory, a turn service that records what the scheduler asked it to start (the real one is
+ * Test parts for the schedules tests: a manual clock, a real database (SQLite on a temporary
+ * directory, or a fresh migrated schema on the test Postgres: see test/support/store-engines.ts), a turn service that records what the scheduler asked it to start (the real one is
  * used by the HTTP/e2e tests), and a TurnContext builder.
  */
 import fs from 'node:fs';
@@ -11,9 +11,14 @@ import type { TurnContext, TurnKind, TurnOrigin } from '../../src/assembly/conte
 import { loadConfig, type Config, type ToolFamily } from '../../src/config.js';
 import type { Clock } from '../../src/schedules/clock.js';
 import { createScheduleService } from '../../src/schedules/service.js';
-import { SqliteScheduleStore } from '../../src/schedules/store.js';
+import { SqliteScheduleStore } from '../../src/schedules/sqlite-store.js';
+import type { ScheduleStore } from '../../src/schedules/store.js';
+import { PgScheduleStore } from '../../src/store/postgres/pg-schedule-store.js';
+import { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import type { ScheduleService } from '../../src/schedules/types.js';
-import { openDatabase, type Database } from '../../src/store/database.js';
+import { openDatabase } from '../../src/store/database.js';
+import type { EngineName } from '../support/store-engines.js';
+import { migratedSchema } from '../support/postgres.js';
 import type { CreateTurnInput, CreateTurnOptions, TurnRecord, TurnService } from '../../src/turns/turn-service-types.js';
 
 /** A clock that only moves when told. */
@@ -82,35 +87,61 @@ export class RecordingTurnService implements TurnService {
 }
 
 export interface ScheduleRig {
+  engine: EngineName;
   dir: string;
-  db: Database;
-  store: SqliteScheduleStore;
+  store: ScheduleStore;
   service: ScheduleService;
   clock: ManualClock;
   config: Config;
   turns: RecordingTurnService;
-  close(): void;
+  /** A second store on the same database, as another instance would open it (closed by `close`). */
+  otherStore(): ScheduleStore;
+  close(): Promise<void>;
 }
 
-/** A real database file in a fresh temporary DATA_DIR, with the schedule store and service on it. */
-export function scheduleRig(startIso: string, env: Record<string, string> = {}): ScheduleRig {
+/**
+ * The schedule store and service on a fresh database of `engine` (SQLite: a file in a fresh
+ * temporary DATA_DIR; Postgres: a fresh migrated schema), with a manual clock at `startIso`.
+ */
+export async function scheduleRig(startIso: string, env: Record<string, string> = {}, engine: EngineName = 'sqlite'): Promise<ScheduleRig> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schedules-test-'));
   const config = loadConfig({ DATA_DIR: dir, ...env });
-  const db = openDatabase(dir);
-  const store = new SqliteScheduleStore(db);
+  const closers: (() => unknown)[] = [];
+  let store: ScheduleStore;
+  let otherStore: () => ScheduleStore;
+  if (engine === 'sqlite') {
+    const db = openDatabase(dir);
+    closers.push(() => db.close());
+    store = new SqliteScheduleStore(db);
+    otherStore = () => {
+      const db2 = openDatabase(dir);
+      closers.push(() => db2.close());
+      return new SqliteScheduleStore(db2);
+    };
+  } else {
+    const { db, url } = await migratedSchema();
+    closers.push(() => db.close());
+    store = new PgScheduleStore(db);
+    otherStore = () => {
+      const db2 = new PgDatabase({ url, max: 4 });
+      closers.push(() => db2.close());
+      return new PgScheduleStore(db2);
+    };
+  }
   const clock = ManualClock.at(startIso);
   const turns = new RecordingTurnService();
   const service = createScheduleService({ store, clock, config, turnStatus: (id) => turns.get(id)?.status });
   return {
+    engine,
     dir,
-    db,
     store,
     service,
     clock,
     config,
     turns,
-    close() {
-      db.close();
+    otherStore,
+    async close() {
+      for (const c of closers.reverse()) await c();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -7,8 +7,8 @@ import { createScheduleFamily } from '../../src/tools/schedule/index.js';
 import { scheduleRig, turnContext, type ScheduleRig } from './support.js';
 
 let rig: ScheduleRig;
-beforeEach(() => {
-  rig = scheduleRig('2026-03-27T12:00:00Z'); // a Friday
+beforeEach(async () => {
+  rig = await scheduleRig('2026-03-27T12:00:00Z'); // a Friday
 });
 afterEach(() => rig.close());
 
@@ -107,7 +107,7 @@ describe('schedule tools', () => {
     const other = turnContext(rig);
     const third = await call(other, (await toolsFor(other)).tools, 'schedule_create', dailyReport);
     expect(third.result.details.schedule.id).not.toBe(first.result.details.schedule.id);
-    expect(rig.service.list({ agent_id: 'agent-1' }).data).toHaveLength(2);
+    expect((await rig.service.list({ agent_id: 'agent-1' })).data).toHaveLength(2);
   });
 
   it('throws errors the model can act on for a bad when', async () => {
@@ -120,14 +120,14 @@ describe('schedule tools', () => {
       /not a known IANA time zone/,
     );
     await expect(call(ctx, tools, 'schedule_create', { ...dailyReport, when: {} })).rejects.toThrow(/none of at, after, cron/);
-    expect(rig.service.list({}).data).toEqual([]);
+    expect((await rig.service.list({})).data).toEqual([]);
   });
 
   it('lists and gets the agent’s schedules with recent runs, and hides other agents’ schedules', async () => {
     const ctx = turnContext(rig);
     const { tools } = await toolsFor(ctx);
     const created = (await call(ctx, tools, 'schedule_create', { ...dailyReport, when: { cron: '0 * * * *', timezone: 'UTC' } })).result.details.schedule;
-    const foreign = rig.service.create({ agent_id: 'someone-else', name: 'secret', when: { after: { value: 1, unit: 'hour' } }, input: 'x', tools: [] }).schedule;
+    const foreign = (await rig.service.create({ agent_id: 'someone-else', name: 'secret', when: { after: { value: 1, unit: 'hour' } }, input: 'x', tools: [] })).schedule;
     rig.clock.set('2026-03-27T13:00:00Z');
     await new Scheduler({ store: rig.store, turns: rig.turns, clock: rig.clock, tickMs: 1000 }).tick();
 
@@ -144,7 +144,7 @@ describe('schedule tools', () => {
 
     await expect(call(ctx, tools, 'schedule_get', { id: foreign.id })).rejects.toThrow(/no schedule with id .* for agent agent-1; call schedule_list/);
     await expect(call(ctx, tools, 'schedule_delete', { id: foreign.id })).rejects.toThrow(/no schedule/);
-    expect(rig.service.get(foreign.id)).toBeDefined();
+    expect(await rig.service.get(foreign.id)).toBeDefined();
   });
 
   it('pauses, resumes, changes and deletes a schedule', async () => {
@@ -153,15 +153,15 @@ describe('schedule tools', () => {
     const id = (await call(ctx, tools, 'schedule_create', dailyReport)).result.details.schedule.id;
     const paused = await call(ctx, tools, 'schedule_update', { id, changes: { paused: true } });
     expect([paused.label, paused.completed]).toEqual(['Pausing “daily report”', 'Paused “daily report”']);
-    expect(rig.service.get(id)!.status).toBe('paused');
+    expect((await rig.service.get(id))!.status).toBe('paused');
     const resumed = await call(ctx, tools, 'schedule_update', { id, changes: { paused: false } });
     expect(resumed.completed).toBe('Resumed “daily report” (next run Sat 09:00)');
     const changed = await call(ctx, tools, 'schedule_update', { id, changes: { when: { cron: '30 7 * * 1-5', timezone: 'Europe/Berlin' }, input: 'Shorter report' } });
     expect(changed.completed).toBe('Updated “daily report” (next run Mon 07:30)');
-    expect(rig.service.get(id)).toMatchObject({ input: 'Shorter report', when: { cron: '30 7 * * 1-5' } });
+    expect(await rig.service.get(id)).toMatchObject({ input: 'Shorter report', when: { cron: '30 7 * * 1-5' } });
     expect(() => byName(tools, 'schedule_update').schema.parse({ id, changes: {} })).toThrow(/at least one field/);
     const del = await call(ctx, tools, 'schedule_delete', { id });
     expect([del.label, del.completed]).toEqual(['Deleting “daily report”', 'Deleted “daily report”']);
-    expect(rig.service.get(id)).toBeUndefined();
+    expect(await rig.service.get(id)).toBeUndefined();
   });
 });

@@ -18,7 +18,12 @@ export type OpenStores = ControlPlaneStores & { close(): Promise<void> };
 export async function openStores(engine: EngineName): Promise<OpenStores> {
   if (engine === 'sqlite') {
     const db = openDatabase(':memory:');
-    return { ...sqliteStores(db), close: async () => db.close() };
+    return {
+      ...sqliteStores(db),
+      close: async () => {
+        db.close();
+      },
+    };
   }
   const { db } = await migratedSchema();
   return { ...postgresStores(db), close: () => db.close() };

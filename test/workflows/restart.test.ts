@@ -34,7 +34,7 @@ it('resumes a workflow whose task was running when the service stopped', async (
   const created = await api(first.url, 'POST', '/v1/workflows', { title: 'restart', tasks: [{ label: 'l', prompt: p, result_schema: SCHEMA }] });
   const id = created.body.id as string;
   const workflows1 = first.services.registry.workflows!;
-  const turnId = await waitFor(() => workflows1.get(id)!.tasks[0].turn_ids[0]);
+  const turnId = await waitFor(async () => (await workflows1.get(id))!.tasks[0].turn_ids[0]);
   await waitFor(() => first.services.turns.get(turnId)?.status === 'running');
   await waitFor(() => model.requests.some((r) => firstUserText(r.body) === p)); // the held request is in flight
   await (workflows1 as unknown as { stop(): Promise<void> }).stop(); // as Services.stop does, before the turns stop

@@ -113,7 +113,7 @@ describe('running workflows', () => {
     harness.model.push(...routedEntries({ [p0]: [{ output: [message('late')], holdMs: 20_000 }] }));
     const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'cancel me', concurrency: 1, tasks: [task(p0), task(p1), task(p2)] });
     const id = r.body.id as string;
-    const turnId = await waitFor(() => workflows().get(id)!.tasks[0].turn_ids[0]);
+    const turnId = await waitFor(async () => (await workflows().get(id))!.tasks[0].turn_ids[0]);
     await waitFor(() => harness.svc.services.turns.get(turnId)?.status === 'running');
     await waitFor(() => harness.model.requests.some((q) => firstUserText(q.body) === p0)); // the held request is in flight
     const c = await api(harness.svc.url, 'POST', `/v1/workflows/${id}/cancel`);
@@ -181,7 +181,7 @@ describe('a main turn with the workflow family', () => {
     const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, tools: ['workflow'] });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'completed', output_text: 'All done.' });
-    const wf = workflows().get(workflowId)!;
+    const wf = (await workflows().get(workflowId))!;
     expect(wf).toMatchObject({ status: 'completed', agent_id: 'default', title: 'research' });
     const last = harness.model.requests.filter((q) => q.body.input[0]?.content === main).at(-1)!.body;
     expect(last.tools.map((x: { name: string }) => x.name).sort()).toEqual(['workflow_cancel', 'workflow_get', 'workflow_list', 'workflow_start']);
@@ -241,7 +241,7 @@ describe('a main turn with the workflow family', () => {
     const outputs = toolOutputs(reqs.at(-1)!.body);
     expect(outputs[1]).toContain(`- Workflow ${workflowId} "to cancel": running`);
     expect(outputs[2]).toMatch(/^Cancelled\. Workflow .* "to cancel": cancelled — 1 task: 1 cancelled$/);
-    expect(workflows().get(workflowId)!.status).toBe('cancelled');
+    expect((await workflows().get(workflowId))!.status).toBe('cancelled');
     const other = await api(harness.svc.url, 'GET', `/v1/workflows?agent_id=someone-else&status=live`);
     expect(other.body.data).toEqual([]);
   });

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const secret = 'a-shared-secret-of-32-characters';
+
+describe('database configuration', () => {
+  it('keeps the embedded SQLite database when DATABASE_URL is unset', () => {
+    const c = loadConfig({});
+    expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.DATABASE_POOL_MAX).toBe(10);
+  });
+
+  it('switches to Postgres with a postgres:// URL and a pool size', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/turns', DATABASE_POOL_MAX: '25', STREAM_TOKEN_SECRET: secret });
+    expect(c).toMatchObject({ DATABASE_URL: 'postgres://u:p@db:5432/turns', DATABASE_POOL_MAX: 25 });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/turns', STREAM_TOKEN_SECRET: secret }).DATABASE_URL).toBe('postgresql://db/turns');
+  });
+
+  it('refuses DATABASE_URL without STREAM_TOKEN_SECRET, saying why it is needed', () => {
+    const err = (() => {
+      try {
+        loadConfig({ DATABASE_URL: 'postgres://db/turns' });
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems).toEqual([expect.stringMatching(/^STREAM_TOKEN_SECRET is required when DATABASE_URL is set: every instance must verify/)]);
+  });
+
+  it('refuses other URL schemes and bad pool sizes with one line each', () => {
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://db/turns', DATABASE_POOL_MAX: '0', STREAM_TOKEN_SECRET: secret });
+      expect.unreachable();
+    } catch (e) {
+      const problems = (e as ConfigError).problems;
+      expect(problems).toHaveLength(2);
+      expect(problems[0]).toMatch(/^DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);
+      expect(problems[1]).toMatch(/^DATABASE_POOL_MAX:/);
+    }
+  });
+});
