@@ -4,12 +4,12 @@
  * when the server is down, restarting, refusing connections or the pool timed out waiting for one.
  * Requests fail with 503 while the database is away; the pool reconnects by itself when it is back.
  */
-import { HttpError } from '../../http/errors.js';
+import { DomainError } from '../../errors.js';
 
 /** The database is unreachable right now; retry later. Maps to HTTP 503 `database_unavailable`. */
-export class DatabaseUnavailableError extends HttpError {
+export class DatabaseUnavailableError extends DomainError {
   constructor(cause: unknown) {
-    super(503, 'database_unavailable', `the database is unavailable right now; retry in a few seconds (${(cause as Error)?.message ?? String(cause)})`);
+    super('database_unavailable', `the database is unavailable right now; retry in a few seconds (${(cause as Error)?.message ?? String(cause)})`, 503);
     this.name = 'DatabaseUnavailableError';
     this.cause = cause;
   }
