@@ -106,6 +106,9 @@ const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema>;
 
+/** Variables whose values are never repeated in an error message (keys, tokens, URLs with passwords). */
+const SECRET_VARS = new Set(['AUTH_TOKENS', 'OPENAI_API_KEY', 'WEB_SEARCH_API_KEY', 'STREAM_TOKEN_SECRET', 'DATABASE_URL']);
+
 /** Typed configuration. Paths are absolute. */
 export interface Config extends Omit<Env, 'DATA_DIR' | 'DEFAULT_TOOLS'> {
   DATA_DIR: string;
@@ -142,7 +145,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       parsed.error.issues.map((i) => {
         const name = i.path.join('.');
         if (!name) return `(env): ${i.message}`;
-        // Say what was given (PORT=abc), not what it became (NaN).
+        // Say what was given (PORT=abc), not what it became (NaN) — except for secrets.
+        if (SECRET_VARS.has(name)) return `${name}: ${i.message}`;
         return name in cleaned ? `${name}=${cleaned[name]}: ${i.message}` : `${name}: ${i.message}`;
       }),
     );

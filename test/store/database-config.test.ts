@@ -28,15 +28,21 @@ describe('database configuration', () => {
     expect((err as ConfigError).problems).toEqual([expect.stringMatching(/^STREAM_TOKEN_SECRET is required when DATABASE_URL is set: every instance must verify/)]);
   });
 
-  it('refuses other URL schemes and bad pool sizes with one line each', () => {
+  it('refuses other URL schemes and bad pool sizes with one line each, never echoing the URL (it may hold a password)', () => {
     try {
-      loadConfig({ DATABASE_URL: 'mysql://db/turns', DATABASE_POOL_MAX: '0', STREAM_TOKEN_SECRET: secret });
+      loadConfig({ DATABASE_URL: 'mysql://user:hunter2@db/turns', DATABASE_POOL_MAX: '0', STREAM_TOKEN_SECRET: secret });
       expect.unreachable();
     } catch (e) {
       const problems = (e as ConfigError).problems;
       expect(problems).toHaveLength(2);
       expect(problems[0]).toMatch(/^DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);
-      expect(problems[1]).toMatch(/^DATABASE_POOL_MAX:/);
+      expect(problems[1]).toMatch(/^DATABASE_POOL_MAX=0:/);
+      expect((e as Error).message).not.toContain('hunter2');
     }
+  });
+
+  it('never repeats a secret in a configuration error', () => {
+    expect(() => loadConfig({ STREAM_TOKEN_SECRET: 'short-secret' })).toThrow(/STREAM_TOKEN_SECRET: /);
+    expect(() => loadConfig({ STREAM_TOKEN_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
   });
 });
