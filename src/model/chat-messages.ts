@@ -61,13 +61,21 @@ function outputText(o: Output): string {
   return o.output.map((p) => (p.type === 'text' ? p.text : p.type === 'refusal' ? p.refusal : '[image omitted: tool results carry text only here]')).join('');
 }
 
-function jsonOrEmpty(args: string): string {
-  try {
-    JSON.parse(args);
-    return args;
-  } catch {
-    return '{}';
+/** Sent arguments per call item: items are the same objects from round to round, so each is checked once. */
+const sentArguments = new WeakMap<object, string>();
+
+function jsonOrEmpty(item: object, args: string): string {
+  let sent = sentArguments.get(item);
+  if (sent === undefined) {
+    try {
+      JSON.parse(args);
+      sent = args;
+    } catch {
+      sent = '{}';
+    }
+    sentArguments.set(item, sent);
   }
+  return sent;
 }
 
 /** Build the `messages` of one request. See the module doc for the rules. */
@@ -129,7 +137,7 @@ export function toChatMessages(instructions: string | undefined, input: Transcri
         break;
       }
       case 'function_call':
-        calls.push({ id: it.call_id, type: 'function', function: { name: flatToolName(it.name, it.namespace), arguments: jsonOrEmpty(it.arguments) } });
+        calls.push({ id: it.call_id, type: 'function', function: { name: flatToolName(it.name, it.namespace), arguments: jsonOrEmpty(it, it.arguments) } });
         break;
       case 'custom_tool_call':
         calls.push({ id: it.call_id, type: 'function', function: { name: it.name, arguments: JSON.stringify({ input: it.input }) } });
