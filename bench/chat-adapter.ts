@@ -20,7 +20,8 @@ import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
 import { createChatModel } from '../src/model/chat-model.js';
 import { createOpenAIChatClient } from '../src/model/openai-chat-client.js';
-import type { TranscriptItem } from '../src/model/port.js';
+import type { ToolDefinition, TranscriptItem } from '../src/model/port.js';
+import type { JsonObject } from '../src/runtime/json.js';
 import { runTurn } from '../src/runtime/loop.js';
 import { defineWorkerTool, textResult } from '../src/runtime/tool.js';
 import { chatCall, chatText, startScriptedChatServer, type ChatScriptEntry } from '../test/support/scripted-chat-server.js';
@@ -75,7 +76,7 @@ const cpuNow = () => {
 async function adapterLoopTurn(baseURL: string): Promise<number> {
   const model = createChatModel(createOpenAIChatClient({ baseURL, apiKey: 'bench', maxRetries: 0 }));
   const transcript: TranscriptItem[] = [{ type: 'message', role: 'user', content: 'go' }];
-  const tools = [read, write].map((t) => ({ type: 'function' as const, name: t.name, description: t.description, parameters: toolParams.find((p) => p.function.name === t.name)!.function.parameters, strict: false }));
+  const tools: ToolDefinition[] = toolParams.map((t) => ({ type: 'function', name: t.function.name, description: t.function.description, parameters: t.function.parameters as JsonObject, strict: false }));
   const t0 = performance.now();
   let requests = 0;
   for (;;) {
