@@ -50,6 +50,8 @@ export interface OutputCaptureOptions {
   headRatio?: number;
   /** Bytes of output kept in the log at most (default 64 MiB). */
   maxLogBytes?: number;
+  /** Called with each piece of decoded, ANSI-stripped output as it arrives (live output). */
+  onText?: (text: string) => void;
 }
 
 export interface CapturedOutput {
@@ -84,8 +86,10 @@ export class OutputCapture {
   private logBytes = 0;
   private logTruncated = false;
   private pending: string[] = [];
+  private readonly onText?: (text: string) => void;
 
   constructor(opts: OutputCaptureOptions = {}) {
+    this.onText = opts.onText;
     this.maxChars = opts.maxChars ?? 50_000;
     this.headChars = Math.floor(this.maxChars * (opts.headRatio ?? 0.4));
     this.tailChars = this.maxChars - this.headChars;
@@ -108,6 +112,7 @@ export class OutputCapture {
 
   private append(text: string): void {
     if (text === '') return;
+    this.onText?.(text);
     this.total += text.length;
     if (!this.capped) {
       this.head += text;

@@ -52,6 +52,8 @@ export interface RunCommandOptions {
   killGraceMs?: number;
   limits?: CommandLimits;
   capture?: OutputCaptureOptions;
+  /** Live output: each decoded, ANSI-stripped piece as it arrives (before capping). */
+  onOutput?: (text: string) => void;
   /** File name (without .log) for the full-output log, when one is needed. */
   logName: string;
   /** Extra read-only binds and symbolic links inside bubblewrap (ignored without a sandbox). */
@@ -85,7 +87,7 @@ export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
     ensureHomeReachable(o.home, sb.user.dataDir, sb.user.account);
     await chownHome(o.home, sb.user.account);
   }
-  const capture = new OutputCapture(o.capture);
+  const capture = new OutputCapture({ ...o.capture, onText: o.onOutput ?? o.capture?.onText });
   const grace = o.killGraceMs ?? 2000;
   const started = performance.now();
 

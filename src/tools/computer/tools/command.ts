@@ -3,7 +3,8 @@
  * inside the bubblewrap sandbox (see sandbox/). The result text starts with
  * `exit_code=<n> duration=<s>s`; a non-zero exit is a normal result, not a tool error. A timeout
  * (default 180 s, at most COMPUTER_MAX_TIMEOUT_S) kills the command's processes and says so;
- * an abort (turn cancelled) kills them and fails the call.
+ * an abort (turn cancelled) kills them and fails the call. While it runs, its output streams as
+ * `tool.progress` events (live-output.ts: ≤ 4 per second, ≤ 2 KiB each, secrets scrubbed).
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { z } from 'zod';
@@ -15,6 +16,7 @@ import { runCommand, type SandboxMode } from '../sandbox/run-command.js';
 import { DEFAULT_LIMITS } from '../sandbox/limits.js';
 import { overBudgetNote, updateHomeUsage } from '../home-budget.js';
 import { redactSecrets, type Secrets } from '../../../skills/secrets.js';
+import { LiveOutput } from '../live-output.js';
 
 /**
  * Replace secret values in the full-output log the command left in the home. Runs under the
@@ -88,6 +90,12 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
         const timeoutS = Math.min(p.timeout ?? defaultTimeoutS, maxTimeoutS);
         // Skills: mounts, node + mcporter on PATH, a fresh mcporter config and secrets (removed after).
         const setup = deps.prepareCommand ? await deps.prepareCommand() : null;
+        const secrets = setup?.secrets ?? new Map<string, string>();
+        const live = new LiveOutput({
+          emit: ctx.emit,
+          scrub: (text) => redactSecrets(text, secrets),
+          holdBack: Math.max(0, ...[...secrets.values()].map((v) => v.length - 1)),
+        });
         try {
           const run = await runCommand({
             // On the same line, so the command's own line numbers stay as written.
@@ -103,7 +111,9 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
             sandbox,
             limits: { ...DEFAULT_LIMITS, maxDataBytes: deps.config.COMPUTER_MEMORY_LIMIT_MB * 1024 * 1024 },
             logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
+            onOutput: (text) => live.write(text),
           });
+          live.finish();
           if (run.aborted && !run.timedOut) {
             throw new Error(`command aborted after ${seconds(run.durationMs)} s (turn cancelled or tool timed out); its processes were killed`);
           }
@@ -113,7 +123,6 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
           // Still under the exclusive lock: nothing else writes the home while it is measured.
           const usage = await updateHomeUsage(cwd.home, deps.config.COMPUTER_HOME_MAX_MB);
           if (usage?.over) head.push(overBudgetNote(usage));
-          const secrets = setup?.secrets ?? new Map<string, string>();
           if (secrets.size > 0 && run.output.logPath) await redactFileInHome(cwd.home, run.output.logPath, secrets);
           const body = run.output.text === '' ? '(no output)' : redactSecrets(run.output.text, secrets);
           const details: CommandDetails = {
@@ -129,6 +138,7 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
           };
           return textResult(`${head.join('\n')}\n${body}`, details);
         } finally {
+          live.finish();
           await setup?.dispose();
         }
       }),
