@@ -1,9 +1,11 @@
 /**
  * GET /healthz — the process is up (always 200 while it serves HTTP).
- * GET /readyz — ready for traffic: every database answers. 200 `{status:'ready', checks, turns}`
+ * GET /readyz — ready for traffic: every database answers and the configured model endpoint is
+ * reachable (a cached probe, src/telemetry/model-probe.ts). 200 `{status:'ready', checks, turns}`
  * with `checks.database: 'ok'`, or 503 with the envelope (`database_unavailable`, details
- * `{checks: {database: 'unavailable', …}}`). `checks.model` says whether a model endpoint is
- * configured; `checks.engine` which engine holds schedules, workflows and brain pages.
+ * `{checks: {database: 'unavailable', …}}`; `not_ready` with a message naming the model endpoint
+ * and the cause). `checks.model` is `reachable`, `configured` (an injected client, not probed) or
+ * `not_configured`; `checks.engine` which engine holds schedules, workflows and brain pages.
  * Both answer without a token (src/http/auth.ts).
  */
 import type { RoutePlugin } from '../src/http/route-plugin.js';
@@ -23,9 +25,11 @@ export const healthRoutes: RoutePlugin = async (app, { services }) => {
         checks: { database: 'unavailable', engine, model },
       });
     }
+    const probe = services.modelProbe ? await services.modelProbe.check() : undefined;
+    if (probe && !probe.reachable) throw new HttpError(503, 'not_ready', probe.reason, { checks: { database: 'ok', engine, model: 'unreachable' } });
     return {
       status: 'ready',
-      checks: { database: 'ok', engine, model },
+      checks: { database: 'ok', engine, model: probe ? 'reachable' : model },
       turns: services.turns.stats(),
     };
   });

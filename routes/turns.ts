@@ -65,7 +65,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     const idempotencyKey = rawKey === undefined ? undefined : `api:${IdempotencyKey.parse(rawKey)}`;
     const { cancel_on_disconnect, ...input } = body;
     if (input.skills) assertKnownSkills(services, input.skills);
-    const turn = await turns.create(input, { idempotencyKey, origin: { type: 'api' }, kind: 'main' });
+    const turn = await turns.create(input, { idempotencyKey, origin: { type: 'api' }, kind: 'main', traceparent: request.headers.traceparent as string | undefined });
     const links = turnLinks(turn.id, services.streamTokens);
 
     if (reply.sse) {

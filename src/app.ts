@@ -12,8 +12,10 @@ import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-toke
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { recordRoutes } from './http/route-registry.js';
+import { installRequestLog } from './http/request-log.js';
 import type { Services } from './services.js';
 import type { RoutePlugin } from './http/route-plugin.js';
+import { httpSpansPlugin } from './telemetry/http-spans.js';
 import { healthRoutes } from '../routes/health.js';
 import { openapiRoutes } from '../routes/openapi.js';
 import { turnRoutes } from '../routes/turns.js';
@@ -24,6 +26,7 @@ import { brainRoutes } from '../routes/brain.js';
 import { consoleRoutes } from '../routes/console.js';
 import { skillRoutes } from '../routes/skills.js';
 import { agentRoutes } from '../routes/agents.js';
+import { hasMetricsToken, metricsRoutes } from '../routes/metrics.js';
 
 /** The fastify-plugin-wrapped export (its types name only the unwrapped function). */
 const fastifySse = fastifySseModule as unknown as FastifyPluginAsync<{ heartbeatInterval?: number }>;
@@ -41,6 +44,7 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   brainRoutes,
   skillRoutes,
   agentRoutes,
+  metricsRoutes,
 ];
 
 /** Every route the app registered (method + URL as declared, e.g. `/v1/turns/:id`). */
@@ -57,6 +61,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     loggerInstance: services.log as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: () => crypto.randomUUID(),
+    // Request lines go to debug (src/http/request-log.ts), not Fastify's info pair.
+    disableRequestLogging: true,
     // Open SSE streams (e.g. of a queued turn) must not keep close() waiting: they are cut and
     // clients resume with Last-Event-ID after the restart.
     forceCloseConnections: true,
@@ -64,15 +70,18 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });
+  // HTTP server spans (only when tracing is on); before every hook and route so all are covered.
+  if (services.tracing) await app.register(httpSpansPlugin(services.tracing));
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
   installErrorHandlers(app);
+  installRequestLog(app);
   await app.register(fastifySse, { heartbeatInterval: config.SSE_HEARTBEAT_MS });
   // CORS first: a preflight carries no Authorization and is answered before auth runs.
   await registerCors(app, config.CORS_ORIGINS);
   // Stream tokens (EventSource) are checked before bearer auth, for GET /v1/{turns,workflows}/{id}/events only.
   installStreamTokenCheck(app, services.streamTokens);
-  installAuth(app, { tokens: config.AUTH_TOKENS, extraCheck: hasValidStreamToken });
+  installAuth(app, { tokens: config.AUTH_TOKENS, extraCheck: (r) => hasValidStreamToken(r) || hasMetricsToken(r, config.METRICS_TOKEN) });
   recordRoutes(app);
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { services });
   return app;

@@ -102,6 +102,19 @@ const EnvSchema = z.object({
   CORS_ORIGINS: csv,
   STREAM_TOKEN_SECRET: z.string().min(16).optional(),
   STREAM_TOKEN_TTL_S: int(900, 10, 86_400),
+  // --- operations: logs, metrics, traces, webhooks (README "Operations") ---
+  /** `pretty` (pino-pretty, colored lines) or `json`; default pretty when stdout is a terminal. */
+  LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
+  /** Bearer token that may read GET /metrics (besides AUTH_TOKENS). */
+  METRICS_TOKEN: z.string().min(16).optional(),
+  /** Turn tracing on (OTLP over HTTP); the exporter also reads the other OTEL_EXPORTER_OTLP_* variables. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  /** `otlp` (OTLP/HTTP JSON), `console` or `none`; setting it turns tracing on. */
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default('turn-service'),
+  /** Record prompts, tool arguments and outputs in spans (off: only sizes, ids and outcomes). */
+  OTEL_RECORD_CONTENT: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -115,6 +128,11 @@ export interface Config extends Omit<Env, 'DATA_DIR' | 'DEFAULT_TOOLS'> {
   DEFAULT_TOOLS: ToolFamily[];
   /** True when HOST is a loopback address (127.0.0.0/8, ::1, localhost). */
   isLoopback: boolean;
+  /**
+   * True when traces are exported: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+   * or OTEL_TRACES_EXPORTER (other than `none`) is set.
+   */
+  tracing: boolean;
 }
 
 /** Bad configuration: `problems` holds one line per bad variable; the message is one line for one problem. */
@@ -123,6 +141,22 @@ export class ConfigError extends Error {
     super(problems.length === 1 ? problems[0] : `invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
+}
+
+/**
+ * Why `url` cannot be a webhook target by its form alone (absolute http(s) URL without
+ * credentials), or null. The address policy (private hosts) is checked separately, with DNS.
+ */
+export function webhookUrlProblem(url: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return `${JSON.stringify(url)} is not an absolute URL (expected e.g. https://example.com/hooks/turns)`;
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `scheme ${u.protocol.replace(':', '')} is not allowed (use http or https)`;
+  if (u.username || u.password) return 'user:password in the URL is not allowed (deliveries are signed with WEBHOOK_SECRET)';
+  return null;
 }
 
 /** True for 127.0.0.0/8, ::1 and `localhost`. */
@@ -168,6 +202,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     DATA_DIR: path.resolve(e.DATA_DIR),
     SKILLS_DIR: e.SKILLS_DIR === undefined ? undefined : path.resolve(e.SKILLS_DIR),
     SKILL_SECRETS: e.SKILL_SECRETS === undefined ? undefined : path.resolve(e.SKILL_SECRETS),
+    tracing:
+      e.OTEL_TRACES_EXPORTER !== undefined
+        ? e.OTEL_TRACES_EXPORTER !== 'none'
+        : e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined,
     DEFAULT_TOOLS: e.DEFAULT_TOOLS ?? ['todo'],
     isLoopback,
   };

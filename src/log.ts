@@ -4,6 +4,7 @@
  * token-like query parameters (`token`, `access_token`, `stream_token`) are masked in logged URLs.
  */
 import pino, { type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
 import type { FastifyRequest } from 'fastify';
 import { redactUrl } from './http/stream-token.js';
 
@@ -18,23 +19,39 @@ export const REDACT_PATHS = [
   'AUTH_TOKENS',
   'STREAM_TOKEN_SECRET',
   'WEB_SEARCH_API_KEY',
+  'WEBHOOK_SECRET',
+  'METRICS_TOKEN',
   'apiKey',
   '*.OPENAI_API_KEY',
   '*.AUTH_TOKENS',
   '*.STREAM_TOKEN_SECRET',
   '*.WEB_SEARCH_API_KEY',
+  '*.WEBHOOK_SECRET',
+  '*.METRICS_TOKEN',
   '*.apiKey',
   '*.authorization',
 ];
 
 
+/** Output format: `json` (one object a line) or `pretty` (pino-pretty's human lines). */
+export type LogFormat = 'pretty' | 'json';
+
 /**
- * Create the logger. `destination` defaults to stdout (tests pass a stream to inspect output).
+ * Create the logger. JSON lines carry ISO 8601 `time` and the level name (`"level":"info"`).
+ * `destination` defaults to stdout (tests pass a stream to inspect output). `format` defaults to
+ * `pretty` when the destination is stdout and stdout is a terminal, else `json`.
  */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(level: string, destination?: pino.DestinationStream, format?: LogFormat): Logger {
+  const chosen = format ?? (destination === undefined && process.stdout.isTTY ? 'pretty' : 'json');
+  const out =
+    chosen === 'pretty'
+      ? pinoPretty({ destination: destination ?? 1, colorize: destination === undefined && process.stdout.isTTY, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true })
+      : destination;
   return pino(
     {
       level,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       serializers: {
         req: (req: FastifyRequest) => ({
@@ -45,6 +62,6 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         err: pino.stdSerializers.err,
       },
     },
-    destination,
+    out,
   );
 }

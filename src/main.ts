@@ -22,7 +22,7 @@ import { computerStartupWarnings } from './tools/computer/index.js';
 export async function startService(env: NodeJS.ProcessEnv = process.env, overrides: ServicesOverrides = {}) {
   const config = loadConfig(env);
   ensureDataDir(config.DATA_DIR);
-  const log = createLogger(config.LOG_LEVEL);
+  const log = createLogger(config.LOG_LEVEL, undefined, config.LOG_FORMAT);
   if (config.AUTH_TOKENS.length === 0) {
     log.warn(`AUTH_TOKENS is not set: every request is accepted without a token; the service binds only to loopback (${config.HOST})`);
   }
@@ -49,6 +49,12 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
       await services.stop();
     })());
   return { app, services, config, address, close };
+}
+
+/** Where to point a human: the API base URL, the reference page and the console. */
+export function serviceLinks(address: string): { api: string; docs: string; console: string } {
+  const base = address.replace(/\/+$/, '');
+  return { api: `${base}/v1`, docs: `${base}/docs`, console: `${base}/console` };
 }
 
 /**
@@ -101,7 +107,11 @@ export async function main(): Promise<void> {
     }
     throw err;
   }
-  started.services.log.info({ address: started.address, data_dir: started.config.DATA_DIR }, 'turn service listening');
+  const links = serviceLinks(started.address);
+  started.services.log.info(
+    { address: started.address, data_dir: started.config.DATA_DIR, ...links, tracing: started.config.tracing },
+    `turn service listening: API ${links.api}, docs ${links.docs}, console ${links.console}`,
+  );
   const shutdown = (signal: string) => {
     started.services.log.info({ signal }, 'shutting down');
     started.close().then(

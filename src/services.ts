@@ -29,6 +29,17 @@ import { runTurn as loopRunTurn } from './runtime/loop.js';
 import { SkillRegistry } from './skills/skill-registry.js';
 import type { WorkflowEvent } from './workflows/events.js';
 import { DefaultWorkflowService } from './workflows/workflow-service.js';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
+import { observeEventLog } from './telemetry/event-log-hooks.js';
+import { ServiceMetrics } from './telemetry/metrics.js';
+import { instrumentModel } from './telemetry/model-telemetry.js';
+import { startTracing, type Tracing } from './telemetry/tracing.js';
+import { createModelProbe, type ModelProbe } from './telemetry/model-probe.js';
+import { traceRunTurn } from './telemetry/turn-spans.js';
+import { turnMetricsObserver } from './telemetry/turn-metrics.js';
+
+/** The OpenAI SDK's default base URL (used when OPENAI_BASE_URL is unset). */
+const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 /** Something that runs beside the HTTP server (e.g. the scheduler). */
 export interface BackgroundService {
@@ -54,6 +65,12 @@ export interface Services {
   /** Issues/verifies EventSource stream tokens (links.events); undefined when AUTH_TOKENS is empty. */
   streamTokens: StreamTokens | undefined;
   background: BackgroundService[];
+  /** Reachability of the configured model endpoint (GET /readyz); undefined for an injected client. */
+  modelProbe: ModelProbe | undefined;
+  /** Prometheus metrics (GET /metrics). */
+  metrics: ServiceMetrics;
+  /** OpenTelemetry tracing; undefined when off (src/telemetry/tracing.ts). */
+  tracing: Tracing | undefined;
   /** Recover interrupted turns, then start background services. */
   start(): Promise<void>;
   /** Stop background services (reverse order), abort running turns, close the database. */
@@ -67,6 +84,8 @@ export interface ServicesOverrides {
   modelClients?: ModelClients;
   /** Use this instead of the runtime's runTurn (tests of the service alone). */
   runTurn?: RunTurnFn;
+  /** Export spans here (synchronously) instead of the configured exporter; turns tracing on. */
+  spanExporter?: SpanExporter;
 }
 
 /**
@@ -79,15 +98,25 @@ export function modelClientFromConfig(config: Config): ModelPort | undefined {
 
 export function createServices(config: Config, log: Logger, overrides: ServicesOverrides = {}): Services {
   const db = openDatabase(config.DATA_DIR);
-  const eventLog = new SqliteEventLog<{ type: string }>(db);
   const turnStore = new SqliteTurnStore(db);
   const stores = controlPlaneStores(config, db, (err) => log.warn({ err }, 'an idle Postgres connection failed; the pool reconnects on next use'));
   const scheduleStore = stores.schedules;
   const registry: ServiceRegistry = {};
   const background: BackgroundService[] = [];
-  const modelClients: ModelClients | undefined =
+  let turnCounts = () => ({ queued: 0, running: 0 });
+  const metrics = new ServiceMetrics(() => turnCounts());
+  const tracing = startTracing(config, { exporter: overrides.spanExporter });
+  const eventLog = observeEventLog(new SqliteEventLog<{ type: string }>(db), {
+    metrics,
+    observers: [turnMetricsObserver(metrics, (id) => turnStore.get(id)?.started_at)],
+    onObserverError: (err, logged) => log.error({ err, stream_id: logged.streamId, type: logged.event.type }, 'event observer failed'),
+  });
+  const rawClients: ModelClients | undefined =
     overrides.modelClients ?? (overrides.modelClient ? { [config.MODEL_API]: overrides.modelClient } : modelClientsFromConfig(config));
-  const modelClient = overrides.modelClient ?? modelClients?.[config.MODEL_API];
+  // Every model request is measured (and traced when tracing is on), whatever the wire protocol.
+  const modelClients: ModelClients | undefined =
+    rawClients && Object.fromEntries(Object.entries(rawClients).map(([api, c]) => [api, c && instrumentModel(c, { metrics, tracing, log })]));
+  const modelClient = modelClients?.[config.MODEL_API] ?? (overrides.modelClient && instrumentModel(overrides.modelClient, { metrics, tracing, log }));
   const turns = new DefaultTurnService({
     config,
     store: turnStore,
@@ -95,9 +124,10 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     registry,
     modelClient,
     modelClients,
-    runTurn: overrides.runTurn ?? (loopRunTurn as RunTurnFn),
+    runTurn: traceRunTurn(overrides.runTurn ?? (loopRunTurn as RunTurnFn), { tracing, traceOf: (id) => turnStore.getTrace(id) }),
     log,
   });
+  turnCounts = () => turns.stats();
 
   // --- control-plane services (one line each; add to `registry` / `background`) ---
   registry.schedules = createScheduleService({ store: scheduleStore, clock: systemClock, config, turnStatus: (id) => turnStore.get(id)?.status });
@@ -125,6 +155,9 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
         ? createStreamTokens({ secret: config.STREAM_TOKEN_SECRET, ttlSeconds: config.STREAM_TOKEN_TTL_S })
         : undefined,
     background,
+    metrics,
+    tracing,
+    modelProbe: !overrides.modelClient && !overrides.modelClients && rawClients ? createModelProbe(config.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL) : undefined,
     async start() {
       const migrated = await stores.open();
       if (migrated?.applied.length) log.info(migrated, 'database schema migrated');
@@ -139,6 +172,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
       await turns.stop();
       await stores.close();
       db.close();
+      await tracing?.shutdown();
     },
   };
 }

@@ -11,16 +11,14 @@
  * The message is the server's `error.message` when it sent one.
  */
 import { APIConnectionError, APIError } from 'openai';
-import { ModelError } from './model-error.js';
+import { connectionError, ModelError } from './model-error.js';
 
 type Raw = Record<string, unknown>;
 
 /** Convert an error from the SDK's chat stream into a {@link ModelError}. */
-export function toChatModelError(err: unknown): ModelError {
+export function toChatModelError(err: unknown, endpoint?: { baseURL: string }): ModelError {
   if (err instanceof ModelError) return err;
-  if (err instanceof APIConnectionError) {
-    return new ModelError('connection_error', err.message || 'could not connect to the model server');
-  }
+  if (err instanceof APIConnectionError) return connectionError(err, endpoint?.baseURL);
   if (err instanceof APIError) {
     const body = (err.error ?? {}) as Raw;
     const stringCode = [err.code, body.code].find((c): c is string => typeof c === 'string' && c !== '');

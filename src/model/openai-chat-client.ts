@@ -46,13 +46,13 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
           stream = await client.chat.completions.create(params, { signal: controller.signal });
         } catch (err) {
           if (signal.aborted) return;
-          throw toChatModelError(err);
+          throw toChatModelError(err, client);
         }
         try {
           for await (const chunk of stream) yield chunk;
         } catch (err) {
           if (signal.aborted) return;
-          throw toChatModelError(err);
+          throw toChatModelError(err, client);
         }
       } finally {
         signal.removeEventListener('abort', onAbort);

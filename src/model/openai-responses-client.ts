@@ -49,13 +49,13 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
           stream = await client.responses.create(request, { signal: controller.signal });
         } catch (err) {
           if (signal.aborted) return;
-          throw toModelError(err);
+          throw toModelError(err, client);
         }
         try {
           for await (const event of stream) yield event;
         } catch (err) {
           if (signal.aborted) return;
-          throw toModelError(err);
+          throw toModelError(err, client);
         }
       } finally {
         signal.removeEventListener('abort', onAbort);

@@ -1,17 +1,15 @@
 /** Conversion of `openai` SDK errors into {@link ModelError}s (Responses adapter). */
 import { APIConnectionError, APIError } from 'openai';
-import { ModelError } from './model-error.js';
+import { connectionError, ModelError } from './model-error.js';
 
 /**
  * Convert anything thrown while talking to the model into a {@link ModelError}.
  * SDK `APIError`s keep their `code` (or become `http_<status>`); connection failures and
  * mid-stream socket errors become `connection_error` / `stream_interrupted`.
  */
-export function toModelError(err: unknown): ModelError {
+export function toModelError(err: unknown, endpoint?: { baseURL: string }): ModelError {
   if (err instanceof ModelError) return err;
-  if (err instanceof APIConnectionError) {
-    return new ModelError('connection_error', err.message || 'could not connect to the model provider');
-  }
+  if (err instanceof APIConnectionError) return connectionError(err, endpoint?.baseURL);
   if (err instanceof APIError) {
     const body = err.error as { code?: unknown; type?: unknown; message?: unknown } | undefined;
     const code =

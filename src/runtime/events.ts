@@ -19,6 +19,11 @@ export const TurnStartedEvent = z.object({
   tools: z.array(z.string()),
   /** Families not assembled this turn, and why. */
   unavailable: z.array(z.object({ family: z.string(), reason: z.string() })),
+  /**
+   * The turn's W3C trace id (32 hex digits), the same as on the turn record; set on every
+   * `turn.started` the service streams (src/telemetry/turn-spans.ts), null only for a turn without one.
+   */
+  trace_id: z.string().nullable().optional(),
 });
 
 export const MessageDeltaEvent = z.object({

@@ -2,6 +2,7 @@
 import type { Database } from './database.js';
 import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from './turn-store.js';
 import type { TranscriptItem } from '../runtime/turn-types.js';
+import type { TurnTrace } from '../telemetry/trace-context.js';
 import type { CreateTurnInput, TurnRecord, TurnRecordStatus } from '../turns/turn-service-types.js';
 
 /** A `turns` row as selected by RECORD_COLUMNS: the record's plain fields, JSON columns as text. */
@@ -15,7 +16,7 @@ type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata'> 
 };
 
 const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
-  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata`;
+  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata, trace_id`;
 
 export class SqliteTurnStore implements TurnStore {
   constructor(private readonly db: Database) {
@@ -43,13 +44,16 @@ export class SqliteTurnStore implements TurnStore {
     );
     CREATE INDEX IF NOT EXISTS turns_agent ON turns (agent_id, id);
     CREATE INDEX IF NOT EXISTS turns_status ON turns (status, id);`);
+    // Added later: the turn's trace (src/telemetry/trace-context.ts); older files get the columns.
+    const columns = new Set((db.prepare('PRAGMA table_info(turns)').all() as { name: string }[]).map((c) => c.name));
+    if (!columns.has('trace_id')) db.exec('ALTER TABLE turns ADD COLUMN trace_id TEXT; ALTER TABLE turns ADD COLUMN trace_parent TEXT;');
   }
 
   insert(t: NewTurn): void {
     this.db
       .prepare(
-        `INSERT INTO turns (id, agent_id, status, kind, origin, model, created_at, metadata, request, idempotency_key, request_hash)
-         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO turns (id, agent_id, status, kind, origin, model, created_at, metadata, request, idempotency_key, request_hash, trace_id, trace_parent)
+         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         t.id,
@@ -62,7 +66,15 @@ export class SqliteTurnStore implements TurnStore {
         JSON.stringify(t.request),
         t.idempotency_key,
         t.request_hash,
+        t.trace?.trace_id ?? null,
+        t.trace?.parent ?? null,
       );
+  }
+
+  getTrace(id: string): TurnTrace | null | undefined {
+    const row = this.db.prepare('SELECT trace_id, trace_parent FROM turns WHERE id = ?').get(id) as { trace_id: string | null; trace_parent: string | null } | undefined;
+    if (!row) return undefined;
+    return row.trace_id === null ? null : { trace_id: row.trace_id, parent: row.trace_parent };
   }
 
   get(id: string): TurnRecord | undefined {
@@ -157,5 +169,6 @@ function toRecord(r: Row): TurnRecord {
     usage: { input_tokens: r.input_tokens, output_tokens: r.output_tokens },
     error: r.error === null ? null : JSON.parse(r.error),
     metadata: r.metadata === null ? null : JSON.parse(r.metadata),
+    trace_id: r.trace_id,
   };
 }

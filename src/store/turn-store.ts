@@ -5,6 +5,7 @@
  */
 import type { TurnKind, TurnOrigin } from '../assembly/context.js';
 import type { TranscriptItem } from '../runtime/turn-types.js';
+import type { TurnTrace } from '../telemetry/trace-context.js';
 import type { CreateTurnInput, TurnRecord, TurnRecordStatus } from '../turns/turn-service-types.js';
 
 /** A turn as first stored (status `queued`). */
@@ -21,6 +22,8 @@ export interface NewTurn {
   idempotency_key: string | null;
   /** sha256 of the canonical request body; same key + different hash → 409. */
   request_hash: string | null;
+  /** The turn's trace (src/telemetry/trace-context.ts); absent → `trace_id` null. */
+  trace?: TurnTrace;
 }
 
 /** Everything stored when a turn ends. */
@@ -52,6 +55,8 @@ export interface TurnStore {
   getRequest(id: string): CreateTurnInput | undefined;
   /** The stored transcript of a finished turn (null when it never ran). */
   getTranscript(id: string): TranscriptItem[] | null | undefined;
+  /** The stored trace of a turn: null when it has none, undefined when the turn does not exist. */
+  getTrace(id: string): TurnTrace | null | undefined;
   findByIdempotencyKey(key: string): { id: string; request_hash: string | null } | undefined;
   markRunning(id: string, startedAt: string): void;
   finish(id: string, outcome: TurnOutcome): void;

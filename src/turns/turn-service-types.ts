@@ -38,6 +38,8 @@ export interface CreateTurnOptions {
    * Workflow task turns use it for the one "submit your result with submit_result" repair.
    */
   finalAnswerGuard?: FinalAnswerGuard;
+  /** The caller's W3C `traceparent` header: the turn joins that trace (else it starts its own). */
+  traceparent?: string;
 }
 
 /** GET /v1/turns/{id} shape. Times are ISO 8601 strings. */
@@ -57,6 +59,8 @@ export interface TurnRecord {
   usage: Usage;
   error: { code: string; message: string } | null;
   metadata: Record<string, unknown> | null;
+  /** W3C trace id of the turn's trace (32 hex digits; src/telemetry/trace-context.ts). */
+  trace_id: string | null;
 }
 
 export interface TurnService {

@@ -28,6 +28,7 @@ import { inputItems, requestHash } from './turn-input.js';
 import { isFinished, outcomeFromEvent, terminalFromResult } from './turn-outcome.js';
 import type { CreateTurnInput, CreateTurnOptions, TurnRecord, TurnService } from './turn-service-types.js';
 import { Waiters } from './waiters.js';
+import { newTurnTrace } from '../telemetry/trace-context.js';
 
 export type RunTurnFn = (options: RunTurnOptions<TurnContext>) => Promise<RunTurnResult>;
 
@@ -121,6 +122,7 @@ export class DefaultTurnService implements TurnService {
       request: { ...input, model },
       idempotency_key: options.idempotencyKey ?? null,
       request_hash: hash,
+      trace: newTurnTrace(options.traceparent),
     });
     if (options.workflowTask || options.finalAnswerGuard) {
       this.ephemeral.set(id, { workflowTask: options.workflowTask, finalAnswerGuard: options.finalAnswerGuard });

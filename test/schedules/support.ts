@@ -70,6 +70,7 @@ export class RecordingTurnService implements TurnService {
       usage: { input_tokens: 0, output_tokens: 0 },
       error: null,
       metadata: null,
+      trace_id: null,
     };
     if (options.idempotencyKey) this.byKey.set(options.idempotencyKey, record);
     this.created.push({ input, options, record });

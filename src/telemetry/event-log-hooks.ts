@@ -1,0 +1,51 @@
+/**
+ * Observing the event log without changing it: {@link observeEventLog} wraps `append` and
+ * `subscribe` of any {@link EventLog} instance in place (SQLite today, Postgres later), so every
+ * part that appends (turns, workflows) or subscribes (SSE streams) is observed, and the event log
+ * itself stays ignorant of metrics and webhooks.
+ *
+ * - `append` is timed into `event_log_append_seconds`, then each observer is called with the
+ *   stored event. Observers must be quick and must not throw (a throw is caught and logged and
+ *   never fails the append); they run after the event is stored, so "store, then notify" holds.
+ * - `subscribe` counts open subscriptions in `sse_subscribers` (unsubscribe counts down once).
+ */
+import type { EventLog, LoggedEvent } from '../store/event-log.js';
+import type { ServiceMetrics } from './metrics.js';
+
+/** Called with every stored event; may return a promise (awaited before append returns). */
+export type EventObserver = (logged: LoggedEvent) => void | Promise<void>;
+
+export interface EventLogHooks {
+  metrics: ServiceMetrics;
+  observers: EventObserver[];
+  onObserverError: (err: unknown, logged: LoggedEvent) => void;
+}
+
+export function observeEventLog<L extends EventLog<{ type: string }>>(log: L, hooks: EventLogHooks): L {
+  const append = log.append.bind(log);
+  const subscribe = log.subscribe.bind(log);
+  log.append = async (streamId, event) => {
+    const end = hooks.metrics.eventLogAppend.startTimer();
+    const logged = await append(streamId, event);
+    end();
+    for (const observe of hooks.observers) {
+      try {
+        await observe(logged);
+      } catch (err) {
+        hooks.onObserverError(err, logged);
+      }
+    }
+    return logged;
+  };
+  log.subscribe = (streamId, listener) => {
+    const unsubscribe = subscribe(streamId, listener);
+    hooks.metrics.sseSubscribers.inc();
+    let open = true;
+    return () => {
+      if (open) hooks.metrics.sseSubscribers.dec();
+      open = false;
+      unsubscribe();
+    };
+  };
+  return log;
+}

@@ -1,0 +1,59 @@
+/**
+ * The service's Prometheus metrics (prom-client 15), served by GET /metrics (routes/metrics.ts) in
+ * the Prometheus text exposition format. Names carry no prefix and are a public contract, listed
+ * in README.md ("Operations"):
+ *
+ * | name | type | labels | source |
+ * |---|---|---|---|
+ * | `turns_total` | counter | `status`, `stop_reason` | terminal turn events |
+ * | `turn_duration_seconds` | histogram | — | record `started_at` → terminal event |
+ * | `turns_queued`, `turns_running`, `turns_waiting` | gauge | — | the turn service, read at scrape |
+ * | `model_request_duration_seconds` | histogram | `model`, `outcome` | the model-port decorator |
+ * | `model_tokens_total` | counter | `direction` (`input`/`output`) | usage of each model response |
+ * | `tool_calls_total` | counter | `tool`, `outcome` (`ok`/`error`/`cancelled`) | `tool.completed` events |
+ * | `tool_duration_seconds` | histogram | `tool` | `tool.started` → `tool.completed` |
+ * | `sse_subscribers` | gauge | — | open live event subscriptions |
+ * | `event_log_append_seconds` | histogram | — | every event-log append |
+ * | `webhook_deliveries_total` | counter | `outcome` (`delivered`/`retrying`/`failed`) | each delivery attempt |
+ *
+ * plus prom-client's default process and Node.js metrics (`process_cpu_seconds_total`,
+ * `nodejs_eventloop_lag_seconds`, …). One {@link ServiceMetrics} per service instance (its own
+ * registry), so several services in one process (tests) do not share counters.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Turn counts read at scrape time. */
+export interface TurnCounts {
+  queued: number;
+  running: number;
+  /** Turns paused waiting for something outside the service (approval, clarification). */
+  waiting?: number;
+}
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  readonly turnsTotal = new Counter({ name: 'turns_total', help: 'Finished turns by status and stop reason (stop_reason "none" for failed and cancelled turns).', labelNames: ['status', 'stop_reason'] as const, registers: [this.registry] });
+  readonly turnDuration = new Histogram({ name: 'turn_duration_seconds', help: 'Time from a turn starting to run to its terminal event, seconds.', buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600, 1800], registers: [this.registry] });
+  readonly modelRequestDuration = new Histogram({ name: 'model_request_duration_seconds', help: 'Model requests, from sending to the end of the stream, by model and outcome (ok, incomplete, failed: the provider reported an error, error: transport failure, aborted).', labelNames: ['model', 'outcome'] as const, buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 60, 120, 300], registers: [this.registry] });
+  readonly modelTokens = new Counter({ name: 'model_tokens_total', help: 'Tokens reported by the model, by direction (input, output).', labelNames: ['direction'] as const, registers: [this.registry] });
+  readonly toolCalls = new Counter({ name: 'tool_calls_total', help: 'Tool calls answered, by tool and outcome (ok, error, cancelled).', labelNames: ['tool', 'outcome'] as const, registers: [this.registry] });
+  readonly toolDuration = new Histogram({ name: 'tool_duration_seconds', help: 'Tool calls from tool.started to tool.completed, seconds.', labelNames: ['tool'] as const, buckets: [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 120, 600], registers: [this.registry] });
+  readonly sseSubscribers = new Gauge({ name: 'sse_subscribers', help: 'Open live event-stream subscriptions (SSE clients of turns and workflows).', registers: [this.registry] });
+  readonly eventLogAppend = new Histogram({ name: 'event_log_append_seconds', help: 'Time to store one event in the event log, seconds.', buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [this.registry] });
+  readonly webhookDeliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered; retrying: failed, another attempt is scheduled; failed: given up).', labelNames: ['outcome'] as const, registers: [this.registry] });
+
+  /** @param counts read at every scrape for the turns_queued/running/waiting gauges. */
+  constructor(counts: () => TurnCounts) {
+    const gauge = (name: string, help: string, pick: (c: TurnCounts) => number) =>
+      new Gauge({ name, help, registers: [this.registry], collect() { this.set(pick(counts())); } });
+    gauge('turns_queued', 'Turns waiting for a run slot.', (c) => c.queued);
+    gauge('turns_running', 'Turns running now.', (c) => c.running);
+    gauge('turns_waiting', 'Turns paused waiting for input from outside (approval, clarification).', (c) => c.waiting ?? 0);
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** The exposition text and its Content-Type. */
+  async scrape(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}

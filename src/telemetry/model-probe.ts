@@ -1,0 +1,38 @@
+/**
+ * Reachability probe of the model endpoint for GET /readyz: `GET <base URL>/models`; any HTTP
+ * answer (also 401 or 404) means reachable, a connection failure or a timeout means not. The
+ * result is cached for `ttlMs` (concurrent checks share one request), so readiness polling never
+ * floods the provider.
+ */
+import { connectionCause } from '../model/model-error.js';
+
+export type ProbeResult = { reachable: true } | { reachable: false; reason: string };
+
+export interface ModelProbe {
+  readonly baseURL: string;
+  check(): Promise<ProbeResult>;
+}
+
+export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeoutMs?: number } = {}): ModelProbe {
+  const ttl = opts.ttlMs ?? 15_000;
+  const timeout = opts.timeoutMs ?? 3_000;
+  let cached: { at: number; result: Promise<ProbeResult> } | undefined;
+  const probe = async (): Promise<ProbeResult> => {
+    try {
+      const res = await fetch(`${baseURL.replace(/\/+$/, '')}/models`, { signal: AbortSignal.timeout(timeout) });
+      await res.body?.cancel();
+      return { reachable: true };
+    } catch (err) {
+      const e = err as Error;
+      const cause = e.name === 'TimeoutError' ? `no answer within ${timeout} ms` : (connectionCause(err) ?? e.message);
+      return { reachable: false, reason: `cannot reach the model endpoint ${baseURL} (${cause})` };
+    }
+  };
+  return {
+    baseURL,
+    check() {
+      if (!cached || Date.now() - cached.at > ttl) cached = { at: Date.now(), result: probe() };
+      return cached.result;
+    },
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * Tracing setup (OpenTelemetry JS SDK 2.x, `@opentelemetry/sdk-trace`): off unless the config
+ * says traces are exported (`config.tracing`: OTEL_EXPORTER_OTLP_ENDPOINT,
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER set) or a test passes an exporter.
+ * When off nothing here runs: no provider, no context manager, and the decorators in this folder
+ * are not applied (bench/telemetry.ts measures that path).
+ *
+ * When on:
+ * - exporter: OTLP over HTTP (JSON, `@opentelemetry/exporter-trace-otlp-http`) to
+ *   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`; the
+ *   exporter itself reads OTEL_EXPORTER_OTLP_HEADERS / _TIMEOUT / _COMPRESSION. `console` prints
+ *   spans to stdout.
+ * - batch span processor tuned by OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE,
+ *   OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_EXPORT_TIMEOUT; sampler from OTEL_TRACES_SAMPLER(_ARG)
+ *   (default `parentbased_always_on`); resource: service.name = OTEL_SERVICE_NAME plus
+ *   OTEL_RESOURCE_ATTRIBUTES. Names per https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/.
+ * - the AsyncLocalStorage context manager and the W3C trace-context propagator are installed
+ *   globally (the HTTP server spans of @fastify/otel read `traceparent` through it).
+ * - {@link Tracing.startSpan} can start a root span with a chosen trace id: a turn's trace id is
+ *   fixed when the turn is created (stored with it) so a run after a restart continues that trace.
+ */
+import { context, propagation, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  ParentBasedSampler,
+  RandomIdGenerator,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type IdGenerator,
+  type Sampler,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace';
+import type { Config } from '../config.js';
+
+export interface Tracing {
+  readonly tracer: Tracer;
+  /** The SDK provider (given to @fastify/otel). */
+  readonly provider: TracerProvider;
+  /** Record prompts, arguments and outputs (OTEL_RECORD_CONTENT=true). */
+  readonly recordContent: boolean;
+  /**
+   * Start a span under `parent`; when `parent` holds no span, start a root span whose trace id
+   * is `rootTraceId` (32 lowercase hex) instead of a random one.
+   */
+  startSpan(name: string, options: SpanOptions, parent: Context, rootTraceId?: string): Span;
+  /** Flush and stop exporting (call once, at shutdown). */
+  shutdown(): Promise<void>;
+}
+
+/** An id generator that hands out one chosen trace id for the next root span. */
+class ChosenTraceIds implements IdGenerator {
+  private readonly random = new RandomIdGenerator();
+  next: string | undefined;
+  generateTraceId = (): string => {
+    const id = this.next;
+    this.next = undefined;
+    return id ?? this.random.generateTraceId();
+  };
+  generateSpanId = (): string => this.random.generateSpanId();
+}
+
+function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const v = env[name]?.trim();
+  if (!v) return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/** The sampler named by OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (spec names). */
+export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
+  const ratio = Math.min(1, Math.max(0, envNumber(env, 'OTEL_TRACES_SAMPLER_ARG') ?? 1));
+  switch (env.OTEL_TRACES_SAMPLER?.trim()) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio);
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
+
+/** The OTLP/HTTP traces URL from the config (signal-specific endpoint wins, as the spec says). */
+export function otlpTracesUrl(config: Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'>): string | undefined {
+  if (config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (config.OTEL_EXPORTER_OTLP_ENDPOINT) return `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`;
+  return undefined;
+}
+
+let globalsInstalled = false;
+
+/**
+ * Start tracing, or return undefined when it is off. `exporter` (tests) replaces the configured
+ * one and is fed synchronously (simple span processor); `env` is read for the OTEL_BSP_*,
+ * sampler and resource variables (default process.env).
+ */
+export function startTracing(config: Config, opts: { exporter?: SpanExporter; env?: NodeJS.ProcessEnv } = {}): Tracing | undefined {
+  if (!config.tracing && !opts.exporter) return undefined;
+  const env = opts.env ?? process.env;
+  let processor;
+  if (opts.exporter) {
+    processor = new SimpleSpanProcessor({ exporter: opts.exporter });
+  } else {
+    const exporter: SpanExporter =
+      config.OTEL_TRACES_EXPORTER === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter({ url: otlpTracesUrl(config) });
+    processor = new BatchSpanProcessor({
+      exporter,
+      scheduledDelayMillis: envNumber(env, 'OTEL_BSP_SCHEDULE_DELAY'),
+      maxQueueSize: envNumber(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
+      maxExportBatchSize: envNumber(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+      exportTimeoutMillis: envNumber(env, 'OTEL_BSP_EXPORT_TIMEOUT'),
+    });
+  }
+  const ids = new ChosenTraceIds();
+  const resource = resourceFromAttributes({ 'service.name': config.OTEL_SERVICE_NAME }).merge(detectResources({ detectors: [envDetector] }));
+  const provider = new TracerProvider({ resource, sampler: samplerFromEnv(env), idGenerator: ids, spanProcessors: [processor] });
+  if (!globalsInstalled) {
+    globalsInstalled = true;
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  }
+  const tracer = provider.getTracer('turn-service');
+  return {
+    tracer,
+    provider,
+    recordContent: config.OTEL_RECORD_CONTENT,
+    startSpan(name, options, parent, rootTraceId) {
+      if (rootTraceId && !trace.getSpanContext(parent)) ids.next = rootTraceId;
+      try {
+        return tracer.startSpan(name, options, parent);
+      } finally {
+        ids.next = undefined;
+      }
+    },
+    shutdown: () => provider.shutdown(),
+  };
+}

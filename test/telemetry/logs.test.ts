@@ -1,0 +1,110 @@
+/**
+ * Logs people can read: JSON lines with ISO times and level names, request lines only at debug,
+ * a start-up line with the links, and a model connection failure that names the endpoint and the
+ * cause — in the turn's error, in the log and in /readyz.
+ */
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { api, startTestService } from '../e2e/support/service.js';
+import { freePort, spawnService, waitHealthy } from '../e2e/support/child.js';
+
+function capture() {
+  const lines: string[] = [];
+  return { lines, json: () => lines.map((l) => JSON.parse(l)), write: (l: string) => void lines.push(...l.split('\n').filter(Boolean)) };
+}
+
+describe('log lines', () => {
+  it('at info: no per-request lines; every line has an ISO time and a level name', async () => {
+    const out = capture();
+    const svc = await startTestService({ env: { LOG_LEVEL: 'info' }, logDestination: out });
+    try {
+      for (let i = 0; i < 5; i++) await api(svc.url, 'GET', '/v1/turns');
+      await api(svc.url, 'GET', '/v1/turns/nope');
+    } finally {
+      await svc.close();
+    }
+    const lines = out.json();
+    expect(lines.filter((l) => /request/.test(l.msg ?? '') && l.req)).toEqual([]);
+    for (const l of lines) {
+      expect(l.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(['fatal', 'error', 'warn', 'info']).toContain(l.level);
+    }
+  });
+
+  it('at debug: one line per request with method, URL, status and response time', async () => {
+    const out = capture();
+    const svc = await startTestService({ env: { LOG_LEVEL: 'debug' }, logDestination: out });
+    try {
+      await api(svc.url, 'GET', '/v1/turns?limit=3');
+      await api(svc.url, 'GET', '/v1/turns/nope');
+    } finally {
+      await svc.close();
+    }
+    const requests = out.json().filter((l) => l.msg === 'request completed');
+    expect(requests.map((l) => [l.level, l.req.method, l.req.url, l.res.statusCode])).toEqual([
+      ['debug', 'GET', '/v1/turns?limit=3', 200],
+      ['debug', 'GET', '/v1/turns/nope', 404],
+    ]);
+    expect(typeof requests[0].responseTime).toBe('number');
+  });
+});
+
+describe('a model endpoint that refuses connections', () => {
+  it('fails the turn with the base URL and ECONNREFUSED host:port, logs the same, and /readyz says not ready', async () => {
+    const port = await freePort(); // nothing listens there
+    const baseURL = `http://127.0.0.1:${port}/v1`;
+    const out = capture();
+    const svc = await startTestService({ env: { OPENAI_BASE_URL: baseURL, LOG_LEVEL: 'info' }, logDestination: out });
+    try {
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
+      expect(turn.body.status).toBe('failed');
+      expect(turn.body.error.code).toBe('connection_error');
+      expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:${port})`);
+      const logged = out.json().filter((l) => l.level === 'error' && String(l.msg).includes(`ECONNREFUSED 127.0.0.1:${port}`));
+      expect(logged.length).toBeGreaterThanOrEqual(1);
+      expect(logged[0].msg).toContain(baseURL);
+
+      const ready = await api(svc.url, 'GET', '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.error.code).toBe('not_ready');
+      expect(ready.body.error.message).toBe(`cannot reach the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:${port})`);
+    } finally {
+      await svc.close();
+    }
+  });
+});
+
+describe('the start-up line', () => {
+  async function startupOutput(env: Record<string, string>) {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turns-logs-'));
+    const port = await freePort();
+    const child = spawnService({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env });
+    try {
+      await waitHealthy(`http://127.0.0.1:${port}`, child);
+      await expect.poll(() => child.output(), { timeout: 5000 }).toContain('turn service listening');
+      return { port, output: child.output() };
+    } finally {
+      child.proc.kill('SIGTERM');
+      await child.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  it('names the API base URL, /docs and /console (JSON)', async () => {
+    const { port, output } = await startupOutput({ LOG_FORMAT: 'json' });
+    const line = output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => String(l.msg).startsWith('turn service listening'));
+    const base = `http://127.0.0.1:${port}`;
+    expect(line.msg).toBe(`turn service listening: API ${base}/v1, docs ${base}/docs, console ${base}/console`);
+    expect(line).toMatchObject({ level: 'info', api: `${base}/v1`, docs: `${base}/docs`, console: `${base}/console` });
+  });
+
+  it('LOG_FORMAT=pretty prints human lines, not JSON', async () => {
+    const { port, output } = await startupOutput({ LOG_FORMAT: 'pretty' });
+    const line = output.split('\n').find((l) => l.includes('turn service listening'))!;
+    expect(line.trim().startsWith('{')).toBe(false);
+    expect(line).toMatch(/INFO/);
+    expect(line).toContain(`http://127.0.0.1:${port}/docs`);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * GET /metrics: the real service with a scripted model runs turns; the exposition text is parsed
+ * by a real Prometheus text parser and the values are checked against what the turns did.
+ */
+import { describe, expect, it } from 'vitest';
+import { api, startTestService, useScriptedService } from '../e2e/support/service.js';
+import { readSse } from '../e2e/support/sse-client.js';
+import { todoThenAnswer } from '../e2e/support/scripts.js';
+import { histogramCount, parseMetrics, sampleValue } from '../support/prometheus.js';
+import { message } from '../support/scripted-responses-server.js';
+
+const METRIC_NAMES = [
+  'turns_total', 'turn_duration_seconds', 'turns_queued', 'turns_running', 'turns_waiting',
+  'model_request_duration_seconds', 'model_tokens_total', 'tool_calls_total', 'tool_duration_seconds',
+  'sse_subscribers', 'event_log_append_seconds', 'webhook_deliveries_total',
+];
+
+async function scrape(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${url}/metrics`, { headers });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+  return parseMetrics(await res.text());
+}
+
+describe('GET /metrics after scripted turns', () => {
+  const h = useScriptedService();
+
+  it('exposes exactly the documented names plus process metrics', async () => {
+    const m = await scrape(h.svc.url);
+    for (const name of METRIC_NAMES) expect(m.has(name), name).toBe(true);
+    expect(m.get('turns_total')!.type).toBe('COUNTER');
+    expect(m.get('turn_duration_seconds')!.type).toBe('HISTOGRAM');
+    expect(m.get('turns_running')!.type).toBe('GAUGE');
+    expect(m.has('process_cpu_user_seconds_total')).toBe(true);
+    expect(m.has('nodejs_eventloop_lag_seconds')).toBe(true);
+  });
+
+  it('counts turns by status, model requests by outcome, tokens, tool calls and their durations', async () => {
+    const before = await scrape(h.svc.url);
+    // A tool round (todo), then an answer: two model requests with 10+5 tokens each (scripted usage).
+    h.model.push(todoThenAnswer, todoThenAnswer);
+    const ok = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'plan it', tools: ['todo'] });
+    expect(ok.body.status).toBe('completed');
+    h.model.push({ streamError: { code: 'server_error', message: 'boom' } });
+    const failed = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'fail' });
+    expect(failed.body.status).toBe('failed');
+
+    const m = await scrape(h.svc.url);
+    const delta = (name: string, labels?: Record<string, string>) => sampleValue(m, name, labels) - sampleValue(before, name, labels);
+    expect(delta('turns_total', { status: 'completed', stop_reason: 'stop' })).toBe(1);
+    expect(delta('turns_total', { status: 'failed', stop_reason: 'none' })).toBe(1);
+    expect(histogramCount(m, 'turn_duration_seconds') - histogramCount(before, 'turn_duration_seconds')).toBe(2);
+    expect(histogramCount(m, 'model_request_duration_seconds', { model: 'scripted-model', outcome: 'ok' }) - histogramCount(before, 'model_request_duration_seconds', { model: 'scripted-model', outcome: 'ok' })).toBe(2);
+    expect(histogramCount(m, 'model_request_duration_seconds', { model: 'scripted-model', outcome: 'failed' }) - histogramCount(before, 'model_request_duration_seconds', { model: 'scripted-model', outcome: 'failed' })).toBe(1);
+    expect(delta('model_tokens_total', { direction: 'input' })).toBe(20);
+    expect(delta('model_tokens_total', { direction: 'output' })).toBe(10);
+    expect(delta('tool_calls_total', { tool: 'todo', outcome: 'ok' })).toBe(1);
+    expect(histogramCount(m, 'tool_duration_seconds', { tool: 'todo' }) - histogramCount(before, 'tool_duration_seconds', { tool: 'todo' })).toBe(1);
+    // turn.started, tool.started, presentation, tool.completed, deltas, message.completed, terminal…
+    expect(histogramCount(m, 'event_log_append_seconds') - histogramCount(before, 'event_log_append_seconds')).toBeGreaterThanOrEqual(8);
+    expect(sampleValue(m, 'turns_running')).toBe(0);
+    expect(sampleValue(m, 'turns_queued')).toBe(0);
+  });
+
+  it('counts open SSE subscribers while a stream is live, and not after it closed', async () => {
+    h.model.push({ output: [message('slow answer', { chunks: ['slow ', 'answer'] })], delayMs: 100 });
+    const created = await api(h.svc.url, 'POST', '/v1/turns', { input: 'slow' });
+    const stream = readSse(`${h.svc.url}/v1/turns/${created.body.id}/events`);
+    const subscribers = async () => sampleValue(await scrape(h.svc.url), 'sse_subscribers');
+    await expect.poll(subscribers, { timeout: 5000, interval: 20 }).toBe(1);
+    const done = await stream;
+    expect(done.events.at(-1)!.event).toBe('turn.completed');
+    await expect.poll(subscribers, { timeout: 5000, interval: 20 }).toBe(0);
+  });
+});
+
+describe('GET /metrics access', () => {
+  it('with AUTH_TOKENS: an API token or METRICS_TOKEN opens /metrics; METRICS_TOKEN opens nothing else', async () => {
+    const svc = await startTestService({ env: { AUTH_TOKENS: 'api-token-123', METRICS_TOKEN: 'scrape-token-4567890' } });
+    try {
+      expect((await fetch(`${svc.url}/metrics`)).status).toBe(401);
+      expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-xxxxxxx' } })).status).toBe(401);
+      expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(200);
+      expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer api-token-123' } })).status).toBe(200);
+      expect((await fetch(`${svc.url}/v1/turns`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(401);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('with only METRICS_TOKEN: /metrics needs it, the rest of the loopback API stays open', async () => {
+    const svc = await startTestService({ env: { METRICS_TOKEN: 'scrape-token-4567890' } });
+    try {
+      const refused = await fetch(`${svc.url}/metrics`);
+      expect(refused.status).toBe(401);
+      expect((await refused.json()).error.code).toBe('unauthorized');
+      expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(200);
+      expect((await fetch(`${svc.url}/v1/turns`)).status).toBe(200);
+    } finally {
+      await svc.close();
+    }
+  });
+});
