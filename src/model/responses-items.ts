@@ -119,6 +119,9 @@ export function toResponsesInputItem(item: TranscriptItem): ResponseInputItem | 
       raw = { type: 'function_call_output', call_id: item.call_id, output: typeof item.output === 'string' ? item.output : inputParts(item.output) };
       break;
     case 'reasoning':
+      // Only reasoning this adapter produced (it carries the Responses item id) can be sent back;
+      // another adapter's reasoning (Chat Completions `reasoning_content`) has no Responses form.
+      if (typeof data.id !== 'string') return undefined;
       raw = {
         ...data,
         type: 'reasoning',

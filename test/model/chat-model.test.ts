@@ -155,3 +155,20 @@ describe('Chat Completions adapter: replay of captured streams (test/fixtures/ch
     expect(doneOf(events)).toMatchObject({ usage: { input_tokens: 307, output_tokens: 26 } });
   });
 });
+
+describe('a transcript the Chat Completions adapter produced, continued on the Responses API', () => {
+  it('sends its messages, calls and outputs, and leaves out its reasoning (no Responses form)', async () => {
+    const { toResponsesInput } = await import('../../src/model/responses-items.js');
+    const first = await runChatRequest(
+      [{ reasoning: 'Need weather.', content: 'Checking.', toolCalls: [chatCall('weather', { location: 'Oslo' }, { id: 'c1' })] }],
+      chatRequest({ tools: [weather] }),
+    );
+    const history = [...chatRequest().input, ...itemsOf(first.events), { type: 'function_call_output' as const, call_id: 'c1', output: 'rain' }];
+    expect(toResponsesInput(history)).toEqual([
+      { type: 'message', role: 'user', content: 'hello' },
+      { type: 'message', role: 'assistant', content: 'Checking.' },
+      { type: 'function_call', call_id: 'c1', name: 'weather', arguments: '{"location":"Oslo"}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'rain' },
+    ]);
+  });
+});
