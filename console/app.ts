@@ -27,11 +27,17 @@ function eventsUrl(turn: Turn): string {
   return turn.links?.events ?? `/v1/turns/${encodeURIComponent(turn.id)}/events`;
 }
 
+/** `url` with the stream token of `events` (the turn's links.events), when it has one. */
+function withStreamToken(url: string, events: string): string {
+  const token = new URL(events, location.href).searchParams.get('stream_token');
+  return token ? `${url}?stream_token=${encodeURIComponent(token)}` : url;
+}
+
 /** Show `turn` and follow its events from the start (a finished turn is replayed from the log). */
 function follow(turn: Turn): void {
   current?.stream.close();
   const state = initialTurnState(turn.id);
-  const view = new TurnView(turn.id);
+  const view = new TurnView(turn.id, (url) => withStreamToken(url, eventsUrl(turn)));
   const stream = new TurnStream({
     url: eventsUrl(turn),
     lastSeq: () => state.lastSeq,

@@ -3,7 +3,7 @@
  * place, so an expanded result stays expanded and focus is not lost while events stream in).
  * All text goes through `textContent` — model and tool output is never parsed as HTML.
  */
-import type { PlanItem, TimelineItem, ToolItem, TurnState } from './turn-state.js';
+import type { AttachmentItem, PlanItem, TimelineItem, ToolItem, TurnState } from './turn-state.js';
 import { turnErrorInPlainWords } from './api.js';
 import type { ConnectionState } from './stream.js';
 
@@ -37,6 +37,12 @@ const CONNECTION_WORDS: Record<ConnectionState, string> = {
   lost: 'Connection lost — reopen the turn from Recent turns to try again.',
 };
 
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -58,7 +64,11 @@ export class TurnView {
   private readonly plan = byId<HTMLUListElement>('plan');
   private readonly cancel = byId<HTMLButtonElement>('cancel');
 
-  constructor(turnId: string) {
+  /**
+   * @param downloadHref the link for an attachment's URL (adds the turn's stream token when the
+   *   server needs auth: a plain link cannot send Authorization).
+   */
+  constructor(turnId: string, private readonly downloadHref: (url: string) => string = (u) => u) {
     this.section.hidden = false;
     this.section.dataset.turnId = turnId;
     this.section.dataset.lastSeq = '0';
@@ -67,6 +77,8 @@ export class TurnView {
     this.timeline.replaceChildren();
     this.plan.replaceChildren();
     byId('plan-section').hidden = true;
+    byId('attachments').replaceChildren();
+    byId('attachments-section').hidden = true;
     byId('turn-error').hidden = true;
     byId('unavailable').hidden = true;
     this.setConnection('connecting');
@@ -101,6 +113,7 @@ export class TurnView {
     }
     for (const item of state.timeline) this.renderItem(item);
     if (state.plan) this.renderPlan(state.plan);
+    if (state.attachments.length) this.renderAttachments(state.attachments);
     if (state.error) this.showError(turnErrorInPlainWords(state.error));
     else if (state.status === 'completed' && state.stopReason && state.stopReason !== 'stop') {
       this.showError(`The turn ended early (${state.stopReason.replace(/_/g, ' ')}).`);
@@ -144,6 +157,24 @@ export class TurnView {
     details.append(summary, progress, out);
     li.append(details);
     return li;
+  }
+
+  private renderAttachments(items: AttachmentItem[]): void {
+    const list = byId<HTMLUListElement>('attachments');
+    if (list.childElementCount === items.length) return;
+    byId('attachments-section').hidden = false;
+    list.replaceChildren(
+      ...items.map((a) => {
+        const li = el('li');
+        li.dataset.attachmentId = a.attachmentId;
+        const link = el('a', 'download', a.name);
+        link.href = this.downloadHref(a.url);
+        link.download = a.name;
+        link.type = a.mimeType;
+        li.append(link, el('span', 'hint', ` (${formatBytes(a.size)})`));
+        return li;
+      }),
+    );
   }
 
   private renderPlan(items: PlanItem[]): void {

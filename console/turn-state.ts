@@ -38,6 +38,16 @@ export interface PlanItem {
   status: string;
 }
 
+/** A file the turn attached (`presentation` event of type `attachment`). */
+export interface AttachmentItem {
+  attachmentId: string;
+  name: string;
+  mimeType: string;
+  size: number;
+  /** Download path (`/v1/turns/{id}/attachments/{attachment_id}`). */
+  url: string;
+}
+
 export type TurnStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
 export interface TurnState {
@@ -51,6 +61,8 @@ export interface TurnState {
   timeline: TimelineItem[];
   /** Latest plan snapshot; null until the first one. */
   plan: PlanItem[] | null;
+  /** Reply attachments, in the order they were made. */
+  attachments: AttachmentItem[];
   error: { code: string; message: string } | null;
   stopReason?: string;
   outputText?: string;
@@ -64,7 +76,7 @@ export interface IncomingEvent {
 }
 
 export function initialTurnState(turnId: string): TurnState {
-  return { turnId, lastSeq: 0, status: 'queued', tools: [], unavailable: [], timeline: [], plan: null, error: null };
+  return { turnId, lastSeq: 0, status: 'queued', tools: [], unavailable: [], timeline: [], plan: null, attachments: [], error: null };
 }
 
 /** True for the three events after which a turn's log never grows. */
@@ -132,7 +144,13 @@ export function applyEvent(state: TurnState, ev: IncomingEvent): boolean {
       break;
     }
     case 'presentation': {
-      const inner = ev.event as { type?: unknown; items?: unknown; todos?: unknown } | undefined;
+      const inner = ev.event as { type?: unknown; items?: unknown; todos?: unknown; [k: string]: unknown } | undefined;
+      if (inner && inner.type === 'attachment' && typeof inner.url === 'string' && inner.url.startsWith('/v1/turns/')) {
+        const attachmentId = str(inner.attachment_id);
+        if (!state.attachments.some((a) => a.attachmentId === attachmentId)) {
+          state.attachments.push({ attachmentId, name: str(inner.name, 'attachment'), mimeType: str(inner.mime_type), size: typeof inner.size === 'number' ? inner.size : 0, url: inner.url });
+        }
+      }
       if (inner && inner.type === 'plan.snapshot') {
         const list = Array.isArray(inner.items) ? inner.items : Array.isArray(inner.todos) ? inner.todos : [];
         state.plan = list.map((raw, i) => {

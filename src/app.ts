@@ -27,6 +27,7 @@ import { consoleRoutes } from '../routes/console.js';
 import { skillRoutes } from '../routes/skills.js';
 import { agentRoutes } from '../routes/agents.js';
 import { hasMetricsToken, metricsRoutes } from '../routes/metrics.js';
+import { attachmentRoutes } from '../routes/attachments.js';
 
 /** The fastify-plugin-wrapped export (its types name only the unwrapped function). */
 const fastifySse = fastifySseModule as unknown as FastifyPluginAsync<{ heartbeatInterval?: number }>;
@@ -45,6 +46,7 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   skillRoutes,
   agentRoutes,
   metricsRoutes,
+  attachmentRoutes,
 ];
 
 /** Every route the app registered (method + URL as declared, e.g. `/v1/turns/:id`). */

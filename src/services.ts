@@ -27,6 +27,7 @@ import { Scheduler, schedulerService } from './schedules/scheduler.js';
 import { createScheduleService } from './schedules/service.js';
 import { runTurn as loopRunTurn } from './runtime/loop.js';
 import { SkillRegistry } from './skills/skill-registry.js';
+import { AttachmentStore } from './attachments/attachment-store.js';
 import type { WorkflowEvent } from './workflows/events.js';
 import { DefaultWorkflowService } from './workflows/workflow-service.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
@@ -138,6 +139,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   registry.brain = stores.brain;
   const skills = new SkillRegistry({ db, installDir: path.join(config.DATA_DIR, 'skills'), builtinsDir: config.SKILLS_DIR, log });
   registry.skills = skills;
+  registry.attachments = new AttachmentStore(path.join(config.DATA_DIR, 'attachments'));
 
   let started = false;
   return {

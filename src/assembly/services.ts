@@ -4,6 +4,7 @@
  * the family as unavailable instead of failing.
  */
 import type { BrainStore } from '../brain/brain-store.js';
+import type { AttachmentStore } from '../attachments/attachment-store.js';
 import type { SkillRegistry } from '../skills/skill-registry.js';
 import type { ScheduleService } from '../schedules/types.js';
 import type { WorkflowService } from '../workflows/types.js';
@@ -17,5 +18,7 @@ export interface ServiceRegistry {
   brain?: BrainStore;
   /** Installed and built-in skills, enabled lists (src/skills/); absent → no skills in any turn. */
   skills?: SkillRegistry;
+  /** Reply attachments (src/attachments/); absent → no `reply_attachment` tool. */
+  attachments?: AttachmentStore;
   [name: string]: unknown;
 }

@@ -124,15 +124,19 @@ export function redactUrl(url: string): string {
 const CREDENTIAL_PARAM = /token|auth|key|secret|passw|sig|credential/i;
 
 const EVENTS_PATH = /^\/v1\/(turns|workflows)\/([^/?#]+)\/events$/;
+/** A turn's reply attachments: a turn's stream token also opens them (browser downloads). */
+const TURN_ATTACHMENT_PATH = /^\/v1\/(turns)\/([^/?#]+)\/attachments\/[^/?#]+$/;
 
 /**
  * The stream when `method url` is `GET /v1/turns/{id}/events` or `GET /v1/workflows/{id}/events`
- * (any query), else null.
+ * (any query), or `GET /v1/turns/{id}/attachments/{attachment_id}` (covered by that turn's token,
+ * so a browser link can download a reply attachment), else null.
  */
 export function eventsRouteStream(method: string, url: string): { kind: StreamKind; id: string } | null {
   if (method !== 'GET') return null;
   const q = url.indexOf('?');
-  const m = EVENTS_PATH.exec(q === -1 ? url : url.slice(0, q));
+  const p = q === -1 ? url : url.slice(0, q);
+  const m = EVENTS_PATH.exec(p) ?? TURN_ATTACHMENT_PATH.exec(p);
   if (!m) return null;
   try {
     return { kind: m[1] === 'turns' ? 'turn' : 'workflow', id: decodeURIComponent(m[2]) };

@@ -1,6 +1,7 @@
 /**
  * The computer family: `command` (sandboxed shell) and the file tools (`read_file`, `write_file`,
- * `edit_file`, `apply_patch`, `ls`, `find`, `grep`) working in the agent home
+ * `edit_file`, `apply_patch`, `ls`, `find`, `grep`, and `reply_attachment` when the service has an
+ * attachment store) working in the agent home
  * (`TurnContext.agentHome`, created on first use).
  *
  * - Offered in main and scheduled turns whose families include `computer`; never in workflow task
@@ -28,6 +29,7 @@ import { grepTool } from './tools/grep.js';
 import { lsTool } from './tools/ls.js';
 import { readFileTool } from './tools/read-file.js';
 import { writeFileTool } from './tools/write-file.js';
+import { replyAttachmentTool } from './tools/reply-attachment.js';
 import { prepareSkillCommand } from '../../skills/command-setup.js';
 import { turnSkills } from '../../skills/turn-skills.js';
 
@@ -116,6 +118,7 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
         findTool(deps),
         grepTool(deps),
       );
+      if (ctx.services.attachments) tools.push(replyAttachmentTool(deps, ctx.services.attachments));
       return 'reason' in sandbox ? { tools, unavailable: sandbox.reason } : { tools };
     },
   };

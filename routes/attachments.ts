@@ -1,0 +1,41 @@
+/**
+ * GET /v1/turns/{id}/attachments/{attachment_id} — download a reply attachment (a snapshot the
+ * turn's `reply_attachment` call made; its `presentation` event carries this URL). Served with
+ * the attachment's content type, `Content-Disposition: attachment` (UTF-8 file name, RFC 6266 /
+ * RFC 8187), `X-Content-Type-Options: nosniff` and a sandboxing CSP, so a browser never runs it
+ * as part of this origin. With AUTH_TOKENS set, the turn's stream token (`?stream_token=` from
+ * its `links.events`) works here too, for browser downloads. 404 `attachment_not_found`.
+ */
+import { z } from 'zod';
+import { HttpError, notFound } from '../src/http/errors.js';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
+import { TurnIdParams } from './turn-schemas.js';
+
+const Params = TurnIdParams.extend({ attachment_id: z.string().min(1).max(100) });
+const Query = z.object({ stream_token: z.string().optional() });
+
+/** `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded>`. */
+export function contentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+export const attachmentRoutes: RoutePlugin = async (app, { services }) => {
+  app.get('/v1/turns/:id/attachments/:attachment_id', async (request, reply) => {
+    const { id, attachment_id } = Params.parse(request.params);
+    Query.parse(request.query);
+    if (!(await services.turns.get(id))) throw notFound('turn', id);
+    const store = services.registry.attachments;
+    const a = store ? await store.get(id, attachment_id) : undefined;
+    if (!store || !a) throw new HttpError(404, 'attachment_not_found', `turn ${id} has no attachment ${attachment_id}`, { turn_id: id, attachment_id });
+    return reply
+      .header('content-type', a.mime_type)
+      .header('content-length', String(a.size))
+      .header('content-disposition', contentDisposition(a.name))
+      .header('x-content-type-options', 'nosniff')
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .header('cache-control', 'private, max-age=3600, immutable')
+      .send(store.open(a));
+  });
+};

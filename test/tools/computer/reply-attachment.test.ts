@@ -1,0 +1,84 @@
+/**
+ * reply_attachment through a real turn (real sandbox for the symbolic links, real server with
+ * AUTH_TOKENS): only files whose real path is under ~/outbox are accepted; the attachment is a
+ * snapshot taken at the call; the `presentation` event carries its URL; the download works with
+ * the bearer token and with the turn's stream token (as a browser link would use it), and not
+ * with another turn's.
+ */
+import { describe, expect, it } from 'vitest';
+import { functionCall, message } from '../../support/scripted-responses-server.js';
+import { api, useScriptedService } from '../../e2e/support/service.js';
+import { readSse } from '../../e2e/support/sse-client.js';
+import { validateComponent, validateResponse } from '../../e2e/support/spec.js';
+
+const AUTH = { authorization: 'Bearer test-token-1' };
+const harness = useScriptedService({ env: { AUTH_TOKENS: 'test-token-1' } });
+
+describe('reply_attachment', () => {
+  it('attaches a snapshot of an outbox file, refuses links out of the outbox, and serves the download', async () => {
+    harness.model.push(
+      { output: [functionCall('write_file', { path: 'outbox/report.txt', content: 'version 1\n' })] },
+      { output: [functionCall('reply_attachment', { path: 'outbox/report.txt', name: 'Report ü "final".txt' }, { callId: 'att' })] },
+      { output: [functionCall('write_file', { path: 'outbox/report.txt', content: 'version 2, edited after attaching\n' })] },
+      { output: [functionCall('write_file', { path: 'notes.txt', content: 'private notes\n' })] },
+      { output: [functionCall('command', { command: 'ln -s ../notes.txt outbox/notes-link.txt && ln -s /etc/passwd outbox/passwd && ln -s .. outbox/up' })] },
+      {
+        output: [
+          functionCall('reply_attachment', { path: 'outbox/notes-link.txt' }, { callId: 'link' }),
+          functionCall('reply_attachment', { path: 'outbox/passwd' }, { callId: 'passwd' }),
+          functionCall('reply_attachment', { path: 'outbox/up/notes.txt' }, { callId: 'up' }),
+          functionCall('reply_attachment', { path: 'notes.txt' }, { callId: 'outside' }),
+          functionCall('reply_attachment', { path: 'outbox/../notes.txt' }, { callId: 'dotdot' }),
+          functionCall('reply_attachment', { path: 'outbox/missing.txt' }, { callId: 'missing' }),
+        ],
+      },
+      { output: [message('here is your report')] },
+    );
+    const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', headers: AUTH, body: { input: 'make a report', tools: ['computer'] }, timeoutMs: 60_000 });
+    expect(r.status).toBe(200);
+    const turnId = r.events[0].json.turn_id;
+    expect(r.events[0].json.tools).toContain('reply_attachment');
+    const done = Object.fromEntries(r.events.filter((e) => e.event === 'tool.completed').map((e) => [e.json.call_id, e.json]));
+    expect(done.att.is_error).toBe(false);
+    for (const id of ['link', 'passwd', 'up', 'outside', 'dotdot']) {
+      expect(done[id].output, id).toBe('Error: tool reply_attachment failed: reply_attachment only accepts files under ~/outbox');
+    }
+    expect(done.missing.output).toContain('does not exist');
+
+    const presentations = r.events.filter((e) => e.event === 'presentation').map((e) => e.json);
+    expect(presentations).toHaveLength(1);
+    const ev = presentations[0];
+    expect(ev.call_id).toBe('att');
+    expect(ev.event).toMatchObject({ type: 'attachment', name: 'Report ü "final".txt', mime_type: 'text/plain; charset=utf-8', size: 10 });
+    expect(ev.event.attachment_id).toMatch(/^att_[0-9a-f]{32}$/);
+    expect(validateComponent('AttachmentPresentation', ev.event)).toEqual([]);
+    expect(ev.event.url).toBe(`/v1/turns/${turnId}/attachments/${ev.event.attachment_id}`);
+
+    // Download with the bearer token: the snapshot, not the edited file.
+    const res = await fetch(harness.svc.url + ev.event.url, { headers: AUTH });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('version 1\n');
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="Report _ _final_.txt"; filename*=UTF-8''Report%20%C3%BC%20%22final%22.txt`);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+
+    // Without Authorization: refused; with the turn's stream token (from links.events): served.
+    expect((await fetch(harness.svc.url + ev.event.url)).status).toBe(401);
+    const turn = await api(harness.svc.url, 'GET', `/v1/turns/${turnId}`, undefined, AUTH);
+    const token = new URL(turn.body.links.events, harness.svc.url).searchParams.get('stream_token');
+    expect(token).toBeTruthy();
+    const viaToken = await fetch(`${harness.svc.url}${ev.event.url}?stream_token=${encodeURIComponent(token!)}`);
+    expect(viaToken.status).toBe(200);
+    expect(await viaToken.text()).toBe('version 1\n');
+
+    // Another turn's token does not open it; unknown attachments are 404.
+    harness.model.push({ output: [message('other')] });
+    const other = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'x' }, AUTH);
+    const otherToken = new URL(other.body.links.events, harness.svc.url).searchParams.get('stream_token');
+    expect((await fetch(`${harness.svc.url}${ev.event.url}?stream_token=${encodeURIComponent(otherToken!)}`)).status).toBe(401);
+    const missing = await api(harness.svc.url, 'GET', `/v1/turns/${turnId}/attachments/att_${'0'.repeat(32)}`, undefined, AUTH);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('attachment_not_found');
+    expect(validateResponse('/v1/turns/{id}/attachments/{attachment_id}', 'get', 404, missing.body)).toEqual([]);
+  }, 90_000);
+});
