@@ -6,7 +6,8 @@
  *   numeric codes — those are the status again);
  * - for an error sent inside the stream (`data: {"error": …}`, which has no HTTP status):
  *   `http_<code>` for a numeric code, else its `type`, else `model_error`;
- * - `connection_error` when the server could not be reached; `stream_interrupted` when the stream
+ * - `connection_error` when the server could not be reached (the message names the endpoint and
+ *   the cause, e.g. `ECONNREFUSED 127.0.0.1:8000`); `stream_interrupted` when the stream
  *   broke or was not valid SSE JSON.
  * The message is the server's `error.message` when it sent one.
  */

@@ -88,9 +88,15 @@ describe('Chat Completions adapter: errors', () => {
     const { createChatModel } = await import('../../src/model/chat-model.js');
     const { createOpenAIChatClient } = await import('../../src/model/openai-chat-client.js');
     const model = createChatModel(createOpenAIChatClient({ baseURL: 'http://127.0.0.1:9/v1', maxRetries: 0 }));
-    await expect(async () => {
-      for await (const _ of model.stream(chatRequest(), new AbortController().signal)) void _;
-    }).rejects.toMatchObject({ code: 'connection_error' });
+    const err = await (async () => {
+      try {
+        for await (const _ of model.stream(chatRequest(), new AbortController().signal)) void _;
+      } catch (e) {
+        return e as { code: string; message: string };
+      }
+    })();
+    expect(err?.code).toBe('connection_error');
+    expect(err?.message).toMatch(/^could not connect to the model endpoint http:\/\/127\.0\.0\.1:9\/v1/);
   });
 
   it('ends quietly, without an error, when the turn is cancelled mid-stream', async () => {
