@@ -3,16 +3,30 @@
  * text the model can act on (bad arguments → `Error:` output, README.md "SSE events").
  *
  * Steps: size bound and repair ladder (see repair.ts) → for strict tools, the model's `null` for
- * optional fields becomes "absent" → zod `safeParse` with the tool's schema.
+ * optional fields becomes "absent" → zod `safeParse` with the tool's schema; when that fails,
+ * canonical string literals where the schema wants a number/integer/boolean are coerced and the
+ * value is parsed again (repair `coerced_scalars`, see argument-shape.ts) → unless the tool sets
+ * `allowUnknownKeys`, keys the schema does not name (also inside union branches) are an error
+ * naming them, instead of being stripped silently.
  */
 import { compileTool } from './compiled-tool.js';
+import { coerceScalars, unknownKeys } from './argument-shape.js';
 import { parseArguments, type RepairStep } from './repair.js';
 import { stripOptionalNulls } from './strict-schema.js';
 import type { AnyWorkerAgentTool } from './tool.js';
 
+/** Repair step name of a string→number/integer/boolean coercion. */
+export const COERCED_SCALARS = 'coerced_scalars';
+
+/**
+ * What fixed the arguments, if anything: a repair-ladder step, {@link COERCED_SCALARS}, or both
+ * joined with `+` (e.g. `code_fence+coerced_scalars`).
+ */
+export type ArgumentRepair = RepairStep | typeof COERCED_SCALARS | `${RepairStep}+${typeof COERCED_SCALARS}`;
+
 export type ValidateArgumentsResult =
-  | { ok: true; params: unknown; repaired?: RepairStep }
-  | { ok: false; error: string; repaired?: RepairStep };
+  | { ok: true; params: unknown; repaired?: ArgumentRepair }
+  | { ok: false; error: string; repaired?: ArgumentRepair };
 
 /** Longest expected-parameters schema shown in an error, characters. */
 const MAX_SCHEMA_IN_ERROR = 4000;
@@ -50,12 +64,27 @@ export function validateToolArguments(tool: AnyWorkerAgentTool, rawArguments: st
   if (tool.strict && value !== null && typeof value === 'object') {
     value = stripOptionalNulls(value, compileTool(tool).inputSchema);
   }
-  const result = tool.schema.safeParse(value);
-  if (result.success) return { ok: true, params: result.data, repaired: parsed.repaired };
-  const lines = result.error.issues.map((issue: { path: PropertyKey[]; message: string }) => `- ${formatPath(issue.path)}: ${issue.message}`);
+  let result = tool.schema.safeParse(value);
+  let repaired: ArgumentRepair | undefined = parsed.repaired;
+  if (!result.success) {
+    const coerced = coerceScalars(tool.schema, value);
+    if (coerced.coerced.length > 0) {
+      const again = tool.schema.safeParse(coerced.value);
+      value = coerced.value;
+      result = again;
+      repaired = parsed.repaired ? `${parsed.repaired}+${COERCED_SCALARS}` : COERCED_SCALARS;
+    }
+  }
+  const unknown = tool.allowUnknownKeys ? [] : unknownKeys(tool.schema, value);
+  const unknownLines = unknown.map((path) => `- ${formatPath(path)}: unknown key (the schema has no such parameter here)`);
+  const hint = unknown.length > 0
+    ? '\nSend only the parameters the schema names; when the schema is a union (anyOf/oneOf), every key must belong to the one variant you mean.'
+    : '';
+  if (result.success && unknown.length === 0) return { ok: true, params: result.data, ...(repaired ? { repaired } : {}) };
+  const issueLines = result.success ? [] : result.error.issues.map((issue: { path: PropertyKey[]; message: string }) => `- ${formatPath(issue.path)}: ${issue.message}`);
   return {
     ok: false,
-    repaired: parsed.repaired,
-    error: `Error: invalid arguments for tool ${tool.name}:\n${lines.join('\n')}\nExpected parameters: ${expectedParameters(tool)}`,
+    ...(repaired ? { repaired } : {}),
+    error: `Error: invalid arguments for tool ${tool.name}:\n${[...unknownLines, ...issueLines].join('\n')}${hint}\nExpected parameters: ${expectedParameters(tool)}`,
   };
 }
