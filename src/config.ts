@@ -55,6 +55,8 @@ const EnvSchema = z.object({
   TOOL_TIMEOUT_MS: int(120_000, 100, 3_600_000),
   PARALLEL_TOOL_LIMIT: int(4, 1, 64),
   MAX_TOOL_CALLS_PER_RESPONSE: int(64, 1, 10_000),
+  /** Characters of output one tool call gives the model at most (every tool; see README). */
+  TOOL_OUTPUT_MAX_CHARS: int(50_000, 1_000, 10_000_000),
   TOOL_SEARCH_MODE: z.enum(['client', 'hosted']).default('client'),
   CONVERSATION_MODE: z.enum(['stateless', 'previous_response_id']).default('stateless'),
   // --- computer family ---

@@ -14,6 +14,7 @@ import { coerceScalars, unknownKeys } from './argument-shape.js';
 import { parseArguments, type RepairStep } from './repair.js';
 import { stripOptionalNulls } from './strict-schema.js';
 import type { AnyWorkerAgentTool } from './tool.js';
+import { keepHead } from './text-cut.js';
 
 /** Repair step name of a string→number/integer/boolean coercion. */
 export const COERCED_SCALARS = 'coerced_scalars';
@@ -38,7 +39,7 @@ function expectedParameters(tool: AnyWorkerAgentTool): string {
   } catch {
     text = '(schema unavailable)';
   }
-  return text.length > MAX_SCHEMA_IN_ERROR ? `${text.slice(0, MAX_SCHEMA_IN_ERROR)}…` : text;
+  return text.length > MAX_SCHEMA_IN_ERROR ? `${keepHead(text, MAX_SCHEMA_IN_ERROR)}…` : text;
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

@@ -32,6 +32,7 @@ import type { TurnEvent } from './events.js';
 import { failedLabel, genericStartedLabel, notRunLabel, type NotRunReason } from './call-labels.js';
 import type { AgentToolResult, AnyWorkerAgentTool, FailedActivity, ToolContent } from './tool.js';
 import { toolIdentity } from './tool-identity.js';
+import { keepHead } from './text-cut.js';
 
 /** A function call as completed by the model (`response.output_item.done`). */
 export interface FunctionCallRequest {
@@ -73,9 +74,14 @@ export interface DispatchOptions<TTurn = unknown> {
   refuseAllWith?: string;
   /** Calls executed per round (one model response) [64]; later calls get an `Error:` output. */
   maxCallsPerResponse?: number;
+  /** Output budget per call, characters [{@link DEFAULT_TOOL_OUTPUT_MAX_CHARS}]; see ToolExecuteContext.outputMaxChars. */
+  outputMaxChars?: number;
   /** When set, only tools with these identities (`name` / `namespace.name`) may run. */
   onlyTools?: readonly string[];
 }
+
+/** Default for {@link DispatchOptions.outputMaxChars} (TOOL_OUTPUT_MAX_CHARS). */
+export const DEFAULT_TOOL_OUTPUT_MAX_CHARS = 50_000;
 
 /** Default for {@link DispatchOptions.maxCallsPerResponse}. */
 export const DEFAULT_MAX_CALLS_PER_RESPONSE = 64;
@@ -115,6 +121,31 @@ function errorOutcome(callId: string, text: string, state: CallState): CallOutco
 }
 
 class TimeoutError extends Error {}
+
+/**
+ * The content with its text parts cut to `maxChars` in total (grapheme-safe, see text-cut.ts) and
+ * a marker saying so; unchanged when it fits. Tools fit their output themselves with a better
+ * hint — this is the backstop that makes the budget hold for every tool.
+ */
+export function fitOutput(content: ToolContent[], maxChars: number): ToolContent[] {
+  const total = content.reduce((n, c) => n + (c.type === 'text' ? c.text.length : 0), 0);
+  if (total <= maxChars) return content;
+  const marker = `\n[output cut at ${maxChars} of ${total} characters (TOOL_OUTPUT_MAX_CHARS); ask for less, e.g. a narrower range or a filter]`;
+  let left = Math.max(0, maxChars - marker.length);
+  const out: ToolContent[] = [];
+  for (const c of content) {
+    if (c.type !== 'text') out.push(c);
+    else if (left > 0) {
+      const kept = keepHead(c.text, left);
+      left -= kept.length;
+      out.push({ type: 'text', text: kept });
+    }
+  }
+  const lastText = out.map((c) => c.type).lastIndexOf('text');
+  if (lastText >= 0) out[lastText] = { type: 'text', text: (out[lastText] as { text: string }).text + marker };
+  else out.push({ type: 'text', text: marker.trimStart() });
+  return out;
+}
 
 /** The output for call number `position` (1-based) of `total` when over the per-response limit. */
 export function overLimitMessage(position: number, total: number, limit: number): string {
@@ -244,6 +275,7 @@ async function executeCall<TTurn>(
   const onTurnAbort = () => controller.abort(opts.signal.reason);
   opts.signal.addEventListener('abort', onTurnAbort, { once: true });
   const timeoutMs = tool.timeoutMs ?? opts.defaultTimeoutMs ?? 120_000;
+  const outputMaxChars = opts.outputMaxChars ?? DEFAULT_TOOL_OUTPUT_MAX_CHARS;
   let timer: NodeJS.Timeout | undefined;
   let result: AgentToolResult | undefined;
   let failure: string | undefined;
@@ -260,7 +292,7 @@ async function executeCall<TTurn>(
       void opts.emit({ type: 'tool.progress', call_id: call.callId, message: String(p?.message ?? ''), ...(p?.data ? { data: p.data } : {}) });
     };
     result = await Promise.race([
-      Promise.resolve().then(() => tool.execute(params, { callId: call.callId, signal: controller.signal, turn: opts.turnContext, emit: emitProgress })),
+      Promise.resolve().then(() => tool.execute(params, { callId: call.callId, signal: controller.signal, turn: opts.turnContext, emit: emitProgress, outputMaxChars })),
       aborted,
     ]);
     if (!result || !Array.isArray(result.content)) throw new Error('tool returned no content');
@@ -295,7 +327,7 @@ async function executeCall<TTurn>(
   for (const event of res.presentation ?? []) {
     await opts.emit({ type: 'presentation', call_id: call.callId, event });
   }
-  const { text, item } = outputFromContent(call.callId, res.content);
+  const { text, item } = outputFromContent(call.callId, fitOutput(res.content, outputMaxChars));
   const completedLabel = safeLabel(() => tool.describeCompletedActivity?.(params, res), label) ?? label;
   await opts.emit({
     type: 'tool.completed',

@@ -265,6 +265,7 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       parallelLimit: o.parallelLimit,
       defaultTimeoutMs: o.toolTimeoutMs,
       maxCallsPerResponse: o.maxToolCallsPerResponse,
+      outputMaxChars: o.toolOutputMaxChars,
       ...(onlyTools ? { onlyTools } : {}),
       breaker,
       ...(toolsDisabled ? { refuseAllWith: 'Error: no more tool calls are allowed in this turn; answer with your final answer.' } : {}),

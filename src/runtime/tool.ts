@@ -84,6 +84,12 @@ export interface ToolExecuteContext<TTurn = unknown> {
   turn: TTurn;
   /** Report progress; never throws. */
   emit: (progress: ToolProgress) => void;
+  /**
+   * The output budget of this call in characters (TOOL_OUTPUT_MAX_CHARS, default 50 000). A tool
+   * fits its text output in it and says how to get the rest (an offset, a saved file); output
+   * still longer is cut by the dispatcher with a generic marker.
+   */
+  outputMaxChars: number;
 }
 
 /** How a call ended without a result (for {@link WorkerToolSpec.describeFailedActivity}). */

@@ -27,6 +27,11 @@ export interface RuntimeOptions {
    * `Error:` function_call_output asking the model to split the work.
    */
   maxToolCallsPerResponse?: number;
+  /**
+   * Output budget of one tool call, characters [50000] (TOOL_OUTPUT_MAX_CHARS): given to each tool
+   * as `ctx.outputMaxChars`; a longer text output is cut by the dispatcher with a marker.
+   */
+  toolOutputMaxChars?: number;
 }
 
 /**

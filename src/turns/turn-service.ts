@@ -345,6 +345,7 @@ export class DefaultTurnService implements TurnService {
         options: {
           parallelLimit: config.PARALLEL_TOOL_LIMIT,
           maxToolCallsPerResponse: config.MAX_TOOL_CALLS_PER_RESPONSE,
+          toolOutputMaxChars: config.TOOL_OUTPUT_MAX_CHARS,
           toolTimeoutMs: config.TOOL_TIMEOUT_MS,
           toolSearchMode: config.TOOL_SEARCH_MODE,
         },

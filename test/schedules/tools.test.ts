@@ -27,7 +27,7 @@ async function call(ctx: TurnContext, tools: AnyWorkerAgentTool[], name: string,
   const tool = byName(tools, name);
   const params = tool.schema.parse(args);
   const label = tool.describeActivity(params);
-  const result = await tool.execute(params, { callId: 'call_1', signal: ctx.signal, turn: ctx, emit: () => {} });
+  const result = await tool.execute(params, { callId: 'call_1', signal: ctx.signal, turn: ctx, emit: () => {}, outputMaxChars: 50_000 });
   const completed = tool.describeCompletedActivity?.(params, result) ?? label;
   const text = result.content.map((c: { type: string; text?: string }) => c.text ?? '').join('\n');
   return { label, completed, result, text };

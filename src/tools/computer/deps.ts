@@ -4,6 +4,7 @@
 import type { Config } from '../../config.js';
 import type { SandboxMode } from './sandbox/run-command.js';
 import type { SkillCommandSetup } from '../../skills/command-setup.js';
+import { keepHead } from '../../runtime/text-cut.js';
 
 export interface ComputerToolDeps {
   /** Absolute path of the agent home (created on first use by `resolveInHome`). */
@@ -22,7 +23,7 @@ export interface ComputerToolDeps {
 export function labelText(s: string, max = 60): string {
   const first = s.trim().split('\n')[0] ?? '';
   const more = first.length > max || s.trim().includes('\n');
-  return more ? `${first.slice(0, max).trimEnd()}…` : first;
+  return more ? `${keepHead(first, max).trimEnd()}…` : first;
 }
 
 /** How a path the model gave is shown in a label: as given, `.`/empty → the home. */

@@ -8,6 +8,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { StringDecoder } from 'node:string_decoder';
+import { keepHead } from '../../runtime/text-cut.js';
 
 /** One line of the window. */
 export interface WindowLine {
@@ -80,7 +81,7 @@ export async function readLineWindow(handle: FileHandle, o: LineWindowOptions): 
       text = text.slice(1);
       chars--;
     }
-    lines.push(atLeast ? { n: lineNo, text: text.slice(0, o.maxLineChars), chars, atLeast } : { n: lineNo, text: text.slice(0, o.maxLineChars), chars });
+    lines.push(atLeast ? { n: lineNo, text: keepHead(text, o.maxLineChars), chars, atLeast } : { n: lineNo, text: keepHead(text, o.maxLineChars), chars });
     decoder = null;
     text = '';
     chars = 0;

@@ -6,12 +6,13 @@
  */
 import type { Schedule, ScheduleWhen } from '../../schedules/types.js';
 import { count } from '../count.js';
+import { clip } from '../../runtime/text-cut.js';
 
 const SIX_DAYS_MS = 6 * 86_400_000;
 
 /** `“name”` with typographic quotes (names are trimmed to 60 characters). */
 export function quoted(name: string): string {
-  return `“${name.length > 60 ? `${name.slice(0, 59)}…` : name}”`;
+  return `“${clip(name, 60)}”`;
 }
 
 const OFFSET = /(Z|[+-]\d{2}:\d{2})$/i;

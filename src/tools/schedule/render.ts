@@ -3,6 +3,7 @@
  */
 import type { Schedule, ScheduleRun } from '../../schedules/types.js';
 import { formatNextRun, quoted, zoneOf } from './labels.js';
+import { keepHead } from '../../runtime/text-cut.js';
 
 const MAX_INPUT_CHARS = 400;
 
@@ -15,7 +16,7 @@ export function whenText(s: Pick<Schedule, 'when'>): string {
 
 function inputText(s: Schedule): string {
   const text = typeof s.input === 'string' ? s.input : s.input.map((m) => `${m.role}: ${m.content}`).join('\n');
-  return text.length > MAX_INPUT_CHARS ? `${text.slice(0, MAX_INPUT_CHARS)}… (${text.length} characters)` : text;
+  return text.length > MAX_INPUT_CHARS ? `${keepHead(text, MAX_INPUT_CHARS)}… (${text.length} characters)` : text;
 }
 
 /** One line: `- <id> “name” — active, cron "0 9 * * *" in Europe/Berlin, next run Mon 09:00`. */
@@ -34,7 +35,7 @@ export function scheduleText(s: Schedule, now: number): string {
     `last run: ${s.last_run_at ?? 'never'} (${s.run_count} run${s.run_count === 1 ? '' : 's'} so far)`,
     `tools: ${s.tools.length ? s.tools.join(', ') : '(none)'}`,
     `input: ${inputText(s)}`,
-    ...(s.instructions ? [`instructions: ${s.instructions.length > MAX_INPUT_CHARS ? `${s.instructions.slice(0, MAX_INPUT_CHARS)}…` : s.instructions}`] : []),
+    ...(s.instructions ? [`instructions: ${s.instructions.length > MAX_INPUT_CHARS ? `${keepHead(s.instructions, MAX_INPUT_CHARS)}…` : s.instructions}`] : []),
   ].join('\n');
 }
 

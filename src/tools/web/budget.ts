@@ -1,13 +1,19 @@
 /**
- * web_fetch's output budget: {@link FETCH_CHAR_BUDGET} characters per call, shared by its URLs.
+ * web_fetch's output budget: {@link FETCH_BUDGET_SHARE} of the call's output budget (40 000 of the
+ * default 50 000 characters), shared by its URLs.
  * Short pages leave their unused share to longer ones ({@link allocateBudget}); a page over its share
  * keeps its head and tail around a marker ({@link clipHeadTail}) that says where the full text was
  * saved and which `read_file` offset (1-based line, as the computer family's read_file takes)
  * continues after the head.
  */
+import { boundaryAtOrAfter, boundaryAtOrBefore } from '../../runtime/text-cut.js';
 
-/** Characters of page content one web_fetch call returns in total. */
-export const FETCH_CHAR_BUDGET = 40_000;
+/**
+ * Share of the call's output budget (TOOL_OUTPUT_MAX_CHARS) that page content gets, the rest is
+ * for the per-page header lines and markers: 40 000 of the default 50 000 characters.
+ */
+export const FETCH_BUDGET_SHARE = 0.8;
+
 
 /**
  * Split `total` characters among pages of the given lengths (water-filling: a page never gets more
@@ -65,6 +71,8 @@ export function clipHeadTail(text: string, limit: number, marker: (omitted: Omit
   let tailStart = text.length - (room - headEnd);
   const nl2 = text.indexOf('\n', tailStart);
   if (nl2 !== -1 && nl2 - tailStart < (text.length - tailStart) * 0.2) tailStart = nl2 + 1;
+  headEnd = boundaryAtOrBefore(text, headEnd);
+  tailStart = boundaryAtOrAfter(text, tailStart);
   if (tailStart < headEnd) tailStart = headEnd;
   const omitted: OmittedPart = { omittedChars: tailStart - headEnd, fromLine: lineNumberAt(text, headEnd) };
   return { text: text.slice(0, headEnd).replace(/\n$/, '') + marker(omitted) + text.slice(tailStart), omitted };

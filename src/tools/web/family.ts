@@ -19,6 +19,7 @@ import { createSearchProvider } from './search-providers.js';
 import type { HostResolver } from './target-guard.js';
 import { createWebFetchTool } from './web-fetch.js';
 import { createWebSearchTool } from './web-search.js';
+import { FETCH_BUDGET_SHARE } from './budget.js';
 
 /** Test seams for {@link createWebFamily}. */
 export interface WebFamilyDeps {
@@ -43,6 +44,7 @@ export function createWebFamily(deps: WebFamilyDeps = {}): FamilyCreator {
           saveHome: ctx.kind !== 'workflow_task' && ctx.families.includes('computer') ? ctx.agentHome : undefined,
           resolver: deps.resolver,
           cache: new FetchCache(),
+          charBudget: Math.floor(c.TOOL_OUTPUT_MAX_CHARS * FETCH_BUDGET_SHARE),
         }),
       ];
       const provider = createSearchProvider({

@@ -14,6 +14,7 @@
  */
 import { request } from 'undici';
 import type { Config } from '../../config.js';
+import { keepHead } from '../../runtime/text-cut.js';
 
 export type SearchProviderName = NonNullable<Config['WEB_SEARCH_PROVIDER']>;
 
@@ -107,7 +108,7 @@ export function createSearchProvider(settings: SearchSettings): SearchProvider |
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode > 299) {
       const hint = res.statusCode === 401 || res.statusCode === 403 ? ' (check WEB_SEARCH_API_KEY)' : res.statusCode === 429 ? ' (rate limit or quota exceeded)' : '';
-      const excerpt = text.replace(/\s+/g, ' ').trim().slice(0, 200);
+      const excerpt = keepHead(text.replace(/\s+/g, ' ').trim(), 200);
       throw new SearchProviderError(redact(`${name} search failed: HTTP ${res.statusCode}${hint}${excerpt ? ` — ${excerpt}` : ''}`));
     }
     try {

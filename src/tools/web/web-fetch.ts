@@ -12,11 +12,12 @@ import { resolveInHome } from '../computer/home.js';
 import { writeFileInHome } from '../computer/home-fs.js';
 import { withHomeLock } from '../computer/home-lock.js';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../runtime/tool.js';
-import { allocateBudget, clipHeadTail, FETCH_CHAR_BUDGET, type OmittedPart } from './budget.js';
+import { allocateBudget, clipHeadTail, FETCH_BUDGET_SHARE, type OmittedPart } from './budget.js';
 import { extractContent } from './extract.js';
 import { FetchCache, type FetchedPage } from './fetch-cache.js';
 import { guardedFetch, parseHttpUrl } from './guarded-fetch.js';
 import { systemResolver, type HostResolver } from './target-guard.js';
+import { keepHead } from '../../runtime/text-cut.js';
 
 /** Folder (relative to the agent home) where full texts of clipped pages are saved. */
 export const SAVED_PAGES_DIR = 'web_fetch';
@@ -38,7 +39,7 @@ export interface WebFetchOptions {
   resolver?: HostResolver;
   /** The per-turn repeat cache; default: a fresh one. */
   cache?: FetchCache;
-  /** Characters per call shared by the URLs; default {@link FETCH_CHAR_BUDGET}. */
+  /** Characters per call shared by the URLs; default {@link FETCH_BUDGET_SHARE} of the call's output budget. */
   charBudget?: number;
   /** Extra trusted CA certificates (PEM) for HTTPS (tests); default: Node's bundled roots. */
   ca?: string | string[];
@@ -79,7 +80,7 @@ function hostOf(raw: string): string {
   try {
     return new URL(raw).hostname.replace(/^\[|\]$/g, '');
   } catch {
-    return raw.length > 40 ? `${raw.slice(0, 40)}…` : raw;
+    return raw.length > 40 ? `${keepHead(raw, 40)}…` : raw;
   }
 }
 
@@ -144,7 +145,6 @@ function markerFor(savedPath: string | undefined): (o: OmittedPart) => string {
 export function createWebFetchTool(options: WebFetchOptions) {
   const resolver = options.resolver ?? systemResolver;
   const cache = options.cache ?? new FetchCache();
-  const budget = options.charBudget ?? FETCH_CHAR_BUDGET;
 
   async function fetchOne(url: string, signal: AbortSignal): Promise<Outcome> {
     const key = cacheKey(url);
@@ -175,7 +175,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
     name: 'web_fetch',
     description:
       'Fetch 1-5 web pages (http/https) and return their readable text: HTML as Markdown, plain text and JSON as is. ' +
-      `Output is limited to ${budget.toLocaleString('en-US')} characters per call shared by the URLs; longer pages keep their start and end` +
+      `Output is limited to ${options.charBudget ? `${options.charBudget.toLocaleString('en-US')} characters` : 'a fixed number of characters'} per call shared by the URLs; longer pages keep their start and end` +
       (options.saveHome ? ' and their full text is saved in your home, readable with read_file at the offset given.' : '.') +
       ' Private and local network addresses are refused.',
     schema,
@@ -207,6 +207,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
         throw new Error(errors.map((e) => `${e.url}: ${e.error}`).join('\n'));
       }
       const pages = outcomes.filter((o): o is Extract<Outcome, { ok: true }> => o.ok);
+      const budget = options.charBudget ?? Math.floor(ctx.outputMaxChars * FETCH_BUDGET_SHARE);
       const allowances = allocateBudget(pages.map((o) => o.page.text.length), budget);
       const details: WebFetchDetails = { pages: [], errors };
       const sections: string[] = [];

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../runtime/tool.js';
 import type { SearchHit, SearchProvider, SearchProviderName } from './search-providers.js';
 import { count } from '../count.js';
+import { keepHead } from '../../runtime/text-cut.js';
 
 export interface WebSearchDetails {
   provider: SearchProviderName;
@@ -22,7 +23,7 @@ const schema = z.object({
 
 function quoted(query: string): string {
   const q = query.replace(/\s+/g, ' ').trim();
-  return `“${q.length > 60 ? `${q.slice(0, 60)}…` : q}”`;
+  return `“${q.length > 60 ? `${keepHead(q, 60)}…` : q}”`;
 }
 
 /** Render hits as the model reads them: "1. Title\n   URL\n   snippet". */

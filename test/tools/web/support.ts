@@ -66,7 +66,7 @@ export async function runTool(tool: AnyWorkerAgentTool, args: unknown, signal = 
   const progress: ToolProgress[] = [];
   const label = tool.describeActivity(params);
   try {
-    const result = await tool.execute(params, { callId: 'call_test', signal, turn: undefined, emit: (p: ToolProgress) => progress.push(p) });
+    const result = await tool.execute(params, { callId: 'call_test', signal, turn: undefined, emit: (p: ToolProgress) => progress.push(p), outputMaxChars: 50_000 });
     const output = result.content.filter((c: { type: string }) => c.type === 'text').map((c: { text: string }) => c.text).join('\n');
     return { output, result, progress, label, completedLabel: tool.describeCompletedActivity?.(params, result) };
   } catch (err) {

@@ -16,6 +16,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { stripVTControlCharacters } from 'node:util';
 import { resolveInHome, type ResolvedPath } from '../home.js';
 import { openInHome } from '../home-fs.js';
+import { boundaryAtOrBefore, keepTail } from '../../../runtime/text-cut.js';
 
 /**
  * Copy the private file `from` to a new file at `target` in the home, race-safely (home-fs.ts:
@@ -121,13 +122,14 @@ export class OutputCapture {
       this.capped = true;
       this.openLog();
       this.toLog(this.head);
-      this.tail = this.head.slice(this.headChars);
-      this.head = this.head.slice(0, this.headChars);
+      const cut = boundaryAtOrBefore(this.head, this.headChars);
+      this.tail = this.head.slice(cut);
+      this.head = this.head.slice(0, cut);
     } else {
       this.toLog(text);
       this.tail += text;
     }
-    if (this.tail.length > 2 * this.tailChars) this.tail = this.tail.slice(-this.tailChars);
+    if (this.tail.length > 2 * this.tailChars) this.tail = keepTail(this.tail, this.tailChars);
   }
 
   private openLog(): void {
@@ -166,7 +168,7 @@ export class OutputCapture {
     if (!this.capped) {
       return { text: this.head, totalChars: this.total, omittedChars: 0, logTruncated: false };
     }
-    const tail = this.tail.slice(-this.tailChars);
+    const tail = keepTail(this.tail, this.tailChars);
     const omitted = this.total - this.head.length - tail.length;
     let logPath: string | undefined;
     let logNote: string;

@@ -17,6 +17,7 @@ import { applyHunks } from '../patch/apply-hunks.js';
 import { parsePatch } from '../patch/parse-patch.js';
 import { decodeText, looksBinary, writeTextFile } from '../text-file.js';
 import { unifiedDiff } from './unified-diff.js';
+import { keepHead } from '../../../runtime/text-cut.js';
 
 const schema = z.object({
   patch: z.string().min(1).describe('The whole patch, from "*** Begin Patch" to "*** End Patch"'),
@@ -184,7 +185,7 @@ export function applyPatchTool(deps: ComputerToolDeps) {
         }
         let text = `Success. Updated the following files:\n${summary.join('\n')}`;
         if (diffs.length) text += `\n\n${diffs.join('\n')}`;
-        if (text.length > MAX_OUTPUT_CHARS) text = `${text.slice(0, MAX_OUTPUT_CHARS)}\n[output clipped]`;
+        if (text.length > MAX_OUTPUT_CHARS) text = `${keepHead(text, MAX_OUTPUT_CHARS)}\n[output clipped]`;
         return textResult(text, details);
       }),
   });

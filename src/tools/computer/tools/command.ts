@@ -30,6 +30,9 @@ async function redactFileInHome(home: string, relative: string, secrets: Secrets
   if (clean !== text) await writeFile(file.real, clean);
 }
 
+/** Characters of the call's output budget kept for the status lines and the omission marker. */
+const COMMAND_OUTPUT_RESERVE = 1_000;
+
 /** Default command timeout, seconds. */
 export const DEFAULT_COMMAND_TIMEOUT_S = 180;
 /** SIGTERM → SIGKILL grace, ms. */
@@ -110,6 +113,9 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
             signal: ctx.signal,
             sandbox,
             limits: { ...DEFAULT_LIMITS, maxDataBytes: deps.config.COMPUTER_MEMORY_LIMIT_MB * 1024 * 1024 },
+            // Head + tail of the output within the call's budget, leaving room for the status
+            // lines and the omission marker (which names the saved full log).
+            capture: { maxChars: Math.max(500, ctx.outputMaxChars - COMMAND_OUTPUT_RESERVE) },
             logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
             onOutput: (text) => live.write(text),
           });

@@ -22,6 +22,7 @@
  * Stars, `?` and braces are counted textually (also inside braces and brackets, and when escaped),
  * which errs on the side of refusing.
  */
+import { keepHead } from '../../../runtime/text-cut.js';
 
 export const GLOB_LIMITS = {
   maxLength: 256,
@@ -39,7 +40,7 @@ export const GLOB_LIMITS = {
  */
 export function assertSafeGlob(pattern: string): void {
   const refuse = (why: string) => {
-    throw new Error(`glob pattern ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern)} refused: ${why}. Use a simpler pattern (e.g. "**/*.ts", "src/*.{js,ts}", "*test*") and filter the results, or use grep.`);
+    throw new Error(`glob pattern ${JSON.stringify(pattern.length > 80 ? `${keepHead(pattern, 80)}…` : pattern)} refused: ${why}. Use a simpler pattern (e.g. "**/*.ts", "src/*.{js,ts}", "*test*") and filter the results, or use grep.`);
   };
   if (pattern.length > GLOB_LIMITS.maxLength) refuse(`it has ${pattern.length} characters; at most ${GLOB_LIMITS.maxLength} are allowed`);
   if (/[*+?@!]\(/.test(pattern)) refuse('extglobs such as *(…), +(…), ?(…), @(…) and !(…) are not supported; use {a,b} alternatives or several calls');

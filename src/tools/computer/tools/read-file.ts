@@ -1,7 +1,8 @@
 /**
  * `read_file` {path, offset?, limit?}: numbered lines of a text file in the agent home.
  * Lines are 1-based; at most `limit` (default 500, max 2000) from `offset` (default 1); lines
- * longer than 2000 characters are clipped; a footer gives the range, the total and the offset to
+ * longer than 2000 characters are clipped; lines stop early when the next would pass the call's
+ * output budget (TOOL_OUTPUT_MAX_CHARS); a footer gives the range, the total and the offset to
  * continue with. A binary file is refused; a missing file is a normal "not found" result.
  * The file is read in bounded chunks (read-lines.ts), so any size and any line length is safe; a
  * FIFO, socket or device is refused (home-fs.ts).
@@ -15,8 +16,11 @@ import { resolveInHome } from '../home.js';
 import { openInHome } from '../home-fs.js';
 import { readLineWindow } from '../read-lines.js';
 import { looksBinary } from '../text-file.js';
+import { keepHead } from '../../../runtime/text-cut.js';
 
 export const MAX_LINE_CHARS = 2000;
+/** Characters of the output budget kept for the footer line. */
+const FOOTER_RESERVE = 200;
 
 const schema = z.object({
   path: z.string().min(1).describe('File path, relative to the agent home (or ~/…)'),
@@ -61,7 +65,8 @@ export function readFileTool(deps: ComputerToolDeps) {
         const limit = p.limit ?? 500;
         let window;
         try {
-          const head = Buffer.alloc(Math.min(opened.size, 8192));
+          // 3 bytes past the 8 KiB sniffed, so a multi-byte character cut at 8 KiB is not taken for binary.
+          const head = Buffer.alloc(Math.min(opened.size, 8192 + 3));
           await handle.read(head, 0, head.length, 0);
           if (looksBinary(head)) {
             throw new Error(`${p.path} is a binary file (${opened.size} bytes); read_file shows text only — inspect it with a command such as \`file\` or \`xxd | head\``);
@@ -71,12 +76,24 @@ export function readFileTool(deps: ComputerToolDeps) {
           await handle.close();
         }
         const total = window.total;
-        const shown = window.lines.map((l) => {
+        // Lines are shown while they fit in the call's output budget (the footer then gives the
+        // offset to continue with); a first line alone over the budget is clipped to fit.
+        const room = ctx.outputMaxChars - FOOTER_RESERVE;
+        const shown: string[] = [];
+        let used = 0;
+        for (const l of window.lines) {
           const line = l.atLeast
           ? `${l.text}… [line clipped: more than ${l.chars} characters]`
           : l.chars > MAX_LINE_CHARS ? `${l.text}… [line clipped: ${l.chars} characters]` : l.text;
-          return `${String(l.n).padStart(6)}\t${line}`;
-        });
+          let numbered = `${String(l.n).padStart(6)}\t${line}`;
+          if (used + numbered.length + 1 > room) {
+            if (shown.length > 0) break;
+            numbered = `${keepHead(numbered, Math.max(0, room - 60))}… [line clipped to the output budget: ${l.chars} characters]`;
+          }
+          shown.push(numbered);
+          used += numbered.length + 1;
+        }
+        const budgetNote = shown.length < window.lines.length ? `; output budget of ${ctx.outputMaxChars} characters reached` : '';
         if (total === 0) return textResult(`${target.relative} is empty (0 lines)`, { path: target.relative, found: true, totalLines: 0 });
         if (offset > total && !window.complete) throw new Error(`offset ${offset} is beyond the first 1 GiB of ${p.path} (${total} lines there), which is as far as read_file reads; use a command such as tail or sed`);
         if (offset > total) throw new Error(`offset ${offset} is past the end of ${p.path} (${total} lines)`);
@@ -84,7 +101,7 @@ export function readFileTool(deps: ComputerToolDeps) {
         const footer = !window.complete
           ? `[lines ${offset}-${end} of at least ${total} (read_file stops counting after 1 GiB); continue with offset=${end + 1}]`
           : end < total
-          ? `[lines ${offset}-${end} of ${total}; continue with offset=${end + 1}]`
+          ? `[lines ${offset}-${end} of ${total}${budgetNote}; continue with offset=${end + 1}]`
           : `[lines ${offset}-${end} of ${total}; end of file]`;
         return textResult(`${shown.join('\n')}\n${footer}`, { path: target.relative, found: true, startLine: offset, endLine: end, totalLines: total });
       }),

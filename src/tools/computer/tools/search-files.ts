@@ -12,6 +12,7 @@ import path from 'node:path';
 import { RE2JS } from 're2js';
 import { looksBinary } from '../text-file.js';
 import { globInHome } from './home-glob.js';
+import { keepHead } from '../../../runtime/text-cut.js';
 
 export const GREP_LIMITS = {
   maxFiles: 20_000,
@@ -52,7 +53,7 @@ export function compilePattern(pattern: string, literal: boolean): RE2JS {
 }
 
 function clip(line: string): string {
-  return line.length > GREP_LIMITS.maxLineChars ? `${line.slice(0, GREP_LIMITS.maxLineChars)}…` : line;
+  return line.length > GREP_LIMITS.maxLineChars ? `${keepHead(line, GREP_LIMITS.maxLineChars)}…` : line;
 }
 
 /**

@@ -3,6 +3,7 @@
  * so a huge rewrite does not flood the model.
  */
 import { formatPatch, structuredPatch } from 'diff';
+import { keepHead } from '../../../runtime/text-cut.js';
 
 /** Longest diff text returned, characters. */
 export const MAX_DIFF_CHARS = 20_000;
@@ -27,6 +28,6 @@ export function unifiedDiff(file: string, before: string, after: string): FileDi
     }
   }
   let text = formatPatch(patch).replace(/^=+\n/m, '');
-  if (text.length > MAX_DIFF_CHARS) text = `${text.slice(0, MAX_DIFF_CHARS)}\n[diff clipped at ${MAX_DIFF_CHARS} characters]`;
+  if (text.length > MAX_DIFF_CHARS) text = `${keepHead(text, MAX_DIFF_CHARS)}\n[diff clipped at ${MAX_DIFF_CHARS} characters]`;
   return { text, added, removed };
 }
