@@ -50,6 +50,8 @@ async function streamTurn(services: Services, reply: FastifyReply, turnId: strin
     isTerminal: isTerminalEvent,
     maxBuffered: services.config.SSE_MAX_BUFFERED_EVENTS,
     writeTimeoutMs: services.config.SSE_WRITE_TIMEOUT_MS,
+    logger: reply.log,
+    logFields: { turn_id: turnId },
   });
 }
 

@@ -85,6 +85,8 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
       isTerminal: isWorkflowTerminalEvent,
       maxBuffered: services.config.SSE_MAX_BUFFERED_EVENTS,
       writeTimeoutMs: services.config.SSE_WRITE_TIMEOUT_MS,
+      logger: reply.log,
+      logFields: { workflow_id: id },
     });
   });
 };

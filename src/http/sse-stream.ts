@@ -10,17 +10,24 @@
  * - Stored events after the resume point are replayed, then live events follow, with no gap and
  *   no duplicate even when events are appended during the switch (see {@link streamEventLog}).
  * - The stream closes after the terminal event (or at once when the stream already ended).
- * - A slow subscriber buffers at most `maxBuffered` live events; past that its connection is
- *   dropped so memory stays bounded, and the client resumes with `Last-Event-ID`.
- * - A client that stops reading (a write still not drained after `writeTimeoutMs`, default 60 s)
- *   has its connection closed, so a stalled socket and its pending write cannot stay open forever;
- *   the client resumes with `Last-Event-ID`.
+ * - A slow subscriber holds at most `maxBuffered` live events in memory; past that it stops
+ *   queuing and catches up from the stored log (memory stays bounded, nothing is dropped).
+ * - A client that stops reading has its connection closed once a write has waited `writeTimeoutMs`
+ *   (default 60 s) with NO progress at all — nothing of the backlog consumed during the whole
+ *   period (see send-progress.ts for how progress is seen). A client that reads steadily but
+ *   slower than the turn writes is merely behind: it is never closed for that and gets every
+ *   event up to the terminal one. A stalled client resumes with `Last-Event-ID`.
+ * - A stream the service closes (`stalled`) is logged (warn) with the stream's log fields (e.g.
+ *   `turn_id`), the reason and the last seq delivered; one the client left before its terminal
+ *   event is logged the same way at info level (`disconnected`).
  * - Writes after the client went away are skipped; nothing throws out of here because of a
  *   closed socket. Heartbeat comments (`: heartbeat`) come from the plugin (SSE_HEARTBEAT_MS).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventLog, LoggedEvent } from '../store/event-log.js';
+import type { Socket } from 'node:net';
 import { badRequest } from './errors.js';
+import { progressed, sendBacklog } from './send-progress.js';
 
 const PAGE = 500;
 
@@ -55,26 +62,35 @@ export interface StreamEventLogOptions<E extends { type: string }> {
   toData: (logged: LoggedEvent<E>) => object;
   /** True for the event after which the stream ends. */
   isTerminal: (event: E) => boolean;
-  /** Max live events queued for this subscriber before its connection is dropped. */
+  /**
+   * Max live events held in memory for this subscriber; past that it stops queuing and catches up
+   * from the stored log (nothing is dropped, memory stays bounded).
+   */
   maxBuffered: number;
-  /** Ms a write may wait for the socket to drain before the connection is closed (default 60 000). */
+  /** Ms a write may wait WITHOUT any progress before the connection is closed (default 60 000). */
   writeTimeoutMs?: number;
+  /** Where a dropped stream is reported (a pino/Fastify logger); omitted: not logged. */
+  logger?: { warn: (obj: object, msg: string) => void; info: (obj: object, msg: string) => void };
+  /** Fields that identify the stream in that log line, e.g. `{ turn_id }`. */
+  logFields?: Record<string, unknown>;
 }
 
 /** Default of {@link StreamEventLogOptions.writeTimeoutMs}, ms. */
 export const SSE_WRITE_TIMEOUT_MS = 60_000;
 
-/** Why a stream ended. */
-export type StreamEnd = 'terminal' | 'disconnected' | 'overflow' | 'stalled';
+/** Why a stream ended: its terminal event was sent, the client went away, or it made no progress. */
+export type StreamEnd = 'terminal' | 'disconnected' | 'stalled';
 
 /**
  * Stream `streamId` to `reply` (a route declared with `sse`) until its terminal event, the client
- * disconnecting, or buffer overflow. Commits the 200 `text/event-stream` response at once.
+ * disconnecting, or the client making no progress for `writeTimeoutMs`. Commits the 200
+ * `text/event-stream` response at once.
  *
  * Gap-free switch from stored to live: the subscription is registered first but only queues
  * events once `live` is set; the stored log is then read again after that point, and queued
  * events with `seq <= lastSent` are skipped. Because {@link EventLog.append} notifies
- * synchronously after storing, every event is either in that second read or in the queue.
+ * synchronously after storing, every event is either in that second read or in the queue. A
+ * subscriber whose queue reaches `maxBuffered` goes back to reading the store the same way.
  */
 export async function streamEventLog<E extends { type: string }>(
   reply: FastifyReply,
@@ -86,9 +102,9 @@ export async function streamEventLog<E extends { type: string }>(
   const writeTimeoutMs = opts.writeTimeoutMs ?? SSE_WRITE_TIMEOUT_MS;
   let lastSent = opts.after;
   let live = false;
-  let overflow = false;
+  let behind = false;
   let stalled = false;
-  const lost = (): StreamEnd => (overflow ? 'overflow' : stalled ? 'stalled' : 'disconnected');
+  const lost = (): StreamEnd => (stalled ? 'stalled' : 'disconnected');
   let closed = false;
   const queue: LoggedEvent<E>[] = [];
   let wake: (() => void) | undefined;
@@ -105,32 +121,27 @@ export async function streamEventLog<E extends { type: string }>(
   if (!sse.isConnected) return 'disconnected';
 
   const unsubscribe = log.subscribe(streamId, (logged) => {
-    if (!live || logged.seq <= lastSent) return;
+    if (!live || behind || logged.seq <= lastSent) return;
     if (queue.length >= maxBuffered) {
-      overflow = true;
+      // Too far behind to keep live events in memory: drop the queue, catch up from the store.
+      behind = true;
       queue.length = 0;
-      reply.raw.destroy();
     } else {
       queue.push(logged);
     }
     signalWake();
   });
 
-  /** Write one event; false when the client is gone. */
+  /** Write one event; false when the client is gone (or made no progress, then closed). */
   const write = async (logged: LoggedEvent<E>): Promise<boolean> => {
     if (closed || !sse.isConnected) return false;
     try {
       const sent = sse.send({ id: String(logged.seq), event: logged.event.type, data: toData(logged) });
       sent.catch(() => {}); // a send still pending when the socket closes must not reject unhandled
-      // send() wrote synchronously; only a write the socket could not take needs the drain timer.
+      // send() wrote synchronously; only a write the socket could not take needs watching.
       if (reply.raw.writableNeedDrain) {
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<'timeout'>((resolve) => {
-          timer = setTimeout(() => resolve('timeout'), writeTimeoutMs);
-        });
-        const r = await Promise.race([sent, closedPromise, timeout]);
-        clearTimeout(timer);
-        if (r === 'timeout') {
+        const r = await waitForProgress(reply.raw.socket, Promise.race([sent, closedPromise]), writeTimeoutMs);
+        if (r === 'stalled') {
           stalled = true;
           reply.raw.destroy();
           return false;
@@ -157,26 +168,35 @@ export async function streamEventLog<E extends { type: string }>(
     return page.length === PAGE ? 'more' : 'caught_up';
   };
 
-  try {
-    sse.sendHeaders();
-    const last = await log.last(streamId);
-    if (last && isTerminal(last.event) && last.seq <= lastSent) return 'terminal';
-
+  /** Replay from the store until caught up, then switch to live (see the function doc). */
+  const catchUp = async (): Promise<StreamEnd | 'live'> => {
     for (;;) {
+      live = false;
+      behind = false;
+      queue.length = 0;
       const r = await sendStored();
       if (r === 'more') continue;
       if (r !== 'caught_up') return r;
       live = true;
       const again = await sendStored();
-      if (again === 'caught_up') break;
+      if (again === 'caught_up') return 'live';
       if (again !== 'more') return again;
-      live = false;
-      queue.length = 0;
     }
+  };
 
+  const run = async (): Promise<StreamEnd> => {
+    sse.sendHeaders();
+    const last = await log.last(streamId);
+    if (last && isTerminal(last.event) && last.seq <= lastSent) return 'terminal';
+    const first = await catchUp();
+    if (first !== 'live') return first;
     for (;;) {
-      if (overflow) return 'overflow';
       if (closed || !sse.isConnected) return lost();
+      if (behind) {
+        const r = await catchUp();
+        if (r !== 'live') return r;
+        continue;
+      }
       const next = queue.shift();
       if (!next) {
         await new Promise<void>((resolve) => {
@@ -187,15 +207,54 @@ export async function streamEventLog<E extends { type: string }>(
       if (next.seq <= lastSent) continue;
       if (next.seq !== lastSent + 1) {
         // Should not happen (append notifies in order); fill from the store rather than skip.
-        queue.unshift(next);
-        const r = await sendStored();
-        if (r !== 'caught_up' && r !== 'more') return r;
+        behind = true;
         continue;
       }
       if (!(await write(next))) return lost();
       if (isTerminal(next.event)) return 'terminal';
     }
+  };
+
+  try {
+    const end = await run();
+    if (end === 'stalled') {
+      opts.logger?.warn({ ...opts.logFields, stream_id: streamId, reason: 'stalled', write_timeout_ms: writeTimeoutMs, last_sent_seq: lastSent }, 'SSE stream dropped: the client read nothing for the whole write timeout');
+    } else if (end === 'disconnected') {
+      opts.logger?.info({ ...opts.logFields, stream_id: streamId, reason: 'disconnected', last_sent_seq: lastSent }, 'SSE stream ended before its terminal event: the client went away');
+    }
+    return end;
   } finally {
     unsubscribe();
   }
+}
+
+/**
+ * Wait for `done` while watching the socket's backlog: 'done' when it settles, 'stalled' when
+ * `timeoutMs` pass without the backlog shrinking once (send-progress.ts). Samples every quarter
+ * of the timeout (25 ms … 1 s).
+ */
+async function waitForProgress(socket: Socket | null, done: Promise<unknown>, timeoutMs: number): Promise<'done' | 'stalled'> {
+  let settled = false;
+  const finished = done.then(() => 'done' as const, () => 'done' as const);
+  void finished.then(() => (settled = true));
+  if (!socket) {
+    let timer: NodeJS.Timeout | undefined;
+    const r = await Promise.race([finished, new Promise<'stalled'>((res) => (timer = setTimeout(() => res('stalled'), timeoutMs)))]);
+    clearTimeout(timer);
+    return r;
+  }
+  const tick = Math.min(1000, Math.max(25, Math.floor(timeoutMs / 4)));
+  let before = await sendBacklog(socket);
+  let lastProgress = Date.now();
+  while (!settled) {
+    let timer: NodeJS.Timeout | undefined;
+    const r = await Promise.race([finished, new Promise<'tick'>((res) => (timer = setTimeout(() => res('tick'), tick)))]);
+    clearTimeout(timer);
+    if (r === 'done') return 'done';
+    const now = await sendBacklog(socket);
+    if (progressed(before, now)) lastProgress = Date.now();
+    before = now;
+    if (Date.now() - lastProgress >= timeoutMs && !settled) return 'stalled';
+  }
+  return 'done';
 }

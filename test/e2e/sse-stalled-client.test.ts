@@ -1,7 +1,8 @@
 /**
  * An SSE client that stops reading cannot hold its connection (and a pending write) forever:
- * once a write has waited SSE_WRITE_TIMEOUT_MS for the socket to drain, the server closes the
- * connection; the client resumes with Last-Event-ID and gets the rest.
+ * once a write has waited SSE_WRITE_TIMEOUT_MS without the client consuming anything, the server
+ * closes the connection and logs the drop (turn id, reason); the client resumes with
+ * Last-Event-ID and gets the rest.
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +16,7 @@ const DELTAS = 300;
 const DELTA_BYTES = 64 * 1024; // 300 × 64 KiB ≈ 19 MiB: more than loopback socket buffers hold
 let model: ScriptedResponsesServer; // configured (so turns are accepted) but never called
 let svc: TestService;
+const logLines: string[] = [];
 
 beforeAll(async () => {
   model = await startScriptedResponsesServer();
@@ -26,7 +28,12 @@ beforeAll(async () => {
     await opts.emit({ type: 'turn.completed', output_text: '', stop_reason: 'stop', steps: 1, usage: { input_tokens: 1, output_tokens: 1 } } as unknown as TurnEvent);
     return { status: 'completed' as const, outputText: '', stopReason: 'stop', steps: 1, usage: { input_tokens: 1, output_tokens: 1 }, transcript: [...opts.input] };
   };
-  svc = await startTestService({ modelBaseURL: model.baseURL, env: { SSE_WRITE_TIMEOUT_MS: '300' }, overrides: { runTurn: runTurn as any } });
+  svc = await startTestService({
+    modelBaseURL: model.baseURL,
+    env: { SSE_WRITE_TIMEOUT_MS: '300', LOG_LEVEL: 'info' },
+    logDestination: { write: (line) => void logLines.push(line) },
+    overrides: { runTurn: runTurn as any },
+  });
 });
 afterAll(async () => {
   await svc.close();
@@ -63,6 +70,9 @@ describe('SSE client that stops reading', () => {
     while (!serverClosedAt && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(serverClosedAt).toBeGreaterThan(0);
     expect(serverClosedAt - sentAt).toBeGreaterThanOrEqual(250);
+    // The drop is logged with the turn id and the reason.
+    const dropped = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg?.startsWith('SSE stream dropped'));
+    expect(dropped).toEqual([expect.objectContaining({ turn_id: turn.body.id, reason: 'stalled', level: 40 })]);
 
     // What the client gets when it finally reads: part of the stream, cut before the terminal event.
     let text = '';
