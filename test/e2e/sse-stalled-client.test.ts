@@ -72,7 +72,7 @@ describe('SSE client that stops reading', () => {
     expect(serverClosedAt - sentAt).toBeGreaterThanOrEqual(250);
     // The drop is logged with the turn id and the reason.
     const dropped = logLines.map((l) => JSON.parse(l)).filter((l) => l.msg?.startsWith('SSE stream dropped'));
-    expect(dropped).toEqual([expect.objectContaining({ turn_id: turn.body.id, reason: 'stalled', level: 40 })]);
+    expect(dropped).toEqual([expect.objectContaining({ turn_id: turn.body.id, reason: 'stalled', level: 'warn' })]);
 
     // What the client gets when it finally reads: part of the stream, cut before the terminal event.
     let text = '';
