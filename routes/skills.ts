@@ -49,6 +49,8 @@ const skillLink = (name: string) => `/v1/skills/${encodeURIComponent(name)}`;
 
 export const skillRoutes: RoutePlugin = async (app, { services }) => {
   app.addContentTypeParser([...ARCHIVE_CONTENT_TYPES], { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_req, body, done) => done(null, body));
+  // Any other body type reaches the handler, which answers 415 saying which types to send.
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_req, body, done) => done(null, body));
 
   app.put('/v1/skills/:name', async (request, reply) => {
     const { name } = SkillParams.parse(request.params);

@@ -88,6 +88,9 @@ describe('installing skills', () => {
     expect(nested.body.error.message).toContain('SKILL.md must be at the archive root');
     const plain = await put('alpha', Buffer.from('hello'), 'text/plain');
     expect(plain.status).toBe(415);
+    expect(plain.body.error.message).toContain('Content-Type: application/gzip');
+    const json = await put('alpha', Buffer.from('{}'), 'application/json');
+    expect(json.status).toBe(415);
     const broken = await put('alpha', Buffer.from('not gzip at all'));
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('invalid_skill_archive');
