@@ -179,11 +179,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map((i) => {
-        const name = i.path.join('.');
+        const name = i.path.length > 0 ? String(i.path[0]) : '';
         if (!name) return `(env): ${i.message}`;
         // Say what was given (PORT=abc), not what it became (NaN) — except for secrets.
         if (SECRET_VARS.has(name)) return `${name}: ${i.message}`;
-        return name in cleaned ? `${name}=${cleaned[name]}: ${i.message}` : `${name}: ${i.message}`;
+        // A bad item of a comma-separated list is named by its value.
+        const item = typeof i.path[1] === 'number' && name in cleaned ? cleaned[name].split(',').map((x) => x.trim()).filter(Boolean)[i.path[1]] : undefined;
+        const what = item !== undefined ? `"${item}": ${i.message}` : i.message;
+        return name in cleaned ? `${name}=${cleaned[name]}: ${what}` : `${name}: ${what}`;
       }),
     );
   }
