@@ -79,6 +79,8 @@ const EnvSchema = z.object({
   // --- web family ---
   WEB_FETCH_ALLOW_HOSTS: csv,
   WEB_FETCH_TIMEOUT_MS: int(15_000, 100, 300_000),
+  /** Time limit for turning one fetched page into text (worker thread), ms; then plain text. */
+  WEB_EXTRACT_TIMEOUT_MS: int(10_000, 100, 600_000),
   WEB_FETCH_MAX_BYTES: int(5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
   WEB_SEARCH_PROVIDER: z.enum(['brave', 'tavily', 'searxng']).optional(),
   WEB_SEARCH_API_KEY: z.string().optional(),

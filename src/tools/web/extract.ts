@@ -7,6 +7,11 @@
  *   re-indented when it parses so that line offsets are useful.
  * - Anything else is refused, naming the content type.
  * Charset: the Content-Type `charset` parameter, else an HTML `<meta charset>`, else UTF-8.
+ *
+ * Untrusted pages can make readability and turndown take minutes (their cost grows much faster
+ * than the page: 600 nested `<div>`s already take seconds). So a page whose DOM is deeper than
+ * {@link MAX_DOM_DEPTH} or has more than {@link MAX_DOM_NODES} nodes is returned as plain text
+ * instead, and the service calls this only in a worker thread with a time limit (extract-pool.ts).
  */
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
@@ -18,7 +23,14 @@ export interface ExtractedContent {
   /** Page title (HTML `<title>` or readability's), null when none. */
   title: string | null;
   text: string;
+  /** Why an HTML page was given as plain text instead of Markdown (too deep, too many nodes, too slow). */
+  plainTextReason?: string;
 }
+
+/** Max element nesting converted to Markdown; deeper pages are returned as plain text. */
+export const MAX_DOM_DEPTH = 200;
+/** Max DOM nodes converted to Markdown; larger pages are returned as plain text. */
+export const MAX_DOM_NODES = 100_000;
 
 /** The body's type is not one web_fetch reads; message names the type. */
 export class UnsupportedContentError extends Error {
@@ -105,9 +117,96 @@ function absolutize(document: Document, pageUrl: string): void {
   }
 }
 
-function htmlToMarkdown(html: string, pageUrl: string): { title: string | null; text: string } {
+/** Node count and max depth of the tree under `root`, stopping early once past the caps (iterative). */
+function domSize(root: Node): { nodes: number; depth: number } {
+  let nodes = 0;
+  let depth = 0;
+  const stack: [Node, number][] = [[root, 0]];
+  while (stack.length > 0) {
+    const [node, d] = stack.pop()!;
+    nodes++;
+    if (d > depth) depth = d;
+    if (nodes > MAX_DOM_NODES || depth > MAX_DOM_DEPTH) break;
+    const children = node.childNodes;
+    for (let i = 0; i < children.length; i++) stack.push([children[i], d + 1]);
+  }
+  return { nodes, depth };
+}
+
+function collapse(text: string): string {
+  return text
+    .replace(/[ \t\r\f\v]+/g, ' ')
+    .replace(/ ?\n[ \n]*/g, (m) => (m.split('\n').length > 2 ? '\n\n' : '\n'))
+    .trim();
+}
+
+/** Tags after which the plain text gets a line break. */
+const BLOCK_TAGS = new Set(['p', 'div', 'br', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'tr', 'section', 'article', 'header', 'footer', 'pre', 'blockquote', 'ul', 'ol', 'table']);
+
+/**
+ * Plain text of an HTML string without a DOM: tags dropped (and the contents of script and style
+ * elements), comments dropped, a few entities decoded, white space collapsed. One forward scan
+ * (every search starts where the last one ended), so linear in the input even for hostile markup;
+ * used when a page is too complex or too slow to convert.
+ */
+export function htmlToPlainText(html: string): string {
+  const lower = html.toLowerCase();
+  const out: string[] = [];
+  let i = 0;
+  while (i < html.length) {
+    const lt = html.indexOf('<', i);
+    if (lt < 0) {
+      out.push(html.slice(i));
+      break;
+    }
+    out.push(html.slice(i, lt));
+    if (html.startsWith('<!--', lt)) {
+      const end = html.indexOf('-->', lt + 4);
+      i = end < 0 ? html.length : end + 3;
+      continue;
+    }
+    const gt = html.indexOf('>', lt + 1);
+    if (gt < 0) break;
+    const tag = /^<(\/?)([a-z][a-z0-9]*)/.exec(lower.slice(lt, Math.min(gt + 1, lt + 32)));
+    i = gt + 1;
+    if (tag && !tag[1] && (tag[2] === 'script' || tag[2] === 'style')) {
+      const close = lower.indexOf(`</${tag[2]}`, i);
+      i = close < 0 ? html.length : close;
+      continue;
+    }
+    out.push(tag && BLOCK_TAGS.has(tag[2]) ? '\n' : ' ');
+  }
+  const text = out
+    .join('')
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
+  return collapse(text);
+}
+
+/** Decode `body` as HTML (charset from `contentType`, else `<meta charset>`, else UTF-8). */
+export function decodeHtml(body: Buffer, contentType: string): string {
+  let charset = charsetOf(contentType);
+  if (!charset) charset = /<meta[^>]+charset\s*=\s*["']?([\w-]+)/i.exec(body.subarray(0, 2048).toString('latin1'))?.[1];
+  return decode(body, charset);
+}
+
+/** The body's kind (html, text, json); throws UnsupportedContentError like {@link extractContent}. */
+export function contentKind(contentType: string, body: Buffer): 'html' | 'text' | 'json' {
+  return classify(contentType, body);
+}
+
+function htmlToMarkdown(html: string, pageUrl: string): { title: string | null; text: string; plainTextReason?: string } {
   const { document } = parseHTML(html);
   const docTitle = document.querySelector('title')?.textContent?.trim() || null;
+  const size = domSize(document.documentElement as unknown as Node);
+  if (size.depth > MAX_DOM_DEPTH || size.nodes > MAX_DOM_NODES) {
+    const why = size.depth > MAX_DOM_DEPTH ? `nested deeper than ${MAX_DOM_DEPTH} elements` : `more than ${MAX_DOM_NODES.toLocaleString('en-US')} DOM nodes`;
+    return { title: docTitle, text: htmlToPlainText(html), plainTextReason: `the page is ${why}` };
+  }
   absolutize(document as unknown as Document, pageUrl);
   const bodyHtml = document.body?.innerHTML ?? html;
   let article: ReturnType<Readability['parse']> = null;

@@ -41,6 +41,7 @@ export function createWebFamily(deps: WebFamilyDeps = {}): FamilyCreator {
           allowHosts: c.WEB_FETCH_ALLOW_HOSTS,
           timeoutMs: c.WEB_FETCH_TIMEOUT_MS,
           maxBytes: c.WEB_FETCH_MAX_BYTES,
+          extractTimeoutMs: c.WEB_EXTRACT_TIMEOUT_MS,
           saveHome: ctx.kind !== 'workflow_task' && ctx.families.includes('computer') ? ctx.agentHome : undefined,
           resolver: deps.resolver,
           cache: new FetchCache(),

@@ -1,6 +1,6 @@
 /**
  * The `web_fetch` tool {urls: 1..5}: fetch pages through the SSRF guard (./guarded-fetch.ts), turn
- * them into readable text (./extract.ts), share the 40 000-character budget (./budget.ts), save
+ * them into readable text (./extract.ts, in a worker thread: ./extract-pool.ts), share the 40 000-character budget (./budget.ts), save
  * full texts of clipped pages in the agent home when the computer family can read them, and mark
  * repeats from the per-turn cache (./fetch-cache.ts). Each URL succeeds or fails on its own; only
  * when every URL fails does the call fail (`Error:` output listing each failure).
@@ -13,7 +13,7 @@ import { writeFileInHome } from '../computer/home-fs.js';
 import { withHomeLock } from '../computer/home-lock.js';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../runtime/tool.js';
 import { allocateBudget, clipHeadTail, FETCH_BUDGET_SHARE, type OmittedPart } from './budget.js';
-import { extractContent } from './extract.js';
+import { extractOffThread } from './extract-pool.js';
 import { FetchCache, type FetchedPage } from './fetch-cache.js';
 import { guardedFetch, parseHttpUrl } from './guarded-fetch.js';
 import { systemResolver, type HostResolver } from './target-guard.js';
@@ -30,6 +30,8 @@ export interface WebFetchOptions {
   timeoutMs: number;
   /** WEB_FETCH_MAX_BYTES: max decoded body bytes per URL. */
   maxBytes: number;
+  /** WEB_EXTRACT_TIMEOUT_MS: time limit of turning one body into text (worker thread), ms; default 10 000. */
+  extractTimeoutMs?: number;
   /**
    * Absolute agent home to save full texts in; set only when the turn has the computer family
    * (whose read_file can open them). Undefined = clipped pages are not saved.
@@ -145,6 +147,7 @@ function markerFor(savedPath: string | undefined): (o: OmittedPart) => string {
 export function createWebFetchTool(options: WebFetchOptions) {
   const resolver = options.resolver ?? systemResolver;
   const cache = options.cache ?? new FetchCache();
+  const extractTimeoutMs = options.extractTimeoutMs ?? 10_000;
 
   async function fetchOne(url: string, signal: AbortSignal): Promise<Outcome> {
     const key = cacheKey(url);
@@ -153,14 +156,14 @@ export function createWebFetchTool(options: WebFetchOptions) {
     try {
       parseHttpUrl(url);
       const res = await guardedFetch(url, { resolver, allowHosts: options.allowHosts, timeoutMs: options.timeoutMs, maxBytes: options.maxBytes, signal, ca: options.ca });
-      const content = extractContent(res.body, res.contentType, res.finalUrl);
+      const content = await extractOffThread(res.body, res.contentType, res.finalUrl, { timeoutMs: extractTimeoutMs, signal });
       const page: FetchedPage = {
         url,
         finalUrl: res.finalUrl,
         status: res.status,
         contentType: res.contentType.split(';')[0].trim().toLowerCase(),
         title: content.title,
-        text: content.text,
+        text: content.plainTextReason ? `[shown as plain text: ${content.plainTextReason}]\n\n${content.text}` : content.text,
         bodyCut: res.truncated,
       };
       cache.set(key, page);
@@ -181,7 +184,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
     schema,
     executionMode: 'parallel',
     isReadOnly: true,
-    timeoutMs: options.timeoutMs * 2 + 10_000,
+    timeoutMs: options.timeoutMs * 2 + (options.extractTimeoutMs ?? 10_000) + 10_000,
     describeActivity: (p) => `Reading ${hostOf(p.urls[0])}${andMore(p.urls.length)}`,
     describeFailedActivity: (p, f) => `${f.kind === 'cancelled' ? 'Stopped reading' : 'Could not read'} ${hostOf(p.urls[0])}${andMore(p.urls.length)}`,
     describeCompletedActivity: (p, result: AgentToolResult<WebFetchDetails>) => {
