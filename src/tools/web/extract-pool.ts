@@ -9,12 +9,16 @@
  */
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { contentKind, decodeHtml, htmlToPlainText, UnsupportedContentError, type ExtractedContent } from './extract.js';
 import type { ExtractReply, ExtractTask } from './extract-worker.js';
 
 /** Worker threads at most (1–2: extraction competes with the event loop for the same cores). */
 const MAX_THREADS = Math.max(1, Math.min(2, os.availableParallelism() - 1));
+
+/** Extra time a job may wait for a worker (queue, first start) before its own limit begins. */
+const QUEUE_GRACE_MS = 60_000;
 
 let pool: Piscina | null = null;
 
@@ -50,18 +54,29 @@ export interface ExtractOptions {
  */
 export async function extractOffThread(body: Buffer, contentType: string, pageUrl: string, o: ExtractOptions): Promise<ExtractedContent> {
   const kind = contentKind(contentType, body);
-  const limit = AbortSignal.timeout(o.timeoutMs);
-  const signal = o.signal ? AbortSignal.any([o.signal, limit]) : limit;
-  const task: ExtractTask = { body: new Uint8Array(body), contentType, pageUrl };
+  // The limit counts from when a worker starts the job (a worker's first start loads the HTML
+  // libraries, which can take seconds on a busy machine); waiting for a worker has a looser bound.
+  const limit = new AbortController();
+  const { port1, port2 } = new MessageChannel();
+  let timer = setTimeout(() => limit.abort(), o.timeoutMs + QUEUE_GRACE_MS);
+  port1.once('message', () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => limit.abort(), o.timeoutMs);
+  });
+  const signal = o.signal ? AbortSignal.any([o.signal, limit.signal]) : limit.signal;
+  const task: ExtractTask = { body: new Uint8Array(body), contentType, pageUrl, started: port2 };
   let reply: ExtractReply;
   try {
-    reply = (await getPool().run(task, { signal })) as ExtractReply;
+    reply = (await getPool().run(task, { signal, transferList: [port2] })) as ExtractReply;
   } catch (err) {
     if (o.signal?.aborted) throw o.signal.reason ?? err;
-    if (!limit.aborted) throw err;
+    if (!limit.signal.aborted) throw err;
     const seconds = (o.timeoutMs / 1000).toLocaleString('en-US');
     if (kind !== 'html') return { kind, title: null, text: body.toString('utf8'), plainTextReason: `converting it took longer than ${seconds} s` };
     return { kind, title: null, text: htmlToPlainText(decodeHtml(body, contentType)), plainTextReason: `converting it took longer than ${seconds} s (WEB_EXTRACT_TIMEOUT_MS)` };
+  } finally {
+    clearTimeout(timer);
+    port1.close();
   }
   if (reply.ok) return reply.content;
   if (reply.unsupported !== undefined) throw new UnsupportedContentError(reply.unsupported);
