@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { MODEL_APIS } from '../src/config.js';
 import { SKILL_NAME } from '../src/skills/skill-format.js';
+import { WebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
 import {
   AgentIdSchema as AgentId,
   IdempotencyKeySchema,
@@ -37,6 +38,8 @@ export const CreateTurnBody = z.strictObject({
   brain: z.boolean().optional(),
   /** Skills enabled for this turn instead of the agent's list (names from GET /v1/skills). */
   skills: SkillNames.optional(),
+  /** Where to POST the turn's terminal event (Standard Webhooks, signed; src/webhooks/). */
+  webhook: WebhookSpecSchema.optional(),
   /** Cancel the turn when the client closes the POST's SSE stream (default false: keep running). */
   cancel_on_disconnect: z.boolean().optional(),
 });

@@ -19,6 +19,8 @@ import type { EventLog, LoggedEvent } from '../src/store/event-log.js';
 import type { Services } from '../src/services.js';
 import type { TurnRecord } from '../src/turns/turn-service-types.js';
 import { assertKnownSkills } from './skills.js';
+import { systemResolver } from '../src/tools/web/target-guard.js';
+import { assertWebhookTarget } from '../src/webhooks/webhook-spec.js';
 import { CreateTurnBody, CreateTurnQuery, EventsQuery, IdempotencyKey, ListTurnsQuery, TurnIdParams } from './turn-schemas.js';
 
 /**
@@ -67,6 +69,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     const idempotencyKey = rawKey === undefined ? undefined : `api:${IdempotencyKey.parse(rawKey)}`;
     const { cancel_on_disconnect, ...input } = body;
     if (input.skills) assertKnownSkills(services, input.skills);
+    if (input.webhook) await assertWebhookTarget(input.webhook.url, { secret: services.config.WEBHOOK_SECRET, allowHosts: services.config.WEBHOOK_ALLOW_HOSTS, resolver: systemResolver });
     const turn = await turns.create(input, { idempotencyKey, origin: { type: 'api' }, kind: 'main', traceparent: request.headers.traceparent as string | undefined });
     const links = turnLinks(turn.id, services.streamTokens);
 

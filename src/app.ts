@@ -28,6 +28,7 @@ import { skillRoutes } from '../routes/skills.js';
 import { agentRoutes } from '../routes/agents.js';
 import { hasMetricsToken, metricsRoutes } from '../routes/metrics.js';
 import { attachmentRoutes } from '../routes/attachments.js';
+import { webhookRoutes } from '../routes/webhooks.js';
 
 /** The fastify-plugin-wrapped export (its types name only the unwrapped function). */
 const fastifySse = fastifySseModule as unknown as FastifyPluginAsync<{ heartbeatInterval?: number }>;
@@ -47,6 +48,7 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   agentRoutes,
   metricsRoutes,
   attachmentRoutes,
+  webhookRoutes,
 ];
 
 /** Every route the app registered (method + URL as declared, e.g. `/v1/turns/:id`). */

@@ -119,12 +119,26 @@ const EnvSchema = z.object({
   OTEL_SERVICE_NAME: z.string().min(1).default('turn-service'),
   /** Record prompts, tool arguments and outputs in spans (off: only sizes, ids and outcomes). */
   OTEL_RECORD_CONTENT: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** Server-wide webhook receiving every turn's terminal event. */
+  WEBHOOK_URL: z.string().optional(),
+  /** Standard Webhooks signing secret, `whsec_<base64 of 24..64 random bytes>`. */
+  WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be whsec_ followed by base64 (Standard Webhooks secret)')
+    .refine((v) => { const n = Buffer.from(v.slice(6), 'base64').length; return n >= 24 && n <= 64; }, 'the base64 part must decode to 24..64 bytes')
+    .optional(),
+  /** First retry delay of a failed delivery, ms; doubles per attempt, capped at 1 h. */
+  WEBHOOK_RETRY_BASE_MS: int(10_000, 1, 3_600_000),
+  /** Hosts webhooks may reach although private/loopback (same syntax as WEB_FETCH_ALLOW_HOSTS). */
+  WEBHOOK_ALLOW_HOSTS: csv,
+  /** How long one delivery attempt may take, ms. */
+  WEBHOOK_TIMEOUT_MS: int(10_000, 100, 120_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
 
 /** Variables whose values are never repeated in an error message (keys, tokens, URLs with passwords). */
-const SECRET_VARS = new Set(['AUTH_TOKENS', 'OPENAI_API_KEY', 'WEB_SEARCH_API_KEY', 'STREAM_TOKEN_SECRET', 'DATABASE_URL']);
+const SECRET_VARS = new Set(['AUTH_TOKENS', 'OPENAI_API_KEY', 'WEB_SEARCH_API_KEY', 'STREAM_TOKEN_SECRET', 'DATABASE_URL', 'WEBHOOK_SECRET', 'METRICS_TOKEN']);
 
 /** Typed configuration. Paths are absolute. */
 export interface Config extends Omit<Env, 'DATA_DIR' | 'DEFAULT_TOOLS'> {
@@ -204,6 +218,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'STREAM_TOKEN_SECRET is required when DATABASE_URL is set: every instance must verify the stream tokens the others issue (set the same random string of 16+ characters on each)',
     ]);
   }
+  const problems: string[] = [];
+  if (e.WEBHOOK_URL !== undefined) {
+    const reason = webhookUrlProblem(e.WEBHOOK_URL);
+    if (reason) problems.push(`WEBHOOK_URL: ${reason}`);
+    if (!e.WEBHOOK_SECRET) problems.push('WEBHOOK_URL is set but WEBHOOK_SECRET is not: set WEBHOOK_SECRET=whsec_<base64> to sign deliveries');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     ...e,
     DATA_DIR: path.resolve(e.DATA_DIR),

@@ -38,6 +38,10 @@ import { startTracing, type Tracing } from './telemetry/tracing.js';
 import { createModelProbe, type ModelProbe } from './telemetry/model-probe.js';
 import { traceRunTurn } from './telemetry/turn-spans.js';
 import { turnMetricsObserver } from './telemetry/turn-metrics.js';
+import { systemResolver } from './tools/web/target-guard.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { SqliteWebhookStore, type WebhookStore } from './webhooks/store.js';
+import { turnWebhookObserver } from './webhooks/turn-webhooks.js';
 
 /** The OpenAI SDK's default base URL (used when OPENAI_BASE_URL is unset). */
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -72,6 +76,8 @@ export interface Services {
   metrics: ServiceMetrics;
   /** OpenTelemetry tracing; undefined when off (src/telemetry/tracing.ts). */
   tracing: Tracing | undefined;
+  /** Webhook deliveries: the store (GET /v1/turns/{id}/webhooks) and the sender loop. */
+  webhooks: { store: WebhookStore; dispatcher: WebhookDispatcher };
   /** Recover interrupted turns, then start background services. */
   start(): Promise<void>;
   /** Stop background services (reverse order), abort running turns, close the database. */
@@ -107,9 +113,23 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   let turnCounts = () => ({ queued: 0, running: 0 });
   const metrics = new ServiceMetrics(() => turnCounts());
   const tracing = startTracing(config, { exporter: overrides.spanExporter });
+  const webhookStore = new SqliteWebhookStore(db);
+  const dispatcher = new WebhookDispatcher({
+    store: webhookStore,
+    secret: config.WEBHOOK_SECRET,
+    allowHosts: config.WEBHOOK_ALLOW_HOSTS,
+    resolver: systemResolver,
+    retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    metrics,
+    log,
+  });
   const eventLog = observeEventLog(new SqliteEventLog<{ type: string }>(db), {
     metrics,
-    observers: [turnMetricsObserver(metrics, (id) => turnStore.get(id)?.started_at)],
+    observers: [
+      turnMetricsObserver(metrics, (id) => turnStore.get(id)?.started_at),
+      turnWebhookObserver({ getTurn: (id) => turnStore.get(id), webhookOf: (id) => turnStore.getRequest(id)?.webhook, serverUrl: config.WEBHOOK_URL, enqueue: (d) => dispatcher.enqueue(d) }),
+    ],
     onObserverError: (err, logged) => log.error({ err, stream_id: logged.streamId, type: logged.event.type }, 'event observer failed'),
   });
   const rawClients: ModelClients | undefined =
@@ -137,6 +157,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   registry.workflows = workflows;
   background.push({ name: 'workflows', start: () => workflows.start(), stop: () => workflows.stop() });
   registry.brain = stores.brain;
+  background.push({ name: 'webhooks', start: () => dispatcher.start(), stop: () => dispatcher.stop() });
   const skills = new SkillRegistry({ db, installDir: path.join(config.DATA_DIR, 'skills'), builtinsDir: config.SKILLS_DIR, log });
   registry.skills = skills;
   registry.attachments = new AttachmentStore(path.join(config.DATA_DIR, 'attachments'));
@@ -159,6 +180,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     background,
     metrics,
     tracing,
+    webhooks: { store: webhookStore, dispatcher },
     modelProbe: !overrides.modelClient && !overrides.modelClients && rawClients ? createModelProbe(config.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL) : undefined,
     async start() {
       const migrated = await stores.open();

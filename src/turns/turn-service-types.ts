@@ -6,6 +6,7 @@ import type { ModelApi, ToolFamily } from '../config.js';
 import type { TurnOrigin, TurnKind, WorkflowTaskBinding } from '../assembly/context.js';
 import type { Usage } from '../runtime/events.js';
 import type { FinalAnswerGuard } from '../runtime/turn-types.js';
+import type { WebhookSpec } from '../webhooks/webhook-spec.js';
 
 export type TurnRecordStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 
@@ -22,6 +23,8 @@ export interface CreateTurnInput {
   previous_turn_id?: string;
   metadata?: Record<string, unknown>;
   brain?: boolean;
+  /** Webhook for the terminal event (src/webhooks/webhook-spec.ts); checked by the route. */
+  webhook?: WebhookSpec;
   /** Skills for this turn instead of the agent's enabled list. */
   skills?: string[];
 }

@@ -1,0 +1,33 @@
+/**
+ * GET /v1/turns/{id}/webhooks — the webhook deliveries of a turn and every attempt
+ * (src/webhooks/): `{data: [{id, message_id, event_type, url, state, attempts, next_attempt_at,
+ * created_at}]}`, oldest first. `state`: `pending` (an attempt is due at `next_attempt_at`),
+ * `delivered`, `failed` (given up after 24 h). 404 when the turn does not exist.
+ */
+import type { RoutePlugin } from '../src/http/route-plugin.js';
+import { notFound } from '../src/http/errors.js';
+import type { Delivery } from '../src/webhooks/store.js';
+import { TurnIdParams } from './turn-schemas.js';
+
+/** A delivery as the API shows it (times ISO 8601). */
+export function deliveryView(d: Delivery) {
+  return {
+    id: String(d.id),
+    message_id: d.message_id,
+    event_type: d.event_type,
+    url: d.url,
+    state: d.state,
+    attempts: d.attempts,
+    next_attempt_at: d.next_attempt_at === null ? null : new Date(d.next_attempt_at).toISOString(),
+    created_at: new Date(d.created_at).toISOString(),
+  };
+}
+
+export const webhookRoutes: RoutePlugin = async (app, { services }) => {
+  app.get('/v1/turns/:id/webhooks', async (request) => {
+    const { id } = TurnIdParams.parse(request.params);
+    if (!services.turns.get(id)) throw notFound('turn', id);
+    const deliveries = await services.webhooks.store.listFor('turn', id);
+    return { data: deliveries.map(deliveryView) };
+  });
+};

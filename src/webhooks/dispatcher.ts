@@ -1,0 +1,120 @@
+/**
+ * The webhook dispatcher: sends stored deliveries (./store.ts) and retries failures, beside the
+ * HTTP server (a background service: start/stop). Rules:
+ * - an attempt succeeds on a 2xx answer; a non-2xx answer, a timeout, a connection error or a
+ *   refused target is a failure;
+ * - after failed attempt n the next one is due WEBHOOK_RETRY_BASE_MS × 2^(n−1) later, capped at
+ *   1 h; when that would be more than 24 h after the delivery was created it is given up
+ *   (`failed`). Due times are stored, so retries continue across restarts;
+ * - deliveries never touch the turn: they are enqueued after its terminal event is stored, run
+ *   here on their own timer, and their failures are only recorded, counted in
+ *   `webhook_deliveries_total{outcome}` (`delivered`, `retrying`, `failed`) and logged.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ServiceMetrics } from '../telemetry/metrics.js';
+import type { HostResolver } from '../tools/web/target-guard.js';
+import { sendWebhook } from './sender.js';
+import type { Delivery, NewDelivery, WebhookStore } from './store.js';
+
+export const MAX_RETRY_DELAY_MS = 3_600_000;
+export const DELIVERY_WINDOW_MS = 24 * 3_600_000;
+
+export interface DispatcherDeps {
+  store: WebhookStore;
+  secret: string | undefined;
+  allowHosts: readonly string[];
+  resolver: HostResolver;
+  retryBaseMs: number;
+  timeoutMs: number;
+  metrics: ServiceMetrics;
+  log: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
+  now?: () => number;
+  /** Longest sleep between looks at the store, ms [1000]. */
+  maxIdleMs?: number;
+}
+
+/** Delay before attempt n+1 after attempt n failed (n ≥ 1). */
+export function retryDelay(failedAttempts: number, baseMs: number): number {
+  return Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** (failedAttempts - 1));
+}
+
+export class WebhookDispatcher {
+  private readonly owner = `dispatcher-${randomUUID()}`;
+  private timer: NodeJS.Timeout | undefined;
+  private running = false;
+  private stopped = true;
+  private busy: Promise<void> = Promise.resolve();
+  private readonly now: () => number;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  /** Store deliveries and wake the loop. */
+  async enqueue(deliveries: NewDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.deps.store.enqueue(deliveries);
+    this.wake(0);
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.wake(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.busy;
+  }
+
+  private wake(inMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), Math.max(0, inMs));
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running || this.stopped) return;
+    this.running = true;
+    let done!: () => void;
+    this.busy = new Promise((r) => (done = r));
+    try {
+      for (;;) {
+        const batch = await this.deps.store.claimDue(this.now(), 16, this.owner, this.deps.timeoutMs * 2 + 5_000);
+        if (batch.length === 0) break;
+        await Promise.all(batch.map((d) => this.attempt(d)));
+        if (this.stopped) break;
+      }
+    } catch (err) {
+      this.deps.log.error({ err }, 'webhook dispatcher failed');
+    } finally {
+      this.running = false;
+      done();
+    }
+    const next = await this.deps.store.nextDueAt().catch(() => null);
+    const idle = this.deps.maxIdleMs ?? 1000;
+    this.wake(next === null ? idle : Math.min(idle, next - this.now()));
+  }
+
+  private async attempt(d: Delivery): Promise<void> {
+    const n = d.attempts.length + 1;
+    const started = this.now();
+    const result = this.deps.secret
+      ? await sendWebhook(d.url, d.message_id, d.payload, { secret: this.deps.secret, allowHosts: this.deps.allowHosts, resolver: this.deps.resolver, timeoutMs: this.deps.timeoutMs })
+      : { status: null, error: 'WEBHOOK_SECRET is not set: cannot sign the delivery' };
+    const finished = this.now();
+    const attempt = { attempt: n, at: new Date(started).toISOString(), status: result.status, error: result.error, duration_ms: finished - started };
+    if (result.error === null) {
+      await this.deps.store.recordAttempt(d.id, attempt, { state: 'delivered', next_attempt_at: null });
+      this.deps.metrics.webhookDeliveries.inc({ outcome: 'delivered' });
+      return;
+    }
+    const due = finished + retryDelay(n, this.deps.retryBaseMs);
+    const giveUp = due > d.created_at + DELIVERY_WINDOW_MS;
+    await this.deps.store.recordAttempt(d.id, attempt, giveUp ? { state: 'failed', next_attempt_at: null } : { state: 'pending', next_attempt_at: due });
+    this.deps.metrics.webhookDeliveries.inc({ outcome: giveUp ? 'failed' : 'retrying' });
+    this.deps.log.warn({ delivery_id: d.id, message_id: d.message_id, url: d.url, attempt: n, status: result.status, reason: result.error, next_attempt_at: giveUp ? null : new Date(due).toISOString() }, giveUp ? 'webhook delivery given up' : 'webhook delivery failed; will retry');
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * One webhook delivery attempt, per Standard Webhooks (https://www.standardwebhooks.com/): a POST
+ * of the JSON payload with `webhook-id` (the message id, the same on every retry),
+ * `webhook-timestamp` (seconds, this attempt) and `webhook-signature: v1,<base64 HMAC-SHA256 of
+ * "<id>.<timestamp>.<body>">` made with WEBHOOK_SECRET by the reference `standardwebhooks` library,
+ * so a receiver verifies with the same library.
+ *
+ * The target passes the same address policy as web_fetch (src/tools/web/target-guard.ts: private,
+ * loopback, link-local, metadata… refused unless the host is in WEBHOOK_ALLOW_HOSTS), checked again
+ * at every attempt, and the socket connects to the checked address (no second DNS answer can
+ * redirect it). Redirects are not followed. 2xx is success; anything else, a timeout or a
+ * connection error is a failure with a reason.
+ */
+import type { LookupFunction } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { Agent, request } from 'undici';
+import { checkTarget, type CheckedTarget, type HostResolver } from '../tools/web/target-guard.js';
+
+export interface SendOptions {
+  secret: string;
+  allowHosts: readonly string[];
+  resolver: HostResolver;
+  timeoutMs: number;
+}
+
+export interface SendResult {
+  status: number | null;
+  /** Null on success. */
+  error: string | null;
+}
+
+const USER_AGENT = 'turn-service-webhooks/0.1';
+
+function pinnedLookup(target: CheckedTarget): LookupFunction {
+  return ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  }) as unknown as LookupFunction;
+}
+
+/** The three Standard Webhooks headers for one attempt. */
+export function signedHeaders(secret: string, messageId: string, at: Date, body: string): Record<string, string> {
+  return {
+    'webhook-id': messageId,
+    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+    'webhook-signature': new Webhook(secret).sign(messageId, at, body),
+  };
+}
+
+/** Send one attempt. Never throws. */
+export async function sendWebhook(url: string, messageId: string, body: string, opts: SendOptions): Promise<SendResult> {
+  let target: CheckedTarget;
+  try {
+    target = await checkTarget(new URL(url), opts.resolver, opts.allowHosts);
+  } catch (err) {
+    return { status: null, error: (err as Error).message.replace('refused to fetch', 'refused to deliver to').replace('web_fetch only reaches', 'webhooks only reach') };
+  }
+  const agent = new Agent({ connect: { lookup: pinnedLookup(target), timeout: opts.timeoutMs } });
+  try {
+    const res = await request(url, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signedHeaders(opts.secret, messageId, new Date(), body) },
+      body,
+      signal: AbortSignal.timeout(opts.timeoutMs),
+    });
+    await res.body.dump().catch(() => undefined);
+    if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, error: null };
+    return { status: res.statusCode, error: `the receiver answered HTTP ${res.statusCode}` };
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    if (e.name === 'TimeoutError' || e.code === 'UND_ERR_CONNECT_TIMEOUT') return { status: null, error: `no answer within ${opts.timeoutMs} ms` };
+    const cause = (e.cause as { code?: string } | undefined)?.code ?? e.code;
+    return { status: null, error: `could not deliver: ${cause ? `${cause} ` : ''}${e.message}`.trim() };
+  } finally {
+    void agent.close();
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The `webhook` field of a turn request: `{url, events?}`. `events` picks which terminal events
+ * are delivered (default all three). The URL must be an absolute http(s) URL without credentials
+ * whose host passes the webhook address policy (./sender.ts) — checked at creation so a bad
+ * target is a 400 naming the reason, not a delivery that can never succeed.
+ */
+import { z } from 'zod';
+import { webhookUrlProblem } from '../config.js';
+import { HttpError } from '../http/errors.js';
+import { checkTarget, FetchTargetError, type HostResolver } from '../tools/web/target-guard.js';
+
+/** Event types a webhook can receive. */
+export const WEBHOOK_EVENT_TYPES = ['turn.completed', 'turn.failed', 'turn.cancelled'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const WebhookSpecSchema = z.strictObject({
+  url: z.string().min(1).max(2048),
+  events: z
+    .array(z.enum(WEBHOOK_EVENT_TYPES))
+    .min(1)
+    .refine((a) => new Set(a).size === a.length, 'events must not repeat a type')
+    .optional(),
+});
+export type WebhookSpec = z.infer<typeof WebhookSpecSchema>;
+
+/**
+ * Check a webhook target before anything is stored.
+ * @throws HttpError 503 `webhooks_not_configured` (no WEBHOOK_SECRET to sign with), 400
+ *   `invalid_webhook_url` naming the reason (not absolute, not http(s), credentials, refused or
+ *   unresolvable host).
+ */
+export async function assertWebhookTarget(url: string, opts: { secret: string | undefined; allowHosts: readonly string[]; resolver: HostResolver }): Promise<void> {
+  if (!opts.secret) throw new HttpError(503, 'webhooks_not_configured', 'this service has no WEBHOOK_SECRET to sign deliveries with: ask its operator to set WEBHOOK_SECRET, or send the request without `webhook`');
+  const problem = webhookUrlProblem(url);
+  if (problem) throw new HttpError(400, 'invalid_webhook_url', `webhook.url: ${problem}`, { url });
+  try {
+    await checkTarget(new URL(url), opts.resolver, opts.allowHosts);
+  } catch (err) {
+    if (!(err instanceof FetchTargetError)) throw err;
+    const reason = err.message.replace('refused to fetch', 'refused').replace(' — web_fetch only reaches public internet addresses', '');
+    throw new HttpError(400, 'invalid_webhook_url', `webhook.url: ${reason} — webhooks only reach public addresses unless the host is listed in WEBHOOK_ALLOW_HOSTS`, { url });
+  }
+}

@@ -1,0 +1,189 @@
+/**
+ * Standard Webhooks deliveries of finished turns, end to end: the real service (scripted model)
+ * POSTs to a loopback receiver that verifies every signature with the reference
+ * `standardwebhooks` library; failures are retried with backoff, also across a restart; bad
+ * targets are refused at creation.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { parseMetrics, sampleValue } from '../support/prometheus.js';
+import { validateComponent, validateResponse } from '../e2e/support/spec.js';
+import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { startReceiver, type Receiver } from './receiver.js';
+
+const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+const env = { WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', WEBHOOK_RETRY_BASE_MS: '150' };
+
+let model: ScriptedResponsesServer;
+let receiver: Receiver;
+beforeAll(async () => {
+  model = await startScriptedResponsesServer();
+  receiver = await startReceiver(SECRET);
+});
+afterAll(async () => {
+  await receiver?.close();
+  await model?.close();
+});
+
+async function withService(extra: Record<string, string>, fn: (svc: TestService) => Promise<void>, dataDir?: string) {
+  const svc = await startTestService({ modelBaseURL: model.baseURL, env: { ...env, ...extra }, dataDir });
+  try {
+    await fn(svc);
+  } finally {
+    await svc.close({ keepData: dataDir !== undefined });
+  }
+}
+
+const deliveriesOf = async (svc: TestService, id: string) => (await api(svc.url, 'GET', `/v1/turns/${id}/webhooks`)).body.data as any[];
+
+describe('a turn with a webhook', () => {
+  it('delivers the terminal event, signed so standardwebhooks verifies it, with the turn as GET returns it', async () => {
+    await withService({}, async (svc) => {
+      receiver.received.length = 0;
+      model.push({ output: [message('all done')] });
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello', webhook: { url: receiver.url } });
+      expect(turn.body.status).toBe('completed');
+      await expect.poll(() => receiver.received.length, { timeout: 5000 }).toBe(1);
+      const got = receiver.received[0];
+      expect(got.verifyError).toBeUndefined();
+      expect(got.headers['webhook-id']).toMatch(/^msg_[0-9a-f-]{36}$/);
+      expect(got.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(got.headers['content-type']).toBe('application/json');
+      const { links: _links, ...record } = (await api(svc.url, 'GET', `/v1/turns/${turn.body.id}`)).body;
+      expect(got.verified).toMatchObject({ type: 'turn.completed', data: { turn: record, event: { type: 'turn.completed', turn_id: turn.body.id, output_text: 'all done' } } });
+      expect(Date.parse(got.verified.timestamp)).not.toBeNaN();
+      expect(got.verified.data.turn.links).toEqual({ self: `/v1/turns/${turn.body.id}`, events: `/v1/turns/${turn.body.id}/events`, cancel: `/v1/turns/${turn.body.id}/cancel` });
+      // A tampered body fails verification (the receiver really checks).
+      expect(() => new Webhook(SECRET).verify(got.body.replace('all done', 'all gone'), got.headers)).toThrow();
+
+      await expect.poll(async () => (await deliveriesOf(svc, turn.body.id))[0]?.state).toBe('delivered');
+      const [d] = await deliveriesOf(svc, turn.body.id);
+      expect(d).toMatchObject({ message_id: got.headers['webhook-id'], event_type: 'turn.completed', url: receiver.url, next_attempt_at: null });
+      expect(d.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 200, error: null })]);
+      // Both shapes are the documented ones (openapi.yaml).
+      expect(validateResponse('/v1/turns/{id}/webhooks', 'get', 200, (await api(svc.url, 'GET', `/v1/turns/${turn.body.id}/webhooks`)).body)).toEqual([]);
+      expect(validateComponent('TurnWebhookPayload', got.verified)).toEqual([]);
+    });
+  });
+
+  it('retries a receiver that fails twice: three attempts, same message id, growing backoff, then delivered', async () => {
+    await withService({}, async (svc) => {
+      receiver.received.length = 0;
+      receiver.script.push(500, 503);
+      model.push({ streamError: { code: 'server_error', message: 'boom' } });
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'fail', webhook: { url: receiver.url } });
+      expect(turn.body.status).toBe('failed');
+      await expect.poll(async () => (await deliveriesOf(svc, turn.body.id))[0]?.state, { timeout: 10_000 }).toBe('delivered');
+      expect(receiver.received.map((r) => r.answeredWith)).toEqual([500, 503, 200]);
+      expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+      for (const r of receiver.received) expect(r.verifyError).toBeUndefined();
+      expect(receiver.received[0].verified.type).toBe('turn.failed');
+      const [t1, t2, t3] = receiver.received.map((r) => r.at);
+      expect(t2 - t1).toBeGreaterThanOrEqual(140); // base 150 ms
+      expect(t3 - t2).toBeGreaterThanOrEqual(290); // doubled
+      const [d] = await deliveriesOf(svc, turn.body.id);
+      expect(d.attempts.map((a: any) => [a.attempt, a.status, a.error])).toEqual([
+        [1, 500, 'the receiver answered HTTP 500'],
+        [2, 503, 'the receiver answered HTTP 503'],
+        [3, 200, null],
+      ]);
+      const m = parseMetrics(await (await fetch(`${svc.url}/metrics`)).text());
+      expect(sampleValue(m, 'webhook_deliveries_total', { outcome: 'retrying' })).toBe(2);
+      expect(sampleValue(m, 'webhook_deliveries_total', { outcome: 'delivered' })).toBe(1);
+    });
+  });
+
+  it('continues retrying after a restart of the service', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turns-webhooks-'));
+    try {
+      receiver.received.length = 0;
+      receiver.script.push(500);
+      let turnId = '';
+      await withService({ WEBHOOK_RETRY_BASE_MS: '1500' }, async (svc) => {
+        model.push({ output: [message('before restart')] });
+        turnId = (await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', webhook: { url: receiver.url } })).body.id;
+        await expect.poll(() => receiver.received.length, { timeout: 5000 }).toBe(1);
+        await expect.poll(async () => (await deliveriesOf(svc, turnId))[0]?.attempts.length).toBe(1);
+      }, dataDir);
+      expect(receiver.received.length).toBe(1); // the service stopped before the retry was due
+      await withService({ WEBHOOK_RETRY_BASE_MS: '1500' }, async (svc) => {
+        await expect.poll(async () => (await deliveriesOf(svc, turnId))[0]?.state, { timeout: 10_000 }).toBe('delivered');
+        expect(receiver.received.map((r) => r.answeredWith)).toEqual([500, 200]);
+        expect(receiver.received[1].headers['webhook-id']).toBe(receiver.received[0].headers['webhook-id']);
+        expect((await deliveriesOf(svc, turnId))[0].attempts).toHaveLength(2);
+      }, dataDir);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('never delays the turn: a receiver that does not answer leaves the turn completing at once', async () => {
+    await withService({ WEBHOOK_TIMEOUT_MS: '1000' }, async (svc) => {
+      receiver.received.length = 0;
+      receiver.script.push('hang');
+      model.push({ output: [message('quick')] });
+      const t0 = Date.now();
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', webhook: { url: receiver.url } });
+      expect(turn.body.status).toBe('completed');
+      expect(Date.now() - t0).toBeLessThan(3000);
+      await expect.poll(() => receiver.received.length).toBe(1);
+      expect((await deliveriesOf(svc, turn.body.id))[0].state).toBe('pending');
+    });
+  });
+
+  it('sends only the chosen events, and every turn to the server-wide WEBHOOK_URL', async () => {
+    await withService({ WEBHOOK_URL: receiver.url.replace('/hooks/turns', '/hooks/all') }, async (svc) => {
+      receiver.received.length = 0;
+      model.push({ output: [message('fine')] });
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', webhook: { url: receiver.url, events: ['turn.failed'] } });
+      expect(turn.body.status).toBe('completed');
+      await expect.poll(() => receiver.received.length).toBe(1);
+      const deliveries = await deliveriesOf(svc, turn.body.id);
+      expect(deliveries.map((d) => d.url)).toEqual([receiver.url.replace('/hooks/turns', '/hooks/all')]);
+      expect(receiver.received[0].verified.type).toBe('turn.completed');
+    });
+  });
+});
+
+describe('refused webhook targets', () => {
+  it.each([
+    ['/relative/path', /not an absolute URL/],
+    ['ftp://example.com/hook', /scheme ftp is not allowed/],
+    ['http://user:pw@example.com/hook', /user:password/],
+    ['http://10.1.2.3/hook', /10\.1\.2\.3: private address/],
+    ['http://[::1]:8080/hook', /::1: loopback address/],
+    ['http://169.254.169.254/latest', /cloud metadata/],
+  ])('%s → 400 naming the reason, and no turn is created', async (url, reason) => {
+    await withService({ WEBHOOK_ALLOW_HOSTS: '' }, async (svc) => {
+      const res = await api(svc.url, 'POST', '/v1/turns', { input: 'x', webhook: { url } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_webhook_url');
+      expect(res.body.error.message).toMatch(reason);
+      expect((await api(svc.url, 'GET', '/v1/turns')).body.data).toEqual([]);
+    });
+  });
+
+  it('loopback is refused unless WEBHOOK_ALLOW_HOSTS lists it', async () => {
+    await withService({ WEBHOOK_ALLOW_HOSTS: '' }, async (svc) => {
+      const res = await api(svc.url, 'POST', '/v1/turns', { input: 'x', webhook: { url: receiver.url } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.message).toMatch(/127\.0\.0\.1: loopback address .*WEBHOOK_ALLOW_HOSTS/);
+    });
+  });
+
+  it('without WEBHOOK_SECRET a webhook is refused with 503 webhooks_not_configured', async () => {
+    const svc = await startTestService({ modelBaseURL: model.baseURL, env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
+    try {
+      const res = await api(svc.url, 'POST', '/v1/turns', { input: 'x', webhook: { url: receiver.url } });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('webhooks_not_configured');
+    } finally {
+      await svc.close();
+    }
+  });
+});
