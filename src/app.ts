@@ -7,6 +7,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import fastifySseModule from '@fastify/sse';
 import { installAuth } from './http/auth.js';
+import { installHostCheck } from './http/host-check.js';
 import { registerCors } from './http/cors.js';
 import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-token.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.js';
@@ -81,6 +82,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installErrorHandlers(app);
   installRequestLog(app);
   await app.register(fastifySse, { heartbeatInterval: config.SSE_HEARTBEAT_MS });
+  // Without tokens, refuse requests addressed to a non-loopback name (DNS rebinding), before anything else.
+  installHostCheck(app, { tokens: config.AUTH_TOKENS, allowedHosts: config.ALLOWED_HOSTS });
   // CORS first: a preflight carries no Authorization and is answered before auth runs.
   await registerCors(app, config.CORS_ORIGINS);
   // Stream tokens (EventSource) are checked before bearer auth, for GET /v1/{turns,workflows}/{id}/events only.

@@ -33,6 +33,8 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   AUTH_TOKENS: csv,
+  /** Host names (besides loopback ones) a request may be addressed to when AUTH_TOKENS is empty. */
+  ALLOWED_HOSTS: csv,
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024, 64 * 1024 * 1024),
   MAX_CONCURRENT_TURNS: int(8, 1, 1024),
   SSE_HEARTBEAT_MS: int(15_000, 100, 600_000),

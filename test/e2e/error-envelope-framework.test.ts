@@ -45,7 +45,7 @@ function expectEnvelope(response: string, status: number, code: string) {
   expect(typeof r.body.error.message).toBe('string');
 }
 
-const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: x\r\n${extra}Connection: close\r\n\r\n`;
+const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`;
 
 describe('errors raised by Fastify or Node carry the envelope', () => {
   it('bad percent-encoding in the path → 400 invalid_url', async () => {
@@ -58,16 +58,16 @@ describe('errors raised by Fastify or Node carry the envelope', () => {
 
   it('an unknown route → 404 not_found; a known path with another method → 405 method_not_allowed', async () => {
     expectEnvelope(await raw(get('/v1/nope')), 404, 'not_found');
-    expectEnvelope(await raw(`DELETE /v1/turns HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 405, 'method_not_allowed');
+    expectEnvelope(await raw(`DELETE /v1/turns HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`), 405, 'method_not_allowed');
   });
 
   it('a malformed Content-Length → 400 malformed_request', async () => {
-    expectEnvelope(await raw(`POST /v1/turns HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}`), 400, 'malformed_request');
+    expectEnvelope(await raw(`POST /v1/turns HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}`), 400, 'malformed_request');
   });
 
   it('an invalid method token or header → 400 malformed_request', async () => {
-    expectEnvelope(await raw(`GE(T /v1/turns HTTP/1.1\r\nHost: x\r\n\r\n`), 400, 'malformed_request');
-    expectEnvelope(await raw(`GET /v1/turns HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n`), 400, 'malformed_request');
+    expectEnvelope(await raw(`GE(T /v1/turns HTTP/1.1\r\nHost: localhost\r\n\r\n`), 400, 'malformed_request');
+    expectEnvelope(await raw(`GET /v1/turns HTTP/1.1\r\nHost: localhost\r\nBad Header: y\r\n\r\n`), 400, 'malformed_request');
   });
 
   it('headers over the size limit → 431 headers_too_large', async () => {
@@ -75,7 +75,7 @@ describe('errors raised by Fastify or Node carry the envelope', () => {
   });
 
   it('a Content-Length that disagrees with the body sent → 400 with the envelope', async () => {
-    const r = await raw(`POST /v1/turns HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`);
+    const r = await raw(`POST /v1/turns HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`);
     expectEnvelope(r, 400, 'malformed_request');
   });
 });

@@ -71,7 +71,7 @@ function readPaced(port: number, turnId: string, rate: number): Promise<string> 
       for (let c: Buffer | null; (c = sock.read() as Buffer | null); ) chunks.push(c);
       finish();
     };
-    sock.once('connect', () => sock.write(`GET /v1/turns/${turnId}/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`));
+    sock.once('connect', () => sock.write(`GET /v1/turns/${turnId}/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`));
     sock.on('end', done);
     sock.on('close', done);
     sock.on('error', (err) => {

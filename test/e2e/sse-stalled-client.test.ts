@@ -62,7 +62,7 @@ describe('SSE client that stops reading', () => {
     const server = await serverSide;
     let serverClosedAt = 0;
     server.once('close', () => (serverClosedAt = Date.now()));
-    sock.write(`GET /v1/turns/${turn.body.id}/events HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n`);
+    sock.write(`GET /v1/turns/${turn.body.id}/events HTTP/1.1\r\nHost: localhost\r\nAccept: text/event-stream\r\n\r\n`);
     const sentAt = Date.now();
 
     // Soon after the 300 ms write timeout the server has closed the stalled stream.
