@@ -8,14 +8,14 @@
  * - GET    /v1/schedules/{id}/runs  — runs, newest first, each linking to the turn it started
  * Errors: `{error: {code, message, details?}}` — 400 `invalid_request` (zod issues) and the
  * ScheduleError codes (src/schedules/errors.ts), 404 `schedule_not_found`, 409
- * `schedule_limit_reached` / `idempotency_conflict`, 503 `schedules_unavailable`.
+ * `schedule_limit_reached` / `idempotency_key_reused`, 503 `schedules_unavailable`.
  */
 import { z } from 'zod';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError } from '../src/http/errors.js';
+import { clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import { requireModel } from '../src/model/require-model.js';
 import { turnEventsLink } from '../src/http/stream-token.js';
-import { IdempotencyKeySchema } from '../src/turns/request-schemas.js';
 import { AgentIdSchema, CreateScheduleBodySchema, ScheduleStatusSchema, UpdateScheduleBodySchema } from '../src/schedules/schemas.js';
 import type { Schedule, ScheduleService } from '../src/schedules/types.js';
 
@@ -28,7 +28,6 @@ const ListQuery = z
     cursor: z.string().min(1).max(200).optional(),
   });
 const RunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().min(1).max(200).optional() });
-const IdempotencyKey = IdempotencyKeySchema;
 
 /** A schedule as returned over REST: the record plus links. */
 export function withLinks(s: Schedule): Schedule & { links: { self: string; runs: string } } {
@@ -52,14 +51,13 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
     const body = CreateScheduleBodySchema.parse(request.body ?? undefined);
     // A schedule that could never run is refused now, not discovered as a failed run later.
     requireModel(services.turns.modelConfigured, body.model, services.config.MODEL);
-    const rawKey = request.headers['idempotency-key'];
-    const key = rawKey === undefined ? undefined : IdempotencyKey.parse(rawKey);
     const { schedule, created } = await schedules().create(
       { ...body, agent_id: body.agent_id ?? 'default', tools: body.tools ?? services.config.DEFAULT_TOOLS },
-      { created_by: { type: 'api' }, idempotencyKey: key === undefined ? undefined : `api:${key}` },
+      { created_by: { type: 'api' }, idempotencyKey: clientIdempotencyKey(request) },
     );
     const out = withLinks(schedule);
-    return reply.code(created ? 201 : 200).header('Location', out.links.self).send(out);
+    if (!created) markReplayed(reply);
+    return reply.code(201).header('Location', out.links.self).send(out);
   });
 
   app.get('/v1/schedules', async (request) => {

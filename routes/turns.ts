@@ -12,6 +12,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { notFound } from '../src/http/errors.js';
+import { clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { turnEventsLink, type StreamTokens } from '../src/http/stream-token.js';
 import { isTerminalEvent, type TurnEvent } from '../src/runtime/events.js';
@@ -21,7 +22,7 @@ import type { TurnRecord } from '../src/turns/turn-service-types.js';
 import { assertKnownSkills } from './skills.js';
 import { systemResolver } from '../src/tools/web/target-guard.js';
 import { assertWebhookTarget } from '../src/webhooks/webhook-spec.js';
-import { CreateTurnBody, CreateTurnQuery, EventsQuery, IdempotencyKey, ListTurnsQuery, TurnIdParams } from './turn-schemas.js';
+import { CreateTurnBody, CreateTurnQuery, EventsQuery, ListTurnsQuery, TurnIdParams } from './turn-schemas.js';
 
 /**
  * Links of a turn, relative to the service root. With `streamTokens` (AUTH_TOKENS set), `events`
@@ -63,14 +64,19 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
   app.post('/v1/turns', { sse: 'dual' }, async (request: FastifyRequest, reply) => {
     const body = CreateTurnBody.parse(request.body ?? undefined);
     const query = CreateTurnQuery.parse(request.query);
-    const rawKey = request.headers['idempotency-key'];
     // Client keys live in their own `api:` namespace, so a client can never take a key the
     // service uses itself (the scheduler's `schedule_run:<run id>`).
-    const idempotencyKey = rawKey === undefined ? undefined : `api:${IdempotencyKey.parse(rawKey)}`;
+    const idempotencyKey = clientIdempotencyKey(request);
     const { cancel_on_disconnect, ...input } = body;
     if (input.skills) assertKnownSkills(services, input.skills);
     if (input.webhook) await assertWebhookTarget(input.webhook.url, { secret: services.config.WEBHOOK_SECRET, allowHosts: services.config.WEBHOOK_ALLOW_HOSTS, resolver: systemResolver });
-    const turn = await turns.create(input, { idempotencyKey, origin: { type: 'api' }, kind: 'main', traceparent: request.headers.traceparent as string | undefined });
+    const turn = await turns.create(input, {
+      idempotencyKey,
+      origin: { type: 'api' },
+      kind: 'main',
+      traceparent: request.headers.traceparent as string | undefined,
+      onReplay: () => markReplayed(reply),
+    });
     const links = turnLinks(turn.id, services.streamTokens);
 
     if (reply.sse) {

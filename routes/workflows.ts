@@ -10,6 +10,7 @@
  */
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError, notFound } from '../src/http/errors.js';
+import { bodyHash, clientIdempotencyKey, idempotencyKeys, markReplayed } from '../src/http/idempotency.js';
 import { requireModel } from '../src/model/require-model.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { workflowEventsLink, type StreamTokens } from '../src/http/stream-token.js';
@@ -50,7 +51,12 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
     const body = CreateWorkflowBody.parse(request.body ?? undefined);
     const service = workflows();
     requireModel(services.turns.modelConfigured, body.model, services.config.MODEL);
-    const wf = await service.create(body);
+    const { value: wf, replayed } = await idempotencyKeys(services.db).run('workflow', clientIdempotencyKey(request), bodyHash(body), {
+      create: () => service.create(body),
+      idOf: (created) => created.id,
+      load: (id) => service.get(id),
+    });
+    if (replayed) markReplayed(reply);
     return reply.code(201).header('Location', workflowLinks(wf.id).self).send(withLinks(wf));
   });
 

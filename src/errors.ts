@@ -24,3 +24,17 @@ export class DomainError extends Error {
 export function isDomainError(err: unknown): err is DomainError {
   return err instanceof DomainError;
 }
+
+/**
+ * 409 `idempotency_key_reused`: an Idempotency-Key was used before with a different request body
+ * (the one idempotency refusal of every create route; README.md "Idempotency").
+ * @param resource `turn`, `schedule` or `workflow`; details are `{<resource>_id: existingId}`.
+ */
+export function idempotencyKeyReused(resource: string, existingId: string): DomainError {
+  return new DomainError(
+    'idempotency_key_reused',
+    `this Idempotency-Key was already used with a different request body (${resource} ${existingId}); send a new key for a new request`,
+    409,
+    { [`${resource}_id`]: existingId },
+  );
+}

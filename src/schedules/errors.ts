@@ -15,7 +15,6 @@ export type ScheduleErrorCode =
   | 'cron_too_frequent' // two slots closer than SCHEDULE_MIN_INTERVAL_S
   | 'schedule_limit_reached' // SCHEDULE_MAX_PER_AGENT active + paused schedules
   | 'schedule_not_found'
-  | 'idempotency_conflict' // same idempotency key, different request
   | 'invalid_request'; // other field problems (name, tools, …)
 
 const STATUS: Record<ScheduleErrorCode, number> = {
@@ -28,7 +27,6 @@ const STATUS: Record<ScheduleErrorCode, number> = {
   cron_too_frequent: 400,
   invalid_request: 400,
   schedule_limit_reached: 409,
-  idempotency_conflict: 409,
   schedule_not_found: 404,
 };
 

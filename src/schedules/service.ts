@@ -13,6 +13,7 @@
  *   either engine), so an edit never races the scheduler's claim of a slot, and the per-agent limit
  *   holds across instances.
  */
+import { idempotencyKeyReused } from '../errors.js';
 import { uuidv7 } from 'uuidv7';
 import { requestHash } from '../turns/turn-input.js';
 import type { Clock } from './clock.js';
@@ -108,9 +109,7 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
       const hash = requestHash({ agent_id: input.agent_id, name: input.name, when: input.when, paused: input.paused ?? false, ...request });
       const replay = (existing: StoredSchedule) => {
         if (existing.request_hash !== hash) {
-          throw new ScheduleError('idempotency_conflict', 'this idempotency key was already used with a different schedule request', {
-            schedule_id: existing.id,
-          });
+          throw idempotencyKeyReused('schedule', existing.id);
         }
         return { schedule: publicSchedule(existing), created: false };
       };

@@ -114,7 +114,7 @@ export interface CreateScheduleOptions {
   created_by?: ScheduleCreator;
   /**
    * Idempotency key: a second create with the same key returns the first schedule (`created:
-   * false`) when the request is the same, and fails with `idempotency_conflict` when it differs.
+   * false`) when the request is the same, and fails with 409 `idempotency_key_reused` when it differs.
    */
   idempotencyKey?: string;
 }

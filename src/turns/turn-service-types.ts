@@ -34,6 +34,8 @@ export interface CreateTurnOptions {
   origin?: TurnOrigin;
   kind?: TurnKind;
   idempotencyKey?: string;
+  /** Called when `idempotencyKey` matched an earlier turn with the same request (that turn is returned). */
+  onReplay?: () => void;
   /** For kind === 'workflow_task'. */
   workflowTask?: WorkflowTaskBinding;
   /**

@@ -18,6 +18,7 @@ import type { ServiceRegistry } from '../assembly/services.js';
 import type { Config } from '../config.js';
 import { modelFor, type ModelClients } from '../model/model-clients.js';
 import { requireModel } from '../model/require-model.js';
+import { idempotencyKeyReused } from '../errors.js';
 import { HttpError } from '../http/errors.js';
 import type { ModelPort } from '../model/port.js';
 import { isTerminalEvent, type TurnEvent } from '../runtime/events.js';
@@ -91,11 +92,8 @@ export class DefaultTurnService implements TurnService {
       hash = requestHash({ input, kind: options.kind ?? 'main', origin: options.origin ?? { type: 'api' } });
       const existing = store.findByIdempotencyKey(options.idempotencyKey);
       if (existing) {
-        if (existing.request_hash !== hash) {
-          throw new HttpError(409, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body', {
-            turn_id: existing.id,
-          });
-        }
+        if (existing.request_hash !== hash) throw idempotencyKeyReused('turn', existing.id);
+        options.onReplay?.();
         return store.get(existing.id)!;
       }
     }

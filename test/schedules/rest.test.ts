@@ -120,9 +120,9 @@ describe('/v1/schedules CRUD', () => {
     const h = { 'idempotency-key': 'sched-key-1' };
     const a = await call('POST', '/v1/schedules', body({ agent_id: 'idem' }), h);
     const b = await call('POST', '/v1/schedules', body({ agent_id: 'idem' }), h);
-    expect([a.status, b.status]).toEqual([201, 200]);
+    expect([a.status, b.status]).toEqual([201, 201]);
     expect(b.body.id).toBe(a.body.id);
-    await expectError('POST', '/v1/schedules', body({ agent_id: 'idem', input: 'different' }), 409, 'idempotency_conflict', h);
+    await expectError('POST', '/v1/schedules', body({ agent_id: 'idem', input: 'different' }), 409, 'idempotency_key_reused', h);
   });
 });
 

@@ -1,3 +1,4 @@
+import { DomainError } from '../../src/errors.js';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { ScheduleError } from '../../src/schedules/errors.js';
 import { createScheduleService } from '../../src/schedules/service.js';
@@ -20,8 +21,8 @@ async function codeOf(fn: () => Promise<unknown>): Promise<string> {
   try {
     await fn();
   } catch (err) {
-    expect(err).toBeInstanceOf(ScheduleError);
-    return (err as ScheduleError).code;
+    expect(err).toBeInstanceOf(DomainError);
+    return (err as DomainError).code;
   }
   throw new Error('expected a ScheduleError');
 }
@@ -59,7 +60,7 @@ describeEachEngine('schedule service', (engine) => {
     expect(b.created).toBe(false);
     expect(b.schedule.id).toBe(a.schedule.id);
     expect((await rig.service.list({ agent_id: 'agent-1' })).data).toHaveLength(1);
-    expect(await codeOf(() => rig.service.create(daily({ input: 'other' }), { idempotencyKey: 'k1' }))).toBe('idempotency_conflict');
+    expect(await codeOf(() => rig.service.create(daily({ input: 'other' }), { idempotencyKey: 'k1' }))).toBe('idempotency_key_reused');
   });
 
   it('limits active and paused schedules per agent, not completed ones or other agents', async () => {
