@@ -47,6 +47,10 @@ const EnvSchema = z.object({
   OPENAI_BASE_URL: z.string().url().optional(),
   MODEL: z.string().min(1).optional(),
   MODEL_MAX_RETRIES: int(2, 0, 10),
+  /** Max ms without a model stream event (before the first one too); then the request is aborted. */
+  MODEL_IDLE_TIMEOUT_MS: int(60_000, 50, 3_600_000),
+  /** Max ms for one whole model request. */
+  MODEL_REQUEST_TIMEOUT_MS: int(600_000, 100, 86_400_000),
   /** `responses` (POST /responses) or `chat` (POST /chat/completions); a request's `model_api` wins. */
   MODEL_API: z.enum(MODEL_APIS).default('responses'),
   /** What a Chat Completions server accepts beyond the core (src/model/chat-request.ts). */

@@ -60,8 +60,11 @@ export interface StreamingOptions {
   delayMs?: number;
   /** Send only this many events, then cut the connection. */
   cutAfter?: number;
-  /** `destroy` (default): reset the socket; `end`: close the body cleanly without a terminal event. */
-  cutMode?: 'destroy' | 'end';
+  /**
+   * `destroy` (default): reset the socket; `end`: close the body cleanly without a terminal event;
+   * `stall`: send nothing more but keep the connection open until the client closes it.
+   */
+  cutMode?: 'destroy' | 'end' | 'stall';
   /** Wait this long before sending the response headers, ms. */
   holdMs?: number;
 }

@@ -39,7 +39,7 @@
  *
  * Options on streaming steps: `delayMs` (pause before each event), `cutAfter` (send that many
  * events, then destroy the socket — a stream cut mid-way; `cutMode: 'end'` closes it cleanly
- * instead, i.e. no terminal event), `holdMs` (wait before the response headers are sent).
+ * instead, i.e. no terminal event; `cutMode: 'stall'` keeps it open, sending nothing), `holdMs` (wait before the response headers are sent).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -104,6 +104,10 @@ async function writeStream(res: ServerResponse, frames: string[], opts: Streamin
     res.write(frames[i]);
   }
   if (opts.cutAfter !== undefined && opts.cutAfter < frames.length) {
+    if (opts.cutMode === 'stall') {
+      await new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once('close', () => resolve())));
+      return;
+    }
     if ((opts.cutMode ?? 'destroy') === 'destroy') {
       // Give the written frames a moment to reach the client, then reset the connection.
       await sleep(5);

@@ -1,0 +1,79 @@
+/**
+ * Time limits around any {@link ModelPort} (a decorator both adapters are wrapped in, see
+ * model-clients.ts), so a model that stalls cannot keep a turn `running` and a
+ * MAX_CONCURRENT_TURNS slot forever:
+ * - idle: no stream event for `idleMs` (MODEL_IDLE_TIMEOUT_MS, default 60 s) — before the response
+ *   headers or in the middle of the stream;
+ * - request: one request longer than `requestMs` in total (MODEL_REQUEST_TIMEOUT_MS, default 10 min).
+ * Either aborts the request (through its own controller, linked to the turn's signal and unlinked
+ * afterwards). A request that timed out before yielding anything is sent again, up to `retries`
+ * times (MODEL_MAX_RETRIES); one that already streamed part of a response is not (its deltas were
+ * delivered). Then the stream throws ModelError `model_timeout`, which fails the turn with that code.
+ */
+import { ModelError } from './model-error.js';
+import type { ModelPort, ModelRequest, ModelStreamEvent } from './port.js';
+
+export interface StreamTimeouts {
+  /** Max ms between two stream events (and before the first). */
+  idleMs: number;
+  /** Max ms for one whole request. */
+  requestMs: number;
+  /** How many times a request that timed out before its first event is sent again. */
+  retries: number;
+}
+
+class Timeout extends Error {
+  constructor(readonly kind: 'idle' | 'request') {
+    super(kind);
+  }
+}
+
+function describe(kind: 'idle' | 'request', t: StreamTimeouts, attempts: number): string {
+  const what = kind === 'idle'
+    ? `the model sent nothing for ${t.idleMs / 1000} s (MODEL_IDLE_TIMEOUT_MS)`
+    : `the model request took longer than ${t.requestMs / 1000} s (MODEL_REQUEST_TIMEOUT_MS)`;
+  return `${what}${attempts > 1 ? ` on each of ${attempts} attempts` : ''}`;
+}
+
+/** `port` with idle and request time limits (see the module doc). */
+export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPort {
+  return {
+    async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamEvent> {
+      for (let attempt = 1; ; attempt++) {
+        const controller = new AbortController();
+        const onAbort = () => controller.abort(signal.reason);
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+        let fire: (e: Timeout) => void = () => {};
+        const timedOut = new Promise<never>((_, reject) => (fire = reject));
+        timedOut.catch(() => {});
+        const expire = (kind: 'idle' | 'request') => () => {
+          fire(new Timeout(kind));
+          controller.abort(new Timeout(kind));
+        };
+        const requestTimer = setTimeout(expire('request'), t.requestMs);
+        let idleTimer = setTimeout(expire('idle'), t.idleMs);
+        const it = port.stream(request, controller.signal)[Symbol.asyncIterator]();
+        let yielded = 0;
+        try {
+          for (;;) {
+            const r = await Promise.race([it.next(), timedOut]);
+            clearTimeout(idleTimer);
+            if (r.done) return;
+            yielded++;
+            yield r.value;
+            idleTimer = setTimeout(expire('idle'), t.idleMs);
+          }
+        } catch (err) {
+          if (!(err instanceof Timeout) || signal.aborted) throw err;
+          void it.return?.(undefined)?.catch(() => {});
+          if (yielded > 0 || attempt > t.retries) throw new ModelError('model_timeout', describe(err.kind, t, attempt));
+        } finally {
+          clearTimeout(requestTimer);
+          clearTimeout(idleTimer);
+          signal.removeEventListener('abort', onAbort);
+        }
+      }
+    },
+  };
+}
