@@ -41,7 +41,7 @@ describe('validation messages', () => {
 
   it('lists the accepted fields for an unknown one', async () => {
     expect((await createTurn({ input: 'hi', agentid: 'x' })).message).toMatch(
-      /^has unknown field "agentid": accepted fields are input, instructions\?, model\?, agent_id\?, /,
+      /^has unknown field "agentid": accepted fields are input, instructions\?, model\?, model_api\?, agent_id\?, /,
     );
   });
 
