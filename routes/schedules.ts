@@ -18,6 +18,7 @@ import { requireModel } from '../src/model/require-model.js';
 import { turnEventsLink } from '../src/http/stream-token.js';
 import { AgentIdSchema, CreateScheduleBodySchema, ScheduleStatusSchema, UpdateScheduleBodySchema } from '../src/schedules/schemas.js';
 import type { Schedule, ScheduleService } from '../src/schedules/types.js';
+import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
 
 const IdParams = z.object({ id: z.string().min(1).max(100) });
 const ListQuery = z
@@ -51,6 +52,7 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
     const body = CreateScheduleBodySchema.parse(request.body ?? undefined);
     // A schedule that could never run is refused now, not discovered as a failed run later.
     requireModel(services.turns.modelConfigured, body.model, services.config.MODEL);
+    if (body.webhook) await assertWebhookTarget(body.webhook.url, webhookPolicy(services.config));
     const { schedule, created } = await schedules().create(
       { ...body, agent_id: body.agent_id ?? 'default', tools: body.tools ?? services.config.DEFAULT_TOOLS },
       { created_by: { type: 'api' }, idempotencyKey: clientIdempotencyKey(request) },
@@ -74,6 +76,7 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
   app.patch('/v1/schedules/:id', async (request) => {
     const { id } = IdParams.parse(request.params);
     const body = UpdateScheduleBodySchema.parse(request.body ?? undefined);
+    if (body.webhook) await assertWebhookTarget(body.webhook.url, webhookPolicy(services.config));
     return withLinks(await schedules().update(id, body));
   });
 

@@ -20,8 +20,7 @@ import type { EventLog, LoggedEvent } from '../src/store/event-log.js';
 import type { Services } from '../src/services.js';
 import type { TurnRecord } from '../src/turns/turn-service-types.js';
 import { assertKnownSkills } from './skills.js';
-import { systemResolver } from '../src/tools/web/target-guard.js';
-import { assertWebhookTarget } from '../src/webhooks/webhook-spec.js';
+import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
 import { CreateTurnBody, CreateTurnQuery, EventsQuery, ListTurnsQuery, TurnIdParams } from './turn-schemas.js';
 
 /**
@@ -69,7 +68,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     const idempotencyKey = clientIdempotencyKey(request);
     const { cancel_on_disconnect, ...input } = body;
     if (input.skills) assertKnownSkills(services, input.skills);
-    if (input.webhook) await assertWebhookTarget(input.webhook.url, { secret: services.config.WEBHOOK_SECRET, allowHosts: services.config.WEBHOOK_ALLOW_HOSTS, resolver: systemResolver });
+    if (input.webhook) await assertWebhookTarget(input.webhook.url, webhookPolicy(services.config));
     const turn = await turns.create(input, {
       idempotencyKey,
       origin: { type: 'api' },

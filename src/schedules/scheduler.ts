@@ -158,6 +158,7 @@ export class Scheduler {
           ...(r.max_steps !== null ? { max_steps: r.max_steps } : {}),
           ...(r.metadata !== null ? { metadata: r.metadata } : {}),
           ...(r.brain ? { brain: true } : {}),
+          ...(r.webhook ? { webhook: r.webhook } : {}),
         },
         {
           origin: { type: 'schedule', schedule_id: run.schedule_id },

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { AgentIdSchema, MetadataSchema, ToolFamiliesSchema, TurnInputSchema } from '../turns/request-schemas.js';
 import { SCHEDULE_STATUSES } from './types.js';
+import { WebhookSpecSchema } from '../webhooks/webhook-spec.js';
 
 // The turn request fields are the same as for POST /v1/turns (one definition).
 export { AgentIdSchema, METADATA_MAX_BYTES, MetadataSchema, ToolFamiliesSchema, TurnInputSchema } from '../turns/request-schemas.js';
@@ -54,6 +55,8 @@ export const CreateScheduleBodySchema = z
     input: TurnInputSchema,
     agent_id: AgentIdSchema.optional(),
     ...SCHEDULE_OPTIONAL_FIELDS,
+    /** REST only (the schedule tools never set a webhook). */
+    webhook: WebhookSpecSchema.nullable().optional(),
   })
   .strict();
 export type CreateScheduleBody = z.infer<typeof CreateScheduleBodySchema>;
@@ -64,6 +67,7 @@ export const UpdateScheduleBodySchema = z
     name: ScheduleNameSchema.optional(),
     input: TurnInputSchema.optional(),
     ...SCHEDULE_OPTIONAL_FIELDS,
+    webhook: WebhookSpecSchema.nullable().optional(),
   })
   .strict()
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one field to change');

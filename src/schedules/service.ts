@@ -71,6 +71,7 @@ function requestOf(input: CreateScheduleInput): ScheduleRequest {
     max_steps: input.max_steps ?? null,
     metadata: input.metadata ?? null,
     brain: input.brain ?? false,
+    webhook: input.webhook ?? null,
   };
 }
 
@@ -167,6 +168,7 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
         if (changes.max_steps !== undefined) r.max_steps = changes.max_steps;
         if (changes.metadata !== undefined) r.metadata = changes.metadata;
         if (changes.brain !== undefined) r.brain = changes.brain;
+        if (changes.webhook !== undefined) r.webhook = changes.webhook;
         if (valid) {
           if (s.status === 'completed') {
             checkLimit(s.agent_id, liveCount);

@@ -7,6 +7,7 @@
  */
 import type { ToolFamily } from '../config.js';
 import type { CreateTurnInput } from '../turns/turn-service-types.js';
+import type { WebhookSpec } from '../webhooks/webhook-spec.js';
 
 /** Units accepted by `when.after` (a week is 7 × 24 h of elapsed time, not calendar-aware). */
 export type AfterUnit = 'second' | 'minute' | 'hour' | 'day' | 'week';
@@ -43,6 +44,8 @@ export interface ScheduleRequest {
   metadata: Record<string, unknown> | null;
   /** The turn's `brain: true` (recall/get_page over the agent's brain pages). */
   brain: boolean;
+  /** The fired turns' `webhook` (src/webhooks/webhook-spec.ts), or null. Set only through the REST API. */
+  webhook: WebhookSpec | null;
 }
 
 /** Who created a schedule. */
@@ -106,6 +109,7 @@ export interface CreateScheduleInput {
   max_steps?: number | null;
   metadata?: Record<string, unknown> | null;
   brain?: boolean;
+  webhook?: WebhookSpec | null;
   paused?: boolean;
 }
 
@@ -130,6 +134,7 @@ export interface UpdateScheduleChanges {
   max_steps?: number | null;
   metadata?: Record<string, unknown> | null;
   brain?: boolean;
+  webhook?: WebhookSpec | null;
   paused?: boolean;
 }
 

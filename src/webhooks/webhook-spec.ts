@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { webhookUrlProblem } from '../config.js';
 import { HttpError } from '../http/errors.js';
-import { checkTarget, FetchTargetError, type HostResolver } from '../tools/web/target-guard.js';
+import { checkTarget, FetchTargetError, systemResolver, type HostResolver } from '../tools/web/target-guard.js';
 
 /** Event types a webhook can receive. */
 export const WEBHOOK_EVENT_TYPES = ['turn.completed', 'turn.failed', 'turn.cancelled'] as const;
@@ -22,6 +22,11 @@ export const WebhookSpecSchema = z.strictObject({
     .optional(),
 });
 export type WebhookSpec = z.infer<typeof WebhookSpecSchema>;
+
+/** The address policy of webhook targets from the config (WEBHOOK_SECRET, WEBHOOK_ALLOW_HOSTS, system DNS). */
+export function webhookPolicy(config: { WEBHOOK_SECRET?: string; WEBHOOK_ALLOW_HOSTS: readonly string[] }) {
+  return { secret: config.WEBHOOK_SECRET, allowHosts: config.WEBHOOK_ALLOW_HOSTS, resolver: systemResolver };
+}
 
 /**
  * Check a webhook target before anything is stored.

@@ -150,6 +150,28 @@ describe('a turn with a webhook', () => {
   });
 });
 
+describe('a schedule with a webhook', () => {
+  it('every turn it fires delivers to the webhook; the schedule shows it and PATCH can remove it', async () => {
+    await withService({ SCHEDULER_TICK_MS: '50' }, async (svc) => {
+      receiver.received.length = 0;
+      model.push({ output: [message('scheduled answer')] });
+      const created = await api(svc.url, 'POST', '/v1/schedules', { name: 'nightly', when: { after: { value: 1, unit: 'second' } }, input: 'report', webhook: { url: receiver.url } });
+      expect(created.status).toBe(201);
+      expect(created.body.webhook).toEqual({ url: receiver.url });
+      expect(validateResponse('/v1/schedules', 'post', 201, created.body)).toEqual([]);
+      await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(1);
+      const payload = receiver.received[0].verified;
+      expect(payload.type).toBe('turn.completed');
+      expect(payload.data.turn).toMatchObject({ kind: 'scheduled', origin: { type: 'schedule', schedule_id: created.body.id }, output_text: 'scheduled answer' });
+      const patched = await api(svc.url, 'PATCH', `/v1/schedules/${created.body.id}`, { webhook: null });
+      expect(patched.body.webhook).toBeNull();
+      const refused = await api(svc.url, 'PATCH', `/v1/schedules/${created.body.id}`, { webhook: { url: 'http://192.168.1.1/x' } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('invalid_webhook_url');
+    });
+  });
+});
+
 describe('refused webhook targets', () => {
   it.each([
     ['/relative/path', /not an absolute URL/],
