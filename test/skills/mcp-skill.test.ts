@@ -75,18 +75,21 @@ describe('MCP servers of a skill through mcporter', () => {
       { output: [functionCall('command', { command: call('vault.lookup', { key: 'greeting' }) })] },
       { output: [functionCall('command', { command: call('calc.fail', {}) })] },
       { output: [functionCall('command', { command: call('vault.fail', {}) })] },
-      { output: [functionCall('command', { command: 'env | sort; echo "config=$MCPORTER_CONFIG"; stat -c "%a" "$MCPORTER_CONFIG"; cat "$MCPORTER_CONFIG"; ls /skills' })] },
+      { output: [functionCall('command', { command: 'env | sort | tee env-dump.txt; echo "config=$MCPORTER_CONFIG"; stat -c "%a" "$MCPORTER_CONFIG"; cat "$MCPORTER_CONFIG"; ls /skills' })] },
       (body) => {
         configSeen = lastOutput(body);
-        return { output: [message(`done: ${lastOutput(body).length}`)] };
+        return { output: [functionCall('read_file', { path: 'env-dump.txt' })] };
       },
+      (body) => ({ output: [message(`done: ${lastOutput(body).length}`)] }),
     );
     const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'use the tools', tools: ['computer'], skills: ['mcp-tools'] }, timeoutMs: 120_000 });
     expect(r.status).toBe(200);
     const last = r.events.at(-1)!.json;
     expect(last.type).toBe('turn.completed');
     const done = r.events.filter((e) => e.event === 'tool.completed').map((e) => e.json);
-    expect(done.map((d) => d.name)).toEqual(['skill_view', 'command', 'command', 'command', 'command', 'command']);
+    expect(done.map((d) => d.name)).toEqual(['skill_view', 'command', 'command', 'command', 'command', 'command', 'read_file']);
+    // A file the command wrote holds the real value, but reading it back shows the placeholder.
+    expect(done[6].output).toContain('VAULT_TOKEN=[redacted:VAULT_TOKEN]');
 
     // skill_view told the model the exact call forms.
     expect(done[0].output).toContain("mcporter list 'vault.lookup' --schema --json --timeout 30000");
@@ -94,7 +97,7 @@ describe('MCP servers of a skill through mcporter', () => {
     expect(done[0].output).toContain('mcporter list calc --schema --json --timeout 30000');
 
     // The tools' results reached the model (as the next request's function_call_output).
-    const requests = harness.model.requests.slice(-7);
+    const requests = harness.model.requests.slice(-8);
     expect(done[1].output).toMatch(/^exit_code=0 /);
     expect(done[1].output).toContain('sum=42');
     expect(lastOutput(requests[2].body)).toContain('sum=42');
