@@ -70,6 +70,11 @@ export interface DispatchOptions<TTurn = unknown> {
   /** [120000] */
   defaultTimeoutMs?: number;
   breaker: CircuitBreaker;
+  /**
+   * Per call (same index as the calls): an `Error:` output to answer it with instead of running it
+   * (e.g. a repeated identical call, policies/repeated-call.ts); undefined entries run normally.
+   */
+  refusals?: readonly (string | undefined)[];
   /** When set, every call is answered with this error and nothing runs (e.g. tools disabled). */
   refuseAllWith?: string;
   /** Calls executed per round (one model response) [64]; later calls get an `Error:` output. */
@@ -180,6 +185,7 @@ export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: D
   calls.forEach((call, index) => {
     if (index >= maxCalls) refusals[index] = overLimitMessage(index + 1, calls.length, maxCalls);
     else if (seenCallIds.has(call.callId)) refusals[index] = duplicateCallIdMessage(call.callId);
+    else if (opts.refusals?.[index] !== undefined) refusals[index] = opts.refusals[index];
     seenCallIds.add(call.callId);
   });
   const mode = (index: number) => (refusals[index] === undefined ? lookup(calls[index], opts.tools)?.executionMode : undefined);

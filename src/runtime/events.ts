@@ -105,7 +105,7 @@ export const PresentationTurnEvent = z.object({
 export const TurnCompletedEvent = z.object({
   type: z.literal('turn.completed'),
   output_text: z.string(),
-  /** e.g. `stop` | `max_steps` | `terminated` | `max_output_tokens` | `empty_response`. */
+  /** e.g. `stop` | `max_steps` | `terminated` | `max_output_tokens` (cut answer text); README "Turn endings". */
   stop_reason: z.string(),
   steps: z.number().int().nonnegative(),
   usage,

@@ -7,9 +7,17 @@
  *   calls, one last request is made with tools disabled (`tool_choice: "none"`) asking for a final
  *   answer; stop reason `max_steps`.
  * - `incomplete` because of `max_output_tokens`: its items (possibly cut calls) are dropped and the
- *   request is retried once; a second time ends the turn with stop reason `max_output_tokens`.
+ *   request is retried once with an instruction that the previous answer was cut off
+ *   (policies/cut-retry.ts); a second time ends the turn with stop reason `max_output_tokens`.
  *   Other incomplete reasons end the turn with that reason.
  * - An empty completed response after tool use gets one nudge; still empty → `empty_response`.
+ * - A turn that ends without answer text because of truncation or emptiness ends `turn.failed`
+ *   with that code (`max_output_tokens`, `empty_response`, …), never `turn.completed` with empty
+ *   output (policies/answerless-end.ts).
+ * - A final answer that is tool-call markup written as text gets one nudge to use real function
+ *   calls; text is never run (policies/tool-call-text.ts).
+ * - After 3 identical calls in a row with identical results, the next identical call is answered
+ *   with an `Error:` quoting the last result instead of running (policies/repeated-call.ts).
  * - Model errors (HTTP errors after SDK retries, `error` / `response.failed` events, a stream cut
  *   mid-way) end the turn `failed` with the provider's code and message; the transcript stays
  *   valid (items of the failed response are not added).
@@ -25,6 +33,11 @@ import type { CompiledTool } from './compiled-tool.js';
 import { dispatchRound, type CallOutcome, type FunctionCallRequest } from './dispatch.js';
 import type { TurnEvent } from './events.js';
 import { normalizeOutputItems } from './function-calls.js';
+import { decideEnding } from './policies/answerless-end.js';
+import { decideCutRetry } from './policies/cut-retry.js';
+import { advanceStreak, decideRepeats, type RepeatStreak } from './policies/repeated-call.js';
+import { decideToolCallText } from './policies/tool-call-text.js';
+import { toolIdentity } from './tool-identity.js';
 import { genericStartedLabel, notRunLabel } from './call-labels.js';
 import { readModelResponse } from './model-response.js';
 import { buildProviderTools, compileToolSet, providerToolNames } from './provider-tools.js';
@@ -123,6 +136,10 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
   let usedTools = false;
   let nudged = false;
   let incompleteRetried = false;
+  let markupNudged = false;
+  let repeatStreak: RepeatStreak | undefined;
+  // Names and identities of the turn's tools, for spotting tool calls written as text.
+  const toolNames = new Set([...callable.keys(), ...[...callable.values()].map((t) => t.name)]);
   let guardCalls = 0;
   let guardDone = false;
   let lastResponseId: string | undefined;
@@ -134,11 +151,17 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       { status: 'cancelled', outputText: lastText, lastResponseId },
       { type: 'turn.cancelled', calls: calls.map((c) => ({ call_id: c.callId, state: c.state })) },
     );
-  const completed = (stopReason: string) =>
-    finish(
+  // Ends the turn with `stopReason`: completed, or failed when there is no answer text (answerless-end.ts).
+  const completed = (stopReason: string) => {
+    const ending = decideEnding(stopReason, lastText);
+    if (ending.type === 'failed') {
+      return finish({ status: 'failed', outputText: lastText, error: ending.error, lastResponseId }, { type: 'turn.failed', error: ending.error });
+    }
+    return finish(
       { status: 'completed', outputText: lastText, stopReason, lastResponseId },
       { type: 'turn.completed', output_text: lastText, stop_reason: stopReason, steps, usage: { ...usage } },
     );
+  };
 
   for (;;) {
     if (opts.signal.aborted) return cancelled();
@@ -173,15 +196,17 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       return finish({ status: 'failed', outputText: lastText, error, lastResponseId }, { type: 'turn.failed', error });
     }
     if (response.status === 'incomplete') {
-      if (response.incompleteReason === 'max_output_tokens' && !incompleteRetried) {
+      const cut = decideCutRetry(incompleteRetried, response.incompleteReason);
+      if (cut.type === 'retry') {
         incompleteRetried = true;
-        continue; // drop the cut response; retry the same request once
+        transcript.push(developerMessage(cut.instruction)); // the cut response itself is dropped
+        continue;
       }
       lastText = messageText(response.items);
       if (lastText) await emit({ type: 'message.completed', text: lastText });
       // Keep only items that stay valid without outputs (no half-finished function calls).
       transcript.push(...response.items.filter((i) => i.type === 'message' || i.type === 'reasoning'));
-      return completed(response.incompleteReason ?? 'incomplete');
+      return completed(cut.stopReason);
     }
 
     // completed
@@ -217,6 +242,12 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
         }
         lastText = '';
         return completed(toolsDisabled ? 'max_steps' : 'empty_response');
+      }
+      const markup = decideToolCallText(markupNudged, text, toolNames);
+      if (markup.type === 'nudge' && !toolsDisabled) {
+        markupNudged = true;
+        transcript.push(developerMessage(markup.instruction)); // never run as a call
+        continue;
       }
       if (opts.finalAnswerGuard && !guardDone && !toolsDisabled) {
         let verdict: FinalAnswerGuardVerdict = null;
@@ -257,7 +288,10 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       toolStats.calls++;
       toolStats.errors++;
     }
+    const repeatCalls = functionCalls.map((c) => ({ identity: toolIdentity(c), arguments: c.arguments }));
+    const repeats = decideRepeats(repeatStreak, repeatCalls);
     const round = await dispatchRound(functionCalls, {
+      refusals: repeats,
       tools: callable,
       signal: opts.signal,
       turnContext: opts.turnContext,
@@ -271,6 +305,7 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       ...(toolsDisabled ? { refuseAllWith: 'Error: no more tool calls are allowed in this turn; answer with your final answer.' } : {}),
     });
     transcript.push(...round.outcomes.map((c) => c.item));
+    repeatStreak = advanceStreak(repeatStreak, repeatCalls, round.outcomes.map((c, i) => ({ output: c.outputText, refused: repeats[i] !== undefined })));
     for (const c of round.outcomes) {
       toolStats.calls++;
       if (c.isError) toolStats.errors++;

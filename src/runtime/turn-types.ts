@@ -92,7 +92,7 @@ export interface RunTurnResult {
   status: TurnStatus;
   /** Final assistant text ('' when none). */
   outputText: string;
-  /** Set when status is completed: `stop`, `max_steps`, `terminated`, `max_output_tokens`, `empty_response`, … */
+  /** Set when status is completed: `stop`, `max_steps`, `terminated`, `max_output_tokens` (cut text), … (README "Turn endings"). */
   stopReason?: string;
   /** Model requests made. */
   steps: number;

@@ -90,7 +90,9 @@ export async function runTaskAttempt(p: AttemptParams): Promise<AttemptOutcome> 
   if (rec.status === 'cancelled') {
     return { kind: 'failed', error: { code: 'turn_cancelled', message: `task turn ${turn.id} was cancelled` }, retryable: false, turnId: turn.id };
   }
-  if (rec.status === 'failed') {
+  // A turn that ended empty fails with `empty_response` (README "Turn endings"); for a task that is
+  // the `empty_output` case below.
+  if (rec.status === 'failed' && rec.error?.code !== 'empty_response') {
     const error = rec.error ?? { code: 'failed', message: 'the task turn failed' };
     return { kind: 'failed', error, retryable: true, turnId: turn.id };
   }

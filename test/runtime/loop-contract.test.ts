@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TurnEvent } from '../../src/runtime/events.js';
 import { EMPTY_RESPONSE_NUDGE, MAX_STEPS_INSTRUCTION } from '../../src/runtime/loop.js';
+import { CUT_RESPONSE_INSTRUCTION } from '../../src/runtime/policies/cut-retry.js';
 import { defineWorkerTool, textResult } from '../../src/runtime/tool.js';
 import { createSubmitResultTool } from '../../src/tools/submit-result/submit-result-tool.js';
 import { createSubmitGuard } from '../../src/workflows/task-attempt.js';
@@ -112,14 +113,15 @@ describe.each(ADAPTER_DRIVERS)('runTurn over the $name adapter', (driver) => {
     expect(last.last).toMatchObject({ text: MAX_STEPS_INSTRUCTION });
   });
 
-  it('does not run the calls of a response cut at the output limit; retries once, then stops with max_output_tokens', async () => {
+  it('does not run the calls of a response cut at the output limit; retries once telling the model, then fails with max_output_tokens', async () => {
     let ran = 0;
     const counting = defineWorkerTool({ ...echo, execute: async (p: { text: string }) => { ran++; return textResult(p.text); } });
     const cut = { calls: [{ name: 'echo', args: '{"text":"par' }], cut: true };
     const { result, requests } = await driver.run({ tools: [counting], script: [cut, cut] });
     expect(ran).toBe(0);
     expect(requests).toHaveLength(2);
-    expect(result).toMatchObject({ status: 'completed', stopReason: 'max_output_tokens' });
+    expect(requests[1].last).toMatchObject({ text: CUT_RESPONSE_INSTRUCTION });
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'max_output_tokens' } });
     expect(result.transcript.some((i) => i.type === 'function_call')).toBe(false);
   });
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { TurnEvent } from '../../src/runtime/events.js';
 import { MAX_STEPS_INSTRUCTION, EMPTY_RESPONSE_NUDGE } from '../../src/runtime/loop.js';
+import { CUT_RESPONSE_INSTRUCTION } from '../../src/runtime/policies/cut-retry.js';
 import { defineWorkerTool, textResult, type AnyWorkerAgentTool } from '../../src/runtime/tool.js';
 import { runScriptedTurn } from '../support/run-turn-harness.js';
 import { functionCall, loadFixtureStreams, message, reasoning } from '../support/scripted-responses-server.js';
@@ -58,15 +59,16 @@ describe('runTurn loop', () => {
     expect(server.requests[1].body.tool_choice).toBe('auto');
   });
 
-  it('does not execute calls of a response cut by max_output_tokens; retries once, then stops with max_output_tokens', async () => {
+  it('does not execute calls of a response cut by max_output_tokens; retries once saying it was cut off, then fails with max_output_tokens', async () => {
     let ran = 0;
     const counting = defineWorkerTool({ ...echo, execute: async (p: { text: string }) => { ran++; return textResult(p.text); } });
     const cut = { output: [functionCall('echo', '{"text":"par')], status: 'incomplete' as const, incompleteReason: 'max_output_tokens' as const };
-    const { result, server } = await runScriptedTurn({ tools: [counting], script: [cut, cut] });
+    const { result, server, events } = await runScriptedTurn({ tools: [counting], script: [cut, cut] });
     expect(ran).toBe(0);
     expect(server.requests).toHaveLength(2);
-    expect(server.requests[1].body.input).toEqual(server.requests[0].body.input);
-    expect(result).toMatchObject({ status: 'completed', stopReason: 'max_output_tokens' });
+    expect(server.requests[1].body.input).toEqual([...server.requests[0].body.input, { type: 'message', role: 'developer', content: CUT_RESPONSE_INSTRUCTION }]);
+    expect(result).toMatchObject({ status: 'failed', outputText: '', error: { code: 'max_output_tokens' } });
+    expect(events.at(-1)).toMatchObject({ type: 'turn.failed', error: { code: 'max_output_tokens' } });
     expect(result.transcript.some((i: any) => i.type === 'function_call')).toBe(false);
   });
 
@@ -87,13 +89,13 @@ describe('runTurn loop', () => {
     expect(result).toMatchObject({ status: 'completed', stopReason: 'content_filter', outputText: 'partial' });
   });
 
-  it('nudges once after an empty response following tool use, then stops with empty_response', async () => {
+  it('nudges once after an empty response following tool use, then fails with empty_response', async () => {
     const { result, server } = await runScriptedTurn({
       tools: [echo],
       script: [{ output: [functionCall('echo', { text: 'x' })] }, { output: [] }, { output: [] }],
     });
     expect(server.requests[2].body.input.at(-1)).toEqual({ type: 'message', role: 'developer', content: EMPTY_RESPONSE_NUDGE });
-    expect(result).toMatchObject({ status: 'completed', stopReason: 'empty_response', outputText: '' });
+    expect(result).toMatchObject({ status: 'failed', outputText: '', error: { code: 'empty_response' } });
   });
 
   it('accepts the answer given after the nudge', async () => {
@@ -104,9 +106,10 @@ describe('runTurn loop', () => {
     expect(result).toMatchObject({ stopReason: 'stop', outputText: 'here it is' });
   });
 
-  it('reports an empty first response as empty_response, not as a good answer', async () => {
-    const { result } = await runScriptedTurn({ script: [{ output: [] }] });
-    expect(result).toMatchObject({ status: 'completed', stopReason: 'empty_response', outputText: '' });
+  it('fails an empty first response with empty_response, never reporting it as a completed answer', async () => {
+    const { result, events } = await runScriptedTurn({ script: [{ output: [] }] });
+    expect(result).toMatchObject({ status: 'failed', outputText: '', error: { code: 'empty_response' } });
+    expect(events.map((e) => e.type)).not.toContain('turn.completed');
   });
 
   it('fails with the provider code after SDK retries of 5xx are exhausted; the transcript stays valid', async () => {
