@@ -75,7 +75,7 @@ const EnvSchema = z.object({
   COMPUTER_MEMORY_LIMIT_MB: int(2048, 0, 1_048_576),
   /** Size of each of the sandbox's private /tmp and /var/tmp (RAM-backed tmpfs), MiB; 0 = unbounded. */
   COMPUTER_TMP_MAX_MB: int(512, 0, 1_048_576),
-  /** Disk budget of one agent home, MiB (measured after each command); 0 = none. */
+  /** Disk budget of one agent home, MiB (measured every second during a command, and after it); 0 = none. */
   COMPUTER_HOME_MAX_MB: int(10_240, 0, 16_777_216),
   // --- skills ---
   /** Folder of read-only built-in skills (one Agent Skills folder per skill), read at start. */

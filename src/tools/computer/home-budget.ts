@@ -1,11 +1,13 @@
 /**
  * Per-home disk budget (COMPUTER_HOME_MAX_MB). The home's disk usage is measured with `du -skx`
- * (allocated blocks, symlinks not followed, one file system) on the host after every `command`
- * (while the command's exclusive home lock is still held) and remembered per home in this
- * process. While the last measurement is over the budget, the writing file tools (write_file,
- * edit_file, apply_patch) are refused with an `Error:` telling the model to delete files with a
- * command; the command result says so too. Commands themselves still run (to clean up); each file
- * they write is limited separately (RLIMIT_FSIZE, see sandbox/limits.ts).
+ * (allocated blocks, symlinks not followed, one file system) on the host every second while a
+ * `command` runs — the command is killed once the home passes the budget (or, when it started
+ * over the budget, once it grows past where it started), see sandbox/run-command.ts — and after
+ * every `command` (while the command's exclusive home lock is still held); the result is
+ * remembered per home in this process. While the last measurement is over the budget, the writing
+ * file tools (write_file, edit_file, apply_patch) are refused with an `Error:` telling the model
+ * to delete files with a command; the command result says so too. Commands themselves still run
+ * (to clean up); each file they write is limited separately (RLIMIT_FSIZE, see sandbox/limits.ts).
  */
 import { execFile } from 'node:child_process';
 import { SANDBOX_PATH } from './sandbox/command-env.js';
@@ -28,6 +30,11 @@ export function measureHome(realHome: string, timeoutMs = 10_000): Promise<numbe
       else resolve(null);
     });
   });
+}
+
+/** The last measured usage of `realHome` in bytes (undefined before the first measurement). */
+export function lastHomeUsage(realHome: string): number | undefined {
+  return usage.get(realHome);
 }
 
 /** Result of {@link updateHomeUsage}. */

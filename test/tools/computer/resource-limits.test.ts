@@ -62,6 +62,17 @@ describe('command resource limits', () => {
     expect(again.isError).toBe(false);
   });
 
+  it('COMPUTER_HOME_MAX_MB: a command that keeps writing files is killed while it runs once the home passes the budget', async () => {
+    const { tools } = await computerTools(turnContext(dir, { agentId: 'writer', env: { COMPUTER_HOME_MAX_MB: '5' } }));
+    // 300 files of 1 MiB, one every 30 ms (~9 s): many files, each under the per-file limit.
+    const r = await call(tools, 'command', { command: 'for i in $(seq 300); do head -c 1048576 /dev/zero > f$i; sleep 0.03; done; echo FINISHED', timeout: 60 });
+    expect(r.output).toMatch(/\[command killed: the home passed its disk budget while it ran \(\d+\.\d MiB used of 5 MiB, COMPUTER_HOME_MAX_MB\)/);
+    expect(r.output).not.toContain('FINISHED');
+    const files = /\nfiles=(\d+)\n/.exec((await call(tools, 'command', { command: 'echo files=$(ls | grep -c "^f")' })).output)?.[1];
+    expect(Number(files)).toBeLessThan(150);
+    expect(Number(files)).toBeGreaterThan(4);
+  }, 60_000);
+
   it('with a bubblewrap that lacks --size, commands still run and the start-up log says /tmp is unbounded', async () => {
     const oldBwrap = path.join(dir, 'old-bwrap');
     // bwrap gets its options on fd 3 (--args): look there for --size, then hand them on.

@@ -15,6 +15,7 @@ import { spawnBwrap } from './bwrap-spawn.js';
 import { commandEnvironment } from './command-env.js';
 import { DEFAULT_LIMITS, limitedShellArgv, type CommandLimits } from './limits.js';
 import { OutputCapture, type CapturedOutput, type OutputCaptureOptions } from './output-capture.js';
+import { measureHome } from '../home-budget.js';
 import { chownHome, ensureHomeReachable, type SandboxUser } from './sandbox-user.js';
 import { seccompProgram, seccompSupported } from './seccomp.js';
 
@@ -68,6 +69,8 @@ export interface CommandRun {
   signal: NodeJS.Signals | null;
   timedOut: boolean;
   aborted: boolean;
+  /** Killed because the home passed `diskBudget` while it ran (bytes measured then). */
+  overBudgetBytes?: number;
   durationMs: number;
   output: CapturedOutput;
 }
@@ -130,6 +133,23 @@ export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
   };
   if (o.signal.aborted) onAbort();
   else o.signal.addEventListener('abort', onAbort, { once: true });
+  let overBudgetBytes: number | undefined;
+  const budget = o.diskBudget;
+  let budgetTimer: NodeJS.Timeout | undefined;
+  if (budget) {
+    // One measurement at a time; the next one starts `everyMs` after the last ended.
+    const check = async () => {
+      const used = await measureHome(o.home, 10_000);
+      if (exited) return;
+      if (used !== null && used > budget.bytes) {
+        overBudgetBytes = used;
+        terminate();
+        return;
+      }
+      budgetTimer = setTimeout(check, budget.everyMs ?? 1000);
+    };
+    budgetTimer = setTimeout(check, budget.everyMs ?? 1000);
+  }
 
   child.stdout.on('data', (c: Buffer) => capture.write(c));
   child.stderr.on('data', (c: Buffer) => capture.write(c));
@@ -155,6 +175,7 @@ export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
     });
   } finally {
     clearTimeout(timer);
+    clearTimeout(budgetTimer);
     clearTimeout(killTimer);
     clearTimeout(drainTimer);
     o.signal.removeEventListener('abort', onAbort);
@@ -163,5 +184,5 @@ export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
   const output = await capture.finish(o.home, o.logName);
   const sig = exitSignal as NodeJS.Signals | null;
   const code = timedOut ? 124 : (exitCode ?? (sig ? 128 + (osConstants.signals[sig] ?? 0) : 1));
-  return { exitCode: code, signal: sig, timedOut, aborted, durationMs, output };
+  return { exitCode: code, signal: sig, timedOut, aborted, durationMs, output, ...(overBudgetBytes !== undefined ? { overBudgetBytes } : {}) };
 }

@@ -14,7 +14,7 @@ import { withHomeLock } from '../home-lock.js';
 import { resolveInHome } from '../home.js';
 import { runCommand, type SandboxMode } from '../sandbox/run-command.js';
 import { DEFAULT_LIMITS } from '../sandbox/limits.js';
-import { overBudgetNote, updateHomeUsage } from '../home-budget.js';
+import { lastHomeUsage, overBudgetNote, updateHomeUsage } from '../home-budget.js';
 import { redactSecrets, type Secrets } from '../../../skills/secrets.js';
 import { LiveOutput } from '../live-output.js';
 
@@ -116,7 +116,9 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
             // Head + tail of the output within the call's budget, leaving room for the status
             // lines and the omission marker (which names the saved full log).
             capture: { maxChars: Math.max(500, ctx.outputMaxChars - COMMAND_OUTPUT_RESERVE) },
-            logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
+            // A home already over the budget may still be cleaned up: then only growth past where it was is stopped.
+          diskBudget: deps.config.COMPUTER_HOME_MAX_MB > 0 ? { bytes: Math.max(deps.config.COMPUTER_HOME_MAX_MB * 1024 * 1024, lastHomeUsage(cwd.home) ?? 0) } : undefined,
+          logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
             onOutput: (text) => live.write(text),
           });
           live.finish();
@@ -126,6 +128,9 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
           const head = [`exit_code=${run.exitCode} duration=${seconds(run.durationMs)}s${run.timedOut ? ' timed_out=true' : ''}`];
           if (p.timeout !== undefined && p.timeout > maxTimeoutS) head.push(`[timeout lowered to the maximum of ${maxTimeoutS} s]`);
           if (run.timedOut) head.push(`[command timed out after ${timeoutS} s; all of its processes were killed]`);
+        if (run.overBudgetBytes !== undefined) {
+          head.push(`[command killed: the home passed its disk budget while it ran (${(run.overBudgetBytes / 1024 / 1024).toFixed(1)} MiB used of ${deps.config.COMPUTER_HOME_MAX_MB} MiB, COMPUTER_HOME_MAX_MB); all of its processes were killed — delete files to get back under the budget]`);
+        }
           // Still under the exclusive lock: nothing else writes the home while it is measured.
           const usage = await updateHomeUsage(cwd.home, deps.config.COMPUTER_HOME_MAX_MB);
           if (usage?.over) head.push(overBudgetNote(usage));
