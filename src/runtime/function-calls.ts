@@ -10,6 +10,7 @@
  * - A `function_call` without a usable `call_id` (absent, not a string, empty) gets a unique
  *   synthetic id ({@link SYNTHETIC_CALL_ID_PREFIX} + random hex) in the transcript item and the
  *   dispatched call, so its output pairs with it and a continuation never replays an undefined id.
+ * - The same holds for a `custom_tool_call` (answered with an unknown-tool error).
  * - A `function_call` without a string `name` is still answered (the dispatcher reports an unknown
  *   tool), under the name {@link UNNAMED_TOOL}.
  * - An item that is not an object with a string `type` (also a `provider_item` wrapping such a
@@ -70,6 +71,11 @@ export function normalizeOutputItems(output: readonly unknown[]): NormalizedOutp
         result.skipped.push(`output item #${index} has no type; it was ignored`);
         return;
       }
+    }
+    if (item.type === 'custom_tool_call' && (typeof item.call_id !== 'string' || item.call_id === '')) {
+      result.items.push({ ...item, call_id: syntheticCallId() } as unknown as TranscriptItem);
+      result.syntheticIds++;
+      return;
     }
     if (item.type !== 'function_call') {
       result.items.push(item as unknown as TranscriptItem);

@@ -146,3 +146,27 @@ describe('activity labels', () => {
     expect(events.find((e) => e.type === 'tool.completed')).toMatchObject({ call_id: 'w1', label: 'Stopped: Waiting', is_error: true });
   });
 });
+
+describe('odd custom tool calls', () => {
+  it('answers a custom_tool_call without call_id under a synthetic id, never an empty one', async () => {
+    const { server, result } = await runScriptedTurn({
+      tools: [echo],
+      script: [
+        {
+          events: [
+            { type: 'response.created', response: { id: 'resp_c', status: 'in_progress', output: [] } },
+            { type: 'response.output_item.done', output_index: 0, item: { id: 'ct1', type: 'custom_tool_call', status: 'completed', name: 'grammar', input: 'x' } },
+            { type: 'response.completed', response: { id: 'resp_c', status: 'completed', output: [], usage: { input_tokens: 1, output_tokens: 1 } } },
+          ],
+        },
+        { output: [message('ok')] },
+      ],
+    });
+    expect(result.status).toBe('completed');
+    const input = server.requests[1].body.input as any[];
+    const call = input.find((i) => i.type === 'custom_tool_call');
+    const out = input.find((i) => i.type === 'custom_tool_call_output');
+    expect(call.call_id).toMatch(new RegExp(`^${SYNTHETIC_CALL_ID_PREFIX}`));
+    expect(out.call_id).toBe(call.call_id);
+  });
+});
