@@ -69,6 +69,21 @@ export function keepTail(text: string, maxChars: number): string {
 }
 
 /**
+ * The longest end of `text` that fits `maxBytes` UTF-8 bytes, cut on a grapheme boundary (for
+ * byte-limited payloads such as live output events).
+ */
+export function keepTailBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  // Each UTF-16 unit is at most 3 UTF-8 bytes, so the tail of maxBytes units holds the answer.
+  let tail = keepTail(text, Math.max(0, maxBytes));
+  while (tail !== '' && Buffer.byteLength(tail) > maxBytes) {
+    const over = Buffer.byteLength(tail) - maxBytes;
+    tail = tail.slice(boundaryAtOrAfter(tail, Math.max(1, Math.floor(over / 3))));
+  }
+  return tail;
+}
+
+/**
  * `text` cut to at most `maxChars` (the marker included) with `marker` appended when cut, e.g.
  * `clip(name, 60, '…')`. When the marker alone is longer than `maxChars`, the head is empty.
  */

@@ -47,3 +47,17 @@ describe('text cuts', () => {
     expect(hasLoneSurrogate(keepHead(zalgo, zalgo.length - 1))).toBe(false);
   });
 });
+
+describe('byte-limited tails', () => {
+  it('keeps the longest end within the UTF-8 byte limit without splitting a character', async () => {
+    const { keepTailBytes } = await import('../../src/runtime/text-cut.js');
+    expect(keepTailBytes('x😀😀', 5)).toBe('😀');
+    expect(keepTailBytes('abc', 10)).toBe('abc');
+    expect(keepTailBytes('aé😀', 6)).toBe('é😀');
+    const long = 'ж'.repeat(5000) + '😀'.repeat(10);
+    const tail = keepTailBytes(long, 2048);
+    expect(Buffer.byteLength(tail)).toBeLessThanOrEqual(2048);
+    expect(Buffer.byteLength(tail)).toBeGreaterThan(2040);
+    expect(tail.endsWith('😀'.repeat(10))).toBe(true);
+  });
+});

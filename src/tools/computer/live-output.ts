@@ -10,6 +10,7 @@
  *   it is scrubbed.
  * Event shape: `{message: <output text>, data: {kind: 'output', skipped_chars?: n}}`.
  */
+import { boundaryAtOrBefore, keepTail, keepTailBytes } from '../../runtime/text-cut.js';
 import type { ToolProgress } from '../../runtime/tool.js';
 
 export interface LiveOutputOptions {
@@ -27,22 +28,8 @@ export const LIVE_OUTPUT_INTERVAL_MS = 250;
 /** Default maximum text per output event, UTF-8 bytes. */
 export const LIVE_OUTPUT_MAX_BYTES = 2048;
 
-/** The longest suffix of `text` that fits `maxBytes` UTF-8 bytes, never splitting a code point. */
-export function utf8Tail(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text) <= maxBytes) return text;
-  let bytes = 0;
-  let i = text.length;
-  while (i > 0) {
-    const cp = text.codePointAt(i - 1)!;
-    // A low surrogate at i-1: the code point starts at i-2.
-    const start = cp >= 0xdc00 && cp <= 0xdfff && i >= 2 ? i - 2 : i - 1;
-    const size = Buffer.byteLength(text.slice(start, i));
-    if (bytes + size > maxBytes) break;
-    bytes += size;
-    i = start;
-  }
-  return text.slice(i);
-}
+/** The longest suffix of `text` that fits `maxBytes` UTF-8 bytes, never splitting a character (text-cut.ts). */
+export const utf8Tail = keepTailBytes;
 
 export class LiveOutput {
   private pending = '';
@@ -68,8 +55,9 @@ export class LiveOutput {
     // Bound memory: only the newest text can be shown; keep enough for one event plus the hold-back.
     const keep = this.maxBytes * 2 + this.holdBack + 64;
     if (this.pending.length > keep * 2) {
-      this.dropped += this.pending.length - keep;
-      this.pending = this.pending.slice(-keep);
+      const kept = keepTail(this.pending, keep);
+      this.dropped += this.pending.length - kept.length;
+      this.pending = kept;
     }
     this.schedule();
   }
@@ -97,9 +85,7 @@ export class LiveOutput {
   private flush(final: boolean): void {
     if (this.pending === '') return;
     const scrubbed = this.o.scrub ? this.o.scrub(this.pending) : this.pending;
-    let cut = final ? scrubbed.length : scrubbed.length - this.holdBack;
-    const code = scrubbed.charCodeAt(cut - 1);
-    if (cut > 0 && cut < scrubbed.length && code >= 0xd800 && code <= 0xdbff) cut -= 1;
+    const cut = final ? scrubbed.length : boundaryAtOrBefore(scrubbed, scrubbed.length - this.holdBack);
     if (cut <= 0) {
       this.pending = scrubbed;
       return;
