@@ -13,6 +13,8 @@ export interface Turn {
   completed_at?: string | null;
   output_text?: string | null;
   metadata?: Record<string, unknown> | null;
+  /** First line of the input (server-side, ≤ 120 characters). */
+  input_preview?: string | null;
   error?: { code: string; message: string } | null;
   links?: { self?: string; events?: string; cancel?: string };
 }

@@ -36,7 +36,9 @@ function withStreamToken(url: string, events: string): string {
 /** Show `turn` and follow its events from the start (a finished turn is replayed from the log). */
 function follow(turn: Turn): void {
   current?.stream.close();
-  const state = initialTurnState(turn.id);
+  // Start from the stored status: a running turn reads "Running" at once; the stored events
+  // (replayed first by the stream) fill in the activity.
+  const state = initialTurnState(turn.id, turn.status);
   const view = new TurnView(turn.id, (url) => withStreamToken(url, eventsUrl(turn)));
   const stream = new TurnStream({
     url: eventsUrl(turn),
@@ -144,8 +146,18 @@ function showRecentError(text: string): void {
 }
 
 function describe(turn: Turn): string {
-  const title = turn.metadata && typeof turn.metadata.title === 'string' ? turn.metadata.title : '';
-  return title || `Turn ${turn.id}`;
+  const title = turn.metadata && typeof turn.metadata.title === 'string' ? turn.metadata.title.split('\n')[0] : '';
+  return title || turn.input_preview || `Turn ${turn.id}`;
+}
+
+/** "just now", "5 min ago", "3 h ago", "2 days ago" for an ISO time. */
+export function age(iso: string, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - Date.parse(iso)) / 1000));
+  if (s < 45) return 'just now';
+  if (s < 3600) return `${Math.max(1, Math.round(s / 60))} min ago`;
+  if (s < 86_400) return `${Math.round(s / 3600)} h ago`;
+  const d = Math.round(s / 86_400);
+  return `${d} day${d === 1 ? '' : 's'} ago`;
 }
 
 async function loadRecent(): Promise<void> {
@@ -167,10 +179,10 @@ async function loadRecent(): Promise<void> {
     status.className = 'turn-status';
     status.textContent = turn.status;
     const when = document.createElement('span');
-    when.className = 'when';
+    when.className = 'when age';
     if (turn.created_at) {
-      when.textContent = new Date(turn.created_at).toLocaleString();
-      when.title = turn.created_at;
+      when.textContent = age(turn.created_at);
+      when.title = new Date(turn.created_at).toLocaleString();
     }
     const button = document.createElement('button');
     button.type = 'button';

@@ -142,6 +142,14 @@ export class TurnView {
     progress.hidden = !item.progress;
     const out = li.querySelector<HTMLElement>('.output')!;
     out.textContent = item.output ?? (item.state === 'running' ? 'No result yet.' : 'No result.');
+    // While a command runs, its newest output shows under the label without expanding the row.
+    const live = li.querySelector<HTMLElement>('.live')!;
+    const showLive = item.state === 'running' && !!item.liveOutput;
+    live.hidden = !showLive;
+    if (showLive && live.textContent !== item.liveOutput) {
+      live.textContent = item.liveOutput!;
+      live.scrollTop = live.scrollHeight;
+    }
   }
 
   private createToolRow(item: ToolItem): HTMLLIElement {
@@ -155,7 +163,10 @@ export class TurnView {
     const out = el('pre', 'output');
     out.setAttribute('aria-label', `Result of ${item.name}`);
     details.append(summary, progress, out);
-    li.append(details);
+    const live = el('pre', 'live');
+    live.setAttribute('aria-label', `Output so far of ${item.name}`);
+    live.hidden = true;
+    li.append(details, live);
     return li;
   }
 

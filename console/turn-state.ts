@@ -16,9 +16,14 @@ export interface ToolItem {
   state: 'running' | 'done' | 'error' | 'cancelled';
   /** The text the model saw as function_call_output (after completion). */
   output?: string;
-  /** Latest `tool.progress` message. */
+  /** Latest `tool.progress` message (not output). */
   progress?: string;
+  /** Output streamed so far by a running call (`tool.progress` with `data.kind: "output"`), newest {@link LIVE_OUTPUT_KEEP} characters. */
+  liveOutput?: string;
 }
+
+/** Characters of live output a row keeps. */
+export const LIVE_OUTPUT_KEEP = 8000;
 
 /** One assistant message, streaming until `message.completed`. */
 export interface MessageItem {
@@ -75,8 +80,9 @@ export interface IncomingEvent {
   [key: string]: unknown;
 }
 
-export function initialTurnState(turnId: string): TurnState {
-  return { turnId, lastSeq: 0, status: 'queued', tools: [], unavailable: [], timeline: [], plan: null, attachments: [], error: null };
+/** A fresh state; `status` is the turn's stored status when known (so a running turn reads "Running" before any event arrives). */
+export function initialTurnState(turnId: string, status: TurnStatus = 'queued'): TurnState {
+  return { turnId, lastSeq: 0, status, tools: [], unavailable: [], timeline: [], plan: null, attachments: [], error: null };
 }
 
 /** True for the three events after which a turn's log never grows. */
@@ -125,7 +131,13 @@ export function applyEvent(state: TurnState, ev: IncomingEvent): boolean {
     }
     case 'tool.progress': {
       const row = findTool(state, str(ev.call_id));
-      if (row) row.progress = str(ev.message);
+      const data = (ev.data ?? {}) as { kind?: unknown; skipped_chars?: unknown };
+      if (row && data.kind === 'output') {
+        const skipped = typeof data.skipped_chars === 'number' && data.skipped_chars > 0 ? `[… ${data.skipped_chars} characters not shown …]\n` : '';
+        row.liveOutput = ((row.liveOutput ?? '') + skipped + str(ev.message)).slice(-LIVE_OUTPUT_KEEP);
+      } else if (row) {
+        row.progress = str(ev.message);
+      }
       break;
     }
     case 'tool.completed': {
@@ -140,6 +152,7 @@ export function applyEvent(state: TurnState, ev: IncomingEvent): boolean {
         row.state = ev.is_error === true ? 'error' : 'done';
         row.output = str(ev.output);
         row.progress = undefined;
+        row.liveOutput = undefined;
       }
       break;
     }

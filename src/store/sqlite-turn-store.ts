@@ -6,8 +6,9 @@ import type { TurnTrace } from '../telemetry/trace-context.js';
 import type { CreateTurnInput, TurnRecord, TurnRecordStatus } from '../turns/turn-service-types.js';
 
 /** A `turns` row as selected by RECORD_COLUMNS: the record's plain fields, JSON columns as text. */
-type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata'> & {
+type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' | 'input_preview'> & {
   kind: string;
+  request: string;
   origin: string;
   input_tokens: number;
   output_tokens: number;
@@ -16,7 +17,7 @@ type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata'> 
 };
 
 const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
-  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata, trace_id`;
+  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata, trace_id, request`;
 
 export class SqliteTurnStore implements TurnStore {
   constructor(private readonly db: Database) {
@@ -170,5 +171,29 @@ function toRecord(r: Row): TurnRecord {
     error: r.error === null ? null : JSON.parse(r.error),
     metadata: r.metadata === null ? null : JSON.parse(r.metadata),
     trace_id: r.trace_id,
+    input_preview: inputPreview(r.request),
   };
+}
+
+/** Max characters of {@link TurnRecord.input_preview}. */
+const PREVIEW_CHARS = 120;
+
+/** The first non-empty line of the turn's input (a string, or its first user/any message), cut to 120 characters. */
+function inputPreview(requestJson: string): string | null {
+  let input: unknown;
+  try {
+    input = (JSON.parse(requestJson) as { input?: unknown }).input;
+  } catch {
+    return null;
+  }
+  let text: unknown = input;
+  if (Array.isArray(input)) {
+    const msgs = input as { role?: unknown; content?: unknown }[];
+    text = (msgs.find((m) => m?.role === 'user') ?? msgs[0])?.content;
+  }
+  if (typeof text !== 'string') return null;
+  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  if (line === '') return null;
+  const chars = [...line];
+  return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS - 1).join('')}…` : line;
 }

@@ -66,6 +66,8 @@ export interface TurnRecord {
   metadata: Record<string, unknown> | null;
   /** W3C trace id of the turn's trace (32 hex digits; src/telemetry/trace-context.ts). */
   trace_id: string | null;
+  /** First non-empty line of the turn's input (≤ 120 characters), for lists; null when it has no text. */
+  input_preview?: string | null;
 }
 
 export interface TurnService {
