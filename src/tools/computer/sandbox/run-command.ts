@@ -55,6 +55,11 @@ export interface RunCommandOptions {
   capture?: OutputCaptureOptions;
   /** Live output: each decoded, ANSI-stripped piece as it arrives (before capping). */
   onOutput?: (text: string) => void;
+  /**
+   * Disk budget of the home while the command runs: measured every `everyMs` (default 1000 ms);
+   * once usage passes `bytes` the command is killed like on a timeout (`overBudgetBytes` set).
+   */
+  diskBudget?: { bytes: number; everyMs?: number };
   /** File name (without .log) for the full-output log, when one is needed. */
   logName: string;
   /** Extra read-only binds and symbolic links inside bubblewrap (ignored without a sandbox). */

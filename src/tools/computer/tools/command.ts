@@ -117,8 +117,8 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
             // lines and the omission marker (which names the saved full log).
             capture: { maxChars: Math.max(500, ctx.outputMaxChars - COMMAND_OUTPUT_RESERVE) },
             // A home already over the budget may still be cleaned up: then only growth past where it was is stopped.
-          diskBudget: deps.config.COMPUTER_HOME_MAX_MB > 0 ? { bytes: Math.max(deps.config.COMPUTER_HOME_MAX_MB * 1024 * 1024, lastHomeUsage(cwd.home) ?? 0) } : undefined,
-          logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
+            diskBudget: deps.config.COMPUTER_HOME_MAX_MB > 0 ? { bytes: Math.max(deps.config.COMPUTER_HOME_MAX_MB * 1024 * 1024, lastHomeUsage(cwd.home) ?? 0) } : undefined,
+            logName: `${new Date().toISOString().replace(/[:.]/g, '-')}-${ctx.callId.replace(/[^A-Za-z0-9_-]/g, '').slice(0, 40) || 'call'}`,
             onOutput: (text) => live.write(text),
           });
           live.finish();
