@@ -16,7 +16,7 @@ import { clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { turnEventsLink, type StreamTokens } from '../src/http/stream-token.js';
 import { isTerminalEvent, type TurnEvent } from '../src/runtime/events.js';
-import type { EventLog, LoggedEvent } from '../src/store/event-log.js';
+import type { LoggedEvent } from '../src/store/event-log.js';
 import type { Services } from '../src/services.js';
 import type { TurnRecord } from '../src/turns/turn-service-types.js';
 import { assertKnownSkills } from './skills.js';
@@ -45,7 +45,7 @@ export function turnEventData(logged: LoggedEvent<TurnEvent>): object {
 
 async function streamTurn(services: Services, reply: FastifyReply, turnId: string, after: number) {
   return streamEventLog(reply, {
-    log: services.eventLog as unknown as EventLog<TurnEvent>,
+    log: services.eventLog,
     streamId: turnId,
     after,
     toData: turnEventData,
@@ -102,7 +102,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
 
   app.get('/v1/turns', async (request) => {
     const q = ListTurnsQuery.parse(request.query);
-    const page = turns.list({ agent_id: q.agent_id, status: q.status, limit: q.limit + 1, before: q.cursor });
+    const page = await turns.list({ agent_id: q.agent_id, status: q.status, limit: q.limit + 1, before: q.cursor });
     const records: TurnRecord[] = page.slice(0, q.limit);
     const next_cursor = page.length > q.limit ? records[records.length - 1].id : null;
     return { data: records.map((t) => withTurnLinks(t, services.streamTokens)), next_cursor };
@@ -110,7 +110,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
 
   app.get('/v1/turns/:id', async (request) => {
     const { id } = TurnIdParams.parse(request.params);
-    const turn = turns.get(id);
+    const turn = await turns.get(id);
     if (!turn) throw notFound('turn', id);
     return withTurnLinks(turn, services.streamTokens);
   });
@@ -118,7 +118,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
   app.get('/v1/turns/:id/events', { sse: 'manual' }, async (request, reply) => {
     const { id } = TurnIdParams.parse(request.params);
     EventsQuery.parse(request.query);
-    if (!turns.get(id)) throw notFound('turn', id);
+    if (!(await turns.get(id))) throw notFound('turn', id);
     const after = resumePoint(request, await services.eventLog.lastSeq(id));
     await streamTurn(services, reply, id, after);
   });

@@ -37,6 +37,10 @@ const EnvSchema = z.object({
   ALLOWED_HOSTS: csv,
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024, 64 * 1024 * 1024),
   MAX_CONCURRENT_TURNS: int(8, 1, 1024),
+  /** Ms a runner's claim on a turn lasts without a heartbeat; a turn whose owner died resumes after it. */
+  TURN_LEASE_MS: int(30_000, 1000, 3_600_000),
+  /** A turn whose same step was cut by this many crashes fails with `crash_loop` instead of resuming. */
+  TURN_MAX_CRASHES: int(3, 1, 100),
   SSE_HEARTBEAT_MS: int(15_000, 100, 600_000),
   /** Max events buffered for one slow SSE subscriber before its stream is closed (client resumes). */
   SSE_MAX_BUFFERED_EVENTS: int(10_000, 10, 1_000_000),

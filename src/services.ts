@@ -17,9 +17,14 @@ import type { TurnEvent } from './runtime/events.js';
 import { createStreamTokens, type StreamTokens } from './http/stream-token.js';
 import { controlPlaneStores, type ControlPlaneStores } from './store/control-plane.js';
 import { openDatabase, type Database } from './store/database.js';
-import type { EventLog } from './store/event-log.js';
+import { InProcessEventNotifier } from './store/in-process-notifier.js';
+import { PublishedEventLog } from './store/published-event-log.js';
+import { SqliteCheckpointStore } from './store/sqlite-checkpoint-store.js';
 import { SqliteEventLog } from './store/sqlite-event-log.js';
+import { SqliteTurnQueue } from './store/sqlite-turn-queue.js';
 import { SqliteTurnStore } from './store/sqlite-turn-store.js';
+import type { TurnCheckpointStore } from './store/checkpoint-store.js';
+import type { TurnQueue } from './store/turn-queue.js';
 import type { TurnStore } from './store/turn-store.js';
 import { DefaultTurnService, type RunTurnFn } from './turns/turn-service.js';
 import { systemClock } from './schedules/clock.js';
@@ -59,9 +64,13 @@ export interface Services {
   db: Database;
   /** Schedules, workflows and brain pages (SQLite on `db`, or Postgres with DATABASE_URL). */
   stores: ControlPlaneStores;
-  /** The one event log of the process, generic over stream ids (turn ids, workflow ids…). */
-  eventLog: SqliteEventLog<{ type: string }>;
+  /** The turn event log (stream id = turn id): stored in SQLite, then notified in-process. */
+  eventLog: PublishedEventLog<TurnEvent>;
+  /** The workflow event log (stream id = workflow id). */
+  workflowEvents: PublishedEventLog<WorkflowEvent>;
   turnStore: TurnStore;
+  turnQueue: TurnQueue;
+  checkpoints: TurnCheckpointStore;
   turns: DefaultTurnService;
   /** Given to every turn's families as `ctx.services`. */
   registry: ServiceRegistry;
@@ -78,9 +87,9 @@ export interface Services {
   tracing: Tracing | undefined;
   /** Webhook deliveries: the store (GET /v1/turns/{id}/webhooks) and the sender loop. */
   webhooks: { store: WebhookStore; dispatcher: WebhookDispatcher };
-  /** Recover interrupted turns, then start background services. */
+  /** Mark leases of a dead process lost, start background services, then start running turns. */
   start(): Promise<void>;
-  /** Stop background services (reverse order), abort running turns, close the database. */
+  /** Stop background services (reverse order), detach running turns (they resume), close the database. */
   stop(): Promise<void>;
 }
 
@@ -106,6 +115,8 @@ export function modelClientFromConfig(config: Config): ModelPort | undefined {
 export function createServices(config: Config, log: Logger, overrides: ServicesOverrides = {}): Services {
   const db = openDatabase(config.DATA_DIR);
   const turnStore = new SqliteTurnStore(db);
+  const turnQueue = new SqliteTurnQueue(db);
+  const checkpoints = new SqliteCheckpointStore(db);
   const stores = controlPlaneStores(config, db, (err) => log.warn({ err }, 'an idle Postgres connection failed; the pool reconnects on next use'));
   const scheduleStore = stores.schedules;
   const registry: ServiceRegistry = {};
@@ -124,13 +135,21 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     metrics,
     log,
   });
-  const eventLog = observeEventLog(new SqliteEventLog<{ type: string }>(db), {
+  const onObserverError = (err: unknown, logged: { streamId: string; event: { type: string } }) =>
+    log.error({ err, stream_id: logged.streamId, type: logged.event.type }, 'event observer failed');
+  // Typed event logs per stream kind (one SQLite table): stored, then notified in-process.
+  const eventLog = observeEventLog(new PublishedEventLog(new SqliteEventLog<TurnEvent>(db), new InProcessEventNotifier<TurnEvent>()), {
     metrics,
     observers: [
-      turnMetricsObserver(metrics, (id) => turnStore.get(id)?.started_at),
-      turnWebhookObserver({ getTurn: (id) => turnStore.get(id), webhookOf: (id) => turnStore.getRequest(id)?.webhook, serverUrl: config.WEBHOOK_URL, enqueue: (d) => dispatcher.enqueue(d) }),
+      turnMetricsObserver(metrics, (id) => turnStore.startedAtSync(id)),
+      turnWebhookObserver({ getTurn: (id) => turnStore.get(id), webhookOf: async (id) => (await turnStore.getRequest(id))?.webhook, serverUrl: config.WEBHOOK_URL, enqueue: (d) => dispatcher.enqueue(d) }),
     ],
-    onObserverError: (err, logged) => log.error({ err, stream_id: logged.streamId, type: logged.event.type }, 'event observer failed'),
+    onObserverError,
+  });
+  const workflowEvents = observeEventLog(new PublishedEventLog(new SqliteEventLog<WorkflowEvent>(db), new InProcessEventNotifier<WorkflowEvent>()), {
+    metrics,
+    observers: [],
+    onObserverError,
   });
   const rawClients: ModelClients | undefined =
     overrides.modelClients ?? (overrides.modelClient ? { [config.MODEL_API]: overrides.modelClient } : modelClientsFromConfig(config));
@@ -141,19 +160,22 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const turns = new DefaultTurnService({
     config,
     store: turnStore,
-    events: eventLog as unknown as EventLog<TurnEvent>,
+    queue: turnQueue,
+    checkpoints,
+    events: eventLog,
     registry,
     modelClient,
     modelClients,
-    runTurn: traceRunTurn(overrides.runTurn ?? (loopRunTurn as RunTurnFn), { tracing, traceOf: (id) => turnStore.getTrace(id) }),
+    runTurn: traceRunTurn(overrides.runTurn ?? (loopRunTurn as RunTurnFn), { tracing, traceOf: (id) => turnStore.getTraceSync(id) }),
     log,
   });
   turnCounts = () => turns.stats();
 
   // --- control-plane services (one line each; add to `registry` / `background`) ---
-  registry.schedules = createScheduleService({ store: scheduleStore, clock: systemClock, config, turnStatus: (id) => turnStore.get(id)?.status });
+  registry.schedules = createScheduleService({ store: scheduleStore, clock: systemClock, config, turnStatus: (id) => turnStore.statusSync(id) });
   background.push(schedulerService(new Scheduler({ store: scheduleStore, turns, tickMs: config.SCHEDULER_TICK_MS, logger: log })));
-  const workflows = new DefaultWorkflowService({ config, store: stores.workflows, events: eventLog as unknown as EventLog<WorkflowEvent>, turns, log });
+  const workflows = new DefaultWorkflowService({ config, store: stores.workflows, events: workflowEvents, turns, log });
+  turns.bindings = (turnId, binding) => workflows.resolveTaskBinding(turnId, binding);
   registry.workflows = workflows;
   background.push({ name: 'workflows', start: () => workflows.start(), stop: () => workflows.stop() });
   registry.brain = stores.brain;
@@ -169,7 +191,10 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     db,
     stores,
     eventLog,
+    workflowEvents,
     turnStore,
+    turnQueue,
+    checkpoints,
     turns,
     registry,
     modelClient,
@@ -187,8 +212,9 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
       if (migrated?.applied.length) log.info(migrated, 'database schema migrated');
       await skills.load(); // before any turn runs
       const r = await turns.recover();
-      if (r.interrupted || r.requeued) log.warn(r, 'recovered turns left over from the previous run');
+      if (r.resumable || r.queued) log.warn(r, 'resuming turns left over from the previous run');
       for (const b of background) await b.start();
+      turns.startRunning();
       started = true;
     },
     async stop() {

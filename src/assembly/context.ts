@@ -6,14 +6,9 @@ import type { Config, ToolFamily } from '../config.js';
 import type { JsonObject } from '../runtime/json.js';
 import type { ServiceRegistry } from './services.js';
 
-/** What kind of turn this is; creators refuse families that a kind must not have. */
-export type TurnKind = 'main' | 'scheduled' | 'workflow_task';
+import type { TurnKind, TurnOrigin } from '../turns/turn-kinds.js';
 
-/** Where a turn came from (stored on the turn record, shown by GET /v1/turns/{id}). */
-export type TurnOrigin =
-  | { type: 'api' }
-  | { type: 'schedule'; schedule_id: string }
-  | { type: 'workflow'; workflow_id: string; task_index: number };
+export type { TurnKind, TurnOrigin };
 
 /** The task a workflow task turn works on (kind === 'workflow_task' only). */
 export interface WorkflowTaskBinding {

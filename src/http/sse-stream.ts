@@ -24,7 +24,7 @@
  *   closed socket. Heartbeat comments (`: heartbeat`) come from the plugin (SSE_HEARTBEAT_MS).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { EventLog, LoggedEvent } from '../store/event-log.js';
+import type { EventLog, EventNotifier, LoggedEvent } from '../store/event-log.js';
 import type { Socket } from 'node:net';
 import { badRequest } from './errors.js';
 import { progressed, sendBacklog } from './send-progress.js';
@@ -54,7 +54,8 @@ export function resumePoint(request: FastifyRequest, lastSeq: number): number {
 }
 
 export interface StreamEventLogOptions<E extends { type: string }> {
-  log: EventLog<E>;
+  /** The stored log plus its notifier's `subscribe` (a PublishedEventLog: store, then notify). */
+  log: EventLog<E> & Pick<EventNotifier<E>, 'subscribe'>;
   streamId: string;
   /** Send events with seq > after. */
   after: number;
@@ -88,8 +89,8 @@ export type StreamEnd = 'terminal' | 'disconnected' | 'stalled';
  *
  * Gap-free switch from stored to live: the subscription is registered first but only queues
  * events once `live` is set; the stored log is then read again after that point, and queued
- * events with `seq <= lastSent` are skipped. Because {@link EventLog.append} notifies
- * synchronously after storing, every event is either in that second read or in the queue. A
+ * events with `seq <= lastSent` are skipped. Because an event is notified only after it is
+ * stored (src/store/published-event-log.ts), every event is either in that second read or in the queue. A
  * subscriber whose queue reaches `maxBuffered` goes back to reading the store the same way.
  */
 export async function streamEventLog<E extends { type: string }>(

@@ -5,9 +5,25 @@
  */
 export const CIRCUIT_BREAKER_THRESHOLD = 3;
 
+/** The breaker's state as plain JSON (kept in the turn state, so it survives a restart). */
+export interface CircuitBreakerSnapshot {
+  failures: [string, { output: string; count: number }][];
+  refused: string[];
+}
+
 export class CircuitBreaker {
   private readonly failures = new Map<string, { output: string; count: number }>();
   private readonly refused = new Set<string>();
+
+  constructor(snapshot?: CircuitBreakerSnapshot) {
+    for (const [k, v] of snapshot?.failures ?? []) this.failures.set(k, { ...v });
+    for (const r of snapshot?.refused ?? []) this.refused.add(r);
+  }
+
+  /** The current state as JSON (see {@link CircuitBreakerSnapshot}). */
+  snapshot(): CircuitBreakerSnapshot {
+    return { failures: [...this.failures].map(([k, v]) => [k, { ...v }]), refused: [...this.refused] };
+  }
 
   /** True when `identity` was refused earlier in this turn. */
   isRefused(identity: string): boolean {

@@ -9,7 +9,7 @@
 import type { JsonObject } from './json.js';
 import { toolInputJsonSchema } from './schema.js';
 import { toStrictJsonSchema } from './strict-schema.js';
-import type { AnyWorkerAgentTool } from './tool.js';
+import type { AnyWorkerAgentTool } from './tool-types.js';
 import { toolIdentity } from './tool-identity.js';
 
 export interface CompiledTool {

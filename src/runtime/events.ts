@@ -26,6 +26,16 @@ export const TurnStartedEvent = z.object({
   trace_id: z.string().nullable().optional(),
 });
 
+/**
+ * A turn continues after a service restart, from its last checkpoint: `from_step` model requests
+ * were already made (they are not repeated). Events before it stay valid; events of a model
+ * stream cut by the restart may be followed by a new answer after this event.
+ */
+export const TurnResumedEvent = z.object({
+  type: z.literal('turn.resumed'),
+  from_step: z.number().int().nonnegative(),
+});
+
 export const MessageDeltaEvent = z.object({
   type: z.literal('message.delta'),
   text: z.string(),
@@ -83,6 +93,11 @@ export const ToolCompletedEvent = z.object({
   details: z.unknown().optional(),
   /** Which repair step fixed malformed arguments, when one did. */
   repaired: z.string().optional(),
+  /**
+   * Set when the call did not simply run to an answer: `interrupted` — it was running when the
+   * service stopped and is not run again (its effect is unknown).
+   */
+  status: z.enum(['interrupted']).optional(),
 });
 
 /**
@@ -125,6 +140,7 @@ export const TurnCancelledEvent = z.object({
 
 export const TurnEvent = z.discriminatedUnion('type', [
   TurnStartedEvent,
+  TurnResumedEvent,
   MessageDeltaEvent,
   ReasoningDeltaEvent,
   ModelWarningEvent,

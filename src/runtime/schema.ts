@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from './json.js';
-import type { AnyWorkerAgentTool } from './tool.js';
+import type { AnyWorkerAgentTool } from './tool-types.js';
 
 /** Thrown when a tool's schema cannot be sent to the provider (bad root, strict-incompatible…). */
 export class ToolSchemaError extends Error {

@@ -4,7 +4,11 @@
  */
 import type { ModelPort, TranscriptItem } from '../model/port.js';
 import type { TurnEvent, Usage } from './events.js';
+import type { NextStep, PriorCall } from './next-step.js';
 import type { AnyWorkerAgentTool } from './tool.js';
+import type { ToolCallStats, TurnState } from './turn-state.js';
+
+export type { ToolCallStats };
 
 /** One neutral transcript item (message, function_call, function_call_output, reasoning…); src/model/port.ts. */
 export type { TranscriptItem };
@@ -84,9 +88,31 @@ export interface RunTurnOptions<TTurn = unknown> {
   toolChoice?: 'auto' | 'required' | 'none';
   finalAnswerGuard?: FinalAnswerGuard;
   options?: RuntimeOptions;
+  /**
+   * Store the state. Called mid-round (a response with calls, before any call runs), after each
+   * round that continues, and with `next` once with the final state before the terminal event.
+   * A throw is ignored (the turn goes on in memory).
+   */
+  checkpoint?: (state: TurnState, next?: NextStep) => Promise<void>;
+  /** Continue a stored turn instead of starting (`input` is then ignored). */
+  resume?: {
+    state: TurnState;
+    /** What the event log recorded for the calls of a pending round (by call_id). */
+    priorCalls?: ReadonlyMap<string, PriorCall>;
+    /** The turn had already ended (final checkpoint stored): only emit its terminal event. */
+    ended?: Exclude<NextStep, { type: 'run_again' }>;
+  };
+  /** Seq of the last stored event (default: events emitted by this call). */
+  lastSeq?: () => number;
+  /**
+   * Called at each round boundary (no round pending) before the model request; returned items
+   * (e.g. steering messages) are appended to the transcript first.
+   */
+  atRoundBoundary?: (state: TurnState) => Promise<TranscriptItem[] | void>;
 }
 
-export type TurnStatus = 'completed' | 'failed' | 'cancelled';
+/** `waiting`: paused at a checkpoint (no terminal event; resumed later). */
+export type TurnStatus = 'completed' | 'failed' | 'cancelled' | 'waiting';
 
 export interface RunTurnResult {
   status: TurnStatus;
@@ -108,14 +134,6 @@ export interface RunTurnResult {
   lastResponseId?: string;
   /** Function-call statistics of the turn (added for logs/metrics; optional for older callers). */
   toolStats?: ToolCallStats;
-}
-
-/** Counts over every function call of a turn. */
-export interface ToolCallStats {
-  /** Function calls answered (including errors and calls not started). */
-  calls: number;
-  /** Calls whose output was an error. */
-  errors: number;
-  /** Repair step name (`code_fence`, `close_truncated`, …) → calls it repaired. */
-  repairs: Record<string, number>;
+  /** The final state (absent from results made by other implementations). */
+  state?: TurnState;
 }

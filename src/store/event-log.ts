@@ -1,13 +1,12 @@
 /**
- * EventLog: the append-only, per-stream event log. Generic over the stream id (a turn id, a
- * workflow id…) and the event type. Appending is the only way an event reaches a client: routes
- * read stored events and then follow live ones through {@link EventLog.subscribe}, so a stored and
- * a streamed event can never differ.
+ * EventLog: the append-only, per-stream event log (a stream is a turn, a workflow…), typed by the
+ * stream kind's event union. It only STORES; waking live readers is the job of a separate
+ * {@link EventNotifier}. {@link PublishedEventLog} (src/store/published-event-log.ts) composes the
+ * two with the one rule readers rely on: store, then notify.
  *
- * Ordering contract: `seq` starts at 1 per stream and increases by 1; `append` stores the event
- * and then notifies subscribers of that stream synchronously, in `seq` order, before it returns.
- * A reader that subscribes first and reads stored events second therefore misses nothing (it may
- * see an event twice and must skip `seq <= last sent`): see src/http/sse-stream.ts.
+ * Ordering contract: `seq` starts at 1 per stream and increases by 1 with no gaps; `append` returns
+ * once the event is durably stored. Implementations: SQLite (src/store/sqlite-event-log.ts); a
+ * networked engine implements the same interface (contract suite: test/store/event-log.contract.ts).
  */
 
 /** One stored event. `event` is the JSON object that was appended (it has a string `type`). */
@@ -23,7 +22,10 @@ export interface LoggedEvent<E extends { type: string } = { type: string }> {
 export type EventListener<E extends { type: string }> = (logged: LoggedEvent<E>) => void;
 
 export interface EventLog<E extends { type: string } = { type: string }> {
-  /** Store `event` as the next event of `streamId` and notify live subscribers. */
+  /**
+   * Store `event` as the next event of `streamId`. Resolves with the stored form (fields JSON
+   * cannot represent may be replaced by markers; the stored form is what readers get).
+   */
   append(streamId: string, event: E): Promise<LoggedEvent<E>>;
   /** Stored events with `seq > afterSeq`, in order, at most `limit` (default 1000). */
   read(streamId: string, afterSeq: number, limit?: number): Promise<LoggedEvent<E>[]>;
@@ -31,9 +33,20 @@ export interface EventLog<E extends { type: string } = { type: string }> {
   lastSeq(streamId: string): Promise<number>;
   /** The last stored event of the stream, if any. */
   last(streamId: string): Promise<LoggedEvent<E> | undefined>;
+}
+
+/**
+ * EventNotifier: wakes live readers of a stream after an event was stored. In-process
+ * implementation: src/store/in-process-notifier.ts; a multi-instance engine (LISTEN/NOTIFY) may
+ * deliver an event late or twice, so listeners skip `seq <= last seen` and rely on the log for
+ * anything missed.
+ */
+export interface EventNotifier<E extends { type: string } = { type: string }> {
+  /** Deliver `logged` to the stream's current listeners, synchronously, in call order. Never throws. */
+  notify(logged: LoggedEvent<E>): void;
   /**
-   * Call `listener` for every event appended to `streamId` from now on (in-process only).
-   * Returns the unsubscribe function. A throwing listener is unsubscribed, never breaks `append`.
+   * Call `listener` for every event notified on `streamId` from now on. Returns the unsubscribe
+   * function. A throwing listener is unsubscribed and never breaks `notify`.
    */
   subscribe(streamId: string, listener: EventListener<E>): () => void;
 }

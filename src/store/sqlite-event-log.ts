@@ -1,11 +1,12 @@
 /**
  * SQLite implementation of {@link EventLog}: table `event_log(stream_id, seq, type, data,
- * created_at)`, primary key (stream_id, seq). Live subscribers are kept in memory (one process).
+ * created_at)`, primary key (stream_id, seq). Stores only; wake-ups are an EventNotifier's job.
+ * One table serves every stream kind; each kind gets its own typed instance.
  * An event with fields JSON cannot represent (circular, BigInt, too deep) is still stored, with
  * those fields replaced by `"[unserializable: <reason>]"` (src/store/safe-json.ts).
  */
 import type { Database } from './database.js';
-import type { EventListener, EventLog, LoggedEvent } from './event-log.js';
+import type { EventLog, LoggedEvent } from './event-log.js';
 import { safeStringify } from './safe-json.js';
 
 interface Row {
@@ -16,7 +17,6 @@ interface Row {
 }
 
 export class SqliteEventLog<E extends { type: string } = { type: string }> implements EventLog<E> {
-  private readonly listeners = new Map<string, Set<EventListener<E>>>();
   private readonly insert;
   private readonly selectAfter;
   private readonly selectLast;
@@ -51,22 +51,11 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
   appendSync(streamId: string, event: E): LoggedEvent<E> {
     const createdAt = new Date().toISOString();
     // Never lose an event to serialization: unserializable fields become markers (safe-json.ts),
-    // and live subscribers then get the stored form, so stored and streamed events stay equal.
+    // and readers get the stored form, so stored and streamed events stay equal.
     const { json, replaced } = safeStringify(event);
     const row = this.insert.get(streamId, streamId, String(event.type), json, createdAt) as { seq: number };
     const stored = replaced ? (JSON.parse(json) as E) : event;
-    const logged: LoggedEvent<E> = { streamId, seq: row.seq, createdAt, event: stored };
-    const set = this.listeners.get(streamId);
-    if (set) {
-      for (const listener of [...set]) {
-        try {
-          listener(logged);
-        } catch {
-          set.delete(listener);
-        }
-      }
-    }
-    return logged;
+    return { streamId, seq: row.seq, createdAt, event: stored };
   }
 
   async read(streamId: string, afterSeq: number, limit = 1000): Promise<LoggedEvent<E>[]> {
@@ -80,21 +69,6 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
   async last(streamId: string): Promise<LoggedEvent<E> | undefined> {
     const row = this.selectLast.get(streamId) as Row | undefined;
     return row ? toLogged<E>(row) : undefined;
-  }
-
-  subscribe(streamId: string, listener: EventListener<E>): () => void {
-    let set = this.listeners.get(streamId);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(streamId, set);
-    }
-    set.add(listener);
-    return () => {
-      const current = this.listeners.get(streamId);
-      if (!current) return;
-      current.delete(listener);
-      if (current.size === 0) this.listeners.delete(streamId);
-    };
   }
 }
 

@@ -1,9 +1,13 @@
-/** SQLite implementation of {@link TurnStore}: table `turns`. */
+/**
+ * SQLite implementation of {@link TurnStore}: table `turns` (also used by the SQLite TurnQueue for
+ * `owner`/`lease_until`). better-sqlite3 is synchronous; methods are async to meet the port.
+ */
 import type { Database } from './database.js';
 import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from './turn-store.js';
-import type { TranscriptItem } from '../runtime/turn-types.js';
+import type { TranscriptItem } from '../model/port.js';
 import type { TurnTrace } from '../telemetry/trace-context.js';
-import type { CreateTurnInput, TurnRecord, TurnRecordStatus } from '../turns/turn-service-types.js';
+import type { StoredTaskBinding, TurnRecordStatus } from '../turns/turn-kinds.js';
+import type { CreateTurnInput, TurnRecord } from '../turns/turn-service-types.js';
 
 /** A `turns` row as selected by RECORD_COLUMNS: the record's plain fields, JSON columns as text. */
 type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' | 'input_preview'> & {
@@ -18,6 +22,19 @@ type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' |
 
 const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
   output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata, trace_id, request`;
+
+/** Columns added after the first schema (added to older databases at open). */
+const ADDED_COLUMNS: [string, string][] = [
+  ['owner', 'TEXT'],
+  ['lease_until', 'INTEGER'],
+  ['cancel_requested_at', 'TEXT'],
+  ['binding', 'TEXT'],
+  // The turn's trace (src/telemetry/trace-context.ts).
+  ['trace_id', 'TEXT'],
+  ['trace_parent', 'TEXT'],
+];
+
+const FINISHED = `status IN ('completed', 'failed', 'cancelled')`;
 
 export class SqliteTurnStore implements TurnStore {
   constructor(private readonly db: Database) {
@@ -45,16 +62,15 @@ export class SqliteTurnStore implements TurnStore {
     );
     CREATE INDEX IF NOT EXISTS turns_agent ON turns (agent_id, id);
     CREATE INDEX IF NOT EXISTS turns_status ON turns (status, id);`);
-    // Added later: the turn's trace (src/telemetry/trace-context.ts); older files get the columns.
-    const columns = new Set((db.prepare('PRAGMA table_info(turns)').all() as { name: string }[]).map((c) => c.name));
-    if (!columns.has('trace_id')) db.exec('ALTER TABLE turns ADD COLUMN trace_id TEXT; ALTER TABLE turns ADD COLUMN trace_parent TEXT;');
+    const have = new Set((db.prepare('PRAGMA table_info(turns)').all() as { name: string }[]).map((c) => c.name));
+    for (const [name, type] of ADDED_COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE turns ADD COLUMN ${name} ${type}`);
   }
 
-  insert(t: NewTurn): void {
+  async insert(t: NewTurn): Promise<void> {
     this.db
       .prepare(
-        `INSERT INTO turns (id, agent_id, status, kind, origin, model, created_at, metadata, request, idempotency_key, request_hash, trace_id, trace_parent)
-         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO turns (id, agent_id, status, kind, origin, model, created_at, metadata, request, idempotency_key, request_hash, binding, trace_id, trace_parent)
+         VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         t.id,
@@ -67,48 +83,78 @@ export class SqliteTurnStore implements TurnStore {
         JSON.stringify(t.request),
         t.idempotency_key,
         t.request_hash,
+        t.binding ? JSON.stringify(t.binding) : null,
         t.trace?.trace_id ?? null,
         t.trace?.parent ?? null,
       );
   }
 
-  getTrace(id: string): TurnTrace | null | undefined {
+  async get(id: string): Promise<TurnRecord | undefined> {
+    const row = this.db.prepare(`SELECT ${RECORD_COLUMNS} FROM turns WHERE id = ?`).get(id) as Row | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  /**
+   * Synchronous status read (SQLite only; not part of the port) for callers that are still
+   * synchronous (the schedule service's run list).
+   */
+  statusSync(id: string): string | undefined {
+    return (this.db.prepare('SELECT status FROM turns WHERE id = ?').get(id) as { status: string } | undefined)?.status;
+  }
+
+  async getTrace(id: string): Promise<TurnTrace | null | undefined> {
+    return this.getTraceSync(id);
+  }
+
+  /** Synchronous {@link getTrace} (SQLite only; for the synchronous tracing wrapper). */
+  getTraceSync(id: string): TurnTrace | null | undefined {
     const row = this.db.prepare('SELECT trace_id, trace_parent FROM turns WHERE id = ?').get(id) as { trace_id: string | null; trace_parent: string | null } | undefined;
     if (!row) return undefined;
     return row.trace_id === null ? null : { trace_id: row.trace_id, parent: row.trace_parent };
   }
 
-  get(id: string): TurnRecord | undefined {
-    const row = this.db.prepare(`SELECT ${RECORD_COLUMNS} FROM turns WHERE id = ?`).get(id) as Row | undefined;
-    return row ? toRecord(row) : undefined;
+  /** Synchronous `started_at` (SQLite only; for the synchronous metrics observer). */
+  startedAtSync(id: string): string | null | undefined {
+    return (this.db.prepare('SELECT started_at FROM turns WHERE id = ?').get(id) as { started_at: string | null } | undefined)?.started_at;
   }
 
-  getRequest(id: string): CreateTurnInput | undefined {
+  async getRequest(id: string): Promise<CreateTurnInput | undefined> {
     const row = this.db.prepare('SELECT request FROM turns WHERE id = ?').get(id) as { request: string } | undefined;
     return row ? (JSON.parse(row.request) as CreateTurnInput) : undefined;
   }
 
-  getTranscript(id: string): TranscriptItem[] | null | undefined {
+  async getBinding(id: string): Promise<StoredTaskBinding | null | undefined> {
+    const row = this.db.prepare('SELECT binding FROM turns WHERE id = ?').get(id) as { binding: string | null } | undefined;
+    if (!row) return undefined;
+    return row.binding === null ? null : (JSON.parse(row.binding) as StoredTaskBinding);
+  }
+
+  async getLegacyTranscript(id: string): Promise<TranscriptItem[] | null | undefined> {
     const row = this.db.prepare('SELECT transcript FROM turns WHERE id = ?').get(id) as { transcript: string | null } | undefined;
     if (!row) return undefined;
     return row.transcript === null ? null : (JSON.parse(row.transcript) as TranscriptItem[]);
   }
 
-  findByIdempotencyKey(key: string): { id: string; request_hash: string | null } | undefined {
+  async findByIdempotencyKey(key: string): Promise<{ id: string; request_hash: string | null } | undefined> {
     return this.db.prepare('SELECT id, request_hash FROM turns WHERE idempotency_key = ?').get(key) as
       | { id: string; request_hash: string | null }
       | undefined;
   }
 
-  markRunning(id: string, startedAt: string): void {
-    this.db.prepare(`UPDATE turns SET status = 'running', started_at = ? WHERE id = ? AND status = 'queued'`).run(startedAt, id);
+  async finish(id: string, o: TurnOutcome): Promise<boolean> {
+    return this.finishWhere(id, o, `NOT ${FINISHED}`);
   }
 
-  finish(id: string, o: TurnOutcome): void {
-    this.db
+  async finishQueued(id: string, o: TurnOutcome): Promise<boolean> {
+    return this.finishWhere(id, o, `status = 'queued'`);
+  }
+
+  private finishWhere(id: string, o: TurnOutcome, condition: string): boolean {
+    const r = this.db
       .prepare(
         `UPDATE turns SET status = ?, completed_at = ?, output_text = ?, stop_reason = ?, steps = ?,
-           input_tokens = ?, output_tokens = ?, error = ?, transcript = ? WHERE id = ?`,
+           input_tokens = ?, output_tokens = ?, error = ?, transcript = ?, owner = NULL, lease_until = NULL
+         WHERE id = ? AND ${condition}`,
       )
       .run(
         o.status,
@@ -119,12 +165,33 @@ export class SqliteTurnStore implements TurnStore {
         o.usage.input_tokens,
         o.usage.output_tokens,
         o.error === null ? null : JSON.stringify(o.error),
-        o.transcript === null ? null : JSON.stringify(o.transcript),
+        o.transcript ? JSON.stringify(o.transcript) : null,
         id,
       );
+    return r.changes === 1;
   }
 
-  list(q: ListTurnsQuery): TurnRecord[] {
+  async updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } }): Promise<void> {
+    this.db
+      .prepare(`UPDATE turns SET steps = ?, input_tokens = ?, output_tokens = ? WHERE id = ? AND NOT ${FINISHED}`)
+      .run(p.steps, p.usage.input_tokens, p.usage.output_tokens, id);
+  }
+
+  async requestCancel(id: string, at: string): Promise<boolean> {
+    const r = this.db
+      .prepare(`UPDATE turns SET cancel_requested_at = COALESCE(cancel_requested_at, ?) WHERE id = ? AND NOT ${FINISHED}`)
+      .run(at, id);
+    return r.changes === 1;
+  }
+
+  async cancelRequestedAt(id: string): Promise<string | null | undefined> {
+    const row = this.db.prepare('SELECT cancel_requested_at FROM turns WHERE id = ?').get(id) as
+      | { cancel_requested_at: string | null }
+      | undefined;
+    return row ? row.cancel_requested_at : undefined;
+  }
+
+  async list(q: ListTurnsQuery): Promise<TurnRecord[]> {
     const where: string[] = [];
     const args: unknown[] = [];
     if (q.agent_id !== undefined) {
@@ -144,7 +211,7 @@ export class SqliteTurnStore implements TurnStore {
     return (this.db.prepare(sql).all(...args, q.limit) as Row[]).map(toRecord);
   }
 
-  idsWithStatus(statuses: TurnRecordStatus[]): string[] {
+  async idsWithStatus(statuses: TurnRecordStatus[]): Promise<string[]> {
     if (statuses.length === 0) return [];
     const rows = this.db
       .prepare(`SELECT id FROM turns WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY id`)

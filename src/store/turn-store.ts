@@ -1,14 +1,20 @@
 /**
  * TurnStore: persistence of turn records, their requests (so queued turns survive a restart),
- * idempotency keys and transcripts (for `previous_turn_id`). Synchronous because
- * `TurnService.get` is; a Postgres implementation would keep a write-through cache.
+ * idempotency keys, stored cancel requests and workflow task bindings. Every method returns a
+ * Promise so a networked database can implement it; the SQLite implementation is
+ * src/store/sqlite-turn-store.ts and the contract every engine must meet is
+ * test/store/turn-store.contract.ts.
+ *
+ * Companion ports: the {@link TurnQueue} (claiming, leases — src/store/turn-queue.ts) and the
+ * {@link TurnCheckpointStore} (turn state and append-only transcript items —
+ * src/store/checkpoint-store.ts) work on the same turns.
  */
-import type { TurnKind, TurnOrigin } from '../assembly/context.js';
-import type { TranscriptItem } from '../runtime/turn-types.js';
+import type { TranscriptItem } from '../model/port.js';
 import type { TurnTrace } from '../telemetry/trace-context.js';
-import type { CreateTurnInput, TurnRecord, TurnRecordStatus } from '../turns/turn-service-types.js';
+import type { StoredTaskBinding, TurnKind, TurnOrigin, TurnRecordStatus } from '../turns/turn-kinds.js';
+import type { CreateTurnInput, TurnRecord } from '../turns/turn-service-types.js';
 
-/** A turn as first stored (status `queued`). */
+/** A turn as first stored (status `queued`: inserting a turn enqueues it). */
 export interface NewTurn {
   id: string;
   agent_id: string;
@@ -17,11 +23,13 @@ export interface NewTurn {
   model: string;
   created_at: string;
   metadata: Record<string, unknown> | null;
-  /** The validated request, replayed when a queued turn is resumed after a restart. */
+  /** The validated request, replayed when the turn runs (also after a restart). */
   request: CreateTurnInput;
   idempotency_key: string | null;
   /** sha256 of the canonical request body; same key + different hash → 409. */
   request_hash: string | null;
+  /** Workflow task turns only: the data the live binding is rebuilt from. */
+  binding?: StoredTaskBinding | null;
   /** The turn's trace (src/telemetry/trace-context.ts); absent → `trace_id` null. */
   trace?: TurnTrace;
 }
@@ -35,8 +43,11 @@ export interface TurnOutcome {
   steps: number;
   usage: { input_tokens: number; output_tokens: number };
   error: { code: string; message: string } | null;
-  /** Full transcript, or null when the turn never ran. */
-  transcript: TranscriptItem[] | null;
+  /**
+   * Legacy: a full transcript to store with the record. New code stores transcripts as
+   * checkpoint items ({@link TurnCheckpointStore}); omit or pass null.
+   */
+  transcript?: TranscriptItem[] | null;
 }
 
 export interface ListTurnsQuery {
@@ -49,19 +60,33 @@ export interface ListTurnsQuery {
 }
 
 export interface TurnStore {
-  insert(turn: NewTurn): void;
-  get(id: string): TurnRecord | undefined;
+  /** Store a new turn as `queued`. Rejects when the id or idempotency key exists. */
+  insert(turn: NewTurn): Promise<void>;
+  get(id: string): Promise<TurnRecord | undefined>;
   /** The stored request of a turn. */
-  getRequest(id: string): CreateTurnInput | undefined;
-  /** The stored transcript of a finished turn (null when it never ran). */
-  getTranscript(id: string): TranscriptItem[] | null | undefined;
+  getRequest(id: string): Promise<CreateTurnInput | undefined>;
   /** The stored trace of a turn: null when it has none, undefined when the turn does not exist. */
-  getTrace(id: string): TurnTrace | null | undefined;
-  findByIdempotencyKey(key: string): { id: string; request_hash: string | null } | undefined;
-  markRunning(id: string, startedAt: string): void;
-  finish(id: string, outcome: TurnOutcome): void;
+  getTrace(id: string): Promise<TurnTrace | null | undefined>;
+  /** The workflow task binding stored with the turn (null when it has none). */
+  getBinding(id: string): Promise<StoredTaskBinding | null | undefined>;
+  /** The legacy transcript column (turns finished before checkpoints existed); null otherwise. */
+  getLegacyTranscript(id: string): Promise<TranscriptItem[] | null | undefined>;
+  findByIdempotencyKey(key: string): Promise<{ id: string; request_hash: string | null } | undefined>;
+  /** Store the outcome. Only a turn not finished yet changes; returns false otherwise. */
+  finish(id: string, outcome: TurnOutcome): Promise<boolean>;
+  /** Finish a turn only while it is still `queued` (cancel before it ran). True when it was. */
+  finishQueued(id: string, outcome: TurnOutcome): Promise<boolean>;
+  /** Record live progress shown by GET (steps, usage) while the turn runs. */
+  updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } }): Promise<void>;
+  /**
+   * Store a cancel request (`cancel_requested_at`, ISO 8601) on a turn that has not finished;
+   * the owning runner sees it at its next heartbeat. Returns false for a finished/unknown turn.
+   */
+  requestCancel(id: string, at: string): Promise<boolean>;
+  /** When a cancel was requested (null: never). */
+  cancelRequestedAt(id: string): Promise<string | null | undefined>;
   /** Newest first. */
-  list(query: ListTurnsQuery): TurnRecord[];
+  list(query: ListTurnsQuery): Promise<TurnRecord[]>;
   /** Ids with one of these statuses, oldest first. */
-  idsWithStatus(statuses: TurnRecordStatus[]): string[];
+  idsWithStatus(statuses: TurnRecordStatus[]): Promise<string[]>;
 }

@@ -9,7 +9,7 @@
  *   never fails the append); they run after the event is stored, so "store, then notify" holds.
  * - `subscribe` counts open subscriptions in `sse_subscribers` (unsubscribe counts down once).
  */
-import type { EventLog, LoggedEvent } from '../store/event-log.js';
+import type { EventLog, EventNotifier, LoggedEvent } from '../store/event-log.js';
 import type { ServiceMetrics } from './metrics.js';
 
 /** Called with every stored event; may return a promise (awaited before append returns). */
@@ -21,7 +21,8 @@ export interface EventLogHooks {
   onObserverError: (err: unknown, logged: LoggedEvent) => void;
 }
 
-export function observeEventLog<L extends EventLog<{ type: string }>>(log: L, hooks: EventLogHooks): L {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any stream kind's event union
+export function observeEventLog<L extends EventLog<any> & Pick<EventNotifier<any>, 'subscribe'>>(log: L, hooks: EventLogHooks): L {
   const append = log.append.bind(log);
   const subscribe = log.subscribe.bind(log);
   log.append = async (streamId, event) => {

@@ -3,12 +3,11 @@
  * workflows run task turns). Implemented in src/turns/turn-service.ts.
  */
 import type { ModelApi, ToolFamily } from '../config.js';
-import type { TurnOrigin, TurnKind, WorkflowTaskBinding } from '../assembly/context.js';
 import type { Usage } from '../runtime/events.js';
-import type { FinalAnswerGuard } from '../runtime/turn-types.js';
 import type { WebhookSpec } from '../webhooks/webhook-spec.js';
+import type { StoredTaskBinding, TurnKind, TurnOrigin, TurnRecordStatus } from './turn-kinds.js';
 
-export type TurnRecordStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type { TurnRecordStatus };
 
 /** A turn request as accepted by POST /v1/turns (after zod validation and defaults). */
 export interface CreateTurnInput {
@@ -36,13 +35,11 @@ export interface CreateTurnOptions {
   idempotencyKey?: string;
   /** Called when `idempotencyKey` matched an earlier turn with the same request (that turn is returned). */
   onReplay?: () => void;
-  /** For kind === 'workflow_task'. */
-  workflowTask?: WorkflowTaskBinding;
   /**
-   * Passed unchanged to `runTurn` as `RunTurnOptions.finalAnswerGuard` (src/runtime/turn-types.ts).
-   * Workflow task turns use it for the one "submit your result with submit_result" repair.
+   * For kind === 'workflow_task': stored with the turn; the live binding (submit, final-answer
+   * guard) is rebuilt from it (src/turns/task-binding.ts) whenever the turn runs or resumes.
    */
-  finalAnswerGuard?: FinalAnswerGuard;
+  workflowTask?: StoredTaskBinding;
   /** The caller's W3C `traceparent` header: the turn joins that trace (else it starts its own). */
   traceparent?: string;
 }
@@ -73,9 +70,10 @@ export interface TurnRecord {
 export interface TurnService {
   /** Validate, persist (queued) and schedule a turn. Idempotency handled here. */
   create(input: CreateTurnInput, options?: CreateTurnOptions): Promise<TurnRecord>;
-  get(id: string): TurnRecord | undefined;
+  get(id: string): Promise<TurnRecord | undefined>;
   /** Abort a running or queued turn; a finished turn is returned unchanged. */
   cancel(id: string): Promise<TurnRecord | undefined>;
   /** Resolves with the record once the turn is terminal. */
   waitForTerminal(id: string, signal?: AbortSignal): Promise<TurnRecord>;
 }
+

@@ -16,9 +16,9 @@ import type { WebhookSpec } from './webhook-spec.js';
 import type { NewDelivery } from './store.js';
 
 export interface TurnWebhookDeps {
-  getTurn: (id: string) => TurnRecord | undefined;
+  getTurn: (id: string) => Promise<TurnRecord | undefined> | TurnRecord | undefined;
   /** The `webhook` of the turn's stored request. */
-  webhookOf: (id: string) => WebhookSpec | undefined;
+  webhookOf: (id: string) => Promise<WebhookSpec | undefined> | WebhookSpec | undefined;
   serverUrl: string | undefined;
   enqueue: (deliveries: NewDelivery[]) => Promise<void>;
 }
@@ -33,9 +33,9 @@ export function turnWebhookObserver(deps: TurnWebhookDeps) {
   return async (logged: LoggedEvent): Promise<void> => {
     const event = logged.event;
     if (!event.type.startsWith('turn.') || !isTerminalEvent(event)) return;
-    const turn = deps.getTurn(logged.streamId);
+    const turn = await deps.getTurn(logged.streamId);
     if (!turn) return;
-    const spec = deps.webhookOf(turn.id);
+    const spec = await deps.webhookOf(turn.id);
     const urls = new Set<string>();
     if (spec && (spec.events ?? ['turn.completed', 'turn.failed', 'turn.cancelled']).includes(event.type as never)) urls.add(spec.url);
     if (deps.serverUrl) urls.add(deps.serverUrl);

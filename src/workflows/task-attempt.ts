@@ -9,7 +9,6 @@
  *   (not retryable) when the model produced any text, else `empty_output` (retryable);
  * - the task turn itself was cancelled (POST /v1/turns/{id}/cancel) → `turn_cancelled`, not retryable.
  */
-import type { WorkflowTaskBinding } from '../assembly/context.js';
 import type { FinalAnswerGuard } from '../runtime/turn-types.js';
 import type { TurnRecord, TurnService } from '../turns/turn-service-types.js';
 import { REPAIR_INSTRUCTION } from './task-prompt.js';
@@ -26,7 +25,10 @@ export interface AttemptParams {
   input: Parameters<TurnService['create']>[0];
   workflowId: string;
   taskIndex: number;
-  binding: WorkflowTaskBinding;
+  /** 1-based attempt number (stored with the turn, from which its binding is rebuilt). */
+  attempt: number;
+  /** True when the turn's final-answer guard saw the model answer in prose. */
+  sawText: (turnId: string) => boolean;
   /** Called with the new turn's id as soon as it exists (before the turn can finish). */
   onTurnCreated: (turnId: string) => void | Promise<void>;
   /** True once an accepted result is stored for this task. */
@@ -58,14 +60,12 @@ export function createSubmitGuard(): { guard: FinalAnswerGuard; sawText: () => b
 
 /** Run one attempt; never throws (a failure to even create the turn is a retryable failure). */
 export async function runTaskAttempt(p: AttemptParams): Promise<AttemptOutcome> {
-  const { guard, sawText } = createSubmitGuard();
   let turn: TurnRecord;
   try {
     turn = await p.turns.create(p.input, {
       kind: 'workflow_task',
       origin: { type: 'workflow', workflow_id: p.workflowId, task_index: p.taskIndex },
-      workflowTask: p.binding,
-      finalAnswerGuard: guard,
+      workflowTask: { workflowId: p.workflowId, taskIndex: p.taskIndex, attempt: p.attempt },
     });
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
@@ -77,6 +77,18 @@ export async function runTaskAttempt(p: AttemptParams): Promise<AttemptOutcome> 
     };
   }
   await p.onTurnCreated(turn.id);
+  return awaitTaskTurn(p, turn.id);
+}
+
+/**
+ * Wait for an attempt's turn (new, or resumed after a restart) and classify how it ended; never
+ * throws.
+ */
+export async function awaitTaskTurn(
+  p: Pick<AttemptParams, 'turns' | 'succeeded' | 'cancelling' | 'stopping' | 'sawText'>,
+  turnId: string,
+): Promise<AttemptOutcome> {
+  const turn = { id: turnId };
   if (p.cancelling()) await p.turns.cancel(turn.id);
   let rec: TurnRecord;
   try {
@@ -96,7 +108,7 @@ export async function runTaskAttempt(p: AttemptParams): Promise<AttemptOutcome> 
     const error = rec.error ?? { code: 'failed', message: 'the task turn failed' };
     return { kind: 'failed', error, retryable: true, turnId: turn.id };
   }
-  const text = sawText() || (rec.output_text ?? '').trim() !== '';
+  const text = p.sawText(turn.id) || (rec.output_text ?? '').trim() !== '';
   if (text) {
     return {
       kind: 'failed',

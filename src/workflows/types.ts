@@ -4,7 +4,7 @@
  */
 import { DomainError } from '../errors.js';
 import type { JsonObject, JsonValue } from '../runtime/json.js';
-import type { EventLog } from '../store/event-log.js';
+import type { PublishedEventLog } from '../store/published-event-log.js';
 import type { WorkflowEvent } from './events.js';
 
 export const WORKFLOW_STATUSES = ['running', 'completed', 'failed', 'cancelled'] as const;
@@ -92,7 +92,7 @@ export interface WorkflowService {
   /** Abort running task turns, mark queued tasks cancelled. A terminal workflow is returned unchanged. */
   cancel(id: string): Promise<WorkflowRecord | undefined>;
   /** The workflows' event log (stream id = workflow id). */
-  readonly events: EventLog<WorkflowEvent>;
+  readonly events: PublishedEventLog<WorkflowEvent>;
   /** Resolves when the workflow is terminal (tests, `?wait`). */
   waitForTerminal(id: string, signal?: AbortSignal): Promise<WorkflowRecord>;
 }

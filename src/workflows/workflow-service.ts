@@ -17,12 +17,14 @@
 import { uuidv7 } from 'uuidv7';
 import type { WorkflowTaskBinding } from '../assembly/context.js';
 import type { Config } from '../config.js';
-import type { EventLog } from '../store/event-log.js';
+import type { PublishedEventLog } from '../store/published-event-log.js';
 import type { TurnService } from '../turns/turn-service-types.js';
 import type { WorkflowEvent } from './events.js';
 import { validateResult } from './result-validator.js';
 import { countTasks, summarize } from './summary.js';
-import { runTaskAttempt, type AttemptOutcome } from './task-attempt.js';
+import { awaitTaskTurn, createSubmitGuard, runTaskAttempt, type AttemptOutcome } from './task-attempt.js';
+import type { LiveTaskBinding } from '../turns/task-binding.js';
+import type { StoredTaskBinding } from '../turns/turn-kinds.js';
 import { taskInstructions } from './task-prompt.js';
 import type {
   CreateWorkflowInput,
@@ -45,7 +47,7 @@ export const AGENT_LIMIT_POLL_MS = 500;
 export interface WorkflowServiceDeps {
   config: Pick<Config, 'WORKFLOW_MAX_TASKS' | 'WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT' | 'WORKFLOW_RETRY_BASE_MS'>;
   store: WorkflowStore;
-  events: EventLog<WorkflowEvent>;
+  events: PublishedEventLog<WorkflowEvent>;
   turns: TurnService;
   log?: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
 }
@@ -74,10 +76,12 @@ interface LiveWorkflow {
 }
 
 export class DefaultWorkflowService implements WorkflowService {
-  readonly events: EventLog<WorkflowEvent>;
+  readonly events: PublishedEventLog<WorkflowEvent>;
   private readonly live = new Map<string, LiveWorkflow>();
   private readonly agentRunning = new Map<string, number>();
   private readonly waiters = new Waiters();
+  /** Task turns whose final-answer guard saw the model answer in prose (by turn id). */
+  private readonly sawText = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
   private stopping = false;
   /** A pump pass is running / another was asked for meanwhile. */
@@ -159,22 +163,50 @@ export class DefaultWorkflowService implements WorkflowService {
   }
 
   /**
-   * Resume workflows left running by the previous process (call after the turn service's own
-   * recovery, which ends their task turns as `interrupted`): tasks that were running are queued
-   * again while attempts remain, else they fail with `interrupted`.
+   * Rebuild the live binding of task turn `turnId` from the data stored with it (first run or
+   * resume after a restart). Undefined when the task no longer accepts that turn.
+   */
+  async resolveTaskBinding(turnId: string, stored: StoredTaskBinding): Promise<LiveTaskBinding | undefined> {
+    const wf = this.live.get(stored.workflowId);
+    const task = await this.deps.store.getTask(stored.workflowId, stored.taskIndex);
+    if (!wf || !task || task.status !== 'running' || task.attempts !== stored.attempt) return undefined;
+    const { guard, sawText } = createSubmitGuard();
+    return {
+      workflowTask: this.binding(wf, task, () => turnId),
+      finalAnswerGuard: async (info) => {
+        const verdict = await guard(info);
+        if (sawText()) this.sawText.add(turnId);
+        return verdict;
+      },
+    };
+  }
+
+  /**
+   * Resume workflows left running by the previous process (call before the turn service starts
+   * running turns): a task whose turn had not finished waits for that turn, which resumes from
+   * its checkpoint; other running tasks are queued again while attempts remain, else they fail
+   * with `interrupted`.
    */
   async start(): Promise<void> {
     this.stopping = false;
     for (const id of await this.deps.store.idsWithStatus('running')) {
       const record = (await this.deps.store.get(id))!;
+      const reattach: WorkflowTask[] = [];
       for (const task of record.tasks.filter((t) => t.status === 'running')) {
+        const turnId = task.turn_ids.at(-1);
+        const turn = turnId ? await this.deps.turns.get(turnId) : undefined;
+        if (turn && (turn.status === 'queued' || turn.status === 'running' || turn.status === 'waiting')) {
+          reattach.push(task);
+          continue;
+        }
         const retry = task.attempts < MAX_TASK_ATTEMPTS;
         const error = { code: 'interrupted', message: 'the service stopped while this task was running' };
         await this.deps.store.updateTask(id, task.index, { status: retry ? 'queued' : 'failed', error });
         await this.emit(id, { type: 'task.failed', task_index: task.index, turn_id: task.turn_ids.at(-1) ?? null, attempt: task.attempts, error, will_retry: retry });
       }
       const wf = this.track((await this.deps.store.get(id))!);
-      if (wf.queue.length === 0) await this.finish(wf);
+      for (const task of reattach) this.reattachTask(wf, task);
+      if (wf.queue.length === 0 && wf.running.size === 0) await this.finish(wf);
     }
     this.pump();
   }
@@ -271,6 +303,31 @@ export class DefaultWorkflowService implements WorkflowService {
   }
 
   /**
+   * Follow the turn of a task that was running when the previous process stopped: the task stays
+   * `running` in the store and its turn resumes from its checkpoint.
+   */
+  private reattachTask(wf: LiveWorkflow, task: WorkflowTask): void {
+    const turnId = task.turn_ids.at(-1)!;
+    let release!: () => void;
+    const entry: LiveTask = { turnId, done: new Promise<void>((r) => (release = r)) };
+    wf.running.set(task.index, entry);
+    this.agentRunning.set(wf.agentId, this.runningTasks(wf.agentId) + 1);
+    void this.resumeTask(wf, task, turnId)
+      .catch((err) => this.deps.log?.error({ err, workflow_id: wf.id, task_index: task.index }, 'workflow task run failed'))
+      .finally(() => this.afterTask(wf, task.index))
+      .catch((err) => this.deps.log?.error({ err, workflow_id: wf.id }, 'workflow bookkeeping failed'))
+      .finally(release);
+  }
+
+  /** Bookkeeping after a task's attempt ended: free its slot, finish the workflow when idle, pump. */
+  private async afterTask(wf: LiveWorkflow, index: number): Promise<void> {
+    wf.running.delete(index);
+    this.agentRunning.set(wf.agentId, this.runningTasks(wf.agentId) - 1);
+    if (!wf.cancelling && !this.stopping && wf.running.size === 0 && wf.queue.length === 0) await this.finish(wf);
+    this.pump();
+  }
+
+  /**
    * Claim queued task `index` in the store (its agent's limit counted there) and run its turn. The
    * task counts as running in `wf` from the start, so a concurrent cancel waits for it.
    */
@@ -303,15 +360,27 @@ export class DefaultWorkflowService implements WorkflowService {
     this.agentRunning.set(wf.agentId, this.runningTasks(wf.agentId) + 1);
     void this.runTask(wf, outcome.task, entry)
       .catch((err) => this.deps.log?.error({ err, workflow_id: wf.id, task_index: index }, 'workflow task run failed'))
-      .finally(async () => {
-        wf.running.delete(index);
-        this.agentRunning.set(wf.agentId, this.runningTasks(wf.agentId) - 1);
-        if (!wf.cancelling && !this.stopping && wf.running.size === 0 && wf.queue.length === 0) await this.finish(wf);
-        this.pump();
-      })
+      .finally(() => this.afterTask(wf, index))
       .catch((err) => this.deps.log?.error({ err, workflow_id: wf.id }, 'workflow bookkeeping failed'))
       .finally(release);
     return 'started';
+  }
+
+  private attemptChecks(wf: LiveWorkflow, index: number) {
+    return {
+      turns: this.deps.turns,
+      succeeded: async () => (await this.deps.store.getTask(wf.id, index))?.status === 'succeeded',
+      cancelling: () => wf.cancelling,
+      stopping: () => this.stopping,
+      sawText: (turnId: string) => this.sawText.has(turnId),
+    };
+  }
+
+  /** Wait for the resumed turn of `task` and record how it ended. */
+  private async resumeTask(wf: LiveWorkflow, task: WorkflowTask, turnId: string): Promise<void> {
+    const outcome = await awaitTaskTurn(this.attemptChecks(wf, task.index), turnId);
+    this.sawText.delete(turnId);
+    await this.settle(wf, task, task.attempts, outcome);
   }
 
   /** Run one attempt of `task` (already `running` in the store, `attempts` counting this one). */
@@ -320,7 +389,8 @@ export class DefaultWorkflowService implements WorkflowService {
     const index = task.index;
     const attempt = task.attempts;
     const outcome = await runTaskAttempt({
-      turns: this.deps.turns,
+      ...this.attemptChecks(wf, index),
+      attempt,
       input: {
         input: task.prompt,
         instructions: taskInstructions({ title: wf.title, label: task.label, index, total: wf.total, resultSchema: task.result_schema }),
@@ -332,16 +402,13 @@ export class DefaultWorkflowService implements WorkflowService {
       },
       workflowId: wf.id,
       taskIndex: index,
-      binding: this.binding(wf, task, () => entry.turnId),
       onTurnCreated: async (turnId) => {
         entry.turnId = turnId;
         await store.updateTask(wf.id, index, { turn_ids: [...task.turn_ids, turnId] });
         await this.emit(wf.id, { type: 'task.started', task_index: index, label: task.label, attempt, turn_id: turnId });
       },
-      succeeded: async () => (await store.getTask(wf.id, index))?.status === 'succeeded',
-      cancelling: () => wf.cancelling,
-      stopping: () => this.stopping,
     });
+    if (entry.turnId) this.sawText.delete(entry.turnId);
     await this.settle(wf, task, attempt, outcome);
   }
 

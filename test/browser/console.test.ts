@@ -179,7 +179,7 @@ describe('turn console in Chromium', () => {
     await page.waitForFunction(() => document.getElementById('turn')?.dataset.status === 'cancelled', undefined, WAIT);
     expect(await page.locator('#turn-status').textContent()).toBe('Cancelled');
     expect(await page.locator('#cancel').isDisabled()).toBe(true);
-    expect(svc.services.turns.get(turnId)?.status).toBe('cancelled');
+    expect((await svc.services.turns.get(turnId))?.status).toBe('cancelled');
     await page.locator('#turn').screenshot({ path: `${OUT}/console-cancelled-turn.png` });
     never.open();
     await page.close();

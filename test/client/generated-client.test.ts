@@ -83,6 +83,6 @@ describe('client generated from openapi.yaml', () => {
       scheduleStatus: 201,
       scheduleMetadata: { via: 'openapi-fetch', n: 1 },
     });
-    expect(svc.services.turns.get(outcome.id)?.status).toBe('cancelled');
+    expect((await svc.services.turns.get(outcome.id))?.status).toBe('cancelled');
   }, 90_000);
 });

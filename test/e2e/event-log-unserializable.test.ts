@@ -10,6 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteEventLog } from '../../src/store/sqlite-event-log.js';
+import { InProcessEventNotifier } from '../../src/store/in-process-notifier.js';
+import { PublishedEventLog } from '../../src/store/published-event-log.js';
 import type { RunTurnOptions } from '../../src/runtime/turn-types.js';
 import type { TurnEvent } from '../../src/runtime/events.js';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
@@ -31,7 +33,7 @@ describe('SqliteEventLog with unserializable fields', () => {
 
   it('stores every event, replacing only the offending fields, and notifies the stored form', async () => {
     const db = openDatabase(dir);
-    const log = new SqliteEventLog<any>(db);
+    const log = new PublishedEventLog(new SqliteEventLog<any>(db), new InProcessEventNotifier<any>());
     const circular: Record<string, unknown> = { name: 'x' };
     circular.self = circular;
     const seen: unknown[] = [];

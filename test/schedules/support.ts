@@ -76,14 +76,18 @@ export class RecordingTurnService implements TurnService {
     this.created.push({ input, options, record });
     return record;
   }
-  get(id: string): TurnRecord | undefined {
+  /** Synchronous lookup (the schedule service's `turnStatus` is synchronous). */
+  getSync(id: string): TurnRecord | undefined {
     return this.created.find((c) => c.record.id === id)?.record;
   }
+  async get(id: string): Promise<TurnRecord | undefined> {
+    return this.getSync(id);
+  }
   async cancel(id: string): Promise<TurnRecord | undefined> {
-    return this.get(id);
+    return this.getSync(id);
   }
   async waitForTerminal(id: string): Promise<TurnRecord> {
-    return this.get(id)!;
+    return this.getSync(id)!;
   }
 }
 
@@ -131,7 +135,7 @@ export async function scheduleRig(startIso: string, env: Record<string, string> 
   }
   const clock = ManualClock.at(startIso);
   const turns = new RecordingTurnService();
-  const service = createScheduleService({ store, clock, config, turnStatus: (id) => turns.get(id)?.status });
+  const service = createScheduleService({ store, clock, config, turnStatus: (id) => turns.getSync(id)?.status });
   return {
     engine,
     dir,

@@ -4,6 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteEventLog } from '../../src/store/sqlite-event-log.js';
+import { InProcessEventNotifier } from '../../src/store/in-process-notifier.js';
+import { PublishedEventLog } from '../../src/store/published-event-log.js';
 
 type Ev = { type: string; n?: number };
 const dirs: string[] = [];
@@ -18,7 +20,7 @@ afterEach(() => {
 
 describe('SqliteEventLog', () => {
   it('numbers events from 1 per stream, independently for each stream', async () => {
-    const log = new SqliteEventLog<Ev>(openDatabase(':memory:'));
+    const log = new PublishedEventLog(new SqliteEventLog<Ev>(openDatabase(':memory:')), new InProcessEventNotifier<Ev>());
     expect((await log.append('a', { type: 'x' })).seq).toBe(1);
     expect((await log.append('a', { type: 'x' })).seq).toBe(2);
     expect((await log.append('b', { type: 'x' })).seq).toBe(1);
@@ -28,7 +30,7 @@ describe('SqliteEventLog', () => {
   });
 
   it('reads the events after a seq, in order, up to a limit', async () => {
-    const log = new SqliteEventLog<Ev>(openDatabase(':memory:'));
+    const log = new PublishedEventLog(new SqliteEventLog<Ev>(openDatabase(':memory:')), new InProcessEventNotifier<Ev>());
     for (let n = 1; n <= 10; n++) await log.append('s', { type: 'e', n });
     expect((await log.read('s', 0)).map((e) => e.event.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect((await log.read('s', 7)).map((e) => e.seq)).toEqual([8, 9, 10]);
@@ -39,9 +41,9 @@ describe('SqliteEventLog', () => {
     expect(Number.isNaN(Date.parse(first.createdAt))).toBe(false);
   });
 
-  it('notifies subscribers synchronously, after storing, in seq order, only for their stream', async () => {
+  it('notifies subscribers after storing and before the append resolves, in seq order, only for their stream', async () => {
     const db = openDatabase(':memory:');
-    const log = new SqliteEventLog<Ev>(db);
+    const log = new PublishedEventLog(new SqliteEventLog<Ev>(db), new InProcessEventNotifier<Ev>());
     const seen: number[] = [];
     const storedAtNotify: number[] = [];
     const count = db.prepare("SELECT COUNT(*) AS n FROM event_log WHERE stream_id = 's'");
@@ -49,9 +51,9 @@ describe('SqliteEventLog', () => {
       seen.push(e.seq);
       storedAtNotify.push((count.get() as { n: number }).n);
     });
-    const p = log.append('s', { type: 'a' });
-    expect(seen).toEqual([1]); // before the promise resolves
-    await p;
+    let seenWhenResolved: number[] = [];
+    await log.append('s', { type: 'a' }).then(() => (seenWhenResolved = [...seen]));
+    expect(seenWhenResolved).toEqual([1]); // notified before the append resolves
     await log.append('other', { type: 'a' });
     await log.append('s', { type: 'b' });
     expect(seen).toEqual([1, 2]);
@@ -62,7 +64,7 @@ describe('SqliteEventLog', () => {
   });
 
   it('drops a throwing subscriber without failing the append or other subscribers', async () => {
-    const log = new SqliteEventLog<Ev>(openDatabase(':memory:'));
+    const log = new PublishedEventLog(new SqliteEventLog<Ev>(openDatabase(':memory:')), new InProcessEventNotifier<Ev>());
     let calls = 0;
     const good: number[] = [];
     log.subscribe('s', () => {
@@ -79,9 +81,9 @@ describe('SqliteEventLog', () => {
   it('keeps events across a reopen of the database file', async () => {
     const dir = tempDir();
     const db1 = openDatabase(dir);
-    await new SqliteEventLog<Ev>(db1).append('s', { type: 'kept', n: 7 });
+    await new PublishedEventLog(new SqliteEventLog<Ev>(db1), new InProcessEventNotifier<Ev>()).append('s', { type: 'kept', n: 7 });
     db1.close();
-    const log2 = new SqliteEventLog<Ev>(openDatabase(dir));
+    const log2 = new PublishedEventLog(new SqliteEventLog<Ev>(openDatabase(dir)), new InProcessEventNotifier<Ev>());
     expect((await log2.read('s', 0)).map((e) => e.event)).toEqual([{ type: 'kept', n: 7 }]);
     expect((await log2.append('s', { type: 'next' })).seq).toBe(2);
   });

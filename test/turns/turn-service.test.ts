@@ -1,6 +1,6 @@
 /**
  * The turn service without HTTP: queueing under MAX_CONCURRENT_TURNS, cancelling a queued turn,
- * shutdown during a turn, and queued turns surviving a restart. Real runtime, real openai SDK,
+ * shutdown during a turn (it resumes on the next start), and queued turns surviving a restart. Real runtime, real openai SDK,
  * scripted Responses server, real SQLite in a temporary DATA_DIR.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -41,7 +41,7 @@ it('queues turns beyond MAX_CONCURRENT_TURNS and runs them in order', async () =
   model.push(slow('first a b c'), slow('second a b c'));
   const a = await s.turns.create({ input: 'a', agent_id: 'x' });
   const b = await s.turns.create({ input: 'b', agent_id: 'x' });
-  expect(s.turns.get(b.id)!.status).toBe('queued');
+  expect((await s.turns.get(b.id))!.status).toBe('queued');
   expect(s.turns.stats()).toEqual({ running: 1, queued: 1 });
   const [ra, rb] = await Promise.all([s.turns.waitForTerminal(a.id), s.turns.waitForTerminal(b.id)]);
   expect([ra.status, rb.status]).toEqual(['completed', 'completed']);
@@ -62,7 +62,7 @@ it('cancels a queued turn at once without calling the model for it', async () =>
   expect(await s.turns.cancel('nope')).toBeUndefined();
 });
 
-it('reports a turn cut by shutdown as failed/interrupted, and runs still-queued turns after restart', async () => {
+it('resumes a turn cut by shutdown from its checkpoint after restart, then runs still-queued turns in order', async () => {
   const first = await services();
   model.push({ output: [message('never finished a b c d e f', { chunks: 'never finished a b c d e f'.split(' ') })], delayMs: 400 });
   const a = await first.turns.create({ input: 'a', agent_id: 'x' });
@@ -71,11 +71,15 @@ it('reports a turn cut by shutdown as failed/interrupted, and runs still-queued 
   await first.stop();
   open.splice(open.indexOf(first), 1);
 
+  model.push({ output: [message('a done')] }, { output: [message('b done')] });
   const second = await services();
-  model.push({ output: [message('b done')] });
-  expect(second.turns.get(a.id)).toMatchObject({ status: 'failed', error: { code: 'interrupted' } });
-  const lastA = await second.eventLog.last(a.id);
-  expect(lastA?.event).toMatchObject({ type: 'turn.failed', error: { code: 'interrupted' } });
+  const ra = await second.turns.waitForTerminal(a.id);
+  expect(ra).toMatchObject({ status: 'completed', output_text: 'a done' });
+  const typesA = (await second.eventLog.read(a.id, 0)).map((e) => e.event.type);
+  expect(typesA[0]).toBe('turn.started');
+  expect(typesA).toContain('turn.resumed');
+  expect(typesA.filter((t) => t === 'turn.completed')).toHaveLength(1);
   const rb = await second.turns.waitForTerminal(b.id);
   expect(rb).toMatchObject({ status: 'completed', output_text: 'b done' });
+  expect(Date.parse(rb.started_at!)).toBeGreaterThanOrEqual(Date.parse(ra.completed_at!));
 });

@@ -1,6 +1,7 @@
 /**
- * A workflow survives a service restart: the task that was running when the service stopped is
- * queued again (its interrupted attempt counts) and finishes on the next start, same DATA_DIR.
+ * A workflow survives a service restart: the task turn that was running when the service stopped
+ * resumes from its checkpoint on the next start (same DATA_DIR), its binding rebuilt from the
+ * data stored with the turn, and the task finishes with a validated result in that same attempt.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -22,7 +23,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-it('resumes a workflow whose task was running when the service stopped', async () => {
+it('finishes a workflow whose task turn was running when the service stopped, resuming that turn', async () => {
   const p = 'survive a restart';
   const result = { name: 'after restart', count: 2, tags: [] };
   model.push(
@@ -35,7 +36,7 @@ it('resumes a workflow whose task was running when the service stopped', async (
   const id = created.body.id as string;
   const workflows1 = first.services.registry.workflows!;
   const turnId = await waitFor(async () => (await workflows1.get(id))!.tasks[0].turn_ids[0]);
-  await waitFor(() => first.services.turns.get(turnId)?.status === 'running');
+  await waitFor(async () => (await first.services.turns.get(turnId))?.status === 'running');
   await waitFor(() => model.requests.some((r) => firstUserText(r.body) === p)); // the held request is in flight
   await (workflows1 as unknown as { stop(): Promise<void> }).stop(); // as Services.stop does, before the turns stop
   await first.close({ keepData: true });
@@ -44,11 +45,13 @@ it('resumes a workflow whose task was running when the service stopped', async (
   try {
     const wf = await second.services.registry.workflows!.waitForTerminal(id);
     expect(wf.status).toBe('completed');
-    expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', attempts: 2, result });
-    expect(wf.tasks[0].turn_ids).toHaveLength(2);
+    expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', attempts: 1, result });
+    expect(wf.tasks[0].turn_ids).toEqual([turnId]);
     const types = (await second.services.registry.workflows!.events.read(id, 0)).map((e) => e.event);
-    expect(types.map((e) => e.type)).toEqual(['workflow.started', 'task.started', 'task.failed', 'task.started', 'task.succeeded', 'workflow.completed']);
-    expect(types[2]).toMatchObject({ error: { code: 'interrupted' }, will_retry: true });
+    expect(types.map((e) => e.type)).toEqual(['workflow.started', 'task.started', 'task.succeeded', 'workflow.completed']);
+    const turnEvents = (await second.services.eventLog.read(turnId, 0)).map((e) => e.event.type);
+    expect(turnEvents).toContain('turn.resumed');
+    expect(turnEvents.at(-1)).toBe('turn.completed');
   } finally {
     await second.close({ keepData: true });
   }

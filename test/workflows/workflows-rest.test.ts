@@ -114,7 +114,7 @@ describe('running workflows', () => {
     const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'cancel me', concurrency: 1, tasks: [task(p0), task(p1), task(p2)] });
     const id = r.body.id as string;
     const turnId = await waitFor(async () => (await workflows().get(id))!.tasks[0].turn_ids[0]);
-    await waitFor(() => harness.svc.services.turns.get(turnId)?.status === 'running');
+    await waitFor(async () => (await harness.svc.services.turns.get(turnId))?.status === 'running');
     await waitFor(() => harness.model.requests.some((q) => firstUserText(q.body) === p0)); // the held request is in flight
     const c = await api(harness.svc.url, 'POST', `/v1/workflows/${id}/cancel`);
     expect(c.status).toBe(200);

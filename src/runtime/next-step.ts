@@ -1,0 +1,21 @@
+/**
+ * Leaf module: what follows a round ({@link NextStep}) and what the event log says about a call
+ * of a resumed round ({@link PriorCall}). Plain JSON (stored in checkpoints).
+ */
+
+/**
+ * What to do after a round (after openai-agents-js's NextStep): run another round, or end the
+ * turn. `waiting` (a pause at a checkpoint, e.g. an approval) is the seam for interruptions.
+ */
+export type NextStep =
+  | { type: 'run_again' }
+  | { type: 'completed'; stopReason: string }
+  | { type: 'failed'; error: { code: string; message: string } }
+  | { type: 'cancelled'; calls: { call_id: string; state: 'completed' | 'cancelled' | 'not_started' }[] }
+  | { type: 'waiting'; reason: string };
+
+/** What the event log says about a call of a resumed round (events stored before the crash). */
+export type PriorCall =
+  | { state: 'started' }
+  | { state: 'completed'; output: string; isError: boolean };
+

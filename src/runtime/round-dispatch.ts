@@ -1,0 +1,131 @@
+/**
+ * The dispatch phase of a round: answer every call of `state.round` exactly once, append the
+ * round (response items, then outputs in the model's order) to the transcript, and decide what
+ * follows (cancelled, terminated, max steps, run again).
+ *
+ * Resumed rounds (`deps.priorCalls`, read from the event log): a call whose `tool.completed` was
+ * stored keeps that output and is not run again (no event repeated); a call that had started but
+ * not completed runs again when its tool is read-only, and otherwise is NOT run again — it gets
+ * {@link interruptedOutput} and a `tool.completed` with status `interrupted`.
+ */
+import type { CustomToolCallItem, FunctionCallItem, ToolSearchCallItem, TranscriptItem } from '../model/port.js';
+import { genericStartedLabel, notRunLabel } from './call-labels.js';
+import { dispatchRound, type CallOutcome, type FunctionCallRequest } from './dispatch.js';
+import { decideAfterToolRound } from './policies/max-steps.js';
+import { advanceStreak, decideRepeats } from './policies/repeated-call.js';
+import { toolIdentity } from './tool-identity.js';
+import { buildProviderTools } from './provider-tools.js';
+import { developerMessage } from './transcript-items.js';
+import type { NextStep, RoundDeps } from './round-types.js';
+import { searchAndLoad } from './tool-search.js';
+import type { TurnState } from './turn-state.js';
+
+/** The output of a non-read-only call cut by a crash (it is not run again). */
+export function interruptedOutput(tool: string): string {
+  return `Error: interrupted by a service restart while ${tool} was running; it may or may not have taken effect — check before retrying.`;
+}
+
+const TOOLS_DISABLED = 'Error: no more tool calls are allowed in this turn; answer with your final answer.';
+
+function displayName(c: FunctionCallItem): string {
+  return c.namespace ? `${c.namespace}.${c.name}` : c.name;
+}
+
+export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>): Promise<NextStep> {
+  const { items, responseId } = state.round!;
+  const prior = deps.priorCalls;
+  const { tools } = deps;
+
+  const searchOutputs: TranscriptItem[] = items
+    .filter((i): i is ToolSearchCallItem => i.type === 'tool_search_call' && i.execution === 'client')
+    .map((sc) => {
+      const args = (sc.arguments ?? {}) as Record<string, unknown>;
+      const query = Object.values(args).filter((v) => typeof v === 'string').join(' ');
+      const { matches } = searchAndLoad(query, tools.deferred, tools.loaded);
+      const defs = buildProviderTools(matches.map((m) => m.tool), { toolSearchMode: 'hosted' }).filter((t) => t.type !== 'tool_search');
+      return { type: 'tool_search_output', call_id: sc.call_id, execution: 'client', status: 'completed', tools: defs };
+    });
+
+  // No custom (grammar) tools are offered; a custom_tool_call still gets exactly one output.
+  const customOutputs: TranscriptItem[] = [];
+  for (const cc of items.filter((i): i is CustomToolCallItem => i.type === 'custom_tool_call')) {
+    const output = `Error: unknown tool ${cc.name}. Available tools: ${[...tools.callable.keys()].sort().join(', ') || '(none)'}.`;
+    const p = prior?.get(cc.call_id);
+    if (!p) await deps.emit({ type: 'tool.started', call_id: cc.call_id, name: cc.name, label: genericStartedLabel(cc.name), arguments: null });
+    if (p?.state !== 'completed') {
+      await deps.emit({ type: 'tool.completed', call_id: cc.call_id, name: cc.name, label: notRunLabel(cc.name, 'unknown_tool'), is_error: true, output });
+    }
+    customOutputs.push({ type: 'custom_tool_call_output', call_id: cc.call_id, output });
+    state.toolStats.calls++;
+    state.toolStats.errors++;
+  }
+
+  const calls = items.filter((i): i is FunctionCallItem => i.type === 'function_call');
+  const outcomes = new Array<CallOutcome | undefined>(calls.length);
+  const toRun: { index: number; call: FunctionCallRequest }[] = [];
+  for (const [index, c] of calls.entries()) {
+    const p = prior?.get(c.call_id);
+    if (p?.state === 'completed') {
+      outcomes[index] = { callId: c.call_id, outputText: p.output, item: { type: 'function_call_output', call_id: c.call_id, output: p.output }, isError: p.isError, state: 'completed' };
+      continue;
+    }
+    const tool = tools.callable.get(displayName(c));
+    if (p?.state === 'started' && tool && !tool.isReadOnly) {
+      const output = interruptedOutput(displayName(c));
+      await deps.emit({ type: 'tool.completed', call_id: c.call_id, name: displayName(c), label: `Interrupted: ${displayName(c)}`, is_error: true, output, status: 'interrupted' });
+      outcomes[index] = { callId: c.call_id, outputText: output, item: { type: 'function_call_output', call_id: c.call_id, output }, isError: true, state: 'completed' };
+      continue;
+    }
+    toRun.push({ index, call: { callId: c.call_id, name: c.name, arguments: c.arguments ?? '', ...(c.namespace ? { namespace: c.namespace } : {}) } });
+  }
+
+  // Repeated identical calls (policies/repeated-call.ts) are judged over all calls of the round.
+  const repeatCalls = calls.map((c) => ({ identity: toolIdentity(c), arguments: c.arguments ?? '' }));
+  const repeats = decideRepeats(state.repeatStreak, repeatCalls);
+  const result = await dispatchRound(
+    toRun.map((r) => r.call),
+    {
+      refusals: toRun.map((r) => repeats[r.index]),
+      tools: tools.callable,
+      signal: deps.signal,
+      turnContext: deps.turnContext,
+      emit: deps.emit,
+      parallelLimit: deps.options.parallelLimit,
+      defaultTimeoutMs: deps.options.toolTimeoutMs,
+      maxCallsPerResponse: deps.options.maxToolCallsPerResponse,
+      outputMaxChars: deps.options.toolOutputMaxChars,
+      ...(state.onlyTools ? { onlyTools: state.onlyTools } : {}),
+      breaker: deps.breaker,
+      ...(state.toolsDisabled ? { refuseAllWith: TOOLS_DISABLED } : {}),
+    },
+  );
+  result.outcomes.forEach((o, k) => (outcomes[toRun[k].index] = o));
+  const done = outcomes as CallOutcome[];
+  state.repeatStreak = advanceStreak(state.repeatStreak, repeatCalls, done.map((c, i) => ({ output: c.outputText, refused: repeats[i] !== undefined })));
+
+  state.transcript.push(...items);
+  if (responseId) {
+    state.lastResponseId = responseId;
+    state.coveredItems = state.transcript.length;
+  }
+  state.transcript.push(...searchOutputs, ...customOutputs, ...done.map((c) => c.item));
+  state.round = undefined;
+  state.loaded = [...tools.loaded];
+  state.breaker = deps.breaker.snapshot();
+  for (const c of done) {
+    state.toolStats.calls++;
+    if (c.isError) state.toolStats.errors++;
+    if (c.repaired) state.toolStats.repairs[c.repaired] = (state.toolStats.repairs[c.repaired] ?? 0) + 1;
+  }
+
+  if (result.cancelled || deps.signal.aborted) return { type: 'cancelled', calls: done.map((c) => ({ call_id: c.callId, state: c.state })) };
+  if (result.terminated) return { type: 'completed', stopReason: 'terminated' };
+  if (state.toolsDisabled) return { type: 'completed', stopReason: 'max_steps' };
+  const next = decideAfterToolRound(state, deps.maxSteps);
+  if (next.type === 'disable_tools') {
+    state.toolsDisabled = true;
+    state.onlyTools = undefined;
+    state.transcript.push(developerMessage(next.instruction));
+  }
+  return { type: 'run_again' };
+}

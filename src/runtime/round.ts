@@ -1,0 +1,120 @@
+/**
+ * One round of a turn: one model request plus the dispatch of its calls, as
+ * `runRound(state, deps) → {state, next}`. The policies deciding what follows are small named
+ * decisions in ./policies/ (cut retry, empty response, tool-call text, final answer, max steps,
+ * repeated calls, answerless endings).
+ *
+ * Mid-round checkpoint: a response with calls is put in `state.round` and checkpointed
+ * (`deps.checkpoint`) BEFORE any call runs, so a crash never makes the model answer the same
+ * round twice; the dispatch phase (./round-dispatch.ts) then appends the round to the
+ * transcript. A state that already has `round` (resumed) skips the model request.
+ * Never throws; `state` is updated in place and returned.
+ */
+import type { ModelRequest, TranscriptItem } from '../model/port.js';
+import { normalizeOutputItems } from './function-calls.js';
+import { readModelResponse } from './model-response.js';
+import { decideCutRetry } from './policies/cut-retry.js';
+import { decideToolCallText } from './policies/tool-call-text.js';
+import { decideEmptyResponse } from './policies/empty-response.js';
+import { decideFinalAnswer } from './policies/final-answer.js';
+import { dispatchPendingRound } from './round-dispatch.js';
+import type { NextStep, RoundDeps } from './round-types.js';
+import { developerMessage, messageText } from './transcript-items.js';
+import type { TurnState } from './turn-state.js';
+
+function hasCalls(items: readonly TranscriptItem[]): boolean {
+  return items.some((i) => i.type === 'function_call' || i.type === 'custom_tool_call' || (i.type === 'tool_search_call' && i.execution === 'client'));
+}
+
+function recordResponseId(state: TurnState, id: string | undefined, coveredItems: number): void {
+  if (!id) return;
+  state.lastResponseId = id;
+  state.coveredItems = coveredItems;
+}
+
+export async function runRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>): Promise<{ state: TurnState; next: NextStep }> {
+  if (state.round) return { state, next: await dispatchPendingRound(state, deps) };
+  const done = (next: NextStep) => ({ state, next });
+  if (deps.signal.aborted) return done({ type: 'cancelled', calls: [] });
+
+  const request: ModelRequest = {
+    model: deps.modelName,
+    ...(deps.instructions !== undefined ? { instructions: deps.instructions } : {}),
+    input: [...state.transcript],
+    tools: deps.tools.definitions(state.onlyTools),
+    toolChoice: state.toolsDisabled ? 'none' : deps.toolChoice,
+    ...(deps.options.maxOutputTokens !== undefined ? { maxOutputTokens: deps.options.maxOutputTokens } : {}),
+    ...(state.lastResponseId !== undefined ? { continuation: { responseId: state.lastResponseId, coveredItems: state.coveredItems } } : {}),
+  };
+  state.steps++;
+  let response;
+  try {
+    response = await readModelResponse(
+      deps.model.stream(request, deps.signal),
+      deps.signal,
+      (text) => deps.emit({ type: 'message.delta', text }),
+      (e) => deps.emit(e.type === 'warning' ? { type: 'model.warning', code: e.code, message: e.message, call_ids: e.call_ids } : e),
+    );
+  } catch (err) {
+    return done({ type: 'failed', error: { code: 'model_error', message: (err as Error).message } });
+  }
+  state.usage.input_tokens += response.usage.input_tokens;
+  state.usage.output_tokens += response.usage.output_tokens;
+  if (response.status === 'aborted' || deps.signal.aborted) return done({ type: 'cancelled', calls: [] });
+  if (response.status === 'failed') return done({ type: 'failed', error: response.error ?? { code: 'model_error', message: 'the model request failed' } });
+
+  if (response.status === 'incomplete') {
+    const cut = decideCutRetry(state.cutRetried, response.incompleteReason);
+    if (cut.type === 'retry') {
+      state.cutRetried = true;
+      state.transcript.push(developerMessage(cut.instruction)); // the cut response itself is dropped
+      return done({ type: 'run_again' });
+    }
+    state.lastText = messageText(response.items);
+    if (state.lastText) await deps.emit({ type: 'message.completed', text: state.lastText });
+    // Keep only items that stay valid without outputs (no half-finished function calls).
+    state.transcript.push(...response.items.filter((i) => i.type === 'message' || i.type === 'reasoning'));
+    return done({ type: 'completed', stopReason: cut.stopReason });
+  }
+
+  const normalized = normalizeOutputItems(response.items);
+  for (const line of normalized.skipped) await deps.emit({ type: 'turn.warning', code: 'invalid_output_item', message: line });
+  const items = normalized.items;
+  const text = messageText(items);
+  if (text) {
+    state.lastText = text;
+    await deps.emit({ type: 'message.completed', text });
+  }
+  if (hasCalls(items)) {
+    state.usedTools = true;
+    state.toolRounds++;
+    state.round = { items, afterSeq: deps.lastSeq(), ...(response.responseId ? { responseId: response.responseId } : {}) };
+    await deps.checkpoint(state);
+    return { state, next: await dispatchPendingRound(state, deps) };
+  }
+
+  state.transcript.push(...items);
+  recordResponseId(state, response.responseId, state.transcript.length);
+  if (!text) {
+    const empty = decideEmptyResponse(state);
+    if (empty.type === 'nudge') {
+      state.nudged = true;
+      state.transcript.push(developerMessage(empty.instruction));
+      return done({ type: 'run_again' });
+    }
+    state.lastText = '';
+    return done({ type: 'completed', stopReason: empty.stopReason });
+  }
+  const markup = decideToolCallText(state.markupNudged === true, text, deps.tools.toolNames);
+  if (markup.type === 'nudge' && !state.toolsDisabled) {
+    state.markupNudged = true;
+    state.transcript.push(developerMessage(markup.instruction)); // never run as a call
+    return done({ type: 'run_again' });
+  }
+  const decision = await decideFinalAnswer(state, text, deps.finalAnswerGuard, deps.maxSteps);
+  if (decision.type === 'accept') return done({ type: 'completed', stopReason: decision.stopReason });
+  state.guard = { calls: state.guard.calls + 1, done: decision.guardDone };
+  state.onlyTools = decision.onlyTools;
+  state.transcript.push(developerMessage(decision.instruction));
+  return done({ type: 'run_again' });
+}

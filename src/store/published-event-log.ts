@@ -1,0 +1,38 @@
+/**
+ * PublishedEventLog: an {@link EventLog} (storage) plus an {@link EventNotifier} (wake-ups) with the
+ * rule every reader relies on — an event is STORED FIRST, then notified. A reader that subscribes
+ * first and reads the log second therefore misses nothing (it may see an event twice and skips
+ * `seq <= last sent`): see src/http/sse-stream.ts.
+ */
+import type { EventListener, EventLog, EventNotifier, LoggedEvent } from './event-log.js';
+
+export class PublishedEventLog<E extends { type: string }> implements EventLog<E> {
+  constructor(
+    readonly store: EventLog<E>,
+    readonly notifier: EventNotifier<E>,
+  ) {}
+
+  /** Store, then notify; resolves with the stored event. */
+  async append(streamId: string, event: E): Promise<LoggedEvent<E>> {
+    const logged = await this.store.append(streamId, event);
+    this.notifier.notify(logged);
+    return logged;
+  }
+
+  read(streamId: string, afterSeq: number, limit?: number): Promise<LoggedEvent<E>[]> {
+    return this.store.read(streamId, afterSeq, limit);
+  }
+
+  lastSeq(streamId: string): Promise<number> {
+    return this.store.lastSeq(streamId);
+  }
+
+  last(streamId: string): Promise<LoggedEvent<E> | undefined> {
+    return this.store.last(streamId);
+  }
+
+  /** Follow live events of `streamId` (see {@link EventNotifier.subscribe}). */
+  subscribe(streamId: string, listener: EventListener<E>): () => void {
+    return this.notifier.subscribe(streamId, listener);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * SQLite implementation of {@link TurnCheckpointStore}: `turn_items(turn_id, idx, data)` (append
+ * only) and `turn_checkpoints(turn_id, version, step, item_count, state)`, written together in one
+ * transaction.
+ */
+import type { Database } from './database.js';
+import type { StoredCheckpoint, TurnCheckpointStore } from './checkpoint-store.js';
+import type { TranscriptItem } from '../model/port.js';
+
+export class SqliteCheckpointStore implements TurnCheckpointStore {
+  private readonly saveTx;
+  private readonly selectItems;
+  private readonly selectCheckpoint;
+  private readonly countItems;
+
+  constructor(db: Database) {
+    db.exec(`CREATE TABLE IF NOT EXISTS turn_items (
+      turn_id TEXT NOT NULL,
+      idx INTEGER NOT NULL,
+      data TEXT NOT NULL,
+      PRIMARY KEY (turn_id, idx)
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS turn_checkpoints (
+      turn_id TEXT PRIMARY KEY,
+      version INTEGER NOT NULL,
+      step INTEGER NOT NULL,
+      item_count INTEGER NOT NULL,
+      state TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    ) WITHOUT ROWID`);
+    const insertItem = db.prepare('INSERT INTO turn_items (turn_id, idx, data) VALUES (?, ?, ?)');
+    const upsert = db.prepare(
+      `INSERT INTO turn_checkpoints (turn_id, version, step, item_count, state, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (turn_id) DO UPDATE SET version = excluded.version, step = excluded.step,
+         item_count = excluded.item_count, state = excluded.state, updated_at = excluded.updated_at`,
+    );
+    this.countItems = db.prepare('SELECT COUNT(*) AS n FROM turn_items WHERE turn_id = ?').pluck();
+    this.saveTx = db.transaction((turnId: string, c: StoredCheckpoint, items: readonly TranscriptItem[]) => {
+      const from = c.itemCount - items.length;
+      const have = this.countItems.get(turnId) as number;
+      if (from !== have) throw new Error(`checkpoint of turn ${turnId} expects ${from} stored items, found ${have}`);
+      items.forEach((item, i) => insertItem.run(turnId, from + i, JSON.stringify(item)));
+      upsert.run(turnId, c.version, c.step, c.itemCount, c.state, new Date().toISOString());
+    });
+    this.selectItems = db.prepare('SELECT data FROM turn_items WHERE turn_id = ? AND idx < ? ORDER BY idx').pluck();
+    this.selectCheckpoint = db.prepare('SELECT version, step, item_count AS itemCount, state FROM turn_checkpoints WHERE turn_id = ?');
+  }
+
+  async save(turnId: string, checkpoint: StoredCheckpoint, newItems: readonly TranscriptItem[]): Promise<void> {
+    this.saveTx.immediate(turnId, checkpoint, newItems);
+  }
+
+  async load(turnId: string): Promise<StoredCheckpoint | undefined> {
+    return this.selectCheckpoint.get(turnId) as StoredCheckpoint | undefined;
+  }
+
+  async items(turnId: string, count = Number.MAX_SAFE_INTEGER): Promise<TranscriptItem[]> {
+    return (this.selectItems.all(turnId, count) as string[]).map((d) => JSON.parse(d) as TranscriptItem);
+  }
+
+  async itemCount(turnId: string): Promise<number> {
+    return this.countItems.get(turnId) as number;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * TurnQueue: which runner advances which turn. A turn is enqueued when it is inserted (status
+ * `queued`) or put back with {@link TurnQueue.enqueue}; a runner {@link TurnQueue.claim}s the oldest
+ * claimable turn atomically, becoming its owner until its lease expires. Owners renew the lease
+ * (heartbeat) and either finish the turn or release it.
+ *
+ * Claimable: `queued` turns, and `running` turns whose lease expired (their owner died or lost
+ * them) — those are resumed from their last checkpoint. `waiting` turns (paused at a checkpoint,
+ * e.g. for an approval) are not claimable until enqueued again. Order: oldest turn id first
+ * (UUIDv7, so creation order).
+ *
+ * Implementations: SQLite (src/store/sqlite-turn-queue.ts, a conditional UPDATE like the
+ * scheduler's claims); a networked engine uses `FOR UPDATE SKIP LOCKED`. Contract:
+ * test/store/turn-queue.contract.ts. All times are ms since the epoch from the caller's clock.
+ */
+
+/** A claimed turn. */
+export interface ClaimedTurn {
+  id: string;
+  /**
+   * How the previous run of this turn ended: `none` (first run), `released` (its owner let it go,
+   * e.g. a graceful shutdown) or `lost` (its lease ran out: the owner crashed or stalled).
+   */
+  previousRun: 'none' | 'released' | 'lost';
+}
+
+export interface TurnQueue {
+  /** Make a `waiting` (or `queued`) turn claimable again. False when the turn is in another status. */
+  enqueue(id: string): Promise<boolean>;
+  /**
+   * Claim the oldest claimable turn for `owner` until `now + leaseMs` (status becomes `running`,
+   * `started_at` set on the first claim). Undefined when there is none. Two concurrent claims
+   * never get the same turn.
+   */
+  claim(owner: string, now: number, leaseMs: number): Promise<ClaimedTurn | undefined>;
+  /**
+   * Extend `owner`'s lease to `now + leaseMs`. `ok: false` when the owner lost the turn (it must
+   * stop advancing it). `cancelRequested`: a cancel was stored for the turn.
+   */
+  renew(id: string, owner: string, now: number, leaseMs: number): Promise<{ ok: boolean; cancelRequested: boolean }>;
+  /** The owner is done with a turn whose record is finished: drop the lease. */
+  finish(id: string, owner: string): Promise<void>;
+  /** Give the turn up without finishing it (claimable again at once, resumed from its checkpoint). */
+  release(id: string, owner: string): Promise<void>;
+  /** Put a running turn owned by `owner` into `waiting` (a pause at a checkpoint). */
+  wait(id: string, owner: string): Promise<boolean>;
+  /**
+   * Called once when an instance starts. An engine where one process owns the data (SQLite in
+   * DATA_DIR) marks every lease of a previous process as lost, so its turns resume at once; a
+   * shared engine does nothing (leases of dead instances expire on their own).
+   */
+  recoverOrphans(now: number): Promise<number>;
+}

@@ -1,0 +1,41 @@
+/**
+ * Checkpointing of one running turn: the bridge between the loop's `checkpoint` hook and the
+ * {@link TurnCheckpointStore}. Each save appends only the transcript items added since the last
+ * save (flat cost per round) and replaces the stored state.
+ *
+ * Order within a round, and why a crash anywhere is safe:
+ * 1. events are STORED as they happen (deltas, tool.started before a call runs, tool.completed
+ *    after it) — each event is in the log before the loop goes on;
+ * 2. the CHECKPOINT is stored after the model response (before any of its calls runs) and after
+ *    the round (its items appended).
+ * A crash between 1 and 2 leaves events newer than the checkpoint. On resume the pending round's
+ * calls are reconciled from those events (a stored tool.completed is taken as the call's outcome,
+ * not run or emitted again; a started non-read-only call is reported interrupted), and a response
+ * whose checkpoint was not stored is simply requested again — its partial events stay in the log,
+ * followed by `turn.resumed`. Nothing is lost and no completed round or side effect repeats.
+ */
+import type { TranscriptItem } from '../model/port.js';
+import type { NextStep } from '../runtime/round-types.js';
+import { serializeTurnState, TURN_STATE_VERSION, type TurnState } from '../runtime/turn-state.js';
+import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
+
+export class TurnCheckpointer {
+  constructor(
+    private readonly store: TurnCheckpointStore,
+    private readonly turnId: string,
+    /** Items already stored for this turn. */
+    private storedItems: number,
+  ) {}
+
+  /** Store `state` (with `ended` when the turn is over). */
+  async save(state: TurnState, next?: NextStep): Promise<void> {
+    const s: TurnState = next && next.type !== 'run_again' ? { ...state, ended: next } : state;
+    const newItems: TranscriptItem[] = state.transcript.slice(this.storedItems);
+    await this.store.save(
+      this.turnId,
+      { version: TURN_STATE_VERSION, step: state.steps, itemCount: state.transcript.length, state: serializeTurnState(s) },
+      newItems,
+    );
+    this.storedItems = state.transcript.length;
+  }
+}

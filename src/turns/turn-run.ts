@@ -1,0 +1,202 @@
+/**
+ * Running one claimed turn: rebuild its context and tools, start it or resume it from its last
+ * checkpoint (src/turns/resume.ts), advance it with `runTurn` while checkpointing
+ * (src/turns/turn-checkpoints.ts), and finish its record.
+ *
+ * Record and log stay consistent: the record is finished BEFORE its terminal event is appended, so
+ * a client that sees `turn.completed` and then GETs the turn reads the final status. The final
+ * checkpoint (transcript included) is stored before both, so every ending keeps its transcript and
+ * `previous_turn_id` always continues the real conversation.
+ *
+ * A run stopped by shutdown (or whose lease was lost) does not end the turn: no terminal event,
+ * the lease is released (or left to its new owner) and the turn resumes from its checkpoint.
+ */
+import type { TurnContext } from '../assembly/context.js';
+import type { ServiceRegistry } from '../assembly/services.js';
+import type { assembleTools } from '../assembly/assemble.js';
+import type { Config } from '../config.js';
+import type { ModelPort, TranscriptItem } from '../model/port.js';
+import { isTerminalEvent, type TurnEvent } from '../runtime/events.js';
+import { initialTurnState, type TurnState } from '../runtime/turn-state.js';
+import type { RunTurnOptions, RunTurnResult } from '../runtime/turn-types.js';
+import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
+import type { EventLog } from '../store/event-log.js';
+import type { TurnStore } from '../store/turn-store.js';
+import { countCrash, loadState, priorCallsFromLog } from './resume.js';
+import type { TaskBindingResolver } from './task-binding.js';
+import { TurnCheckpointer } from './turn-checkpoints.js';
+import { buildTurnContext } from './turn-context.js';
+import { inputItems } from './turn-input.js';
+import { outcomeFromEvent } from './turn-outcome.js';
+import type { CreateTurnInput, TurnRecord } from './turn-service-types.js';
+
+export type RunTurnFn = (options: RunTurnOptions<TurnContext>) => Promise<RunTurnResult>;
+
+export interface TurnRunDeps {
+  config: Config;
+  store: TurnStore;
+  checkpoints: TurnCheckpointStore;
+  events: EventLog<TurnEvent>;
+  registry: ServiceRegistry;
+  /** The default model (MODEL_API). */
+  model: ModelPort;
+  /** The model for a request's `model_api` (the default one when unset). */
+  modelFor?: (api: CreateTurnInput['model_api']) => ModelPort;
+  runTurn: RunTurnFn;
+  assemble: typeof assembleTools;
+  bindings?: TaskBindingResolver;
+  log?: { info: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
+}
+
+/** Control of one run by its runner. */
+export interface RunControl {
+  controller: AbortController;
+  /** How the previous run ended (from the claim). */
+  previousRun: 'none' | 'released' | 'lost';
+  /** True once a client asked to cancel this turn. */
+  cancelRequested(): boolean;
+  /** True when the run must stop without ending the turn (shutdown, lost lease). */
+  detached(): boolean;
+  /** Resolves when turn `id` has finished (for `previous_turn_id`). */
+  waitFinished(id: string, signal: AbortSignal): Promise<void>;
+}
+
+/** The transcript a continuation of turn `id` starts with. */
+export async function storedTranscript(d: Pick<TurnRunDeps, 'store' | 'checkpoints'>, id: string): Promise<TranscriptItem[]> {
+  if ((await d.checkpoints.itemCount(id)) > 0) return d.checkpoints.items(id);
+  return (await d.store.getLegacyTranscript(id)) ?? [];
+}
+
+export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl): Promise<'finished' | 'detached'> {
+  const rec = await d.store.get(id);
+  const request = await d.store.getRequest(id);
+  if (!rec || !request) return 'finished';
+  let seq = await d.events.lastSeq(id);
+  let terminal: TurnEvent | undefined;
+  /** The last state checkpointed (the final one before a terminal event). */
+  let current: TurnState | undefined;
+  const append = async (event: TurnEvent) => {
+    if (terminal) return; // nothing after the terminal event
+    if (isTerminalEvent(event)) {
+      if (c.detached() && !c.cancelRequested()) return; // shutdown or lost lease: the turn goes on later
+      terminal = event;
+      const outcome = outcomeFromEvent(event, (await d.store.get(id))!);
+      if (current && event.type !== 'turn.completed') Object.assign(outcome, { output_text: current.lastText, steps: current.steps, usage: { ...current.usage } });
+      await d.store.finish(id, outcome);
+    }
+    try {
+      seq = (await d.events.append(id, event)).seq;
+    } catch (err) {
+      d.log?.error({ err, turn_id: id }, 'failed to append turn event');
+    }
+  };
+  const fail = async (error: { code: string; message: string }) => {
+    await append({ type: 'turn.failed', error });
+    return 'finished' as const;
+  };
+  try {
+    return await run(rec, request);
+  } catch (err) {
+    d.log?.error({ err, turn_id: id }, 'turn run failed');
+    if (!terminal && !c.detached()) await fail({ code: 'internal_error', message: err instanceof Error ? err.message : String(err) });
+    return terminal ? 'finished' : 'detached';
+  }
+
+  async function run(this: void, rec: TurnRecord, request: CreateTurnInput): Promise<'finished' | 'detached'> {
+    // Start fresh, or resume from the checkpoint.
+    const cp = await d.checkpoints.load(id);
+    let state: TurnState;
+    let resume: RunTurnOptions['resume'];
+    let checkpointer: TurnCheckpointer;
+    if (!cp) {
+      let input = inputItems(request.input);
+      if (request.previous_turn_id) {
+        await c.waitFinished(request.previous_turn_id, c.controller.signal).catch(() => undefined);
+        input = [...(await storedTranscript(d, request.previous_turn_id)), ...input];
+      }
+      state = initialTurnState(input);
+      current = state;
+      checkpointer = new TurnCheckpointer(d.checkpoints, id, 0);
+      await checkpointer.save(state);
+      if (seq > 0) resume = { state };
+    } else {
+      const loaded = await loadState(d.checkpoints, id, cp);
+      if (loaded.type === 'fail') return fail(loaded.error);
+      state = loaded.state;
+      current = state;
+      checkpointer = new TurnCheckpointer(d.checkpoints, id, cp.itemCount);
+      if (c.previousRun === 'lost' && !state.ended) {
+        const crash = countCrash(state, d.config.TURN_MAX_CRASHES);
+        if (crash?.type === 'fail') return fail(crash.error);
+        await checkpointer.save(state);
+      }
+      const priorCalls = state.round ? await priorCallsFromLog(d.events, id, state.round.afterSeq) : undefined;
+      resume = { state, ...(priorCalls ? { priorCalls } : {}), ...(state.ended ? { ended: state.ended } : {}) };
+    }
+    if (c.cancelRequested()) c.controller.abort(new Error('cancelled by request'));
+
+    let live: Awaited<ReturnType<TaskBindingResolver>>;
+    if (rec.kind === 'workflow_task') {
+      const stored = await d.store.getBinding(id);
+      live = stored && d.bindings ? await d.bindings(id, stored) : undefined;
+      if (!live) return fail({ code: 'binding_unavailable', message: 'the workflow task of this turn no longer accepts it' });
+    }
+    const ctx = buildTurnContext(d.config, d.registry, {
+      turnId: id,
+      agentId: rec.agent_id,
+      kind: rec.kind,
+      origin: rec.origin,
+      model: rec.model,
+      tools: request.tools,
+      brain: request.brain,
+      skills: request.skills,
+      signal: c.controller.signal,
+      ...(live ? { workflowTask: live.workflowTask } : {}),
+    });
+    const { tools, unavailable, instructions: extra } = await d.assemble(ctx);
+    const instructions = [request.instructions, ...(extra ?? [])].filter(Boolean).join('\n\n') || undefined;
+    const result = await d.runTurn({
+      turnId: id,
+      model: request.model_api && d.modelFor ? d.modelFor(request.model_api) : d.model,
+      modelName: rec.model,
+      instructions,
+      input: state.transcript,
+      tools,
+      unavailable,
+      maxSteps: request.max_steps ?? d.config.MAX_STEPS,
+      signal: c.controller.signal,
+      emit: append,
+      lastSeq: () => seq,
+      turnContext: ctx,
+      ...(live?.finalAnswerGuard ? { finalAnswerGuard: live.finalAnswerGuard } : {}),
+      ...(resume ? { resume } : {}),
+      checkpoint: async (s, next) => {
+        if (c.detached() && !c.cancelRequested() && next?.type === 'cancelled') return;
+        await checkpointer.save(s, next);
+        current = s;
+        if (!next) await d.store.updateProgress(id, { steps: s.steps, usage: s.usage });
+      },
+      options: {
+        parallelLimit: d.config.PARALLEL_TOOL_LIMIT,
+        maxToolCallsPerResponse: d.config.MAX_TOOL_CALLS_PER_RESPONSE,
+        toolOutputMaxChars: d.config.TOOL_OUTPUT_MAX_CHARS,
+        toolTimeoutMs: d.config.TOOL_TIMEOUT_MS,
+        toolSearchMode: d.config.TOOL_SEARCH_MODE,
+      },
+    });
+    if (!terminal) {
+      if (c.detached() && !c.cancelRequested()) return 'detached';
+      if (result.status === 'waiting') return 'detached';
+      current = result.state ?? current;
+      await append(terminalFromResult(result));
+    }
+    return 'finished';
+  }
+}
+
+function terminalFromResult(r: RunTurnResult): TurnEvent {
+  if (r.status === 'completed') return { type: 'turn.completed', output_text: r.outputText, stop_reason: r.stopReason ?? 'stop', steps: r.steps, usage: r.usage };
+  if (r.status === 'cancelled') return { type: 'turn.cancelled', calls: [] };
+  return { type: 'turn.failed', error: r.error ?? { code: 'failed', message: 'turn failed' } };
+}
+

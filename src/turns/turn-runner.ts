@@ -1,0 +1,141 @@
+/**
+ * The turn runner of one instance: claims turns from the {@link TurnQueue} (oldest first, at most
+ * MAX_CONCURRENT_TURNS at once), keeps each claim alive with a heartbeat every second (which also
+ * picks up a cancel stored by any instance), and runs each claimed turn (src/turns/turn-run.ts).
+ *
+ * Wake-ups: in-process `wake()` after a turn is created or finished, and a poll every second for
+ * turns enqueued elsewhere or whose owner's lease ran out.
+ */
+import type { TurnQueue } from '../store/turn-queue.js';
+import { runClaimedTurn, type RunControl, type TurnRunDeps } from './turn-run.js';
+
+export const HEARTBEAT_MS = 1000;
+
+interface Running {
+  controller: AbortController;
+  done: Promise<void>;
+  cancelRequested: boolean;
+  lost: boolean;
+}
+
+export interface TurnRunnerDeps extends TurnRunDeps {
+  queue: TurnQueue;
+  /** This instance's owner id in claims. */
+  owner: string;
+  /** Called after a run of turn `id` ended (finished or detached). */
+  onRunEnded: (id: string) => void;
+  /** For `previous_turn_id`: resolves when that turn is finished. */
+  waitFinished: RunControl['waitFinished'];
+}
+
+export class TurnRunner {
+  private readonly running = new Map<string, Running>();
+  private pumping = false;
+  private again = false;
+  private stopping = true;
+  private poll: NodeJS.Timeout | undefined;
+
+  constructor(private readonly d: TurnRunnerDeps) {}
+
+  /** Start claiming. */
+  start(): void {
+    this.stopping = false;
+    this.poll = setInterval(() => this.wake(), HEARTBEAT_MS);
+    this.poll.unref();
+    this.wake();
+  }
+
+  /** Stop claiming, detach running turns (they resume on the next start) and wait (bounded). */
+  async stop(timeoutMs: number): Promise<void> {
+    this.stopping = true;
+    if (this.poll) clearInterval(this.poll);
+    const runs = [...this.running.values()];
+    for (const r of runs) r.controller.abort(new Error('service shutting down'));
+    await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+  }
+
+  get size(): number {
+    return this.running.size;
+  }
+
+  isRunning(id: string): boolean {
+    return this.running.has(id);
+  }
+
+  /** Abort a locally running turn because a client cancelled it. False when not running here. */
+  cancelLocal(id: string): Promise<void> | undefined {
+    const r = this.running.get(id);
+    if (!r) return undefined;
+    r.cancelRequested = true;
+    r.controller.abort(new Error('cancelled by request'));
+    return r.done;
+  }
+
+  /** Claim as many turns as may run now. */
+  wake(): void {
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump()
+      .catch((err) => this.d.log?.error({ err }, 'claiming turns failed'))
+      .finally(() => {
+        this.pumping = false;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async pump(): Promise<void> {
+    while (!this.stopping && this.running.size < this.d.config.MAX_CONCURRENT_TURNS) {
+      const claimed = await this.d.queue.claim(this.d.owner, Date.now(), this.d.config.TURN_LEASE_MS);
+      if (!claimed) return;
+      this.launch(claimed.id, claimed.previousRun);
+    }
+  }
+
+  private launch(id: string, previousRun: RunControl['previousRun']): void {
+    const entry: Running = { controller: new AbortController(), done: Promise.resolve(), cancelRequested: false, lost: false };
+    this.running.set(id, entry);
+    const heartbeat = setInterval(() => void this.beat(id, entry), HEARTBEAT_MS);
+    heartbeat.unref();
+    const control: RunControl = {
+      controller: entry.controller,
+      previousRun,
+      cancelRequested: () => entry.cancelRequested,
+      detached: () => (this.stopping || entry.lost) && !entry.cancelRequested,
+      waitFinished: this.d.waitFinished,
+    };
+    entry.done = runClaimedTurn(this.d, id, control)
+      .then(async (end) => {
+        if (entry.lost) return;
+        if (end === 'detached') await this.d.queue.release(id, this.d.owner);
+        else await this.d.queue.finish(id, this.d.owner);
+      })
+      .catch((err) => this.d.log?.error({ err, turn_id: id }, 'turn run crashed'))
+      .finally(() => {
+        clearInterval(heartbeat);
+        this.running.delete(id);
+        this.d.onRunEnded(id);
+        this.wake();
+      });
+  }
+
+  private async beat(id: string, entry: Running): Promise<void> {
+    try {
+      const r = await this.d.queue.renew(id, this.d.owner, Date.now(), this.d.config.TURN_LEASE_MS);
+      if (!r.ok) {
+        entry.lost = true;
+        entry.controller.abort(new Error('lease lost'));
+      } else if (r.cancelRequested && !entry.cancelRequested) {
+        entry.cancelRequested = true;
+        entry.controller.abort(new Error('cancelled by request'));
+      }
+    } catch (err) {
+      this.d.log?.error({ err, turn_id: id }, 'turn heartbeat failed');
+    }
+  }
+}
