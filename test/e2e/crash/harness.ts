@@ -1,0 +1,127 @@
+/**
+ * Crash-test harness: the real service process (src/main.ts) on a fixed loopback port and a
+ * temporary DATA_DIR, killed with SIGKILL and started again on the same DATA_DIR, against a
+ * scripted Responses server in the test process. Also: a slow SearXNG-format search server (a
+ * read-only tool that takes long), an SSE reader, and direct reads of the SQLite file.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { api } from '../support/service.js';
+import { freePort, spawnService, waitHealthy, type Child } from '../support/child.js';
+import { readSse, type SseEvent } from '../support/sse-client.js';
+
+export interface CrashRig {
+  url: string;
+  dataDir: string;
+  /** Start (or restart) the service on the same DATA_DIR and port. */
+  start(extraEnv?: Record<string, string>): Promise<void>;
+  /** SIGKILL the running service and wait for it to exit. */
+  kill(): Promise<void>;
+  /** Stop the service (SIGTERM) if running and remove DATA_DIR. */
+  dispose(): Promise<void>;
+  /** Create a turn (202). */
+  createTurn(body: Record<string, unknown>): Promise<string>;
+  /** Read a turn's SSE stream from `after` until `stopWhen` (disconnect) or its end. */
+  events(id: string, opts?: { after?: number; stopWhen?: (e: SseEvent, all: SseEvent[]) => boolean; timeoutMs?: number }): Promise<SseEvent[]>;
+  /** GET /v1/turns/{id}. */
+  turn(id: string): Promise<any>;
+  /** Wait until the turn is finished and return it. */
+  finished(id: string, ms?: number): Promise<any>;
+  /** Run SQL on the service database (service stopped or not: WAL allows it). */
+  sql(query: string, ...params: unknown[]): unknown[];
+}
+
+export async function crashRig(modelBaseURL: string, env: Record<string, string> = {}): Promise<CrashRig> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turns-crash-'));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const baseEnv = {
+    DATA_DIR: dataDir, PORT: String(port), OPENAI_BASE_URL: modelBaseURL, OPENAI_API_KEY: 'k', MODEL: 'm',
+    LOG_LEVEL: 'warn', MODEL_MAX_RETRIES: '0', ...env,
+  };
+  let child: Child | undefined;
+  const rig: CrashRig = {
+    url,
+    dataDir,
+    async start(extraEnv = {}) {
+      child = spawnService({ ...baseEnv, ...extraEnv });
+      await waitHealthy(url, child);
+    },
+    async kill() {
+      if (!child) return;
+      child.proc.kill('SIGKILL');
+      await child.exited;
+      child = undefined;
+    },
+    async dispose() {
+      if (child) {
+        child.proc.kill('SIGTERM');
+        await child.exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    async createTurn(body) {
+      const r = await api(url, 'POST', '/v1/turns', body);
+      if (r.status !== 202) throw new Error(`create turn: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.body.id as string;
+    },
+    async events(id, opts = {}) {
+      const headers: Record<string, string> = opts.after ? { 'last-event-id': String(opts.after) } : {};
+      const r = await readSse(`${url}/v1/turns/${id}/events`, { headers, stopWhen: opts.stopWhen, timeoutMs: opts.timeoutMs ?? 30_000 });
+      return r.events;
+    },
+    async turn(id) {
+      return (await api(url, 'GET', `/v1/turns/${id}`)).body;
+    },
+    async finished(id, ms = 30_000) {
+      const end = Date.now() + ms;
+      for (;;) {
+        const t = await rig.turn(id);
+        if (['completed', 'failed', 'cancelled'].includes(t.status)) return t;
+        if (Date.now() > end) throw new Error(`turn ${id} still ${t.status}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    sql(query, ...params) {
+      const db = new BetterSqlite3(path.join(dataDir, 'service.db'));
+      try {
+        const stmt = db.prepare(query);
+        return stmt.reader ? stmt.all(...params) : [stmt.run(...params)];
+      } finally {
+        db.close();
+      }
+    },
+  };
+  return rig;
+}
+
+/** A SearXNG-format search server answering after `delayMs`; `hits` counts requests. */
+export async function slowSearchServer(delayMs: number): Promise<{ url: string; hits: () => number; close(): Promise<void> }> {
+  let hits = 0;
+  const server = http.createServer((req, res) => {
+    hits++;
+    const timer = setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ results: [{ title: 'Result', url: 'https://example.org/r', content: 'found it' }] }));
+    }, delayMs);
+    req.on('close', () => clearTimeout(timer));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    hits: () => hits,
+    close: () => new Promise((r) => { server.closeAllConnections(); server.close(() => r()); }),
+  };
+}
+
+/** Every function_call in `input` has exactly one function_call_output (and no output is orphaned). */
+export function pairing(input: { type?: string; call_id?: string }[]): { calls: string[]; outputs: string[] } {
+  return {
+    calls: input.filter((i) => i.type === 'function_call').map((i) => i.call_id!).sort(),
+    outputs: input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id!).sort(),
+  };
+}
