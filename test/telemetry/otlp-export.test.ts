@@ -74,7 +74,8 @@ describe('OTLP/HTTP export from the real service', () => {
       svc.child.proc.kill('SIGKILL');
       await svc.child.exited;
 
-      model.push({ output: [message('resumed answer')] });
+      // The killed running turn resumes first (oldest), then the queued one runs: one answer each.
+      model.push({ output: [message('resumed answer')] }, { output: [message('resumed answer')] });
       svc = await start(port);
       await expect.poll(async () => (await api(svc.url, 'GET', `/v1/turns/${queued.body.id}`)).body.status, { timeout: 20_000 }).toBe('completed');
       await expect.poll(() => otlp.spans.filter((s) => s.traceId === T2 && s.name === 'invoke_agent').length, { timeout: 15_000 }).toBe(1);
