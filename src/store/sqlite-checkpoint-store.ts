@@ -12,6 +12,7 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
   private readonly selectItems;
   private readonly selectCheckpoint;
   private readonly countItems;
+  private readonly updateOnly;
 
   constructor(db: Database) {
     db.exec(`CREATE TABLE IF NOT EXISTS turn_items (
@@ -35,18 +36,27 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
          item_count = excluded.item_count, state = excluded.state, updated_at = excluded.updated_at`,
     );
     this.countItems = db.prepare('SELECT COUNT(*) AS n FROM turn_items WHERE turn_id = ?').pluck();
+    // Items are only ever stored together with the checkpoint row, so its item_count is the number
+    // stored — read in O(1) (a COUNT over the turn's items would grow with the turn).
+    const storedCount = db.prepare('SELECT item_count FROM turn_checkpoints WHERE turn_id = ?').pluck();
     this.saveTx = db.transaction((turnId: string, c: StoredCheckpoint, items: readonly TranscriptItem[]) => {
       const from = c.itemCount - items.length;
-      const have = this.countItems.get(turnId) as number;
+      const have = (storedCount.get(turnId) as number | undefined) ?? 0;
       if (from !== have) throw new Error(`checkpoint of turn ${turnId} expects ${from} stored items, found ${have}`);
       items.forEach((item, i) => insertItem.run(turnId, from + i, JSON.stringify(item)));
       upsert.run(turnId, c.version, c.step, c.itemCount, c.state, new Date().toISOString());
     });
+    // The common mid-round case — no new items — is one statement (atomic on its own).
+    this.updateOnly = db.prepare(
+      'UPDATE turn_checkpoints SET version = ?, step = ?, state = ?, updated_at = ? WHERE turn_id = ? AND item_count = ?',
+    );
     this.selectItems = db.prepare('SELECT data FROM turn_items WHERE turn_id = ? AND idx < ? ORDER BY idx').pluck();
     this.selectCheckpoint = db.prepare('SELECT version, step, item_count AS itemCount, state FROM turn_checkpoints WHERE turn_id = ?');
   }
 
   async save(turnId: string, checkpoint: StoredCheckpoint, newItems: readonly TranscriptItem[]): Promise<void> {
+    const c = checkpoint;
+    if (newItems.length === 0 && this.updateOnly.run(c.version, c.step, c.state, new Date().toISOString(), turnId, c.itemCount).changes === 1) return;
     this.saveTx.immediate(turnId, checkpoint, newItems);
   }
 
