@@ -21,40 +21,44 @@ import type { Socket } from 'node:net';
 /** How long one reading of the /proc TCP tables is reused, ms. */
 export const PROC_CACHE_MS = 100;
 
-let cache: { at: number; tables: Promise<string[]> } | undefined;
+/** `localPortHex:remotePortHex` → send queue bytes, or -1 when several connections share the key. */
+type QueueTable = Map<string, number>;
 
-async function readTables(): Promise<string[]> {
-  const read = (p: string) => readFile(p, 'utf8').catch(() => '');
-  return Promise.all([read('/proc/net/tcp'), read('/proc/net/tcp6')]);
-}
-
-function tables(): Promise<string[]> {
-  const now = Date.now();
-  if (!cache || now - cache.at > PROC_CACHE_MS) cache = { at: now, tables: readTables() };
-  return cache.tables;
-}
+let cache: { at: number; table: Promise<QueueTable> } | undefined;
 
 const hexPort = (port: number) => port.toString(16).toUpperCase().padStart(4, '0');
+
+/** Parse /proc/net/tcp{,6} lines: "sl local_address rem_address st tx_queue:rx_queue …". */
+function parseTables(texts: string[]): QueueTable {
+  const table: QueueTable = new Map();
+  for (const text of texts) {
+    for (const line of text.split('\n')) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 5 || !f[1].includes(':') || !f[2].includes(':')) continue;
+      const key = `${f[1].slice(f[1].lastIndexOf(':') + 1)}:${f[2].slice(f[2].lastIndexOf(':') + 1)}`;
+      const queue = parseInt(f[4].split(':')[0], 16);
+      table.set(key, table.has(key) || !Number.isFinite(queue) ? -1 : queue);
+    }
+  }
+  return table;
+}
+
+function queueTable(): Promise<QueueTable> {
+  const now = Date.now();
+  if (!cache || now - cache.at > PROC_CACHE_MS) {
+    const read = (p: string) => readFile(p, 'utf8').catch(() => '');
+    cache = { at: now, table: Promise.all([read('/proc/net/tcp'), read('/proc/net/tcp6')]).then(parseTables) };
+  }
+  return cache.table;
+}
 
 /**
  * The kernel's send queue (bytes) of the connection `localPort` ⇄ `remotePort`, or undefined when
  * unknown (no /proc, no match, or more than one connection with those ports).
  */
 export async function kernelSendQueue(localPort: number, remotePort: number): Promise<number | undefined> {
-  const local = `:${hexPort(localPort)}`;
-  const remote = `:${hexPort(remotePort)}`;
-  let found: number | undefined;
-  let matches = 0;
-  for (const table of await tables()) {
-    for (const line of table.split('\n')) {
-      // "  sl  local_address rem_address   st tx_queue:rx_queue ..."
-      const f = line.trim().split(/\s+/);
-      if (f.length < 5 || !f[1].endsWith(local) || !f[2].endsWith(remote)) continue;
-      matches++;
-      found = parseInt(f[4].split(':')[0], 16);
-    }
-  }
-  return matches === 1 && Number.isFinite(found) ? found : undefined;
+  const queue = (await queueTable()).get(`${hexPort(localPort)}:${hexPort(remotePort)}`);
+  return queue === undefined || queue < 0 ? undefined : queue;
 }
 
 /** A snapshot of how much a socket still has to deliver; see {@link progressed}. */
