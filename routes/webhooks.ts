@@ -1,13 +1,15 @@
 /**
- * GET /v1/turns/{id}/webhooks — the webhook deliveries of a turn and every attempt
+ * GET /v1/turns/{id}/webhooks and GET /v1/workflows/{id}/webhooks — the webhook deliveries of a
+ * turn or a workflow and every attempt
  * (src/webhooks/): `{data: [{id, message_id, event_type, url, state, attempts, next_attempt_at,
  * created_at}]}`, oldest first. `state`: `pending` (an attempt is due at `next_attempt_at`),
- * `delivered`, `failed` (given up after 24 h). 404 when the turn does not exist.
+ * `delivered`, `failed` (given up after 24 h). 404 when the turn or workflow does not exist.
  */
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { notFound } from '../src/http/errors.js';
 import type { Delivery } from '../src/webhooks/store.js';
 import { TurnIdParams } from './turn-schemas.js';
+import { WorkflowIdParams } from './workflow-schemas.js';
 
 /** A delivery as the API shows it (times ISO 8601). */
 export function deliveryView(d: Delivery) {
@@ -28,6 +30,13 @@ export const webhookRoutes: RoutePlugin = async (app, { services }) => {
     const { id } = TurnIdParams.parse(request.params);
     if (!services.turns.get(id)) throw notFound('turn', id);
     const deliveries = await services.webhooks.store.listFor('turn', id);
+    return { data: deliveries.map(deliveryView) };
+  });
+
+  app.get('/v1/workflows/:id/webhooks', async (request) => {
+    const { id } = WorkflowIdParams.parse(request.params);
+    if (!(await services.registry.workflows?.get(id))) throw notFound('workflow', id);
+    const deliveries = await services.webhooks.store.listFor('workflow', id);
     return { data: deliveries.map(deliveryView) };
   });
 };

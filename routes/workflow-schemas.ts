@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { WORKFLOW_STATUSES } from '../src/workflows/types.js';
 import { MAX_CONCURRENCY } from '../src/workflows/validate-input.js';
 import { AgentId } from './turn-schemas.js';
+import { WebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
 
 export const CreateWorkflowBody = z.strictObject({
   agent_id: AgentId.default('default'),
@@ -25,6 +26,8 @@ export const CreateWorkflowBody = z.strictObject({
   brain: z.boolean().optional(),
   /** Model of the task turns (default: the server's MODEL). */
   model: z.string().min(1).max(200).optional(),
+  /** Where to POST the workflow's terminal event (src/webhooks/). */
+  webhook: WebhookSpecSchema.optional(),
 });
 
 export const WorkflowIdParams = z.object({ id: z.string().min(1).max(100) });

@@ -18,6 +18,7 @@ import type { LoggedEvent } from '../src/store/event-log.js';
 import { isWorkflowTerminalEvent, type WorkflowEvent } from '../src/workflows/events.js';
 import { type WorkflowRecord, type WorkflowService } from '../src/workflows/types.js';
 import { CreateWorkflowBody, ListWorkflowsQuery, WorkflowEventsQuery, WorkflowIdParams } from './workflow-schemas.js';
+import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
 
 /**
  * Links of a workflow, relative to the service root. With `streamTokens` (AUTH_TOKENS set),
@@ -51,8 +52,15 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
     const body = CreateWorkflowBody.parse(request.body ?? undefined);
     const service = workflows();
     requireModel(services.turns.modelConfigured, body.model, services.config.MODEL);
+    const { webhook, ...workflowInput } = body;
+    if (webhook) await assertWebhookTarget(webhook.url, webhookPolicy(services.config));
     const { value: wf, replayed } = await idempotencyKeys(services.db).run('workflow', clientIdempotencyKey(request), bodyHash(body), {
-      create: () => service.create(body),
+      create: async () => {
+        const created = await service.create(workflowInput);
+        // Remembered before any task turn can have finished (they need model round trips first).
+        if (webhook) await services.webhooks.store.subscribe('workflow', created.id, webhook);
+        return created;
+      },
       idOf: (created) => created.id,
       load: (id) => service.get(id),
     });

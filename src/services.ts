@@ -47,6 +47,7 @@ import { systemResolver } from './tools/web/target-guard.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { SqliteWebhookStore, type WebhookStore } from './webhooks/store.js';
 import { turnWebhookObserver } from './webhooks/turn-webhooks.js';
+import { workflowWebhookObserver } from './webhooks/workflow-webhooks.js';
 
 /** The OpenAI SDK's default base URL (used when OPENAI_BASE_URL is unset). */
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -148,7 +149,9 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   });
   const workflowEvents = observeEventLog(new PublishedEventLog(new SqliteEventLog<WorkflowEvent>(db), new InProcessEventNotifier<WorkflowEvent>()), {
     metrics,
-    observers: [],
+    observers: [
+      workflowWebhookObserver({ getWorkflow: async (id) => registry.workflows?.get(id), webhookOf: (id) => webhookStore.subscription('workflow', id), enqueue: (d) => dispatcher.enqueue(d) }),
+    ],
     onObserverError,
   });
   const rawClients: ModelClients | undefined =

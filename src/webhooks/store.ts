@@ -8,6 +8,7 @@
  * crashed instance's lease simply expires.
  */
 import type { Database } from '../store/database.js';
+import type { WebhookSpec } from './webhook-spec.js';
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed';
 
@@ -55,6 +56,10 @@ export interface WebhookStore {
   listFor(subjectType: string, subjectId: string): Promise<Delivery[]>;
   /** Earliest next_attempt_at among pending deliveries, or null. */
   nextDueAt(): Promise<number | null>;
+  /** Remember the webhook of a subject that has no request record of its own (a workflow). */
+  subscribe(subjectType: string, subjectId: string, spec: WebhookSpec): Promise<void>;
+  /** The webhook remembered for a subject, if any. */
+  subscription(subjectType: string, subjectId: string): Promise<WebhookSpec | undefined>;
 }
 
 type Row = Omit<Delivery, 'attempts'> & { attempts: string; lease_owner: string | null; lease_until: number | null };
@@ -94,7 +99,13 @@ export class SqliteWebhookStore implements WebhookStore {
       UNIQUE (message_id, url)
     );
     CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
-    CREATE INDEX IF NOT EXISTS webhook_deliveries_subject ON webhook_deliveries (subject_type, subject_id, id);`);
+    CREATE INDEX IF NOT EXISTS webhook_deliveries_subject ON webhook_deliveries (subject_type, subject_id, id);
+    CREATE TABLE IF NOT EXISTS webhook_subscriptions (
+      subject_type TEXT NOT NULL,
+      subject_id TEXT NOT NULL,
+      spec TEXT NOT NULL,
+      PRIMARY KEY (subject_type, subject_id)
+    );`);
   }
 
   async enqueue(deliveries: NewDelivery[]): Promise<void> {
@@ -132,6 +143,15 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async listFor(subjectType: string, subjectId: string): Promise<Delivery[]> {
     return (this.db.prepare('SELECT * FROM webhook_deliveries WHERE subject_type = ? AND subject_id = ? ORDER BY id').all(subjectType, subjectId) as Row[]).map(toDelivery);
+  }
+
+  async subscribe(subjectType: string, subjectId: string, spec: WebhookSpec): Promise<void> {
+    this.db.prepare('INSERT OR REPLACE INTO webhook_subscriptions (subject_type, subject_id, spec) VALUES (?, ?, ?)').run(subjectType, subjectId, JSON.stringify(spec));
+  }
+
+  async subscription(subjectType: string, subjectId: string): Promise<WebhookSpec | undefined> {
+    const row = this.db.prepare('SELECT spec FROM webhook_subscriptions WHERE subject_type = ? AND subject_id = ?').get(subjectType, subjectId) as { spec: string } | undefined;
+    return row ? (JSON.parse(row.spec) as WebhookSpec) : undefined;
   }
 
   async nextDueAt(): Promise<number | null> {

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { isTerminalEvent } from '../runtime/events.js';
 import type { LoggedEvent } from '../store/event-log.js';
 import type { TurnRecord } from '../turns/turn-service-types.js';
-import type { WebhookSpec } from './webhook-spec.js';
+import { TURN_WEBHOOK_EVENTS, type WebhookEventType, type WebhookSpec } from './webhook-spec.js';
 import type { NewDelivery } from './store.js';
 
 export interface TurnWebhookDeps {
@@ -37,7 +37,7 @@ export function turnWebhookObserver(deps: TurnWebhookDeps) {
     if (!turn) return;
     const spec = await deps.webhookOf(turn.id);
     const urls = new Set<string>();
-    if (spec && (spec.events ?? ['turn.completed', 'turn.failed', 'turn.cancelled']).includes(event.type as never)) urls.add(spec.url);
+    if (spec && (spec.events ?? TURN_WEBHOOK_EVENTS).includes(event.type as WebhookEventType)) urls.add(spec.url);
     if (deps.serverUrl) urls.add(deps.serverUrl);
     if (urls.size === 0) return;
     const now = Date.now();

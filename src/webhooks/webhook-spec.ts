@@ -1,6 +1,7 @@
 /**
- * The `webhook` field of a turn request: `{url, events?}`. `events` picks which terminal events
- * are delivered (default all three). The URL must be an absolute http(s) URL without credentials
+ * The `webhook` field of a turn, schedule or workflow request: `{url, events?}`. `events` picks
+ * which terminal events are delivered (default: all three of the subject — `turn.*` for turns and
+ * the turns a schedule fires, `workflow.*` for a workflow). The URL must be an absolute http(s) URL without credentials
  * whose host passes the webhook address policy (./sender.ts) — checked at creation so a bad
  * target is a 400 naming the reason, not a delivery that can never succeed.
  */
@@ -9,8 +10,10 @@ import { webhookUrlProblem } from '../config.js';
 import { HttpError } from '../http/errors.js';
 import { checkTarget, FetchTargetError, systemResolver, type HostResolver } from '../tools/web/target-guard.js';
 
-/** Event types a webhook can receive. */
-export const WEBHOOK_EVENT_TYPES = ['turn.completed', 'turn.failed', 'turn.cancelled'] as const;
+/** Event types a webhook can receive: a turn's terminal events, and a workflow's. */
+export const WEBHOOK_EVENT_TYPES = ['turn.completed', 'turn.failed', 'turn.cancelled', 'workflow.completed', 'workflow.failed', 'workflow.cancelled'] as const;
+export const TURN_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['turn.completed', 'turn.failed', 'turn.cancelled'];
+export const WORKFLOW_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['workflow.completed', 'workflow.failed', 'workflow.cancelled'];
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export const WebhookSpecSchema = z.strictObject({

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../e2e/support/service.js';
 import { parseMetrics, sampleValue } from '../support/prometheus.js';
 import { validateComponent, validateResponse } from '../e2e/support/spec.js';
-import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { routedEntries } from '../workflows/support.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -168,6 +169,41 @@ describe('a schedule with a webhook', () => {
       const refused = await api(svc.url, 'PATCH', `/v1/schedules/${created.body.id}`, { webhook: { url: 'http://192.168.1.1/x' } });
       expect(refused.status).toBe(400);
       expect(refused.body.error.code).toBe('invalid_webhook_url');
+    });
+  });
+});
+
+describe('a workflow with a webhook', () => {
+  it('delivers workflow.completed with the workflow as GET returns it; listed at GET /v1/workflows/{id}/webhooks', async () => {
+    await withService({}, async (svc) => {
+      receiver.received.length = 0;
+      const prompt = 'find the name (webhook test)';
+      model.push(...routedEntries({ [prompt]: [{ output: [functionCall('submit_result', { result: { name: 'found' } })] }] }));
+      const schema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false };
+      const created = await api(svc.url, 'POST', '/v1/workflows', { title: 'hooked', tasks: [{ label: 'one', prompt, result_schema: schema }], webhook: { url: receiver.url } });
+      expect(created.status).toBe(201);
+      await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBe(1);
+      const got = receiver.received[0];
+      expect(got.verifyError).toBeUndefined();
+      const { links: _l, ...record } = (await api(svc.url, 'GET', `/v1/workflows/${created.body.id}`)).body;
+      expect(got.verified).toMatchObject({ type: 'workflow.completed', data: { workflow: record, event: { type: 'workflow.completed', workflow_id: created.body.id } } });
+      expect(validateComponent('WorkflowWebhookPayload', got.verified)).toEqual([]);
+      await expect.poll(async () => (await api(svc.url, 'GET', `/v1/workflows/${created.body.id}/webhooks`)).body.data[0]?.state).toBe('delivered');
+      const listed = await api(svc.url, 'GET', `/v1/workflows/${created.body.id}/webhooks`);
+      expect(validateResponse('/v1/workflows/{id}/webhooks', 'get', 200, listed.body)).toEqual([]);
+      expect((await api(svc.url, 'GET', '/v1/workflows/nope/webhooks')).status).toBe(404);
+      // Its task turns have no webhook of their own.
+      const taskTurn = record.tasks?.[0]?.turn_ids?.[0] ?? got.verified.data.workflow.tasks[0].turn_ids[0];
+      expect((await api(svc.url, 'GET', `/v1/turns/${taskTurn}/webhooks`)).body.data).toEqual([]);
+    });
+  });
+
+  it('a refused workflow webhook is a 400 and nothing is created', async () => {
+    await withService({}, async (svc) => {
+      const res = await api(svc.url, 'POST', '/v1/workflows', { title: 't', tasks: [{ label: 'a', prompt: 'p', result_schema: { type: 'object', properties: {}, additionalProperties: false } }], webhook: { url: 'http://172.16.0.5/x' } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('invalid_webhook_url');
+      expect((await api(svc.url, 'GET', '/v1/workflows')).body.data).toEqual([]);
     });
   });
 });
