@@ -44,6 +44,7 @@ export class WebhookDispatcher {
   private running = false;
   private stopped = true;
   private busy: Promise<void> = Promise.resolve();
+  private shutdown = new AbortController();
   private readonly now: () => number;
 
   constructor(private readonly deps: DispatcherDeps) {
@@ -59,12 +60,15 @@ export class WebhookDispatcher {
 
   start(): void {
     this.stopped = false;
+    if (this.shutdown.signal.aborted) this.shutdown = new AbortController();
     this.wake(0);
   }
 
+  /** Stop the loop; attempts in flight are aborted (recorded as failed, retried after the restart). */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.shutdown.abort();
     await this.busy;
   }
 
@@ -102,7 +106,7 @@ export class WebhookDispatcher {
     const n = d.attempts.length + 1;
     const started = this.now();
     const result = this.deps.secret
-      ? await sendWebhook(d.url, d.message_id, d.payload, { secret: this.deps.secret, allowHosts: this.deps.allowHosts, resolver: this.deps.resolver, timeoutMs: this.deps.timeoutMs })
+      ? await sendWebhook(d.url, d.message_id, d.payload, { secret: this.deps.secret, allowHosts: this.deps.allowHosts, resolver: this.deps.resolver, timeoutMs: this.deps.timeoutMs, signal: this.shutdown.signal })
       : { status: null, error: 'WEBHOOK_SECRET is not set: cannot sign the delivery' };
     const finished = this.now();
     const attempt = { attempt: n, at: new Date(started).toISOString(), status: result.status, error: result.error, duration_ms: finished - started };

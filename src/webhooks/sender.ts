@@ -21,6 +21,8 @@ export interface SendOptions {
   allowHosts: readonly string[];
   resolver: HostResolver;
   timeoutMs: number;
+  /** Aborts the attempt (service shutdown); it is then a failure, retried after the restart. */
+  signal?: AbortSignal;
 }
 
 export interface SendResult {
@@ -62,13 +64,14 @@ export async function sendWebhook(url: string, messageId: string, body: string, 
       dispatcher: agent,
       headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signedHeaders(opts.secret, messageId, new Date(), body) },
       body,
-      signal: AbortSignal.timeout(opts.timeoutMs),
+      signal: opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]) : AbortSignal.timeout(opts.timeoutMs),
     });
     await res.body.dump().catch(() => undefined);
     if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, error: null };
     return { status: res.statusCode, error: `the receiver answered HTTP ${res.statusCode}` };
   } catch (err) {
     const e = err as Error & { code?: string };
+    if (opts.signal?.aborted) return { status: null, error: 'the service shut down during the attempt' };
     if (e.name === 'TimeoutError' || e.code === 'UND_ERR_CONNECT_TIMEOUT') return { status: null, error: `no answer within ${opts.timeoutMs} ms` };
     const cause = (e.cause as { code?: string } | undefined)?.code ?? e.code;
     return { status: null, error: `could not deliver: ${cause ? `${cause} ` : ''}${e.message}`.trim() };

@@ -124,7 +124,7 @@ describe('a turn with a webhook', () => {
   });
 
   it('never delays the turn: a receiver that does not answer leaves the turn completing at once', async () => {
-    await withService({ WEBHOOK_TIMEOUT_MS: '1000' }, async (svc) => {
+    await withService({ WEBHOOK_TIMEOUT_MS: '30000' }, async (svc) => {
       receiver.received.length = 0;
       receiver.script.push('hang');
       model.push({ output: [message('quick')] });
