@@ -67,7 +67,14 @@ export async function storedTranscript(d: Pick<TurnRunDeps, 'store' | 'checkpoin
   return (await d.store.getLegacyTranscript(id)) ?? [];
 }
 
-export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl): Promise<'finished' | 'detached'> {
+/**
+ * How a run ended: `finished` (the record is finished), `detached` (stopped without ending the
+ * turn: shutdown or lost lease — it resumes from its checkpoint), `waiting` (paused at a
+ * checkpoint; claimable again once enqueued).
+ */
+export type RunEnd = 'finished' | 'detached' | 'waiting';
+
+export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl): Promise<RunEnd> {
   const rec = await d.store.get(id);
   const request = await d.store.getRequest(id);
   if (!rec || !request) return 'finished';
@@ -102,7 +109,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     return terminal ? 'finished' : 'detached';
   }
 
-  async function run(this: void, rec: TurnRecord, request: CreateTurnInput): Promise<'finished' | 'detached'> {
+  async function run(this: void, rec: TurnRecord, request: CreateTurnInput): Promise<RunEnd> {
     // Start fresh, or resume from the checkpoint.
     const cp = await d.checkpoints.load(id);
     let state: TurnState;
@@ -186,7 +193,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     });
     if (!terminal) {
       if (c.detached() && !c.cancelRequested()) return 'detached';
-      if (result.status === 'waiting') return 'detached';
+      if (result.status === 'waiting') return 'waiting';
       current = result.state ?? current;
       await append(terminalFromResult(result));
     }

@@ -113,6 +113,7 @@ export class TurnRunner {
       .then(async (end) => {
         if (entry.lost) return;
         if (end === 'detached') await this.d.queue.release(id, this.d.owner);
+        else if (end === 'waiting') await this.d.queue.wait(id, this.d.owner);
         else await this.d.queue.finish(id, this.d.owner);
       })
       .catch((err) => this.d.log?.error({ err, turn_id: id }, 'turn run crashed'))

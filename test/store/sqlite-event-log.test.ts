@@ -6,6 +6,7 @@ import { openDatabase } from '../../src/store/database.js';
 import { SqliteEventLog } from '../../src/store/sqlite-event-log.js';
 import { InProcessEventNotifier } from '../../src/store/in-process-notifier.js';
 import { PublishedEventLog } from '../../src/store/published-event-log.js';
+import { describeEventLogContract } from './contracts/event-log.contract.js';
 
 type Ev = { type: string; n?: number };
 const dirs: string[] = [];
@@ -16,6 +17,16 @@ function tempDir() {
 }
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describeEventLogContract('sqlite', async () => {
+  const db = openDatabase(':memory:');
+  return {
+    log: new SqliteEventLog(db),
+    close: async () => {
+      db.close();
+    },
+  };
 });
 
 describe('SqliteEventLog', () => {

@@ -83,3 +83,18 @@ it('resumes a turn cut by shutdown from its checkpoint after restart, then runs 
   expect(rb).toMatchObject({ status: 'completed', output_text: 'b done' });
   expect(Date.parse(rb.started_at!)).toBeGreaterThanOrEqual(Date.parse(ra.completed_at!));
 });
+
+it('sees a cancel stored on the turn (as another instance would store it) within about a second', async () => {
+  const s = await services();
+  model.push({ output: [message('a b c d e f g h i j k l m n o p', { chunks: 'a b c d e f g h i j k l m n o p'.split(' ') })], delayMs: 400 });
+  const a = await s.turns.create({ input: 'a', agent_id: 'x' });
+  const deadline = Date.now() + 10_000;
+  while ((await s.turns.get(a.id))?.status !== 'running' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  // Not through this instance's cancel(): only the stored request, read by the runner's heartbeat.
+  expect(await s.turnStore.requestCancel(a.id, new Date().toISOString())).toBe(true);
+  const asked = Date.now();
+  const rec = await s.turns.waitForTerminal(a.id);
+  expect(rec.status).toBe('cancelled');
+  expect(Date.now() - asked).toBeLessThan(2500);
+  expect((await s.eventLog.last(a.id))?.event).toMatchObject({ type: 'turn.cancelled' });
+});
