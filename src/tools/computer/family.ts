@@ -12,6 +12,7 @@
  *   with a scrubbed environment) and deserves the loud start-up warning from
  *   {@link computerSandboxWarning}.
  */
+import { hostPathFilter } from './host-paths.js';
 import path from 'node:path';
 import type { Config } from '../../config.js';
 import type { TurnContext } from '../../assembly/context.js';
@@ -119,7 +120,9 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
         grepTool(deps),
       );
       if (ctx.services.attachments) tools.push(replyAttachmentTool(deps, ctx.services.attachments));
-      return 'reason' in sandbox ? { tools, unavailable: sandbox.reason } : { tools };
+      // Results and errors of the turn's tools show `~`, never the host path of the home.
+      const outputFilter = hostPathFilter(deps.home);
+      return 'reason' in sandbox ? { tools, unavailable: sandbox.reason, outputFilter } : { tools, outputFilter };
     },
   };
 }
