@@ -29,7 +29,8 @@ beforeAll(async () => {
   model = await startScriptedResponsesServer();
   svc = await startService({
     modelBaseURL: model.baseURL,
-    env: { AUTH_TOKENS: BEARER, STREAM_TOKEN_SECRET: SECRET, CORS_ORIGINS: ALLOWED },
+    // debug: request lines (where a token in a URL could leak) are logged at debug level.
+    env: { AUTH_TOKENS: BEARER, STREAM_TOKEN_SECRET: SECRET, CORS_ORIGINS: ALLOWED, LOG_LEVEL: 'debug' },
   });
 });
 
