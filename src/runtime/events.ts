@@ -123,7 +123,8 @@ export const TurnCompletedEvent = z.object({
   /** e.g. `stop` | `max_steps` | `terminated` | `max_output_tokens` (cut answer text); README "Turn endings". */
   stop_reason: z.string(),
   steps: z.number().int().nonnegative(),
-  usage,
+  /** Tokens over the turn; null when the model server did not report usage for a response (unknown, not zero). */
+  usage: usage.nullable(),
 });
 
 export const TurnFailedEvent = z.object({

@@ -106,9 +106,9 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       if (ending.type === 'failed') next = { type: 'failed', error: ending.error };
     }
     await checkpoint(state, next);
-    const base = { steps: state.steps, usage: { ...state.usage }, transcript: state.transcript, toolStats: state.toolStats, lastResponseId: state.lastResponseId, state };
+    const base = { steps: state.steps, usage: state.usage ? { ...state.usage } : null, transcript: state.transcript, toolStats: state.toolStats, lastResponseId: state.lastResponseId, state };
     if (next.type === 'completed') {
-      await emit({ type: 'turn.completed', output_text: state.lastText, stop_reason: next.stopReason, steps: state.steps, usage: { ...state.usage } });
+      await emit({ type: 'turn.completed', output_text: state.lastText, stop_reason: next.stopReason, steps: state.steps, usage: state.usage ? { ...state.usage } : null });
       return { ...base, status: 'completed', outputText: state.lastText, stopReason: next.stopReason };
     }
     if (next.type === 'cancelled') {

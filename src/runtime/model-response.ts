@@ -15,7 +15,11 @@ export interface ModelResponse {
   items: TranscriptItem[];
   /** For `incomplete`: `max_output_tokens`, `content_filter`, … */
   incompleteReason?: string;
-  usage: { input_tokens: number; output_tokens: number };
+  /**
+   * Tokens of this response; `null` when it finished but the server reported no usage (unknown,
+   * not zero — some Chat Completions servers send none). Zeros for a failed or aborted response.
+   */
+  usage: { input_tokens: number; output_tokens: number } | null;
   error?: { code: string; message: string };
 }
 
@@ -48,7 +52,7 @@ export async function readModelResponse(
         terminal = true;
         out.responseId = event.response_id ?? out.responseId;
         finalItems = event.items;
-        if (event.usage) out.usage = { ...event.usage };
+        out.usage = event.usage ? { ...event.usage } : null;
         out.status = event.status;
         if (event.status === 'incomplete') out.incompleteReason = event.incomplete_reason ?? 'unknown';
         if (event.status === 'failed') out.error = event.error ?? { code: 'response_failed', message: 'the model response failed' };

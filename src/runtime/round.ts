@@ -58,8 +58,12 @@ export async function runRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>):
   } catch (err) {
     return done({ type: 'failed', error: { code: 'model_error', message: (err as Error).message } });
   }
-  state.usage.input_tokens += response.usage.input_tokens;
-  state.usage.output_tokens += response.usage.output_tokens;
+  // One response without usage makes the turn's usage unknown (null), never an undercount.
+  if (response.usage === null) state.usage = null;
+  else if (state.usage) {
+    state.usage.input_tokens += response.usage.input_tokens;
+    state.usage.output_tokens += response.usage.output_tokens;
+  }
   if (response.status === 'aborted' || deps.signal.aborted) return done({ type: 'cancelled', calls: [] });
   if (response.status === 'failed') return done({ type: 'failed', error: response.error ?? { code: 'model_error', message: 'the model request failed' } });
 

@@ -45,7 +45,8 @@ export interface TurnState {
   steps: number;
   /** Rounds whose response had function calls. */
   toolRounds: number;
-  usage: Usage;
+  /** Summed over the turn's responses; null once a response came without usage (unknown). */
+  usage: Usage | null;
   toolStats: ToolCallStats;
   /** Deferred tools loaded by tool search (identities). */
   loaded: string[];

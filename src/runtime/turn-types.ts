@@ -122,7 +122,8 @@ export interface RunTurnResult {
   stopReason?: string;
   /** Model requests made. */
   steps: number;
-  usage: Usage;
+  /** Tokens over the turn; null when a response came without usage (unknown, not zero). */
+  usage: Usage | null;
   /** Set when status is failed: provider or runtime error code and message. */
   error?: { code: string; message: string };
   /**

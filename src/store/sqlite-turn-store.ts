@@ -16,12 +16,13 @@ type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' |
   origin: string;
   input_tokens: number;
   output_tokens: number;
+  usage_unknown: number | null;
   error: string | null;
   metadata: string | null;
 };
 
 const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
-  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata, trace_id, request`;
+  output_text, stop_reason, steps, input_tokens, output_tokens, usage_unknown, error, metadata, trace_id, request`;
 
 /** Columns added after the first schema (added to older databases at open). */
 const ADDED_COLUMNS: [string, string][] = [
@@ -32,6 +33,8 @@ const ADDED_COLUMNS: [string, string][] = [
   // The turn's trace (src/telemetry/trace-context.ts).
   ['trace_id', 'TEXT'],
   ['trace_parent', 'TEXT'],
+  // 1 when the model server reported no usage for a response (record usage null, not zeros).
+  ['usage_unknown', 'INTEGER'],
 ];
 
 const FINISHED = `status IN ('completed', 'failed', 'cancelled')`;
@@ -153,7 +156,7 @@ export class SqliteTurnStore implements TurnStore {
     const r = this.db
       .prepare(
         `UPDATE turns SET status = ?, completed_at = ?, output_text = ?, stop_reason = ?, steps = ?,
-           input_tokens = ?, output_tokens = ?, error = ?, transcript = ?, owner = NULL, lease_until = NULL
+           input_tokens = ?, output_tokens = ?, usage_unknown = ?, error = ?, transcript = ?, owner = NULL, lease_until = NULL
          WHERE id = ? AND ${condition}`,
       )
       .run(
@@ -162,8 +165,9 @@ export class SqliteTurnStore implements TurnStore {
         o.output_text,
         o.stop_reason,
         o.steps,
-        o.usage.input_tokens,
-        o.usage.output_tokens,
+        o.usage?.input_tokens ?? 0,
+        o.usage?.output_tokens ?? 0,
+        o.usage === null ? 1 : 0,
         o.error === null ? null : JSON.stringify(o.error),
         o.transcript ? JSON.stringify(o.transcript) : null,
         id,
@@ -171,10 +175,10 @@ export class SqliteTurnStore implements TurnStore {
     return r.changes === 1;
   }
 
-  async updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } }): Promise<void> {
+  async updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } | null }): Promise<void> {
     this.db
-      .prepare(`UPDATE turns SET steps = ?, input_tokens = ?, output_tokens = ? WHERE id = ? AND NOT ${FINISHED}`)
-      .run(p.steps, p.usage.input_tokens, p.usage.output_tokens, id);
+      .prepare(`UPDATE turns SET steps = ?, input_tokens = ?, output_tokens = ?, usage_unknown = ? WHERE id = ? AND NOT ${FINISHED}`)
+      .run(p.steps, p.usage?.input_tokens ?? 0, p.usage?.output_tokens ?? 0, p.usage === null ? 1 : 0, id);
   }
 
   async requestCancel(id: string, at: string): Promise<boolean> {
@@ -234,7 +238,7 @@ function toRecord(r: Row): TurnRecord {
     output_text: r.output_text,
     stop_reason: r.stop_reason,
     steps: r.steps,
-    usage: { input_tokens: r.input_tokens, output_tokens: r.output_tokens },
+    usage: r.usage_unknown === 1 ? null : { input_tokens: r.input_tokens, output_tokens: r.output_tokens },
     error: r.error === null ? null : JSON.parse(r.error),
     metadata: r.metadata === null ? null : JSON.parse(r.metadata),
     trace_id: r.trace_id,

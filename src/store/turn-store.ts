@@ -41,7 +41,8 @@ export interface TurnOutcome {
   output_text: string | null;
   stop_reason: string | null;
   steps: number;
-  usage: { input_tokens: number; output_tokens: number };
+  /** null: unknown (a model response came without usage). */
+  usage: { input_tokens: number; output_tokens: number } | null;
   error: { code: string; message: string } | null;
   /**
    * Legacy: a full transcript to store with the record. New code stores transcripts as
@@ -77,7 +78,7 @@ export interface TurnStore {
   /** Finish a turn only while it is still `queued` (cancel before it ran). True when it was. */
   finishQueued(id: string, outcome: TurnOutcome): Promise<boolean>;
   /** Record live progress shown by GET (steps, usage) while the turn runs. */
-  updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } }): Promise<void>;
+  updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } | null }): Promise<void>;
   /**
    * Store a cancel request (`cancel_requested_at`, ISO 8601) on a turn that has not finished;
    * the owning runner sees it at its next heartbeat. Returns false for a finished/unknown turn.

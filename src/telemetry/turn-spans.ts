@@ -113,8 +113,7 @@ export function traceRunTurn<T>(inner: RunTurn<T>, deps: TraceRunTurnDeps): RunT
         span.setAttributes({
           'turn.status': result.status,
           'turn.steps': result.steps,
-          'gen_ai.usage.input_tokens': result.usage.input_tokens,
-          'gen_ai.usage.output_tokens': result.usage.output_tokens,
+          ...(result.usage ? { 'gen_ai.usage.input_tokens': result.usage.input_tokens, 'gen_ai.usage.output_tokens': result.usage.output_tokens } : {}),
           ...(result.stopReason ? { 'turn.stop_reason': result.stopReason } : {}),
         });
         if (result.status === 'failed' && result.error) {

@@ -88,7 +88,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       if (c.detached() && !c.cancelRequested()) return; // shutdown or lost lease: the turn goes on later
       terminal = event;
       const outcome = outcomeFromEvent(event, (await d.store.get(id))!);
-      if (current && event.type !== 'turn.completed') Object.assign(outcome, { output_text: current.lastText, steps: current.steps, usage: { ...current.usage } });
+      if (current && event.type !== 'turn.completed') Object.assign(outcome, { output_text: current.lastText, steps: current.steps, usage: current.usage ? { ...current.usage } : null });
       await d.store.finish(id, outcome);
     }
     try {

@@ -58,7 +58,8 @@ export interface TurnRecord {
   output_text: string | null;
   stop_reason: string | null;
   steps: number;
-  usage: Usage;
+  /** Tokens over the turn; null when the model server did not report usage (unknown, not zero). */
+  usage: Usage | null;
   error: { code: string; message: string } | null;
   metadata: Record<string, unknown> | null;
   /** W3C trace id of the turn's trace (32 hex digits; src/telemetry/trace-context.ts). */

@@ -39,6 +39,31 @@ describe('MODEL_API=chat', () => {
   });
 });
 
+describe('usage from a server that sends none', () => {
+  let model: ScriptedChatServer;
+  let svc: TestService;
+  beforeAll(async () => {
+    model = await startScriptedChatServer();
+    svc = await startTestService({ modelBaseURL: model.baseURL, env: { MODEL_API: 'chat' } });
+  });
+  afterAll(async () => {
+    await svc.close();
+    await model.close();
+  });
+
+  it('is null (unknown) on turn.completed and on the stored turn, not zeros', async () => {
+    model.push(chatText('No usage here.', { usage: null }));
+    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+    expect(r.body).toMatchObject({ status: 'completed', output_text: 'No usage here.', usage: null });
+    const stream = await readSse(`${svc.url}/v1/turns/${r.body.id}/events`);
+    expect(stream.events.at(-1)?.json).toMatchObject({ type: 'turn.completed', usage: null });
+    expect((await api(svc.url, 'GET', `/v1/turns/${r.body.id}`)).body.usage).toBeNull();
+    model.push(chatText('With usage.', { usage: { prompt_tokens: 7, completion_tokens: 2 } }));
+    const known = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+    expect(known.body.usage).toEqual({ input_tokens: 7, output_tokens: 2 });
+  });
+});
+
 describe('a request\'s model_api', () => {
   let model: ScriptedChatServer;
   let svc: TestService;

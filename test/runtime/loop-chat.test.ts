@@ -27,4 +27,20 @@ describe('runTurn over the Chat Completions adapter', () => {
     expect(result.transcript.filter((i) => i.type === 'function_call').map((i) => i.call_id)).toEqual(['a1']);
   });
 
+
+  it('reports the turn\'s usage as null (unknown), not zeros, when the server sends no usage for a response', async () => {
+    const { chatCall, chatText, startScriptedChatServer } = await import('../support/scripted-chat-server.js');
+    const { createChatModel } = await import('../../src/model/chat-model.js');
+    const { createOpenAIChatClient } = await import('../../src/model/openai-chat-client.js');
+    const { runTurn } = await import('../../src/runtime/loop.js');
+    const server = await startScriptedChatServer([{ toolCalls: [chatCall('echo', { text: 'a' }, { id: 'u1' })] }, chatText('done', { usage: null })]);
+    const events: { type: string; usage?: unknown }[] = [];
+    const result = await runTurn({
+      turnId: 't', modelName: 'm', input: [{ type: 'message', role: 'user', content: 'go' }], tools: [echo], signal: new AbortController().signal,
+      turnContext: {}, emit: (e) => void events.push(e), model: createChatModel(createOpenAIChatClient({ baseURL: server.baseURL, maxRetries: 0 })),
+    });
+    await server.close();
+    expect(result).toMatchObject({ status: 'completed', usage: null });
+    expect(events.at(-1)).toMatchObject({ type: 'turn.completed', usage: null });
+  });
 });
