@@ -32,7 +32,9 @@ function withMarker(marker: string): number[] {
 describe('cancelling a turn during a command', () => {
   it('ends bwrap and all of the command processes within the kill grace + 1 s', async () => {
     const marker = `cancel-${randomUUID()}`;
-    const command = `trap "" TERM; sh -c 'trap "" TERM; sleep 300' ${marker}-a & setsid sh -c 'sleep 300' ${marker}-b & sleep 300 # ${marker}`;
+    // Each shell has more to do after its sleep, so none replaces itself (exec) with the sleep and
+    // every one keeps the marker in its command line.
+    const command = `trap "" TERM; sh -c 'trap "" TERM; sleep 300; :' ${marker}-a & setsid sh -c 'sleep 300; :' ${marker}-b & sleep 300; wait # ${marker}`;
     harness.model.push({ output: [functionCall('command', { command, timeout: 600 })] }, { output: [message('unused')] });
     const created = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'go', tools: ['computer'] });
     expect(created.status).toBe(202);
