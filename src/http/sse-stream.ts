@@ -9,7 +9,8 @@
  *   value that is not a non-negative integer, or is beyond the stream's last stored seq → 400.
  * - Stored events after the resume point are replayed, then live events follow, with no gap and
  *   no duplicate even when events are appended during the switch (see {@link streamEventLog}).
- * - The stream closes after the terminal event (or at once when the stream already ended).
+ * - The stream closes after the terminal event (or at once when the stream already ended); when
+ *   the client sent `Connection: close`, so does the connection.
  * - A slow subscriber holds at most `maxBuffered` live events in memory; past that it stops
  *   queuing and catches up from the stored log (memory stays bounded, nothing is dropped).
  * - A client that stops reading has its connection closed once a write has waited `writeTimeoutMs`
@@ -218,6 +219,7 @@ export async function streamEventLog<E extends { type: string }>(
 
   try {
     const end = await run();
+    if (end === 'terminal') closeAfterResponseIfAsked(reply);
     if (end === 'stalled') {
       opts.logger?.warn({ ...opts.logFields, stream_id: streamId, reason: 'stalled', write_timeout_ms: writeTimeoutMs, last_sent_seq: lastSent }, 'SSE stream dropped: the client read nothing for the whole write timeout');
     } else if (end === 'disconnected') {
@@ -227,6 +229,21 @@ export async function streamEventLog<E extends { type: string }>(
   } finally {
     unsubscribe();
   }
+}
+
+/**
+ * The SSE plugin answers `Connection: keep-alive`, so Node keeps the socket open for the
+ * keep-alive timeout after the response ends — even when the client sent `Connection: close`.
+ * Honour the client: end the socket once the response has finished.
+ */
+function closeAfterResponseIfAsked(reply: FastifyReply): void {
+  const connection = String(reply.request.headers.connection ?? '');
+  if (!/(^|,)\s*close\s*(,|$)/i.test(connection)) return;
+  const res = reply.raw;
+  const socket = res.socket;
+  if (!socket) return;
+  if (res.writableFinished) socket.end();
+  else res.once('finish', () => socket.end());
 }
 
 /**
