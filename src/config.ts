@@ -62,6 +62,8 @@ const EnvSchema = z.object({
   /** Default families assembled when a request names none. */
   DEFAULT_TOOLS: csv.pipe(z.array(z.enum(TOOL_FAMILIES))).optional(),
   MAX_STEPS: int(20, 1, 100),
+  /** Events stored per turn after which text deltas are dropped (message.completed keeps the text). */
+  MAX_EVENTS_PER_TURN: int(20_000, 100, 10_000_000),
   TOOL_TIMEOUT_MS: int(120_000, 100, 3_600_000),
   PARALLEL_TOOL_LIMIT: int(4, 1, 64),
   MAX_TOOL_CALLS_PER_RESPONSE: int(64, 1, 10_000),

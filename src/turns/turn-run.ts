@@ -11,6 +11,7 @@
  * A run stopped by shutdown (or whose lease was lost) does not end the turn: no terminal event,
  * the lease is released (or left to its new owner) and the turn resumes from its checkpoint.
  */
+import { coalesceDeltas } from './delta-coalescer.js';
 import type { TurnContext } from '../assembly/context.js';
 import type { ServiceRegistry } from '../assembly/services.js';
 import type { assembleTools } from '../assembly/assemble.js';
@@ -97,8 +98,11 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       d.log?.error({ err, turn_id: id }, 'failed to append turn event');
     }
   };
+  // Deltas joined (≤ 1 per 50 ms or 4 KiB) and capped at MAX_EVENTS_PER_TURN (delta-coalescer.ts);
+  // every event goes through it so a buffered delta is written before the next event.
+  const emit = coalesceDeltas(append, { maxEvents: d.config.MAX_EVENTS_PER_TURN });
   const fail = async (error: { code: string; message: string }) => {
-    await append({ type: 'turn.failed', error });
+    await emit({ type: 'turn.failed', error });
     return 'finished' as const;
   };
   try {
@@ -172,7 +176,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       unavailable,
       maxSteps: request.max_steps ?? d.config.MAX_STEPS,
       signal: c.controller.signal,
-      emit: append,
+      emit,
       lastSeq: () => seq,
       turnContext: ctx,
       ...(live?.finalAnswerGuard ? { finalAnswerGuard: live.finalAnswerGuard } : {}),
@@ -195,7 +199,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       if (c.detached() && !c.cancelRequested()) return 'detached';
       if (result.status === 'waiting') return 'waiting';
       current = result.state ?? current;
-      await append(terminalFromResult(result));
+      await emit(terminalFromResult(result));
     }
     return 'finished';
   }
