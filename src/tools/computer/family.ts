@@ -21,6 +21,7 @@ import type { AnyWorkerAgentTool } from '../../runtime/tool.js';
 import type { ComputerToolDeps } from './deps.js';
 import { DEFAULT_BWRAP_PATH, probeBwrap } from './sandbox/probe.js';
 import { lookupSandboxUser, runningAsRoot, type SandboxUser } from './sandbox/sandbox-user.js';
+import { seccompSupported } from './sandbox/seccomp.js';
 import type { SandboxMode } from './sandbox/run-command.js';
 import { applyPatchTool } from './tools/apply-patch.js';
 import { commandTool } from './tools/command.js';
@@ -84,6 +85,9 @@ export async function computerStartupWarnings(config: Config, bwrapPath: string 
   const sandbox = await resolveSandbox(config, bwrapPath);
   if ('reason' in sandbox) return [`computer family: ${sandbox.reason}`];
   const probe = await probeBwrap(bwrapPath, 'mode' in sandbox && sandbox.mode.kind === 'bwrap' ? sandbox.mode.user?.account : undefined);
+  if (!seccompSupported()) {
+    return [`computer family: no seccomp filter for this machine's architecture (${process.arch}); commands run without one (x64 and arm64 have it)`];
+  }
   if (probe.ok && !probe.tmpfsSize && config.COMPUTER_TMP_MAX_MB > 0) {
     return [`computer family: this bubblewrap does not support --size (needs bubblewrap 0.7 or later), so COMPUTER_TMP_MAX_MB is not applied: the sandbox's /tmp is limited only by memory`];
   }
