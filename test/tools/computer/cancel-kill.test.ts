@@ -40,7 +40,6 @@ describe('cancelling a turn during a command', () => {
     expect(created.status).toBe(202);
     // bwrap, the shell and both children carry the marker in their command lines.
     expect(await waitFor(() => withMarker(`${marker}-b`).length > 0 && withMarker(`${marker}-a`).length > 0, 15_000)).toBe(true);
-    expect(withMarker(marker).length).toBeGreaterThanOrEqual(3);
     const t0 = Date.now();
     const cancel = await api(harness.svc.url, 'POST', `/v1/turns/${created.body.id}/cancel`);
     expect(cancel.status).toBeLessThan(300);
