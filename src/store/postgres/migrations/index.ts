@@ -6,5 +6,6 @@ import type { Migration } from '../migrate.js';
 import { schedules } from './001-schedules.js';
 import { workflows } from './002-workflows.js';
 import { brain } from './003-brain.js';
+import { turns } from './004-turns.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns];

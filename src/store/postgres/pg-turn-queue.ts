@@ -1,0 +1,68 @@
+/**
+ * The turn queue on Postgres (columns `owner`, `lease_until` of `turns`). A claim picks the oldest
+ * claimable turn with `SELECT … FOR UPDATE SKIP LOCKED` and takes it in the same transaction, so
+ * concurrent claimers on any instance skip each other's rows instead of waiting and never get the
+ * same turn. Claimable: `queued`, or `running` with a lease that ran out (`lease_until < now`; 0
+ * = released by its owner). Shared engine: {@link PgTurnQueue.recoverOrphans} does nothing —
+ * a dead instance's leases expire on their own and another instance takes the turns over.
+ */
+import type { ClaimedTurn, TurnQueue } from '../turn-queue.js';
+import type { PgDatabase } from './pg-database.js';
+
+const CLAIMABLE = `(status = 'queued' OR (status = 'running' AND (lease_until IS NULL OR lease_until < $1)))`;
+
+export class PgTurnQueue implements TurnQueue {
+  constructor(private readonly db: PgDatabase) {}
+
+  async enqueue(id: string): Promise<boolean> {
+    const r = await this.db.query(`UPDATE turns SET status = 'queued', owner = NULL, lease_until = NULL WHERE id = $1 AND status IN ('waiting', 'queued')`, [id]);
+    return r.rowCount === 1;
+  }
+
+  async claim(owner: string, now: number, leaseMs: number): Promise<ClaimedTurn | undefined> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string; status: string; lease_until: number | null }>(
+        `SELECT id, status, lease_until FROM turns WHERE ${CLAIMABLE} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [now],
+      );
+      const row = rows[0];
+      if (!row) return undefined;
+      await tx.query(
+        `UPDATE turns SET status = 'running', owner = $1, lease_until = $2, started_at = COALESCE(started_at, $3) WHERE id = $4`,
+        [owner, now + leaseMs, new Date(now).toISOString(), row.id],
+      );
+      const previousRun = row.status === 'queued' ? 'none' : row.lease_until === 0 ? 'released' : 'lost';
+      return { id: row.id, previousRun };
+    });
+  }
+
+  async renew(id: string, owner: string, now: number, leaseMs: number): Promise<{ ok: boolean; cancelRequested: boolean }> {
+    const { rows } = await this.db.query<{ cancel_requested_at: string | null }>(
+      `UPDATE turns SET lease_until = $1 WHERE id = $2 AND owner = $3 AND status = 'running' RETURNING cancel_requested_at`,
+      [now + leaseMs, id, owner],
+    );
+    return { ok: rows.length === 1, cancelRequested: (rows[0]?.cancel_requested_at ?? null) !== null };
+  }
+
+  async finish(id: string, owner: string): Promise<void> {
+    await this.db.query(`UPDATE turns SET owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2`, [id, owner]);
+  }
+
+  async release(id: string, owner: string): Promise<void> {
+    await this.db.query(`UPDATE turns SET owner = NULL, lease_until = 0 WHERE id = $1 AND owner = $2 AND status = 'running'`, [id, owner]);
+  }
+
+  async wait(id: string, owner: string): Promise<boolean> {
+    const r = await this.db.query(
+      `UPDATE turns SET status = 'waiting', owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2 AND status = 'running'`,
+      [id, owner],
+    );
+    return r.rowCount === 1;
+  }
+
+  async recoverOrphans(_now: number): Promise<number> {
+    // Shared by several instances: a lease still held may belong to a live instance. Leases of
+    // dead instances run out by themselves and their turns are claimed (as `lost`) then.
+    return 0;
+  }
+}

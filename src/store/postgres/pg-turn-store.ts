@@ -1,0 +1,164 @@
+/**
+ * The turn store on Postgres (table `turns`, migration 4; also used by {@link PgTurnQueue} for
+ * `owner` / `lease_until`). Same rules as the SQLite store: a finished turn never changes again,
+ * a cancel request is stored once (the first time wins), an idempotency key is unique.
+ */
+import type { TranscriptItem } from '../../model/port.js';
+import type { StoredTaskBinding, TurnRecordStatus } from '../../turns/turn-kinds.js';
+import type { CreateTurnInput, TurnRecord } from '../../turns/turn-service-types.js';
+import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from '../turn-store.js';
+import type { PgDatabase } from './pg-database.js';
+
+type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata'> & {
+  kind: string;
+  origin: string;
+  input_tokens: number;
+  output_tokens: number;
+  error: string | null;
+  metadata: string | null;
+};
+
+const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
+  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata`;
+
+const FINISHED = `status IN ('completed', 'failed', 'cancelled')`;
+
+export class PgTurnStore implements TurnStore {
+  constructor(private readonly db: PgDatabase) {}
+
+  async insert(t: NewTurn): Promise<void> {
+    await this.db.query(
+      `INSERT INTO turns (id, agent_id, status, kind, origin, model, created_at, metadata, request, idempotency_key, request_hash, binding)
+       VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [
+        t.id,
+        t.agent_id,
+        t.kind,
+        JSON.stringify(t.origin),
+        t.model,
+        t.created_at,
+        t.metadata === null ? null : JSON.stringify(t.metadata),
+        JSON.stringify(t.request),
+        t.idempotency_key,
+        t.request_hash,
+        t.binding ? JSON.stringify(t.binding) : null,
+      ],
+    );
+  }
+
+  async get(id: string): Promise<TurnRecord | undefined> {
+    const { rows } = await this.db.query<Row>(`SELECT ${RECORD_COLUMNS} FROM turns WHERE id = $1`, [id]);
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
+  async getRequest(id: string): Promise<CreateTurnInput | undefined> {
+    const v = await this.column<string>('request', id);
+    return v === undefined ? undefined : (JSON.parse(v!) as CreateTurnInput);
+  }
+
+  async getBinding(id: string): Promise<StoredTaskBinding | null | undefined> {
+    const v = await this.column<string | null>('binding', id);
+    return v === undefined ? undefined : v === null ? null : (JSON.parse(v) as StoredTaskBinding);
+  }
+
+  async getLegacyTranscript(id: string): Promise<TranscriptItem[] | null | undefined> {
+    const v = await this.column<string | null>('transcript', id);
+    return v === undefined ? undefined : v === null ? null : (JSON.parse(v) as TranscriptItem[]);
+  }
+
+  /** One column of one turn; undefined when the turn does not exist. */
+  private async column<T>(name: 'request' | 'binding' | 'transcript' | 'cancel_requested_at', id: string): Promise<T | undefined> {
+    const { rows } = await this.db.query<Record<string, T>>(`SELECT ${name} AS v FROM turns WHERE id = $1`, [id]);
+    return rows[0] ? rows[0].v : undefined;
+  }
+
+  async findByIdempotencyKey(key: string): Promise<{ id: string; request_hash: string | null } | undefined> {
+    const { rows } = await this.db.query<{ id: string; request_hash: string | null }>('SELECT id, request_hash FROM turns WHERE idempotency_key = $1', [key]);
+    return rows[0];
+  }
+
+  finish(id: string, o: TurnOutcome): Promise<boolean> {
+    return this.finishWhere(id, o, `NOT ${FINISHED}`);
+  }
+
+  finishQueued(id: string, o: TurnOutcome): Promise<boolean> {
+    return this.finishWhere(id, o, `status = 'queued'`);
+  }
+
+  private async finishWhere(id: string, o: TurnOutcome, condition: string): Promise<boolean> {
+    const r = await this.db.query(
+      `UPDATE turns SET status = $1, completed_at = $2, output_text = $3, stop_reason = $4, steps = $5,
+         input_tokens = $6, output_tokens = $7, error = $8, transcript = $9, owner = NULL, lease_until = NULL
+       WHERE id = $10 AND ${condition}`,
+      [
+        o.status,
+        o.completed_at,
+        o.output_text,
+        o.stop_reason,
+        o.steps,
+        o.usage.input_tokens,
+        o.usage.output_tokens,
+        o.error === null ? null : JSON.stringify(o.error),
+        o.transcript ? JSON.stringify(o.transcript) : null,
+        id,
+      ],
+    );
+    return r.rowCount === 1;
+  }
+
+  async updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } }): Promise<void> {
+    await this.db.query(`UPDATE turns SET steps = $1, input_tokens = $2, output_tokens = $3 WHERE id = $4 AND NOT ${FINISHED}`, [
+      p.steps,
+      p.usage.input_tokens,
+      p.usage.output_tokens,
+      id,
+    ]);
+  }
+
+  async requestCancel(id: string, at: string): Promise<boolean> {
+    const r = await this.db.query(`UPDATE turns SET cancel_requested_at = COALESCE(cancel_requested_at, $1) WHERE id = $2 AND NOT ${FINISHED}`, [at, id]);
+    return r.rowCount === 1;
+  }
+
+  async cancelRequestedAt(id: string): Promise<string | null | undefined> {
+    return this.column<string | null>('cancel_requested_at', id);
+  }
+
+  async list(q: ListTurnsQuery): Promise<TurnRecord[]> {
+    const where: string[] = [];
+    const args: unknown[] = [];
+    const add = (sql: string, v: unknown) => (args.push(v), where.push(`${sql} $${args.length}`));
+    if (q.agent_id !== undefined) add('agent_id =', q.agent_id);
+    if (q.status !== undefined) add('status =', q.status);
+    if (q.before !== undefined) add('id <', q.before);
+    args.push(q.limit);
+    const sql = `SELECT ${RECORD_COLUMNS} FROM turns ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT $${args.length}`;
+    return (await this.db.query<Row>(sql, args)).rows.map(toRecord);
+  }
+
+  async idsWithStatus(statuses: TurnRecordStatus[]): Promise<string[]> {
+    if (statuses.length === 0) return [];
+    const { rows } = await this.db.query<{ id: string }>('SELECT id FROM turns WHERE status = ANY($1) ORDER BY id', [statuses]);
+    return rows.map((r) => r.id);
+  }
+}
+
+function toRecord(r: Row): TurnRecord {
+  return {
+    id: r.id,
+    agent_id: r.agent_id,
+    status: r.status,
+    kind: r.kind as TurnRecord['kind'],
+    origin: JSON.parse(r.origin),
+    model: r.model,
+    created_at: r.created_at,
+    started_at: r.started_at,
+    completed_at: r.completed_at,
+    output_text: r.output_text,
+    stop_reason: r.stop_reason,
+    steps: r.steps,
+    usage: { input_tokens: r.input_tokens, output_tokens: r.output_tokens },
+    error: r.error === null ? null : JSON.parse(r.error),
+    metadata: r.metadata === null ? null : JSON.parse(r.metadata),
+  };
+}
