@@ -5,7 +5,9 @@
  * with `checks.database: 'ok'`, or 503 with the envelope (`database_unavailable`, details
  * `{checks: {database: 'unavailable', …}}`; `not_ready` with a message naming the model endpoint
  * and the cause). `checks.model` is `reachable`, `configured` (an injected client, not probed) or
- * `not_configured`; `checks.engine` which engine holds schedules, workflows and brain pages.
+ * `not_configured`; `checks.engine` which engine holds the data; on Postgres `checks.listen` says whether
+ * the LISTEN connection for cross-instance wake-ups is up (`ok`) or being re-opened
+ * (`reconnecting`: live streams fall back to polling, still ready).
  * Both answer without a token (src/http/auth.ts).
  */
 import type { RoutePlugin } from '../src/http/route-plugin.js';
@@ -17,19 +19,20 @@ export const healthRoutes: RoutePlugin = async (app, { services }) => {
   app.get('/readyz', async () => {
     const model = services.modelClient ? 'configured' : 'not_configured';
     const engine = services.stores.engine;
+    const listen = services.engine.listen();
     try {
       services.db.prepare('SELECT 1').get();
       await services.stores.ping();
     } catch (err) {
       throw new HttpError(503, 'database_unavailable', `database unavailable: ${(err as Error).message}`, {
-        checks: { database: 'unavailable', engine, model },
+        checks: { database: 'unavailable', engine, model, ...(listen ? { listen } : {}) },
       });
     }
     const probe = services.modelProbe ? await services.modelProbe.check() : undefined;
-    if (probe && !probe.reachable) throw new HttpError(503, 'not_ready', probe.reason, { checks: { database: 'ok', engine, model: 'unreachable' } });
+    if (probe && !probe.reachable) throw new HttpError(503, 'not_ready', probe.reason, { checks: { database: 'ok', engine, model: 'unreachable', ...(listen ? { listen } : {}) } });
     return {
       status: 'ready',
-      checks: { database: 'ok', engine, model: probe ? 'reachable' : model },
+      checks: { database: 'ok', engine, model: probe ? 'reachable' : model, ...(listen ? { listen } : {}) },
       turns: services.turns.stats(),
     };
   });

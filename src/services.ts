@@ -16,13 +16,9 @@ import { modelClientsFromConfig, type ModelClients } from './model/model-clients
 import type { TurnEvent } from './runtime/events.js';
 import { createStreamTokens, type StreamTokens } from './http/stream-token.js';
 import { controlPlaneStores, type ControlPlaneStores } from './store/control-plane.js';
+import { turnEngine, type TurnEngine } from './store/turn-engine.js';
 import { openDatabase, type Database } from './store/database.js';
-import { InProcessEventNotifier } from './store/in-process-notifier.js';
 import { PublishedEventLog } from './store/published-event-log.js';
-import { SqliteCheckpointStore } from './store/sqlite-checkpoint-store.js';
-import { SqliteEventLog } from './store/sqlite-event-log.js';
-import { SqliteTurnQueue } from './store/sqlite-turn-queue.js';
-import { SqliteTurnStore } from './store/sqlite-turn-store.js';
 import type { TurnCheckpointStore } from './store/checkpoint-store.js';
 import type { TurnQueue } from './store/turn-queue.js';
 import type { TurnStore } from './store/turn-store.js';
@@ -65,6 +61,8 @@ export interface Services {
   db: Database;
   /** Schedules, workflows and brain pages (SQLite on `db`, or Postgres with DATABASE_URL). */
   stores: ControlPlaneStores;
+  /** The turn-side ports on the same engine (and the LISTEN state on Postgres). */
+  engine: TurnEngine;
   /** The turn event log (stream id = turn id): stored in SQLite, then notified in-process. */
   eventLog: PublishedEventLog<TurnEvent>;
   /** The workflow event log (stream id = workflow id). */
@@ -115,10 +113,9 @@ export function modelClientFromConfig(config: Config): ModelPort | undefined {
 
 export function createServices(config: Config, log: Logger, overrides: ServicesOverrides = {}): Services {
   const db = openDatabase(config.DATA_DIR);
-  const turnStore = new SqliteTurnStore(db);
-  const turnQueue = new SqliteTurnQueue(db);
-  const checkpoints = new SqliteCheckpointStore(db);
   const stores = controlPlaneStores(config, db, (err) => log.warn({ err }, 'an idle Postgres connection failed; the pool reconnects on next use'));
+  const engine = turnEngine(db, stores, config.DATABASE_URL, (err, what) => log.warn({ err }, `Postgres ${what} failed; retrying`));
+  const { turnStore, turnQueue, checkpoints } = engine;
   const scheduleStore = stores.schedules;
   const registry: ServiceRegistry = {};
   const background: BackgroundService[] = [];
@@ -138,16 +135,16 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   });
   const onObserverError = (err: unknown, logged: { streamId: string; event: { type: string } }) =>
     log.error({ err, stream_id: logged.streamId, type: logged.event.type }, 'event observer failed');
-  // Typed event logs per stream kind (one SQLite table): stored, then notified in-process.
-  const eventLog = observeEventLog(new PublishedEventLog(new SqliteEventLog<TurnEvent>(db), new InProcessEventNotifier<TurnEvent>()), {
+  // Typed event logs per stream kind (one table): stored, then notified (in-process, or LISTEN/NOTIFY on Postgres).
+  const eventLog = observeEventLog(engine.eventLog, {
     metrics,
     observers: [
-      turnMetricsObserver(metrics, (id) => turnStore.startedAtSync(id)),
+      turnMetricsObserver(metrics, (id) => engine.startedAtSync(id)),
       turnWebhookObserver({ getTurn: (id) => turnStore.get(id), webhookOf: async (id) => (await turnStore.getRequest(id))?.webhook, serverUrl: config.WEBHOOK_URL, enqueue: (d) => dispatcher.enqueue(d) }),
     ],
     onObserverError,
   });
-  const workflowEvents = observeEventLog(new PublishedEventLog(new SqliteEventLog<WorkflowEvent>(db), new InProcessEventNotifier<WorkflowEvent>()), {
+  const workflowEvents = observeEventLog(engine.workflowEvents, {
     metrics,
     observers: [
       workflowWebhookObserver({ getWorkflow: async (id) => registry.workflows?.get(id), webhookOf: (id) => webhookStore.subscription('workflow', id), enqueue: (d) => dispatcher.enqueue(d) }),
@@ -169,13 +166,13 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     registry,
     modelClient,
     modelClients,
-    runTurn: traceRunTurn(overrides.runTurn ?? (loopRunTurn as RunTurnFn), { tracing, traceOf: (id) => turnStore.getTraceSync(id) }),
+    runTurn: traceRunTurn(overrides.runTurn ?? (loopRunTurn as RunTurnFn), { tracing, traceOf: (id) => engine.traceOfSync(id) }),
     log,
   });
   turnCounts = () => turns.stats();
 
   // --- control-plane services (one line each; add to `registry` / `background`) ---
-  registry.schedules = createScheduleService({ store: scheduleStore, clock: systemClock, config, turnStatus: (id) => turnStore.statusSync(id) });
+  registry.schedules = createScheduleService({ store: scheduleStore, clock: systemClock, config, turnStatus: async (id) => (await turnStore.get(id))?.status });
   background.push(schedulerService(new Scheduler({ store: scheduleStore, turns, tickMs: config.SCHEDULER_TICK_MS, logger: log })));
   const workflows = new DefaultWorkflowService({ config, store: stores.workflows, events: workflowEvents, turns, log });
   turns.bindings = (turnId, binding) => workflows.resolveTaskBinding(turnId, binding);
@@ -193,6 +190,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     log,
     db,
     stores,
+    engine,
     eventLog,
     workflowEvents,
     turnStore,
@@ -213,6 +211,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     async start() {
       const migrated = await stores.open();
       if (migrated?.applied.length) log.info(migrated, 'database schema migrated');
+      await engine.start();
       await skills.load(); // before any turn runs
       const r = await turns.recover();
       if (r.resumable || r.queued) log.warn(r, 'resuming turns left over from the previous run');
@@ -223,6 +222,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     async stop() {
       if (started) for (const b of [...background].reverse()) await b.stop();
       await turns.stop();
+      await engine.close();
       await stores.close();
       db.close();
       await tracing?.shutdown();

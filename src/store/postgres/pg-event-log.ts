@@ -13,7 +13,7 @@ import type { EventLog, LoggedEvent } from '../event-log.js';
 import { safeStringify } from '../safe-json.js';
 import type { PgDatabase } from './pg-database.js';
 
-interface Pending<E> {
+interface Pending<E extends { type: string }> {
   event: E;
   json: string;
   replaced: boolean;

@@ -2,14 +2,20 @@
  * The turn store on Postgres (table `turns`, migration 4; also used by {@link PgTurnQueue} for
  * `owner` / `lease_until`). Same rules as the SQLite store: a finished turn never changes again,
  * a cancel request is stored once (the first time wins), an idempotency key is unique.
+ *
+ * Synchronous readers (the tracing wrapper, the metrics observer) cannot wait for the network:
+ * {@link PgTurnStore.knownTrace} and {@link PgTurnStore.knownStartedAt} answer from what this
+ * instance last wrote or read for a turn (a bounded in-memory map), undefined otherwise.
  */
 import type { TranscriptItem } from '../../model/port.js';
+import type { TurnTrace } from '../../telemetry/trace-context.js';
 import type { StoredTaskBinding, TurnRecordStatus } from '../../turns/turn-kinds.js';
 import type { CreateTurnInput, TurnRecord } from '../../turns/turn-service-types.js';
 import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from '../turn-store.js';
 import type { PgDatabase } from './pg-database.js';
 
 type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata'> & {
+  trace_parent: string | null;
   kind: string;
   origin: string;
   input_tokens: number;
@@ -19,17 +25,38 @@ type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata'> 
 };
 
 const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
-  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata`;
+  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata, trace_id, trace_parent`;
+
+/** Turns remembered for the synchronous readers. */
+const KNOWN_MAX = 10_000;
 
 const FINISHED = `status IN ('completed', 'failed', 'cancelled')`;
 
 export class PgTurnStore implements TurnStore {
+  private readonly known = new Map<string, { trace: TurnTrace | null; started_at: string | null }>();
+
   constructor(private readonly db: PgDatabase) {}
+
+  private remember(id: string, v: { trace: TurnTrace | null; started_at: string | null }): void {
+    this.known.delete(id);
+    this.known.set(id, v);
+    if (this.known.size > KNOWN_MAX) this.known.delete(this.known.keys().next().value!);
+  }
+
+  /** The trace of a turn this instance stored or read (synchronous; undefined when not known here). */
+  knownTrace(id: string): TurnTrace | null | undefined {
+    return this.known.get(id)?.trace;
+  }
+
+  /** `started_at` of a turn as this instance last read it (synchronous; undefined when not known here). */
+  knownStartedAt(id: string): string | null | undefined {
+    return this.known.get(id)?.started_at;
+  }
 
   async insert(t: NewTurn): Promise<void> {
     await this.db.query(
-      `INSERT INTO turns (id, agent_id, status, kind, origin, model, created_at, metadata, request, idempotency_key, request_hash, binding)
-       VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      `INSERT INTO turns (id, agent_id, status, kind, origin, model, created_at, metadata, request, idempotency_key, request_hash, binding, trace_id, trace_parent)
+       VALUES ($1, $2, 'queued', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
       [
         t.id,
         t.agent_id,
@@ -42,13 +69,25 @@ export class PgTurnStore implements TurnStore {
         t.idempotency_key,
         t.request_hash,
         t.binding ? JSON.stringify(t.binding) : null,
+        t.trace?.trace_id ?? null,
+        t.trace?.parent ?? null,
       ],
     );
+    this.remember(t.id, { trace: t.trace ?? null, started_at: null });
   }
 
   async get(id: string): Promise<TurnRecord | undefined> {
     const { rows } = await this.db.query<Row>(`SELECT ${RECORD_COLUMNS} FROM turns WHERE id = $1`, [id]);
-    return rows[0] ? toRecord(rows[0]) : undefined;
+    const r = rows[0];
+    if (!r) return undefined;
+    this.remember(id, { trace: r.trace_id === null ? null : { trace_id: r.trace_id, parent: r.trace_parent }, started_at: r.started_at });
+    return toRecord(r);
+  }
+
+  async getTrace(id: string): Promise<TurnTrace | null | undefined> {
+    const { rows } = await this.db.query<{ trace_id: string | null; trace_parent: string | null }>('SELECT trace_id, trace_parent FROM turns WHERE id = $1', [id]);
+    if (!rows[0]) return undefined;
+    return rows[0].trace_id === null ? null : { trace_id: rows[0].trace_id, parent: rows[0].trace_parent };
   }
 
   async getRequest(id: string): Promise<CreateTurnInput | undefined> {
@@ -160,5 +199,6 @@ function toRecord(r: Row): TurnRecord {
     usage: { input_tokens: r.input_tokens, output_tokens: r.output_tokens },
     error: r.error === null ? null : JSON.parse(r.error),
     metadata: r.metadata === null ? null : JSON.parse(r.metadata),
+    trace_id: r.trace_id,
   };
 }

@@ -34,7 +34,9 @@ export const turns: Migration = {
       owner TEXT,
       lease_until BIGINT,
       cancel_requested_at TEXT,
-      binding TEXT
+      binding TEXT,
+      trace_id TEXT,
+      trace_parent TEXT
     );
     CREATE INDEX turns_agent ON turns (agent_id, id);
     CREATE INDEX turns_status ON turns (status, id);

@@ -1,0 +1,88 @@
+/**
+ * The turn-side ports — turn store, turn queue, checkpoints, and the event logs of turns and
+ * workflows with their notifiers — on the engine DATABASE_URL picks:
+ * - unset: SQLite on the service's handle (DATA_DIR/service.db), in-process wake-ups;
+ * - `postgres://…`: the Postgres implementations (src/store/postgres/) on the control-plane pool,
+ *   with LISTEN/NOTIFY wake-ups ({@link PgEventNotifier}) so a subscriber on any instance follows
+ *   a turn running on another. Tables come from the migrations the control-plane stores apply.
+ */
+import type { TurnEvent } from '../runtime/events.js';
+import type { TurnTrace } from '../telemetry/trace-context.js';
+import type { WorkflowEvent } from '../workflows/events.js';
+import type { TurnCheckpointStore } from './checkpoint-store.js';
+import type { ControlPlaneStores } from './control-plane.js';
+import type { Database } from './database.js';
+import type { EventLog } from './event-log.js';
+import { InProcessEventNotifier } from './in-process-notifier.js';
+import { PgCheckpointStore } from './postgres/pg-checkpoint-store.js';
+import { PgEventLog } from './postgres/pg-event-log.js';
+import { PgEventNotifier } from './postgres/pg-notifier.js';
+import { PgTurnQueue } from './postgres/pg-turn-queue.js';
+import { PgTurnStore } from './postgres/pg-turn-store.js';
+import { PublishedEventLog } from './published-event-log.js';
+import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
+import { SqliteEventLog } from './sqlite-event-log.js';
+import { SqliteTurnQueue } from './sqlite-turn-queue.js';
+import { SqliteTurnStore } from './sqlite-turn-store.js';
+import type { TurnQueue } from './turn-queue.js';
+import type { TurnStore } from './turn-store.js';
+
+export interface TurnEngine {
+  turnStore: TurnStore;
+  turnQueue: TurnQueue;
+  checkpoints: TurnCheckpointStore;
+  eventLog: PublishedEventLog<TurnEvent>;
+  workflowEvents: PublishedEventLog<WorkflowEvent>;
+  /** A turn's stored trace, synchronously (for the tracing wrapper); Postgres: as known to this instance. */
+  traceOfSync(id: string): TurnTrace | null | undefined;
+  /** A turn's `started_at`, synchronously (for the metrics observer); Postgres: as known to this instance. */
+  startedAtSync(id: string): string | null | undefined;
+  /** State of the LISTEN connection (Postgres), undefined on SQLite (nothing to listen to). */
+  listen(): 'ok' | 'reconnecting' | undefined;
+  /** Open the LISTEN connections (Postgres; call after the migrations). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The turn-side ports on `stores`' engine (`url`: DATABASE_URL, for the LISTEN connections). */
+export function turnEngine(db: Database, stores: ControlPlaneStores, url: string | undefined, onError?: (err: unknown, what: string) => void): TurnEngine {
+  const pg = stores.pg;
+  if (!pg || url === undefined) {
+    const turnStore = new SqliteTurnStore(db);
+    return {
+      turnStore,
+      traceOfSync: (id) => turnStore.getTraceSync(id),
+      startedAtSync: (id) => turnStore.startedAtSync(id),
+      turnQueue: new SqliteTurnQueue(db),
+      checkpoints: new SqliteCheckpointStore(db),
+      eventLog: new PublishedEventLog(new SqliteEventLog<TurnEvent>(db), new InProcessEventNotifier<TurnEvent>()),
+      workflowEvents: new PublishedEventLog(new SqliteEventLog<WorkflowEvent>(db), new InProcessEventNotifier<WorkflowEvent>()),
+      listen: () => undefined,
+      start: async () => undefined,
+      close: async () => undefined,
+    };
+  }
+  const notifierFor = <E extends { type: string }>(log: EventLog<E>) =>
+    new PgEventNotifier<E>({ url, send: (sql, params) => pg.query(sql, params), log: log as unknown as EventLog<{ type: string }>, onError });
+  const turnLog = new PgEventLog<TurnEvent>(pg);
+  const workflowLog = new PgEventLog<WorkflowEvent>(pg);
+  const turnNotifier = notifierFor(turnLog);
+  const workflowNotifier = notifierFor(workflowLog);
+  const turnStore = new PgTurnStore(pg);
+  return {
+    turnStore,
+    traceOfSync: (id) => turnStore.knownTrace(id),
+    startedAtSync: (id) => turnStore.knownStartedAt(id),
+    turnQueue: new PgTurnQueue(pg),
+    checkpoints: new PgCheckpointStore(pg),
+    eventLog: new PublishedEventLog(turnLog, turnNotifier),
+    workflowEvents: new PublishedEventLog(workflowLog, workflowNotifier),
+    listen: () => (turnNotifier.listenState === 'ok' && workflowNotifier.listenState === 'ok' ? 'ok' : 'reconnecting'),
+    async start() {
+      await Promise.all([turnNotifier.start(), workflowNotifier.start()]);
+    },
+    async close() {
+      await Promise.all([turnNotifier.close(), workflowNotifier.close()]);
+    },
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * Two real service processes (src/main.ts) on one real Postgres, one scripted Responses server:
+ * turns are claimed once across instances, events stream from the OTHER instance in order and
+ * equal the stored log, a SIGKILLed instance's turn is taken over and completed by the other, a
+ * cancel sent to one instance stops a turn running on the other, and a schedule fires once.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { describePostgres, freshSchema } from '../support/postgres.js';
+import { freePort, spawnService, waitHealthy, type Child } from './support/child.js';
+import { hasToolOutput, lastUserText, todoThenAnswer } from './support/scripts.js';
+import { readSse } from './support/sse-client.js';
+import { api } from './support/service.js';
+
+const TURNS = 40;
+
+describePostgres('two instances on one Postgres', () => {
+  let model: ScriptedResponsesServer;
+  let dirs: string[] = [];
+  let env: Record<string, string>;
+  const children: Child[] = [];
+  let a: { url: string; child: Child };
+  let b: { url: string; child: Child };
+
+  async function startInstance(name: string): Promise<{ url: string; child: Child }> {
+    const port = await freePort();
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), `pg-instance-${name}-`));
+    dirs.push(dataDir);
+    const child = spawnService({ ...env, DATA_DIR: dataDir, PORT: String(port) });
+    children.push(child);
+    const url = `http://127.0.0.1:${port}`;
+    await waitHealthy(url, child, 90_000);
+    return { url, child };
+  }
+
+  beforeAll(async () => {
+    model = await startScriptedResponsesServer();
+    const { url } = await freshSchema();
+    env = {
+      DATABASE_URL: url,
+      STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters',
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'k',
+      MODEL: 'm',
+      MODEL_MAX_RETRIES: '0',
+      LOG_LEVEL: 'warn',
+      TURN_LEASE_MS: '3000',
+      SCHEDULER_TICK_MS: '200',
+      MAX_CONCURRENT_TURNS: '8',
+    };
+    [a, b] = await Promise.all([startInstance('a'), startInstance('b')]);
+  }, 200_000);
+
+  afterAll(async () => {
+    for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
+    await Promise.all(children.map((c) => c.exited));
+    await model?.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  it(`runs ${TURNS} turns posted alternately to A and B exactly once, streaming each from the other instance`, async () => {
+    model.push(...Array.from({ length: TURNS * 2 }, () => todoThenAnswer));
+    const created = await Promise.all(
+      Array.from({ length: TURNS }, async (_, i) => {
+        const [to, from] = i % 2 ? [a, b] : [b, a];
+        const r = await api(to.url, 'POST', '/v1/turns', { input: `job ${i}`, tools: ['todo'] });
+        expect(r.status).toBe(202);
+        return { id: r.body.id as string, input: `job ${i}`, other: from.url, creator: to.url };
+      }),
+    );
+    const streamed = await Promise.all(created.map((t) => readSse(`${t.other}/v1/turns/${t.id}/events`, { timeoutMs: 60_000 })));
+    for (const [i, s] of streamed.entries()) {
+      expect(s.serverClosed).toBe(true);
+      expect(s.events.map((e) => Number(e.id))).toEqual(s.events.map((_, k) => k + 1));
+      expect(s.events.at(-1)!.event).toBe('turn.completed');
+      const stored = await readSse(`${created[i].creator}/v1/turns/${created[i].id}/events`, { timeoutMs: 10_000 });
+      expect(s.events.map((e) => e.data)).toEqual(stored.events.map((e) => e.data));
+    }
+    // Each turn's first round reached the model once, its second round once.
+    for (const t of created) {
+      const mine = model.requests.filter((r) => lastUserText(r.body) === t.input);
+      expect([mine.filter((r) => !hasToolOutput(r.body)).length, mine.filter((r) => hasToolOutput(r.body)).length]).toEqual([1, 1]);
+    }
+  }, 120_000);
+
+  it('cancels from B a turn running on A within 2 s', async () => {
+    model.push({ output: [message('slow '.repeat(40).trim(), { chunks: 'slow '.repeat(40).trim().split(' ') })], delayMs: 500 });
+    const r = await api(a.url, 'POST', '/v1/turns', { input: 'cancel me' });
+    const id = r.body.id as string;
+    await readSse(`${b.url}/v1/turns/${id}/events`, { stopWhen: (e) => e.event === 'message.delta', timeoutMs: 20_000 });
+    const t0 = Date.now();
+    expect((await api(b.url, 'POST', `/v1/turns/${id}/cancel`)).status).toBeLessThan(300);
+    const end = await readSse(`${a.url}/v1/turns/${id}/events`, { timeoutMs: 10_000 });
+    expect(end.events.at(-1)!.event).toBe('turn.cancelled');
+    expect(Date.now() - t0).toBeLessThan(2000);
+  }, 60_000);
+
+  it('fires a schedule due once exactly once with both instances ticking', async () => {
+    model.push(todoThenAnswer, todoThenAnswer);
+    const at = new Date(Date.now() + 1500).toISOString();
+    const s = await api(a.url, 'POST', '/v1/schedules', { name: 'once', when: { at }, input: 'scheduled once', tools: ['todo'] });
+    expect(s.status).toBe(201);
+    const deadline = Date.now() + 15_000;
+    let runs: { turn_id: string | null }[] = [];
+    while (Date.now() < deadline) {
+      runs = (await api(b.url, 'GET', `/v1/schedules/${s.body.id}/runs`)).body.data;
+      if (runs[0]?.turn_id) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(runs).toHaveLength(1);
+    const done = await readSse(`${b.url}/v1/turns/${runs[0].turn_id}/events`, { timeoutMs: 20_000 });
+    expect(done.events.at(-1)!.event).toBe('turn.completed');
+    await new Promise((r) => setTimeout(r, 1000)); // a second firing would show up by now
+    expect((await api(a.url, 'GET', `/v1/schedules/${s.body.id}/runs`)).body.data).toHaveLength(1);
+    expect(model.requests.filter((q) => lastUserText(q.body) === 'scheduled once' && !hasToolOutput(q.body))).toHaveLength(1);
+  }, 60_000);
+
+  it('the other instance takes over a turn of a SIGKILLed instance within the lease, and a client resuming there misses nothing', async () => {
+    const text = 'one two three four five six seven eight nine ten';
+    model.push({ output: [message(text, { chunks: text.split(' ') })], delayMs: 400 });
+    model.push({ output: [message(text, { chunks: text.split(' ') })] });
+    const r = await api(a.url, 'POST', '/v1/turns', { input: 'survive a crash' });
+    const id = r.body.id as string;
+    const before = await readSse(`${a.url}/v1/turns/${id}/events`, { stopWhen: (e) => e.event === 'message.delta', timeoutMs: 20_000 });
+    // Whichever instance claimed it (A is woken at once, B polls every second) is killed.
+    const running = async (x: { url: string }) => (await api(x.url, 'GET', '/readyz')).body.turns.running as number;
+    const [victim, survivor] = (await running(a)) === 1 ? [a, b] : [b, a];
+    expect(await running(victim)).toBe(1);
+    victim.child.proc.kill('SIGKILL');
+    await victim.child.exited;
+    const other = survivor;
+    const t0 = Date.now();
+    let resumedAfterMs: number | undefined;
+    const lastId = before.events.at(-1)!.id!;
+    const after = await readSse(`${other.url}/v1/turns/${id}/events`, {
+      headers: { 'last-event-id': lastId },
+      timeoutMs: 30_000,
+      onEvent: (e) => {
+        if (e.event === 'turn.resumed') resumedAfterMs ??= Date.now() - t0;
+      },
+    });
+    expect(after.events.at(-1)!.event).toBe('turn.completed');
+    // Taken over once the dead owner's lease (TURN_LEASE_MS=3000) ran out, plus B's 1 s claim poll.
+    expect(resumedAfterMs).toBeDefined();
+    expect(resumedAfterMs!).toBeLessThan(3000 + 2000);
+    const all = [...before.events, ...after.events].map((e) => Number(e.id));
+    expect(all).toEqual(all.map((_, k) => k + 1));
+    expect(model.requests.filter((q) => lastUserText(q.body) === 'survive a crash' && !hasToolOutput(q.body))).toHaveLength(2); // the cut round, once more
+  }, 60_000);
+});
