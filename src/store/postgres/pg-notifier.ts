@@ -2,8 +2,8 @@
  * The {@link EventNotifier} for several instances on one Postgres: wake-ups travel as `NOTIFY`,
  * events themselves are read from the log (https://www.postgresql.org/docs/current/sql-notify.html).
  * - `notify(logged)` (called after the event was STORED) delivers to this instance's listeners at
- *   once and sends one `NOTIFY turn_service_events, '<stream id> <seq>'` per stream per tick
- *   (appends of one tick coalesce into one wake-up carrying the last seq).
+ *   once; the wake-ups of one tick go out in ONE statement, one `NOTIFY turn_service_events,
+ *   '<stream id> <first seq> <last seq>'` per stream (appends of a tick coalesce).
  * - One dedicated `LISTEN` connection per instance: a wake-up for a stream with local listeners
  *   reads the stream from the log after the last seq delivered and hands the events over in order.
  * - While the LISTEN connection is down (database restart, network), every stream with local
@@ -16,11 +16,15 @@ import type { EventListener, EventLog, EventNotifier, LoggedEvent } from '../eve
 export const NOTIFY_CHANNEL = 'turn_service_events';
 /** Poll interval while LISTEN is down, and reconnect delay, ms. */
 export const POLL_MS = 500;
+/** Events read per query when catching a stream up. */
+const READ_PAGE = 1000;
 
 interface Stream<E extends { type: string }> {
   listeners: Set<EventListener<E>>;
-  /** Highest seq delivered to this stream's listeners. */
+  /** Highest seq delivered to this stream's listeners (starts at the stream's last seq when followed). */
   delivered: number;
+  /** Resolves once `delivered` holds the stream's last seq at the time it was first followed. */
+  ready: Promise<void>;
   reading: boolean;
   readAgain: boolean;
 }
@@ -36,8 +40,9 @@ export interface PgNotifierOptions {
 
 export class PgEventNotifier<E extends { type: string } = { type: string }> implements EventNotifier<E> {
   private readonly streams = new Map<string, Stream<E>>();
-  private readonly outgoing = new Map<string, number>();
+  private readonly outgoing = new Map<string, { first: number; last: number }>();
   private flushScheduled = false;
+  private sending: Promise<void> = Promise.resolve();
   private client: pg.Client | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private closed = false;
@@ -53,16 +58,28 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
 
   notify(logged: LoggedEvent<E>): void {
     this.deliver(logged.streamId, [logged]);
-    this.outgoing.set(logged.streamId, Math.max(this.outgoing.get(logged.streamId) ?? 0, logged.seq));
+    const o = this.outgoing.get(logged.streamId);
+    if (o) o.last = Math.max(o.last, logged.seq);
+    else this.outgoing.set(logged.streamId, { first: logged.seq, last: logged.seq });
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => void this.flushOutgoing());
+      // One flush at a time: wake-ups of one stream must arrive in seq order.
+      setImmediate(() => (this.sending = this.sending.then(() => this.flushOutgoing())));
     }
   }
 
   subscribe(streamId: string, listener: EventListener<E>): () => void {
     let s = this.streams.get(streamId);
-    if (!s) this.streams.set(streamId, (s = { listeners: new Set(), delivered: 0, reading: false, readAgain: false }));
+    if (!s) {
+      const fresh: Stream<E> = { listeners: new Set(), delivered: 0, ready: Promise.resolve(), reading: false, readAgain: false };
+      // Events stored before the stream was followed are the reader's to take from the log (it
+      // subscribes first, then reads); wake-ups deliver what comes after.
+      fresh.ready = this.options.log.lastSeq(streamId).then(
+        (n) => void (fresh.delivered = Math.max(fresh.delivered, n)),
+        (err) => this.options.onError?.(err, 'reading a stream position'),
+      );
+      this.streams.set(streamId, (s = fresh));
+    }
     s.listeners.add(listener);
     return () => {
       const cur = this.streams.get(streamId);
@@ -80,11 +97,12 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
 
   private async flushOutgoing(): Promise<void> {
     this.flushScheduled = false;
-    const batch = [...this.outgoing];
+    const payloads = [...this.outgoing].map(([streamId, o]) => `${streamId} ${o.first} ${o.last}`);
     this.outgoing.clear();
-    for (const [streamId, seq] of batch) {
-      await this.options.send('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, `${streamId} ${seq}`]).catch((err) => this.options.onError?.(err, 'notify'));
-    }
+    if (payloads.length === 0) return;
+    await this.options
+      .send('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [NOTIFY_CHANNEL, payloads])
+      .catch((err) => this.options.onError?.(err, 'notify'));
   }
 
   /** Hand `events` (ascending) to the stream's listeners, skipping what was delivered. */
@@ -105,22 +123,23 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
   }
 
   /** Read a stream from the log after what was delivered, and deliver (one reader per stream). */
-  private async catchUp(streamId: string, notifiedSeq?: number): Promise<void> {
+  private async catchUp(streamId: string): Promise<void> {
     const s = this.streams.get(streamId);
     if (!s) return;
-    // A stream followed since just now: start at the notified event (readers fill older gaps from the log).
-    if (s.delivered === 0 && notifiedSeq !== undefined) s.delivered = notifiedSeq - 1;
     if (s.reading) {
       s.readAgain = true;
       return;
     }
     s.reading = true;
     try {
+      await s.ready;
       do {
         s.readAgain = false;
-        if (s.delivered === 0) s.delivered = Math.max(0, (await this.options.log.lastSeq(streamId)) - 1);
-        const events = (await this.options.log.read(streamId, s.delivered)) as LoggedEvent<E>[];
-        this.deliver(streamId, events);
+        let page: LoggedEvent<E>[];
+        do {
+          page = (await this.options.log.read(streamId, s.delivered, READ_PAGE)) as LoggedEvent<E>[];
+          this.deliver(streamId, page);
+        } while (page.length === READ_PAGE && this.streams.has(streamId));
       } while (s.readAgain);
     } catch (err) {
       this.options.onError?.(err, 'catch-up read');
@@ -133,9 +152,9 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
     if (this.closed) return;
     const client = new pg.Client({ connectionString: this.options.url, application_name: 'turn-service-listen' });
     client.on('notification', (msg) => {
-      const [streamId, seq] = (msg.payload ?? '').split(' ');
+      const [streamId, , last] = (msg.payload ?? '').split(' ');
       const s = this.streams.get(streamId);
-      if (s && Number(seq) > s.delivered) void this.catchUp(streamId, Number(seq));
+      if (s && Number(last) > s.delivered) void this.catchUp(streamId);
     });
     const lost = (err?: unknown) => {
       if (this.client !== client) return;
