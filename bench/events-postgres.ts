@@ -53,6 +53,7 @@ async function run(
   writer: PublishedEventLog<Ev>,
   reader: Pick<EventNotifier<Ev>, 'subscribe'>,
   count: () => Promise<number>,
+  ready: (streamId: string) => Promise<void> = async () => undefined,
 ): Promise<Result> {
   const streams = Array.from({ length: STREAMS }, () => `bench-${randomBytes(6).toString('hex')}`);
   const latencies: number[] = [];
@@ -70,7 +71,7 @@ async function run(
   }
   // A follower starts at the stream's position when it subscribed (read asynchronously); let
   // those reads land before emitting, as an SSE client would have read the log by then.
-  await new Promise((r) => setTimeout(r, 1000));
+  await Promise.all(streams.map((s) => ready(s)));
   const total = STREAMS * RATE * SECONDS;
   const pending: Promise<unknown>[] = [];
   const t0 = performance.now();
@@ -122,7 +123,7 @@ async function postgres(url: string): Promise<Result> {
     const notifierB = new PgEventNotifier<Ev>({ url: schemaUrl, send: (sql, p) => b.query(sql, p), log: logB as unknown as EventLog });
     await Promise.all([notifierA.start(), notifierB.start()]);
     try {
-      return await run(new PublishedEventLog(logA, notifierA), notifierB, async () => (await a.query<{ n: number }>('SELECT count(*)::int AS n FROM event_log')).rows[0].n);
+      return await run(new PublishedEventLog(logA, notifierA), notifierB, async () => (await a.query<{ n: number }>('SELECT count(*)::int AS n FROM event_log')).rows[0].n, (id) => notifierB.following(id));
     } finally {
       await Promise.all([notifierA.close(), notifierB.close()]);
     }

@@ -74,6 +74,7 @@ describePostgres('LISTEN/NOTIFY wake-ups', () => {
     const seen: LoggedEvent<Ev>[] = [];
     await a.log.append('s', { type: 'e', n: 0 });
     b.log.subscribe('s', (e) => seen.push(e));
+    await b.notifier.following('s');
     for (let n = 1; n <= 50; n++) await a.log.append('s', { type: 'e', n });
     await until(() => seen.at(-1)?.seq === 51);
     const seqs = seen.map((e) => e.seq);
@@ -94,6 +95,7 @@ describePostgres('LISTEN/NOTIFY wake-ups', () => {
     const seen: number[] = [];
     await a.log.append('s', { type: 'e', n: 0 });
     b.log.subscribe('s', (e) => seen.push(e.seq));
+    await b.notifier.following('s');
     await a.log.append('s', { type: 'e', n: 1 });
     await until(() => seen.includes(2));
     await proxy.stop(); // the LISTEN connection drops; NOTIFYs no longer reach b

@@ -89,6 +89,11 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
     };
   }
 
+  /** Resolves once a followed stream's starting position is known (tests, benchmarks). */
+  async following(streamId: string): Promise<void> {
+    await this.streams.get(streamId)?.ready;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
