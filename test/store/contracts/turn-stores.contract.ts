@@ -115,10 +115,11 @@ export function describeTurnStoreContract(engine: string, open: () => Promise<Tu
       await store.insert(a);
       await store.insert(b);
       const now = Date.now();
-      const [c1, c2, c3] = await Promise.all([queue.claim('x', now, 10_000), queue.claim('y', now, 10_000), queue.claim('z', now, 10_000)]);
-      expect([c1?.id, c2?.id].sort()).toEqual([a.id, b.id].sort());
-      expect(c3).toBeUndefined();
-      expect(c1?.previousRun).toBe('none');
+      // Which of the concurrent claimers comes away empty depends on the engine's timing.
+      const claims = await Promise.all([queue.claim('x', now, 10_000), queue.claim('y', now, 10_000), queue.claim('z', now, 10_000)]);
+      const got = claims.filter((c) => c !== undefined);
+      expect(got.map((c) => c.id).sort()).toEqual([a.id, b.id].sort());
+      expect(got.map((c) => c.previousRun)).toEqual(['none', 'none']);
       expect((await store.get(a.id))!.started_at).not.toBeNull();
     }));
 
