@@ -2,7 +2,7 @@
  * The control-plane stores (schedules, workflows, brain pages) on the engine DATABASE_URL picks:
  * unset → SQLite on the service's own handle (DATA_DIR/service.db); `postgres://…` → Postgres
  * through one `pg` pool of DATABASE_POOL_MAX connections, migrated at {@link ControlPlaneStores.open}
- * (src/store/postgres/migrate.ts). The turn store and event log stay on SQLite here.
+ * (src/store/postgres/migrate.ts). The turn-side ports on the same engine: ./turn-engine.ts.
  */
 import { SqliteBrainStore } from '../brain/sqlite-brain-store.js';
 import type { BrainStore } from '../brain/brain-store.js';

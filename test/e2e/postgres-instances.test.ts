@@ -15,7 +15,7 @@ import { hasToolOutput, lastUserText, todoThenAnswer } from './support/scripts.j
 import { readSse } from './support/sse-client.js';
 import { api } from './support/service.js';
 
-const TURNS = 40;
+const TURNS = 200;
 
 describePostgres('two instances on one Postgres', () => {
   let model: ScriptedResponsesServer;
