@@ -250,7 +250,7 @@ function toRecord(r: Row): TurnRecord {
 const PREVIEW_CHARS = 120;
 
 /** The first non-empty line of the turn's input (a string, or its first user/any message), cut to 120 characters. */
-function inputPreview(requestJson: string): string | null {
+export function inputPreview(requestJson: string): string | null {
   let input: unknown;
   try {
     input = (JSON.parse(requestJson) as { input?: unknown }).input;

@@ -11,11 +11,13 @@ import type { TranscriptItem } from '../../model/port.js';
 import type { TurnTrace } from '../../telemetry/trace-context.js';
 import type { StoredTaskBinding, TurnRecordStatus } from '../../turns/turn-kinds.js';
 import type { CreateTurnInput, TurnRecord } from '../../turns/turn-service-types.js';
+import { inputPreview } from '../sqlite-turn-store.js';
 import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from '../turn-store.js';
 import type { PgDatabase } from './pg-database.js';
 
-type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata'> & {
+type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' | 'input_preview'> & {
   trace_parent: string | null;
+  request: string;
   kind: string;
   origin: string;
   input_tokens: number;
@@ -25,7 +27,7 @@ type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata'> 
 };
 
 const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
-  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata, trace_id, trace_parent`;
+  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata, trace_id, trace_parent, request`;
 
 /** Turns remembered for the synchronous readers. */
 const KNOWN_MAX = 10_000;
@@ -200,5 +202,6 @@ function toRecord(r: Row): TurnRecord {
     error: r.error === null ? null : JSON.parse(r.error),
     metadata: r.metadata === null ? null : JSON.parse(r.metadata),
     trace_id: r.trace_id,
+    input_preview: inputPreview(r.request),
   };
 }
