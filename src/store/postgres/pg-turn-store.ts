@@ -18,6 +18,7 @@ import type { PgDatabase } from './pg-database.js';
 type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' | 'input_preview'> & {
   trace_parent: string | null;
   request: string;
+  usage_unknown: boolean;
   kind: string;
   origin: string;
   input_tokens: number;
@@ -27,7 +28,7 @@ type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' |
 };
 
 const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
-  output_text, stop_reason, steps, input_tokens, output_tokens, error, metadata, trace_id, trace_parent, request`;
+  output_text, stop_reason, steps, input_tokens, output_tokens, usage_unknown, error, metadata, trace_id, trace_parent, request`;
 
 /** Turns remembered for the synchronous readers. */
 const KNOWN_MAX = 10_000;
@@ -129,7 +130,7 @@ export class PgTurnStore implements TurnStore {
   private async finishWhere(id: string, o: TurnOutcome, condition: string): Promise<boolean> {
     const r = await this.db.query(
       `UPDATE turns SET status = $1, completed_at = $2, output_text = $3, stop_reason = $4, steps = $5,
-         input_tokens = $6, output_tokens = $7, error = $8, transcript = $9, owner = NULL, lease_until = NULL
+         input_tokens = $6, output_tokens = $7, error = $8, transcript = $9, owner = NULL, lease_until = NULL, usage_unknown = $11
        WHERE id = $10 AND ${condition}`,
       [
         o.status,
@@ -137,22 +138,24 @@ export class PgTurnStore implements TurnStore {
         o.output_text,
         o.stop_reason,
         o.steps,
-        o.usage.input_tokens,
-        o.usage.output_tokens,
+        o.usage?.input_tokens ?? 0,
+        o.usage?.output_tokens ?? 0,
         o.error === null ? null : JSON.stringify(o.error),
         o.transcript ? JSON.stringify(o.transcript) : null,
         id,
+        o.usage === null,
       ],
     );
     return r.rowCount === 1;
   }
 
-  async updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } }): Promise<void> {
-    await this.db.query(`UPDATE turns SET steps = $1, input_tokens = $2, output_tokens = $3 WHERE id = $4 AND NOT ${FINISHED}`, [
+  async updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } | null }): Promise<void> {
+    await this.db.query(`UPDATE turns SET steps = $1, input_tokens = $2, output_tokens = $3, usage_unknown = $5 WHERE id = $4 AND NOT ${FINISHED}`, [
       p.steps,
-      p.usage.input_tokens,
-      p.usage.output_tokens,
+      p.usage?.input_tokens ?? 0,
+      p.usage?.output_tokens ?? 0,
       id,
+      p.usage === null,
     ]);
   }
 
@@ -198,7 +201,7 @@ function toRecord(r: Row): TurnRecord {
     output_text: r.output_text,
     stop_reason: r.stop_reason,
     steps: r.steps,
-    usage: { input_tokens: r.input_tokens, output_tokens: r.output_tokens },
+    usage: r.usage_unknown ? null : { input_tokens: r.input_tokens, output_tokens: r.output_tokens },
     error: r.error === null ? null : JSON.parse(r.error),
     metadata: r.metadata === null ? null : JSON.parse(r.metadata),
     trace_id: r.trace_id,

@@ -25,6 +25,7 @@ export const turns: Migration = {
       steps INTEGER NOT NULL DEFAULT 0,
       input_tokens BIGINT NOT NULL DEFAULT 0,
       output_tokens BIGINT NOT NULL DEFAULT 0,
+      usage_unknown BOOLEAN NOT NULL DEFAULT false,
       error TEXT,
       metadata TEXT,
       request TEXT NOT NULL,
