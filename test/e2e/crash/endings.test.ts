@@ -21,7 +21,7 @@ afterAll(async () => {
 
 const held = (ms = 60_000) => ({ output: [message('too late')], holdMs: ms });
 
-async function waitUntil(fn: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+async function waitUntil(fn: () => boolean | Promise<boolean>, ms = 120_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await fn())) {
     if (Date.now() > end) throw new Error('waitUntil timed out');
@@ -59,7 +59,7 @@ describe('endings after crashes', () => {
     } finally {
       await rig.dispose();
     }
-  }, 180_000);
+  }, 400_000);
 
   for (const [what, corrupt] of [
     ['corrupt JSON', '{"$schemaVersion": 1, "steps": '],
@@ -82,7 +82,7 @@ describe('endings after crashes', () => {
       } finally {
         await rig.dispose();
       }
-    }, 180_000);
+    }, 400_000);
   }
 
   it('finishes a workflow whose task turn was killed mid-run, with a validated result', async () => {
@@ -113,5 +113,5 @@ describe('endings after crashes', () => {
     } finally {
       await rig.dispose();
     }
-  }, 180_000);
+  }, 400_000);
 });

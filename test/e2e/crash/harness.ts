@@ -48,7 +48,7 @@ export async function crashRig(modelBaseURL: string, env: Record<string, string>
     dataDir,
     async start(extraEnv = {}) {
       child = spawnService({ ...baseEnv, ...extraEnv });
-      await waitHealthy(url, child);
+      await waitHealthy(url, child, 120_000);
     },
     async kill() {
       if (!child) return;
@@ -70,13 +70,13 @@ export async function crashRig(modelBaseURL: string, env: Record<string, string>
     },
     async events(id, opts = {}) {
       const headers: Record<string, string> = opts.after ? { 'last-event-id': String(opts.after) } : {};
-      const r = await readSse(`${url}/v1/turns/${id}/events`, { headers, stopWhen: opts.stopWhen, timeoutMs: opts.timeoutMs ?? 30_000 });
+      const r = await readSse(`${url}/v1/turns/${id}/events`, { headers, stopWhen: opts.stopWhen, timeoutMs: opts.timeoutMs ?? 120_000 });
       return r.events;
     },
     async turn(id) {
       return (await api(url, 'GET', `/v1/turns/${id}`)).body;
     },
-    async finished(id, ms = 30_000) {
+    async finished(id, ms = 120_000) {
       const end = Date.now() + ms;
       for (;;) {
         const t = await rig.turn(id);

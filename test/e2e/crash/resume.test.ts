@@ -23,7 +23,7 @@ afterAll(async () => {
 
 const slowText = (text: string) => ({ output: [message(text, { chunks: text.split(' ').map((w) => `${w} `) })], delayMs: 250 });
 
-async function waitUntil(fn: () => boolean, ms = 20_000): Promise<void> {
+async function waitUntil(fn: () => boolean, ms = 120_000): Promise<void> {
   const end = Date.now() + ms;
   while (!fn()) {
     if (Date.now() > end) throw new Error('waitUntil timed out');
@@ -62,7 +62,7 @@ describe('a turn killed with SIGKILL resumes on restart', () => {
     } finally {
       await rig.dispose();
     }
-  }, 180_000);
+  }, 400_000);
 
   it('during a read-only tool: the tool runs again, the completed model round is not requested again', async () => {
     const search = await slowSearchServer(4000);
@@ -90,7 +90,7 @@ describe('a turn killed with SIGKILL resumes on restart', () => {
       await rig.dispose();
       await search.close();
     }
-  }, 180_000);
+  }, 400_000);
 
   it('during a non-read-only command: it is not run again and is reported interrupted', async () => {
     const rig = await crashRig(model.baseURL);
@@ -121,7 +121,7 @@ describe('a turn killed with SIGKILL resumes on restart', () => {
     } finally {
       await rig.dispose();
     }
-  }, 180_000);
+  }, 400_000);
 
   it('between rounds: the finished round is kept, its command is not repeated, the next request is made again', async () => {
     const rig = await crashRig(model.baseURL);
@@ -149,7 +149,7 @@ describe('a turn killed with SIGKILL resumes on restart', () => {
     } finally {
       await rig.dispose();
     }
-  }, 180_000);
+  }, 400_000);
 
   it('a chain J → K (killed mid-turn) → L: L continues the whole conversation', async () => {
     const rig = await crashRig(model.baseURL);
@@ -175,5 +175,5 @@ describe('a turn killed with SIGKILL resumes on restart', () => {
     } finally {
       await rig.dispose();
     }
-  }, 180_000);
+  }, 400_000);
 });
