@@ -3,7 +3,8 @@
 #
 # When `node --version` is not v24.x, installs the official Node.js binary from the npm package
 # node-linux-<arch>@NODE24_VERSION (plain `npm install`, no other download) into NODE24_DIR
-# (default: $XDG_CACHE_HOME or ~/.cache, under turn-service/node-<version>), reuses it when
+# (default as root: /opt/turn-service/node-<version>, readable by the sandbox user; otherwise
+# $XDG_CACHE_HOME or ~/.cache, under turn-service/node-<version>), reuses it when
 # already there, and puts its bin/ first on PATH.
 #
 # Always exports npm_config_nodedir = the running Node's install prefix: a native module built
@@ -17,7 +18,11 @@ if ! node --version 2>/dev/null | grep -q '^v24\.'; then
     aarch64 | arm64) node24_arch=arm64 ;;
     *) echo "setup: no node-linux package for $(uname -m); install Node.js 24 yourself" >&2; return 1 2>/dev/null || exit 1 ;;
   esac
-  NODE24_DIR="${NODE24_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/turn-service/node-$NODE24_VERSION}"
+  # As root the sandbox runs as an unprivileged user that binds this node into commands (skills'
+  # mcporter), so it must live where that user can read it: not under /root (mode 0700).
+  if [ "$(id -u)" -eq 0 ]; then node24_default=/opt/turn-service/node-$NODE24_VERSION
+  else node24_default="${XDG_CACHE_HOME:-$HOME/.cache}/turn-service/node-$NODE24_VERSION"; fi
+  NODE24_DIR="${NODE24_DIR:-$node24_default}"
   node24_bin="$NODE24_DIR/node_modules/node-linux-$node24_arch/bin"
   if [ ! -x "$node24_bin/node" ]; then
     if ! command -v npm >/dev/null 2>&1; then
@@ -30,7 +35,7 @@ if ! node --version 2>/dev/null | grep -q '^v24\.'; then
       "node-linux-$node24_arch@$NODE24_VERSION" >&2
   fi
   export PATH="$node24_bin:$PATH"
-  unset node24_arch node24_bin
+  unset node24_arch node24_bin node24_default
 fi
 
 npm_config_nodedir="$(dirname "$(dirname "$(command -v node)")")"
