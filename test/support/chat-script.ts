@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
 
 /** Captured Chat Completions streams, unmodified (see SOURCES.md there). */
 export const CHAT_FIXTURES_DIR = path.join(import.meta.dirname, '..', 'fixtures', 'chat-completions');
@@ -68,6 +69,19 @@ export interface ChatFixtureStep extends ChatStreamingOptions {
   done?: boolean;
 }
 
+/**
+ * A recorded HTTP exchange from a VCR-style cassette (YAML, `interactions[].response`) kept unmodified
+ * under {@link CHAT_FIXTURES_DIR}: the recorded status, content type and body are sent byte for byte
+ * — `data:` frames, `: comment` keep-alives, `event: error` frames and `[DONE]` exactly as the real
+ * server sent them.
+ */
+export interface ChatCassetteStep {
+  /** Path of the cassette relative to {@link CHAT_FIXTURES_DIR}, e.g. `pydantic-ai/x.yaml`. */
+  cassette: string;
+  /** Which recorded exchange to answer with [0]. */
+  interaction?: number;
+}
+
 export interface ChatRawStep extends ChatStreamingOptions {
   /** Frames' data payloads: objects are JSON-encoded, strings sent as they are (e.g. `[DONE]`). */
   data: (Record<string, unknown> | string)[];
@@ -77,7 +91,7 @@ export interface ChatHttpErrorStep {
   httpError: { status: number; body?: unknown; headers?: Record<string, string>; retryAfterMs?: number };
 }
 
-export type ChatScriptedStep = ChatOutputStep | ChatFixtureStep | ChatRawStep | ChatHttpErrorStep;
+export type ChatScriptedStep = ChatOutputStep | ChatFixtureStep | ChatCassetteStep | ChatRawStep | ChatHttpErrorStep;
 
 /** The JSON body the SDK posted (loosely typed for assertions). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -99,6 +113,25 @@ export function chatCall(name: string, args: string | Record<string, unknown>, e
 export function loadChatFixture(file: string): string[] {
   const full = path.isAbsolute(file) ? file : path.join(CHAT_FIXTURES_DIR, file);
   return readFileSync(full, 'utf8').split('\n').filter((l) => l.trim() !== '');
+}
+
+/** A recorded response of a cassette: status, content type and the exact body text. */
+export interface CassetteResponse {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/** Read exchange `interaction` of a VCR cassette (see {@link ChatCassetteStep}). Throws when it has none. */
+export function loadChatCassette(file: string, interaction = 0): CassetteResponse {
+  const full = path.isAbsolute(file) ? file : path.join(CHAT_FIXTURES_DIR, file);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const doc = parseYaml(readFileSync(full, 'utf8')) as { interactions: any[] };
+  const response = doc.interactions[interaction]?.response;
+  if (!response?.body || typeof response.body.string !== 'string') throw new Error(`${file}: no recorded body for interaction ${interaction}`);
+  const headers = response.headers ?? {};
+  const contentType = (headers['content-type'] ?? headers['Content-Type'] ?? ['application/json'])[0];
+  return { status: response.status?.code ?? 200, contentType, body: response.body.string };
 }
 
 let completionCounter = 0;

@@ -16,6 +16,7 @@
  * is exhausted the server answers HTTP 500 `script_exhausted`. Kinds of step (chat-script.ts):
  * - output steps (`content`, `reasoning`, `toolCalls`, `finishReason`, `usage`) → generated chunks;
  * - `{ fixture: 'openai-text.chunks.txt' }` → a captured stream replayed line by line, unchanged;
+ * - `{ cassette: 'pydantic-ai/x.yaml', interaction? }` → a recorded exchange of a VCR cassette, byte for byte;
  * - `{ data: [...] }` → raw frames as given;
  * - `{ httpError: { status, body } }` → a plain HTTP error (JSON body, `retry-after-ms` 1 ms).
  * Streaming steps take `delayMs`, `cutAfter` (+ `cutMode`) and `holdMs`.
@@ -24,6 +25,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import {
   buildChatChunks,
+  loadChatCassette,
   loadChatFixture,
   type ChatRequestBody,
   type ChatScriptEntry,
@@ -88,6 +90,12 @@ async function answer(res: ServerResponse, step: ChatScriptedStep, body: ChatReq
     const frames = loadChatFixture(step.fixture).map(frame);
     if (step.done !== false) frames.push(frame('[DONE]'));
     await writeFrames(res, frames, step);
+    return;
+  }
+  if ('cassette' in step) {
+    const recorded = loadChatCassette(step.cassette, step.interaction ?? 0);
+    res.writeHead(recorded.status, { 'content-type': recorded.contentType, 'cache-control': 'no-cache' });
+    res.end(recorded.body);
     return;
   }
   if ('data' in step) {
