@@ -12,7 +12,7 @@ import { loadChatCassette } from '../support/scripted-chat-server.js';
 const cassette = (name: string, interaction = 0) => ({ cassette: `pydantic-ai/${name}.yaml`, interaction });
 const text = (events: ModelStreamEvent[]) => events.flatMap((e) => (e.type === 'text.delta' ? [e.text] : [])).join('');
 const reasoning = (events: ModelStreamEvent[]) => events.flatMap((e) => (e.type === 'reasoning.delta' ? [e.text] : [])).join('');
-const fn = (name: string, properties: Record<string, unknown>): FunctionToolDefinition => ({ type: 'function', name, description: '', parameters: { type: 'object', properties }, strict: false });
+const fn = (name: string, properties: { [key: string]: { type: string } }): FunctionToolDefinition => ({ type: 'function', name, description: '', parameters: { type: 'object', properties }, strict: false });
 
 describe('recorded vLLM stream (vLLM 0.24 behind Crusoe, Llama-3.3-70B)', () => {
   it('is a real vLLM capture: its usage chunk carries the vllm system_fingerprint', () => {
