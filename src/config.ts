@@ -23,7 +23,7 @@ const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
 export const MODEL_APIS = ['responses', 'chat'] as const;
 export type ModelApi = (typeof MODEL_APIS)[number];
 
-export const TOOL_FAMILIES = ['todo', 'computer', 'web', 'schedule', 'workflow'] as const;
+export const TOOL_FAMILIES = ['todo', 'computer', 'web', 'schedule', 'workflow', 'clarify'] as const;
 export type ToolFamily = (typeof TOOL_FAMILIES)[number];
 
 const EnvSchema = z.object({
@@ -246,7 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.OTEL_TRACES_EXPORTER !== undefined
         ? e.OTEL_TRACES_EXPORTER !== 'none'
         : e.OTEL_EXPORTER_OTLP_ENDPOINT !== undefined || e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined,
-    DEFAULT_TOOLS: e.DEFAULT_TOOLS ?? ['todo'],
+    DEFAULT_TOOLS: e.DEFAULT_TOOLS ?? ['todo', 'clarify'],
     isLoopback,
   };
 }

@@ -18,6 +18,7 @@ import { submitResultFamily } from '../tools/submit-result/index.js';
 import { workflowFamily } from '../tools/workflow/index.js';
 import { scheduleFamily } from '../tools/schedule/index.js';
 import { skillsFamily } from '../tools/skills/index.js';
+import { clarifyFamily } from '../tools/clarify/index.js';
 import { filterToolOutput, type OutputFilter } from './output-filter.js';
 
 /** Creators for main and scheduled turns, in order (todo, computer, web, schedule, workflow, …). */
@@ -28,10 +29,11 @@ export const MAIN_TURN_FAMILIES: FamilyCreator[] = [
   scheduleFamily,
   brainFamily, // recall/get_page when the turn asked for brain: true
   skillsFamily, // skill_view + the skills index when skills are enabled
+  clarifyFamily, // clarify (ask the user), on by default
   workflowFamily, // keep last
 ];
 
-/** Creators for workflow task turns: a fixed catalog (web, brain read-only, submit_result). */
+/** Creators for workflow task turns: a fixed catalog (web, brain read-only, submit_result); never clarify. */
 export const WORKFLOW_TASK_FAMILIES: FamilyCreator[] = [workflowTaskWebFamily, brainFamily, submitResultFamily];
 
 export interface AssembledTools {

@@ -8,6 +8,7 @@ import type { AttachmentStore } from '../attachments/attachment-store.js';
 import type { SkillRegistry } from '../skills/skill-registry.js';
 import type { ScheduleService } from '../schedules/types.js';
 import type { WorkflowService } from '../workflows/types.js';
+import type { ClarifyPolicyResolver } from '../tools/clarify/policy.js';
 
 export interface ServiceRegistry {
   /** Schedules control plane (src/schedules/); absent → the `schedule` family is unavailable. */
@@ -20,5 +21,7 @@ export interface ServiceRegistry {
   skills?: SkillRegistry;
   /** Reply attachments (src/attachments/); absent → no `reply_attachment` tool. */
   attachments?: AttachmentStore;
+  /** Chooses what a `clarify` call does to a turn (src/tools/clarify/policy.ts); absent or undefined → it ends the turn. */
+  clarifyPolicy?: ClarifyPolicyResolver;
   [name: string]: unknown;
 }

@@ -11,8 +11,9 @@
  *   `Error: tool X timed out after N ms`;
  * - turn abort aborts every running tool's signal, starts nothing more, and still records an
  *   output for every call (state `cancelled` for running ones, `not_started` for the rest);
- * - a result with `terminate: true` ends the turn after this round: calls not yet started get
- *   `Error: a prior tool call already ended this turn`.
+ * - a result with `terminate` ends the turn after this round: calls not yet started get
+ *   `Error: a prior tool call already ended this turn`; the first terminating call's
+ *   {@link TerminateTurn} (stop reason, output text), if it gave one, is the result's `ending`.
  * - a tool's `execute` never receives unvalidated params;
  * - every `tool.completed` has a `tool.started` before it: a call that never reaches the tool
  *   (unknown, invalid arguments, refused) gets one with a generic label and `arguments: null`;
@@ -30,7 +31,7 @@ import { validateToolArguments } from './arguments.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import type { TurnEvent } from './events.js';
 import { failedLabel, genericStartedLabel, notRunLabel, type NotRunReason } from './call-labels.js';
-import type { AgentToolResult, AnyWorkerAgentTool, FailedActivity, ToolContent } from './tool.js';
+import type { AgentToolResult, AnyWorkerAgentTool, FailedActivity, TerminateTurn, ToolContent } from './tool.js';
 import { toolIdentity } from './tool-identity.js';
 import { keepHead } from './text-cut.js';
 
@@ -94,6 +95,8 @@ export const DEFAULT_MAX_CALLS_PER_RESPONSE = 64;
 export interface DispatchResult {
   outcomes: CallOutcome[];
   terminated: boolean;
+  /** Set when the terminating tool named how the turn ends (stop reason, output text). */
+  ending?: TerminateTurn;
   cancelled: boolean;
 }
 
@@ -177,6 +180,7 @@ export function duplicateCallIdMessage(callId: string): string {
 export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: DispatchOptions<TTurn>): Promise<DispatchResult> {
   const outcomes: (CallOutcome | undefined)[] = new Array(calls.length);
   let terminated = false;
+  let ending: TerminateTurn | undefined;
   const limit = Math.max(1, opts.parallelLimit ?? 4);
   const maxCalls = Math.max(1, opts.maxCallsPerResponse ?? DEFAULT_MAX_CALLS_PER_RESPONSE);
   // Calls answered with an error without running: over the limit, or a repeated call_id.
@@ -204,7 +208,8 @@ export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: D
       outcomes[index] = errorOutcome(call.callId, PRIOR_TERMINATE, 'not_started');
       return;
     }
-    outcomes[index] = await executeCall(call, opts, () => {
+    outcomes[index] = await executeCall(call, opts, (how) => {
+      if (!terminated && typeof how === 'object') ending = how;
       terminated = true;
     });
   };
@@ -227,7 +232,7 @@ export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: D
     }
   }
   const done = outcomes as CallOutcome[];
-  return { outcomes: done, terminated, cancelled: opts.signal.aborted };
+  return { outcomes: done, terminated, ...(ending ? { ending } : {}), cancelled: opts.signal.aborted };
 }
 
 function lookup(call: FunctionCallRequest, tools: ReadonlyMap<string, AnyWorkerAgentTool>): AnyWorkerAgentTool | undefined {
@@ -237,7 +242,7 @@ function lookup(call: FunctionCallRequest, tools: ReadonlyMap<string, AnyWorkerA
 async function executeCall<TTurn>(
   call: FunctionCallRequest,
   opts: DispatchOptions<TTurn>,
-  onTerminate: () => void,
+  onTerminate: (how: true | TerminateTurn) => void,
   refusal?: string,
 ): Promise<CallOutcome> {
   const displayName = toolIdentity(call);
@@ -345,6 +350,6 @@ async function executeCall<TTurn>(
     ...(res.details !== undefined ? { details: res.details } : {}),
     ...(validated.repaired ? { repaired: validated.repaired } : {}),
   });
-  if (res.terminate) onTerminate();
+  if (res.terminate) onTerminate(res.terminate);
   return { callId: call.callId, outputText: text, item, isError: false, state: 'completed', ...(validated.repaired ? { repaired: validated.repaired } : {}) };
 }

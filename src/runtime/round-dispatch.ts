@@ -119,7 +119,10 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
   }
 
   if (result.cancelled || deps.signal.aborted) return { type: 'cancelled', calls: done.map((c) => ({ call_id: c.callId, state: c.state })) };
-  if (result.terminated) return { type: 'completed', stopReason: 'terminated' };
+  if (result.terminated) {
+    if (result.ending?.outputText !== undefined) state.lastText = result.ending.outputText;
+    return { type: 'completed', stopReason: result.ending?.stopReason ?? 'terminated' };
+  }
   if (state.toolsDisabled) return { type: 'completed', stopReason: 'max_steps' };
   const next = decideAfterToolRound(state, deps.maxSteps);
   if (next.type === 'disable_tools') {

@@ -43,9 +43,18 @@ export interface AgentToolResult<TDetails = unknown> {
   /**
    * End the turn after this round: the remaining calls of the round are not started (each gets
    * the output "Error: a prior tool call already ended this turn") and no further model request
-   * is made.
+   * is made. `true` ends it with stop reason `terminated`; a {@link TerminateTurn} names the stop
+   * reason and may set the turn's output text (e.g. `clarify` with the question).
    */
-  terminate?: boolean;
+  terminate?: boolean | TerminateTurn;
+}
+
+/** How a tool ends its turn (see {@link AgentToolResult.terminate}). */
+export interface TerminateTurn {
+  /** The turn's `stop_reason`, e.g. `clarify`. */
+  stopReason: string;
+  /** The turn's `output_text` (replaces the model's last text); unset keeps the model's text. */
+  outputText?: string;
 }
 
 /** Progress a running tool reports (streamed as a `tool.progress` TurnEvent). */
