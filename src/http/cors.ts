@@ -20,7 +20,7 @@ import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../config.js';
 
 /** Request headers a cross-origin page may send. */
-export const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'Idempotency-Key', 'Last-Event-ID', 'Accept'];
+export const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'Idempotency-Key', 'Last-Event-ID', 'Accept', 'traceparent', 'tracestate'];
 /** Methods the API uses (PUT: brain pages; PATCH/DELETE: schedules, brain pages). */
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 

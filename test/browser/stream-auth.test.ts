@@ -222,7 +222,7 @@ describe('CORS', () => {
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     const allowed = res.headers.get('access-control-allow-headers')!.toLowerCase();
-    for (const h of ['authorization', 'content-type', 'idempotency-key', 'last-event-id']) expect(allowed).toContain(h);
+    for (const h of ['authorization', 'content-type', 'idempotency-key', 'last-event-id', 'traceparent', 'tracestate']) expect(allowed).toContain(h);
     expect(res.headers.get('access-control-allow-methods')).toContain('POST');
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });
