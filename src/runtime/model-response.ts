@@ -26,6 +26,11 @@ export interface ModelResponse {
 /**
  * Consume `events` fully. Never throws: errors become `status: 'failed'` (a thrown non-ModelError
  * is a broken stream, `stream_interrupted`); an abort of `signal` becomes `status: 'aborted'`.
+ *
+ * Usage: from `response.done` (null when the server sent none). A response that ended without
+ * `response.done` after the server had started streaming (cancelled or broken mid-stream) has
+ * unknown usage (`null`): tokens were spent but never reported. One that failed before any event
+ * (connection refused, an HTTP error) used none: `{0, 0}`.
  */
 export async function readModelResponse(
   events: AsyncIterable<ModelStreamEvent>,
@@ -37,9 +42,12 @@ export async function readModelResponse(
   const done = new Map<number, TranscriptItem>();
   const out: ModelResponse = { status: 'failed', items: [], usage: { input_tokens: 0, output_tokens: 0 } };
   let terminal = false;
+  let received = false;
   let finalItems: TranscriptItem[] | undefined;
+  const unfinished = (): Partial<Pick<ModelResponse, 'usage'>> => (received ? { usage: null } : {});
   try {
     for await (const event of events) {
+      received = true;
       if (event.type === 'response.started') {
         if (event.response_id) out.responseId = event.response_id;
       } else if (event.type === 'text.delta') {
@@ -64,13 +72,13 @@ export async function readModelResponse(
       if (terminal && out.status === 'failed') break;
     }
   } catch (err) {
-    if (signal.aborted) return { ...out, status: 'aborted' };
+    if (signal.aborted) return { ...out, ...unfinished(), status: 'aborted' };
     const e = err instanceof ModelError ? err : new ModelError('stream_interrupted', `model stream broke: ${(err as Error)?.message ?? String(err)}`);
-    return { ...out, status: 'failed', error: { code: e.code, message: e.message } };
+    return { ...out, ...unfinished(), status: 'failed', error: { code: e.code, message: e.message } };
   }
-  if (signal.aborted && !terminal) return { ...out, status: 'aborted' };
+  if (signal.aborted && !terminal) return { ...out, ...unfinished(), status: 'aborted' };
   if (!terminal) {
-    return { ...out, status: 'failed', error: { code: 'stream_interrupted', message: 'the model stream ended before the response completed' } };
+    return { ...out, ...unfinished(), status: 'failed', error: { code: 'stream_interrupted', message: 'the model stream ended before the response completed' } };
   }
   const indices = [...done.keys()].sort((a, b) => a - b);
   out.items = indices.length > 0 ? indices.map((i) => done.get(i)!) : (finalItems ?? []);

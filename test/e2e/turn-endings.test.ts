@@ -41,3 +41,32 @@ describe('turn endings over HTTP', () => {
     expect(turn).toMatchObject({ status: 'completed', output_text: 'fine', stop_reason: 'stop' });
   });
 });
+
+describe('usage of a turn that ended inside a model response', () => {
+  it('a stream cut mid-response leaves the failed turn\'s usage unknown (null), not zero', async () => {
+    const before = harness.model.requests.length;
+    harness.model.push({ output: [message('a long answer that never finishes streaming to the end')], cutAfter: 4 });
+    const { turn, events } = await runTurn();
+    expect(harness.model.requests.length - before).toBe(1);
+    expect(turn.status).toBe('failed');
+    expect(turn.usage).toBeNull();
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${turn.id}`)).body.usage).toBeNull();
+    expect(events.at(-1)?.event).toBe('turn.failed');
+  });
+
+  it('a turn cancelled while the model streams has unknown usage (null)', async () => {
+    harness.model.push({ output: [message('one two three four five six seven eight nine ten eleven twelve')], delayMs: 150 });
+    const created = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'go' });
+    const id = created.body.id;
+    for (let i = 0; i < 200; i++) {
+      const sse = await api(harness.svc.url, 'GET', `/v1/turns/${id}`);
+      if (sse.body.status === 'running' && harness.model.requests.length > 0) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    await new Promise((r) => setTimeout(r, 400)); // the first frames (response.created, …) have arrived
+    await api(harness.svc.url, 'POST', `/v1/turns/${id}/cancel`);
+    const end = await readSse(`${harness.svc.url}/v1/turns/${id}/events`);
+    expect(end.events.at(-1)?.event).toBe('turn.cancelled');
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${id}`)).body).toMatchObject({ status: 'cancelled', usage: null });
+  });
+});

@@ -61,6 +61,7 @@ describe('a model endpoint that refuses connections', () => {
       const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
       expect(turn.body.status).toBe('failed');
       expect(turn.body.error.code).toBe('connection_error');
+      expect(turn.body.usage).toEqual({ input_tokens: 0, output_tokens: 0 }); // nothing reached the model: nothing spent
       expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:${port})`);
       const logged = out.json().filter((l) => l.level === 'error' && String(l.msg).includes(`ECONNREFUSED 127.0.0.1:${port}`));
       expect(logged.length).toBeGreaterThanOrEqual(1);
@@ -70,6 +71,7 @@ describe('a model endpoint that refuses connections', () => {
       expect(ready.status).toBe(503);
       expect(ready.body.error.code).toBe('not_ready');
       expect(ready.body.error.message).toBe(`cannot reach the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:${port})`);
+      expect(ready.body.error.details.checks).toMatchObject({ database: 'ok', model: 'unreachable' });
     } finally {
       await svc.close();
     }
