@@ -4,7 +4,7 @@
  * (schedules, workflows, brain, console…) adds one line there. Every plugin receives
  * `{ services }` as its options.
  */
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import fastifySseModule from '@fastify/sse';
 import { installAuth } from './http/auth.js';
 import { installHostCheck } from './http/host-check.js';
@@ -67,7 +67,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: () => crypto.randomUUID(),
     // Request lines go to debug (src/http/request-log.ts), not Fastify's info pair.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Open SSE streams (e.g. of a queued turn) must not keep close() waiting: they are cut and
     // clients resume with Last-Event-ID after the restart.
     forceCloseConnections: true,
