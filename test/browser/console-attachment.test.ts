@@ -3,39 +3,20 @@
  * bearer auth): the link carries the turn's stream token, and following it downloads the
  * snapshot with its file name.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { launchChromium, type LaunchedBrowser } from './support/chromium.js';
-import { startService, type BrowserTestService } from './support/service.js';
+import { expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { useConsoleHarness } from './support/console-harness.js';
 
-const BEARER = 'console-attachment-bearer';
 const WAIT = { timeout: 45_000 };
-let model: ScriptedResponsesServer;
-let svc: BrowserTestService;
-let browser: LaunchedBrowser;
-
-beforeAll(async () => {
-  model = await startScriptedResponsesServer();
-  svc = await startService({ modelBaseURL: model.baseURL, env: { AUTH_TOKENS: BEARER } });
-  browser = await launchChromium();
-}, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await svc?.close();
-  await model?.close();
-});
+const h = useConsoleHarness({ bearer: 'console-attachment-bearer' });
 
 it('shows an attachment as a download link that downloads the file', async () => {
-  model.push(
+  h.model.push(
     { output: [functionCall('write_file', { path: 'outbox/summary.md', content: '# Summary\n\nAll good.\n' })] },
     { output: [functionCall('reply_attachment', { path: 'outbox/summary.md' })] },
     { output: [message('The summary is attached.')] },
   );
-  const page = await browser.context.newPage();
-  await page.goto(`${svc.url}/console`);
-  await page.locator('.settings summary').click();
-  await page.getByLabel('API token').fill(BEARER);
-  await page.getByLabel('API token').dispatchEvent('change');
+  const page = await h.openConsole();
   await page.getByLabel('What should the agent do?').fill('Summarize and attach it.');
   await page.getByLabel('computer', { exact: true }).check();
   await page.getByRole('button', { name: 'Start turn' }).click();

@@ -4,57 +4,31 @@
  * (status and rows from the event log, before any new live event), and a running command's
  * output streams into its row.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { describe, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
 import { api } from '../e2e/support/service.js';
-import { launchChromium, type LaunchedBrowser } from './support/chromium.js';
+import { useConsoleHarness } from './support/console-harness.js';
 import { gate } from './support/gate.js';
-import { startService, type BrowserTestService } from './support/service.js';
 
 const BEARER = 'console-live-bearer-token';
 const WAIT = { timeout: 45_000 };
 const AUTH = { authorization: `Bearer ${BEARER}` };
-
-let model: ScriptedResponsesServer;
-let svc: BrowserTestService;
-let browser: LaunchedBrowser;
-
-beforeAll(async () => {
-  model = await startScriptedResponsesServer();
-  svc = await startService({ modelBaseURL: model.baseURL, env: { AUTH_TOKENS: BEARER } });
-  browser = await launchChromium();
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await svc?.close();
-  await model?.close();
-});
-
-async function newPage(): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.goto(`${svc.url}/console`);
-  await page.locator('.settings summary').click();
-  await page.getByLabel('API token').fill(BEARER);
-  await page.getByLabel('API token').dispatchEvent('change');
-  return page;
-}
+const h = useConsoleHarness({ bearer: BEARER });
 
 describe('turn console with a turn started elsewhere', () => {
   it('lists it by its first input line, opens it with its stored state and streams its command output', { timeout: 120_000 }, async () => {
     const finish = gate();
     const command = 'for i in $(seq 1 40); do echo "line $i"; sleep 0.5; done';
-    model.push({ output: [functionCall('command', { command })] }, async () => {
+    h.model.push({ output: [functionCall('command', { command })] }, async () => {
       await finish.promise;
       return { output: [message('all lines printed')] };
     });
-    const created = await api(svc.url, 'POST', '/v1/turns', { input: 'Print forty lines\nslowly, one by one', tools: ['computer'] }, AUTH);
+    const created = await api(h.svc.url, 'POST', '/v1/turns', { input: 'Print forty lines\nslowly, one by one', tools: ['computer'] }, AUTH);
     expect(created.status).toBe(202);
     const turnId: string = created.body.id;
-    await expect.poll(async () => (await svc.services.eventLog.read(turnId, 0, 100)).some((e) => e.event.type === 'tool.progress'), WAIT).toBe(true);
+    await expect.poll(async () => (await h.svc.services.eventLog.read(turnId, 0, 100)).some((e) => e.event.type === 'tool.progress'), WAIT).toBe(true);
 
-    const page = await newPage();
+    const page = await h.openConsole();
     const row = page.locator(`#recent li[data-turn-id="${turnId}"]`);
     await row.waitFor(WAIT);
     expect(await row.locator('.what').textContent()).toBe('Print forty lines');

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { enterToken } from './support/console-harness.js';
 import { launchChromium, type LaunchedBrowser } from './support/chromium.js';
 import { startDropProxy, type DropProxy } from './support/drop-proxy.js';
 import { gate } from './support/gate.js';
@@ -49,9 +50,7 @@ async function newPage(base = proxy.url): Promise<Page> {
   const page = await browser.context.newPage();
   await page.addInitScript(LABEL_RECORDER);
   await page.goto(`${base}/console`);
-  await page.locator('.settings summary').click();
-  await page.getByLabel('API token').fill(BEARER);
-  await page.getByLabel('API token').dispatchEvent('change');
+  await enterToken(page, BEARER);
   return page;
 }
 
@@ -188,8 +187,7 @@ describe('turn console in Chromium', () => {
   it('says in plain words when the token is wrong', async () => {
     const page = await browser.context.newPage();
     await page.goto(`${proxy.url}/console`);
-    await page.locator('.settings summary').click();
-    await page.getByLabel('API token').fill('wrong-token');
+    await enterToken(page, 'wrong-token');
     await page.getByLabel('What should the agent do?').fill('hello');
     await page.getByRole('button', { name: 'Start turn' }).click();
     await page.locator('#form-error').waitFor({ state: 'visible', ...WAIT });
