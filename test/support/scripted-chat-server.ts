@@ -21,8 +21,8 @@
  * - `{ httpError: { status, body } }` → a plain HTTP error (JSON body, `retry-after-ms` 1 ms).
  * Streaming steps take `delayMs`, `cutAfter` (+ `cutMode`) and `holdMs`.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startScriptedHttpServer } from './scripted-http.js';
 import {
   buildChatChunks,
   loadChatCassette,
@@ -107,62 +107,7 @@ async function answer(res: ServerResponse, step: ChatScriptedStep, body: ChatReq
   await writeFrames(res, frames, step);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /** Start the server on 127.0.0.1 with a random port; `script` answers requests #0, #1, … */
 export async function startScriptedChatServer(script: ChatScriptEntry[] = []): Promise<ScriptedChatServer> {
-  const queue = [...script];
-  const requests: RecordedChatRequest[] = [];
-  const sockets = new Set<Socket>();
-  const server = createServer(async (req, res) => {
-    try {
-      const raw = await readBody(req);
-      if (req.method !== 'POST' || !req.url?.startsWith('/v1/chat/completions')) {
-        json(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error', code: 'not_found', param: null } });
-        return;
-      }
-      let body: ChatRequestBody;
-      try {
-        body = JSON.parse(raw) as ChatRequestBody;
-      } catch {
-        json(res, 400, { error: { message: 'body is not JSON', type: 'invalid_request_error', code: null, param: null } });
-        return;
-      }
-      const index = requests.length;
-      requests.push({ index, url: req.url, headers: req.headers, body, rawBody: raw });
-      const entry = queue.shift();
-      if (entry === undefined) {
-        json(res, 500, { error: { message: `scripted server: no script entry for request #${index}`, type: 'server_error', code: 'script_exhausted', param: null } }, { 'x-should-retry': 'false' });
-        return;
-      }
-      await answer(res, typeof entry === 'function' ? await entry(body, index) : entry, body);
-    } catch (err) {
-      if (!res.headersSent) json(res, 500, { error: { message: `scripted server failure: ${(err as Error).message}`, type: 'server_error', code: 'script_error', param: null } }, { 'x-should-retry': 'false' });
-      else res.destroy();
-    }
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    requests,
-    push: (...entries) => queue.push(...entries),
-    remaining: () => queue.length,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return startScriptedHttpServer<ChatRequestBody, ChatScriptedStep>({ path: '/v1/chat/completions', script, answer });
 }

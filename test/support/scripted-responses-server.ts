@@ -41,8 +41,8 @@
  * events, then destroy the socket — a stream cut mid-way; `cutMode: 'end'` closes it cleanly
  * instead, i.e. no terminal event; `cutMode: 'stall'` keeps it open, sending nothing), `holdMs` (wait before the response headers are sent).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { startScriptedHttpServer } from './scripted-http.js';
 import {
   buildOutputEvents,
   loadFixtureStreams,
@@ -159,76 +159,10 @@ async function answer(res: ServerResponse, step: ScriptedStep, body: ResponsesRe
   await writeStream(res, eventsToFrames(buildOutputEvents(step, body), true), step);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
 /**
  * Start the server on 127.0.0.1 with a random port.
  * @param script entries answering requests #0, #1, … in order.
  */
 export async function startScriptedResponsesServer(script: ScriptEntry[] = []): Promise<ScriptedResponsesServer> {
-  const queue: ScriptEntry[] = [...script];
-  const requests: RecordedRequest[] = [];
-  const sockets = new Set<import('node:net').Socket>();
-
-  const server: Server = createServer(async (req, res) => {
-    try {
-      const raw = await readBody(req);
-      if (req.method !== 'POST' || !req.url?.startsWith('/v1/responses')) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error', code: 'not_found', param: null } }));
-        return;
-      }
-      let body: ResponsesRequestBody;
-      try {
-        body = JSON.parse(raw) as ResponsesRequestBody;
-      } catch {
-        res.writeHead(400, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: 'body is not JSON', type: 'invalid_request_error', code: null, param: null } }));
-        return;
-      }
-      const index = requests.length;
-      requests.push({ index, method: req.method, url: req.url, headers: req.headers, body, rawBody: raw });
-      const entry = queue.shift();
-      if (entry === undefined) {
-        res.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' });
-        res.end(JSON.stringify({ error: { message: `scripted server: no script entry for request #${index}`, type: 'server_error', code: 'script_exhausted', param: null } }));
-        return;
-      }
-      const step = typeof entry === 'function' ? await entry(body, index) : entry;
-      await answer(res, step, body);
-    } catch (err) {
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json', 'x-should-retry': 'false' });
-        res.end(JSON.stringify({ error: { message: `scripted server failure: ${(err as Error).message}`, type: 'server_error', code: 'script_error', param: null } }));
-      } else {
-        res.destroy();
-      }
-    }
-  });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    port,
-    requests,
-    push: (...entries) => queue.push(...entries),
-    remaining: () => queue.length,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return startScriptedHttpServer<ResponsesRequestBody, ScriptedStep>({ path: '/v1/responses', script, answer });
 }
