@@ -7,32 +7,37 @@ import { chatCall, chatText, startScriptedChatServer, type ScriptedChatServer } 
 import { api, startTestService, type TestService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
 
-describe('MODEL_API=chat', () => {
-  let model: ScriptedChatServer;
-  let svc: TestService;
+/** A scripted Chat Completions server and the service using it (env added), for one describe block. */
+function useChatService(env: Record<string, string> = {}): { readonly model: ScriptedChatServer; readonly svc: TestService } {
+  const h = {} as { model: ScriptedChatServer; svc: TestService };
   beforeAll(async () => {
-    model = await startScriptedChatServer();
-    svc = await startTestService({ modelBaseURL: model.baseURL, env: { MODEL_API: 'chat' } });
+    h.model = await startScriptedChatServer();
+    h.svc = await startTestService({ modelBaseURL: h.model.baseURL, env });
   });
   afterAll(async () => {
-    await svc.close();
-    await model.close();
+    await h.svc?.close();
+    await h.model?.close();
   });
+  return h;
+}
+
+describe('MODEL_API=chat', () => {
+  const h = useChatService({ MODEL_API: 'chat' });
 
   it('runs a tool turn over /chat/completions and streams reasoning, tool and answer events', async () => {
-    model.push(
+    h.model.push(
       { reasoning: 'Plan first.', toolCalls: [chatCall('todo', { todos: [{ id: '1', content: 'Back up', status: 'pending' }] }, { id: 'call_t1' })] },
       (body) => chatText(`Planned after ${body.messages.filter((m: { role: string }) => m.role === 'tool').length} tool result.`),
     );
-    const created = await api(svc.url, 'POST', '/v1/turns', { input: 'Plan a backup', tools: ['todo'] });
+    const created = await api(h.svc.url, 'POST', '/v1/turns', { input: 'Plan a backup', tools: ['todo'] });
     expect(created.status).toBe(202);
-    const stream = await readSse(`${svc.url}/v1/turns/${created.body.id}/events`);
+    const stream = await readSse(`${h.svc.url}/v1/turns/${created.body.id}/events`);
     const kinds = stream.events.map((e) => e.event);
     expect(kinds).toContain('reasoning.delta');
     expect(kinds.filter((k) => k === 'tool.completed')).toHaveLength(1);
     expect(stream.events.at(-1)?.json).toMatchObject({ type: 'turn.completed', output_text: 'Planned after 1 tool result.', steps: 2 });
-    expect(model.requests.map((r) => r.url)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
-    expect(model.requests[1].body.messages.slice(-2)).toEqual([
+    expect(h.model.requests.map((r) => r.url)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
+    expect(h.model.requests[1].body.messages.slice(-2)).toEqual([
       expect.objectContaining({ role: 'assistant', reasoning_content: 'Plan first.', tool_calls: [expect.objectContaining({ id: 'call_t1' })] }),
       expect.objectContaining({ role: 'tool', tool_call_id: 'call_t1' }),
     ]);
@@ -40,51 +45,33 @@ describe('MODEL_API=chat', () => {
 });
 
 describe('usage from a server that sends none', () => {
-  let model: ScriptedChatServer;
-  let svc: TestService;
-  beforeAll(async () => {
-    model = await startScriptedChatServer();
-    svc = await startTestService({ modelBaseURL: model.baseURL, env: { MODEL_API: 'chat' } });
-  });
-  afterAll(async () => {
-    await svc.close();
-    await model.close();
-  });
+  const h = useChatService({ MODEL_API: 'chat' });
 
   it('is null (unknown) on turn.completed and on the stored turn, not zeros', async () => {
-    model.push(chatText('No usage here.', { usage: null }));
-    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+    h.model.push(chatText('No usage here.', { usage: null }));
+    const r = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
     expect(r.body).toMatchObject({ status: 'completed', output_text: 'No usage here.', usage: null });
-    const stream = await readSse(`${svc.url}/v1/turns/${r.body.id}/events`);
+    const stream = await readSse(`${h.svc.url}/v1/turns/${r.body.id}/events`);
     expect(stream.events.at(-1)?.json).toMatchObject({ type: 'turn.completed', usage: null });
-    expect((await api(svc.url, 'GET', `/v1/turns/${r.body.id}`)).body.usage).toBeNull();
-    model.push(chatText('With usage.', { usage: { prompt_tokens: 7, completion_tokens: 2 } }));
-    const known = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+    expect((await api(h.svc.url, 'GET', `/v1/turns/${r.body.id}`)).body.usage).toBeNull();
+    h.model.push(chatText('With usage.', { usage: { prompt_tokens: 7, completion_tokens: 2 } }));
+    const known = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
     expect(known.body.usage).toEqual({ input_tokens: 7, output_tokens: 2 });
   });
 });
 
 describe('a request\'s model_api', () => {
-  let model: ScriptedChatServer;
-  let svc: TestService;
-  beforeAll(async () => {
-    model = await startScriptedChatServer();
-    svc = await startTestService({ modelBaseURL: model.baseURL });
-  });
-  afterAll(async () => {
-    await svc.close();
-    await model.close();
-  });
+  const h = useChatService();
 
   it('sends a turn with model_api "chat" to /chat/completions while MODEL_API stays responses', async () => {
-    model.push(chatText('Hello from chat.'));
-    const r = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi', model_api: 'chat' });
+    h.model.push(chatText('Hello from chat.'));
+    const r = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi', model_api: 'chat' });
     expect(r.body).toMatchObject({ status: 'completed', output_text: 'Hello from chat.' });
-    expect(model.requests.at(-1)?.url).toBe('/v1/chat/completions');
+    expect(h.model.requests.at(-1)?.url).toBe('/v1/chat/completions');
   });
 
   it('refuses an unknown model_api with 400 naming the field', async () => {
-    const r = await api(svc.url, 'POST', '/v1/turns', { input: 'hi', model_api: 'completions' });
+    const r = await api(h.svc.url, 'POST', '/v1/turns', { input: 'hi', model_api: 'completions' });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('invalid_request');
     expect(r.body.error.details.map((d: { path: string }) => d.path)).toContain('model_api');
