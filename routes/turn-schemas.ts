@@ -32,7 +32,7 @@ export const CreateTurnBody = z.strictObject({
   model_api: z.enum(MODEL_APIS).optional(),
   agent_id: AgentId.default('default'),
   tools: ToolFamilies.optional(),
-  max_steps: z.number().int().min(1).max(100).optional(),
+  max_steps: z.number().int().min(1).max(500).optional(),
   previous_turn_id: z.string().min(1).max(100).optional(),
   metadata: Metadata.optional(),
   brain: z.boolean().optional(),

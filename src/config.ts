@@ -61,7 +61,7 @@ const EnvSchema = z.object({
   MODEL_CHAT_FEATURES: csv.pipe(z.array(z.enum(Object.keys(CHAT_FEATURE_NAMES) as [ChatFeatureName, ...ChatFeatureName[]]))),
   /** Default families assembled when a request names none. */
   DEFAULT_TOOLS: csv.pipe(z.array(z.enum(TOOL_FAMILIES))).optional(),
-  MAX_STEPS: int(20, 1, 100),
+  MAX_STEPS: int(20, 1, 500),
   /** Events stored per turn after which text deltas are dropped (message.completed keeps the text). */
   MAX_EVENTS_PER_TURN: int(20_000, 100, 10_000_000),
   TOOL_TIMEOUT_MS: int(120_000, 100, 3_600_000),

@@ -22,7 +22,7 @@ import { PublishedEventLog } from './store/published-event-log.js';
 import type { TurnCheckpointStore } from './store/checkpoint-store.js';
 import type { TurnQueue } from './store/turn-queue.js';
 import type { TurnStore } from './store/turn-store.js';
-import { DefaultTurnService, type RunTurnFn } from './turns/turn-service.js';
+import { DefaultTurnService, type RunTurnFn, type TurnServiceDeps } from './turns/turn-service.js';
 import { systemClock } from './schedules/clock.js';
 import { Scheduler, schedulerService } from './schedules/scheduler.js';
 import { createScheduleService } from './schedules/service.js';
@@ -99,6 +99,8 @@ export interface ServicesOverrides {
   modelClients?: ModelClients;
   /** Use this instead of the runtime's runTurn (tests of the service alone). */
   runTurn?: RunTurnFn;
+  /** Use this instead of the per-request assembler (benches: one no-op tool as the whole tool set). */
+  assembleTools?: TurnServiceDeps['assembleTools'];
   /** Export spans here (synchronously) instead of the configured exporter; turns tracing on. */
   spanExporter?: SpanExporter;
 }
@@ -167,6 +169,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     modelClient,
     modelClients,
     runTurn: traceRunTurn(overrides.runTurn ?? (loopRunTurn as RunTurnFn), { tracing, traceOf: (id) => engine.traceOfSync(id) }),
+    ...(overrides.assembleTools ? { assembleTools: overrides.assembleTools } : {}),
     log,
   });
   turnCounts = () => turns.stats();

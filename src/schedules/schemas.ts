@@ -42,7 +42,7 @@ const SCHEDULE_OPTIONAL_FIELDS = {
   instructions: z.string().nullable().optional(),
   tools: ToolFamiliesSchema.optional(),
   model: z.string().min(1).max(200).nullable().optional(),
-  max_steps: z.number().int().min(1).max(100).nullable().optional(),
+  max_steps: z.number().int().min(1).max(500).nullable().optional(),
   metadata: MetadataSchema.nullable().optional(),
   brain: z.boolean().optional(),
   paused: z.boolean().optional(),

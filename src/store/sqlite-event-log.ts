@@ -4,6 +4,17 @@
  * One table serves every stream kind; each kind gets its own typed instance.
  * An event with fields JSON cannot represent (circular, BigInt, too deep) is still stored, with
  * those fields replaced by `"[unserializable: <reason>]"` (src/store/safe-json.ts).
+ *
+ * Batching: a commit costs far more than an insert (tens of µs each, the WAL write), so appends
+ * are not committed one by one. `append` numbers the event at once from the stream's next seq,
+ * kept in memory (a stream has one writer, its owner: the turn's runner, the workflow's driver),
+ * and queues it; everything queued is written in ONE transaction at the end of the current
+ * event-loop turn (`setImmediate`), or at once by {@link SqliteEventLog.flush}, by any read of
+ * this log, or when {@link MAX_BATCH} events are queued. `append` resolves only after that
+ * commit, so the port's contract holds unchanged: resolved = durably stored, seq gapless and in
+ * append order per stream. Should another writer have appended to a stream meanwhile (another
+ * connection on the same file), the primary key refuses the batch; the affected streams' seqs
+ * are read from the table again, the queued events renumbered in order and written again.
  */
 import type { Database } from './database.js';
 import type { EventLog, LoggedEvent } from './event-log.js';
@@ -16,10 +27,34 @@ interface Row {
   created_at: string;
 }
 
+interface Pending<E extends { type: string }> {
+  streamId: string;
+  seq: number;
+  type: string;
+  json: string;
+  event: E;
+  replaced: boolean;
+  createdAt: string;
+  resolve: (logged: LoggedEvent<E>) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Events queued before a batch is written at once instead of at the end of the loop turn. */
+export const MAX_BATCH = 1000;
+/** Streams whose next seq is kept in memory (least recently appended ones are forgotten, then read again). */
+const MAX_STREAMS = 10_000;
+const RENUMBER_RETRIES = 5;
+
 export class SqliteEventLog<E extends { type: string } = { type: string }> implements EventLog<E> {
   private readonly insert;
   private readonly selectAfter;
   private readonly selectLast;
+  private readonly selectMaxSeq;
+  private readonly writeBatch;
+  /** Last seq given out per stream (Map order = least recently appended first). */
+  private readonly lastGiven = new Map<string, number>();
+  private pending: Pending<E>[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
 
   constructor(private readonly db: Database) {
     db.exec(`CREATE TABLE IF NOT EXISTS event_log (
@@ -30,35 +65,61 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
       created_at TEXT NOT NULL,
       PRIMARY KEY (stream_id, seq)
     ) WITHOUT ROWID`);
-    this.insert = db.prepare(
-      `INSERT INTO event_log (stream_id, seq, type, data, created_at)
-       VALUES (?, COALESCE((SELECT MAX(seq) FROM event_log WHERE stream_id = ?), 0) + 1, ?, ?, ?)
-       RETURNING seq`,
-    );
+    this.insert = db.prepare('INSERT INTO event_log (stream_id, seq, type, data, created_at) VALUES (?, ?, ?, ?, ?)');
     this.selectAfter = db.prepare(
       'SELECT stream_id, seq, data, created_at FROM event_log WHERE stream_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     );
     this.selectLast = db.prepare(
       'SELECT stream_id, seq, data, created_at FROM event_log WHERE stream_id = ? ORDER BY seq DESC LIMIT 1',
     );
+    this.selectMaxSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM event_log WHERE stream_id = ?').pluck();
+    this.writeBatch = db.transaction((batch: Pending<E>[]) => {
+      for (const p of batch) this.insert.run(p.streamId, p.seq, p.type, p.json, p.createdAt);
+    });
   }
 
-  async append(streamId: string, event: E): Promise<LoggedEvent<E>> {
-    return this.appendSync(streamId, event);
-  }
-
-  /** Synchronous append (SQLite only); same contract as {@link append}. */
-  appendSync(streamId: string, event: E): LoggedEvent<E> {
-    const createdAt = new Date().toISOString();
+  append(streamId: string, event: E): Promise<LoggedEvent<E>> {
     // Never lose an event to serialization: unserializable fields become markers (safe-json.ts),
     // and readers get the stored form, so stored and streamed events stay equal.
     const { json, replaced } = safeStringify(event);
-    const row = this.insert.get(streamId, streamId, String(event.type), json, createdAt) as { seq: number };
-    const stored = replaced ? (JSON.parse(json) as E) : event;
-    return { streamId, seq: row.seq, createdAt, event: stored };
+    const seq = this.nextSeq(streamId);
+    return new Promise<LoggedEvent<E>>((resolve, reject) => {
+      this.pending.push({ streamId, seq, type: String(event.type), json, event, replaced, createdAt: new Date().toISOString(), resolve, reject });
+      if (this.pending.length >= MAX_BATCH) this.flush();
+      else this.scheduled ??= setImmediate(() => this.flush());
+    });
+  }
+
+  /**
+   * Write every queued event now, in one transaction, and settle their appends (synchronous; the
+   * resolutions run as microtasks afterwards). A no-op when nothing is queued.
+   */
+  flush(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        this.writeBatch.immediate(batch);
+        break;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY' || attempt >= RENUMBER_RETRIES) {
+          for (const p of batch) this.lastGiven.delete(p.streamId);
+          for (const p of batch) p.reject(err);
+          return;
+        }
+        this.renumber(batch);
+      }
+    }
+    for (const p of batch) {
+      p.resolve({ streamId: p.streamId, seq: p.seq, createdAt: p.createdAt, event: p.replaced ? (JSON.parse(p.json) as E) : p.event });
+    }
   }
 
   async read(streamId: string, afterSeq: number, limit = 1000): Promise<LoggedEvent<E>[]> {
+    this.flush();
     return (this.selectAfter.all(streamId, afterSeq, limit) as Row[]).map(toLogged<E>);
   }
 
@@ -67,11 +128,34 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
   }
 
   async last(streamId: string): Promise<LoggedEvent<E> | undefined> {
+    this.flush();
     const row = this.selectLast.get(streamId) as Row | undefined;
     return row ? toLogged<E>(row) : undefined;
   }
+
+  private nextSeq(streamId: string): number {
+    const last = this.lastGiven.get(streamId) ?? (this.selectMaxSeq.get(streamId) as number);
+    this.lastGiven.delete(streamId); // re-insert: most recently appended last
+    this.lastGiven.set(streamId, last + 1);
+    if (this.lastGiven.size > MAX_STREAMS) this.lastGiven.delete(this.lastGiven.keys().next().value!);
+    return last + 1;
+  }
+
+  /** Another writer took some of the batch's seqs: number the batch after what is stored now, in order. */
+  private renumber(batch: Pending<E>[]): void {
+    const last = new Map<string, number>();
+    for (const p of batch) {
+      const prev = last.get(p.streamId) ?? (this.selectMaxSeq.get(p.streamId) as number);
+      p.seq = prev + 1;
+      last.set(p.streamId, p.seq);
+    }
+    for (const [streamId, seq] of last) {
+      this.lastGiven.delete(streamId);
+      this.lastGiven.set(streamId, seq);
+    }
+  }
 }
 
-function toLogged<E>(row: Row): LoggedEvent<E & { type: string }> {
+function toLogged<E extends { type: string }>(row: Row): LoggedEvent<E> {
   return { streamId: row.stream_id, seq: row.seq, createdAt: row.created_at, event: JSON.parse(row.data) };
 }

@@ -6,6 +6,7 @@
  * was marked lost at start) is any other value below now.
  */
 import type { Database } from './database.js';
+import { StatementCache } from './statement-cache.js';
 import type { ClaimedTurn, TurnQueue } from './turn-queue.js';
 
 const CLAIMABLE = `(status = 'queued' OR (status = 'running' AND (lease_until IS NULL OR lease_until < @now)))`;
@@ -13,7 +14,11 @@ const CLAIMABLE = `(status = 'queued' OR (status = 'running' AND (lease_until IS
 export class SqliteTurnQueue implements TurnQueue {
   private readonly claimTx;
 
-  constructor(private readonly db: Database) {
+  /** Statements by SQL text, compiled once (src/store/statement-cache.ts). */
+  private readonly sql: StatementCache;
+
+  constructor(db: Database) {
+    this.sql = new StatementCache(db);
     const pick = db.prepare(`SELECT id, status, lease_until FROM turns WHERE ${CLAIMABLE} ORDER BY id LIMIT 1`);
     const take = db.prepare(
       `UPDATE turns SET status = 'running', owner = @owner, lease_until = @until,
@@ -31,8 +36,7 @@ export class SqliteTurnQueue implements TurnQueue {
   }
 
   async enqueue(id: string): Promise<boolean> {
-    const r = this.db
-      .prepare(`UPDATE turns SET status = 'queued', owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('waiting', 'queued')`)
+    const r = this.sql.get(`UPDATE turns SET status = 'queued', owner = NULL, lease_until = NULL WHERE id = ? AND status IN ('waiting', 'queued')`)
       .run(id);
     return r.changes === 1;
   }
@@ -42,29 +46,27 @@ export class SqliteTurnQueue implements TurnQueue {
   }
 
   async renew(id: string, owner: string, now: number, leaseMs: number): Promise<{ ok: boolean; cancelRequested: boolean }> {
-    const r = this.db
-      .prepare(`UPDATE turns SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'running' RETURNING cancel_requested_at`)
+    const r = this.sql.get(`UPDATE turns SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'running' RETURNING cancel_requested_at`)
       .get(now + leaseMs, id, owner) as { cancel_requested_at: string | null } | undefined;
     return { ok: r !== undefined, cancelRequested: (r?.cancel_requested_at ?? null) !== null };
   }
 
   async finish(id: string, owner: string): Promise<void> {
-    this.db.prepare(`UPDATE turns SET owner = NULL, lease_until = NULL WHERE id = ? AND owner = ?`).run(id, owner);
+    this.sql.get(`UPDATE turns SET owner = NULL, lease_until = NULL WHERE id = ? AND owner = ?`).run(id, owner);
   }
 
   async release(id: string, owner: string): Promise<void> {
-    this.db.prepare(`UPDATE turns SET owner = NULL, lease_until = 0 WHERE id = ? AND owner = ? AND status = 'running'`).run(id, owner);
+    this.sql.get(`UPDATE turns SET owner = NULL, lease_until = 0 WHERE id = ? AND owner = ? AND status = 'running'`).run(id, owner);
   }
 
   async wait(id: string, owner: string): Promise<boolean> {
-    const r = this.db
-      .prepare(`UPDATE turns SET status = 'waiting', owner = NULL, lease_until = NULL WHERE id = ? AND owner = ? AND status = 'running'`)
+    const r = this.sql.get(`UPDATE turns SET status = 'waiting', owner = NULL, lease_until = NULL WHERE id = ? AND owner = ? AND status = 'running'`)
       .run(id, owner);
     return r.changes === 1;
   }
 
   async recoverOrphans(_now: number): Promise<number> {
     // One process owns DATA_DIR: every lease still held belongs to a process that is gone.
-    return this.db.prepare(`UPDATE turns SET owner = NULL, lease_until = 1 WHERE status = 'running' AND (lease_until IS NULL OR lease_until <> 0)`).run().changes;
+    return this.sql.get(`UPDATE turns SET owner = NULL, lease_until = 1 WHERE status = 'running' AND (lease_until IS NULL OR lease_until <> 0)`).run().changes;
   }
 }

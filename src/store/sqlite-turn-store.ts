@@ -3,6 +3,7 @@
  * `owner`/`lease_until`). better-sqlite3 is synchronous; methods are async to meet the port.
  */
 import type { Database } from './database.js';
+import { StatementCache } from './statement-cache.js';
 import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from './turn-store.js';
 import type { TranscriptItem } from '../model/port.js';
 import type { TurnTrace } from '../telemetry/trace-context.js';
@@ -40,7 +41,11 @@ const ADDED_COLUMNS: [string, string][] = [
 const FINISHED = `status IN ('completed', 'failed', 'cancelled')`;
 
 export class SqliteTurnStore implements TurnStore {
-  constructor(private readonly db: Database) {
+  /** Statements by SQL text, compiled once (src/store/statement-cache.ts). */
+  private readonly sql: StatementCache;
+
+  constructor(db: Database) {
+    this.sql = new StatementCache(db);
     db.exec(`CREATE TABLE IF NOT EXISTS turns (
       id TEXT PRIMARY KEY,
       agent_id TEXT NOT NULL,
@@ -70,8 +75,7 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   async insert(t: NewTurn): Promise<void> {
-    this.db
-      .prepare(
+    this.sql.get(
         `INSERT INTO turns (id, agent_id, status, kind, origin, model, created_at, metadata, request, idempotency_key, request_hash, binding, trace_id, trace_parent)
          VALUES (?, ?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
@@ -93,7 +97,7 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   async get(id: string): Promise<TurnRecord | undefined> {
-    const row = this.db.prepare(`SELECT ${RECORD_COLUMNS} FROM turns WHERE id = ?`).get(id) as Row | undefined;
+    const row = this.sql.get(`SELECT ${RECORD_COLUMNS} FROM turns WHERE id = ?`).get(id) as Row | undefined;
     return row ? toRecord(row) : undefined;
   }
 
@@ -102,7 +106,7 @@ export class SqliteTurnStore implements TurnStore {
    * synchronous (the schedule service's run list).
    */
   statusSync(id: string): string | undefined {
-    return (this.db.prepare('SELECT status FROM turns WHERE id = ?').get(id) as { status: string } | undefined)?.status;
+    return (this.sql.get('SELECT status FROM turns WHERE id = ?').get(id) as { status: string } | undefined)?.status;
   }
 
   async getTrace(id: string): Promise<TurnTrace | null | undefined> {
@@ -111,35 +115,35 @@ export class SqliteTurnStore implements TurnStore {
 
   /** Synchronous {@link getTrace} (SQLite only; for the synchronous tracing wrapper). */
   getTraceSync(id: string): TurnTrace | null | undefined {
-    const row = this.db.prepare('SELECT trace_id, trace_parent FROM turns WHERE id = ?').get(id) as { trace_id: string | null; trace_parent: string | null } | undefined;
+    const row = this.sql.get('SELECT trace_id, trace_parent FROM turns WHERE id = ?').get(id) as { trace_id: string | null; trace_parent: string | null } | undefined;
     if (!row) return undefined;
     return row.trace_id === null ? null : { trace_id: row.trace_id, parent: row.trace_parent };
   }
 
   /** Synchronous `started_at` (SQLite only; for the synchronous metrics observer). */
   startedAtSync(id: string): string | null | undefined {
-    return (this.db.prepare('SELECT started_at FROM turns WHERE id = ?').get(id) as { started_at: string | null } | undefined)?.started_at;
+    return (this.sql.get('SELECT started_at FROM turns WHERE id = ?').get(id) as { started_at: string | null } | undefined)?.started_at;
   }
 
   async getRequest(id: string): Promise<CreateTurnInput | undefined> {
-    const row = this.db.prepare('SELECT request FROM turns WHERE id = ?').get(id) as { request: string } | undefined;
+    const row = this.sql.get('SELECT request FROM turns WHERE id = ?').get(id) as { request: string } | undefined;
     return row ? (JSON.parse(row.request) as CreateTurnInput) : undefined;
   }
 
   async getBinding(id: string): Promise<StoredTaskBinding | null | undefined> {
-    const row = this.db.prepare('SELECT binding FROM turns WHERE id = ?').get(id) as { binding: string | null } | undefined;
+    const row = this.sql.get('SELECT binding FROM turns WHERE id = ?').get(id) as { binding: string | null } | undefined;
     if (!row) return undefined;
     return row.binding === null ? null : (JSON.parse(row.binding) as StoredTaskBinding);
   }
 
   async getLegacyTranscript(id: string): Promise<TranscriptItem[] | null | undefined> {
-    const row = this.db.prepare('SELECT transcript FROM turns WHERE id = ?').get(id) as { transcript: string | null } | undefined;
+    const row = this.sql.get('SELECT transcript FROM turns WHERE id = ?').get(id) as { transcript: string | null } | undefined;
     if (!row) return undefined;
     return row.transcript === null ? null : (JSON.parse(row.transcript) as TranscriptItem[]);
   }
 
   async findByIdempotencyKey(key: string): Promise<{ id: string; request_hash: string | null } | undefined> {
-    return this.db.prepare('SELECT id, request_hash FROM turns WHERE idempotency_key = ?').get(key) as
+    return this.sql.get('SELECT id, request_hash FROM turns WHERE idempotency_key = ?').get(key) as
       | { id: string; request_hash: string | null }
       | undefined;
   }
@@ -153,8 +157,7 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   private finishWhere(id: string, o: TurnOutcome, condition: string): boolean {
-    const r = this.db
-      .prepare(
+    const r = this.sql.get(
         `UPDATE turns SET status = ?, completed_at = ?, output_text = ?, stop_reason = ?, steps = ?,
            input_tokens = ?, output_tokens = ?, usage_unknown = ?, error = ?, transcript = ?, owner = NULL, lease_until = NULL
          WHERE id = ? AND ${condition}`,
@@ -176,20 +179,18 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   async updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } | null }): Promise<void> {
-    this.db
-      .prepare(`UPDATE turns SET steps = ?, input_tokens = ?, output_tokens = ?, usage_unknown = ? WHERE id = ? AND NOT ${FINISHED}`)
+    this.sql.get(`UPDATE turns SET steps = ?, input_tokens = ?, output_tokens = ?, usage_unknown = ? WHERE id = ? AND NOT ${FINISHED}`)
       .run(p.steps, p.usage?.input_tokens ?? 0, p.usage?.output_tokens ?? 0, p.usage === null ? 1 : 0, id);
   }
 
   async requestCancel(id: string, at: string): Promise<boolean> {
-    const r = this.db
-      .prepare(`UPDATE turns SET cancel_requested_at = COALESCE(cancel_requested_at, ?) WHERE id = ? AND NOT ${FINISHED}`)
+    const r = this.sql.get(`UPDATE turns SET cancel_requested_at = COALESCE(cancel_requested_at, ?) WHERE id = ? AND NOT ${FINISHED}`)
       .run(at, id);
     return r.changes === 1;
   }
 
   async cancelRequestedAt(id: string): Promise<string | null | undefined> {
-    const row = this.db.prepare('SELECT cancel_requested_at FROM turns WHERE id = ?').get(id) as
+    const row = this.sql.get('SELECT cancel_requested_at FROM turns WHERE id = ?').get(id) as
       | { cancel_requested_at: string | null }
       | undefined;
     return row ? row.cancel_requested_at : undefined;
@@ -212,13 +213,12 @@ export class SqliteTurnStore implements TurnStore {
     }
     const sql = `SELECT ${RECORD_COLUMNS} FROM turns ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
       ORDER BY id DESC LIMIT ?`;
-    return (this.db.prepare(sql).all(...args, q.limit) as Row[]).map(toRecord);
+    return (this.sql.get(sql).all(...args, q.limit) as Row[]).map(toRecord);
   }
 
   async idsWithStatus(statuses: TurnRecordStatus[]): Promise<string[]> {
     if (statuses.length === 0) return [];
-    const rows = this.db
-      .prepare(`SELECT id FROM turns WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY id`)
+    const rows = this.sql.get(`SELECT id FROM turns WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY id`)
       .all(...statuses) as { id: string }[];
     return rows.map((r) => r.id);
   }

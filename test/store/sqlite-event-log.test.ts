@@ -98,4 +98,47 @@ describe('SqliteEventLog', () => {
     expect((await log2.read('s', 0)).map((e) => e.event)).toEqual([{ type: 'kept', n: 7 }]);
     expect((await log2.append('s', { type: 'next' })).seq).toBe(2);
   });
+
+  it('commits the appends of one event-loop turn together, and resolves them only once committed', async () => {
+    const dir = tempDir();
+    const writer = openDatabase(dir);
+    const reader = openDatabase(dir); // another connection sees only committed rows
+    const log = new SqliteEventLog<Ev>(writer);
+    const count = reader.prepare("SELECT COUNT(*) FROM event_log WHERE stream_id = 's'").pluck();
+    const appends = Array.from({ length: 50 }, (_, n) => log.append('s', { type: 'e', n }));
+    expect(count.get()).toBe(0); // queued, not yet written
+    let settled = 0;
+    appends.forEach((p) => p.then(() => settled++));
+    await Promise.resolve();
+    expect(settled).toBe(0); // nothing resolves before its commit
+    const stored = await Promise.all(appends);
+    expect(count.get()).toBe(50);
+    expect(stored.map((e) => e.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    writer.close();
+    reader.close();
+  });
+
+  it('reads its own queued appends (a read writes what is queued first)', async () => {
+    const log = new SqliteEventLog<Ev>(openDatabase(':memory:'));
+    const pending = log.append('s', { type: 'a' });
+    void log.append('s', { type: 'b' });
+    expect((await log.read('s', 0)).map((e) => e.event.type)).toEqual(['a', 'b']);
+    expect(await log.lastSeq('s')).toBe(2);
+    expect((await pending).seq).toBe(1);
+  });
+
+  it('numbers after events another connection stored meanwhile, keeping its own order', async () => {
+    const dir = tempDir();
+    const [da, db] = [openDatabase(dir), openDatabase(dir)];
+    const a = new SqliteEventLog<Ev>(da);
+    const b = new SqliteEventLog<Ev>(db);
+    expect((await a.append('s', { type: 'e', n: 1 })).seq).toBe(1); // a now expects seq 2 next
+    await b.append('s', { type: 'e', n: 2 });
+    await b.append('s', { type: 'e', n: 3 });
+    const next = await Promise.all([a.append('s', { type: 'e', n: 4 }), a.append('s', { type: 'e', n: 5 })]);
+    expect(next.map((e) => e.seq)).toEqual([4, 5]);
+    expect((await a.read('s', 0)).map((e) => [e.seq, e.event.n])).toEqual([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]]);
+    da.close();
+    db.close();
+  });
 });
