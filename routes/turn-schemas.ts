@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { MODEL_APIS } from '../src/config.js';
 import { SKILL_NAME } from '../src/skills/skill-format.js';
 import { WebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
+import { ApprovalsSchema } from '../src/turns/approvals/policy.js';
 import {
   AgentIdSchema as AgentId,
   IdempotencyKeySchema,
@@ -40,6 +41,8 @@ export const CreateTurnBody = z.strictObject({
   skills: SkillNames.optional(),
   /** Where to POST the turn's terminal event (Standard Webhooks, signed; src/webhooks/). */
   webhook: WebhookSpecSchema.optional(),
+  /** Which tools wait for the user's approval (README "Tool approvals"); unset: APPROVAL_POLICY. */
+  approvals: ApprovalsSchema.optional(),
   /** Cancel the turn when the client closes the POST's SSE stream (default false: keep running). */
   cancel_on_disconnect: z.boolean().optional(),
 });
@@ -51,7 +54,7 @@ export const CreateTurnQuery = z.object({
 
 export const TurnIdParams = z.object({ id: z.string().min(1).max(100) });
 
-export const TURN_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export const TURN_STATUSES = ['queued', 'running', 'waiting', 'completed', 'failed', 'cancelled'] as const;
 
 export const ListTurnsQuery = z.object({
   agent_id: AgentId.optional(),

@@ -4,7 +4,7 @@
  *   otherwise 202 `{id, status, links}`; `?wait=true` → 200 with the final turn.
  *   `Idempotency-Key`: same key + same body → the same turn; different body → 409.
  * - GET /v1/turns — newest first, `agent_id`/`status` filters, cursor pagination.
- * - GET /v1/turns/{id} — the turn record.
+ * - GET /v1/turns/{id} — the turn record, with `pending_approvals` (routes/turn-approvals.ts).
  * Every turn returned (wait=true, list, get, cancel) carries `links` (self, events, cancel).
  * - GET /v1/turns/{id}/events — resumable SSE (src/http/sse-stream.ts).
  * - POST /v1/turns/{id}/cancel — abort; a finished turn is returned unchanged.
@@ -19,6 +19,8 @@ import { isTerminalEvent, type TurnEvent } from '../src/runtime/events.js';
 import type { LoggedEvent } from '../src/store/event-log.js';
 import type { Services } from '../src/services.js';
 import type { TurnRecord } from '../src/turns/turn-service-types.js';
+import { isFinished } from '../src/turns/turn-outcome.js';
+import { assertApprovalTools } from '../src/turns/approvals/request-check.js';
 import { assertKnownSkills } from './skills.js';
 import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
 import { CreateTurnBody, CreateTurnQuery, EventsQuery, ListTurnsQuery, TurnIdParams } from './turn-schemas.js';
@@ -69,6 +71,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     const { cancel_on_disconnect, ...input } = body;
     if (input.skills) assertKnownSkills(services, input.skills);
     if (input.webhook) await assertWebhookTarget(input.webhook.url, webhookPolicy(services.config));
+    if (input.approvals) await assertApprovalTools(services, input);
     const turn = await turns.create(input, {
       idempotencyKey,
       origin: { type: 'api' },
@@ -112,7 +115,8 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     const { id } = TurnIdParams.parse(request.params);
     const turn = await turns.get(id);
     if (!turn) throw notFound('turn', id);
-    return withTurnLinks(turn, services.streamTokens);
+    const pending_approvals = await services.approvals.pending(id, isFinished(turn));
+    return { ...withTurnLinks(turn, services.streamTokens), pending_approvals };
   });
 
   app.get('/v1/turns/:id/events', { sse: 'manual' }, async (request, reply) => {

@@ -20,6 +20,7 @@ import { httpSpansPlugin } from './telemetry/http-spans.js';
 import { healthRoutes } from '../routes/health.js';
 import { openapiRoutes } from '../routes/openapi.js';
 import { turnRoutes } from '../routes/turns.js';
+import { turnApprovalRoutes } from '../routes/turn-approvals.js';
 import { toolRoutes } from '../routes/tools.js';
 import { scheduleRoutes } from '../routes/schedules.js';
 import { workflowRoutes } from '../routes/workflows.js';
@@ -40,6 +41,7 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   healthRoutes,
   openapiRoutes,
   turnRoutes,
+  turnApprovalRoutes,
   toolRoutes,
   consoleRoutes,
   scheduleRoutes,

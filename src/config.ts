@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.js';
+import { parseApprovalPolicy } from './turns/approvals/policy.js';
 
 const csv = z
   .string()
@@ -71,6 +72,21 @@ const EnvSchema = z.object({
   TOOL_OUTPUT_MAX_CHARS: int(50_000, 1_000, 10_000_000),
   TOOL_SEARCH_MODE: z.enum(['client', 'hosted']).default('client'),
   CONVERSATION_MODE: z.enum(['stateless', 'previous_response_id']).default('stateless'),
+  // --- tool approvals (README "Tool approvals") ---
+  /** Server default when a request has no `approvals`: `none`, `destructive`, or `<tool>=always|never,…`. */
+  APPROVAL_POLICY: z
+    .string()
+    .default('none')
+    .transform((v, ctx) => {
+      const r = parseApprovalPolicy(v);
+      if (!r.ok) {
+        ctx.addIssue({ code: 'custom', message: r.message });
+        return z.NEVER;
+      }
+      return r.policy;
+    }),
+  /** Seconds a call waits for a decision; then it is rejected with reason `timed out`. */
+  APPROVAL_TIMEOUT_S: int(86_400, 1, 31_536_000),
   // --- computer family ---
   COMPUTER_SANDBOX: z.enum(['bwrap', 'none']).default('bwrap'),
   /** Host user (name or uid) that runs the sandbox when the service runs as root; ignored otherwise. */

@@ -23,6 +23,10 @@ import type { TurnCheckpointStore } from './store/checkpoint-store.js';
 import type { TurnQueue } from './store/turn-queue.js';
 import type { TurnStore } from './store/turn-store.js';
 import { DefaultTurnService, type RunTurnFn, type TurnServiceDeps } from './turns/turn-service.js';
+import { assembleTools } from './assembly/assemble.js';
+import { ApprovalService } from './turns/approvals/approval-service.js';
+import { ApprovalSweeper } from './turns/approvals/sweeper.js';
+import { toolOfTurn } from './turns/approvals/turn-tools.js';
 import { systemClock } from './schedules/clock.js';
 import { Scheduler, schedulerService } from './schedules/scheduler.js';
 import { createScheduleService } from './schedules/service.js';
@@ -71,6 +75,8 @@ export interface Services {
   turnQueue: TurnQueue;
   checkpoints: TurnCheckpointStore;
   turns: DefaultTurnService;
+  /** Decisions on tool approvals (POST /v1/turns/{id}/approvals; README "Tool approvals"). */
+  approvals: ApprovalService;
   /** Given to every turn's families as `ctx.services`. */
   registry: ServiceRegistry;
   /** Undefined when no model endpoint is configured (POST /v1/turns → 503 model_not_configured). */
@@ -170,9 +176,22 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     modelClients,
     runTurn: traceRunTurn(overrides.runTurn ?? (loopRunTurn as RunTurnFn), { tracing, traceOf: (id) => engine.traceOfSync(id) }),
     ...(overrides.assembleTools ? { assembleTools: overrides.assembleTools } : {}),
+    approvals: engine.approvals,
+    onWaiting: (id) => approvals.afterWait(id),
     log,
   });
   turnCounts = () => turns.stats();
+  const approvals = new ApprovalService({
+    store: engine.approvals,
+    turns: turnStore,
+    queue: turnQueue,
+    events: eventLog,
+    wake: () => turns.wake(),
+    toolOf: (turnId, name) => toolOfTurn({ config, registry, assemble: overrides.assembleTools ?? assembleTools, store: turnStore }, turnId, name),
+    log,
+  });
+  const sweeper = new ApprovalSweeper(approvals, 1000, log);
+  background.push({ name: 'approvals', start: () => sweeper.start(), stop: () => sweeper.stop() });
 
   // --- control-plane services (one line each; add to `registry` / `background`) ---
   registry.schedules = createScheduleService({ store: scheduleStore, clock: systemClock, config, turnStatus: async (id) => (await turnStore.get(id))?.status });
@@ -200,6 +219,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     turnQueue,
     checkpoints,
     turns,
+    approvals,
     registry,
     modelClient,
     streamTokens:

@@ -100,8 +100,10 @@ export interface DispatchResult {
   cancelled: boolean;
 }
 
-const PRIOR_TERMINATE = 'Error: a prior tool call already ended this turn';
-const NOT_STARTED_CANCEL = 'Error: the turn was cancelled before this tool call started';
+/** Output of a call not started because an earlier call of the round ended the turn. */
+export const PRIOR_TERMINATE = 'Error: a prior tool call already ended this turn';
+/** Output of a call not started because the turn was cancelled. */
+export const NOT_STARTED_CANCEL = 'Error: the turn was cancelled before this tool call started';
 const RUNNING_CANCEL = 'Error: the turn was cancelled while this tool call was running';
 
 function safeLabel(fn: () => string | null | undefined, fallback: string | null): string | null {

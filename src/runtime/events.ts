@@ -117,6 +117,35 @@ export const PresentationTurnEvent = z.object({
   event: z.object({ type: z.string() }).catchall(z.unknown()),
 });
 
+/**
+ * A call needs the user's approval before it runs (README "Tool approvals"); its arguments are
+ * already validated. The turn waits (status `waiting`) until every such call of the round is
+ * decided with POST /v1/turns/{id}/approvals, or until `expires_at` (then it is rejected with
+ * reason `timed out`).
+ */
+export const ApprovalRequestedEvent = z.object({
+  type: z.literal('approval.requested'),
+  call_id: z.string(),
+  /** The tool (`name` or `namespace.name`). */
+  name: z.string(),
+  /** The validated arguments the call would run with. */
+  arguments: z.unknown(),
+  /** Activity label of the call (what it would do), null when the tool shows none. */
+  label: z.string().nullable(),
+  /** ISO 8601 time after which the call is rejected with reason `timed out`. */
+  expires_at: z.string(),
+});
+
+/** A decision on an approval was recorded (by a client, or `reject` with reason `timed out`). */
+export const ApprovalResolvedEvent = z.object({
+  type: z.literal('approval.resolved'),
+  call_id: z.string(),
+  decision: z.enum(['approve', 'reject']),
+  reason: z.string().optional(),
+  /** Set when the call was approved with edited arguments (it runs with these). */
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+
 export const TurnCompletedEvent = z.object({
   type: z.literal('turn.completed'),
   output_text: z.string(),
@@ -151,6 +180,8 @@ export const TurnEvent = z.discriminatedUnion('type', [
   ToolCompletedEvent,
   PresentationTurnEvent,
   TurnWarningEvent,
+  ApprovalRequestedEvent,
+  ApprovalResolvedEvent,
   TurnCompletedEvent,
   TurnFailedEvent,
   TurnCancelledEvent,

@@ -159,6 +159,7 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
       ...(opts.finalAnswerGuard ? { finalAnswerGuard: opts.finalAnswerGuard } : {}),
       checkpoint: (s) => checkpoint(s),
       ...(priorCalls ? { priorCalls } : {}),
+      ...(opts.approvals ? { approvals: opts.approvals } : {}),
     });
     priorCalls = undefined;
     state = r.state;

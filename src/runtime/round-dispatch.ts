@@ -7,10 +7,15 @@
  * stored keeps that output and is not run again (no event repeated); a call that had started but
  * not completed runs again when its tool is read-only, and otherwise is NOT run again — it gets
  * {@link interruptedOutput} and a `tool.completed` with status `interrupted`.
+ *
+ * Approvals (`deps.approvals`, ./approval-gate.ts): calls waiting for a decision are held back
+ * while the others run; the round then stays pending (next step `waiting`) and is dispatched
+ * again, with the calls already answered taken from the event log, once every decision is in.
  */
 import type { CustomToolCallItem, FunctionCallItem, ToolSearchCallItem, TranscriptItem } from '../model/port.js';
 import { genericStartedLabel, notRunLabel } from './call-labels.js';
-import { dispatchRound, type CallOutcome, type FunctionCallRequest } from './dispatch.js';
+import { gateCalls, type GateVerdicts } from './approval-gate.js';
+import { dispatchRound, NOT_STARTED_CANCEL, PRIOR_TERMINATE, type CallOutcome, type FunctionCallRequest } from './dispatch.js';
 import { decideAfterToolRound } from './policies/max-steps.js';
 import { advanceStreak, decideRepeats } from './policies/repeated-call.js';
 import { toolIdentity } from './tool-identity.js';
@@ -27,6 +32,27 @@ export function interruptedOutput(tool: string): string {
 
 const TOOLS_DISABLED = 'Error: no more tool calls are allowed in this turn; answer with your final answer.';
 
+/**
+ * Ask the turn's approval gate about the calls about to run; approved calls with edited arguments
+ * get them here (also in the round's items, so the transcript shows the call that ran).
+ */
+async function gateRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>, toRun: { index: number; call: FunctionCallRequest }[], refused: (k: number) => boolean): Promise<GateVerdicts | undefined> {
+  if (!deps.approvals || state.toolsDisabled) return undefined;
+  const only = state.onlyTools;
+  const verdicts = await gateCalls(toRun.map((r) => r.call), deps.tools.callable, deps.approvals, {
+    signal: deps.signal,
+    emit: deps.emit,
+    refused: (k) => refused(k) || (only !== undefined && !only.includes(toolIdentity(toRun[k].call))),
+  });
+  verdicts.edited.forEach((args, k) => {
+    if (args === undefined) return;
+    toRun[k].call.arguments = args;
+    const item = state.round!.items.find((i): i is FunctionCallItem => i.type === 'function_call' && i.call_id === toRun[k].call.callId);
+    if (item) item.arguments = args;
+  });
+  return verdicts;
+}
+
 function displayName(c: FunctionCallItem): string {
   return c.namespace ? `${c.namespace}.${c.name}` : c.name;
 }
@@ -35,6 +61,7 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
   const { items, responseId } = state.round!;
   const prior = deps.priorCalls;
   const { tools } = deps;
+  const statsBefore = structuredClone(state.toolStats); // restored when the round pauses for approvals
 
   const searchOutputs: TranscriptItem[] = items
     .filter((i): i is ToolSearchCallItem => i.type === 'tool_search_call' && i.execution === 'client')
@@ -82,10 +109,13 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
   // Repeated identical calls (policies/repeated-call.ts) are judged over all calls of the round.
   const repeatCalls = calls.map((c) => ({ identity: toolIdentity(c), arguments: c.arguments ?? '' }));
   const repeats = decideRepeats(state.repeatStreak, repeatCalls);
+  // Approvals (approval-gate.ts): waiting calls are held back; the others run now.
+  const gated = await gateRound(state, deps, toRun, (k) => repeats[toRun[k].index] !== undefined);
+  const runNow = toRun.filter((_, k) => !gated?.waiting.has(k));
   const result = await dispatchRound(
-    toRun.map((r) => r.call),
+    runNow.map((r) => r.call),
     {
-      refusals: toRun.map((r) => repeats[r.index]),
+      refusals: runNow.map((r) => gated?.refusals[toRun.indexOf(r)] ?? repeats[r.index]),
       tools: tools.callable,
       signal: deps.signal,
       turnContext: deps.turnContext,
@@ -99,7 +129,19 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
       ...(state.toolsDisabled ? { refuseAllWith: TOOLS_DISABLED } : {}),
     },
   );
-  result.outcomes.forEach((o, k) => (outcomes[toRun[k].index] = o));
+  result.outcomes.forEach((o, k) => (outcomes[runNow[k].index] = o));
+  if (gated?.waiting.size) {
+    const ending = result.cancelled || deps.signal.aborted ? NOT_STARTED_CANCEL : result.terminated ? PRIOR_TERMINATE : undefined;
+    // Calls that ran are in the event log (resumed as prior calls); the round stays pending.
+    if (ending === undefined) {
+      state.toolStats = statsBefore;
+      return { type: 'waiting', reason: 'approval' };
+    }
+    for (const k of gated.waiting) {
+      const i = toRun[k].index;
+      outcomes[i] = { callId: calls[i].call_id, outputText: ending, item: { type: 'function_call_output', call_id: calls[i].call_id, output: ending }, isError: true, state: 'not_started' };
+    }
+  }
   const done = outcomes as CallOutcome[];
   state.repeatStreak = advanceStreak(state.repeatStreak, repeatCalls, done.map((c, i) => ({ output: c.outputText, refused: repeats[i] !== undefined })));
 

@@ -11,6 +11,7 @@ import type { ToolDefinition } from '../model/port.js';
 import type { TurnState } from './turn-state.js';
 import type { FinalAnswerGuard, RuntimeOptions } from './turn-types.js';
 import type { PriorCall } from './next-step.js';
+import type { ApprovalGate } from './approval-gate.js';
 
 export type { NextStep, PriorCall } from './next-step.js';
 
@@ -47,4 +48,6 @@ export interface RoundDeps<TTurn = unknown> {
   checkpoint: (state: TurnState) => Promise<void>;
   /** For a resumed pending round: what the event log recorded per call_id. */
   priorCalls?: ReadonlyMap<string, PriorCall>;
+  /** The turn's approval gate (./approval-gate.ts); unset: no call ever waits for approval. */
+  approvals?: ApprovalGate;
 }

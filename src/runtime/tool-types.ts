@@ -127,6 +127,13 @@ export interface WorkerToolSpec<S extends z.ZodType = z.ZodType, TResult extends
   isDestructive?: boolean;
   /** Per-call timeout in ms (default: the runtime's, 120 000). */
   timeoutMs?: number;
+  /**
+   * Ask the user before running a call (README "Tool approvals"): `true`, or a predicate over the
+   * validated params and `{callId, turn}`. The turn's `approvals` (or APPROVAL_POLICY) can force
+   * (`always`) or waive (`never`) it per tool. A call that needs approval is announced with an
+   * `approval.requested` event and runs only once approved; the turn waits (status `waiting`).
+   */
+  needsApproval?: boolean | ((params: z.output<S>, context: { callId: string; turn: TTurn }) => boolean | Promise<boolean>);
   /** Short human label from validated params, e.g. "Reading src/app.ts"; null = no activity row. */
   describeActivity: (params: z.output<S>) => string | null;
   /** Label that replaces the activity label on success, e.g. "Read src/app.ts (lines 1-200 of 812)". */

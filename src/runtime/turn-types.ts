@@ -5,6 +5,7 @@
 import type { ModelPort, TranscriptItem } from '../model/port.js';
 import type { TurnEvent, Usage } from './events.js';
 import type { NextStep, PriorCall } from './next-step.js';
+import type { ApprovalGate } from './approval-gate.js';
 import type { AnyWorkerAgentTool } from './tool.js';
 import type { ToolCallStats, TurnState } from './turn-state.js';
 
@@ -109,6 +110,11 @@ export interface RunTurnOptions<TTurn = unknown> {
    * (e.g. steering messages) are appended to the transcript first.
    */
   atRoundBoundary?: (state: TurnState) => Promise<TranscriptItem[] | void>;
+  /**
+   * The turn's approval gate (src/runtime/approval-gate.ts): a round with calls waiting for a
+   * decision ends the run with status `waiting` (checkpointed; no terminal event).
+   */
+  approvals?: ApprovalGate;
 }
 
 /** `waiting`: paused at a checkpoint (no terminal event; resumed later). */

@@ -9,17 +9,20 @@
 import type { TurnEvent } from '../runtime/events.js';
 import type { TurnTrace } from '../telemetry/trace-context.js';
 import type { WorkflowEvent } from '../workflows/events.js';
+import type { ApprovalStore } from './approval-store.js';
 import type { TurnCheckpointStore } from './checkpoint-store.js';
 import type { ControlPlaneStores } from './control-plane.js';
 import type { Database } from './database.js';
 import type { EventLog } from './event-log.js';
 import { InProcessEventNotifier } from './in-process-notifier.js';
+import { PgApprovalStore } from './postgres/pg-approval-store.js';
 import { PgCheckpointStore } from './postgres/pg-checkpoint-store.js';
 import { PgEventLog } from './postgres/pg-event-log.js';
 import { PgEventNotifier } from './postgres/pg-notifier.js';
 import { PgTurnQueue } from './postgres/pg-turn-queue.js';
 import { PgTurnStore } from './postgres/pg-turn-store.js';
 import { PublishedEventLog } from './published-event-log.js';
+import { SqliteApprovalStore } from './sqlite-approval-store.js';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
 import { SqliteEventLog } from './sqlite-event-log.js';
 import { SqliteTurnQueue } from './sqlite-turn-queue.js';
@@ -31,6 +34,8 @@ export interface TurnEngine {
   turnStore: TurnStore;
   turnQueue: TurnQueue;
   checkpoints: TurnCheckpointStore;
+  /** Tool approvals of turns (README "Tool approvals"). */
+  approvals: ApprovalStore;
   eventLog: PublishedEventLog<TurnEvent>;
   workflowEvents: PublishedEventLog<WorkflowEvent>;
   /** A turn's stored trace, synchronously (for the tracing wrapper); Postgres: as known to this instance. */
@@ -55,6 +60,7 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
       startedAtSync: (id) => turnStore.startedAtSync(id),
       turnQueue: new SqliteTurnQueue(db),
       checkpoints: new SqliteCheckpointStore(db),
+      approvals: new SqliteApprovalStore(db),
       eventLog: new PublishedEventLog(new SqliteEventLog<TurnEvent>(db), new InProcessEventNotifier<TurnEvent>()),
       workflowEvents: new PublishedEventLog(new SqliteEventLog<WorkflowEvent>(db), new InProcessEventNotifier<WorkflowEvent>()),
       listen: () => undefined,
@@ -75,6 +81,7 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
     startedAtSync: (id) => turnStore.knownStartedAt(id),
     turnQueue: new PgTurnQueue(pg),
     checkpoints: new PgCheckpointStore(pg),
+    approvals: new PgApprovalStore(pg),
     eventLog: new PublishedEventLog(turnLog, turnNotifier),
     workflowEvents: new PublishedEventLog(workflowLog, workflowNotifier),
     listen: () => (turnNotifier.listenState === 'ok' && workflowNotifier.listenState === 'ok' ? 'ok' : 'reconnecting'),

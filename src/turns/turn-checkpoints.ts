@@ -29,7 +29,8 @@ export class TurnCheckpointer {
 
   /** Store `state` (with `ended` when the turn is over). */
   async save(state: TurnState, next?: NextStep): Promise<void> {
-    const s: TurnState = next && next.type !== 'run_again' ? { ...state, ended: next } : state;
+    // A pause (`waiting`) is not an ending: the turn resumes from this state.
+    const s: TurnState = next && next.type !== 'run_again' && next.type !== 'waiting' ? { ...state, ended: next } : state;
     const newItems: TranscriptItem[] = state.transcript.slice(this.storedItems);
     await this.store.save(
       this.turnId,

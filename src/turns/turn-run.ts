@@ -23,6 +23,9 @@ import type { RunTurnOptions, RunTurnResult } from '../runtime/turn-types.js';
 import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
 import type { EventLog } from '../store/event-log.js';
 import type { TurnStore } from '../store/turn-store.js';
+import type { ApprovalStore } from '../store/approval-store.js';
+import { effectivePolicy } from './approvals/policy.js';
+import { createTurnApprovalGate } from './approvals/turn-gate.js';
 import { countCrash, loadState, priorCallsFromLog } from './resume.js';
 import type { TaskBindingResolver } from './task-binding.js';
 import { TurnCheckpointer } from './turn-checkpoints.js';
@@ -46,6 +49,8 @@ export interface TurnRunDeps {
   runTurn: RunTurnFn;
   assemble: typeof assembleTools;
   bindings?: TaskBindingResolver;
+  /** Stored tool approvals (README "Tool approvals"); unset: no call waits for approval. */
+  approvals?: ApprovalStore;
   log?: { info: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
 }
 
@@ -144,7 +149,8 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       const priorCalls = state.round ? await priorCallsFromLog(d.events, id, state.round.afterSeq) : undefined;
       resume = { state, ...(priorCalls ? { priorCalls } : {}), ...(state.ended ? { ended: state.ended } : {}) };
     }
-    if (c.cancelRequested()) c.controller.abort(new Error('cancelled by request'));
+    // A cancel stored before this claim (e.g. of a waiting turn) applies at once.
+    if (c.cancelRequested() || (await d.store.cancelRequestedAt(id))) c.controller.abort(new Error('cancelled by request'));
 
     let live: Awaited<ReturnType<TaskBindingResolver>>;
     if (rec.kind === 'workflow_task') {
@@ -181,6 +187,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       turnContext: ctx,
       ...(live?.finalAnswerGuard ? { finalAnswerGuard: live.finalAnswerGuard } : {}),
       ...(resume ? { resume } : {}),
+      ...(d.approvals ? { approvals: turnApprovalGate(d, id, request, ctx) } : {}),
       checkpoint: async (s, next) => {
         if (c.detached() && !c.cancelRequested() && next?.type === 'cancelled') return;
         await checkpointer.save(s, next);
@@ -203,6 +210,11 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     }
     return 'finished';
   }
+}
+
+function turnApprovalGate(d: TurnRunDeps, id: string, request: CreateTurnInput, ctx: TurnContext) {
+  const policy = effectivePolicy(request.approvals, d.config.APPROVAL_POLICY);
+  return createTurnApprovalGate({ store: d.approvals!, turnId: id, policy, timeoutS: d.config.APPROVAL_TIMEOUT_S, turnContext: ctx });
 }
 
 function terminalFromResult(r: RunTurnResult): TurnEvent {

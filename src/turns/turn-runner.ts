@@ -26,6 +26,11 @@ export interface TurnRunnerDeps extends TurnRunDeps {
   onRunEnded: (id: string) => void;
   /** For `previous_turn_id`: resolves when that turn is finished. */
   waitFinished: RunControl['waitFinished'];
+  /**
+   * Called after a run paused (status `waiting` stored): queues the turn again when what it
+   * waits for arrived meanwhile (src/turns/approvals/approval-service.ts `afterWait`).
+   */
+  onWaiting?: (id: string) => Promise<void>;
 }
 
 export class TurnRunner {
@@ -113,7 +118,9 @@ export class TurnRunner {
       .then(async (end) => {
         if (entry.lost) return;
         if (end === 'detached') await this.d.queue.release(id, this.d.owner);
-        else if (end === 'waiting') await this.d.queue.wait(id, this.d.owner);
+        else if (end === 'waiting') {
+          if (await this.d.queue.wait(id, this.d.owner)) await this.d.onWaiting?.(id);
+        }
         else await this.d.queue.finish(id, this.d.owner);
       })
       .catch((err) => this.d.log?.error({ err, turn_id: id }, 'turn run crashed'))

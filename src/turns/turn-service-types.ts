@@ -5,6 +5,7 @@
 import type { ModelApi, ToolFamily } from '../config.js';
 import type { Usage } from '../runtime/events.js';
 import type { WebhookSpec } from '../webhooks/webhook-spec.js';
+import type { RequestApprovals } from './approvals/policy.js';
 import type { StoredTaskBinding, TurnKind, TurnOrigin, TurnRecordStatus } from './turn-kinds.js';
 
 export type { TurnRecordStatus };
@@ -26,6 +27,8 @@ export interface CreateTurnInput {
   webhook?: WebhookSpec;
   /** Skills for this turn instead of the agent's enabled list. */
   skills?: string[];
+  /** Which tools wait for the user's approval (README "Tool approvals"); unset: APPROVAL_POLICY. */
+  approvals?: RequestApprovals;
 }
 
 /** Options only other services (not HTTP clients) may set. */

@@ -21,6 +21,7 @@ import { idempotencyKeyReused } from '../errors.js';
 import type { TurnEvent } from '../runtime/events.js';
 import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
 import type { EventLog } from '../store/event-log.js';
+import type { ApprovalStore } from '../store/approval-store.js';
 import type { TurnQueue } from '../store/turn-queue.js';
 import type { ListTurnsQuery, TurnStore } from '../store/turn-store.js';
 import type { TaskBindingResolver } from './task-binding.js';
@@ -52,6 +53,10 @@ export interface TurnServiceDeps {
   bindings?: TaskBindingResolver;
   /** This instance's id in queue claims [a fresh UUIDv7]. */
   instanceId?: string;
+  /** Stored tool approvals (src/turns/approvals/); unset: no call waits for approval. */
+  approvals?: ApprovalStore;
+  /** After a run paused (`waiting`): queue it again if what it waits for arrived meanwhile. */
+  onWaiting?: (id: string) => Promise<void>;
   log?: { info: (o: object, m?: string) => void; warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
 }
 
@@ -64,6 +69,7 @@ export class DefaultTurnService implements TurnService {
   private stopping = false;
   private started = false;
   private queuedCount = 0;
+  private waitingCount = 0;
   /** Set by the workflow service once it exists (it is built after the turn service). */
   bindings: TaskBindingResolver | undefined;
 
@@ -177,6 +183,8 @@ export class DefaultTurnService implements TurnService {
       this.waiters.wake(id);
       return store.get(id);
     }
+    // A waiting turn (paused at a checkpoint) is queued again: its runner ends it, answering every open call.
+    if (await this.deps.queue.enqueue(id)) this.wake();
     const local = this.runner?.cancelLocal(id);
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(new Error('cancel wait timed out')), 10_000).unref();
@@ -274,12 +282,18 @@ export class DefaultTurnService implements TurnService {
     }
   }
 
-  /** Turns running in this instance now, and turns queued (as of the last create/claim/finish here). */
-  stats(): { running: number; queued: number } {
-    return { running: this.runner?.size ?? 0, queued: this.queuedCount };
+  /** Turns running in this instance now, and turns queued / waiting (as of the last create/claim/finish here). */
+  stats(): { running: number; queued: number; waiting: number } {
+    return { running: this.runner?.size ?? 0, queued: this.queuedCount, waiting: this.waitingCount };
+  }
+
+  /** Claim queued turns now (e.g. one put back in the queue by a decision). */
+  wake(): void {
+    if (this.started) this.runner?.wake();
   }
 
   private async refreshQueued(): Promise<void> {
     this.queuedCount = (await this.deps.store.idsWithStatus(['queued'])).length;
+    this.waitingCount = (await this.deps.store.idsWithStatus(['waiting'])).length;
   }
 }

@@ -7,5 +7,6 @@ import { schedules } from './001-schedules.js';
 import { workflows } from './002-workflows.js';
 import { brain } from './003-brain.js';
 import { turns } from './004-turns.js';
+import { approvals } from './005-approvals.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals];

@@ -1,0 +1,80 @@
+/**
+ * Postgres implementation of {@link ApprovalStore} (table `turn_approvals`, migration 005). A
+ * decision is one conditional UPDATE (`WHERE decision IS NULL`): under concurrent deciders on any
+ * instance, exactly one row update happens and the others see the recorded decision.
+ */
+import type { ApprovalDecisionInput, ApprovalStore, NewApproval, StoredApproval } from '../approval-store.js';
+import type { PgDatabase } from './pg-database.js';
+
+interface Row {
+  turn_id: string;
+  call_id: string;
+  name: string;
+  arguments: string;
+  label: string | null;
+  requested_at: string;
+  expires_at: string;
+  decision: 'approve' | 'reject' | null;
+  reason: string | null;
+  edited_arguments: string | null;
+  decided_at: string | null;
+  decided_by: 'client' | 'timeout' | null;
+}
+
+const COLUMNS = 'turn_id, call_id, name, arguments, label, requested_at, expires_at, decision, reason, edited_arguments, decided_at, decided_by';
+
+function fromRow(r: Row): StoredApproval {
+  return {
+    ...r,
+    arguments: JSON.parse(r.arguments) as unknown,
+    edited_arguments: r.edited_arguments === null ? null : (JSON.parse(r.edited_arguments) as Record<string, unknown>),
+  };
+}
+
+export class PgApprovalStore implements ApprovalStore {
+  constructor(private readonly db: PgDatabase) {}
+
+  async request(a: NewApproval): Promise<{ approval: StoredApproval; created: boolean }> {
+    const r = await this.db.query(
+      `INSERT INTO turn_approvals (turn_id, call_id, name, arguments, label, requested_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (turn_id, call_id) DO NOTHING`,
+      [a.turn_id, a.call_id, a.name, JSON.stringify(a.arguments ?? null), a.label, a.requested_at, a.expires_at],
+    );
+    return { approval: (await this.get(a.turn_id, a.call_id))!, created: r.rowCount === 1 };
+  }
+
+  async get(turnId: string, callId: string): Promise<StoredApproval | undefined> {
+    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM turn_approvals WHERE turn_id = $1 AND call_id = $2`, [turnId, callId]);
+    return rows[0] ? fromRow(rows[0]) : undefined;
+  }
+
+  async list(turnId: string): Promise<StoredApproval[]> {
+    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM turn_approvals WHERE turn_id = $1 ORDER BY seq`, [turnId]);
+    return rows.map(fromRow);
+  }
+
+  async decide(turnId: string, callId: string, d: ApprovalDecisionInput): Promise<{ won: boolean; approval: StoredApproval } | undefined> {
+    const r = await this.db.query(
+      `UPDATE turn_approvals SET decision = $1, reason = $2, edited_arguments = $3, decided_at = $4, decided_by = $5
+       WHERE turn_id = $6 AND call_id = $7 AND decision IS NULL`,
+      [d.decision, d.reason, d.edited_arguments === null ? null : JSON.stringify(d.edited_arguments), d.decided_at, d.decided_by, turnId, callId],
+    );
+    const approval = await this.get(turnId, callId);
+    return approval ? { won: r.rowCount === 1, approval } : undefined;
+  }
+
+  async expired(now: string, limit: number): Promise<{ turn_id: string; call_id: string }[]> {
+    const { rows } = await this.db.query<{ turn_id: string; call_id: string }>(
+      `SELECT a.turn_id, a.call_id FROM turn_approvals a JOIN turns t ON t.id = a.turn_id
+       WHERE a.decision IS NULL AND a.expires_at <= $1 AND t.status NOT IN ('completed', 'failed', 'cancelled')
+       ORDER BY a.expires_at LIMIT $2`,
+      [now, limit],
+    );
+    return rows;
+  }
+
+  async pendingCount(turnId: string): Promise<number> {
+    const { rows } = await this.db.query<{ n: string }>('SELECT COUNT(*) AS n FROM turn_approvals WHERE turn_id = $1 AND decision IS NULL', [turnId]);
+    return Number(rows[0].n);
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * Decisions on tool approvals (README "Tool approvals"), from clients (POST
+ * /v1/turns/{id}/approvals) and from the expiry sweep, on any instance:
+ * 1. the decision is stored with a conditional update — of two different decisions for one call
+ *    exactly one is recorded, the other gets 409 `approval_conflict`; repeating the recorded
+ *    decision answers 200 with the same result, also after the turn moved on;
+ * 2. `approval.resolved` is appended to the turn's event log;
+ * 3. when no decision of the turn is pending any more, the waiting turn is queued again
+ *    ({@link TurnQueue.enqueue}) and a runner resumes it from its checkpoint.
+ * A turn that goes to `waiting` after its last decision arrived (the decision raced the end of
+ * the round) is queued by {@link ApprovalService.afterWait}, which the runner calls after every
+ * pause: one of the two always sees the other's write.
+ */
+import type { TurnEvent } from '../../runtime/events.js';
+import type { AnyWorkerAgentTool } from '../../runtime/tool.js';
+import type { ApprovalDecisionInput, ApprovalStore, StoredApproval } from '../../store/approval-store.js';
+import type { EventLog } from '../../store/event-log.js';
+import type { TurnQueue } from '../../store/turn-queue.js';
+import type { TurnStore } from '../../store/turn-store.js';
+import { isFinished } from '../turn-outcome.js';
+import { approvalConflict, approvalNotFound, turnFinished } from './errors.js';
+import { checkEditedArguments } from './edited-arguments.js';
+import { approvalView, type ApprovalView } from './view.js';
+
+/** The reason stored when a call waited longer than APPROVAL_TIMEOUT_S. */
+export const TIMED_OUT = 'timed out';
+
+export interface ApprovalServiceDeps {
+  store: ApprovalStore;
+  turns: TurnStore;
+  queue: TurnQueue;
+  events: EventLog<TurnEvent>;
+  /** Wake this instance's runner (a turn was queued). */
+  wake: () => void;
+  /** The tool `name` (identity) of turn `turnId`, to validate edited arguments; undefined when it cannot be built. */
+  toolOf: (turnId: string, name: string) => Promise<AnyWorkerAgentTool | undefined>;
+  log?: { error: (o: object, m?: string) => void };
+}
+
+/** A client's decision (body of POST /v1/turns/{id}/approvals). */
+export interface DecisionBody {
+  call_id: string;
+  decision: 'approve' | 'reject';
+  reason?: string;
+  arguments?: Record<string, unknown>;
+}
+
+export class ApprovalService {
+  constructor(private readonly d: ApprovalServiceDeps) {}
+
+  /** Every approval of a turn (pending and decided), in request order. */
+  async list(turnId: string): Promise<ApprovalView[]> {
+    return (await this.d.store.list(turnId)).map(approvalView);
+  }
+
+  /** Pending approvals of a turn (none once it finished). */
+  async pending(turnId: string, finished: boolean): Promise<ApprovalView[]> {
+    if (finished) return [];
+    return (await this.d.store.list(turnId)).filter((a) => a.decision === null).map(approvalView);
+  }
+
+  /**
+   * Record a client's decision.
+   * @throws HttpError 404 `approval_not_found` (the turn never asked about this call), 409
+   *   `approval_conflict` (another decision is recorded), 409 `turn_finished` (the turn ended
+   *   before this call was decided), 400 `invalid_arguments` (edited arguments fail the tool's schema).
+   */
+  async decide(turnId: string, body: DecisionBody): Promise<ApprovalView> {
+    const existing = await this.d.store.get(turnId, body.call_id);
+    if (!existing) throw approvalNotFound(turnId, body.call_id);
+    if (existing.decision !== null) return this.repeated(existing, body.decision);
+    const turn = await this.d.turns.get(turnId);
+    if (!turn || isFinished(turn)) throw turnFinished(turnId, body.call_id, turn?.status ?? 'unknown');
+    if (body.decision === 'approve' && body.arguments) {
+      await checkEditedArguments(await this.d.toolOf(turnId, existing.name), existing.name, body.arguments);
+    }
+    const recorded = await this.record(turnId, body.call_id, {
+      decision: body.decision,
+      reason: body.decision === 'reject' ? body.reason?.trim() || 'no reason given' : (body.reason ?? null),
+      edited_arguments: body.decision === 'approve' ? (body.arguments ?? null) : null,
+      decided_at: new Date().toISOString(),
+      decided_by: 'client',
+    });
+    if (!recorded.won) return this.repeated(recorded.approval, body.decision);
+    return approvalView(recorded.approval);
+  }
+
+  /** Reject every pending approval whose time ran out (`timed out`); returns how many this instance decided. */
+  async sweep(now = new Date()): Promise<number> {
+    let n = 0;
+    for (const { turn_id, call_id } of await this.d.store.expired(now.toISOString(), 100)) {
+      try {
+        const r = await this.record(turn_id, call_id, { decision: 'reject', reason: TIMED_OUT, edited_arguments: null, decided_at: now.toISOString(), decided_by: 'timeout' });
+        if (r.won) n++;
+      } catch (err) {
+        this.d.log?.error({ err, turn_id, call_id }, 'expiring an approval failed');
+      }
+    }
+    return n;
+  }
+
+  /**
+   * After a run paused (status `waiting`): queue the turn again when nothing is pending any more
+   * or a cancel was requested meanwhile.
+   */
+  async afterWait(turnId: string): Promise<void> {
+    const cancel = await this.d.turns.cancelRequestedAt(turnId);
+    if (cancel || (await this.d.store.pendingCount(turnId)) === 0) await this.requeue(turnId);
+  }
+
+  private async record(turnId: string, callId: string, decision: ApprovalDecisionInput): Promise<{ won: boolean; approval: StoredApproval }> {
+    const r = await this.d.store.decide(turnId, callId, decision);
+    if (!r) throw approvalNotFound(turnId, callId);
+    if (!r.won) return r;
+    const a = r.approval;
+    await this.d.events.append(turnId, {
+      type: 'approval.resolved',
+      call_id: callId,
+      decision: decision.decision,
+      ...(decision.reason !== null ? { reason: decision.reason } : {}),
+      ...(a.edited_arguments ? { arguments: a.edited_arguments } : {}),
+    });
+    if ((await this.d.store.pendingCount(turnId)) === 0) await this.requeue(turnId);
+    return r;
+  }
+
+  private async requeue(turnId: string): Promise<void> {
+    if (await this.d.queue.enqueue(turnId)) this.d.wake();
+  }
+
+  private repeated(a: StoredApproval, decision: DecisionBody['decision']): ApprovalView {
+    if (a.decision !== decision) throw approvalConflict(a);
+    return approvalView(a);
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * Edited arguments of an approval are checked by the tool's own schema before they are stored,
+ * with the same validation a model's call gets (src/runtime/arguments.ts): invalid → 400
+ * `invalid_arguments` whose details list `{path, code, message}` per problem.
+ */
+import { validateToolArguments } from '../../runtime/arguments.js';
+import type { AnyWorkerAgentTool } from '../../runtime/tool.js';
+import { HttpError } from '../../http/errors.js';
+
+/**
+ * @throws HttpError 400 `invalid_arguments` when `args` do not pass `tool`'s schema; 409
+ *   `tool_unavailable` when the turn's tool cannot be built now to check them.
+ */
+export async function checkEditedArguments(tool: AnyWorkerAgentTool | undefined, name: string, args: Record<string, unknown>): Promise<void> {
+  if (!tool) {
+    throw new HttpError(409, 'tool_unavailable', `tool ${name} of this turn is not available on this instance now, so edited arguments cannot be checked; approve without arguments or retry`);
+  }
+  const v = validateToolArguments(tool, JSON.stringify(args));
+  if (v.ok) return;
+  const parsed = tool.schema.safeParse(args);
+  const details = parsed.success
+    ? [{ path: '', code: 'invalid_arguments', message: v.error.replace(/^Error: /, '').split('\n')[1] ?? v.error }]
+    : parsed.error.issues.map((i: { path: PropertyKey[]; code: string; message: string }) => ({ path: i.path.map(String).join('.'), code: i.code, message: i.message }));
+  throw new HttpError(400, 'invalid_arguments', `the edited arguments do not fit tool ${name}: ${v.error.replace(/^Error: invalid arguments for tool [^:]+:\s*/, '').split('\nExpected parameters')[0].replace(/\n/g, ' ')}`, details);
+}
