@@ -19,6 +19,7 @@ import { turnEventsLink } from '../src/http/stream-token.js';
 import { AgentIdSchema, CreateScheduleBodySchema, ScheduleStatusSchema, UpdateScheduleBodySchema } from '../src/schedules/schemas.js';
 import type { Schedule, ScheduleService } from '../src/schedules/types.js';
 import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
+import { assertApprovalTools } from '../src/turns/approvals/request-check.js';
 
 const IdParams = z.object({ id: z.string().min(1).max(100) });
 const ListQuery = z
@@ -53,6 +54,9 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
     // A schedule that could never run is refused now, not discovered as a failed run later.
     requireModel(services.turns.modelConfigured, body.model, services.config.MODEL);
     if (body.webhook) await assertWebhookTarget(body.webhook.url, webhookPolicy(services.config));
+    if (body.approvals) {
+      await assertApprovalTools(services, { agent_id: body.agent_id ?? 'default', model: body.model ?? undefined, tools: body.tools ?? services.config.DEFAULT_TOOLS, brain: body.brain, approvals: body.approvals });
+    }
     const { schedule, created } = await schedules().create(
       { ...body, agent_id: body.agent_id ?? 'default', tools: body.tools ?? services.config.DEFAULT_TOOLS },
       { created_by: { type: 'api' }, idempotencyKey: clientIdempotencyKey(request) },
@@ -77,6 +81,10 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
     const { id } = IdParams.parse(request.params);
     const body = UpdateScheduleBodySchema.parse(request.body ?? undefined);
     if (body.webhook) await assertWebhookTarget(body.webhook.url, webhookPolicy(services.config));
+    if (body.approvals) {
+      const s = await found(id);
+      await assertApprovalTools(services, { agent_id: s.agent_id, model: (body.model ?? s.model) ?? undefined, tools: body.tools ?? s.tools, brain: body.brain ?? s.brain, approvals: body.approvals });
+    }
     return withLinks(await schedules().update(id, body));
   });
 

@@ -159,6 +159,7 @@ export class Scheduler {
           ...(r.metadata !== null ? { metadata: r.metadata } : {}),
           ...(r.brain ? { brain: true } : {}),
           ...(r.webhook ? { webhook: r.webhook } : {}),
+          ...(r.approvals ? { approvals: r.approvals } : {}),
         },
         {
           origin: { type: 'schedule', schedule_id: run.schedule_id },

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { AgentIdSchema, MetadataSchema, ToolFamiliesSchema, TurnInputSchema } from '../turns/request-schemas.js';
 import { SCHEDULE_STATUSES } from './types.js';
 import { WebhookSpecSchema } from '../webhooks/webhook-spec.js';
+import { ApprovalsSchema } from '../turns/approvals/policy.js';
 
 // The turn request fields are the same as for POST /v1/turns (one definition).
 export { AgentIdSchema, METADATA_MAX_BYTES, MetadataSchema, ToolFamiliesSchema, TurnInputSchema } from '../turns/request-schemas.js';
@@ -57,6 +58,8 @@ export const CreateScheduleBodySchema = z
     ...SCHEDULE_OPTIONAL_FIELDS,
     /** REST only (the schedule tools never set a webhook). */
     webhook: WebhookSpecSchema.nullable().optional(),
+    /** The fired turns' `approvals` (README "Tool approvals"); REST only. */
+    approvals: ApprovalsSchema.nullable().optional(),
   })
   .strict();
 export type CreateScheduleBody = z.infer<typeof CreateScheduleBodySchema>;
@@ -68,6 +71,7 @@ export const UpdateScheduleBodySchema = z
     input: TurnInputSchema.optional(),
     ...SCHEDULE_OPTIONAL_FIELDS,
     webhook: WebhookSpecSchema.nullable().optional(),
+    approvals: ApprovalsSchema.nullable().optional(),
   })
   .strict()
   .refine((b) => Object.values(b).some((v) => v !== undefined), 'give at least one field to change');

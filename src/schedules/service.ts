@@ -72,6 +72,7 @@ function requestOf(input: CreateScheduleInput): ScheduleRequest {
     metadata: input.metadata ?? null,
     brain: input.brain ?? false,
     webhook: input.webhook ?? null,
+    approvals: input.approvals ?? null,
   };
 }
 
@@ -169,6 +170,7 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
         if (changes.metadata !== undefined) r.metadata = changes.metadata;
         if (changes.brain !== undefined) r.brain = changes.brain;
         if (changes.webhook !== undefined) r.webhook = changes.webhook;
+        if (changes.approvals !== undefined) r.approvals = changes.approvals;
         if (valid) {
           if (s.status === 'completed') {
             checkLimit(s.agent_id, liveCount);

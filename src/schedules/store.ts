@@ -108,6 +108,7 @@ export function toSchedule(s: StoredSchedule): Schedule {
     when: s.when,
     ...s.request,
     webhook: s.request.webhook ?? null, // absent in schedules stored before webhooks existed
+    approvals: s.request.approvals ?? null, // absent in schedules stored before approvals existed
     next_run_at: iso(s.next_run_at),
     last_run_at: iso(s.last_run_at),
     run_count: s.run_count,

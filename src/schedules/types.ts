@@ -8,6 +8,7 @@
 import type { ToolFamily } from '../config.js';
 import type { CreateTurnInput } from '../turns/turn-service-types.js';
 import type { WebhookSpec } from '../webhooks/webhook-spec.js';
+import type { RequestApprovals } from '../turns/approvals/policy.js';
 
 /** Units accepted by `when.after` (a week is 7 × 24 h of elapsed time, not calendar-aware). */
 export type AfterUnit = 'second' | 'minute' | 'hour' | 'day' | 'week';
@@ -46,6 +47,8 @@ export interface ScheduleRequest {
   brain: boolean;
   /** The fired turns' `webhook` (src/webhooks/webhook-spec.ts), or null. Set only through the REST API. */
   webhook: WebhookSpec | null;
+  /** The fired turns' `approvals` (README "Tool approvals"), or null (APPROVAL_POLICY). REST only. */
+  approvals?: RequestApprovals | null;
 }
 
 /** Who created a schedule. */
@@ -110,6 +113,7 @@ export interface CreateScheduleInput {
   metadata?: Record<string, unknown> | null;
   brain?: boolean;
   webhook?: WebhookSpec | null;
+  approvals?: RequestApprovals | null;
   paused?: boolean;
 }
 
@@ -135,6 +139,7 @@ export interface UpdateScheduleChanges {
   metadata?: Record<string, unknown> | null;
   brain?: boolean;
   webhook?: WebhookSpec | null;
+  approvals?: RequestApprovals | null;
   paused?: boolean;
 }
 
