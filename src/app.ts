@@ -21,6 +21,7 @@ import { healthRoutes } from '../routes/health.js';
 import { openapiRoutes } from '../routes/openapi.js';
 import { turnRoutes } from '../routes/turns.js';
 import { turnApprovalRoutes } from '../routes/turn-approvals.js';
+import { turnMessageRoutes } from '../routes/turn-messages.js';
 import { toolRoutes } from '../routes/tools.js';
 import { scheduleRoutes } from '../routes/schedules.js';
 import { workflowRoutes } from '../routes/workflows.js';
@@ -42,6 +43,7 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   openapiRoutes,
   turnRoutes,
   turnApprovalRoutes,
+  turnMessageRoutes,
   toolRoutes,
   consoleRoutes,
   scheduleRoutes,

@@ -27,6 +27,7 @@ import { assembleTools } from './assembly/assemble.js';
 import { ApprovalService } from './turns/approvals/approval-service.js';
 import { ApprovalSweeper } from './turns/approvals/sweeper.js';
 import { toolOfTurn } from './turns/approvals/turn-tools.js';
+import { TurnInputs } from './turns/inputs/turn-inputs.js';
 import { systemClock } from './schedules/clock.js';
 import { Scheduler, schedulerService } from './schedules/scheduler.js';
 import { createScheduleService } from './schedules/service.js';
@@ -77,6 +78,8 @@ export interface Services {
   turns: DefaultTurnService;
   /** Decisions on tool approvals (POST /v1/turns/{id}/approvals; README "Tool approvals"). */
   approvals: ApprovalService;
+  /** Steering messages into unfinished turns (POST /v1/turns/{id}/messages; usable by any service). */
+  inputs: TurnInputs;
   /** Given to every turn's families as `ctx.services`. */
   registry: ServiceRegistry;
   /** Undefined when no model endpoint is configured (POST /v1/turns → 503 model_not_configured). */
@@ -165,8 +168,10 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const modelClients: ModelClients | undefined =
     rawClients && Object.fromEntries(Object.entries(rawClients).map(([api, c]) => [api, c && instrumentModel(c, { metrics, tracing, log })]));
   const modelClient = modelClients?.[config.MODEL_API] ?? (overrides.modelClient && instrumentModel(overrides.modelClient, { metrics, tracing, log }));
+  const inputs = new TurnInputs({ store: engine.turnInputs, turns: turnStore, events: eventLog });
   const turns = new DefaultTurnService({
     config,
+    inputs,
     store: turnStore,
     queue: turnQueue,
     checkpoints,
@@ -220,6 +225,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     checkpoints,
     turns,
     approvals,
+    inputs,
     registry,
     modelClient,
     streamTokens:

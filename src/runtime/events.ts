@@ -146,6 +146,24 @@ export const ApprovalResolvedEvent = z.object({
   arguments: z.record(z.string(), z.unknown()).optional(),
 });
 
+/**
+ * A steering message was stored for this turn (POST /v1/turns/{id}/messages, or a double-text with
+ * `multitask_strategy: steer`); it is added to the transcript at the next round boundary.
+ */
+export const InputQueuedEvent = z.object({
+  type: z.literal('input.queued'),
+  message_id: z.string(),
+});
+
+/**
+ * A steering message was added to the transcript as a user message, before the next model
+ * request (between rounds, never inside one). Once per message, in the order they were queued.
+ */
+export const InputAppliedEvent = z.object({
+  type: z.literal('input.applied'),
+  message_id: z.string(),
+});
+
 export const TurnCompletedEvent = z.object({
   type: z.literal('turn.completed'),
   output_text: z.string(),
@@ -182,6 +200,8 @@ export const TurnEvent = z.discriminatedUnion('type', [
   TurnWarningEvent,
   ApprovalRequestedEvent,
   ApprovalResolvedEvent,
+  InputQueuedEvent,
+  InputAppliedEvent,
   TurnCompletedEvent,
   TurnFailedEvent,
   TurnCancelledEvent,

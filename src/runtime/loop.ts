@@ -31,6 +31,8 @@
  * after every round that continues, and `checkpoint(state, next)` once before the terminal event
  * with the final state. `resume` continues a stored state: `turn.resumed {from_step}` instead of
  * `turn.started`, and a pending round is dispatched without a new model request.
+ * Steering: `atRoundBoundary` adds messages between rounds (never inside one), checkpointed with
+ * their cursor before the next request; one arriving while the model answers makes one more round.
  * `runTurn` never throws; `emit` is awaited for every event (back-pressure).
  */
 import { CircuitBreaker } from './circuit-breaker.js';
@@ -138,11 +140,18 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
 
   const breaker = new CircuitBreaker(state.breaker);
   let priorCalls = opts.resume?.priorCalls;
+  // Steering input at a round boundary: appended, checkpointed with its cursor, then announced.
+  const takeInput = async (): Promise<boolean> => {
+    const input = await opts.atRoundBoundary?.(state).catch(() => undefined);
+    if (!input) return false;
+    state.transcript.push(...input.items);
+    state.inputCursor = input.cursor;
+    await checkpoint(state);
+    await input.applied?.().catch(() => undefined);
+    return input.items.length > 0;
+  };
   for (;;) {
-    if (!state.round && opts.atRoundBoundary) {
-      const added = await opts.atRoundBoundary(state).catch(() => undefined);
-      if (added?.length) state.transcript.push(...added);
-    }
+    if (!state.round) await takeInput();
     const r = await runRound(state, {
       model: opts.model,
       modelName: opts.modelName,
@@ -163,6 +172,8 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     });
     priorCalls = undefined;
     state = r.state;
+    // A message that arrived during the answering round gets one more round (the turn goes on).
+    if (r.next.type === 'completed' && r.next.stopReason === 'stop' && (await takeInput())) continue;
     if (r.next.type !== 'run_again') return finish(r.next);
     await checkpoint(state);
   }

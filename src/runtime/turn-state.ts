@@ -72,6 +72,11 @@ export interface TurnState {
   lastText: string;
   breaker: CircuitBreakerSnapshot;
   round?: PendingRound;
+  /**
+   * Highest seq of the turn's steering messages already in `transcript` (src/turns/inputs/); unset
+   * = none. Checkpointed with the messages, so each is applied exactly once.
+   */
+  inputCursor?: number;
   /** Crashes that cut the same step (crash-loop detection). */
   crashes?: { step: number; count: number };
   /**

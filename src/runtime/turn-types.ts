@@ -106,15 +106,27 @@ export interface RunTurnOptions<TTurn = unknown> {
   /** Seq of the last stored event (default: events emitted by this call). */
   lastSeq?: () => number;
   /**
-   * Called at each round boundary (no round pending) before the model request; returned items
-   * (e.g. steering messages) are appended to the transcript first.
+   * Called at each round boundary (no round pending) before the model request, and once more when
+   * the model answered (stop): returned items (steering messages) are appended to the transcript,
+   * `state.inputCursor` is set to `cursor`, the state is checkpointed, then `applied()` is called.
+   * Items returned after an answer make the turn go on with one more round. A throw is ignored.
    */
-  atRoundBoundary?: (state: TurnState) => Promise<TranscriptItem[] | void>;
+  atRoundBoundary?: (state: TurnState) => Promise<BoundaryInput | undefined | void>;
   /**
    * The turn's approval gate (src/runtime/approval-gate.ts): a round with calls waiting for a
    * decision ends the run with status `waiting` (checkpointed; no terminal event).
    */
   approvals?: ApprovalGate;
+}
+
+/** What {@link RunTurnOptions.atRoundBoundary} returns when it has something to add. */
+export interface BoundaryInput {
+  /** Appended to the transcript before the next model request (e.g. user messages). */
+  items: TranscriptItem[];
+  /** Stored as `state.inputCursor` in the same checkpoint as `items`. */
+  cursor: number;
+  /** Called after that checkpoint (e.g. to mark the inputs applied and emit events). Must not throw. */
+  applied?: () => Promise<void>;
 }
 
 /** `waiting`: paused at a checkpoint (no terminal event; resumed later). */

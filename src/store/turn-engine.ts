@@ -1,5 +1,5 @@
 /**
- * The turn-side ports — turn store, turn queue, checkpoints, and the event logs of turns and
+ * The turn-side ports — turn store, turn queue, checkpoints, steering inputs, and the event logs of turns and
  * workflows with their notifiers — on the engine DATABASE_URL picks:
  * - unset: SQLite on the service's handle (DATA_DIR/service.db), in-process wake-ups;
  * - `postgres://…`: the Postgres implementations (src/store/postgres/) on the control-plane pool,
@@ -29,6 +29,9 @@ import { SqliteTurnQueue } from './sqlite-turn-queue.js';
 import { SqliteTurnStore } from './sqlite-turn-store.js';
 import type { TurnQueue } from './turn-queue.js';
 import type { TurnStore } from './turn-store.js';
+import type { TurnInputStore } from '../turns/inputs/input-store.js';
+import { SqliteTurnInputStore } from './sqlite-turn-input-store.js';
+import { PgTurnInputStore } from './postgres/pg-turn-input-store.js';
 
 export interface TurnEngine {
   turnStore: TurnStore;
@@ -36,6 +39,8 @@ export interface TurnEngine {
   checkpoints: TurnCheckpointStore;
   /** Tool approvals of turns (README "Tool approvals"). */
   approvals: ApprovalStore;
+  /** Steering messages of turns (src/turns/inputs/). */
+  turnInputs: TurnInputStore;
   eventLog: PublishedEventLog<TurnEvent>;
   workflowEvents: PublishedEventLog<WorkflowEvent>;
   /** A turn's stored trace, synchronously (for the tracing wrapper); Postgres: as known to this instance. */
@@ -61,6 +66,7 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
       turnQueue: new SqliteTurnQueue(db),
       checkpoints: new SqliteCheckpointStore(db),
       approvals: new SqliteApprovalStore(db),
+      turnInputs: new SqliteTurnInputStore(db),
       eventLog: new PublishedEventLog(new SqliteEventLog<TurnEvent>(db), new InProcessEventNotifier<TurnEvent>()),
       workflowEvents: new PublishedEventLog(new SqliteEventLog<WorkflowEvent>(db), new InProcessEventNotifier<WorkflowEvent>()),
       listen: () => undefined,
@@ -82,6 +88,7 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
     turnQueue: new PgTurnQueue(pg),
     checkpoints: new PgCheckpointStore(pg),
     approvals: new PgApprovalStore(pg),
+    turnInputs: new PgTurnInputStore(pg),
     eventLog: new PublishedEventLog(turnLog, turnNotifier),
     workflowEvents: new PublishedEventLog(workflowLog, workflowNotifier),
     listen: () => (turnNotifier.listenState === 'ok' && workflowNotifier.listenState === 'ok' ? 'ok' : 'reconnecting'),

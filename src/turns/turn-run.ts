@@ -33,6 +33,7 @@ import { buildTurnContext } from './turn-context.js';
 import { inputItems } from './turn-input.js';
 import { outcomeFromEvent } from './turn-outcome.js';
 import type { CreateTurnInput, TurnRecord } from './turn-service-types.js';
+import type { TurnInputs } from './inputs/turn-inputs.js';
 
 export type RunTurnFn = (options: RunTurnOptions<TurnContext>) => Promise<RunTurnResult>;
 
@@ -51,6 +52,8 @@ export interface TurnRunDeps {
   bindings?: TaskBindingResolver;
   /** Stored tool approvals (README "Tool approvals"); unset: no call waits for approval. */
   approvals?: ApprovalStore;
+  /** Steering messages, applied at round boundaries (absent: none). */
+  inputs?: TurnInputs;
   log?: { info: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
 }
 
@@ -188,6 +191,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       ...(live?.finalAnswerGuard ? { finalAnswerGuard: live.finalAnswerGuard } : {}),
       ...(resume ? { resume } : {}),
       ...(d.approvals ? { approvals: turnApprovalGate(d, id, request, ctx) } : {}),
+      ...(d.inputs ? { atRoundBoundary: d.inputs.boundary(id, emit) } : {}),
       checkpoint: async (s, next) => {
         if (c.detached() && !c.cancelRequested() && next?.type === 'cancelled') return;
         await checkpointer.save(s, next);

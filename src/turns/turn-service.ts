@@ -31,6 +31,7 @@ import { TurnRunner } from './turn-runner.js';
 import type { RunTurnFn } from './turn-run.js';
 import type { CreateTurnInput, CreateTurnOptions, TurnRecord, TurnService } from './turn-service-types.js';
 import { Waiters } from './waiters.js';
+import type { TurnInputs } from './inputs/turn-inputs.js';
 import { newTurnTrace } from '../telemetry/trace-context.js';
 
 export type { RunTurnFn };
@@ -51,6 +52,8 @@ export interface TurnServiceDeps {
   assembleTools?: typeof defaultAssemble;
   /** Rebuilds workflow task bindings (set by the workflow service; see src/turns/task-binding.ts). */
   bindings?: TaskBindingResolver;
+  /** Steering messages (src/turns/inputs/): applied by the runner at round boundaries. */
+  inputs?: TurnInputs;
   /** This instance's id in queue claims [a fresh UUIDv7]. */
   instanceId?: string;
   /** Stored tool approvals (src/turns/approvals/); unset: no call waits for approval. */

@@ -8,5 +8,6 @@ import { workflows } from './002-workflows.js';
 import { brain } from './003-brain.js';
 import { turns } from './004-turns.js';
 import { approvals } from './005-approvals.js';
+import { turnInputs } from './006-turn-inputs.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs];

@@ -1,0 +1,26 @@
+/**
+ * Steering a turn (README.md "Steer a running turn"):
+ * - POST /v1/turns/{id}/messages `{content}` on a queued, running or waiting turn → 202
+ *   `{message_id, turn_id, seq, status: "queued", created_at}`; the message is stored at once
+ *   (event `input.queued`) and added to the transcript as a user message before the turn's next
+ *   model request (event `input.applied`). A finished turn → 409 `turn_finished` (details carry
+ *   `hint.previous_turn_id`); unknown turn → 404.
+ */
+import { z } from 'zod';
+import type { RoutePlugin } from '../src/http/route-plugin.js';
+import { MAX_INPUT_CHARS } from '../src/turns/inputs/turn-inputs.js';
+import { TurnIdParams } from './turn-schemas.js';
+
+export const SteerTurnBody = z.strictObject({
+  /** The message, as the user would type it. */
+  content: z.string().min(1).max(MAX_INPUT_CHARS),
+});
+
+export const turnMessageRoutes: RoutePlugin = async (app, { services }) => {
+  app.post('/v1/turns/:id/messages', async (request, reply) => {
+    const { id } = TurnIdParams.parse(request.params);
+    const body = SteerTurnBody.parse(request.body ?? undefined);
+    const queued = await services.inputs.send(id, body.content, 'api');
+    return reply.code(202).header('Location', `/v1/turns/${encodeURIComponent(id)}`).send(queued);
+  });
+};

@@ -1,0 +1,40 @@
+/**
+ * Postgres implementation of {@link TurnInputStore} (table from migration 006). An add takes a
+ * per-turn transaction-scoped advisory lock before reading `max(seq)`, so concurrent adds on any
+ * instance get consecutive seqs; marking is one `UPDATE … RETURNING` (a row is returned by the
+ * one statement that changed it).
+ */
+import type { NewTurnInput, StoredTurnInput, TurnInputStore } from '../../turns/inputs/input-store.js';
+import type { PgDatabase } from './pg-database.js';
+
+const COLUMNS = 'id, turn_id, seq, content, source, created_at, applied_at';
+
+export class PgTurnInputStore implements TurnInputStore {
+  constructor(private readonly db: PgDatabase) {}
+
+  async add(input: NewTurnInput): Promise<StoredTurnInput> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('turn-input:' || $1))`, [input.turn_id]);
+      const { rows } = await tx.query<StoredTurnInput>(
+        `INSERT INTO turn_inputs (turn_id, seq, id, content, source, created_at)
+         SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $5 FROM turn_inputs WHERE turn_id = $1
+         RETURNING ${COLUMNS}`,
+        [input.turn_id, input.id, input.content, input.source, input.created_at],
+      );
+      return rows[0];
+    });
+  }
+
+  async listAfter(turnId: string, afterSeq: number): Promise<StoredTurnInput[]> {
+    const { rows } = await this.db.query<StoredTurnInput>(`SELECT ${COLUMNS} FROM turn_inputs WHERE turn_id = $1 AND seq > $2 ORDER BY seq`, [turnId, afterSeq]);
+    return rows;
+  }
+
+  async markApplied(turnId: string, uptoSeq: number, at: string): Promise<StoredTurnInput[]> {
+    const { rows } = await this.db.query<StoredTurnInput>(
+      `UPDATE turn_inputs SET applied_at = $1 WHERE turn_id = $2 AND seq <= $3 AND applied_at IS NULL RETURNING ${COLUMNS}`,
+      [at, turnId, uptoSeq],
+    );
+    return rows.sort((a, b) => a.seq - b.seq);
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * TurnInputs: steering a turn that has not finished. `send` stores a message at once (with event
+ * `input.queued {message_id}`); the turn's runner adds it to the transcript as a user message at
+ * the next round boundary — after a round's calls are answered, before the next model request,
+ * never inside a round — with event `input.applied {message_id}`. Messages are applied in the
+ * order they were stored, each exactly once, also across a restart:
+ *
+ * - the turn's checkpoint carries an input cursor (`TurnState.inputCursor`, the highest seq in its
+ *   transcript); the messages and the cursor are checkpointed together before the model request;
+ * - only then are the messages marked applied and `input.applied` stored, so a crash in between
+ *   stores the events at the next boundary (the cursor says the messages are in), never the
+ *   messages twice.
+ *
+ * Any caller may use it: the HTTP route (POST /v1/turns/{id}/messages), double-texting
+ * (`multitask_strategy: steer`), other services (background jobs). It is engine-neutral: the
+ * messages live in a {@link TurnInputStore} (SQLite or Postgres), the events in the turn's log.
+ */
+import { randomUUID } from 'node:crypto';
+import { DomainError } from '../../errors.js';
+import type { TranscriptItem } from '../../model/port.js';
+import type { TurnEvent } from '../../runtime/events.js';
+import type { BoundaryInput } from '../../runtime/turn-types.js';
+import type { TurnState } from '../../runtime/turn-state.js';
+import type { EventLog } from '../../store/event-log.js';
+import type { TurnStore } from '../../store/turn-store.js';
+import { isFinished } from '../turn-outcome.js';
+import type { StoredTurnInput, TurnInputStore } from './input-store.js';
+
+/** Longest steering message, characters. */
+export const MAX_INPUT_CHARS = 100_000;
+
+/** What `send` returns (the 202 body of POST /v1/turns/{id}/messages). */
+export interface QueuedInput {
+  message_id: string;
+  turn_id: string;
+  /** Position among the turn's messages, from 1. */
+  seq: number;
+  status: 'queued';
+  created_at: string;
+}
+
+export interface TurnInputsDeps {
+  store: TurnInputStore;
+  turns: Pick<TurnStore, 'get'>;
+  /** The turn event log (stored, then notified). */
+  events: EventLog<TurnEvent>;
+  clock?: () => Date;
+}
+
+/** 409 `turn_finished`: steering a turn that already ended; continue it with a new turn instead. */
+export function turnFinished(id: string, status: string): DomainError {
+  return new DomainError(
+    'turn_finished',
+    `turn ${id} has already finished (${status}); send the message as a new turn with "previous_turn_id": "${id}" to continue the conversation`,
+    409,
+    { turn_id: id, status, hint: { previous_turn_id: id } },
+  );
+}
+
+/** The transcript item of a steering message. */
+export function inputMessage(input: Pick<StoredTurnInput, 'content'>): TranscriptItem {
+  return { type: 'message', role: 'user', content: input.content };
+}
+
+export class TurnInputs {
+  private readonly clock: () => Date;
+
+  constructor(private readonly d: TurnInputsDeps) {
+    this.clock = d.clock ?? (() => new Date());
+  }
+
+  /**
+   * Store `content` for turn `turnId` (queued, running or waiting) and log `input.queued`.
+   * @param source who sent it (`api`, `double_text`, a service name); stored with the message.
+   * @throws DomainError 404 `not_found` (no such turn), 409 `turn_finished` (with a hint to use
+   *   `previous_turn_id`), 400 `invalid_input` (empty or longer than {@link MAX_INPUT_CHARS}).
+   */
+  async send(turnId: string, content: string, source = 'api'): Promise<QueuedInput> {
+    if (content.length === 0 || content.length > MAX_INPUT_CHARS) {
+      throw new DomainError('invalid_input', `a steering message must be 1..${MAX_INPUT_CHARS} characters (got ${content.length})`, 400);
+    }
+    const rec = await this.d.turns.get(turnId);
+    if (!rec) throw new DomainError('not_found', `turn ${turnId} not found`, 404);
+    if (isFinished(rec)) throw turnFinished(turnId, rec.status);
+    const stored = await this.d.store.add({ id: `msg_${randomUUID().replaceAll('-', '')}`, turn_id: turnId, content, source, created_at: this.clock().toISOString() });
+    await this.d.events.append(turnId, { type: 'input.queued', message_id: stored.id });
+    return { message_id: stored.id, turn_id: turnId, seq: stored.seq, status: 'queued', created_at: stored.created_at };
+  }
+
+  /**
+   * The round-boundary hook of one run of turn `turnId` (`RunTurnOptions.atRoundBoundary`): the
+   * messages after the state's input cursor as user messages, the new cursor, and `applied()`,
+   * which (after the loop checkpointed them) marks them and emits `input.applied` through `emit`
+   * — also for messages a crash left applied but unannounced.
+   */
+  boundary(turnId: string, emit: (e: TurnEvent) => Promise<void> | void): (state: TurnState) => Promise<BoundaryInput | undefined> {
+    return async (state) => {
+      const cursor = state.inputCursor ?? 0;
+      const fresh = await this.d.store.listAfter(turnId, cursor);
+      const upto = fresh.at(-1)?.seq ?? cursor;
+      const applied = async () => {
+        if (upto === 0) return;
+        for (const m of await this.d.store.markApplied(turnId, upto, this.clock().toISOString())) await emit({ type: 'input.applied', message_id: m.id });
+      };
+      if (fresh.length === 0) {
+        await applied(); // announce what a crash left unannounced (usually nothing)
+        return undefined;
+      }
+      return { items: fresh.map(inputMessage), cursor: upto, applied };
+    };
+  }
+}
