@@ -7,6 +7,7 @@ import { MODEL_APIS } from '../src/config.js';
 import { SKILL_NAME } from '../src/skills/skill-format.js';
 import { WebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
 import { ApprovalsSchema } from '../src/turns/approvals/policy.js';
+import { MULTITASK_STRATEGIES } from '../src/turns/turn-service-types.js';
 import {
   AgentIdSchema as AgentId,
   IdempotencyKeySchema,
@@ -35,6 +36,8 @@ export const CreateTurnBody = z.strictObject({
   tools: ToolFamilies.optional(),
   max_steps: z.number().int().min(1).max(500).optional(),
   previous_turn_id: z.string().min(1).max(100).optional(),
+  /** Double-texting: what to do when `previous_turn_id` is still active (src/turns/turn-service-types.ts). */
+  multitask_strategy: z.enum(MULTITASK_STRATEGIES).optional(),
   metadata: Metadata.optional(),
   brain: z.boolean().optional(),
   /** Skills enabled for this turn instead of the agent's list (names from GET /v1/skills). */

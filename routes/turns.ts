@@ -3,6 +3,8 @@
  * - POST /v1/turns — create; `Accept: text/event-stream` → 200 SSE from the first event;
  *   otherwise 202 `{id, status, links}`; `?wait=true` → 200 with the final turn.
  *   `Idempotency-Key`: same key + same body → the same turn; different body → 409.
+ *   `previous_turn_id` of an active turn: `multitask_strategy` decides (reject → 409, enqueue,
+ *   interrupt, steer → 202 `{id: <that turn>, steered: true, message_id}` whatever the Accept/wait).
  * - GET /v1/turns — newest first, `agent_id`/`status` filters, cursor pagination.
  * - GET /v1/turns/{id} — the turn record, with `pending_approvals` (routes/turn-approvals.ts).
  * Every turn returned (wait=true, list, get, cancel) carries `links` (self, events, cancel).
@@ -80,6 +82,10 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       onReplay: () => markReplayed(reply),
     });
     const links = turnLinks(turn.id, services.streamTokens);
+    if (turn.steered) {
+      // Double-texting `steer`: no new turn; the input went into the active previous turn.
+      return reply.code(202).header('Location', links.self).send({ id: turn.id, status: turn.status, steered: true, message_id: turn.steered.message_id, links });
+    }
 
     if (reply.sse) {
       reply.header('Location', links.self).header('X-Turn-Id', turn.id);

@@ -3,13 +3,14 @@
  * ms epoch). A claim is one conditional UPDATE inside an immediate transaction — the pattern of
  * the scheduler's slot claims — so two claimers (threads, processes on the same file) never get
  * the same turn. `lease_until = 0` marks a turn released by its owner; a lease that ran out (or
- * was marked lost at start) is any other value below now.
+ * was marked lost at start) is any other value below now. A `queued` turn with `lease_until` set
+ * was deferred by its runner and is claimable from that time on.
  */
 import type { Database } from './database.js';
 import { StatementCache } from './statement-cache.js';
 import type { ClaimedTurn, TurnQueue } from './turn-queue.js';
 
-const CLAIMABLE = `(status = 'queued' OR (status = 'running' AND (lease_until IS NULL OR lease_until < @now)))`;
+const CLAIMABLE = `((status = 'queued' AND (lease_until IS NULL OR lease_until <= @now)) OR (status = 'running' AND (lease_until IS NULL OR lease_until < @now)))`;
 
 export class SqliteTurnQueue implements TurnQueue {
   private readonly claimTx;
@@ -57,6 +58,13 @@ export class SqliteTurnQueue implements TurnQueue {
 
   async release(id: string, owner: string): Promise<void> {
     this.sql.get(`UPDATE turns SET owner = NULL, lease_until = 0 WHERE id = ? AND owner = ? AND status = 'running'`).run(id, owner);
+  }
+
+  async defer(id: string, owner: string, until: number): Promise<boolean> {
+    const r = this.db
+      .prepare(`UPDATE turns SET status = 'queued', owner = NULL, lease_until = ? WHERE id = ? AND owner = ? AND status = 'running'`)
+      .run(until, id, owner);
+    return r.changes === 1;
   }
 
   async wait(id: string, owner: string): Promise<boolean> {

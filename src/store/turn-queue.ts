@@ -42,6 +42,12 @@ export interface TurnQueue {
   finish(id: string, owner: string): Promise<void>;
   /** Give the turn up without finishing it (claimable again at once, resumed from its checkpoint). */
   release(id: string, owner: string): Promise<void>;
+  /**
+   * Give a running turn owned by `owner` back as `queued`, claimable again from `until` (ms epoch)
+   * on — a turn that cannot start yet (its `previous_turn_id` is still running). False when
+   * `owner` does not hold it.
+   */
+  defer(id: string, owner: string, until: number): Promise<boolean>;
   /** Put a running turn owned by `owner` into `waiting` (a pause at a checkpoint). */
   wait(id: string, owner: string): Promise<boolean>;
   /**

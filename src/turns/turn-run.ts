@@ -31,7 +31,7 @@ import type { TaskBindingResolver } from './task-binding.js';
 import { TurnCheckpointer } from './turn-checkpoints.js';
 import { buildTurnContext } from './turn-context.js';
 import { inputItems } from './turn-input.js';
-import { outcomeFromEvent } from './turn-outcome.js';
+import { isFinished, outcomeFromEvent } from './turn-outcome.js';
 import type { CreateTurnInput, TurnRecord } from './turn-service-types.js';
 import type { TurnInputs } from './inputs/turn-inputs.js';
 
@@ -79,9 +79,11 @@ export async function storedTranscript(d: Pick<TurnRunDeps, 'store' | 'checkpoin
 /**
  * How a run ended: `finished` (the record is finished), `detached` (stopped without ending the
  * turn: shutdown or lost lease — it resumes from its checkpoint), `waiting` (paused at a
- * checkpoint; claimable again once enqueued).
+ * checkpoint; claimable again once enqueued), `deferred` (not started: its `previous_turn_id` is
+ * still active — double-texting with `multitask_strategy: enqueue` or `interrupt`; it goes back to
+ * the queue and is claimed again shortly).
  */
-export type RunEnd = 'finished' | 'detached' | 'waiting';
+export type RunEnd = 'finished' | 'detached' | 'waiting' | 'deferred';
 
 export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl): Promise<RunEnd> {
   const rec = await d.store.get(id);
@@ -129,6 +131,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     let checkpointer: TurnCheckpointer;
     if (!cp) {
       let input = inputItems(request.input);
+      if (request.previous_turn_id && !(await previousFinished(d, request.previous_turn_id))) return 'deferred';
       if (request.previous_turn_id) {
         await c.waitFinished(request.previous_turn_id, c.controller.signal).catch(() => undefined);
         input = [...(await storedTranscript(d, request.previous_turn_id)), ...input];
@@ -219,6 +222,12 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
 function turnApprovalGate(d: TurnRunDeps, id: string, request: CreateTurnInput, ctx: TurnContext) {
   const policy = effectivePolicy(request.approvals, d.config.APPROVAL_POLICY);
   return createTurnApprovalGate({ store: d.approvals!, turnId: id, policy, timeoutS: d.config.APPROVAL_TIMEOUT_S, turnContext: ctx });
+}
+
+/** True when turn `id` is finished (or unknown): a turn continuing it may start. */
+async function previousFinished(d: Pick<TurnRunDeps, 'store'>, id: string): Promise<boolean> {
+  const prev = await d.store.get(id);
+  return !prev || isFinished(prev);
 }
 
 function terminalFromResult(r: RunTurnResult): TurnEvent {

@@ -10,6 +10,8 @@ import type { TurnQueue } from '../store/turn-queue.js';
 import { runClaimedTurn, type RunControl, type TurnRunDeps } from './turn-run.js';
 
 export const HEARTBEAT_MS = 1000;
+/** How long a turn that cannot start yet (its previous turn is active) stays out of the queue. */
+export const DEFER_MS = 500;
 
 interface Running {
   controller: AbortController;
@@ -121,6 +123,7 @@ export class TurnRunner {
         else if (end === 'waiting') {
           if (await this.d.queue.wait(id, this.d.owner)) await this.d.onWaiting?.(id);
         }
+        else if (end === 'deferred') await this.d.queue.defer(id, this.d.owner, Date.now() + DEFER_MS);
         else await this.d.queue.finish(id, this.d.owner);
       })
       .catch((err) => this.d.log?.error({ err, turn_id: id }, 'turn run crashed'))

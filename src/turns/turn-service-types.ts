@@ -10,6 +10,10 @@ import type { StoredTaskBinding, TurnKind, TurnOrigin, TurnRecordStatus } from '
 
 export type { TurnRecordStatus };
 
+/** See {@link CreateTurnInput.multitask_strategy}. */
+export const MULTITASK_STRATEGIES = ['reject', 'enqueue', 'interrupt', 'steer'] as const;
+export type MultitaskStrategy = (typeof MULTITASK_STRATEGIES)[number];
+
 /** A turn request as accepted by POST /v1/turns (after zod validation and defaults). */
 export interface CreateTurnInput {
   input: string | { role: 'user' | 'assistant' | 'system' | 'developer'; content: string }[];
@@ -21,6 +25,14 @@ export interface CreateTurnInput {
   tools?: ToolFamily[];
   max_steps?: number;
   previous_turn_id?: string;
+  /**
+   * Double-texting: what to do when `previous_turn_id` is still active (queued, running, waiting).
+   * `reject` (default): 409 `previous_turn_active`; `enqueue`: this turn waits as queued and runs
+   * on the previous turn's final transcript when it ends; `interrupt`: the previous turn is
+   * cancelled (its completed rounds stay) and this one runs on that transcript; `steer`: the input
+   * goes into the previous turn as a steering message (no new turn). Ignored when it has finished.
+   */
+  multitask_strategy?: MultitaskStrategy;
   metadata?: Record<string, unknown>;
   brain?: boolean;
   /** Webhook for the terminal event (src/webhooks/webhook-spec.ts); checked by the route. */
@@ -67,6 +79,11 @@ export interface TurnRecord {
   metadata: Record<string, unknown> | null;
   /** W3C trace id of the turn's trace (32 hex digits; src/telemetry/trace-context.ts). */
   trace_id: string | null;
+  /**
+   * Set only by `create` with `multitask_strategy: steer` on an active previous turn: this record
+   * is that turn, and the input went into it as steering message `message_id`.
+   */
+  steered?: { message_id: string };
   /** First non-empty line of the turn's input (≤ 120 characters), for lists; null when it has no text. */
   input_preview?: string | null;
 }

@@ -36,6 +36,14 @@ import { newTurnTrace } from '../telemetry/trace-context.js';
 
 export type { RunTurnFn };
 
+function previousTurnActive(prev: TurnRecord): HttpError {
+  return new HttpError(
+    409,
+    'previous_turn_active',
+    `previous turn ${prev.id} has not finished (status ${prev.status}); wait for it, or send "multitask_strategy": "enqueue", "interrupt" or "steer"`,
+  );
+}
+
 export interface TurnServiceDeps {
   config: Config;
   store: TurnStore;
@@ -107,7 +115,10 @@ export class DefaultTurnService implements TurnService {
   /**
    * @throws HttpError 503 `model_not_configured`, 400 `model_required` (no `model` and no MODEL),
    *   409 `idempotency_key_reused` (same key, different body), 404 `previous_turn_not_found`,
-   *   409 `previous_turn_active`, 409 `agent_mismatch`, 503 `shutting_down`.
+   *   409 `previous_turn_active` (previous turn active and `multitask_strategy` reject), 409
+   *   `agent_mismatch`, 503 `shutting_down`; with `steer` on an active previous turn also
+   *   `TurnInputs.send`'s errors. Double-texting: see {@link CreateTurnInput.multitask_strategy};
+   *   `steer` returns the previous turn with `steered` set instead of a new turn.
    */
   async create(input: CreateTurnInput, options: CreateTurnOptions = {}): Promise<TurnRecord> {
     const { config, store } = this.deps;
@@ -127,14 +138,19 @@ export class DefaultTurnService implements TurnService {
         return (await store.get(existing.id))!;
       }
     }
+    let interrupt: string | undefined;
     if (input.previous_turn_id !== undefined) {
       const prev = await store.get(input.previous_turn_id);
       if (!prev) throw new HttpError(404, 'previous_turn_not_found', `previous turn ${input.previous_turn_id} not found`);
-      if (!isFinished(prev)) {
-        throw new HttpError(409, 'previous_turn_active', `previous turn ${prev.id} has not finished (status ${prev.status})`);
-      }
       if (prev.agent_id !== input.agent_id) {
         throw new HttpError(409, 'agent_mismatch', `previous turn ${prev.id} belongs to agent ${prev.agent_id}`);
+      }
+      if (!isFinished(prev)) {
+        const strategy = input.multitask_strategy ?? 'reject';
+        if (strategy === 'reject') throw previousTurnActive(prev);
+        if (strategy === 'steer') return this.steer(prev, input);
+        if (strategy === 'interrupt') interrupt = prev.id;
+        // enqueue / interrupt: the new turn is deferred by its runner until `prev` has finished.
       }
     }
 
@@ -154,9 +170,19 @@ export class DefaultTurnService implements TurnService {
       trace: newTurnTrace(options.traceparent),
     });
     const rec = (await store.get(id))!;
+    if (interrupt) void this.cancel(interrupt).catch((err) => this.deps.log?.error({ err, turn_id: interrupt }, 'interrupting the previous turn failed'));
     if (this.started) this.runner?.wake();
     await this.refreshQueued();
     return rec;
+  }
+
+  /** Double-texting `steer`: the new input goes into `prev` as a steering message. */
+  private async steer(prev: TurnRecord, input: CreateTurnInput): Promise<TurnRecord> {
+    const { inputs } = this.deps;
+    if (!inputs) throw previousTurnActive(prev);
+    const content = typeof input.input === 'string' ? input.input : input.input.map((m) => m.content).join('\n\n');
+    const queued = await inputs.send(prev.id, content, 'double_text');
+    return { ...((await this.deps.store.get(prev.id)) ?? prev), steered: { message_id: queued.message_id } };
   }
 
   get(id: string): Promise<TurnRecord | undefined> {

@@ -2,14 +2,14 @@
  * The turn queue on Postgres (columns `owner`, `lease_until` of `turns`). A claim picks the oldest
  * claimable turn with `SELECT … FOR UPDATE SKIP LOCKED` and takes it in the same transaction, so
  * concurrent claimers on any instance skip each other's rows instead of waiting and never get the
- * same turn. Claimable: `queued`, or `running` with a lease that ran out (`lease_until < now`; 0
+ * same turn. Claimable: `queued` (once `lease_until` has passed when deferred), or `running` with a lease that ran out (`lease_until < now`; 0
  * = released by its owner). Shared engine: {@link PgTurnQueue.recoverOrphans} does nothing —
  * a dead instance's leases expire on their own and another instance takes the turns over.
  */
 import type { ClaimedTurn, TurnQueue } from '../turn-queue.js';
 import type { PgDatabase } from './pg-database.js';
 
-const CLAIMABLE = `(status = 'queued' OR (status = 'running' AND (lease_until IS NULL OR lease_until < $1)))`;
+const CLAIMABLE = `((status = 'queued' AND (lease_until IS NULL OR lease_until <= $1)) OR (status = 'running' AND (lease_until IS NULL OR lease_until < $1)))`;
 
 export class PgTurnQueue implements TurnQueue {
   constructor(private readonly db: PgDatabase) {}
@@ -50,6 +50,14 @@ export class PgTurnQueue implements TurnQueue {
 
   async release(id: string, owner: string): Promise<void> {
     await this.db.query(`UPDATE turns SET owner = NULL, lease_until = 0 WHERE id = $1 AND owner = $2 AND status = 'running'`, [id, owner]);
+  }
+
+  async defer(id: string, owner: string, until: number): Promise<boolean> {
+    const r = await this.db.query(
+      `UPDATE turns SET status = 'queued', owner = NULL, lease_until = $1 WHERE id = $2 AND owner = $3 AND status = 'running'`,
+      [until, id, owner],
+    );
+    return r.rowCount === 1;
   }
 
   async wait(id: string, owner: string): Promise<boolean> {

@@ -149,6 +149,18 @@ export function describeTurnStoreContract(engine: string, open: () => Promise<Tu
       expect(await queue.claim('z', now + 120_000, 60_000)).toBeUndefined();
     }));
 
+    it('a deferred turn is queued again and claimable only from its time on, as a first run', withPorts(async ({ store, queue }) => {
+      const t = newTurn();
+      await store.insert(t);
+      const now = Date.now();
+      await queue.claim('x', now, 60_000);
+      expect(await queue.defer(t.id, 'y', now + 1000)).toBe(false); // not y's turn
+      expect(await queue.defer(t.id, 'x', now + 1000)).toBe(true);
+      expect((await store.get(t.id))!.status).toBe('queued');
+      expect(await queue.claim('y', now + 999, 60_000)).toBeUndefined();
+      expect(await queue.claim('y', now + 1000, 60_000)).toEqual({ id: t.id, previousRun: 'none' });
+    }));
+
     it('a waiting turn is not claimable until enqueued again', withPorts(async ({ store, queue }) => {
       const t = newTurn();
       await store.insert(t);

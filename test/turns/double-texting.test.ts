@@ -1,0 +1,124 @@
+/**
+ * Double-texting: POST /v1/turns with `previous_turn_id` of a turn that is still active, for each
+ * `multitask_strategy` — reject (the default), enqueue, interrupt, steer. Real service, scripted
+ * model (its request log shows what each turn saw), real commands in the sandbox.
+ */
+import { describe, expect, it } from 'vitest';
+import { functionCall, message, type ResponsesRequestBody } from '../support/scripted-responses-server.js';
+import { api, useScriptedService } from '../e2e/support/service.js';
+import { readSse } from '../e2e/support/sse-client.js';
+import { validateResponse } from '../e2e/support/spec.js';
+
+const harness = useScriptedService();
+const AGENT = 'texter';
+
+const texts = (body: ResponsesRequestBody) =>
+  (body.input as { role?: string; type?: string; content?: unknown }[]).filter((i) => i.role === 'user').map((i) => (typeof i.content === 'string' ? i.content : JSON.stringify(i.content)));
+
+/** Start a turn whose first round runs `command` in the sandbox; resolves once the command runs. */
+async function busyTurn(command: string, input = 'first request'): Promise<string> {
+  const created = await api(harness.svc.url, 'POST', '/v1/turns', { input, agent_id: AGENT, tools: ['computer'] });
+  expect(created.status).toBe(202);
+  await readSse(`${harness.svc.url}/v1/turns/${created.body.id}/events`, { stopWhen: (e) => e.event === 'tool.started', timeoutMs: 30_000 });
+  return created.body.id;
+}
+
+async function doubleText(previous: string, input: string, strategy?: string) {
+  const r = await api(harness.svc.url, 'POST', '/v1/turns', { input, agent_id: AGENT, tools: ['computer'], previous_turn_id: previous, ...(strategy ? { multitask_strategy: strategy } : {}) });
+  expect(validateResponse('/v1/turns', 'post', r.status, r.body)).toEqual([]);
+  return r;
+}
+
+const finished = (id: string) => harness.svc.services.turns.waitForTerminal(id);
+
+describe('double-texting (multitask_strategy)', () => {
+  it('reject (the default) refuses a second turn on an active one with 409 previous_turn_active', async () => {
+    harness.model.push({ output: [functionCall('command', { command: 'sleep 1' })] }, { output: [message('first done')] });
+    const prev = await busyTurn('sleep 1');
+    for (const strategy of [undefined, 'reject']) {
+      const r = await doubleText(prev, 'second', strategy);
+      expect(r.status).toBe(409);
+      expect(r.body.error.code).toBe('previous_turn_active');
+      expect(r.body.error.message).toContain('multitask_strategy');
+    }
+    expect(await finished(prev)).toMatchObject({ status: 'completed' });
+  });
+
+  it('enqueue: the new turn waits as queued and runs on the previous turn\'s final transcript when it ends', async () => {
+    const first = harness.model.requests.length;
+    harness.model.push(
+      { output: [functionCall('command', { command: 'sleep 2; echo one' })] },
+      { output: [message('first answer')] },
+      { output: [message('second answer')] },
+    );
+    const prev = await busyTurn('sleep 2');
+    const r = await doubleText(prev, 'second request', 'enqueue');
+    expect(r.status).toBe(202);
+    expect(r.body.id).not.toBe(prev);
+    await new Promise((res) => setTimeout(res, 700)); // claimed and deferred at least once
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${r.body.id}`)).body.status).toBe('queued');
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${prev}`)).body.status).toBe('running');
+
+    expect(await finished(r.body.id)).toMatchObject({ status: 'completed', output_text: 'second answer' });
+    expect(await finished(prev)).toMatchObject({ status: 'completed', output_text: 'first answer' });
+    const reqs = harness.model.requests.slice(first).map((q) => q.body);
+    expect(reqs).toHaveLength(3);
+    const last = reqs[2].input as any[];
+    expect(texts(reqs[2])).toEqual(['first request', 'second request']);
+    expect(last.some((i) => i.type === 'function_call_output')).toBe(true);
+    expect(JSON.stringify(last)).toContain('first answer'); // the previous turn's final transcript
+  });
+
+  it('interrupt: the previous turn is cancelled keeping its completed rounds, and the new one runs on that transcript', async () => {
+    const first = harness.model.requests.length;
+    harness.model.push(
+      { output: [functionCall('todo', { todos: [{ id: '1', content: 'plan kept' }] }, { callId: 'call_plan' })] },
+      { output: [functionCall('command', { command: 'sleep 30' }, { callId: 'call_slow' })] },
+      { output: [message('switched to the new request')] },
+    );
+    const created = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'long job', agent_id: AGENT, tools: ['computer', 'todo'] });
+    const prev = created.body.id;
+    await readSse(`${harness.svc.url}/v1/turns/${prev}/events`, { stopWhen: (e) => e.event === 'tool.started' && e.json.name === 'command', timeoutMs: 30_000 });
+
+    const r = await doubleText(prev, 'never mind, do this instead', 'interrupt');
+    expect(r.status).toBe(202);
+    expect(await finished(prev)).toMatchObject({ status: 'cancelled' });
+    expect(await finished(r.body.id)).toMatchObject({ status: 'completed', output_text: 'switched to the new request' });
+
+    const reqs = harness.model.requests.slice(first).map((q) => q.body);
+    expect(reqs).toHaveLength(3);
+    const input = reqs[2].input as any[];
+    expect(texts(reqs[2])).toEqual(['long job', 'never mind, do this instead']);
+    expect(input.find((i) => i.type === 'function_call_output' && i.call_id === 'call_plan')?.output).toContain('plan kept');
+    expect(input.filter((i) => i.type === 'function_call').map((i) => i.call_id)).toEqual(input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id));
+  });
+
+  it('steer: the input goes into the running turn as a steering message; 202 with that turn\'s id and steered: true', async () => {
+    const first = harness.model.requests.length;
+    harness.model.push(
+      { output: [functionCall('command', { command: 'sleep 2' })] },
+      { output: [message('done, in French as asked')] },
+    );
+    const prev = await busyTurn('sleep 2');
+    const before = (await api(harness.svc.url, 'GET', `/v1/turns?agent_id=${AGENT}&limit=100`)).body.data.length;
+    const r = await doubleText(prev, 'answer in French', 'steer');
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({ id: prev, steered: true, message_id: expect.stringMatching(/^msg_/), links: { self: `/v1/turns/${prev}` } });
+    expect((await api(harness.svc.url, 'GET', `/v1/turns?agent_id=${AGENT}&limit=100`)).body.data.length).toBe(before); // no new turn
+
+    expect(await finished(prev)).toMatchObject({ status: 'completed', output_text: 'done, in French as asked' });
+    const reqs = harness.model.requests.slice(first).map((q) => q.body);
+    expect(reqs).toHaveLength(2);
+    expect(texts(reqs[1])).toEqual(['first request', 'answer in French']);
+    const sse = await readSse(`${harness.svc.url}/v1/turns/${prev}/events`);
+    expect(sse.events.filter((e) => e.event === 'input.applied').map((e) => e.json.message_id)).toEqual([r.body.message_id]);
+  });
+
+  it('a strategy on a finished previous turn is a normal continuation', async () => {
+    harness.model.push({ output: [message('one')] }, { output: [message('two')] });
+    const prev = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'a', agent_id: AGENT, tools: ['todo'] });
+    const next = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'b', agent_id: AGENT, tools: ['todo'], previous_turn_id: prev.body.id, multitask_strategy: 'steer' });
+    expect(next.body).toMatchObject({ status: 'completed', output_text: 'two' });
+    expect(next.body.id).not.toBe(prev.body.id);
+  });
+});
