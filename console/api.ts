@@ -1,6 +1,6 @@
 /**
  * The console's HTTP client: the public API only (POST/GET /v1/turns, GET /v1/turns/{id},
- * POST /v1/turns/{id}/cancel), same origin, with an optional bearer token. Errors arrive as the
+ * POST /v1/turns/{id}/cancel, POST /v1/turns/{id}/messages), same origin, with an optional bearer token. Errors arrive as the
  * service's envelope `{error: {code, message, details?}}` and are thrown as {@link ApiError}.
  */
 
@@ -48,6 +48,11 @@ export class Api {
 
   getTurn(id: string): Promise<Turn> {
     return this.request<Turn>('GET', `/v1/turns/${encodeURIComponent(id)}`);
+  }
+
+  /** Send a steering message into an unfinished turn (202 `{message_id, seq, status: "queued"}`). */
+  sendMessage(id: string, content: string): Promise<{ message_id: string; seq: number; status: string }> {
+    return this.request('POST', `/v1/turns/${encodeURIComponent(id)}/messages`, { content });
   }
 
   cancelTurn(id: string): Promise<Turn> {

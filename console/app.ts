@@ -6,6 +6,7 @@
 import { Api, ApiError, plainWords, type Turn } from './api.js';
 import { TurnView } from './render.js';
 import { TurnStream } from './stream.js';
+import { SteerBox } from './steer.js';
 import { applyEvent, initialTurnState, isTerminal, type TurnState } from './turn-state.js';
 
 const TOKEN_KEY = 'turn-console.token';
@@ -22,6 +23,7 @@ tokenInput.addEventListener('change', () => {
 const api = new Api(() => tokenInput.value);
 
 let current: { state: TurnState; view: TurnView; stream: TurnStream } | null = null;
+const steer = new SteerBox(api);
 
 function eventsUrl(turn: Turn): string {
   return turn.links?.events ?? `/v1/turns/${encodeURIComponent(turn.id)}/events`;
@@ -46,6 +48,7 @@ function follow(turn: Turn): void {
     onEvent: (event) => {
       if (!applyEvent(state, event)) return;
       view.render(state);
+      steer.render(state);
       if (isTerminal(event.type)) void loadRecent(); // its status changed in the list
     },
     onConnection: (c) => view.setConnection(c),
@@ -53,6 +56,7 @@ function follow(turn: Turn): void {
   });
   current = { state, view, stream };
   view.render(state);
+  steer.render(state);
   stream.start();
   if (location.hash !== `#turn=${turn.id}`) history.replaceState(null, '', `#turn=${turn.id}`);
 }

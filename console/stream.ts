@@ -20,6 +20,8 @@ export const TURN_EVENT_TYPES = [
   'tool.completed',
   'presentation',
   'turn.warning',
+  'input.queued',
+  'input.applied',
   'turn.completed',
   'turn.failed',
   'turn.cancelled',

@@ -69,6 +69,8 @@ export interface TurnState {
   /** Reply attachments, in the order they were made. */
   attachments: AttachmentItem[];
   error: { code: string; message: string } | null;
+  /** Steering messages the turn has added to its transcript (`input.applied`), by message id. */
+  appliedInputs: string[];
   stopReason?: string;
   outputText?: string;
 }
@@ -82,7 +84,7 @@ export interface IncomingEvent {
 
 /** A fresh state; `status` is the turn's stored status when known (so a running turn reads "Running" before any event arrives). */
 export function initialTurnState(turnId: string, status: TurnStatus = 'queued'): TurnState {
-  return { turnId, lastSeq: 0, status, tools: [], unavailable: [], timeline: [], plan: null, attachments: [], error: null };
+  return { turnId, lastSeq: 0, status, tools: [], unavailable: [], timeline: [], plan: null, attachments: [], error: null, appliedInputs: [] };
 }
 
 /** True for the three events after which a turn's log never grows. */
@@ -173,6 +175,9 @@ export function applyEvent(state: TurnState, ev: IncomingEvent): boolean {
       }
       break;
     }
+    case 'input.applied':
+      if (typeof ev.message_id === 'string') state.appliedInputs.push(ev.message_id);
+      break;
     case 'turn.completed':
       state.status = 'completed';
       state.stopReason = str(ev.stop_reason);
