@@ -1,6 +1,6 @@
 /**
  * The console's HTTP client: the public API only (POST/GET /v1/turns, GET /v1/turns/{id},
- * POST /v1/turns/{id}/cancel, POST /v1/turns/{id}/messages), same origin, with an optional bearer token. Errors arrive as the
+ * POST /v1/turns/{id}/cancel, POST /v1/turns/{id}/messages, POST /v1/turns/{id}/approvals), same origin, with an optional bearer token. Errors arrive as the
  * service's envelope `{error: {code, message, details?}}` and are thrown as {@link ApiError}.
  */
 
@@ -8,7 +8,7 @@
 export interface Turn {
   id: string;
   agent_id?: string;
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  status: 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
   created_at?: string;
   completed_at?: string | null;
   output_text?: string | null;
@@ -57,6 +57,11 @@ export class Api {
 
   cancelTurn(id: string): Promise<Turn> {
     return this.request<Turn>('POST', `/v1/turns/${encodeURIComponent(id)}/cancel`);
+  }
+
+  /** Record a decision on a call waiting for approval (POST /v1/turns/{id}/approvals). */
+  decideApproval(id: string, body: { call_id: string; decision: 'approve' | 'reject'; reason?: string }): Promise<unknown> {
+    return this.request('POST', `/v1/turns/${encodeURIComponent(id)}/approvals`, body);
   }
 
   /** Recent turns, newest first. Accepts the list under `data`, `items` or `turns`. */

@@ -5,6 +5,7 @@
  */
 import { Api, ApiError, plainWords, type Turn } from './api.js';
 import { TurnView } from './render.js';
+import { ApprovalsPanel } from './approvals.js';
 import { TurnStream } from './stream.js';
 import { SteerBox } from './steer.js';
 import { applyEvent, initialTurnState, isTerminal, type TurnState } from './turn-state.js';
@@ -42,6 +43,9 @@ function follow(turn: Turn): void {
   // (replayed first by the stream) fill in the activity.
   const state = initialTurnState(turn.id, turn.status);
   const view = new TurnView(turn.id, (url) => withStreamToken(url, eventsUrl(turn)));
+  const approvals = new ApprovalsPanel($('approvals-section'), $<HTMLUListElement>('approvals'), async (callId, decision, reason) => {
+    await api.decideApproval(turn.id, { call_id: callId, decision, ...(reason ? { reason } : {}) });
+  }, plainWords);
   const stream = new TurnStream({
     url: eventsUrl(turn),
     lastSeq: () => state.lastSeq,
@@ -49,6 +53,7 @@ function follow(turn: Turn): void {
       if (!applyEvent(state, event)) return;
       view.render(state);
       steer.render(state);
+      approvals.render(state.approvals, !isTerminal(event.type) && state.status !== 'completed' && state.status !== 'failed' && state.status !== 'cancelled');
       if (isTerminal(event.type)) void loadRecent(); // its status changed in the list
     },
     onConnection: (c) => view.setConnection(c),

@@ -10,6 +10,7 @@ import type { ConnectionState } from './stream.js';
 const STATUS_WORDS: Record<TurnState['status'], string> = {
   queued: 'Queued',
   running: 'Running…',
+  waiting: 'Waiting for your approval',
   completed: 'Completed',
   failed: 'Failed',
   cancelled: 'Cancelled',
@@ -103,7 +104,7 @@ export class TurnView {
     this.section.dataset.lastSeq = String(state.lastSeq);
     this.section.dataset.status = state.status;
     byId('turn-status').textContent = STATUS_WORDS[state.status];
-    this.cancel.disabled = !(state.status === 'queued' || state.status === 'running');
+    this.cancel.disabled = !(state.status === 'queued' || state.status === 'running' || state.status === 'waiting');
     const unavailable = byId('unavailable');
     // Families merely not asked for are not news; show the ones that could not be provided.
     const missing = state.unavailable.filter((u) => !/not enabled for this turn/i.test(u.reason));

@@ -13,6 +13,7 @@ import { isTerminal, type IncomingEvent } from './turn-state.js';
 /** Every SSE `event:` name the service sends (src/runtime/events.ts `TurnEvent`). */
 export const TURN_EVENT_TYPES = [
   'turn.started',
+  'turn.resumed',
   'message.delta',
   'message.completed',
   'tool.started',
@@ -22,6 +23,8 @@ export const TURN_EVENT_TYPES = [
   'turn.warning',
   'input.queued',
   'input.applied',
+  'approval.requested',
+  'approval.resolved',
   'turn.completed',
   'turn.failed',
   'turn.cancelled',

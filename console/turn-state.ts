@@ -7,6 +7,8 @@
  * ignored, so rows never appear twice however often the stream resumes.
  */
 
+import { applyApprovalEvent, type ApprovalItem } from './approvals.js';
+
 /** One tool call row: running label first, replaced by the completed label when it ends. */
 export interface ToolItem {
   kind: 'tool';
@@ -53,7 +55,7 @@ export interface AttachmentItem {
   url: string;
 }
 
-export type TurnStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type TurnStatus = 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
 
 export interface TurnState {
   turnId: string;
@@ -68,6 +70,8 @@ export interface TurnState {
   plan: PlanItem[] | null;
   /** Reply attachments, in the order they were made. */
   attachments: AttachmentItem[];
+  /** Calls that asked for approval (approvals.ts), in request order. */
+  approvals: ApprovalItem[];
   error: { code: string; message: string } | null;
   /** Steering messages the turn has added to its transcript (`input.applied`), by message id. */
   appliedInputs: string[];
@@ -84,7 +88,7 @@ export interface IncomingEvent {
 
 /** A fresh state; `status` is the turn's stored status when known (so a running turn reads "Running" before any event arrives). */
 export function initialTurnState(turnId: string, status: TurnStatus = 'queued'): TurnState {
-  return { turnId, lastSeq: 0, status, tools: [], unavailable: [], timeline: [], plan: null, attachments: [], error: null, appliedInputs: [] };
+  return { turnId, lastSeq: 0, status, tools: [], unavailable: [], timeline: [], plan: null, attachments: [], approvals: [], error: null, appliedInputs: [] };
 }
 
 /** True for the three events after which a turn's log never grows. */
@@ -93,6 +97,8 @@ export function isTerminal(type: string): boolean {
 }
 
 const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
+
+export type { ApprovalItem };
 
 /**
  * Apply `ev` to `state` in place. Returns false (and changes nothing) for a duplicate or
@@ -177,6 +183,14 @@ export function applyEvent(state: TurnState, ev: IncomingEvent): boolean {
     }
     case 'input.applied':
       if (typeof ev.message_id === 'string') state.appliedInputs.push(ev.message_id);
+      break;
+    case 'approval.requested':
+    case 'approval.resolved':
+      applyApprovalEvent(state.approvals, ev);
+      if (ev.type === 'approval.requested') state.status = 'waiting';
+      break;
+    case 'turn.resumed':
+      state.status = 'running';
       break;
     case 'turn.completed':
       state.status = 'completed';
