@@ -2,6 +2,7 @@
  * The spec as it stands is usable by generators: openapi-typescript turns openapi.yaml into types,
  * a program using openapi-fetch against those types compiles under strict TypeScript, and it
  * creates, reads and cancels a turn on the live service (errors come back typed as the envelope),
+ * decides a tool approval of a waiting turn,
  * and free-form objects (schedule `metadata`) accept any keys in the generated request types.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { gate } from '../browser/support/gate.js';
 import { startService, type BrowserTestService } from '../browser/support/service.js';
 import { USAGE_SOURCE } from './usage-source.js';
@@ -32,7 +33,7 @@ afterAll(async () => {
 });
 
 describe('client generated from openapi.yaml', () => {
-  it('compiles against the generated types and creates, gets and cancels a turn on the live service', async () => {
+  it('compiles against the generated types; creates, gets and cancels a turn and decides a tool approval on the live service', async () => {
     // 1. Generate types from the spec as README.md tells users to, with the generator's default
     //    settings (fields the server defaults must stay optional in requests without any flag).
     const ast = await openapiTS(pathToFileURL(path.resolve('openapi.yaml')));
@@ -84,5 +85,21 @@ describe('client generated from openapi.yaml', () => {
       scheduleMetadata: { via: 'openapi-fetch', n: 1 },
     });
     expect((await svc.services.turns.get(outcome.id))?.status).toBe('cancelled');
+
+    // 4. Tool approvals through the same typed client: waiting, pending_approvals, decide, 409, list.
+    model.push(
+      { output: [functionCall('todo', { todos: [{ id: '1', content: 'approve me', status: 'in_progress' }] }, { callId: 'call_gen1' })] },
+      { output: [message('approved plan')] },
+    );
+    expect(await usage.approveFlow(svc.url, BEARER)).toEqual({
+      waitingStatus: 'waiting',
+      pendingCallId: 'call_gen1',
+      pendingLabel: null,
+      decidedStatus: 'approved',
+      conflictStatus: 409,
+      conflictCode: 'approval_conflict',
+      finalStatus: 'completed',
+      listed: ['call_gen1:approved'],
+    });
   }, 90_000);
 });

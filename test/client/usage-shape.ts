@@ -14,3 +14,16 @@ export interface Outcome {
 }
 
 export declare function createGetCancel(baseUrl: string, token: string): Promise<Outcome>;
+
+export interface ApprovalOutcome {
+  waitingStatus: string;
+  pendingCallId: string;
+  pendingLabel: string | null;
+  decidedStatus: string;
+  conflictStatus: number;
+  conflictCode: string;
+  finalStatus: string;
+  listed: string[];
+}
+
+export declare function approveFlow(baseUrl: string, token: string): Promise<ApprovalOutcome>;

@@ -83,4 +83,52 @@ export async function createGetCancel(baseUrl: string, token: string): Promise<O
     scheduleMetadata: schedule.data.metadata,
   };
 }
+
+export interface ApprovalOutcome {
+  waitingStatus: string;
+  pendingCallId: string;
+  pendingLabel: string | null;
+  decidedStatus: string;
+  conflictStatus: number;
+  conflictCode: string;
+  finalStatus: string;
+  listed: string[];
+}
+
+/**
+ * A turn whose todo call needs approval: wait for \`waiting\`, read \`pending_approvals\`, approve
+ * it, try the other decision (409), wait for the end and list the approvals — typed throughout.
+ */
+export async function approveFlow(baseUrl: string, token: string): Promise<ApprovalOutcome> {
+  const client = createClient<paths>({ baseUrl, headers: { authorization: 'Bearer ' + token } });
+  const created = await client.POST('/v1/turns', { body: { input: 'plan with approval', tools: ['todo'], approvals: { todo: 'always' } } });
+  if (!created.data || !('links' in created.data)) throw new Error('create failed: ' + JSON.stringify(created.error));
+  const id: string = created.data.id;
+  const until = async (ok: (status: string) => boolean) => {
+    for (let i = 0; i < 400; i++) {
+      const got = await client.GET('/v1/turns/{id}', { params: { path: { id } } });
+      if (got.data && ok(got.data.status)) return got.data;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('turn did not reach the status');
+  };
+  const waiting = await until((s) => s === 'waiting');
+  const pending = (waiting.pending_approvals ?? [])[0];
+  if (!pending) throw new Error('no pending approval');
+  const decided = await client.POST('/v1/turns/{id}/approvals', { params: { path: { id } }, body: { call_id: pending.call_id, decision: 'approve' } });
+  if (!decided.data) throw new Error('decision failed: ' + JSON.stringify(decided.error));
+  const conflict = await client.POST('/v1/turns/{id}/approvals', { params: { path: { id } }, body: { call_id: pending.call_id, decision: 'reject', reason: 'changed my mind' } });
+  const done = await until((s) => s === 'completed' || s === 'failed' || s === 'cancelled');
+  const list = await client.GET('/v1/turns/{id}/approvals', { params: { path: { id } } });
+  return {
+    waitingStatus: waiting.status,
+    pendingCallId: pending.call_id,
+    pendingLabel: pending.label,
+    decidedStatus: decided.data.status,
+    conflictStatus: conflict.response.status,
+    conflictCode: conflict.error ? conflict.error.error.code : '',
+    finalStatus: done.status,
+    listed: (list.data?.data ?? []).map((a) => a.call_id + ':' + a.status),
+  };
+}
 `;
