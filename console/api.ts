@@ -35,6 +35,8 @@ export interface CreateTurnBody {
   input: string;
   tools: string[];
   agent_id?: string;
+  /** Continue this finished turn's conversation (e.g. answering its question). */
+  previous_turn_id?: string;
   metadata?: Record<string, unknown>;
 }
 

@@ -8,6 +8,7 @@ import { TurnView } from './render.js';
 import { ApprovalsPanel } from './approvals.js';
 import { TurnStream } from './stream.js';
 import { SteerBox } from './steer.js';
+import { QuestionBox } from './question.js';
 import { applyEvent, initialTurnState, isTerminal, type TurnState } from './turn-state.js';
 
 const TOKEN_KEY = 'turn-console.token';
@@ -25,6 +26,15 @@ const api = new Api(() => tokenInput.value);
 
 let current: { state: TurnState; view: TurnView; stream: TurnStream } | null = null;
 const steer = new SteerBox(api);
+const question = new QuestionBox(
+  api,
+  () => [...document.querySelectorAll<HTMLInputElement>('#start-form input[name=tools]:checked')].map((c) => c.value),
+  (turn) => {
+    follow(turn);
+    $('turn').focus();
+    void loadRecent();
+  },
+);
 
 function eventsUrl(turn: Turn): string {
   return turn.links?.events ?? `/v1/turns/${encodeURIComponent(turn.id)}/events`;
@@ -54,6 +64,7 @@ function follow(turn: Turn): void {
       view.render(state);
       steer.render(state);
       approvals.render(state.approvals, !isTerminal(event.type) && state.status !== 'completed' && state.status !== 'failed' && state.status !== 'cancelled');
+      question.render(turn, state);
       if (isTerminal(event.type)) void loadRecent(); // its status changed in the list
     },
     onConnection: (c) => view.setConnection(c),
@@ -62,6 +73,7 @@ function follow(turn: Turn): void {
   current = { state, view, stream };
   view.render(state);
   steer.render(state);
+  question.render(turn, state);
   stream.start();
   if (location.hash !== `#turn=${turn.id}`) history.replaceState(null, '', `#turn=${turn.id}`);
 }

@@ -116,7 +116,7 @@ export class TurnView {
     if (state.plan) this.renderPlan(state.plan);
     if (state.attachments.length) this.renderAttachments(state.attachments);
     if (state.error) this.showError(turnErrorInPlainWords(state.error));
-    else if (state.status === 'completed' && state.stopReason && state.stopReason !== 'stop') {
+    else if (state.status === 'completed' && state.stopReason && state.stopReason !== 'stop' && state.stopReason !== 'clarify') {
       this.showError(`The turn ended early (${state.stopReason.replace(/_/g, ' ')}).`);
     }
   }

@@ -73,6 +73,8 @@ export interface TurnState {
   /** Calls that asked for approval (approvals.ts), in request order. */
   approvals: ApprovalItem[];
   error: { code: string; message: string } | null;
+  /** The question the agent asked with `clarify` (`presentation` of type `clarify`); null when none. */
+  question: { question: string; choices: { label: string; description?: string }[] } | null;
   /** Steering messages the turn has added to its transcript (`input.applied`), by message id. */
   appliedInputs: string[];
   stopReason?: string;
@@ -88,7 +90,7 @@ export interface IncomingEvent {
 
 /** A fresh state; `status` is the turn's stored status when known (so a running turn reads "Running" before any event arrives). */
 export function initialTurnState(turnId: string, status: TurnStatus = 'queued'): TurnState {
-  return { turnId, lastSeq: 0, status, tools: [], unavailable: [], timeline: [], plan: null, attachments: [], approvals: [], error: null, appliedInputs: [] };
+  return { turnId, lastSeq: 0, status, tools: [], unavailable: [], timeline: [], plan: null, attachments: [], approvals: [], error: null, question: null, appliedInputs: [] };
 }
 
 /** True for the three events after which a turn's log never grows. */
@@ -171,6 +173,13 @@ export function applyEvent(state: TurnState, ev: IncomingEvent): boolean {
         if (!state.attachments.some((a) => a.attachmentId === attachmentId)) {
           state.attachments.push({ attachmentId, name: str(inner.name, 'attachment'), mimeType: str(inner.mime_type), size: typeof inner.size === 'number' ? inner.size : 0, url: inner.url });
         }
+      }
+      if (inner && inner.type === 'clarify') {
+        const choices = Array.isArray(inner.choices) ? (inner.choices as { label?: unknown; description?: unknown }[]) : [];
+        state.question = {
+          question: str(inner.question),
+          choices: choices.map((c) => ({ label: str(c?.label), ...(typeof c?.description === 'string' ? { description: c.description } : {}) })),
+        };
       }
       if (inner && inner.type === 'plan.snapshot') {
         const list = Array.isArray(inner.items) ? inner.items : Array.isArray(inner.todos) ? inner.todos : [];
