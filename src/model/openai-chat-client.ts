@@ -40,6 +40,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
       const controller = new AbortController();
       const onAbort = () => controller.abort(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
+      let finished = false;
       try {
         let stream: AsyncIterable<unknown>;
         try {
@@ -50,13 +51,14 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
         }
         try {
           for await (const chunk of stream) yield chunk;
+          finished = true;
         } catch (err) {
           if (signal.aborted) return;
           throw toChatModelError(err, client);
         }
       } finally {
         signal.removeEventListener('abort', onAbort);
-        controller.abort();
+        if (!finished) controller.abort(); // a complete stream has nothing left to stop
       }
     },
   };

@@ -6,7 +6,8 @@
  * Pitfall handled here: the SDK adds an abort listener to the signal passed with each request and
  * never removes it. Passing the turn's long-lived signal would leak one listener per request, so
  * every request gets its own AbortController, linked to the turn signal for the request's
- * lifetime and unlinked in `finally`.
+ * lifetime and unlinked in `finally`; it is aborted only when the request is still running then
+ * (the consumer stopped early), never after a complete stream.
  *
  * Retries: the SDK retries connection errors, 408/409/429 and 5xx with exponential backoff
  * (`maxRetries`, honouring `retry-after`/`retry-after-ms`). Errors that remain are thrown as
@@ -27,6 +28,8 @@ export interface OpenAIResponsesClientOptions {
   maxRetries?: number;
   /** Per-request timeout, ms [SDK default, 10 min]. */
   timeoutMs?: number;
+  /** The `fetch` the SDK uses [the global one] (tests observe requests through it). */
+  fetch?: typeof fetch;
 }
 
 /** Create a {@link ResponsesTransport} talking to a Responses API endpoint. */
@@ -36,6 +39,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
     apiKey: options.apiKey ?? 'not-set',
     maxRetries: options.maxRetries ?? 2,
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return {
     async *stream(request: ResponseCreateParamsStreaming, signal: AbortSignal): AsyncIterable<ResponseStreamEvent> {
@@ -43,6 +47,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
       const controller = new AbortController();
       const onAbort = () => controller.abort(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
+      let finished = false;
       try {
         let stream: AsyncIterable<ResponseStreamEvent>;
         try {
@@ -53,14 +58,17 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
         }
         try {
           for await (const event of stream) yield event;
+          finished = true;
         } catch (err) {
           if (signal.aborted) return;
           throw toModelError(err, client);
         }
       } finally {
         signal.removeEventListener('abort', onAbort);
-        // Closes the HTTP body if the consumer stopped early; a no-op after a complete stream.
-        controller.abort();
+        // Closes the HTTP body if the consumer stopped early. A complete stream is left alone:
+        // aborting a finished request still builds a DOMException (with a stack) in each of the
+        // SDK's and fetch's linked controllers, for nothing.
+        if (!finished) controller.abort();
       }
     },
   };

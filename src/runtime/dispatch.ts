@@ -294,6 +294,7 @@ async function executeCall<TTurn>(
   let failure: string | undefined;
   let cancelled = false;
   let timedOut = false;
+  let threw = false;
   try {
     const aborted = new Promise<never>((_, reject) => {
       controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
@@ -310,6 +311,7 @@ async function executeCall<TTurn>(
     ]);
     if (!result || !Array.isArray(result.content)) throw new Error('tool returned no content');
   } catch (err) {
+    threw = true;
     if (controller.signal.reason instanceof TimeoutError && !opts.signal.aborted) {
       failure = `Error: tool ${displayName} timed out after ${timeoutMs} ms`;
       timedOut = true;
@@ -322,7 +324,9 @@ async function executeCall<TTurn>(
   } finally {
     clearTimeout(timer);
     opts.signal.removeEventListener('abort', onTurnAbort);
-    if (!controller.signal.aborted) controller.abort();
+    // A call that failed may leave work behind (a sibling fetch, a timer): stop it. A call that
+    // returned its result is finished; aborting it would only build a DOMException per call.
+    if (threw && !controller.signal.aborted) controller.abort();
   }
 
   if (cancelled) {

@@ -111,4 +111,23 @@ describe('OpenAI Responses client against the scripted server', () => {
     expect(added).toBe(1);
     expect(removed).toBe(1);
   });
+
+  it('aborts a request only while it still runs: never after a complete stream, always when the consumer stops early', async () => {
+    server = await startScriptedResponsesServer([{ output: [message('one two three four five six')] }, { output: [message('one two three four five six')] }]);
+    const signals: AbortSignal[] = [];
+    const recordingFetch: typeof fetch = (input, init) => {
+      if (init?.signal) signals.push(init.signal);
+      return fetch(input, init);
+    };
+    const client = createOpenAIResponsesClient({ baseURL: server.baseURL, maxRetries: 0, fetch: recordingFetch });
+    const events = await collect(client.stream(req, new AbortController().signal));
+    expect(events.at(-1)?.type).toBe('response.completed');
+    expect(signals).toHaveLength(1);
+    expect(signals[0].aborted).toBe(false);
+    for await (const e of client.stream(req, new AbortController().signal)) {
+      if (e.type === 'response.output_text.delta') break; // the consumer stops mid-stream
+    }
+    expect(signals).toHaveLength(2);
+    expect(signals[1].aborted).toBe(true);
+  });
 });

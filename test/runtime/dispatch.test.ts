@@ -100,6 +100,26 @@ describe('dispatch of function calls', () => {
     );
   });
 
+  it('leaves the signal of a call that returned alone, and stops what a failed call left running', async () => {
+    const signals: Record<string, AbortSignal> = {};
+    const { result } = await runScriptedTurn({
+      tools: [
+        parallelTool('fine', async (p, signal) => ((signals.fine = signal), 'ok')),
+        parallelTool('boom', async (p, signal) => {
+          signals.boom = signal;
+          throw new Error('broken');
+        }),
+      ],
+      script: [
+        { output: [functionCall('fine', { v: 'a' }, { callId: 'c1' }), functionCall('boom', { v: 'b' }, { callId: 'c2' })] },
+        { output: [message('ok')] },
+      ],
+    });
+    expect(result.status).toBe('completed');
+    expect(signals.fine.aborted).toBe(false); // finished: nothing to stop
+    expect(signals.boom.aborted).toBe(true); // failed: its leftovers are stopped
+  });
+
   it('runs at most 4 parallel calls at once by default, and honours a configured limit', async () => {
     for (const [limit, expected] of [[undefined, 4], [2, 2]] as const) {
       const t = tracker();
