@@ -1,11 +1,20 @@
 /**
  * Responses adapter, items: neutral {@link TranscriptItem}s ⇄ Responses API input/output items.
  *
- * Round trip rule: an item the adapter produced from a Responses output item is sent back exactly
- * as it was completed (fields the neutral item does not model travel in `providerData`), so a
- * reasoning item with `encrypted_content` or a namespaced function call is passed back unchanged.
- * Output item types the runtime does not interpret become `provider_item`s and are sent back as
- * they were.
+ * Round trip rule: an item the adapter produced from a Responses output item is sent back as it
+ * was completed (fields the neutral item does not model travel in `providerData`), so a reasoning
+ * item with `encrypted_content` is passed back unchanged. Output item types the runtime does not
+ * interpret become `provider_item`s and are sent back as they were.
+ *
+ * Function calls are the exception: they are sent back with only what the API reads — `type`,
+ * `call_id`, `name`, `arguments` and `namespace` (a namespaced call without it is refused:
+ * "Missing namespace for function_call …", captured in
+ * ../shared/fixtures/openai-responses/openai-missing-function-call-namespace-error.1.json) —
+ * and their item `id` only where it pairs them with the reasoning item sent just before them
+ * (same response): the API refuses a reasoning item "without its required following item" and a
+ * `fc_` id whose reasoning is missing. `status` and the id elsewhere are dropped: on a long turn
+ * in stateless mode, where every request carries the whole transcript, they made requests about
+ * a quarter larger for nothing.
  */
 import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
 import type { ContentPart, ProviderData, ToolDefinition, TranscriptItem } from './port.js';
@@ -101,9 +110,10 @@ export function toResponsesTools(tools: readonly ToolDefinition[]): Raw[] {
 
 /**
  * A neutral item as a Responses `input` item, or undefined when it cannot be sent (a
- * `provider_item` from another adapter).
+ * `provider_item` from another adapter). `pairedWithReasoning`: the item follows a reasoning item
+ * of its own response in the input (a function call then keeps its item id; see the module doc).
  */
-export function toResponsesInputItem(item: TranscriptItem): ResponseInputItem | undefined {
+export function toResponsesInputItem(item: TranscriptItem, pairedWithReasoning = false): ResponseInputItem | undefined {
   const data = (item as { providerData?: ProviderData }).providerData ?? {};
   let raw: Raw;
   switch (item.type) {
@@ -113,7 +123,14 @@ export function toResponsesInputItem(item: TranscriptItem): ResponseInputItem | 
       else raw = { type: 'message', role: item.role, content: inputParts(item.content) };
       break;
     case 'function_call':
-      raw = { ...data, type: 'function_call', call_id: item.call_id, name: item.name, ...(item.namespace ? { namespace: item.namespace } : {}), arguments: item.arguments };
+      raw = {
+        type: 'function_call',
+        ...(pairedWithReasoning && typeof data.id === 'string' ? { id: data.id } : {}),
+        call_id: item.call_id,
+        name: item.name,
+        ...(item.namespace ? { namespace: item.namespace } : {}),
+        arguments: item.arguments,
+      };
       break;
     case 'function_call_output':
       raw = { type: 'function_call_output', call_id: item.call_id, output: typeof item.output === 'string' ? item.output : inputParts(item.output) };
@@ -149,12 +166,20 @@ export function toResponsesInputItem(item: TranscriptItem): ResponseInputItem | 
   return raw as unknown as ResponseInputItem;
 }
 
+/** Items a model response produces; anything else (user input, tool outputs) starts a new run. */
+const MODEL_OUTPUT = new Set(['reasoning', 'function_call', 'custom_tool_call', 'tool_search_call', 'provider_item']);
+const isModelOutput = (i: TranscriptItem) => MODEL_OUTPUT.has(i.type) || (i.type === 'message' && i.role === 'assistant');
+
 /** Map a transcript to Responses `input` (items another adapter produced are left out). */
 export function toResponsesInput(items: readonly TranscriptItem[]): ResponseInputItem[] {
   const out: ResponseInputItem[] = [];
+  let afterReasoning = false; // a reasoning item was sent since the last input item
   for (const i of items) {
-    const r = toResponsesInputItem(i);
-    if (r) out.push(r);
+    if (!isModelOutput(i)) afterReasoning = false;
+    const r = toResponsesInputItem(i, afterReasoning);
+    if (!r) continue;
+    out.push(r);
+    if (i.type === 'reasoning') afterReasoning = true;
   }
   return out;
 }

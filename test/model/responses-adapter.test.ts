@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResponseOutputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ModelRequest, ModelStreamEvent, TranscriptItem } from '../../src/model/port.js';
-import { fromResponsesOutputItem, toResponsesInputItem } from '../../src/model/responses-items.js';
+import { fromResponsesOutputItem, toResponsesInput, toResponsesInputItem } from '../../src/model/responses-items.js';
 import { toResponsesRequest } from '../../src/model/responses-request.js';
 import { fromResponsesStream } from '../../src/model/responses-stream.js';
 import { loadFixtureStreams } from '../support/scripted-responses-server.js';
@@ -29,15 +29,40 @@ async function* replay(file: string, stream = 0): AsyncIterable<ResponseStreamEv
 const base: ModelRequest = { model: 'm', input: [{ type: 'message', role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto' };
 
 describe('Responses adapter: items', () => {
-  it('sends every captured output item back exactly as it was completed', () => {
+  it('sends every captured output item other than a function call back exactly as it was completed', () => {
     let count = 0;
     for (const file of FIXTURES) {
-      for (const item of doneItems(file)) {
+      for (const item of doneItems(file).filter((i) => i.type !== 'function_call')) {
         expect(toResponsesInputItem(fromResponsesOutputItem(item))).toEqual(item);
         count++;
       }
     }
-    expect(count).toBeGreaterThan(8);
+    expect(count).toBeGreaterThanOrEqual(4);
+  });
+
+  it('sends a captured function call back with only the fields the API reads: no status, and its id only beside its reasoning', () => {
+    const calls = FIXTURES.flatMap(doneItems).filter((i) => i.type === 'function_call');
+    expect(calls.length).toBeGreaterThanOrEqual(5);
+    for (const call of calls) {
+      const { id: _id, status: _status, ...needed } = call as unknown as Record<string, unknown>;
+      expect(toResponsesInput([fromResponsesOutputItem(call)])).toEqual([needed]);
+    }
+    // The captured reasoning run: its reasoning item is followed by its call, which keeps its fc_ id
+    // (the API pairs the two by it); the next response's call, after the tool output, does not.
+    const [reasoning, first, second] = doneItems('openai-reasoning-encrypted-content.1.chunks.txt');
+    const input = toResponsesInput([
+      { type: 'message', role: 'user', content: 'calc' },
+      fromResponsesOutputItem(reasoning),
+      fromResponsesOutputItem(first),
+      { type: 'function_call_output', call_id: (first as { call_id: string }).call_id, output: '19' },
+      fromResponsesOutputItem(second),
+    ]);
+    expect(input[1]).toEqual(reasoning);
+    const { status: _s1, ...firstSent } = first as unknown as Record<string, unknown>;
+    expect(input[2]).toEqual(firstSent);
+    expect(input[2]).toMatchObject({ id: expect.stringMatching(/^fc_/) });
+    const { id: _i2, status: _s2, ...secondSent } = second as unknown as Record<string, unknown>;
+    expect(input[4]).toEqual(secondSent);
   });
 
   it('maps captured items to neutral items the runtime can read without provider fields', () => {
