@@ -7,10 +7,10 @@
  */
 import OpenAI from 'openai';
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
-import { functionCall, message, type ResponsesRequestBody, type ScriptEntry } from '../../test/support/scripted-responses-server.js';
+import { functionCall, message, type OutputStep, type ResponsesRequestBody } from '../../test/support/scripted-responses-server.js';
 
 /** One order-independent script entry: a `noop` call until the request carries `rounds` outputs, then `done`. */
-export function noopRounds(rounds: number): ScriptEntry {
+export function noopRounds(rounds: number): (body: ResponsesRequestBody, index?: number) => OutputStep {
   return (body: ResponsesRequestBody) => {
     const n = (body.input as { type?: string }[]).filter((i) => i.type === 'function_call_output').length;
     return n < rounds ? { output: [functionCall('noop', { n }, { callId: `call_${n}` })] } : { output: [message('done')] };

@@ -4,7 +4,9 @@
  * Rules (README.md "SSE events"; framing per the WHATWG HTML "Server-sent events" spec):
  * - `id:` is the event's `seq` as a string (`@fastify/sse` drops a numeric 0), `event:` is the
  *   event's `type`, `data:` is one line of JSON (JSON.stringify escapes CR/LF inside strings, so
- *   tool or model text can never inject SSE fields).
+ *   tool or model text can never inject SSE fields). Each live event's frame is serialized once
+ *   and the same bytes go to every subscriber (src/http/sse-frames.ts); the plugin still sends
+ *   the headers and heartbeats.
  * - Resume point: the `Last-Event-ID` header, else `?after=`, else 0 (from the first event). A
  *   value that is not a non-negative integer, or is beyond the stream's last stored seq → 400.
  * - Stored events after the resume point are replayed, then live events follow, with no gap and
@@ -28,6 +30,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventLog, EventNotifier, LoggedEvent } from '../store/event-log.js';
 import type { Socket } from 'node:net';
 import { badRequest } from './errors.js';
+import { sseFrame } from './sse-frames.js';
 import { progressed, sendBacklog } from './send-progress.js';
 
 const PAGE = 500;
@@ -134,22 +137,23 @@ export async function streamEventLog<E extends { type: string }>(
     signalWake();
   });
 
-  /** Write one event; false when the client is gone (or made no progress, then closed). */
+  /**
+   * Write one event's frame (built once for all subscribers, sse-frames.ts); false when the client
+   * is gone (or made no progress, then closed). A write the socket takes costs no promise at all;
+   * only one it could not take waits for `drain`, watching progress.
+   */
   const write = async (logged: LoggedEvent<E>): Promise<boolean> => {
     if (closed || !sse.isConnected) return false;
+    const res = reply.raw;
     try {
-      const sent = sse.send({ id: String(logged.seq), event: logged.event.type, data: toData(logged) });
-      sent.catch(() => {}); // a send still pending when the socket closes must not reject unhandled
-      // send() wrote synchronously; only a write the socket could not take needs watching.
-      if (reply.raw.writableNeedDrain) {
-        const r = await waitForProgress(reply.raw.socket, Promise.race([sent, closedPromise]), writeTimeoutMs);
+      if (!res.write(sseFrame(logged, toData))) {
+        const drained = new Promise<void>((resolve) => res.once('drain', resolve));
+        const r = await waitForProgress(res.socket, Promise.race([drained, closedPromise]), writeTimeoutMs);
         if (r === 'stalled') {
           stalled = true;
-          reply.raw.destroy();
+          res.destroy();
           return false;
         }
-      } else {
-        await Promise.race([sent, closedPromise]);
       }
     } catch {
       return false;
