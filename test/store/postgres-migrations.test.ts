@@ -14,15 +14,41 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((d) => d.close()));
 });
 
+const LATEST = Math.max(...MIGRATIONS.map((m) => m.version));
+
 describePostgres('postgres migrations', () => {
   it('apply every version once, in order, and do nothing the second time', async () => {
     const { url } = await freshSchema();
     const db = pool(url);
     const first = await migrate(db, MIGRATIONS);
-    expect(first).toEqual({ from: 0, to: MIGRATIONS.length, applied: MIGRATIONS.map((m) => m.version) });
-    expect(await migrate(db, MIGRATIONS)).toEqual({ from: MIGRATIONS.length, to: MIGRATIONS.length, applied: [] });
+    const versions = MIGRATIONS.map((m) => m.version).sort((x, y) => x - y);
+    expect(first).toEqual({ from: 0, to: LATEST, applied: versions });
+    expect(await migrate(db, MIGRATIONS)).toEqual({ from: LATEST, to: LATEST, applied: [] });
     const { rows } = await db.query<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
-    expect(rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+    expect(rows).toEqual([...MIGRATIONS].sort((x, y) => x.version - y.version).map((m) => ({ version: m.version, name: m.name })));
+  });
+
+  it('applies a migration numbered below the highest applied one when it lands later (reserved numbers)', async () => {
+    const { url } = await freshSchema();
+    const db = pool(url);
+    const first: Migration[] = [
+      { version: 1, name: 'base', sql: 'CREATE TABLE base (id INTEGER)' },
+      { version: 8, name: 'eight', sql: 'CREATE TABLE eight (id INTEGER)' },
+    ];
+    expect(await migrate(db, first)).toEqual({ from: 0, to: 8, applied: [1, 8] });
+    const later = [...first, { version: 5, name: 'five', sql: 'CREATE TABLE five (id INTEGER)' }];
+    expect(await migrate(db, later)).toEqual({ from: 8, to: 8, applied: [5] });
+    const { rows } = await db.query<{ t: string | null }>("SELECT to_regclass('five')::text AS t");
+    expect(rows[0].t).toBe('five');
+  });
+
+  it('refuses migration lists that use a version twice', async () => {
+    const { url } = await freshSchema();
+    const twice: Migration[] = [
+      { version: 1, name: 'a', sql: 'SELECT 1' },
+      { version: 1, name: 'b', sql: 'SELECT 1' },
+    ];
+    await expect(migrate(pool(url), twice)).rejects.toThrow('migration version 1 is used twice (a, b)');
   });
 
   it('two instances migrating at the same moment apply each migration exactly once (advisory lock)', async () => {
@@ -55,10 +81,10 @@ describePostgres('postgres migrations', () => {
     const { url } = await freshSchema();
     const db = pool(url);
     await migrate(db, MIGRATIONS);
-    await db.query("INSERT INTO schema_migrations (version, name) VALUES ($1, 'from the future')", [MIGRATIONS.length + 5]);
+    await db.query("INSERT INTO schema_migrations (version, name) VALUES ($1, 'from the future')", [LATEST + 5]);
     const err = await migrate(db, MIGRATIONS).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SchemaTooNewError);
-    expect((err as Error).message).toContain(`schema is at version ${MIGRATIONS.length + 5}`);
-    expect((err as Error).message).toContain(`versions up to ${MIGRATIONS.length}`);
+    expect((err as Error).message).toContain(`schema is at version ${LATEST + 5}`);
+    expect((err as Error).message).toContain(`versions up to ${LATEST}`);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Every Postgres schema migration, in version order (see ../migrate.ts). Append new ones with the
- * next version; never change one that has shipped.
+ * Every Postgres schema migration (see ../migrate.ts). Versions are reserved per feature and may
+ * land out of order (the migrator applies each unapplied one); never change one that has shipped.
  */
 import type { Migration } from '../migrate.js';
 import { schedules } from './001-schedules.js';
