@@ -10,7 +10,7 @@
  */
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError, notFound } from '../src/http/errors.js';
-import { bodyHash, clientIdempotencyKey, idempotencyKeys, markReplayed } from '../src/http/idempotency.js';
+import { bodyHash, clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import { requireModel } from '../src/model/require-model.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { workflowEventsLink, type StreamTokens } from '../src/http/stream-token.js';
@@ -54,7 +54,7 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
     requireModel(services.turns.modelConfigured, body.model, services.config.MODEL);
     const { webhook, ...workflowInput } = body;
     if (webhook) await assertWebhookTarget(webhook.url, webhookPolicy(services.config));
-    const { value: wf, replayed } = await idempotencyKeys(services.db).run('workflow', clientIdempotencyKey(request), bodyHash(body), {
+    const { value: wf, replayed } = await services.stores.idempotency.run('workflow', clientIdempotencyKey(request), bodyHash(body), {
       create: async () => {
         const created = await service.create(workflowInput);
         // Remembered before any task turn can have finished (they need model round trips first).

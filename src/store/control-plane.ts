@@ -1,5 +1,5 @@
 /**
- * The control-plane stores (schedules, workflows, brain pages) on the engine DATABASE_URL picks:
+ * The control-plane stores (schedules, workflows, brain pages, idempotency keys) on the engine DATABASE_URL picks:
  * unset → SQLite on the service's own handle (DATA_DIR/service.db); `postgres://…` → Postgres
  * through one `pg` pool of DATABASE_POOL_MAX connections, migrated at {@link ControlPlaneStores.open}
  * (src/store/postgres/migrate.ts). The turn-side ports on the same engine: ./turn-engine.ts.
@@ -12,10 +12,12 @@ import type { ScheduleStore } from '../schedules/store.js';
 import { SqliteWorkflowStore } from '../workflows/sqlite-workflow-store.js';
 import type { WorkflowStore } from '../workflows/workflow-store.js';
 import type { Database } from './database.js';
+import { IdempotencyKeys, SqliteIdempotencyKeyRows } from './idempotency-keys.js';
 import { migrate, type MigrateResult } from './postgres/migrate.js';
 import { MIGRATIONS } from './postgres/migrations/index.js';
 import { PgBrainStore } from './postgres/pg-brain-store.js';
 import { PgDatabase } from './postgres/pg-database.js';
+import { PgIdempotencyKeyRows } from './postgres/pg-idempotency-keys.js';
 import { PgScheduleStore } from './postgres/pg-schedule-store.js';
 import { PgWorkflowStore } from './postgres/pg-workflow-store.js';
 import { DatabaseUnavailableError } from './postgres/unavailable.js';
@@ -25,6 +27,8 @@ export interface ControlPlaneStores {
   schedules: ScheduleStore;
   workflows: WorkflowStore;
   brain: BrainStore;
+  /** Idempotency keys of resources without a key column of their own (workflows). */
+  idempotency: IdempotencyKeys;
   /** The Postgres handle (undefined on SQLite): for stores added later on the same pool. */
   pg?: PgDatabase;
   /**
@@ -45,6 +49,7 @@ export function sqliteStores(db: Database): ControlPlaneStores {
     schedules: new SqliteScheduleStore(db),
     workflows: new SqliteWorkflowStore(db),
     brain: new SqliteBrainStore(db),
+    idempotency: new IdempotencyKeys(new SqliteIdempotencyKeyRows(db)),
     open: async () => undefined,
     ping: async () => {
       try {
@@ -64,6 +69,7 @@ export function postgresStores(pg: PgDatabase): ControlPlaneStores {
     schedules: new PgScheduleStore(pg),
     workflows: new PgWorkflowStore(pg),
     brain: new PgBrainStore(pg),
+    idempotency: new IdempotencyKeys(new PgIdempotencyKeyRows(pg)),
     pg,
     open: () => migrate(pg, MIGRATIONS),
     ping: () => pg.ping(),

@@ -131,12 +131,8 @@ export class DefaultTurnService implements TurnService {
     let hash: string | null = null;
     if (options.idempotencyKey !== undefined) {
       hash = requestHash({ input, kind: options.kind ?? 'main', origin: options.origin ?? { type: 'api' } });
-      const existing = await store.findByIdempotencyKey(options.idempotencyKey);
-      if (existing) {
-        if (existing.request_hash !== hash) throw idempotencyKeyReused('turn', existing.id);
-        options.onReplay?.();
-        return (await store.get(existing.id))!;
-      }
+      const replay = await this.replayOf(options.idempotencyKey, hash, options);
+      if (replay) return replay;
     }
     let interrupt: string | undefined;
     if (input.previous_turn_id !== undefined) {
@@ -155,7 +151,7 @@ export class DefaultTurnService implements TurnService {
     }
 
     const id = uuidv7();
-    await store.insert({
+    const inserted = store.insert({
       id,
       agent_id: input.agent_id,
       kind: options.kind ?? 'main',
@@ -169,6 +165,15 @@ export class DefaultTurnService implements TurnService {
       binding: options.workflowTask ?? null,
       trace: newTurnTrace(options.traceparent),
     });
+    try {
+      await inserted;
+    } catch (err) {
+      // The same key inserted meanwhile by a racing request (on this or another instance): the
+      // key is unique in the store, so that turn is the one; replay it (or 409 for another body).
+      const replay = options.idempotencyKey === undefined ? undefined : await this.replayOf(options.idempotencyKey, hash, options);
+      if (replay) return replay;
+      throw err;
+    }
     const rec = (await store.get(id))!;
     if (interrupt) void this.cancel(interrupt).catch((err) => this.deps.log?.error({ err, turn_id: interrupt }, 'interrupting the previous turn failed'));
     if (this.started) this.runner?.wake();
@@ -183,6 +188,15 @@ export class DefaultTurnService implements TurnService {
     const content = typeof input.input === 'string' ? input.input : input.input.map((m) => m.content).join('\n\n');
     const queued = await inputs.send(prev.id, content, 'double_text');
     return { ...((await this.deps.store.get(prev.id)) ?? prev), steered: { message_id: queued.message_id } };
+  }
+
+  /** The turn stored under `key` (after `onReplay`), undefined when none; 409 for another request `hash`. */
+  private async replayOf(key: string, hash: string | null, options: CreateTurnOptions): Promise<TurnRecord | undefined> {
+    const existing = await this.deps.store.findByIdempotencyKey(key);
+    if (!existing) return undefined;
+    if (existing.request_hash !== hash) throw idempotencyKeyReused('turn', existing.id);
+    options.onReplay?.();
+    return (await this.deps.store.get(existing.id))!;
   }
 
   get(id: string): Promise<TurnRecord | undefined> {

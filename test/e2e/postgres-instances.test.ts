@@ -2,13 +2,14 @@
  * Two real service processes (src/main.ts) on one real Postgres, one scripted Responses server:
  * turns are claimed once across instances, events stream from the OTHER instance in order and
  * equal the stored log, a SIGKILLed instance's turn is taken over and completed by the other, a
- * cancel sent to one instance stops a turn running on the other, and a schedule fires once.
+ * cancel sent to one instance stops a turn running on the other, a schedule fires once, and one
+ * Idempotency-Key sent to both instances at once makes one turn (one workflow).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { describePostgres, freshSchema } from '../support/postgres.js';
 import { freePort, spawnService, waitHealthy, type Child } from './support/child.js';
 import { hasToolOutput, lastUserText, todoThenAnswer } from './support/scripts.js';
@@ -116,6 +117,49 @@ describePostgres('two instances on one Postgres', () => {
     await new Promise((r) => setTimeout(r, 1000)); // a second firing would show up by now
     expect((await api(a.url, 'GET', `/v1/schedules/${s.body.id}/runs`)).body.data).toHaveLength(1);
     expect(model.requests.filter((q) => lastUserText(q.body) === 'scheduled once' && !hasToolOutput(q.body))).toHaveLength(1);
+  }, 60_000);
+
+  it('one Idempotency-Key sent to A and B at the same moment makes one turn, replayed to the other', async () => {
+    const KEYS = 20;
+    model.push(...Array.from({ length: KEYS * 2 }, () => todoThenAnswer));
+    const pairs = await Promise.all(
+      Array.from({ length: KEYS }, (_, i) => {
+        const body = { input: `keyed ${i}`, tools: ['todo'] };
+        const key = { 'idempotency-key': `race-${i}` };
+        return Promise.all([api(a.url, 'POST', '/v1/turns', body, key), api(b.url, 'POST', '/v1/turns', body, key)]);
+      }),
+    );
+    for (const [x, y] of pairs) {
+      expect([x.status, y.status]).toEqual([202, 202]);
+      expect(x.body.id).toBe(y.body.id);
+      expect([x.headers.get('idempotent-replayed'), y.headers.get('idempotent-replayed')].sort()).toEqual([null, 'true'].sort());
+    }
+    await Promise.all(pairs.map(([x]) => readSse(`${b.url}/v1/turns/${x.body.id}/events`, { timeoutMs: 60_000 })));
+    for (let i = 0; i < KEYS; i++) {
+      expect(model.requests.filter((q) => lastUserText(q.body) === `keyed ${i}` && !hasToolOutput(q.body))).toHaveLength(1);
+    }
+    const listed = await api(a.url, 'GET', '/v1/turns?limit=100');
+    expect(listed.body.data.filter((t: { input_preview?: string }) => t.input_preview?.startsWith('keyed '))).toHaveLength(KEYS);
+  }, 120_000);
+
+  it('one Idempotency-Key sent to A and B at the same moment makes one workflow', async () => {
+    const body = {
+      title: 'raced across instances',
+      agent_id: 'idem-instances',
+      tasks: [{ label: 'a', prompt: 'p', result_schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false } }],
+    };
+    model.push({ output: [functionCall('submit_result', { result: { ok: true } })] });
+    const key = { 'idempotency-key': 'workflow-across-instances' };
+    const [x, y] = await Promise.all([api(a.url, 'POST', '/v1/workflows', body, key), api(b.url, 'POST', '/v1/workflows', body, key)]);
+    expect([x.status, y.status]).toEqual([201, 201]);
+    expect(x.body.id).toBe(y.body.id);
+    expect([x.headers.get('idempotent-replayed'), y.headers.get('idempotent-replayed')].sort()).toEqual([null, 'true'].sort());
+    const listed = await api(b.url, 'GET', '/v1/workflows?agent_id=idem-instances');
+    expect(listed.body.data).toHaveLength(1);
+    // Its one task turn ends before the next test scripts the model.
+    const deadline = Date.now() + 30_000;
+    while ((await api(a.url, 'GET', `/v1/workflows/${x.body.id}`)).body.status === 'running' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect((await api(a.url, 'GET', `/v1/workflows/${x.body.id}`)).body.status).toBe('completed');
   }, 60_000);
 
   it('the other instance takes over a turn of a SIGKILLed instance within the lease, and a client resuming there misses nothing', async () => {
