@@ -19,6 +19,7 @@ import { controlPlaneStores, type ControlPlaneStores } from './store/control-pla
 import { turnEngine, type TurnEngine } from './store/turn-engine.js';
 import { openDatabase, type Database } from './store/database.js';
 import { PublishedEventLog } from './store/published-event-log.js';
+import { PgHomeLocks } from './store/postgres/pg-home-lock.js';
 import type { TurnCheckpointStore } from './store/checkpoint-store.js';
 import type { TurnQueue } from './store/turn-queue.js';
 import type { TurnStore } from './store/turn-store.js';
@@ -210,6 +211,8 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const skills = new SkillRegistry({ db, installDir: path.join(config.DATA_DIR, 'skills'), builtinsDir: config.SKILLS_DIR, log });
   registry.skills = skills;
   registry.attachments = new AttachmentStore(path.join(config.DATA_DIR, 'attachments'));
+  // Several instances share agent homes: the home lock holds across them (Postgres advisory lock per agent).
+  if (stores.pg) registry.homeLocks = new PgHomeLocks(stores.pg.pool, { onError: (err) => log.warn({ err }, 'the connection holding an agent-home lock failed; the lock is gone with it') });
 
   let started = false;
   return {

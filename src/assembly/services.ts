@@ -9,6 +9,7 @@ import type { SkillRegistry } from '../skills/skill-registry.js';
 import type { ScheduleService } from '../schedules/types.js';
 import type { WorkflowService } from '../workflows/types.js';
 import type { ClarifyPolicyResolver } from '../tools/clarify/policy.js';
+import type { InstanceHomeLock } from '../tools/computer/home-lock.js';
 
 export interface ServiceRegistry {
   /** Schedules control plane (src/schedules/); absent → the `schedule` family is unavailable. */
@@ -23,5 +24,7 @@ export interface ServiceRegistry {
   attachments?: AttachmentStore;
   /** Chooses what a `clarify` call does to a turn (src/tools/clarify/policy.ts); absent or undefined → it ends the turn. */
   clarifyPolicy?: ClarifyPolicyResolver;
+  /** The agent-home lock across instances (Postgres advisory lock; set with DATABASE_URL); absent → in-process only. */
+  homeLocks?: InstanceHomeLock;
   [name: string]: unknown;
 }

@@ -5,10 +5,13 @@ import type { Config } from '../../config.js';
 import type { SandboxMode } from './sandbox/run-command.js';
 import type { SkillCommandSetup } from '../../skills/command-setup.js';
 import { keepHead } from '../../runtime/text-cut.js';
+import type { HomeLockTarget } from './home-lock.js';
 
 export interface ComputerToolDeps {
   /** Absolute path of the agent home (created on first use by `resolveInHome`). */
   home: string;
+  /** The home lock across instances (several instances on Postgres), keyed by agent id; absent: in-process only. */
+  across?: HomeLockTarget['across'];
   config: Config;
   /** How `command` runs; null when commands are not offered (no sandbox and not COMPUTER_SANDBOX=none). */
   sandbox: SandboxMode | null;

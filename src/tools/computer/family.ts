@@ -107,6 +107,7 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
       const mode = 'mode' in sandbox ? sandbox.mode : null;
       const deps: ComputerToolDeps = {
         home: path.resolve(ctx.agentHome),
+        across: ctx.services.homeLocks ? { lock: ctx.services.homeLocks, agentId: ctx.agentId } : undefined,
         config: ctx.config,
         sandbox: mode,
         // The user running bwrap (when the service is root) must be able to read the mcporter config.

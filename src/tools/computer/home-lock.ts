@@ -12,10 +12,13 @@
  * readers). A waiter whose signal aborts (turn cancelled, tool timeout) leaves the queue with an
  * Error.
  *
- * The guarantee holds within one service process (the lock is a Map in memory): run one service
- * per DATA_DIR. home-fs.ts (O_NOFOLLOW walk, fd verified in the home) is the second line of
- * defence when it does not hold (COMPUTER_SANDBOX=none lets background processes outlive their
- * command).
+ * Within one process the lock is a Map in memory. Several instances sharing agent homes (on
+ * Postgres, README.md "Run several instances") also pass an {@link InstanceHomeLock}: after the
+ * local lock, the same mode is taken across instances (a Postgres advisory lock keyed by agent id,
+ * src/store/postgres/pg-home-lock.ts), so two instances never run commands in one home at once,
+ * nor a command in one beside a file operation in the other. home-fs.ts (O_NOFOLLOW walk, fd
+ * verified in the home) is the second line of defence when it does not hold (COMPUTER_SANDBOX=none
+ * lets background processes outlive their command).
  */
 import { ensureHome } from './home.js';
 
@@ -102,15 +105,37 @@ export function acquireHomeLock(key: string, mode: HomeLockMode, signal?: AbortS
 }
 
 /**
- * Run `fn` holding the lock of `home` (created when missing; keyed by its real path) in `mode`.
- * @throws whatever `fn` throws; Error when `signal` aborts while waiting.
+ * The home lock of one agent across every instance sharing the agent homes.
+ * `acquire` resolves once `mode` is held (shared holders coexist, exclusive is alone) and returns
+ * the release (idempotent; never throws).
+ * @throws Error when `signal` aborts while waiting, or the lock cannot be taken (database away).
  */
-export async function withHomeLock<T>(home: string, mode: HomeLockMode, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+export interface InstanceHomeLock {
+  acquire(agentId: string, mode: HomeLockMode, signal?: AbortSignal): Promise<() => Promise<void>>;
+}
+
+/** A home, optionally with the lock that extends it across instances (for agent `agentId`). */
+export interface HomeLockTarget {
+  home: string;
+  across?: { lock: InstanceHomeLock; agentId: string };
+}
+
+/**
+ * Run `fn` holding the lock of `target`'s home (created when missing; keyed by its real path) in
+ * `mode`: the in-process lock, then (with `target.across`) the same mode across instances.
+ * @throws whatever `fn` throws; Error when `signal` aborts while waiting or the cross-instance
+ *   lock cannot be taken.
+ */
+export async function withHomeLock<T>(target: string | HomeLockTarget, mode: HomeLockMode, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+  const { home, across } = typeof target === 'string' ? { home: target, across: undefined } : target;
   const key = await ensureHome(home);
   const release = await acquireHomeLock(key, mode, signal);
+  let releaseAcross: (() => Promise<void>) | undefined;
   try {
+    if (across) releaseAcross = await across.lock.acquire(across.agentId, mode, signal);
     return await fn();
   } finally {
+    await releaseAcross?.();
     release();
   }
 }

@@ -43,6 +43,7 @@ export function createWebFamily(deps: WebFamilyDeps = {}): FamilyCreator {
           maxBytes: c.WEB_FETCH_MAX_BYTES,
           extractTimeoutMs: c.WEB_EXTRACT_TIMEOUT_MS,
           saveHome: ctx.kind !== 'workflow_task' && ctx.families.includes('computer') ? ctx.agentHome : undefined,
+          saveHomeAcross: ctx.services.homeLocks ? { lock: ctx.services.homeLocks, agentId: ctx.agentId } : undefined,
           resolver: deps.resolver,
           cache: new FetchCache(),
           charBudget: Math.floor(c.TOOL_OUTPUT_MAX_CHARS * FETCH_BUDGET_SHARE),

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { resolveInHome } from '../computer/home.js';
 import { writeFileInHome } from '../computer/home-fs.js';
-import { withHomeLock } from '../computer/home-lock.js';
+import { withHomeLock, type HomeLockTarget } from '../computer/home-lock.js';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../runtime/tool.js';
 import { allocateBudget, clipHeadTail, FETCH_BUDGET_SHARE, type OmittedPart } from './budget.js';
 import { extractOffThread } from './extract-pool.js';
@@ -37,6 +37,8 @@ export interface WebFetchOptions {
    * (whose read_file can open them). Undefined = clipped pages are not saved.
    */
   saveHome?: string;
+  /** The home lock across instances for `saveHome` (several instances on Postgres); absent: in-process only. */
+  saveHomeAcross?: HomeLockTarget['across'];
   /** DNS resolver (tests inject one); default: the system resolver. */
   resolver?: HostResolver;
   /** The per-turn repeat cache; default: a fresh one. */
@@ -118,13 +120,14 @@ const SAVE_LOCK_WAIT_MS = 5000;
  * by a command can never redirect the write and an existing file is never overwritten.
  * @returns the path relative to the home.
  */
-async function savePage(home: string, page: FetchedPage, signal: AbortSignal): Promise<string> {
+async function savePage(target: HomeLockTarget, page: FetchedPage, signal: AbortSignal): Promise<string> {
+  const { home } = target;
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '');
   const hash = createHash('sha256').update(page.finalUrl).digest('hex').slice(0, 8);
   const host = hostOf(page.finalUrl).replace(/[^a-zA-Z0-9.-]/g, '_');
   // A running command holds the home exclusively: wait a little, then answer without a saved copy.
   const wait = AbortSignal.any([signal, AbortSignal.timeout(SAVE_LOCK_WAIT_MS)]);
-  return withHomeLock(home, 'shared', wait, async () => {
+  return withHomeLock(target, 'shared', wait, async () => {
     const file = await resolveInHome(home, `${SAVED_PAGES_DIR}/${stamp}-${host}-${hash}.md`);
     await writeFileInHome(file, page.text, file.relative, true);
     return file.relative;
@@ -226,7 +229,7 @@ export function createWebFetchTool(options: WebFetchOptions) {
         const clipped = page.text.length > allowance;
         if (clipped && options.saveHome && page.savedPath === undefined) {
           try {
-            page.savedPath = await savePage(options.saveHome, page, ctx.signal);
+            page.savedPath = await savePage({ home: options.saveHome, across: options.saveHomeAcross }, page, ctx.signal);
           } catch {
             page.savedPath = undefined;
           }

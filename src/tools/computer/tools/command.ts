@@ -87,7 +87,7 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
       return `Ran \`${labelText(p.command)}\` (exit ${d.exitCode}, ${seconds(d.durationMs)} s)`;
     },
     execute: (p, ctx) =>
-      withHomeLock(deps.home, 'exclusive', ctx.signal, async () => {
+      withHomeLock(deps, 'exclusive', ctx.signal, async () => {
         const cwd = await resolveInHome(deps.home, p.workdir ?? '.');
         if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) throw new Error(`workdir ${p.workdir} is not a folder in the home`);
         const timeoutS = Math.min(p.timeout ?? defaultTimeoutS, maxTimeoutS);
