@@ -26,14 +26,15 @@ describePostgres('agent-home lock across instances (Postgres advisory lock)', ()
   it('an exclusive holder on one instance keeps the other instance out until it releases', async () => {
     const [a, b] = await twoInstances();
     const release = await a.acquire('agent-1', 'exclusive');
-    const other = b.acquire('agent-1', 'exclusive');
-    const shared = b.acquire('agent-1', 'shared');
-    expect(await settled(other)).toBe('waiting');
+    const stop = new AbortController();
+    const shared = b.acquire('agent-1', 'shared', stop.signal);
     expect(await settled(shared)).toBe('waiting');
+    stop.abort(new Error('enough'));
+    await expect(shared).rejects.toThrow(/gave up waiting/);
+    const other = b.acquire('agent-1', 'exclusive');
+    expect(await settled(other)).toBe('waiting');
     await release();
-    const releaseOther = await other;
-    await releaseOther();
-    await (await shared)();
+    await (await other)();
   });
 
   it('locks agents independently', async () => {
