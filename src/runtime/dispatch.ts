@@ -237,6 +237,12 @@ export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: D
   return { outcomes: done, terminated, ...(ending ? { ending } : {}), cancelled: opts.signal.aborted };
 }
 
+/** The `ends_turn` of a `tool.completed` for a result's `terminate`. */
+function endsTurn(how: true | TerminateTurn): { stop_reason: string; output_text?: string } {
+  if (how === true) return { stop_reason: 'terminated' };
+  return { stop_reason: how.stopReason, ...(how.outputText !== undefined ? { output_text: how.outputText } : {}) };
+}
+
 function lookup(call: FunctionCallRequest, tools: ReadonlyMap<string, AnyWorkerAgentTool>): AnyWorkerAgentTool | undefined {
   return tools.get(toolIdentity(call));
 }
@@ -355,6 +361,7 @@ async function executeCall<TTurn>(
     output: text,
     ...(res.details !== undefined ? { details: res.details } : {}),
     ...(validated.repaired ? { repaired: validated.repaired } : {}),
+    ...(res.terminate ? { ends_turn: endsTurn(res.terminate) } : {}),
   });
   if (res.terminate) onTerminate(res.terminate);
   return { callId: call.callId, outputText: text, item, isError: false, state: 'completed', ...(validated.repaired ? { repaired: validated.repaired } : {}) };

@@ -98,6 +98,12 @@ export const ToolCompletedEvent = z.object({
    * service stopped and is not run again (its effect is unknown).
    */
   status: z.enum(['interrupted']).optional(),
+  /**
+   * Set when this call ends the turn after its round (e.g. `clarify`, `submit_result`): the turn's
+   * stop reason and, when the tool sets it, its output text. A turn resumed after a crash ends the
+   * same way.
+   */
+  ends_turn: z.object({ stop_reason: z.string(), output_text: z.string().optional() }).optional(),
 });
 
 /**

@@ -17,5 +17,5 @@ export type NextStep =
 /** What the event log says about a call of a resumed round (events stored before the crash). */
 export type PriorCall =
   | { state: 'started' }
-  | { state: 'completed'; output: string; isError: boolean };
+  | { state: 'completed'; output: string; isError: boolean; endsTurn?: { stopReason: string; outputText?: string } };
 

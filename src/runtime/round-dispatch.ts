@@ -6,7 +6,8 @@
  * Resumed rounds (`deps.priorCalls`, read from the event log): a call whose `tool.completed` was
  * stored keeps that output and is not run again (no event repeated); a call that had started but
  * not completed runs again when its tool is read-only, and otherwise is NOT run again — it gets
- * {@link interruptedOutput} and a `tool.completed` with status `interrupted`.
+ * {@link interruptedOutput} and a `tool.completed` with status `interrupted`. A stored call whose
+ * `tool.completed` has `ends_turn` ends the turn again that way (the calls after it are not run).
  *
  * Approvals (`deps.approvals`, ./approval-gate.ts): calls waiting for a decision are held back
  * while the others run; the round then stays pending (next step `waiting`) and is dispatched
@@ -90,10 +91,18 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
   const calls = items.filter((i): i is FunctionCallItem => i.type === 'function_call');
   const outcomes = new Array<CallOutcome | undefined>(calls.length);
   const toRun: { index: number; call: FunctionCallRequest }[] = [];
+  // A call whose stored tool.completed says it ended the turn (resumed round): the turn ends the
+  // same way, and calls not answered yet are not started (as in the first run).
+  let priorEnding: { stopReason: string; outputText?: string } | undefined;
   for (const [index, c] of calls.entries()) {
     const p = prior?.get(c.call_id);
     if (p?.state === 'completed') {
       outcomes[index] = { callId: c.call_id, outputText: p.output, item: { type: 'function_call_output', call_id: c.call_id, output: p.output }, isError: p.isError, state: 'completed' };
+      priorEnding ??= p.endsTurn;
+      continue;
+    }
+    if (priorEnding) {
+      outcomes[index] = { callId: c.call_id, outputText: PRIOR_TERMINATE, item: { type: 'function_call_output', call_id: c.call_id, output: PRIOR_TERMINATE }, isError: true, state: 'not_started' };
       continue;
     }
     const tool = tools.callable.get(displayName(c));
@@ -131,7 +140,7 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
   );
   result.outcomes.forEach((o, k) => (outcomes[runNow[k].index] = o));
   if (gated?.waiting.size) {
-    const ending = result.cancelled || deps.signal.aborted ? NOT_STARTED_CANCEL : result.terminated ? PRIOR_TERMINATE : undefined;
+    const ending = result.cancelled || deps.signal.aborted ? NOT_STARTED_CANCEL : result.terminated || priorEnding ? PRIOR_TERMINATE : undefined;
     // Calls that ran are in the event log (resumed as prior calls); the round stays pending.
     if (ending === undefined) {
       state.toolStats = statsBefore;
@@ -161,9 +170,10 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
   }
 
   if (result.cancelled || deps.signal.aborted) return { type: 'cancelled', calls: done.map((c) => ({ call_id: c.callId, state: c.state })) };
-  if (result.terminated) {
-    if (result.ending?.outputText !== undefined) state.lastText = result.ending.outputText;
-    return { type: 'completed', stopReason: result.ending?.stopReason ?? 'terminated' };
+  if (result.terminated || priorEnding) {
+    const ending = priorEnding ?? result.ending;
+    if (ending?.outputText !== undefined) state.lastText = ending.outputText;
+    return { type: 'completed', stopReason: ending?.stopReason ?? 'terminated' };
   }
   if (state.toolsDisabled) return { type: 'completed', stopReason: 'max_steps' };
   const next = decideAfterToolRound(state, deps.maxSteps);

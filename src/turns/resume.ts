@@ -43,7 +43,15 @@ export async function priorCallsFromLog(log: EventLog<TurnEvent>, turnId: string
     const page = await log.read(turnId, after, 1000);
     for (const { event } of page) {
       if (event.type === 'tool.started' && !calls.has(event.call_id)) calls.set(event.call_id, { state: 'started' });
-      if (event.type === 'tool.completed') calls.set(event.call_id, { state: 'completed', output: event.output, isError: event.is_error });
+      if (event.type === 'tool.completed') {
+        const ends = event.ends_turn;
+        calls.set(event.call_id, {
+          state: 'completed',
+          output: event.output,
+          isError: event.is_error,
+          ...(ends ? { endsTurn: { stopReason: ends.stop_reason, ...(ends.output_text !== undefined ? { outputText: ends.output_text } : {}) } } : {}),
+        });
+      }
     }
     if (page.length < 1000) return calls;
     after = page[page.length - 1].seq;
