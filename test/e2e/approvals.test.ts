@@ -69,6 +69,8 @@ describe('a call that needs approval', () => {
     ]);
     expect(existsSync(homeFile(harness, 'appr-1', 'notes/plan.txt'))).toBe(false);
     expect(harness.svc.services.turns.stats().waiting).toBeGreaterThanOrEqual(1);
+    const metrics = await fetch(`${harness.svc.url}/metrics`).then((r) => r.text());
+    expect(metrics).toMatch(/^turns_waiting [1-9]/m);
 
     const d = await decide(harness, id, { call_id: 'call_w1', decision: 'approve' });
     expect(d.status).toBe(200);
@@ -236,6 +238,32 @@ describe('decisions', () => {
     const all = (await readSse(`${harness.svc.url}/v1/turns/${id}/events`)).events;
     expect(all.filter((e) => e.event === 'approval.resolved')).toHaveLength(1);
     expect(existsSync(homeFile(harness, 'appr-8', 'race.txt'))).toBe(winner.status === 'approved');
+  });
+
+  it('a decision that arrives while other calls of the round still run is not lost: the turn continues once they end', async () => {
+    harness.model.push(
+      {
+        output: [
+          functionCall('write_file', { path: 'early.txt', content: 'early' }, { callId: 'call_y1' }),
+          functionCall('command', { command: 'sleep 2; echo slept' }, { callId: 'call_y2' }),
+        ],
+      },
+      { output: [message('both finished')] },
+    );
+    const created = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'race the round', agent_id: 'appr-10', tools: ['computer'], approvals: { write_file: 'always' } });
+    const id = created.body.id as string;
+    // Decide as soon as the command starts (the approval was asked before it).
+    const s = await readSse(`${harness.svc.url}/v1/turns/${id}/events`, { stopWhen: (e) => e.event === 'tool.started' && e.json.call_id === 'call_y2' });
+    expect(s.events.some((e) => e.event === 'approval.requested')).toBe(true);
+    const d = await decide(harness, id, { call_id: 'call_y1', decision: 'approve' });
+    expect(d.status).toBe(200);
+    expect(d.body.turn_status).toBe('running');
+    const t = await turnWhen(harness, id, (x) => x.status === 'completed', 30_000);
+    expect(t.output_text).toBe('both finished');
+    expect(readFileSync(homeFile(harness, 'appr-10', 'early.txt'), 'utf8')).toBe('early');
+    const input = harness.model.requests.at(-1)!.body.input as any[];
+    expect(input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id)).toEqual(['call_y1', 'call_y2']);
+    expect(outputFor(harness.model.requests.at(-1)!.body, 'call_y2')).toContain('slept');
   });
 
   it('404 for a call the turn never asked about and for an unknown turn', async () => {
