@@ -7,6 +7,7 @@ import type { JsonObject } from '../runtime/json.js';
 import type { ServiceRegistry } from './services.js';
 
 import type { TurnKind, TurnOrigin } from '../turns/turn-kinds.js';
+import type { RequestApprovals } from '../turns/approvals/policy.js';
 
 export type { TurnKind, TurnOrigin };
 
@@ -50,4 +51,6 @@ export interface TurnContext {
    * (Same as `families`; kept explicit for readability in schedule tools.)
    */
   requestedTools: ToolFamily[];
+  /** The request's `approvals` (README "Tool approvals"); a schedule created in this turn inherits them. */
+  approvals?: RequestApprovals;
 }

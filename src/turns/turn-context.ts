@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { TurnContext, TurnKind, TurnOrigin, WorkflowTaskBinding } from '../assembly/context.js';
 import type { ServiceRegistry } from '../assembly/services.js';
 import type { Config, ToolFamily } from '../config.js';
+import type { RequestApprovals } from './approvals/policy.js';
 
 export interface TurnContextInput {
   turnId: string;
@@ -17,6 +18,8 @@ export interface TurnContextInput {
   skills?: string[];
   signal: AbortSignal;
   workflowTask?: WorkflowTaskBinding;
+  /** The request's `approvals`. */
+  approvals?: RequestApprovals;
 }
 
 /** `DATA_DIR/agents/<agent_id>/home` (absolute; agent ids are `[A-Za-z0-9_-]{1,64}`). */
@@ -41,5 +44,6 @@ export function buildTurnContext(config: Config, registry: ServiceRegistry, t: T
     model: t.model,
     workflowTask: t.workflowTask,
     requestedTools: families,
+    ...(t.approvals ? { approvals: t.approvals } : {}),
   };
 }

@@ -173,6 +173,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       tools: request.tools,
       brain: request.brain,
       skills: request.skills,
+      approvals: request.approvals,
       signal: c.controller.signal,
       ...(live ? { workflowTask: live.workflowTask } : {}),
     });

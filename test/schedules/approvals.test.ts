@@ -53,6 +53,17 @@ describe('schedules with approvals', () => {
     expect(cleared.body.approvals).toBeNull();
   });
 
+  it('a schedule the model creates inside a turn with approvals inherits them', async () => {
+    harness.model.push(
+      { output: [functionCall('schedule_create', { name: 'inherit', when: { after: { value: 1, unit: 'hour' } }, input: 'later' })] },
+      { output: [message('scheduled')] },
+    );
+    const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'schedule it', agent_id: 'inherit-1', tools: ['todo', 'schedule'], approvals: { todo: 'always' } });
+    expect(r.body.status).toBe('completed');
+    const list = await api(harness.svc.url, 'GET', '/v1/schedules?agent_id=inherit-1');
+    expect(list.body.data).toEqual([expect.objectContaining({ name: 'inherit', approvals: { todo: 'always' } })]);
+  });
+
   it('refuses approvals naming a tool the schedule does not have, on create and on change', async () => {
     const bad = await api(harness.svc.url, 'POST', '/v1/schedules', { name: 'x', when: { after: { value: 1, unit: 'hour' } }, input: 'x', tools: ['todo'], approvals: { command: 'always' } });
     expect(bad.status).toBe(400);

@@ -1,6 +1,6 @@
 /**
  * `schedule_create`: save a turn request (input, instructions) plus `when`; the schedule inherits
- * the calling turn's agent id and tool families. Idempotent per turn and arguments: a retried
+ * the calling turn's agent id, tool families, brain and `approvals`. Idempotent per turn and arguments: a retried
  * identical call in the same turn returns the schedule the first call made.
  */
 import { z } from 'zod';
@@ -52,6 +52,8 @@ export function createScheduleCreateTool(ctx: TurnContext, service: ScheduleServ
           instructions: p.instructions ?? null,
           tools: [...ctx.requestedTools],
           brain: ctx.brain,
+          // A turn's approvals go with the turns it schedules (they cannot escape them that way).
+          ...(ctx.approvals ? { approvals: ctx.approvals } : {}),
         },
         { created_by: { type: 'turn', turn_id: ctx.turnId }, idempotencyKey: `turn:${ctx.turnId}:${requestHash(p)}` },
       );
