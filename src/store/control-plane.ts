@@ -1,5 +1,5 @@
 /**
- * The control-plane stores (schedules, workflows, brain pages, idempotency keys) on the engine DATABASE_URL picks:
+ * The control-plane stores (schedules, workflows, brain pages, idempotency keys, background jobs) on the engine DATABASE_URL picks:
  * unset → SQLite on the service's own handle (DATA_DIR/service.db); `postgres://…` → Postgres
  * through one `pg` pool of DATABASE_POOL_MAX connections, migrated at {@link ControlPlaneStores.open}
  * (src/store/postgres/migrate.ts). The turn-side ports on the same engine: ./turn-engine.ts.
@@ -11,6 +11,9 @@ import { SqliteScheduleStore } from '../schedules/sqlite-store.js';
 import type { ScheduleStore } from '../schedules/store.js';
 import { SqliteWorkflowStore } from '../workflows/sqlite-workflow-store.js';
 import type { WorkflowStore } from '../workflows/workflow-store.js';
+import type { JobStore } from '../jobs/job-store.js';
+import { SqliteJobStore } from '../jobs/sqlite-job-store.js';
+import { PgJobStore } from './postgres/pg-job-store.js';
 import type { Database } from './database.js';
 import { IdempotencyKeys, SqliteIdempotencyKeyRows } from './idempotency-keys.js';
 import { migrate, type MigrateResult } from './postgres/migrate.js';
@@ -29,6 +32,8 @@ export interface ControlPlaneStores {
   brain: BrainStore;
   /** Idempotency keys of resources without a key column of their own (workflows). */
   idempotency: IdempotencyKeys;
+  /** Background jobs (src/jobs/). */
+  jobs: JobStore;
   /** The Postgres handle (undefined on SQLite): for stores added later on the same pool. */
   pg?: PgDatabase;
   /**
@@ -50,6 +55,7 @@ export function sqliteStores(db: Database): ControlPlaneStores {
     workflows: new SqliteWorkflowStore(db),
     brain: new SqliteBrainStore(db),
     idempotency: new IdempotencyKeys(new SqliteIdempotencyKeyRows(db)),
+    jobs: new SqliteJobStore(db),
     open: async () => undefined,
     ping: async () => {
       try {
@@ -70,6 +76,7 @@ export function postgresStores(pg: PgDatabase): ControlPlaneStores {
     workflows: new PgWorkflowStore(pg),
     brain: new PgBrainStore(pg),
     idempotency: new IdempotencyKeys(new PgIdempotencyKeyRows(pg)),
+    jobs: new PgJobStore(pg),
     pg,
     open: () => migrate(pg, MIGRATIONS),
     ping: () => pg.ping(),

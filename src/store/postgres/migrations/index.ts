@@ -9,6 +9,7 @@ import { brain } from './003-brain.js';
 import { turns } from './004-turns.js';
 import { approvals } from './005-approvals.js';
 import { turnInputs } from './006-turn-inputs.js';
+import { backgroundJobs } from './007-background-jobs.js';
 import { idempotencyKeys } from './008-idempotency-keys.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, idempotencyKeys];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys];

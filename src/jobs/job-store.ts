@@ -1,0 +1,144 @@
+/**
+ * The job store port (both engines) and the row mapping they share. Table `background_jobs`
+ * (same columns in SQLite and Postgres; JSON as text, times as ISO text); ids are UUIDv7, so
+ * `ORDER BY id DESC` is newest first and a cursor is the last id seen. A job created by a tool
+ * call is unique per `(source_turn_id, source_call_id)`: a retried round gets the first job back.
+ *
+ * Every status change is a conditional UPDATE from the statuses ./transitions.ts allows, so two
+ * instances (or a stop racing a finish) never both move a job. `start` counts the agent's running
+ * jobs and starts one in one transaction under a per-agent lock, so
+ * BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT holds across instances.
+ *
+ * Implementations: ./sqlite-job-store.ts, src/store/postgres/pg-job-store.ts; contract suite:
+ * test/jobs/job-store.contract.test.ts.
+ */
+import type { JobError, JobPage, JobRecord, JobStatus, ListJobsQuery } from './types.js';
+
+/** Fields that change with a status move. `null` clears. */
+export interface JobPatch {
+  question?: string | null;
+  output_text?: string | null;
+  error?: JobError | null;
+  /** A notice for the owner still to deliver (set with the move that causes it; cleared once delivered). */
+  notice?: string | null;
+}
+
+export type InsertJobOutcome =
+  | { kind: 'created'; job: JobRecord }
+  /** A job with the same source turn and call exists (returned). */
+  | { kind: 'exists'; job: JobRecord }
+  | { kind: 'source_not_found' }
+  | { kind: 'source_not_terminal'; status: JobStatus }
+  | { kind: 'already_respawned'; by: string };
+
+export type StartJobOutcome =
+  /** Now `running`, attempts + 1 (its pending messages are cleared when the attempt's turn is recorded). */
+  | { kind: 'started'; job: JobRecord }
+  /** The agent already runs this many jobs (≥ the limit). */
+  | { kind: 'agent_limit'; running: number }
+  /** Absent, or not in the status asked for. */
+  | { kind: 'not_startable' };
+
+export interface JobStore {
+  /**
+   * Insert a new job (status as given, normally `queued`). With `respawnOf`, in the same
+   * transaction: the source must exist, be terminal and not respawned yet; it is marked
+   * `respawned_to` = the new id.
+   */
+  insert(job: JobRecord, opts?: { respawnOf?: string }): Promise<InsertJobOutcome>;
+  get(id: string): Promise<JobRecord | undefined>;
+  /** Newest first. */
+  list(query: ListJobsQuery): Promise<JobPage>;
+  /**
+   * Move the job to `to` (from any status the transition table allows), applying `patch`;
+   * terminal statuses set `finished_at` and clear pending messages. Undefined when the job is
+   * absent or its status does not allow the move.
+   */
+  transition(id: string, to: JobStatus, patch?: JobPatch): Promise<JobRecord | undefined>;
+  /** Move `from` (queued, or waiting_on_user for an answer) → running if the agent runs fewer than `limit` jobs. */
+  start(id: string, from: 'queued' | 'waiting_on_user', limit: number): Promise<StartJobOutcome>;
+  /**
+   * Record the turn of start number `attempt` (1-based) and clear the pending messages (that turn
+   * delivered them); a second call for the same attempt changes nothing.
+   */
+  addTurn(id: string, attempt: number, turnId: string): Promise<JobRecord | undefined>;
+  /** Append a pending message while the job is in one of `statuses`; undefined otherwise. */
+  addPending(id: string, message: string, statuses: readonly JobStatus[]): Promise<JobRecord | undefined>;
+  /** Ids of jobs in these statuses, oldest first. */
+  idsWithStatus(statuses: readonly JobStatus[]): Promise<string[]>;
+  /** Clear the notice if it is still `notice` (delivered). */
+  clearNotice(id: string, notice: string): Promise<void>;
+  /** Ids of jobs with a notice to deliver, oldest first. */
+  idsWithNotice(): Promise<string[]>;
+  /** Jobs of `agentId` running now. */
+  runningCount(agentId: string): Promise<number>;
+}
+
+/** A `background_jobs` row. `notify` is 0/1 in SQLite, boolean in Postgres. */
+export interface JobRow {
+  id: string;
+  agent_id: string;
+  title: string;
+  task: string;
+  status: JobStatus;
+  model: string | null;
+  source_turn_id: string | null;
+  source_call_id: string | null;
+  respawned_from: string | null;
+  respawned_to: string | null;
+  notify: number | boolean;
+  turn_ids: string;
+  pending_messages: string;
+  question: string | null;
+  notice: string | null;
+  output_text: string | null;
+  error: string | null;
+  attempts: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  updated_at: string;
+}
+
+/** Column order of INSERTs (both engines). */
+export const JOB_COLUMNS = [
+  'id', 'agent_id', 'title', 'task', 'status', 'model', 'source_turn_id', 'source_call_id', 'respawned_from', 'respawned_to',
+  'notify', 'turn_ids', 'pending_messages', 'question', 'notice', 'output_text', 'error', 'attempts', 'created_at', 'started_at', 'finished_at', 'updated_at',
+] as const;
+
+/** Values of `job` in {@link JOB_COLUMNS} order (`notify` as the engine wants it). */
+export function jobValues(job: JobRecord, notify: (b: boolean) => unknown): unknown[] {
+  const row: Record<string, unknown> = {
+    ...job,
+    notify: notify(job.notify),
+    turn_ids: JSON.stringify(job.turn_ids),
+    pending_messages: JSON.stringify(job.pending_messages),
+    error: job.error ? JSON.stringify(job.error) : null,
+  };
+  return JOB_COLUMNS.map((c) => row[c] ?? null);
+}
+
+export function toJob(row: JobRow): JobRecord {
+  return {
+    ...row,
+    notify: row.notify === 1 || row.notify === true,
+    turn_ids: JSON.parse(row.turn_ids) as string[],
+    pending_messages: JSON.parse(row.pending_messages) as string[],
+    error: row.error ? (JSON.parse(row.error) as JobError) : null,
+    attempts: Number(row.attempts),
+  };
+}
+
+/** `[column, value]` pairs of a transition to `to` with `patch`, at time `now`. */
+export function transitionColumns(to: JobStatus, patch: JobPatch, now: string, terminal: boolean): [string, unknown][] {
+  const cols: [string, unknown][] = [['status', to], ['updated_at', now]];
+  if (patch.question !== undefined) cols.push(['question', patch.question]);
+  if (patch.output_text !== undefined) cols.push(['output_text', patch.output_text]);
+  if (patch.error !== undefined) cols.push(['error', patch.error === null ? null : JSON.stringify(patch.error)]);
+  if (patch.notice !== undefined) cols.push(['notice', patch.notice]);
+  if (terminal) cols.push(['finished_at', now], ['pending_messages', '[]']);
+  return cols;
+}
+
+/** Page size of {@link JobStore.list}: 1..100, default 20. */
+export const jobPageLimit = (limit: number | undefined) => Math.min(Math.max(limit ?? 20, 1), 100);

@@ -1,0 +1,36 @@
+/**
+ * The one table of job status moves. Every status change goes through {@link assertTransition}
+ * (the service) and the store's conditional update (only from the statuses this table allows), so
+ * no path can move a job where the table does not.
+ *
+ * queued → running (a slot is free) · running ↔ waiting_on_user (the job asked; the answer resumes
+ * it) · waiting_on_user → queued (answered while the agent has no free slot) · any live status →
+ * succeeded | failed | stopped · terminal statuses never change.
+ */
+import { DomainError } from '../errors.js';
+import type { JobStatus } from './types.js';
+
+export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
+  queued: ['running', 'failed', 'stopped'],
+  running: ['waiting_on_user', 'succeeded', 'failed', 'stopped'],
+  waiting_on_user: ['running', 'queued', 'failed', 'stopped'],
+  succeeded: [],
+  failed: [],
+  stopped: [],
+};
+
+export function canTransition(from: JobStatus, to: JobStatus): boolean {
+  return JOB_TRANSITIONS[from].includes(to);
+}
+
+/** The statuses a job may move to `to` from. */
+export function sourcesOf(to: JobStatus): JobStatus[] {
+  return (Object.keys(JOB_TRANSITIONS) as JobStatus[]).filter((from) => canTransition(from, to));
+}
+
+/** @throws DomainError 409 `invalid_job_transition` when the table has no move `from` → `to`. */
+export function assertTransition(from: JobStatus, to: JobStatus): void {
+  if (!canTransition(from, to)) {
+    throw new DomainError('invalid_job_transition', `a ${from} job cannot become ${to}`, 409, { from, to });
+  }
+}
