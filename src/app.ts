@@ -32,6 +32,7 @@ import { agentRoutes } from '../routes/agents.js';
 import { hasMetricsToken, metricsRoutes } from '../routes/metrics.js';
 import { attachmentRoutes } from '../routes/attachments.js';
 import { webhookRoutes } from '../routes/webhooks.js';
+import { jobRoutes } from '../routes/jobs.js';
 
 /** The fastify-plugin-wrapped export (its types name only the unwrapped function). */
 const fastifySse = fastifySseModule as unknown as FastifyPluginAsync<{ heartbeatInterval?: number }>;
@@ -48,6 +49,7 @@ export const ROUTE_PLUGINS: RoutePlugin[] = [
   consoleRoutes,
   scheduleRoutes,
   workflowRoutes,
+  jobRoutes,
   brainRoutes,
   skillRoutes,
   agentRoutes,

@@ -24,7 +24,7 @@ const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
 export const MODEL_APIS = ['responses', 'chat'] as const;
 export type ModelApi = (typeof MODEL_APIS)[number];
 
-export const TOOL_FAMILIES = ['todo', 'computer', 'web', 'schedule', 'workflow', 'clarify'] as const;
+export const TOOL_FAMILIES = ['todo', 'computer', 'web', 'schedule', 'workflow', 'clarify', 'jobs'] as const;
 export type ToolFamily = (typeof TOOL_FAMILIES)[number];
 
 const EnvSchema = z.object({
@@ -122,6 +122,11 @@ const EnvSchema = z.object({
   WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT: int(8, 1, 1024),
   /** Backoff before retrying a failed task attempt: this × 2^(attempt-1) ms (0 in tests). */
   WORKFLOW_RETRY_BASE_MS: int(1000, 0, 600_000),
+  // --- background jobs ---
+  /** Max model requests with tool calls per background job turn (then it is asked for its answer). */
+  BACKGROUND_JOB_MAX_STEPS: int(200, 1, 10_000),
+  /** Background jobs running at once per agent; more wait as queued. */
+  BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT: int(3, 1, 1000),
   // --- database ---
   /** `postgres://…` (or `postgresql://…`): the Postgres engine; unset: embedded SQLite in DATA_DIR. */
   DATABASE_URL: z

@@ -37,6 +37,8 @@ import { SkillRegistry } from './skills/skill-registry.js';
 import { AttachmentStore } from './attachments/attachment-store.js';
 import type { WorkflowEvent } from './workflows/events.js';
 import { DefaultWorkflowService } from './workflows/workflow-service.js';
+import type { JobEvent } from './jobs/events.js';
+import { JobService } from './jobs/job-service.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { observeEventLog } from './telemetry/event-log-hooks.js';
 import { ServiceMetrics } from './telemetry/metrics.js';
@@ -73,6 +75,8 @@ export interface Services {
   eventLog: PublishedEventLog<TurnEvent>;
   /** The workflow event log (stream id = workflow id). */
   workflowEvents: PublishedEventLog<WorkflowEvent>;
+  /** The background-job event log (stream id = job id). */
+  jobEvents: PublishedEventLog<JobEvent>;
   turnStore: TurnStore;
   turnQueue: TurnQueue;
   checkpoints: TurnCheckpointStore;
@@ -147,10 +151,12 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   });
   const onObserverError = (err: unknown, logged: { streamId: string; event: { type: string } }) =>
     log.error({ err, stream_id: logged.streamId, type: logged.event.type }, 'event observer failed');
+  let jobs: JobService | undefined;
   // Typed event logs per stream kind (one table): stored, then notified (in-process, or LISTEN/NOTIFY on Postgres).
   const eventLog = observeEventLog(engine.eventLog, {
     metrics,
     observers: [
+      (logged) => jobs?.observeTurnEvent(logged),
       turnMetricsObserver(metrics, (id) => engine.startedAtSync(id)),
       turnWebhookObserver({ getTurn: (id) => turnStore.get(id), webhookOf: async (id) => (await turnStore.getRequest(id))?.webhook, serverUrl: config.WEBHOOK_URL, enqueue: (d) => dispatcher.enqueue(d) }),
     ],
@@ -206,6 +212,10 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   turns.bindings = (turnId, binding) => workflows.resolveTaskBinding(turnId, binding);
   registry.workflows = workflows;
   background.push({ name: 'workflows', start: () => workflows.start(), stop: () => workflows.stop() });
+  jobs = new JobService({ config, store: stores.jobs, events: observeEventLog(engine.jobEvents, { metrics, observers: [], onObserverError }), turns, turnStore, log });
+  registry.jobs = jobs;
+  const jobService = jobs;
+  background.push({ name: 'jobs', start: () => jobService.startPasses(), stop: () => jobService.stopPasses() });
   registry.brain = stores.brain;
   background.push({ name: 'webhooks', start: () => dispatcher.start(), stop: () => dispatcher.stop() });
   const skills = new SkillRegistry({ db, installDir: path.join(config.DATA_DIR, 'skills'), builtinsDir: config.SKILLS_DIR, log });
@@ -223,6 +233,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     engine,
     eventLog,
     workflowEvents,
+    jobEvents: jobs.events,
     turnStore,
     turnQueue,
     checkpoints,

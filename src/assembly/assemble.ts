@@ -19,6 +19,7 @@ import { workflowFamily } from '../tools/workflow/index.js';
 import { scheduleFamily } from '../tools/schedule/index.js';
 import { skillsFamily } from '../tools/skills/index.js';
 import { clarifyFamily } from '../tools/clarify/index.js';
+import { jobsFamily } from '../tools/jobs/index.js';
 import { filterToolOutput, type OutputFilter } from './output-filter.js';
 
 /** Creators for main and scheduled turns, in order (todo, computer, web, schedule, workflow, …). */
@@ -30,11 +31,25 @@ export const MAIN_TURN_FAMILIES: FamilyCreator[] = [
   brainFamily, // recall/get_page when the turn asked for brain: true
   skillsFamily, // skill_view + the skills index when skills are enabled
   clarifyFamily, // clarify (ask the user), on by default
+  jobsFamily, // background jobs (main turns only)
   workflowFamily, // keep last
 ];
 
 /** Creators for workflow task turns: a fixed catalog (web, brain read-only, submit_result); never clarify. */
 export const WORKFLOW_TASK_FAMILIES: FamilyCreator[] = [workflowTaskWebFamily, brainFamily, submitResultFamily];
+
+/**
+ * Creators for a background job's turns: todo, computer, web, skills, clarify (which puts the job in
+ * waiting_on_user); `jobs` only to report why it is absent (one level deep); never schedule or workflow.
+ */
+export const BACKGROUND_JOB_FAMILIES: FamilyCreator[] = [todoFamily, computerFamily, webFamily, skillsFamily, clarifyFamily, jobsFamily];
+
+/** The creator list of a kind of turn. */
+export function familiesFor(kind: TurnContext['kind']): FamilyCreator[] {
+  if (kind === 'workflow_task') return WORKFLOW_TASK_FAMILIES;
+  if (kind === 'background_job') return BACKGROUND_JOB_FAMILIES;
+  return MAIN_TURN_FAMILIES;
+}
 
 export interface AssembledTools {
   tools: AnyWorkerAgentTool[];
@@ -49,7 +64,7 @@ export interface AssembledTools {
  */
 export async function assembleTools(
   ctx: TurnContext,
-  creators: FamilyCreator[] = ctx.kind === 'workflow_task' ? WORKFLOW_TASK_FAMILIES : MAIN_TURN_FAMILIES,
+  creators: FamilyCreator[] = familiesFor(ctx.kind),
 ): Promise<AssembledTools> {
   const tools: AnyWorkerAgentTool[] = [];
   const unavailable: AssembledTools['unavailable'] = [];

@@ -10,6 +10,7 @@ import type { ScheduleService } from '../schedules/types.js';
 import type { WorkflowService } from '../workflows/types.js';
 import type { ClarifyPolicyResolver } from '../tools/clarify/policy.js';
 import type { InstanceHomeLock } from '../tools/computer/home-lock.js';
+import type { JobService } from '../jobs/job-service.js';
 
 export interface ServiceRegistry {
   /** Schedules control plane (src/schedules/); absent → the `schedule` family is unavailable. */
@@ -26,5 +27,7 @@ export interface ServiceRegistry {
   clarifyPolicy?: ClarifyPolicyResolver;
   /** The agent-home lock across instances (Postgres advisory lock; set with DATABASE_URL); absent → in-process only. */
   homeLocks?: InstanceHomeLock;
+  /** Background jobs (src/jobs/); absent → the `jobs` family is unavailable. */
+  jobs?: JobService;
   [name: string]: unknown;
 }

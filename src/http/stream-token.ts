@@ -22,12 +22,14 @@ export const STREAM_TOKEN_PARAM = 'stream_token';
 
 /**
  * The event streams a token can open: `turn` → `GET /v1/turns/{id}/events`, `workflow` →
- * `GET /v1/workflows/{id}/events`. Part of the signed message, so a token is bound to one kind.
+ * `GET /v1/workflows/{id}/events`, `job` → `GET /v1/jobs/{id}/events`. Part of the signed
+ * message, so a token is bound to one kind.
  */
-export type StreamKind = 'turn' | 'workflow';
+export type StreamKind = 'turn' | 'workflow' | 'job';
 
 /** Path prefix (under `/v1/`) of each stream kind's resources. */
-const KIND_PATH: Record<StreamKind, string> = { turn: 'turns', workflow: 'workflows' };
+const KIND_PATH: Record<StreamKind, string> = { turn: 'turns', workflow: 'workflows', job: 'jobs' };
+const KIND_OF_PATH: Record<string, StreamKind> = { turns: 'turn', workflows: 'workflow', jobs: 'job' };
 
 /** Result of {@link StreamTokens.verify}. `reason` is safe to show to clients. */
 export type StreamTokenCheck =
@@ -123,7 +125,7 @@ export function redactUrl(url: string): string {
 
 const CREDENTIAL_PARAM = /token|auth|key|secret|passw|sig|credential/i;
 
-const EVENTS_PATH = /^\/v1\/(turns|workflows)\/([^/?#]+)\/events$/;
+const EVENTS_PATH = /^\/v1\/(turns|workflows|jobs)\/([^/?#]+)\/events$/;
 /** A turn's reply attachments: a turn's stream token also opens them (browser downloads). */
 const TURN_ATTACHMENT_PATH = /^\/v1\/(turns)\/([^/?#]+)\/attachments\/[^/?#]+$/;
 
@@ -139,7 +141,7 @@ export function eventsRouteStream(method: string, url: string): { kind: StreamKi
   const m = EVENTS_PATH.exec(p) ?? TURN_ATTACHMENT_PATH.exec(p);
   if (!m) return null;
   try {
-    return { kind: m[1] === 'turns' ? 'turn' : 'workflow', id: decodeURIComponent(m[2]) };
+    return { kind: KIND_OF_PATH[m[1]], id: decodeURIComponent(m[2]) };
   } catch {
     return null;
   }
@@ -163,6 +165,11 @@ export function turnEventsLink(turnId: string, tokens: StreamTokens | undefined)
 /** {@link eventsLink} of a workflow. */
 export function workflowEventsLink(workflowId: string, tokens: StreamTokens | undefined): string {
   return eventsLink('workflow', workflowId, tokens);
+}
+
+/** {@link eventsLink} of a background job. */
+export function jobEventsLink(jobId: string, tokens: StreamTokens | undefined): string {
+  return eventsLink('job', jobId, tokens);
 }
 
 const accepted = new WeakSet<FastifyRequest>();

@@ -2,7 +2,8 @@
  * The skills of one turn, resolved once per {@link TurnContext} (cached) from the turn's own
  * `skills` list or, when it has none, the agent's enabled list:
  * - `skills`: enabled and visible in this kind of turn (frontmatter `runtime` `any` or `main`;
- *   `background_job` skills are not offered in main or scheduled turns);
+ *   `background_job` skills are not offered in main or scheduled turns; a background job's turns
+ *   get `any` and `background_job` skills, not `main` ones);
  * - `servers`: the MCP servers commands may call, after these rules: the same server declared
  *   differently by two enabled skills is withheld (`conflicting MCP server declaration "<name>" in
  *   enabled skills <a>, <b>`); at most {@link MAX_SERVERS_PER_TURN} distinct servers; with
@@ -50,7 +51,7 @@ function resolve(ctx: TurnContext): TurnSkills {
   for (const name of names) {
     const s = registry.get(name);
     if (!s) problems.push(`skill ${name} is enabled for agent ${ctx.agentId} but not installed`);
-    else if (s.runtime === 'background_job') problems.push(`skill ${name} is for background jobs only (runtime: background_job)`);
+    else if (ctx.kind === 'background_job' ? s.runtime === 'main' : s.runtime === 'background_job') problems.push(`skill ${name} is for ${s.runtime === 'main' ? 'main turns' : 'background jobs'} only (runtime: ${s.runtime})`);
     else skills.push(s);
   }
   return { skills, servers: resolveServers(skills, ctx.config.COMPUTER_NETWORK === 'on', problems), problems };

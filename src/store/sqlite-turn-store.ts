@@ -216,6 +216,13 @@ export class SqliteTurnStore implements TurnStore {
     return (this.sql.get(sql).all(...args, q.limit) as Row[]).map(toRecord);
   }
 
+  async continuations(id: string, agentId: string): Promise<string[]> {
+    const rows = this.db
+      .prepare(`SELECT id FROM turns WHERE agent_id = ? AND json_extract(request, '$.previous_turn_id') = ? ORDER BY id DESC`)
+      .all(agentId, id) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
   async idsWithStatus(statuses: TurnRecordStatus[]): Promise<string[]> {
     if (statuses.length === 0) return [];
     const rows = this.sql.get(`SELECT id FROM turns WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY id`)

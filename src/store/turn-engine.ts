@@ -1,6 +1,6 @@
 /**
- * The turn-side ports — turn store, turn queue, checkpoints, steering inputs, and the event logs of turns and
- * workflows with their notifiers — on the engine DATABASE_URL picks:
+ * The turn-side ports — turn store, turn queue, checkpoints, steering inputs, and the event logs of
+ * turns, workflows and background jobs with their notifiers — on the engine DATABASE_URL picks:
  * - unset: SQLite on the service's handle (DATA_DIR/service.db), in-process wake-ups;
  * - `postgres://…`: the Postgres implementations (src/store/postgres/) on the control-plane pool,
  *   with LISTEN/NOTIFY wake-ups ({@link PgEventNotifier}) so a subscriber on any instance follows
@@ -10,6 +10,7 @@ import type { TurnEvent } from '../runtime/events.js';
 import type { TurnTrace } from '../telemetry/trace-context.js';
 import type { WorkflowEvent } from '../workflows/events.js';
 import type { ApprovalStore } from './approval-store.js';
+import type { JobEvent } from '../jobs/events.js';
 import type { TurnCheckpointStore } from './checkpoint-store.js';
 import type { ControlPlaneStores } from './control-plane.js';
 import type { Database } from './database.js';
@@ -43,6 +44,8 @@ export interface TurnEngine {
   turnInputs: TurnInputStore;
   eventLog: PublishedEventLog<TurnEvent>;
   workflowEvents: PublishedEventLog<WorkflowEvent>;
+  /** The background-job event log (stream id = job id). */
+  jobEvents: PublishedEventLog<JobEvent>;
   /** A turn's stored trace, synchronously (for the tracing wrapper); Postgres: as known to this instance. */
   traceOfSync(id: string): TurnTrace | null | undefined;
   /** A turn's `started_at`, synchronously (for the metrics observer); Postgres: as known to this instance. */
@@ -69,6 +72,7 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
       turnInputs: new SqliteTurnInputStore(db),
       eventLog: new PublishedEventLog(new SqliteEventLog<TurnEvent>(db), new InProcessEventNotifier<TurnEvent>()),
       workflowEvents: new PublishedEventLog(new SqliteEventLog<WorkflowEvent>(db), new InProcessEventNotifier<WorkflowEvent>()),
+      jobEvents: new PublishedEventLog(new SqliteEventLog<JobEvent>(db), new InProcessEventNotifier<JobEvent>()),
       listen: () => undefined,
       start: async () => undefined,
       close: async () => undefined,
@@ -80,6 +84,8 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
   const workflowLog = new PgEventLog<WorkflowEvent>(pg);
   const turnNotifier = notifierFor(turnLog);
   const workflowNotifier = notifierFor(workflowLog);
+  const jobLog = new PgEventLog<JobEvent>(pg);
+  const jobNotifier = notifierFor(jobLog);
   const turnStore = new PgTurnStore(pg);
   return {
     turnStore,
@@ -91,12 +97,13 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
     turnInputs: new PgTurnInputStore(pg),
     eventLog: new PublishedEventLog(turnLog, turnNotifier),
     workflowEvents: new PublishedEventLog(workflowLog, workflowNotifier),
-    listen: () => (turnNotifier.listenState === 'ok' && workflowNotifier.listenState === 'ok' ? 'ok' : 'reconnecting'),
+    jobEvents: new PublishedEventLog(jobLog, jobNotifier),
+    listen: () => ([turnNotifier, workflowNotifier, jobNotifier].every((n) => n.listenState === 'ok') ? 'ok' : 'reconnecting'),
     async start() {
-      await Promise.all([turnNotifier.start(), workflowNotifier.start()]);
+      await Promise.all([turnNotifier.start(), workflowNotifier.start(), jobNotifier.start()]);
     },
     async close() {
-      await Promise.all([turnNotifier.close(), workflowNotifier.close()]);
+      await Promise.all([turnNotifier.close(), workflowNotifier.close(), jobNotifier.close()]);
     },
   };
 }

@@ -88,6 +88,8 @@ export interface TurnStore {
   cancelRequestedAt(id: string): Promise<string | null | undefined>;
   /** Newest first. */
   list(query: ListTurnsQuery): Promise<TurnRecord[]>;
+  /** Ids of the turns of `agentId` whose request continues turn `id` (`previous_turn_id`), newest first. */
+  continuations(id: string, agentId: string): Promise<string[]>;
   /** Ids with one of these statuses, oldest first. */
   idsWithStatus(statuses: TurnRecordStatus[]): Promise<string[]>;
 }

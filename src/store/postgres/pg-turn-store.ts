@@ -180,6 +180,14 @@ export class PgTurnStore implements TurnStore {
     return (await this.db.query<Row>(sql, args)).rows.map(toRecord);
   }
 
+  async continuations(id: string, agentId: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `SELECT id FROM turns WHERE agent_id = $1 AND (request::jsonb ->> 'previous_turn_id') = $2 ORDER BY id DESC`,
+      [agentId, id],
+    );
+    return rows.map((r) => r.id);
+  }
+
   async idsWithStatus(statuses: TurnRecordStatus[]): Promise<string[]> {
     if (statuses.length === 0) return [];
     const { rows } = await this.db.query<{ id: string }>('SELECT id FROM turns WHERE status = ANY($1) ORDER BY id', [statuses]);

@@ -1,0 +1,21 @@
+/** zod schemas of the background job endpoints' requests (openapi.yaml mirrors them). */
+import { z } from 'zod';
+import { JOB_STATUSES } from '../src/jobs/types.js';
+import { AgentId } from './turn-schemas.js';
+
+export const JobIdParams = z.object({ id: z.string().min(1).max(100) });
+
+export const ListJobsQuery = z.object({
+  agent_id: AgentId.optional(),
+  /** A status, `live` (queued, running, waiting_on_user) or `stop` (succeeded, failed, stopped). */
+  status: z.enum([...JOB_STATUSES, 'live', 'stop']).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
+  cursor: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'cursor is not one this service returned').optional(),
+});
+
+export const JobMessageBody = z.strictObject({
+  message: z.string().min(1).max(100_000).regex(/\S/, 'must not be blank'),
+});
+
+export const JobEventsQuery = z.object({ after: z.string().optional() });

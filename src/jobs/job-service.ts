@@ -1,0 +1,366 @@
+/**
+ * The background job service: creates jobs (from a tool call, idempotent per call), starts them
+ * as turns of kind `background_job` while the agent runs fewer than
+ * BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT, follows their turns to the job's next status (one
+ * transition table, ./transitions.ts), delivers messages (queued → at the start; running →
+ * steering; waiting_on_user → the answer resumes it), stops them, respawns finished ones, and
+ * tells the owner of outcomes (./notice-delivery.ts).
+ *
+ * Everything is driven from the store: a pass (every {@link JOB_POLL_MS}, and at once when a job
+ * turn ends or a job changes here) advances running jobs whose turn finished, starts queued jobs
+ * while slots are free and delivers pending notices. Each move is a conditional update, so a pass
+ * on another instance (or after a crash) can repeat safely: turns are created with an idempotency
+ * key per start, notices are stored with the move that caused them and cleared once delivered.
+ * State is written first, then the job's event is appended (stream id = job id).
+ */
+import { uuidv7 } from 'uuidv7';
+import type { Config } from '../config.js';
+import { DomainError } from '../errors.js';
+import type { LoggedEvent } from '../store/event-log.js';
+import type { PublishedEventLog } from '../store/published-event-log.js';
+import type { TurnStore } from '../store/turn-store.js';
+import type { TurnService } from '../turns/turn-service-types.js';
+import type { JobEvent } from './events.js';
+import { followUntil } from './follow.js';
+import type { JobPatch, JobStore } from './job-store.js';
+import { jobTurnKey, jobTurnOutcome, jobTurnRequest, type JobTurnOutcome } from './job-turn.js';
+import { deliverNotice } from './notice-delivery.js';
+import { noticeFor } from './notices.js';
+import { jobProgress, type JobProgress } from './progress.js';
+import { replyFinder, type JobReply } from './reply.js';
+import { TurnJobIndex } from './turn-job-index.js';
+import { isTerminalJobStatus, type JobPage, type JobRecord, type ListJobsQuery } from './types.js';
+
+export const JOB_POLL_MS = 1000;
+
+/** A new job as a tool (or another service) asks for it. */
+export interface CreateJobInput {
+  agent_id: string;
+  title: string;
+  task: string;
+  model?: string;
+  /** Tell the owner of the outcome [true]. */
+  notify?: boolean;
+  /** The creating turn and call: a second create from the same call returns the first job. */
+  source?: { turn_id: string; call_id: string };
+}
+
+export type MessageDelivery = 'queued' | 'steering' | 'answer';
+
+export interface JobServiceDeps {
+  config: Pick<Config, 'BACKGROUND_JOB_MAX_STEPS' | 'BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT'>;
+  store: JobStore;
+  events: PublishedEventLog<JobEvent>;
+  turns: Pick<TurnService, 'create' | 'get' | 'cancel'>;
+  turnStore: Pick<TurnStore, 'get' | 'getRequest' | 'continuations'>;
+  /** Apply a steering message to a live turn between its rounds; false when it cannot. Absent: messages to running jobs are refused. */
+  steer?: (turnId: string, text: string) => Promise<boolean>;
+  log?: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
+}
+
+export class JobService {
+  readonly events: PublishedEventLog<JobEvent>;
+  private readonly index: TurnJobIndex;
+  private timer: NodeJS.Timeout | undefined;
+  private passing = false;
+  private passAgain = false;
+  private running = false;
+
+  constructor(private readonly d: JobServiceDeps) {
+    this.events = d.events;
+    this.index = new TurnJobIndex(d.turnStore);
+  }
+
+  /** Set the steering function once the steering service exists (it may be built later). */
+  set steer(fn: JobServiceDeps['steer']) {
+    this.d.steer = fn;
+  }
+
+  /**
+   * Create a queued job (idempotent per `source`). `created: false` when the source call made one before.
+   */
+  async create(input: CreateJobInput, respawnOf?: JobRecord): Promise<{ job: JobRecord; created: boolean }> {
+    const now = new Date().toISOString();
+    const job: JobRecord = {
+      id: uuidv7(),
+      agent_id: input.agent_id,
+      title: input.title,
+      task: input.task,
+      status: 'queued',
+      model: input.model ?? respawnOf?.model ?? null,
+      source_turn_id: input.source?.turn_id ?? null,
+      source_call_id: input.source?.call_id ?? null,
+      respawned_from: respawnOf?.id ?? null,
+      respawned_to: null,
+      notify: input.notify ?? true,
+      turn_ids: [],
+      pending_messages: respawnOf ? [input.task] : [],
+      question: null,
+      notice: null,
+      output_text: null,
+      error: null,
+      attempts: 0,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+      updated_at: now,
+    };
+    const out = await this.d.store.insert(job, respawnOf ? { respawnOf: respawnOf.id } : undefined);
+    if (out.kind === 'exists') return { job: out.job, created: false };
+    if (out.kind === 'source_not_found') throw new DomainError('job_not_found', `no background job ${respawnOf?.id}`, 404);
+    if (out.kind === 'source_not_terminal') {
+      throw new DomainError('job_not_finished', `background job ${respawnOf?.id} is ${out.status}; only a succeeded, failed or stopped job can be respawned (send it a message instead)`, 409);
+    }
+    if (out.kind === 'already_respawned') {
+      throw new DomainError('job_already_respawned', `background job ${respawnOf?.id} was already respawned as ${out.by}; continue that one`, 409, { job_id: out.by });
+    }
+    await this.emit(job.id, { type: 'job.created', job_id: job.id, agent_id: job.agent_id, title: job.title, respawned_from: job.respawned_from });
+    this.wake();
+    return { job: out.job, created: true };
+  }
+
+  /**
+   * A new queued job continuing terminal job `sourceId`'s transcript in the same home, with
+   * `message` as its first user message; the title is the source's.
+   * @throws DomainError 404 `job_not_found`, 409 `job_not_finished` / `job_already_respawned`.
+   */
+  async respawn(sourceId: string, message: string, agentId: string, source?: CreateJobInput['source']): Promise<{ job: JobRecord; created: boolean }> {
+    const src = await this.d.store.get(sourceId);
+    if (!src || src.agent_id !== agentId) throw new DomainError('job_not_found', `no background job ${sourceId}; list_background_jobs shows yours`, 404);
+    return this.create({ agent_id: src.agent_id, title: src.title, task: message, notify: src.notify, source }, src);
+  }
+
+  get(id: string): Promise<JobRecord | undefined> {
+    return this.d.store.get(id);
+  }
+
+  list(query: ListJobsQuery): Promise<JobPage> {
+    return this.d.store.list(query);
+  }
+
+  /** Progress over the job's turns and its recent activity (./progress.ts). */
+  progress(job: JobRecord): Promise<JobProgress> {
+    return jobProgress(this.events, (id) => this.d.turns.get(id), job);
+  }
+
+  /** Stop a job (running tools are aborted); a finished job is returned unchanged. Undefined when unknown. */
+  async stop(id: string): Promise<JobRecord | undefined> {
+    const job = await this.d.store.get(id);
+    if (!job || isTerminalJobStatus(job.status)) return job;
+    const stopped = await this.d.store.transition(id, 'stopped', { notice: null });
+    if (!stopped) return this.d.store.get(id); // it finished meanwhile
+    await this.emit(id, { type: 'job.stopped' });
+    await this.cancelTurnOf(stopped);
+    return this.d.store.get(id);
+  }
+
+  /**
+   * Deliver `message`: queued → kept and delivered when it starts; waiting_on_user → answers the
+   * question and resumes it (queued again when the agent has no free slot); running → a steering
+   * message applied between rounds of its turn. Returns the job, how it was delivered, and the seq
+   * of the `job.message` event (follow the stream after it for the reply).
+   * @throws DomainError 409 `job_finished` (terminal), 409 `steering_unavailable`.
+   */
+  async send(id: string, message: string): Promise<{ job: JobRecord; delivery: MessageDelivery; seq: number } | undefined> {
+    for (let tries = 0; tries < 5; tries++) {
+      const job = await this.d.store.get(id);
+      if (!job) return undefined;
+      if (isTerminalJobStatus(job.status)) {
+        throw new DomainError('job_finished', `background job ${id} has ${job.status}; a message cannot reach it (respawn_background_job continues it)`, 409, { status: job.status });
+      }
+      if (job.status === 'queued' || job.status === 'waiting_on_user') {
+        const delivery: MessageDelivery = job.status === 'queued' ? 'queued' : 'answer';
+        if (!(await this.d.store.addPending(id, message, [job.status]))) continue; // moved meanwhile
+        const { seq } = await this.emit(id, { type: 'job.message', message, delivery });
+        if (delivery === 'answer') await this.resume(id);
+        else this.wake();
+        return { job: (await this.d.store.get(id))!, delivery, seq };
+      }
+      const turnId = await this.currentTurn(job);
+      if (!turnId) continue;
+      if (!this.d.steer) throw new DomainError('steering_unavailable', 'this server cannot deliver messages to a running job', 409);
+      if (!(await this.d.steer(turnId, message))) continue; // the turn ended meanwhile
+      const { seq } = await this.emit(id, { type: 'job.message', message, delivery: 'steering' });
+      return { job: (await this.d.store.get(id))!, delivery: 'steering', seq };
+    }
+    throw new DomainError('job_busy', `background job ${id} kept changing status; try again`, 409);
+  }
+
+  /** The job's reply after the message whose `job.message` event is `seq`, or undefined on timeout. */
+  waitForReply(id: string, seq: number, delivery: MessageDelivery, timeoutMs: number, signal?: AbortSignal): Promise<JobReply | undefined> {
+    return followUntil(this.events, id, seq, timeoutMs, replyFinder(delivery), signal);
+  }
+
+  /** Event-log observer of every turn event: mirrors a job turn's activity into the job stream, wakes the pass at its end. */
+  async observeTurnEvent(logged: LoggedEvent): Promise<void> {
+    const e = logged.event as { type: string; label?: string | null; is_error?: boolean; text?: string };
+    const ends = e.type === 'turn.completed' || e.type === 'turn.failed' || e.type === 'turn.cancelled';
+    if (e.type !== 'tool.completed' && e.type !== 'message.completed' && !ends) return;
+    const jobId = await this.index.jobOf(logged.streamId);
+    if (!jobId) return;
+    if (ends) return this.wake();
+    if (e.type === 'tool.completed') {
+      await this.emit(jobId, { type: 'job.activity', turn_id: logged.streamId, kind: 'tool', label: e.label ?? null, text: null, is_error: e.is_error === true });
+    } else if (e.text?.trim()) {
+      await this.emit(jobId, { type: 'job.activity', turn_id: logged.streamId, kind: 'message', label: null, text: e.text, is_error: false });
+    }
+  }
+
+  /** Start the passes (call before the turn service runs turns, so no job turn end is missed). */
+  startPasses(): void {
+    this.running = true;
+    this.timer = setInterval(() => this.wake(), JOB_POLL_MS);
+    this.timer.unref();
+    this.wake();
+  }
+
+  stopPasses(): void {
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Run a pass now (or right after the current one). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.passing) {
+      this.passAgain = true;
+      return;
+    }
+    this.passing = true;
+    void this.pass()
+      .catch((err) => this.d.log?.error({ err }, 'background job pass failed'))
+      .finally(() => {
+        this.passing = false;
+        if (this.passAgain) {
+          this.passAgain = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async pass(): Promise<void> {
+    const { store } = this.d;
+    for (const id of await store.idsWithStatus(['running'])) await this.guard(id, () => this.advance(id));
+    for (const id of await store.idsWithStatus(['queued'])) {
+      if (!this.running) return;
+      await this.guard(id, async () => {
+        const s = await store.start(id, 'queued', this.d.config.BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT);
+        if (s.kind === 'started') await this.startTurn(s.job);
+      });
+    }
+    for (const id of await store.idsWithNotice()) await this.guard(id, () => this.deliver(id));
+  }
+
+  private async guard(id: string, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.d.log?.error({ err, job_id: id }, 'background job step failed');
+    }
+  }
+
+  /** A running job: create its current turn if missing, or move it on once that turn finished. */
+  private async advance(id: string): Promise<void> {
+    const job = await this.d.store.get(id);
+    if (!job || job.status !== 'running') return;
+    if (job.turn_ids.length < job.attempts) return this.startTurn(job);
+    const turnId = job.turn_ids.at(-1)!;
+    const turn = await this.d.turns.get(turnId);
+    const outcome = turn ? jobTurnOutcome(turn) : { to: 'failed' as const, error: { code: 'turn_missing', summary: `the job's turn ${turnId} is gone`, retryable: false } };
+    if (outcome) await this.move(job, outcome, turnId);
+  }
+
+  /** Answered while waiting: running again when a slot is free, else queued. */
+  private async resume(id: string): Promise<void> {
+    const s = await this.d.store.start(id, 'waiting_on_user', this.d.config.BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT);
+    if (s.kind === 'started') await this.startTurn(s.job);
+    else if (s.kind === 'agent_limit') await this.d.store.transition(id, 'queued');
+  }
+
+  /** Create the turn of the job's current start (idempotent per start) and record it. */
+  private async startTurn(job: JobRecord): Promise<void> {
+    const attempt = job.attempts;
+    let previous: string | undefined = job.turn_ids.at(-1);
+    if (attempt === 1 && job.respawned_from) previous = (await this.d.store.get(job.respawned_from))?.turn_ids.at(-1);
+    let turnId: string;
+    try {
+      const turn = await this.d.turns.create(jobTurnRequest(job, this.d.config.BACKGROUND_JOB_MAX_STEPS, previous), {
+        kind: 'background_job',
+        origin: { type: 'background_job', job_id: job.id },
+        idempotencyKey: jobTurnKey(job.id, attempt),
+      });
+      turnId = turn.id;
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? 'internal_error';
+      if (code === 'previous_turn_active' || code === 'shutting_down' || code === 'database_unavailable') return; // next pass
+      await this.move(job, { to: 'failed', error: { code, summary: err instanceof Error ? err.message : String(err), retryable: false } }, null);
+      return;
+    }
+    this.index.remember(turnId, job.id);
+    const before = job.turn_ids.length;
+    const rec = await this.d.store.addTurn(job.id, attempt, turnId);
+    if (rec && before === attempt - 1 && rec.turn_ids[attempt - 1] === turnId) {
+      await this.emit(job.id, { type: 'job.started', attempt, turn_id: turnId, messages: job.pending_messages.length });
+    }
+    if (rec && rec.status === 'stopped') await this.cancelTurnOf(rec); // stopped while its turn was being created
+  }
+
+  /** Apply a finished turn's outcome (or a failure to start) to the job, with its notice. */
+  private async move(job: JobRecord, outcome: JobTurnOutcome, turnId: string | null): Promise<void> {
+    const patch: JobPatch = {};
+    if (outcome.to === 'succeeded') patch.output_text = outcome.output_text;
+    if (outcome.to === 'waiting_on_user') patch.question = outcome.question;
+    if (outcome.to === 'failed') patch.error = outcome.error;
+    patch.notice = job.notify ? noticeFor({ ...job, status: outcome.to, output_text: patch.output_text ?? null, question: patch.question ?? null, error: patch.error ?? null }) : null;
+    const moved = await this.d.store.transition(job.id, outcome.to, patch);
+    if (!moved) return;
+    if (outcome.to === 'succeeded') await this.emit(job.id, { type: 'job.succeeded', turn_id: turnId!, output_text: outcome.output_text });
+    else if (outcome.to === 'waiting_on_user') await this.emit(job.id, { type: 'job.waiting_on_user', turn_id: turnId!, question: outcome.question });
+    else if (outcome.to === 'failed') await this.emit(job.id, { type: 'job.failed', turn_id: turnId, error: outcome.error });
+    else await this.emit(job.id, { type: 'job.stopped' });
+    if (moved.notice) await this.deliver(job.id);
+    this.wake(); // a slot may have been freed
+  }
+
+  private async deliver(id: string): Promise<void> {
+    const job = await this.d.store.get(id);
+    if (!job?.notice) return;
+    const notice = job.notice;
+    const how = await deliverNotice(
+      {
+        turns: this.d.turns,
+        requestOf: (t) => this.d.turnStore.getRequest(t),
+        continuations: (t) => this.d.turnStore.continuations(t, job.agent_id),
+        steer: this.d.steer,
+      },
+      job,
+      notice,
+    ).catch((err: unknown) => {
+      this.d.log?.warn({ err, job_id: id }, 'background job notice could not be delivered; dropped');
+      return 'dropped' as const;
+    });
+    if (how !== 'later') await this.d.store.clearNotice(id, notice);
+  }
+
+  /** The turn of the job's current start, waiting briefly while it is being created. */
+  private async currentTurn(job: JobRecord): Promise<string | undefined> {
+    let j: JobRecord | undefined = job;
+    for (let i = 0; i < 50 && j && j.status === 'running'; i++) {
+      if (j.turn_ids.length === j.attempts) return j.turn_ids.at(-1);
+      await new Promise((r) => setTimeout(r, 100));
+      j = await this.d.store.get(job.id);
+    }
+    return undefined;
+  }
+
+  private async cancelTurnOf(job: JobRecord): Promise<void> {
+    const turnId = job.turn_ids.at(-1);
+    if (!turnId) return;
+    const turn = await this.d.turns.get(turnId);
+    if (turn && (turn.status === 'queued' || turn.status === 'running' || turn.status === 'waiting')) await this.d.turns.cancel(turnId);
+  }
+
+  private emit(id: string, event: JobEvent): Promise<LoggedEvent<JobEvent>> {
+    return this.d.events.append(id, event);
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * The turn that runs one start of a background job: kind `background_job`, origin
+ * `{type: "background_job", job_id}`, the job tool set (todo, computer, web, clarify — never
+ * schedule, workflow or jobs: one level deep), BACKGROUND_JOB_MAX_STEPS, and as input the
+ * messages this start delivers. The first start sends the task verbatim as the first user message;
+ * later starts (after an answer) and respawns continue the previous turn's transcript
+ * (`previous_turn_id`). And how a finished job turn maps onto the job's next status.
+ */
+import { TOOL_FAMILIES, type ToolFamily } from '../config.js';
+import type { CreateTurnInput, TurnRecord } from '../turns/turn-service-types.js';
+import type { JobError, JobRecord, JobStatus } from './types.js';
+
+/** Families a job turn asks for (those this build has). */
+export const JOB_TURN_FAMILIES: ToolFamily[] = (['todo', 'computer', 'web', 'clarify'] as string[]).filter((f): f is ToolFamily =>
+  (TOOL_FAMILIES as readonly string[]).includes(f),
+);
+
+/** Appended to the instructions of every job turn. */
+export const JOB_INSTRUCTIONS =
+  'You are running as a background job: nobody watches you work. Do the whole task with your tools, then answer with the result; ' +
+  'that final answer is what the job reports. ' +
+  (JOB_TURN_FAMILIES.includes('clarify' as ToolFamily)
+    ? 'If you cannot go on without an answer from the user, call clarify with one clear question: the job waits for the answer and then continues here.'
+    : 'If something is missing, say so in your answer.');
+
+/** The idempotency key of start `attempt` of job `jobId` (a retried start gets the same turn). */
+export const jobTurnKey = (jobId: string, attempt: number) => `background_job:${jobId}:${attempt}`;
+
+/**
+ * The turn request of `job`'s current start (`job.attempts`), delivering `job.pending_messages`.
+ * @param previousTurnId the turn this start continues (undefined for a fresh first start).
+ */
+export function jobTurnRequest(job: JobRecord, maxSteps: number, previousTurnId: string | undefined): CreateTurnInput {
+  const texts = previousTurnId === undefined ? [job.task, ...job.pending_messages] : job.pending_messages;
+  const input = texts.length > 0 ? texts.map((content) => ({ role: 'user' as const, content })) : [{ role: 'user' as const, content: 'Continue.' }];
+  return {
+    input,
+    instructions: JOB_INSTRUCTIONS,
+    agent_id: job.agent_id,
+    tools: JOB_TURN_FAMILIES,
+    max_steps: maxSteps,
+    metadata: { job_id: job.id },
+    ...(job.model ? { model: job.model } : {}),
+    ...(previousTurnId ? { previous_turn_id: previousTurnId } : {}),
+  };
+}
+
+/** Turn error codes worth trying again (the provider or the service hiccupped, not the task). */
+const RETRYABLE = new Set(['rate_limit_exceeded', 'connection_error', 'model_timeout', 'stream_interrupted', 'interrupted', 'server_error', 'internal_error']);
+
+export function jobErrorOf(error: { code: string; message: string } | null): JobError {
+  const code = error?.code ?? 'failed';
+  return { code, summary: error?.message ?? 'the job turn failed', retryable: RETRYABLE.has(code) || /^http_5\d\d$/.test(code) };
+}
+
+/** Where a finished job turn takes the job; undefined while the turn has not finished. */
+export type JobTurnOutcome =
+  | { to: Extract<JobStatus, 'succeeded'>; output_text: string }
+  | { to: Extract<JobStatus, 'waiting_on_user'>; question: string }
+  | { to: Extract<JobStatus, 'failed'>; error: JobError }
+  | { to: Extract<JobStatus, 'stopped'> };
+
+/** A turn that ended with the `clarify` tool (stop reason `clarify`, the question as its output). */
+export function jobTurnOutcome(turn: TurnRecord): JobTurnOutcome | undefined {
+  if (turn.status === 'completed') {
+    if (turn.stop_reason === 'clarify') return { to: 'waiting_on_user', question: turn.output_text ?? '' };
+    return { to: 'succeeded', output_text: turn.output_text ?? '' };
+  }
+  if (turn.status === 'failed') return { to: 'failed', error: jobErrorOf(turn.error) };
+  if (turn.status === 'cancelled') return { to: 'stopped' };
+  return undefined;
+}
