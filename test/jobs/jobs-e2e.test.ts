@@ -1,0 +1,121 @@
+/**
+ * Background jobs through the HTTP API with the scripted model (the real openai SDK over
+ * loopback) and real commands in the bubblewrap sandbox: a main turn hands work to a job and
+ * answers at once; the job keeps running `sleep`-based work, succeeds, and the owner is told by a
+ * follow-up turn; a job that asks a question waits (slot released), is answered with
+ * send_message_to_background_job and resumes, and the tool returns its reply.
+ */
+import { describe, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { api, useScriptedService } from '../e2e/support/service.js';
+import { readSse } from '../e2e/support/sse-client.js';
+import { job, lastToolOutput, messageTexts, routedEntries, turnsOf, waitFor } from './support.js';
+
+const harness = useScriptedService();
+
+describe('background jobs', () => {
+  it('outlive the turn that created them: the job succeeds after the turn answered, and a follow-up turn tells the owner', async () => {
+    const main = 'e2e: refactor the counter';
+    const task = 'e2e task: count to three slowly, then report';
+    let jobId = '';
+    harness.model.push(
+      ...routedEntries({
+        [main]: [
+          { output: [functionCall('create_background_job', { title: 'Count slowly', task })] },
+          (body) => {
+            jobId = lastToolOutput(body).job_id;
+            return { output: [message('I started a background job for that.')] };
+          },
+          (body) => ({ output: [message(`The job reported back: ${messageTexts(body, 'developer').at(-1)?.includes('succeeded') ? 'done' : 'unclear'}`)] }),
+        ],
+        [task]: [
+          { output: [functionCall('command', { command: 'for i in 1 2 3; do sleep 1; echo $i; done' })] },
+          (body) => ({ output: [message(`Counted: ${String(lastToolOutput(body)).split('\n').slice(1).join(' ').trim()}`)] }),
+        ],
+      }),
+    );
+    const created = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'jobs-e2e', tools: ['jobs'] });
+    expect(created.body).toMatchObject({ status: 'completed', output_text: 'I started a background job for that.' });
+    expect(jobId).toMatch(/^[0-9a-f-]{36}$/);
+    const atAnswer = await job(harness.svc.url, jobId);
+    expect(['queued', 'running']).toContain(atAnswer.status); // the creating turn answered while the job works
+
+    const stream = await readSse(`${harness.svc.url}/v1/jobs/${jobId}/events`, { timeoutMs: 60_000 });
+    const types = stream.events.map((e) => e.event);
+    expect(types[0]).toBe('job.created');
+    expect(types).toContain('job.started');
+    expect(types.at(-1)).toBe('job.succeeded');
+    expect(stream.events.at(-1)!.json.output_text).toBe('Counted: 1 2 3');
+    const tools = stream.events.filter((e) => e.event === 'job.activity' && e.json.kind === 'tool').map((e) => e.json.label);
+    expect(tools).toHaveLength(1);
+    expect(tools[0]).toMatch(/^Ran `for i in 1 2 3; do sleep 1; echo \$i; done` \(exit 0, [\d.]+ s\)$/);
+
+    const done = await job(harness.svc.url, jobId);
+    expect(done).toMatchObject({ status: 'succeeded', title: 'Count slowly', attempts: 1, output_text: 'Counted: 1 2 3', error: null, source_turn_id: created.body.id });
+    expect(done.progress).toMatchObject({ steps: 2, tool_calls: 1 });
+
+    // The job's own turn: kind background_job, the job tool set (no jobs, schedule or workflow tools).
+    const jobTurn = await api(harness.svc.url, 'GET', `/v1/turns/${done.turn_ids[0]}`);
+    expect(jobTurn.body).toMatchObject({ kind: 'background_job', origin: { type: 'background_job', job_id: jobId } });
+    const jobTurnEvents = await readSse(`${harness.svc.url}/v1/turns/${done.turn_ids[0]}/events`);
+    const started = jobTurnEvents.events[0].json;
+    expect(started.tools).toEqual(expect.arrayContaining(['command', 'read_file', 'todo', 'clarify']));
+    expect(started.tools.filter((t: string) => /background_job|schedule|workflow/.test(t))).toEqual([]);
+    expect(started.unavailable).toContainEqual({ family: 'jobs', reason: 'background jobs cannot start or manage background jobs (one level deep)' });
+
+    // The owner hears of it: a follow-up turn of the creating conversation, with the outcome as a developer message.
+    const followUp = await waitFor(async () => (await turnsOf(harness.svc.url, 'jobs-e2e')).find((t) => t.origin.type === 'background_job' && t.kind === 'main' && t.status === 'completed'), 30_000);
+    expect(followUp).toMatchObject({ origin: { type: 'background_job', job_id: jobId }, output_text: 'The job reported back: done' });
+    const followUpRequest = harness.model.requests.find((r) => messageTexts(r.body, 'developer').some((t) => t.includes(`Background job ${jobId}`)));
+    expect(messageTexts(followUpRequest!.body, 'developer').at(-1)).toContain('succeeded. Its result:\n\nCounted: 1 2 3');
+    expect(messageTexts(followUpRequest!.body, 'user')[0]).toBe(main); // it continues the creating conversation
+  }, 90_000);
+
+  it('waits on a question with its slot released, resumes when answered, and the tool returns the reply', async () => {
+    const main = 'e2e: deploy something';
+    const task = 'e2e task: deploy, asking which branch';
+    let jobId = '';
+    let sendResult: any;
+    harness.model.push(
+      ...routedEntries({
+        [main]: [
+          { output: [functionCall('create_background_job', { title: 'Deploy', task })] },
+          (body) => {
+            jobId = lastToolOutput(body).job_id;
+            return { output: [message('Deploy job started.')] };
+          },
+          // Follow-up 1: the job asks; answer it and wait for its reply.
+          (body) => ({ output: [functionCall('send_message_to_background_job', { job_id: jobId, message: `branch: main (${messageTexts(body, 'developer').at(-1)?.includes('waiting for an answer') ? 'seen' : 'unseen'})` })] }),
+          (body) => {
+            sendResult = lastToolOutput(body);
+            return { output: [message('Answered the job.')] };
+          },
+          // Follow-up 2: the job succeeded.
+          { output: [message('Deploy finished.')] },
+        ],
+        [task]: [
+          { output: [functionCall('clarify', { question: 'Which branch should I deploy?' })] },
+          (body) => ({ output: [message(`Deploying ${messageTexts(body, 'user').at(-1)} now.`)] }),
+        ],
+      }),
+    );
+    const created = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'jobs-ask', tools: ['jobs'] });
+    expect(created.body.status).toBe('completed');
+    const done = await waitFor(async () => {
+      const j = await job(harness.svc.url, jobId);
+      return j.status === 'succeeded' ? j : undefined;
+    }, 60_000);
+    expect(done).toMatchObject({ attempts: 2, question: null, output_text: 'Deploying branch: main (seen) now.' });
+    expect(done.turn_ids).toHaveLength(2);
+    const events = (await readSse(`${harness.svc.url}/v1/jobs/${jobId}/events`)).events.map((e) => [e.event, e.json]);
+    const kinds = events.map(([t]) => t);
+    expect(kinds.filter((t) => t !== 'job.activity')).toEqual(['job.created', 'job.started', 'job.waiting_on_user', 'job.message', 'job.started', 'job.succeeded']);
+    expect(events.find(([t]) => t === 'job.waiting_on_user')![1]).toMatchObject({ question: 'Which branch should I deploy?' });
+    expect(events.find(([t]) => t === 'job.message')![1]).toMatchObject({ delivery: 'answer', message: 'branch: main (seen)' });
+    expect(sendResult).toMatchObject({ job_id: jobId, delivery: 'answer', reply_ready: true, reply: { kind: 'message', text: 'Deploying branch: main (seen) now.' } });
+    // The second start continued the first turn's transcript.
+    const second = await api(harness.svc.url, 'GET', `/v1/turns/${done.turn_ids[1]}`);
+    expect(second.body.kind).toBe('background_job');
+    await waitFor(async () => (await turnsOf(harness.svc.url, 'jobs-ask')).find((t) => t.output_text === 'Deploy finished.'), 30_000);
+  }, 90_000);
+});
