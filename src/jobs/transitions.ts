@@ -1,7 +1,7 @@
 /**
- * The one table of job status moves. Every status change goes through {@link assertTransition}
- * (the service) and the store's conditional update (only from the statuses this table allows), so
- * no path can move a job where the table does not.
+ * The one table of job status moves. Every status change is a conditional update in the job store
+ * from exactly the statuses this table allows ({@link sourcesOf}; `start` is the queued /
+ * waiting_on_user → running row), so no path can move a job where the table does not.
  *
  * queued → running (a slot is free) · running ↔ waiting_on_user (the job asked; the answer resumes
  * it) · waiting_on_user → queued (answered while the agent has no free slot) · any live status →
