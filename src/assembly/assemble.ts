@@ -35,8 +35,11 @@ export const MAIN_TURN_FAMILIES: FamilyCreator[] = [
   workflowFamily, // keep last
 ];
 
-/** Creators for workflow task turns: a fixed catalog (web, brain read-only, submit_result); never clarify. */
-export const WORKFLOW_TASK_FAMILIES: FamilyCreator[] = [workflowTaskWebFamily, brainFamily, submitResultFamily];
+/**
+ * Creators for workflow task turns: a fixed catalog (web, brain read-only, submit_result); never
+ * clarify; `jobs` only to report why it is absent.
+ */
+export const WORKFLOW_TASK_FAMILIES: FamilyCreator[] = [workflowTaskWebFamily, brainFamily, submitResultFamily, jobsFamily];
 
 /**
  * Creators for a background job's turns: todo, computer, web, skills, clarify (which puts the job in
