@@ -217,8 +217,8 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   async continuations(id: string, agentId: string): Promise<string[]> {
-    const rows = this.db
-      .prepare(`SELECT id FROM turns WHERE agent_id = ? AND json_extract(request, '$.previous_turn_id') = ? ORDER BY id DESC`)
+    const rows = this.sql
+      .get(`SELECT id FROM turns WHERE agent_id = ? AND json_extract(request, '$.previous_turn_id') = ? ORDER BY id DESC`)
       .all(agentId, id) as { id: string }[];
     return rows.map((r) => r.id);
   }

@@ -106,6 +106,16 @@ export function describeTurnStoreContract(engine: string, open: () => Promise<Tu
       expect(await store.finishQueued(b.id, done({ status: 'cancelled' }))).toBe(true);
       expect(await store.requestCancel(b.id, '2026-01-01T00:00:00.000Z')).toBe(false);
     }));
+
+    it('finds the turns continuing a turn (previous_turn_id) of the same agent, newest first', withPorts(async ({ store }) => {
+      const root = newTurn();
+      const a = newTurn({ request: { input: 'a', agent_id: 'a', previous_turn_id: root.id } });
+      const b = newTurn({ request: { input: 'b', agent_id: 'a', previous_turn_id: root.id } });
+      const other = newTurn({ agent_id: 'b', request: { input: 'x', agent_id: 'b', previous_turn_id: root.id } });
+      for (const t of [root, a, b, other]) await store.insert(t);
+      expect(await store.continuations(root.id, 'a')).toEqual([b.id, a.id]);
+      expect(await store.continuations(a.id, 'a')).toEqual([]);
+    }));
   });
 
   describe(`TurnQueue contract (${engine})`, () => {
