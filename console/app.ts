@@ -10,6 +10,7 @@ import { TurnStream } from './stream.js';
 import { SteerBox } from './steer.js';
 import { QuestionBox } from './question.js';
 import { applyEvent, initialTurnState, isTerminal, type TurnState } from './turn-state.js';
+import { initJobs } from './jobs.js';
 
 const TOKEN_KEY = 'turn-console.token';
 
@@ -222,6 +223,11 @@ async function loadRecent(): Promise<void> {
 }
 
 $('refresh').addEventListener('click', () => void loadRecent());
+
+// --- background jobs (jobs.ts) -------------------------------------------------------------
+
+const jobsPanel = initJobs({ token: () => tokenInput.value, agentId: () => $<HTMLInputElement>('agent-id').value, age: (iso) => age(iso) });
+$<HTMLInputElement>('agent-id').addEventListener('change', () => void jobsPanel.refresh());
 
 // --- boot ---------------------------------------------------------------------------------
 

@@ -1,0 +1,65 @@
+/**
+ * The console's background jobs panel in real Chromium, with bearer auth (so the job stream opens
+ * with its job-scoped stream token): it lists the agent's jobs, opens one that waits for an answer
+ * and shows its question, sends the answer, and follows the resumed job live to its success.
+ */
+import { describe, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { api } from '../e2e/support/service.js';
+import { useConsoleHarness } from './support/console-harness.js';
+import { lastToolOutput, routedEntries } from '../jobs/support.js';
+
+const BEARER = 'console-jobs-bearer-token';
+const WAIT = { timeout: 45_000 };
+const AUTH = { authorization: `Bearer ${BEARER}` };
+const h = useConsoleHarness({ bearer: BEARER });
+
+describe('console background jobs panel', () => {
+  it('lists the jobs, shows a waiting job question, sends the answer and follows the job to its success', { timeout: 120_000 }, async () => {
+    const main = 'console: paint the fence';
+    const task = 'console task: paint the fence, ask for the color';
+    let jobId = '';
+    h.model.push(
+      ...routedEntries({
+        [main]: [
+          { output: [functionCall('create_background_job', { title: 'Paint the fence', task, notify: false })] },
+          (body) => {
+            jobId = lastToolOutput(body).job_id;
+            return { output: [message('painting in the background')] };
+          },
+        ],
+        [task]: [
+          { output: [functionCall('clarify', { question: 'Which color?' })] },
+          (body) => ({ output: [message(`Painted it ${(body.input as any[]).filter((i) => i.role === 'user').at(-1).content}.`)] }),
+        ],
+      }),
+    );
+    const created = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'console-jobs', tools: ['jobs'] }, AUTH);
+    expect(created.body.status).toBe('completed');
+    await expect.poll(async () => (await api(h.svc.url, 'GET', `/v1/jobs/${jobId}`, undefined, AUTH)).body.status, WAIT).toBe('waiting_on_user');
+
+    const page = await h.openConsole();
+    await page.locator('#agent-id').fill('console-jobs');
+    await page.locator('#agent-id').dispatchEvent('change');
+    const row = page.locator(`#jobs li[data-job-id="${jobId}"]`);
+    await row.waitFor(WAIT);
+    expect(await row.locator('.what').textContent()).toBe('Paint the fence');
+    expect(await row.locator('.job-status').textContent()).toBe('waiting_on_user');
+    await row.getByRole('button').click();
+    await page.waitForFunction(() => document.getElementById('job-status')?.textContent === 'Waiting for your answer', undefined, WAIT);
+    expect(await page.locator('#job-question').textContent()).toBe('The job asks: Which color?');
+    await page.waitForFunction(() => [...document.querySelectorAll('#job-activity li')].some((li) => li.textContent === 'Asked: Which color?'), undefined, WAIT);
+
+    await page.locator('#job-message').fill('blue');
+    await page.locator('#job-send').click();
+    await page.waitForFunction(() => document.getElementById('job')?.dataset.status === 'succeeded', undefined, WAIT);
+    const rows = await page.locator('#job-activity li').allTextContents();
+    expect(rows).toContain('You: blue');
+    expect(rows).toContain('Resumed (start 2)');
+    expect(rows).toContain('Painted it blue.');
+    expect(await page.locator('#job-status').textContent()).toBe('Succeeded');
+    expect(await page.locator('#job-stop').isDisabled()).toBe(true);
+    expect(h.svc.logText()).not.toContain(BEARER);
+    await page.close();
+  });
+});
