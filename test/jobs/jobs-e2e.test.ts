@@ -118,4 +118,49 @@ describe('background jobs', () => {
     expect(second.body.kind).toBe('background_job');
     await waitFor(async () => (await turnsOf(harness.svc.url, 'jobs-ask')).find((t) => t.output_text === 'Deploy finished.'), 30_000);
   }, 90_000);
+
+  it('respawns a finished job once, continuing its transcript; lists jobs by status with turn-local pages', async () => {
+    const main = 'e2e: respawn conversation';
+    const task = 'e2e task: write notes';
+    let jobId = '';
+    const outputs: any[] = [];
+    const keep = (body: any) => outputs.push(lastToolOutput(body));
+    harness.model.push(
+      ...routedEntries({
+        [main]: [
+          { output: [functionCall('create_background_job', { title: 'Notes', task, notify: false })] },
+          (body) => {
+            jobId = lastToolOutput(body).job_id;
+            return { output: [message('notes job started')] };
+          },
+          // Second turn: list, respawn twice (the second is refused), list again, unknown page.
+          () => ({ output: [functionCall('list_background_jobs', { status: 'stop' })] }),
+          (body) => (keep(body), { output: [functionCall('respawn_background_job', { source_job_id: jobId, message: 'now add a summary' })] }),
+          (body) => (keep(body), { output: [functionCall('respawn_background_job', { source_job_id: jobId, message: 'again' })] }),
+          (body) => (keep(body), { output: [functionCall('list_background_jobs', { page: 'page_9' })] }),
+          (body) => (keep(body), { output: [message('respawned')] }),
+        ],
+        [task]: [
+          { output: [message('notes: a, b')] },
+          (body) => ({ output: [message(`summary of ${body.input.filter((i: any) => i.role === 'assistant').length} earlier answer(s)`)] }),
+        ],
+      }),
+    );
+    const first = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'jobs-respawn', tools: ['jobs'] });
+    expect(first.body.status).toBe('completed');
+    await waitFor(async () => ((await job(harness.svc.url, jobId)).status === 'succeeded' ? true : undefined), 30_000);
+    const second = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'respawn it', previous_turn_id: first.body.id, agent_id: 'jobs-respawn', tools: ['jobs'] });
+    expect(second.body).toMatchObject({ status: 'completed', output_text: 'respawned' });
+    const [listed, respawned, refused, unknownPage] = outputs;
+    expect(listed).toEqual({ jobs: [{ job_id: jobId, title: 'Notes', status: 'succeeded' }], next_page: null });
+    expect(respawned).toMatchObject({ status: 'queued', respawned_from: jobId });
+    expect(refused).toMatch(/^Error: .*already respawned as /);
+    expect(unknownPage).toMatch(/^Error: tool list_background_jobs failed: unknown page "page_9": use a next_page/);
+    const next = await waitFor(async () => {
+      const j = await job(harness.svc.url, respawned.job_id);
+      return j.status === 'succeeded' ? j : undefined;
+    }, 30_000);
+    expect(next).toMatchObject({ title: 'Notes', respawned_from: jobId, output_text: 'summary of 1 earlier answer(s)' });
+    expect((await job(harness.svc.url, jobId)).respawned_to).toBe(respawned.job_id);
+  }, 90_000);
 });
