@@ -21,7 +21,7 @@ export interface Job {
 }
 
 /** Every SSE `event:` a job stream sends (src/jobs/events.ts). */
-export const JOB_EVENT_TYPES = ['job.created', 'job.started', 'job.message', 'job.activity', 'job.waiting_on_user', 'job.succeeded', 'job.failed', 'job.stopped'] as const;
+export const JOB_EVENT_TYPES = ['job.created', 'job.started', 'job.message', 'job.message_applied', 'job.activity', 'job.waiting_on_user', 'job.succeeded', 'job.failed', 'job.stopped'] as const;
 const TERMINAL = new Set(['job.succeeded', 'job.failed', 'job.stopped']);
 
 /** The status line of a job, in words. */
@@ -112,6 +112,9 @@ export function initJobs(o: JobsPanelOptions): { refresh(): Promise<void> } {
         break;
       case 'job.message':
         row('note you', `You: ${data.message}`);
+        break;
+      case 'job.message_applied':
+        row('note', 'The job got your message');
         break;
       case 'job.activity':
         if (data.kind === 'tool') row(`tool ${data.is_error ? 'error' : 'done'}`, `${data.is_error ? '✗' : '✓'} ${data.label ?? 'tool call'}`);

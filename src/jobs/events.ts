@@ -33,6 +33,15 @@ export const JobMessageEvent = z.object({
   message: z.string(),
   /** `queued`: delivered when the job starts; `steering`: applied between rounds of the running turn; `answer`: answers the question and resumes the job. */
   delivery: z.enum(['queued', 'steering', 'answer']),
+  /** The steering message's id in the turn (`input.queued`/`input.applied`), null for the other deliveries. */
+  message_id: z.string().nullable(),
+});
+
+/** A steering message reached the job's model (its turn's `input.applied`). */
+export const JobMessageAppliedEvent = z.object({
+  type: z.literal('job.message_applied'),
+  turn_id: z.string(),
+  message_id: z.string(),
 });
 
 export const JobActivityEvent = z.object({
@@ -59,6 +68,7 @@ export const JobEvent = z.discriminatedUnion('type', [
   JobCreatedEvent,
   JobStartedEvent,
   JobMessageEvent,
+  JobMessageAppliedEvent,
   JobActivityEvent,
   JobWaitingEvent,
   JobSucceededEvent,

@@ -53,8 +53,11 @@ export interface JobServiceDeps {
   events: PublishedEventLog<JobEvent>;
   turns: Pick<TurnService, 'create' | 'get' | 'cancel'>;
   turnStore: Pick<TurnStore, 'get' | 'getRequest' | 'continuations'>;
-  /** Apply a steering message to a live turn between its rounds; false when it cannot. Absent: messages to running jobs are refused. */
-  steer?: (turnId: string, text: string) => Promise<boolean>;
+  /**
+   * Store a steering message for a live turn (applied between its rounds); its message id, or
+   * undefined when the turn has finished. Absent: messages to running jobs are refused.
+   */
+  steer?: (turnId: string, text: string) => Promise<{ message_id: string } | undefined>;
   log?: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
 }
 
@@ -157,11 +160,11 @@ export class JobService {
   /**
    * Deliver `message`: queued → kept and delivered when it starts; waiting_on_user → answers the
    * question and resumes it (queued again when the agent has no free slot); running → a steering
-   * message applied between rounds of its turn. Returns the job, how it was delivered, and the seq
-   * of the `job.message` event (follow the stream after it for the reply).
+   * message applied between rounds of its turn. Returns the job, how it was delivered, the seq to
+   * follow the job's stream after for the reply, and the steering message's id (null otherwise).
    * @throws DomainError 409 `job_finished` (terminal), 409 `steering_unavailable`.
    */
-  async send(id: string, message: string): Promise<{ job: JobRecord; delivery: MessageDelivery; seq: number } | undefined> {
+  async send(id: string, message: string): Promise<{ job: JobRecord; delivery: MessageDelivery; seq: number; message_id: string | null } | undefined> {
     for (let tries = 0; tries < 5; tries++) {
       const job = await this.d.store.get(id);
       if (!job) return undefined;
@@ -171,34 +174,44 @@ export class JobService {
       if (job.status === 'queued' || job.status === 'waiting_on_user') {
         const delivery: MessageDelivery = job.status === 'queued' ? 'queued' : 'answer';
         if (!(await this.d.store.addPending(id, message, [job.status]))) continue; // moved meanwhile
-        const { seq } = await this.emit(id, { type: 'job.message', message, delivery });
+        const { seq } = await this.emit(id, { type: 'job.message', message, delivery, message_id: null });
         if (delivery === 'answer') await this.resume(id);
         else this.wake();
-        return { job: (await this.d.store.get(id))!, delivery, seq };
+        return { job: (await this.d.store.get(id))!, delivery, seq, message_id: null };
       }
       const turnId = await this.currentTurn(job);
       if (!turnId) continue;
       if (!this.d.steer) throw new DomainError('steering_unavailable', 'this server cannot deliver messages to a running job', 409);
-      if (!(await this.d.steer(turnId, message))) continue; // the turn ended meanwhile
-      const { seq } = await this.emit(id, { type: 'job.message', message, delivery: 'steering' });
-      return { job: (await this.d.store.get(id))!, delivery: 'steering', seq };
+      // Follow from before the steering message: its `job.message_applied` may come before `job.message`.
+      const seq = await this.events.lastSeq(id);
+      const steered = await this.d.steer(turnId, message);
+      if (!steered) continue; // the turn ended meanwhile: deliver by the job's new status
+      await this.emit(id, { type: 'job.message', message, delivery: 'steering', message_id: steered.message_id });
+      return { job: (await this.d.store.get(id))!, delivery: 'steering', seq, message_id: steered.message_id };
     }
     throw new DomainError('job_busy', `background job ${id} kept changing status; try again`, 409);
   }
 
   /** The job's reply after the message whose `job.message` event is `seq`, or undefined on timeout. */
-  waitForReply(id: string, seq: number, delivery: MessageDelivery, timeoutMs: number, signal?: AbortSignal): Promise<JobReply | undefined> {
-    return followUntil(this.events, id, seq, timeoutMs, replyFinder(delivery), signal);
+  waitForReply(id: string, sent: { seq: number; delivery: MessageDelivery; message_id: string | null }, timeoutMs: number, signal?: AbortSignal): Promise<JobReply | undefined> {
+    return followUntil(this.events, id, sent.seq, timeoutMs, replyFinder(sent.delivery, sent.message_id), signal);
   }
 
-  /** Event-log observer of every turn event: mirrors a job turn's activity into the job stream, wakes the pass at its end. */
+  /**
+   * Event-log observer of every turn event: mirrors a job turn's activity (finished tool calls,
+   * answer texts, applied steering messages) into the job stream, wakes the pass at its end.
+   */
   async observeTurnEvent(logged: LoggedEvent): Promise<void> {
-    const e = logged.event as { type: string; label?: string | null; is_error?: boolean; text?: string };
+    const e = logged.event as { type: string; label?: string | null; is_error?: boolean; text?: string; message_id?: string };
     const ends = e.type === 'turn.completed' || e.type === 'turn.failed' || e.type === 'turn.cancelled';
-    if (e.type !== 'tool.completed' && e.type !== 'message.completed' && !ends) return;
+    if (e.type !== 'tool.completed' && e.type !== 'message.completed' && e.type !== 'input.applied' && !ends) return;
     const jobId = await this.index.jobOf(logged.streamId);
     if (!jobId) return;
     if (ends) return this.wake();
+    if (e.type === 'input.applied') {
+      if (e.message_id) await this.emit(jobId, { type: 'job.message_applied', turn_id: logged.streamId, message_id: e.message_id });
+      return;
+    }
     if (e.type === 'tool.completed') {
       await this.emit(jobId, { type: 'job.activity', turn_id: logged.streamId, kind: 'tool', label: e.label ?? null, text: null, is_error: e.is_error === true });
     } else if (e.text?.trim()) {

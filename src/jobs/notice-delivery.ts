@@ -16,8 +16,8 @@ export interface NoticeDeliveryDeps {
   requestOf(turnId: string): Promise<CreateTurnInput | undefined>;
   /** Ids of turns continuing `turnId` (`previous_turn_id`), newest first. */
   continuations(turnId: string): Promise<string[]>;
-  /** Apply `text` to the live turn as a steering message; false when it cannot take one (absent: never). */
-  steer?: (turnId: string, text: string) => Promise<boolean>;
+  /** Store `text` as a steering message of the live turn; undefined when it has finished (absent: never steers). */
+  steer?: (turnId: string, text: string) => Promise<{ message_id: string } | undefined>;
 }
 
 /** `delivered`; `later` (try again: the conversation is busy and cannot be steered now); `dropped` (nowhere to deliver). */

@@ -3,7 +3,7 @@
  * text, question or ending of the job after the message was applied, with the activity between (at
  * most {@link REPLY_MAX_BYTES} UTF-8 bytes in all, the newest kept). "Applied": for a message
  * delivered at a start (queued, or answering a question) the `job.started` that delivered it; for
- * a steering message, the message itself (it is applied at the next round boundary of the turn).
+ * a steering message its `job.message_applied` (the turn's next round boundary took it in).
  */
 import type { LoggedEvent } from '../store/event-log.js';
 import type { JobEvent } from './events.js';
@@ -36,12 +36,13 @@ export function fitReply(reply: JobReply): JobReply {
 }
 
 /** A visitor for followUntil that finds the reply after a message of `delivery`. */
-export function replyFinder(delivery: 'queued' | 'steering' | 'answer'): (logged: LoggedEvent<JobEvent>) => JobReply | undefined {
-  let applied = delivery === 'steering';
+export function replyFinder(delivery: 'queued' | 'steering' | 'answer', messageId: string | null = null): (logged: LoggedEvent<JobEvent>) => JobReply | undefined {
+  let applied = false;
   const activity: string[] = [];
   return ({ event }) => {
     if (!applied) {
-      if (event.type === 'job.started') applied = true;
+      if (delivery !== 'steering' && event.type === 'job.started') applied = true;
+      else if (delivery === 'steering' && event.type === 'job.message_applied' && event.message_id === messageId) return (applied = true), undefined;
       else if (event.type === 'job.stopped' || event.type === 'job.failed' || event.type === 'job.succeeded') applied = true;
       else return undefined;
     }

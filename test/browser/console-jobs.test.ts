@@ -48,7 +48,7 @@ describe('console background jobs panel', () => {
     await row.getByRole('button').click();
     await page.waitForFunction(() => document.getElementById('job-status')?.textContent === 'Waiting for your answer', undefined, WAIT);
     expect(await page.locator('#job-question').textContent()).toBe('The job asks: Which color?');
-    await page.waitForFunction(() => [...document.querySelectorAll('#job-activity li')].some((li) => li.textContent === 'Asked: Which color?'), undefined, WAIT);
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('#job-activity li')).some((li) => li.textContent === 'Asked: Which color?'), undefined, WAIT);
 
     await page.locator('#job-message').fill('blue');
     await page.locator('#job-send').click();

@@ -41,7 +41,7 @@ export function createSendJobMessageTool(service: JobService) {
       if (!sent) throw new Error(`no background job with id ${JSON.stringify(p.job_id)}`);
       const base = { job_id: sent.job.id, delivery: sent.delivery };
       if (p.wait_reply === false) return jsonResult({ ...base, status: sent.job.status, reply_ready: false });
-      const reply = await service.waitForReply(sent.job.id, sent.seq, sent.delivery, p.wait_timeout_ms ?? DEFAULT_WAIT_MS, ctx.signal);
+      const reply = await service.waitForReply(sent.job.id, sent, p.wait_timeout_ms ?? DEFAULT_WAIT_MS, ctx.signal);
       const status = (await service.get(sent.job.id))?.status ?? sent.job.status;
       if (!reply) {
         return jsonResult({
