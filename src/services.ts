@@ -39,6 +39,7 @@ import type { WorkflowEvent } from './workflows/events.js';
 import { DefaultWorkflowService } from './workflows/workflow-service.js';
 import type { JobEvent } from './jobs/events.js';
 import { JobService } from './jobs/job-service.js';
+import { steerWith } from './jobs/steering.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { observeEventLog } from './telemetry/event-log-hooks.js';
 import { ServiceMetrics } from './telemetry/metrics.js';
@@ -212,7 +213,15 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   turns.bindings = (turnId, binding) => workflows.resolveTaskBinding(turnId, binding);
   registry.workflows = workflows;
   background.push({ name: 'workflows', start: () => workflows.start(), stop: () => workflows.stop() });
-  jobs = new JobService({ config, store: stores.jobs, events: observeEventLog(engine.jobEvents, { metrics, observers: [], onObserverError }), turns, turnStore, log });
+  jobs = new JobService({
+    config,
+    store: stores.jobs,
+    events: observeEventLog(engine.jobEvents, { metrics, observers: [], onObserverError }),
+    turns,
+    turnStore,
+    steer: steerWith(inputs),
+    log,
+  });
   registry.jobs = jobs;
   const jobService = jobs;
   background.push({ name: 'jobs', start: () => jobService.startPasses(), stop: () => jobService.stopPasses() });

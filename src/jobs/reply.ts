@@ -1,7 +1,7 @@
 /**
  * The job's reply to a message (send_message_to_background_job with `wait_reply`): the first answer
- * text, question or ending of the job after the message was applied, with the activity between (at
- * most {@link REPLY_MAX_BYTES} UTF-8 bytes in all, the newest kept). "Applied": for a message
+ * text, question or ending of the job after the message was applied, with the job's tool activity
+ * since the message was sent (at most {@link REPLY_MAX_BYTES} UTF-8 bytes in all, the newest kept). "Applied": for a message
  * delivered at a start (queued, or answering a question) the `job.started` that delivered it; for
  * a steering message its `job.message_applied` (the turn's next round boundary took it in).
  */
@@ -14,7 +14,7 @@ export interface JobReply {
   /** `message` (an answer text), `question` (the job asks), `succeeded`, `failed`, `stopped`. */
   kind: 'message' | 'question' | 'succeeded' | 'failed' | 'stopped';
   text: string;
-  /** Activity after the message was applied, oldest first (tool labels, texts). */
+  /** Completed labels of the job's tool calls since the message was sent, oldest first (`✗` marks a failed one). */
   activity: string[];
 }
 
@@ -40,6 +40,7 @@ export function replyFinder(delivery: 'queued' | 'steering' | 'answer', messageI
   let applied = false;
   const activity: string[] = [];
   return ({ event }) => {
+    if (event.type === 'job.activity' && event.kind === 'tool' && event.label) activity.push(`${event.is_error ? '✗' : '✓'} ${event.label}`);
     if (!applied) {
       if (delivery !== 'steering' && event.type === 'job.started') applied = true;
       else if (delivery === 'steering' && event.type === 'job.message_applied' && event.message_id === messageId) return (applied = true), undefined;
@@ -49,7 +50,6 @@ export function replyFinder(delivery: 'queued' | 'steering' | 'answer', messageI
     switch (event.type) {
       case 'job.activity':
         if (event.kind === 'message' && event.text?.trim()) return fitReply({ kind: 'message', text: event.text, activity });
-        if (event.label) activity.push(`${event.is_error ? '✗' : '✓'} ${event.label}`);
         return undefined;
       case 'job.waiting_on_user':
         return fitReply({ kind: 'question', text: event.question, activity });

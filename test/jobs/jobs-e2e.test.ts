@@ -163,4 +163,53 @@ describe('background jobs', () => {
     expect(next).toMatchObject({ title: 'Notes', respawned_from: jobId, output_text: 'summary of 1 earlier answer(s)' });
     expect((await job(harness.svc.url, jobId)).respawned_to).toBe(respawned.job_id);
   }, 90_000);
+
+  it('steers a running job between its rounds, the tool returns its next reply, and the outcome is steered into the running owner turn', async () => {
+    const main = 'e2e: steer a running job';
+    const task = 'e2e task: sleep, then answer what you were told';
+    let jobId = '';
+    let sendResult: any;
+    harness.model.push(
+      ...routedEntries({
+        [main]: [
+          { output: [functionCall('create_background_job', { title: 'Steered', task })] },
+          (body) => {
+            jobId = lastToolOutput(body).job_id;
+            return { output: [message('started')] };
+          },
+          // The second turn messages the running job and waits for its reply.
+          () => ({ output: [functionCall('send_message_to_background_job', { job_id: jobId, message: 'use tabs, not spaces' })] }),
+          // Its answer streams slowly, so the job's success notice arrives while it runs: one more round.
+          (body) => {
+            sendResult = lastToolOutput(body);
+            return { output: [message('the job replied')], holdMs: 1500 };
+          },
+          (body) => ({ output: [message(messageTexts(body, 'user').some((t) => t.includes(`Background job ${jobId}`) && t.includes('succeeded')) ? 'and it finished' : 'no notice')] }),
+        ],
+        [task]: [
+          { output: [functionCall('command', { command: 'sleep 3; echo slept' })] },
+          (body) => ({ output: [message(`Told: ${messageTexts(body, 'user').at(-1)}`)] }),
+        ],
+      }),
+    );
+    const first = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'jobs-steer', tools: ['jobs'] });
+    expect(first.body.status).toBe('completed');
+    // Wait until the job's command runs, then message it from a second turn of the conversation.
+    const running = await waitFor(async () => {
+      const j = await job(harness.svc.url, jobId);
+      return j.turn_ids?.length === 1 ? j : undefined;
+    }, 30_000);
+    await readSse(`${harness.svc.url}/v1/turns/${running.turn_ids[0]}/events`, { stopWhen: (e) => e.event === 'tool.started', timeoutMs: 30_000 });
+    const second = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'tell the job', previous_turn_id: first.body.id, agent_id: 'jobs-steer', tools: ['jobs'] });
+    expect(sendResult).toMatchObject({ job_id: jobId, delivery: 'steering', reply_ready: true, reply: { kind: 'message', text: 'Told: use tabs, not spaces' } });
+    expect(sendResult.activity).toEqual([expect.stringMatching(/^✓ Ran `sleep 3; echo slept`/)]);
+    expect(second.body).toMatchObject({ status: 'completed', output_text: 'and it finished' });
+    const done = await job(harness.svc.url, jobId);
+    expect(done).toMatchObject({ status: 'succeeded', attempts: 1, output_text: 'Told: use tabs, not spaces' });
+    const events = (await readSse(`${harness.svc.url}/v1/jobs/${jobId}/events`)).events.map((e) => e.json);
+    const applied = events.find((e) => e.type === 'job.message_applied');
+    expect(events.find((e) => e.type === 'job.message')).toMatchObject({ delivery: 'steering', message_id: applied.message_id });
+    // Steered into the running turn: no follow-up turn was started for this job.
+    expect((await turnsOf(harness.svc.url, 'jobs-steer')).filter((t) => t.origin.type === 'background_job' && t.kind === 'main')).toEqual([]);
+  }, 90_000);
 });
