@@ -61,7 +61,7 @@ export class SqliteTurnQueue implements TurnQueue {
   }
 
   async defer(id: string, owner: string, until: number): Promise<boolean> {
-    const r = this.sql.get(`UPDATE turns SET status = 'queued', owner = NULL, lease_until = ? WHERE id = ? AND owner = ? AND status = 'running'`)
+    const r = this.sql.get(`UPDATE turns SET status = 'queued', owner = NULL, lease_until = ?, started_at = NULL WHERE id = ? AND owner = ? AND status = 'running'`)
       .run(until, id, owner);
     return r.changes === 1;
   }

@@ -44,8 +44,8 @@ export interface TurnQueue {
   release(id: string, owner: string): Promise<void>;
   /**
    * Give a running turn owned by `owner` back as `queued`, claimable again from `until` (ms epoch)
-   * on — a turn that cannot start yet (its `previous_turn_id` is still running). False when
-   * `owner` does not hold it.
+   * on — a turn that cannot start yet (its `previous_turn_id` is still running); `started_at` is
+   * cleared (it has not started). False when `owner` does not hold it.
    */
   defer(id: string, owner: string, until: number): Promise<boolean>;
   /** Put a running turn owned by `owner` into `waiting` (a pause at a checkpoint). */

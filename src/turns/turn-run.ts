@@ -70,10 +70,19 @@ export interface RunControl {
   waitFinished(id: string, signal: AbortSignal): Promise<void>;
 }
 
-/** The transcript a continuation of turn `id` starts with. */
-export async function storedTranscript(d: Pick<TurnRunDeps, 'store' | 'checkpoints'>, id: string): Promise<TranscriptItem[]> {
+/**
+ * The transcript a continuation of turn `id` starts with: its stored transcript; for a turn that
+ * never ran (cancelled while queued, e.g. interrupted by a double-text) its own conversation so far
+ * — the transcript it would have started with plus its input — so no message is lost.
+ */
+export async function storedTranscript(d: Pick<TurnRunDeps, 'store' | 'checkpoints'>, id: string, depth = 0): Promise<TranscriptItem[]> {
   if ((await d.checkpoints.itemCount(id)) > 0) return d.checkpoints.items(id);
-  return (await d.store.getLegacyTranscript(id)) ?? [];
+  const legacy = await d.store.getLegacyTranscript(id);
+  if (legacy) return legacy;
+  const request = depth < 100 ? await d.store.getRequest(id) : undefined;
+  if (!request) return [];
+  const before = request.previous_turn_id ? await storedTranscript(d, request.previous_turn_id, depth + 1) : [];
+  return [...before, ...inputItems(request.input)];
 }
 
 /**

@@ -93,6 +93,22 @@ describe('double-texting (multitask_strategy)', () => {
     expect(input.filter((i) => i.type === 'function_call').map((i) => i.call_id)).toEqual(input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id));
   });
 
+  it('interrupt of a turn that never ran keeps its input: the new turn runs on its conversation so far', async () => {
+    const first = harness.model.requests.length;
+    const answer = (body: ResponsesRequestBody) => ({ output: [message(texts(body).at(-1) === 'c: instead' ? 'did c' : 'did a')] });
+    harness.model.push({ output: [functionCall('command', { command: 'sleep 2' })] }, answer, answer);
+    const a = await busyTurn('sleep 2', 'a: the job');
+    const b = await doubleText(a, 'b: then this', 'enqueue');
+    expect(b.status).toBe(202);
+    const c = await doubleText(b.body.id, 'c: instead', 'interrupt');
+    expect(c.status).toBe(202);
+    expect(await finished(b.body.id)).toMatchObject({ status: 'cancelled', started_at: null });
+    expect(await finished(c.body.id)).toMatchObject({ status: 'completed', output_text: 'did c' });
+    expect(await finished(a)).toMatchObject({ status: 'completed', output_text: 'did a' });
+    const cRequest = harness.model.requests.slice(first).map((q) => q.body).find((body) => texts(body).at(-1) === 'c: instead')!;
+    expect(texts(cRequest)).toEqual(['a: the job', 'b: then this', 'c: instead']);
+  });
+
   it('steer: the input goes into the running turn as a steering message; 202 with that turn\'s id and steered: true', async () => {
     const first = harness.model.requests.length;
     harness.model.push(

@@ -54,7 +54,7 @@ export class PgTurnQueue implements TurnQueue {
 
   async defer(id: string, owner: string, until: number): Promise<boolean> {
     const r = await this.db.query(
-      `UPDATE turns SET status = 'queued', owner = NULL, lease_until = $1 WHERE id = $2 AND owner = $3 AND status = 'running'`,
+      `UPDATE turns SET status = 'queued', owner = NULL, lease_until = $1, started_at = NULL WHERE id = $2 AND owner = $3 AND status = 'running'`,
       [until, id, owner],
     );
     return r.rowCount === 1;

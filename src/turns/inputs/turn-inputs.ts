@@ -94,13 +94,15 @@ export class TurnInputs {
    * — also for messages a crash left applied but unannounced.
    */
   boundary(turnId: string, emit: (e: TurnEvent) => Promise<void> | void): (state: TurnState) => Promise<BoundaryInput | undefined> {
+    let announced = 0; // messages up to this seq are marked and announced (by this run)
     return async (state) => {
       const cursor = state.inputCursor ?? 0;
       const fresh = await this.d.store.listAfter(turnId, cursor);
       const upto = fresh.at(-1)?.seq ?? cursor;
       const applied = async () => {
-        if (upto === 0) return;
+        if (upto <= announced) return;
         for (const m of await this.d.store.markApplied(turnId, upto, this.clock().toISOString())) await emit({ type: 'input.applied', message_id: m.id });
+        announced = upto;
       };
       if (fresh.length === 0) {
         await applied(); // announce what a crash left unannounced (usually nothing)

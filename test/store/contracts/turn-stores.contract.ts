@@ -166,7 +166,7 @@ export function describeTurnStoreContract(engine: string, open: () => Promise<Tu
       await queue.claim('x', now, 60_000);
       expect(await queue.defer(t.id, 'y', now + 1000)).toBe(false); // not y's turn
       expect(await queue.defer(t.id, 'x', now + 1000)).toBe(true);
-      expect((await store.get(t.id))!.status).toBe('queued');
+      expect(await store.get(t.id)).toMatchObject({ status: 'queued', started_at: null });
       expect(await queue.claim('y', now + 999, 60_000)).toBeUndefined();
       expect(await queue.claim('y', now + 1000, 60_000)).toEqual({ id: t.id, previousRun: 'none' });
     }));
