@@ -192,6 +192,31 @@ describe('a call that needs approval', () => {
     void events;
   });
 
+  it('with two calls waiting, the turn stays waiting after the first decision and continues after the second', async () => {
+    harness.model.push(
+      {
+        output: [
+          functionCall('write_file', { path: 'one.txt', content: '1' }, { callId: 'call_m1' }),
+          functionCall('write_file', { path: 'two.txt', content: '2' }, { callId: 'call_m2' }),
+        ],
+      },
+      (body) => ({ output: [message(`${outputFor(body, 'call_m1')} | ${outputFor(body, 'call_m2')}`)] }),
+    );
+    const { id } = await startWaiting(harness, { input: 'two files', agent_id: 'appr-11', tools: ['computer'], approvals: { write_file: 'always' } }, 2);
+    await turnWhen(harness, id, (x) => x.status === 'waiting');
+    const requests = harness.model.requests.length;
+    expect((await decide(harness, id, { call_id: 'call_m2', decision: 'reject', reason: 'only one' })).body.turn_status).toBe('waiting');
+    await new Promise((r) => setTimeout(r, 300));
+    const still = (await api(harness.svc.url, 'GET', `/v1/turns/${id}`)).body;
+    expect(still.status).toBe('waiting');
+    expect(still.pending_approvals.map((a: any) => a.call_id)).toEqual(['call_m1']);
+    expect(harness.model.requests.length).toBe(requests);
+    expect((await decide(harness, id, { call_id: 'call_m1', decision: 'approve' })).status).toBe(200);
+    const done = await turnWhen(harness, id, (x) => x.status === 'completed');
+    expect(done.output_text).toBe('created one.txt (1 lines, 1 bytes) | Error: the user rejected this call: only one');
+    expect(existsSync(homeFile(harness, 'appr-11', 'two.txt'))).toBe(false);
+  });
+
   it('"destructive" asks before destructive tools only', async () => {
     harness.model.push(
       {
