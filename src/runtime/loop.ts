@@ -33,6 +33,9 @@
  * `turn.started`, and a pending round is dispatched without a new model request.
  * Steering: `atRoundBoundary` adds messages between rounds (never inside one), checkpointed with
  * their cursor before the next request; one arriving while the model answers makes one more round.
+ * Approvals (`approvals`, ./approval-gate.ts): a round whose calls wait for a decision ends the
+ * run with status `waiting` — checkpointed with the round still pending, no terminal event;
+ * resuming it dispatches that round again with the decisions recorded meanwhile.
  * `runTurn` never throws; `emit` is awaited for every event (back-pressure).
  */
 import { CircuitBreaker } from './circuit-breaker.js';
