@@ -24,6 +24,8 @@ export const noopTool = () =>
 export interface BenchService {
   url: string;
   services: Services;
+  /** The HTTP server (for probes of connection and request timing). */
+  server: import('node:http').Server;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ export async function startBenchService(modelBaseURL: string, env: Record<string
   return {
     url: `http://127.0.0.1:${port}`,
     services,
+    server: app.server,
     async close() {
       await services.turns.stop(1000);
       await app.close();

@@ -13,20 +13,30 @@ export interface Subscriber {
   order: number[];
   /** Resolves once the response has started (headers received). */
   connected: Promise<void>;
+  /** The response headers, once connected. */
+  headers?: http.IncomingHttpHeaders;
+  /** The `event:` of the last frame received. */
+  lastType?: string;
   /** Resolves when the server ends the stream. */
   done: Promise<void>;
   close(): void;
 }
 
-/** Subscribe to `url` (a `text/event-stream` endpoint). */
-export function subscribe(url: string, agent: http.Agent): Subscriber {
+/**
+ * Subscribe to `url` (a `text/event-stream` endpoint); with `body`, POST it as JSON (a turn
+ * streamed from its creation).
+ */
+export function subscribe(url: string, agent: http.Agent, body?: unknown): Subscriber {
   const received = new Map<number, number>();
   const order: number[] = [];
   let onConnected!: () => void;
   let onDone!: () => void;
   const connected = new Promise<void>((r) => (onConnected = r));
   const done = new Promise<void>((r) => (onDone = r));
-  const req = http.get(url, { agent, headers: { accept: 'text/event-stream' } }, (res) => {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers: http.OutgoingHttpHeaders = { accept: 'text/event-stream', ...(payload ? { 'content-type': 'application/json' } : {}) };
+  const req = http.request(url, { agent, method: payload ? 'POST' : 'GET', headers }, (res) => {
+    sub.headers = res.headers;
     onConnected();
     res.setEncoding('utf8');
     let buf = '';
@@ -38,9 +48,11 @@ export function subscribe(url: string, agent: http.Agent): Subscriber {
         const frame = buf.slice(0, end);
         buf = buf.slice(end + 2);
         if (!frame.startsWith('id: ')) continue; // a comment (heartbeat)
-        const id = Number(frame.slice(4, frame.indexOf('\n')));
+        const nl = frame.indexOf('\n');
+        const id = Number(frame.slice(4, nl));
         received.set(id, now);
         order.push(id);
+        if (frame.startsWith('event: ', nl + 1)) sub.lastType = frame.slice(nl + 8, frame.indexOf('\n', nl + 1));
       }
     });
     res.on('end', onDone);
@@ -50,5 +62,7 @@ export function subscribe(url: string, agent: http.Agent): Subscriber {
     onConnected();
     onDone();
   });
-  return { received, order, connected, done, close: () => req.destroy() };
+  req.end(payload);
+  const sub: Subscriber = { received, order, connected, done, close: () => req.destroy() };
+  return sub;
 }
