@@ -23,6 +23,8 @@ export interface OpenAIChatClientOptions {
   maxRetries?: number;
   /** Per-request timeout, ms [SDK default, 10 min]. */
   timeoutMs?: number;
+  /** The `fetch` the SDK uses [the global one]. */
+  fetch?: typeof fetch;
 }
 
 /** Create a {@link ChatTransport} talking to a Chat Completions endpoint. */
@@ -31,7 +33,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
     baseURL: options.baseURL,
     apiKey: options.apiKey ?? 'not-set',
     maxRetries: options.maxRetries ?? 2,
-    fetch: errorBodyFetch(),
+    fetch: errorBodyFetch(options.fetch),
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
   });
   return {
