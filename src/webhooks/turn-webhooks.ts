@@ -45,7 +45,8 @@ export function turnWebhookObserver(deps: TurnWebhookDeps) {
       type: event.type,
       timestamp: new Date(now).toISOString(),
       data: {
-        turn: { ...turn, links: plainLinks(turn.id) },
+        // A finished turn has no pending approvals (GET /v1/turns/{id} lists none either).
+        turn: { ...turn, links: plainLinks(turn.id), pending_approvals: [] },
         event: { ...event, seq: logged.seq, turn_id: logged.streamId, created_at: logged.createdAt },
       },
     });
