@@ -15,7 +15,7 @@
  */
 import { uuidv7 } from 'uuidv7';
 import type { Config } from '../config.js';
-import { DomainError } from '../errors.js';
+import { DomainError, isDomainError } from '../errors.js';
 import type { LoggedEvent } from '../store/event-log.js';
 import type { PublishedEventLog } from '../store/published-event-log.js';
 import type { TurnStore } from '../store/turn-store.js';
@@ -32,6 +32,9 @@ import { TurnJobIndex } from './turn-job-index.js';
 import { isTerminalJobStatus, type JobPage, type JobRecord, type ListJobsQuery } from './types.js';
 
 export const JOB_POLL_MS = 1000;
+
+/** Refusals of a job turn's creation that pass: the next pass tries again. */
+const TRANSIENT_START_ERRORS = new Set(['previous_turn_active', 'shutting_down', 'database_unavailable']);
 
 /** A new job as a tool (or another service) asks for it. */
 export interface CreateJobInput {
@@ -68,6 +71,8 @@ export class JobService {
   private passing = false;
   private passAgain = false;
   private running = false;
+  /** Jobs whose turn this instance is creating now. */
+  private readonly starting = new Set<string>();
 
   constructor(private readonly d: JobServiceDeps) {
     this.events = d.events;
@@ -292,6 +297,18 @@ export class JobService {
 
   /** Create the turn of the job's current start (idempotent per start) and record it. */
   private async startTurn(job: JobRecord): Promise<void> {
+    // One creation per job at a time in this instance (a pass and an answer may both get here);
+    // across instances the turn's idempotency key makes a second creation return the same turn.
+    if (this.starting.has(job.id)) return;
+    this.starting.add(job.id);
+    try {
+      await this.createJobTurn(job);
+    } finally {
+      this.starting.delete(job.id);
+    }
+  }
+
+  private async createJobTurn(job: JobRecord): Promise<void> {
     const attempt = job.attempts;
     let previous: string | undefined = job.turn_ids.at(-1);
     if (attempt === 1 && job.respawned_from) previous = (await this.d.store.get(job.respawned_from))?.turn_ids.at(-1);
@@ -304,9 +321,13 @@ export class JobService {
       });
       turnId = turn.id;
     } catch (err) {
-      const code = (err as { code?: string }).code ?? 'internal_error';
-      if (code === 'previous_turn_active' || code === 'shutting_down' || code === 'database_unavailable') return; // next pass
-      await this.move(job, { to: 'failed', error: { code, summary: err instanceof Error ? err.message : String(err), retryable: false } }, null);
+      // Only a deliberate refusal (a DomainError: no model, bad model_api…) fails the job; anything
+      // else (a lost race on the idempotency key, the database away) is tried again by the next pass.
+      if (!isDomainError(err) || TRANSIENT_START_ERRORS.has(err.code)) {
+        if (!isDomainError(err)) this.d.log?.warn({ err, job_id: job.id }, 'starting a background job turn failed; retrying');
+        return;
+      }
+      await this.move(job, { to: 'failed', error: { code: err.code, summary: err.message, retryable: false } }, null);
       return;
     }
     this.index.remember(turnId, job.id);

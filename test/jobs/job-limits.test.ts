@@ -89,5 +89,9 @@ describe('background job slots', () => {
     for (const id of ids.slice(1)) expect((await api(harness.svc.url, 'POST', `/v1/jobs/${id}/stop`)).body.status).toBe('stopped');
     const jobEvents = (await readSse(`${harness.svc.url}/v1/jobs/${ids[0]}/events`)).events.map((e) => e.event);
     expect(jobEvents.at(-1)).toBe('job.stopped');
+    // Stopping tells nobody: no follow-up turn was started.
+    await new Promise((r) => setTimeout(r, 1500));
+    const turns = (await api(harness.svc.url, 'GET', '/v1/turns?agent_id=jobs-limits&limit=100')).body.data as any[];
+    expect(turns.filter((t) => t.kind === 'main' && t.origin.type === 'background_job')).toEqual([]);
   }, 120_000);
 });

@@ -212,4 +212,43 @@ describe('background jobs', () => {
     // Steered into the running turn: no follow-up turn was started for this job.
     expect((await turnsOf(harness.svc.url, 'jobs-steer')).filter((t) => t.origin.type === 'background_job' && t.kind === 'main')).toEqual([]);
   }, 90_000);
+
+  it('pages a long result through show_background_job_details: segments of at most 8,000 bytes that concatenate to the exact text', async () => {
+    const main = 'e2e: read a long result';
+    const task = 'e2e task: write a long multi-byte report';
+    const report = Array.from({ length: 700 }, (_, i) => `Zeile ${i}: Grüße ✓ 日本 🧪 — `).join('\n');
+    const pages = Math.ceil(Buffer.byteLength(report, 'utf8') / 7990) + 1;
+    let jobId = '';
+    const segments: any[] = [];
+    const readNext = (body: any) => {
+      const out = lastToolOutput(body);
+      if (out && typeof out === 'object' && 'output_text' in out) segments.push(out);
+      const next = segments.length === 0 ? 0 : segments.at(-1).next_offset;
+      return next === null ? { output: [message(`read ${segments.length} segments`)] } : { output: [functionCall('show_background_job_details', { job_id: jobId, result_offset: next })] };
+    };
+    harness.model.push(
+      ...routedEntries({
+        [main]: [
+          { output: [functionCall('create_background_job', { title: 'Report', task, notify: false })] },
+          (body) => {
+            jobId = lastToolOutput(body).job_id;
+            return { output: [message('report job started')] };
+          },
+          () => ({ output: [functionCall('show_background_job_details', { job_id: jobId })] }),
+          ...Array.from({ length: pages + 1 }, () => readNext),
+        ],
+        [task]: [{ output: [message(report)] }],
+      }),
+    );
+    const first = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'jobs-pages', tools: ['jobs'] });
+    expect(first.body.status).toBe('completed');
+    await waitFor(async () => ((await job(harness.svc.url, jobId)).status === 'succeeded' ? true : undefined), 30_000);
+    const second = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'read it', previous_turn_id: first.body.id, agent_id: 'jobs-pages', tools: ['jobs'] });
+    expect(second.body.status).toBe('completed');
+    expect(segments.length).toBeGreaterThan(2);
+    expect(second.body.output_text).toBe(`read ${segments.length} segments`);
+    expect(segments.map((p) => p.output_text).join('')).toBe(report);
+    for (const p of segments) expect(Buffer.byteLength(p.output_text, 'utf8')).toBeLessThanOrEqual(8000);
+    expect(segments.at(-1).next_offset).toBeNull();
+  }, 90_000);
 });
