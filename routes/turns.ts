@@ -98,7 +98,9 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       const onClose = () => ac.abort(new Error('client went away'));
       reply.raw.on('close', onClose); // the response closes early only when the client left
       try {
-        return reply.code(200).send(withTurnLinks(await turns.waitForTerminal(turn.id, ac.signal), services.streamTokens));
+        const done = await turns.waitForTerminal(turn.id, ac.signal);
+        // The same shape as GET /v1/turns/{id} (a finished turn has no pending approvals).
+        return reply.code(200).send({ ...withTurnLinks(done, services.streamTokens), pending_approvals: await services.approvals.pending(done.id, true) });
       } catch (err) {
         if (ac.signal.aborted) return; // nobody is listening any more
         throw err;
