@@ -68,4 +68,15 @@ describe('turn view-model', () => {
     expect(applyEvent(s, { type: 'message.delta', text: 'x' } as unknown as IncomingEvent)).toBe(false);
     expect(s.timeline).toEqual([]);
   });
+
+  it('records applied steering messages and the clarify question with its choices', () => {
+    const s = initialTurnState('t', 'running');
+    applyEvent(s, { seq: 1, type: 'input.queued', message_id: 'msg_1' });
+    expect(s.appliedInputs).toEqual([]);
+    applyEvent(s, { seq: 2, type: 'input.applied', message_id: 'msg_1' });
+    applyEvent(s, { seq: 2, type: 'input.applied', message_id: 'msg_1' }); // a replayed duplicate
+    expect(s.appliedInputs).toEqual(['msg_1']);
+    applyEvent(s, { seq: 3, type: 'presentation', call_id: 'c', event: { type: 'clarify', question: 'Which one?', choices: [{ label: 'a' }, { label: 'b', description: 'the other' }] } });
+    expect(s.question).toEqual({ question: 'Which one?', choices: [{ label: 'a' }, { label: 'b', description: 'the other' }] });
+  });
 });

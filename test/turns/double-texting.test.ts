@@ -121,13 +121,17 @@ describe('double-texting (multitask_strategy)', () => {
     expect(r.status).toBe(202);
     expect(r.body).toMatchObject({ id: prev, steered: true, message_id: expect.stringMatching(/^msg_/), links: { self: `/v1/turns/${prev}` } });
     expect((await api(harness.svc.url, 'GET', `/v1/turns?agent_id=${AGENT}&limit=100`)).body.data.length).toBe(before); // no new turn
+    // Also for a client that asked for the event stream: a plain 202, no stream of a new turn.
+    const sse = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'and short', agent_id: AGENT, tools: ['computer'], previous_turn_id: prev, multitask_strategy: 'steer' }, { accept: 'text/event-stream' });
+    expect(sse.status).toBe(202);
+    expect(sse.body).toMatchObject({ id: prev, steered: true });
 
     expect(await finished(prev)).toMatchObject({ status: 'completed', output_text: 'done, in French as asked' });
     const reqs = harness.model.requests.slice(first).map((q) => q.body);
     expect(reqs).toHaveLength(2);
-    expect(texts(reqs[1])).toEqual(['first request', 'answer in French']);
-    const sse = await readSse(`${harness.svc.url}/v1/turns/${prev}/events`);
-    expect(sse.events.filter((e) => e.event === 'input.applied').map((e) => e.json.message_id)).toEqual([r.body.message_id]);
+    expect(texts(reqs[1])).toEqual(['first request', 'answer in French', 'and short']);
+    const log = await readSse(`${harness.svc.url}/v1/turns/${prev}/events`);
+    expect(log.events.filter((e) => e.event === 'input.applied').map((e) => e.json.message_id)).toEqual([r.body.message_id, sse.body.message_id]);
   });
 
   it('a strategy on a finished previous turn is a normal continuation', async () => {
