@@ -4,6 +4,8 @@
 #   eval "$(scripts/test-postgres.sh start)"   # prints `export TEST_DATABASE_URL=… TEST_POSTGRES_DIR=…`
 #   npm test                                   # Postgres tests use TEST_DATABASE_URL
 #   scripts/test-postgres.sh stop              # stops the cluster in $TEST_POSTGRES_DIR and deletes it
+#   scripts/test-postgres.sh pause [dir]       # stops the server, keeps the cluster (tests of a database restart)
+#   scripts/test-postgres.sh resume [dir]      # starts it again on the same port
 #
 # Uses the newest Debian server under /usr/lib/postgresql/<version>/bin (or PG_BIN if set). initdb
 # refuses to run as root, so as root the cluster runs as the `postgres` user (Debian's package creates
@@ -43,6 +45,13 @@ free_port() {
   fi
 }
 
+# Start the server of the cluster in $2 on port $3 (bin dir $1).
+server_start() {
+  as_owner "$1/pg_ctl" -D "$2/data" -l "$2/server.log" -w -t 30 start \
+    -o "-c listen_addresses=127.0.0.1 -p $3 -k $2 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+    >/dev/null
+}
+
 start() {
   local bin dir port user
   bin="$(pg_bin)"
@@ -54,9 +63,8 @@ start() {
     { cat "$dir/initdb.log" >&2; exit 1; }
   for attempt in 1 2 3 4 5; do
     port="$(free_port)"
-    if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 30 start \
-      -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
-      >/dev/null; then
+    if server_start "$bin" "$dir" "$port"; then
+      echo "$port" >"$dir/port"
       echo "export TEST_DATABASE_URL=postgres://postgres@127.0.0.1:$port/postgres TEST_POSTGRES_DIR=$dir"
       echo "test-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port, data in $dir (stop: scripts/test-postgres.sh stop)" >&2
       return
@@ -77,8 +85,22 @@ stop() {
   rm -rf "$dir"
 }
 
+pause() {
+  local dir="${1:-${TEST_POSTGRES_DIR:-}}"
+  [ -n "$dir" ] && [ -d "$dir/data" ] || { echo "test-postgres: no cluster to pause (pass the dir or set TEST_POSTGRES_DIR)" >&2; exit 1; }
+  as_owner "$(pg_bin)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+}
+
+resume() {
+  local dir="${1:-${TEST_POSTGRES_DIR:-}}"
+  [ -n "$dir" ] && [ -f "$dir/port" ] || { echo "test-postgres: no paused cluster (pass the dir or set TEST_POSTGRES_DIR)" >&2; exit 1; }
+  server_start "$(pg_bin)" "$dir" "$(cat "$dir/port")" || { tail -n 20 "$dir/server.log" >&2; exit 1; }
+}
+
 case "${1:-}" in
   start) start ;;
   stop) stop "${2:-}" ;;
-  *) echo "usage: $0 start | stop [dir]" >&2; exit 2 ;;
+  pause) pause "${2:-}" ;;
+  resume) resume "${2:-}" ;;
+  *) echo "usage: $0 start | stop [dir] | pause [dir] | resume [dir]" >&2; exit 2 ;;
 esac

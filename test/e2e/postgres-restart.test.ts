@@ -1,0 +1,123 @@
+/**
+ * Two real service processes on a real Postgres server of this file alone, which is stopped
+ * (fast shutdown: every connection terminated) and started again while turns run: no process
+ * crashes, /readyz answers 503 `database_unavailable` while the database is away and 200 again
+ * once it is back (nothing restarted by hand), and the running turns complete with a gapless
+ * event log streamed from either instance.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { functionCall, message, startScriptedResponsesServer, type ScriptEntry, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
+import { describePostgres } from '../support/postgres.js';
+import { freePort, spawnService, waitHealthy, type Child } from './support/child.js';
+import { hasToolOutput, lastUserText } from './support/scripts.js';
+import { readSse } from './support/sse-client.js';
+import { api } from './support/service.js';
+
+const TURNS = 4;
+
+/** First round: a `todo` call streamed slowly (so the database goes away mid-round); then the answer. */
+const slowTodoThenAnswer: ScriptEntry = (body) =>
+  hasToolOutput(body)
+    ? { output: [message(`done: ${lastUserText(body)}`)] }
+    : { output: [functionCall('todo', { todos: [{ id: '1', content: lastUserText(body), status: 'in_progress' }] })], delayMs: 300 };
+
+describePostgres('two instances while their Postgres server restarts', () => {
+  let db: OwnPostgres;
+  let model: ScriptedResponsesServer;
+  const dirs: string[] = [];
+  const children: Child[] = [];
+  let instances: { url: string; child: Child }[];
+
+  async function startInstance(env: Record<string, string>, name: string): Promise<{ url: string; child: Child }> {
+    const port = await freePort();
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), `pg-restart-${name}-`));
+    dirs.push(dataDir);
+    const child = spawnService({ ...env, DATA_DIR: dataDir, PORT: String(port) });
+    children.push(child);
+    const url = `http://127.0.0.1:${port}`;
+    await waitHealthy(url, child, 90_000);
+    return { url, child };
+  }
+
+  beforeAll(async () => {
+    db = await startOwnPostgres();
+    model = await startScriptedResponsesServer();
+    const env = {
+      DATABASE_URL: db.url,
+      STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters',
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'k',
+      MODEL: 'm',
+      MODEL_MAX_RETRIES: '0',
+      LOG_LEVEL: 'warn',
+      TURN_LEASE_MS: '3000',
+    };
+    instances = await Promise.all([startInstance(env, 'a'), startInstance(env, 'b')]);
+  }, 200_000);
+
+  afterAll(async () => {
+    for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
+    await Promise.all(children.map((c) => c.exited));
+    await model?.close();
+    await db?.stop();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
+  const ready = async (x: { url: string }) => {
+    try {
+      return await api(x.url, 'GET', '/readyz');
+    } catch (err) {
+      return { status: 0, body: { error: String(err) } };
+    }
+  };
+  async function until(what: string, ok: () => Promise<boolean>, ms = 90_000): Promise<void> {
+    const end = Date.now() + ms;
+    while (!(await ok())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${children.map((c) => c.output()).join('\n')}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  it('running turns complete, /readyz goes 503 database_unavailable and back, no instance crashes', async () => {
+    // A round cut by the outage runs again when its turn resumes (from its last checkpoint): room for that.
+    model.push(...Array.from({ length: TURNS * 4 }, () => slowTodoThenAnswer));
+    const ids: string[] = [];
+    for (let i = 0; i < TURNS; i++) {
+      const r = await api(instances[i % 2].url, 'POST', '/v1/turns', { input: `through a restart ${i}`, tools: ['todo'] });
+      expect(r.status).toBe(202);
+      ids.push(r.body.id as string);
+    }
+    // Every turn is mid-round (its first model request is streaming) when the server goes away.
+    await until('every turn to reach the model', async () => ids.every((_, i) => model.requests.some((q) => lastUserText(q.body) === `through a restart ${i}`)));
+    await db.pause();
+    for (const x of instances) {
+      await until('/readyz to answer 503', async () => (await ready(x)).status === 503);
+      const r = await ready(x);
+      expect(r.body.error).toMatchObject({ code: 'database_unavailable', details: { checks: { database: 'unavailable', engine: 'postgres' } } });
+      expect((await api(x.url, 'GET', `/v1/turns/${ids[0]}`)).body.error.code).toBe('database_unavailable');
+      expect((await api(x.url, 'GET', '/healthz')).status).toBe(200);
+    }
+    await db.resume();
+    for (const x of instances) {
+      // The pool reconnects on the next query, the LISTEN connection on its own retry.
+      await until('/readyz to answer 200 with LISTEN back', async () => {
+        const r = await ready(x);
+        return r.status === 200 && r.body.checks.listen === 'ok';
+      });
+      expect((await ready(x)).body.checks).toMatchObject({ database: 'ok', engine: 'postgres', listen: 'ok' });
+    }
+    for (const [i, id] of ids.entries()) {
+      for (const x of instances) {
+        const s = await readSse(`${x.url}/v1/turns/${id}/events`, { timeoutMs: 90_000 });
+        expect(s.events.map((e) => Number(e.id))).toEqual(s.events.map((_, k) => k + 1));
+        expect(s.events.at(-1)!.event, JSON.stringify(s.events.map((e) => e.data))).toBe('turn.completed');
+        expect(JSON.parse(s.events.at(-1)!.data).output_text).toBe(`done: through a restart ${i}`);
+      }
+    }
+    for (const c of children) expect(c.proc.exitCode).toBeNull();
+  }, 300_000);
+});
