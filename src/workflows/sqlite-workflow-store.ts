@@ -2,7 +2,8 @@
  * The workflow store on SQLite (tables created here on the shared better-sqlite3 handle; columns
  * in ./workflow-store.ts). `startTask` counts and updates in one `BEGIN IMMEDIATE` transaction, so
  * the per-agent running limit holds for every process on the database file. Databases created
- * before `workflow_tasks.agent_id` existed get the column added (and filled) at open.
+ * before `workflow_tasks.agent_id` (or the lease columns `owner`, `lease_until`,
+ * `cancel_requested_at`) existed get the columns added at open.
  */
 import type { Database } from '../store/database.js';
 import type { ListWorkflowsQuery, WorkflowRecord, WorkflowStatus, WorkflowTask } from './types.js';
@@ -58,10 +59,14 @@ export class SqliteWorkflowStore implements WorkflowStore {
         UPDATE workflow_tasks SET agent_id = (SELECT agent_id FROM workflows WHERE workflows.id = workflow_tasks.workflow_id);`);
     }
     db.exec(`CREATE INDEX IF NOT EXISTS workflow_tasks_running ON workflow_tasks (agent_id) WHERE status = 'running'`);
+    const wfColumns = (db.prepare(`SELECT name FROM pragma_table_info('workflows')`).all() as { name: string }[]).map((c) => c.name);
+    for (const [name, type] of [['owner', 'TEXT'], ['lease_until', 'INTEGER'], ['cancel_requested_at', 'TEXT']]) {
+      if (!wfColumns.includes(name)) db.exec(`ALTER TABLE workflows ADD COLUMN ${name} ${type}`);
+    }
     this.stmts = {
       insertWorkflow: db.prepare(
-        `INSERT INTO workflows (id, agent_id, title, status, concurrency, brain, model, created_at, completed_at, summary)
-         VALUES (@id, @agent_id, @title, @status, @concurrency, @brain, @model, @created_at, @completed_at, @summary)`,
+        `INSERT INTO workflows (id, agent_id, title, status, concurrency, brain, model, created_at, completed_at, summary, owner, lease_until)
+         VALUES (@id, @agent_id, @title, @status, @concurrency, @brain, @model, @created_at, @completed_at, @summary, @owner, @lease_until)`,
       ),
       insertTask: db.prepare(
         `INSERT INTO workflow_tasks (workflow_id, idx, agent_id, label, prompt, result_schema, status, attempts, result, error, turn_ids)
@@ -72,14 +77,24 @@ export class SqliteWorkflowStore implements WorkflowStore {
       getTask: db.prepare('SELECT * FROM workflow_tasks WHERE workflow_id = ? AND idx = ?'),
       running: db.prepare(`SELECT COUNT(*) AS n FROM workflow_tasks WHERE agent_id = ? AND status = 'running'`),
       start: db.prepare(`UPDATE workflow_tasks SET status = 'running', attempts = attempts + 1 WHERE workflow_id = ? AND idx = ? AND status = 'queued'`),
-      finish: db.prepare('UPDATE workflows SET status = ?, completed_at = ?, summary = ? WHERE id = ?'),
+      finish: db.prepare(`UPDATE workflows SET status = ?, completed_at = ?, summary = ?, owner = NULL, lease_until = NULL WHERE id = ? AND status = 'running'`),
+      claim: db.prepare(
+        `UPDATE workflows SET owner = @owner, lease_until = @until
+         WHERE id = @id AND status = 'running' AND (owner IS NULL OR owner = @owner OR lease_until IS NULL OR lease_until < @now)`,
+      ),
+      renew: db.prepare(`UPDATE workflows SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'running' RETURNING cancel_requested_at IS NOT NULL AS cancel`),
+      release: db.prepare('UPDATE workflows SET owner = NULL, lease_until = NULL WHERE id = ? AND owner = ?'),
+      unowned: db.prepare(`SELECT id FROM workflows WHERE status = 'running' AND (owner IS NULL OR lease_until IS NULL OR lease_until < ?) ORDER BY id`),
+      requestCancel: db.prepare(`UPDATE workflows SET cancel_requested_at = COALESCE(cancel_requested_at, ?) WHERE id = ? AND status = 'running'`),
+      cancelRequested: db.prepare('SELECT cancel_requested_at IS NOT NULL AS c FROM workflows WHERE id = ?'),
+      recoverOrphans: db.prepare(`UPDATE workflows SET owner = NULL, lease_until = NULL WHERE status = 'running' AND owner IS NOT NULL`),
       idsWithStatus: db.prepare('SELECT id FROM workflows WHERE status = ? ORDER BY id'),
     };
   }
 
-  async insert(wf: WorkflowRecord): Promise<void> {
+  async insert(wf: WorkflowRecord, lease?: { owner: string; until: number }): Promise<void> {
     this.db.transaction(() => {
-      this.stmts.insertWorkflow.run({ ...wf, brain: wf.brain ? 1 : 0 });
+      this.stmts.insertWorkflow.run({ ...wf, brain: wf.brain ? 1 : 0, owner: lease?.owner ?? null, lease_until: lease?.until ?? null });
       for (const t of wf.tasks) this.stmts.insertTask.run({ workflow_id: wf.id, agent_id: wf.agent_id, ...taskColumns(t) });
     })();
   }
@@ -138,8 +153,42 @@ export class SqliteWorkflowStore implements WorkflowStore {
     return (this.stmts.running.get(agentId) as { n: number }).n;
   }
 
-  async finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string): Promise<void> {
-    this.stmts.finish.run(status, new Date().toISOString(), summary, id);
+  async finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string): Promise<boolean> {
+    return this.stmts.finish.run(status, new Date().toISOString(), summary, id).changes === 1;
+  }
+
+  async claimWorkflow(id: string, owner: string, now: number, until: number): Promise<boolean> {
+    return this.stmts.claim.run({ id, owner, now, until }).changes === 1;
+  }
+
+  async renewWorkflows(owner: string, ids: string[], until: number): Promise<{ id: string; cancelRequested: boolean }[]> {
+    return this.db.transaction(() =>
+      ids.flatMap((id) => {
+        const row = this.stmts.renew.get(until, id, owner) as { cancel: number } | undefined;
+        return row ? [{ id, cancelRequested: row.cancel === 1 }] : [];
+      }),
+    )();
+  }
+
+  async releaseWorkflow(id: string, owner: string): Promise<void> {
+    this.stmts.release.run(id, owner);
+  }
+
+  async unownedWorkflows(now: number): Promise<string[]> {
+    return (this.stmts.unowned.all(now) as { id: string }[]).map((r) => r.id);
+  }
+
+  async requestCancel(id: string, at: string): Promise<boolean> {
+    return this.stmts.requestCancel.run(at, id).changes === 1;
+  }
+
+  async cancelRequested(id: string): Promise<boolean> {
+    return (this.stmts.cancelRequested.get(id) as { c: number } | undefined)?.c === 1;
+  }
+
+  async recoverOrphans(): Promise<number> {
+    // One process owns DATA_DIR: every lease still held belongs to a process that is gone.
+    return this.stmts.recoverOrphans.run().changes;
   }
 
   async idsWithStatus(status: WorkflowStatus): Promise<string[]> {

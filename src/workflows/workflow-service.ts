@@ -13,6 +13,13 @@
  *
  * Every state change is written to the store first, then appended to the workflow's event stream
  * (stream id = workflow id), so a client that sees an event and then GETs the workflow reads it.
+ *
+ * Several instances on one database: exactly one instance drives a running workflow — the holder
+ * of its lease (TURN_LEASE_MS, renewed every third of it; claimed at create or when taken over).
+ * Every renewal also looks for running workflows nobody holds (their instance died or stopped)
+ * and takes them up like a restart does. A cancel sent to another instance is stored on the
+ * workflow; its driver sees it at its next renewal and cancels. A task turn may run on any
+ * instance: its binding is rebuilt from the store where it runs.
  */
 import { uuidv7 } from 'uuidv7';
 import type { WorkflowTaskBinding } from '../assembly/context.js';
@@ -45,7 +52,9 @@ export const MAX_TASK_ATTEMPTS = 3;
 export const AGENT_LIMIT_POLL_MS = 500;
 
 export interface WorkflowServiceDeps {
-  config: Pick<Config, 'WORKFLOW_MAX_TASKS' | 'WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT' | 'WORKFLOW_RETRY_BASE_MS'>;
+  config: Pick<Config, 'WORKFLOW_MAX_TASKS' | 'WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT' | 'WORKFLOW_RETRY_BASE_MS' | 'TURN_LEASE_MS'>;
+  /** This instance in workflow leases (default: a new UUIDv7). */
+  instanceId?: string;
   store: WorkflowStore;
   events: PublishedEventLog<WorkflowEvent>;
   turns: TurnService;
@@ -73,6 +82,8 @@ interface LiveWorkflow {
   running: Map<number, LiveTask>;
   cancelling: boolean;
   finished: boolean;
+  /** Another instance took the lease over: this one stops driving it. */
+  lost: boolean;
 }
 
 export class DefaultWorkflowService implements WorkflowService {
@@ -83,13 +94,21 @@ export class DefaultWorkflowService implements WorkflowService {
   /** Task turns whose final-answer guard saw the model answer in prose (by turn id). */
   private readonly sawText = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private beating = false;
   private stopping = false;
+  readonly instanceId: string;
   /** A pump pass is running / another was asked for meanwhile. */
   private pumping = false;
   private pumpAgain = false;
 
   constructor(private readonly deps: WorkflowServiceDeps) {
     this.events = deps.events;
+    this.instanceId = deps.instanceId ?? uuidv7();
+  }
+
+  private leaseUntil(now = Date.now()): number {
+    return now + this.deps.config.TURN_LEASE_MS;
   }
 
   async create(input: CreateWorkflowInput): Promise<WorkflowRecord> {
@@ -107,7 +126,7 @@ export class DefaultWorkflowService implements WorkflowService {
       completed_at: null,
       summary: null,
     };
-    await this.deps.store.insert(record);
+    await this.deps.store.insert(record, { owner: this.instanceId, until: this.leaseUntil() });
     await this.emit(record.id, {
       type: 'workflow.started',
       workflow_id: record.id,
@@ -129,11 +148,32 @@ export class DefaultWorkflowService implements WorkflowService {
     return this.deps.store.list(query);
   }
 
+  /**
+   * Cancel a running workflow: here when this instance drives it (or nobody does: then it takes
+   * it up first); else the request is stored for its driver, and this waits (≤ 10 s plus a lease)
+   * for the workflow to end.
+   */
   async cancel(id: string): Promise<WorkflowRecord | undefined> {
     const record = await this.deps.store.get(id);
     if (!record) return undefined;
     if (record.status !== 'running') return record;
-    const wf = this.live.get(id) ?? this.track(record);
+    const live = this.live.get(id);
+    if (live) return this.cancelLive(live);
+    await this.deps.store.requestCancel(id, new Date().toISOString());
+    const deadline = Date.now() + 10_000 + this.deps.config.TURN_LEASE_MS;
+    while (Date.now() < deadline) {
+      const adopted = this.live.get(id) ?? (await this.adopt(id));
+      if (adopted) return this.cancelLive(adopted);
+      const now = await this.deps.store.get(id);
+      if (!now || now.status !== 'running') return now;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return this.deps.store.get(id);
+  }
+
+  /** Cancel workflow `wf` driven here: queued tasks cancelled, running task turns cancelled, then finished. */
+  private async cancelLive(wf: LiveWorkflow): Promise<WorkflowRecord | undefined> {
+    const id = wf.id;
     if (wf.cancelling) {
       await this.waitForTerminal(id);
       return this.deps.store.get(id);
@@ -167,7 +207,12 @@ export class DefaultWorkflowService implements WorkflowService {
    * resume after a restart). Undefined when the task no longer accepts that turn.
    */
   async resolveTaskBinding(turnId: string, stored: StoredTaskBinding): Promise<LiveTaskBinding | undefined> {
-    const wf = this.live.get(stored.workflowId);
+    // The task turn may run on an instance that does not drive its workflow: then from the store.
+    let wf = this.live.get(stored.workflowId);
+    if (!wf) {
+      const record = await this.deps.store.get(stored.workflowId);
+      if (record?.status === 'running') wf = liveView(record);
+    }
     const task = await this.deps.store.getTask(stored.workflowId, stored.taskIndex);
     if (!wf || !task || task.status !== 'running' || task.attempts !== stored.attempt) return undefined;
     const { guard, sawText } = createSubmitGuard();
@@ -189,33 +234,90 @@ export class DefaultWorkflowService implements WorkflowService {
    */
   async start(): Promise<void> {
     this.stopping = false;
-    for (const id of await this.deps.store.idsWithStatus('running')) {
-      const record = (await this.deps.store.get(id))!;
-      const reattach: WorkflowTask[] = [];
-      for (const task of record.tasks.filter((t) => t.status === 'running')) {
-        const turnId = task.turn_ids.at(-1);
-        const turn = turnId ? await this.deps.turns.get(turnId) : undefined;
-        if (turn && (turn.status === 'queued' || turn.status === 'running' || turn.status === 'waiting')) {
-          reattach.push(task);
-          continue;
-        }
-        const retry = task.attempts < MAX_TASK_ATTEMPTS;
-        const error = { code: 'interrupted', message: 'the service stopped while this task was running' };
-        await this.deps.store.updateTask(id, task.index, { status: retry ? 'queued' : 'failed', error });
-        await this.emit(id, { type: 'task.failed', task_index: task.index, turn_id: task.turn_ids.at(-1) ?? null, attempt: task.attempts, error, will_retry: retry });
-      }
-      const wf = this.track((await this.deps.store.get(id))!);
-      for (const task of reattach) this.reattachTask(wf, task);
-      if (wf.queue.length === 0 && wf.running.size === 0) await this.finish(wf);
-    }
+    await this.deps.store.recoverOrphans();
+    await this.adoptUnowned();
     this.pump();
+    const every = Math.max(100, Math.floor(this.deps.config.TURN_LEASE_MS / 3));
+    this.heartbeat = setInterval(() => void this.beat(), every);
+    this.heartbeat.unref();
   }
 
-  /** Stop starting tasks; running task turns are aborted by the turn service's own stop. */
+  /** Take up every running workflow nobody drives. */
+  private async adoptUnowned(): Promise<void> {
+    for (const id of await this.deps.store.unownedWorkflows(Date.now())) {
+      if (this.stopping) return;
+      if (!this.live.has(id)) await this.adopt(id);
+    }
+  }
+
+  /** Renew this instance's leases (dropping workflows taken over elsewhere, acting on stored cancels), then adopt unowned ones. */
+  private async beat(): Promise<void> {
+    if (this.beating || this.stopping) return;
+    this.beating = true;
+    try {
+      const held = new Map((await this.deps.store.renewWorkflows(this.instanceId, [...this.live.keys()], this.leaseUntil())).map((h) => [h.id, h]));
+      for (const wf of [...this.live.values()]) {
+        const h = held.get(wf.id);
+        if (!h) {
+          if (wf.finished || wf.cancelling) continue; // finishing here
+          wf.lost = true;
+          this.live.delete(wf.id);
+          this.deps.log?.warn({ workflow_id: wf.id }, 'another instance took this workflow over; no longer driving it here');
+        } else if (h.cancelRequested && !wf.cancelling) {
+          void this.cancelLive(wf).catch((err) => this.deps.log?.error({ err, workflow_id: wf.id }, 'cancelling the workflow failed'));
+        }
+      }
+      await this.adoptUnowned();
+      this.pump();
+    } catch (err) {
+      this.deps.log?.warn({ err }, 'renewing workflow leases failed; retrying');
+    } finally {
+      this.beating = false;
+    }
+  }
+
+  /**
+   * Drive running workflow `id` from here if its lease can be taken (nobody holds it): a task whose
+   * turn had not finished waits for that turn, which resumes from its checkpoint; other running
+   * tasks are queued again while attempts remain, else they fail with `interrupted`. A cancel
+   * stored meanwhile is carried out. Undefined when another instance holds it.
+   */
+  private async adopt(id: string): Promise<LiveWorkflow | undefined> {
+    const now = Date.now();
+    if (!(await this.deps.store.claimWorkflow(id, this.instanceId, now, this.leaseUntil(now)))) return undefined;
+    if (this.live.has(id)) return this.live.get(id);
+    const record = (await this.deps.store.get(id))!;
+    const reattach: WorkflowTask[] = [];
+    for (const task of record.tasks.filter((t) => t.status === 'running')) {
+      const turnId = task.turn_ids.at(-1);
+      const turn = turnId ? await this.deps.turns.get(turnId) : undefined;
+      if (turn && (turn.status === 'queued' || turn.status === 'running' || turn.status === 'waiting')) {
+        reattach.push(task);
+        continue;
+      }
+      const retry = task.attempts < MAX_TASK_ATTEMPTS;
+      const error = { code: 'interrupted', message: 'the service stopped while this task was running' };
+      await this.deps.store.updateTask(id, task.index, { status: retry ? 'queued' : 'failed', error });
+      await this.emit(id, { type: 'task.failed', task_index: task.index, turn_id: task.turn_ids.at(-1) ?? null, attempt: task.attempts, error, will_retry: retry });
+    }
+    const wf = this.track((await this.deps.store.get(id))!);
+    for (const task of reattach) this.reattachTask(wf, task);
+    if (await this.deps.store.cancelRequested(id)) void this.cancelLive(wf).catch((err) => this.deps.log?.error({ err, workflow_id: id }, 'cancelling the workflow failed'));
+    else if (wf.queue.length === 0 && wf.running.size === 0) await this.finish(wf);
+    return wf;
+  }
+
+  /**
+   * Stop starting tasks and give up this instance's leases (another instance, or this one after a
+   * restart, takes the workflows up); running task turns are stopped by the turn service's own stop.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+    for (const id of this.live.keys()) await this.deps.store.releaseWorkflow(id, this.instanceId).catch(() => undefined);
   }
 
   /** Task turns running now, per agent (for tests and stats). */
@@ -237,6 +339,7 @@ export class DefaultWorkflowService implements WorkflowService {
       running: new Map(),
       cancelling: false,
       finished: false,
+      lost: false,
     };
     this.live.set(record.id, wf);
     return wf;
@@ -323,6 +426,7 @@ export class DefaultWorkflowService implements WorkflowService {
   private async afterTask(wf: LiveWorkflow, index: number): Promise<void> {
     wf.running.delete(index);
     this.agentRunning.set(wf.agentId, this.runningTasks(wf.agentId) - 1);
+    if (wf.lost) return;
     if (!wf.cancelling && !this.stopping && wf.running.size === 0 && wf.queue.length === 0) await this.finish(wf);
     this.pump();
   }
@@ -416,8 +520,9 @@ export class DefaultWorkflowService implements WorkflowService {
   private async settle(wf: LiveWorkflow, task: WorkflowTask, attempt: number, outcome: AttemptOutcome): Promise<void> {
     const { store } = this.deps;
     const index = task.index;
-    // Shutting down: leave the task `running`; start() on the next run queues it again.
-    if (outcome.kind === 'succeeded' || outcome.kind === 'interrupted' || this.stopping) return;
+    // Shutting down: leave the task `running`; start() on the next run queues it again. Taken
+    // over by another instance: that one records how the task ended.
+    if (outcome.kind === 'succeeded' || outcome.kind === 'interrupted' || this.stopping || wf.lost) return;
     if (outcome.kind === 'cancelled') {
       await store.updateTask(wf.id, index, { status: 'cancelled' });
       await this.emit(wf.id, { type: 'task.cancelled', task_index: index });
@@ -464,9 +569,9 @@ export class DefaultWorkflowService implements WorkflowService {
     const counts = countTasks(record.tasks);
     const status = wf.cancelling ? 'cancelled' : counts.failed > 0 ? 'failed' : 'completed';
     const summary = summarize(record.tasks, counts);
-    await this.deps.store.finish(wf.id, status, summary);
+    const changed = await this.deps.store.finish(wf.id, status, summary);
     this.live.delete(wf.id);
-    await this.emit(wf.id, { type: `workflow.${status}`, counts, summary });
+    if (changed) await this.emit(wf.id, { type: `workflow.${status}`, counts, summary });
     this.waiters.wake(wf.id);
   }
 
@@ -477,4 +582,23 @@ export class DefaultWorkflowService implements WorkflowService {
       this.deps.log?.error({ err, workflow_id: workflowId }, 'failed to append workflow event');
     }
   }
+}
+
+/** A read-only view of a running workflow that another instance drives (for a task turn's binding here). */
+function liveView(record: WorkflowRecord): LiveWorkflow {
+  return {
+    id: record.id,
+    agentId: record.agent_id,
+    title: record.title,
+    total: record.tasks.length,
+    concurrency: record.concurrency,
+    brain: record.brain,
+    model: record.model,
+    queue: [],
+    notBefore: new Map(),
+    running: new Map(),
+    cancelling: false,
+    finished: false,
+    lost: true,
+  };
 }

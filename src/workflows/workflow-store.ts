@@ -32,8 +32,8 @@ export type StartTaskOutcome =
 
 /** Promise-returning so a networked database can implement it. */
 export interface WorkflowStore {
-  /** Insert a new workflow and its tasks in one transaction. */
-  insert(wf: WorkflowRecord): Promise<void>;
+  /** Insert a new workflow and its tasks in one transaction (held by `lease.owner` until `lease.until` when given). */
+  insert(wf: WorkflowRecord, lease?: { owner: string; until: number }): Promise<void>;
   get(id: string): Promise<WorkflowRecord | undefined>;
   /** One task, or undefined. */
   getTask(workflowId: string, index: number): Promise<WorkflowTask | undefined>;
@@ -49,10 +49,34 @@ export interface WorkflowStore {
   startTask(workflowId: string, index: number, agentLimit: number): Promise<StartTaskOutcome>;
   /** Tasks of `agentId` that are `running` now, across workflows. */
   runningTasks(agentId: string): Promise<number>;
-  /** Mark the workflow terminal (`completed_at` = now). */
-  finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string): Promise<void>;
+  /** Mark the workflow terminal (`completed_at` = now) while it is still `running`; false when it was not (finished elsewhere). */
+  finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string): Promise<boolean>;
   /** Ids of workflows in `status`, oldest first. */
   idsWithStatus(status: WorkflowStatus): Promise<string[]>;
+
+  // --- leases: which instance drives a running workflow (times in ms since the epoch) ---
+  /**
+   * Make `owner` the driver of running workflow `id` until `until`: granted when the workflow has
+   * no owner, is already `owner`'s, or its lease ended before `now`. False otherwise (another live
+   * instance drives it, or it is not running).
+   */
+  claimWorkflow(id: string, owner: string, now: number, until: number): Promise<boolean>;
+  /** Extend `owner`'s leases on `ids` to `until`; returns those still held and running, with whether a cancel was requested. */
+  renewWorkflows(owner: string, ids: string[], until: number): Promise<{ id: string; cancelRequested: boolean }[]>;
+  /** Give up `owner`'s lease on `id` (another instance may take it over at once). */
+  releaseWorkflow(id: string, owner: string): Promise<void>;
+  /** Running workflows nobody drives: no owner, or the lease ended before `now`; oldest first. */
+  unownedWorkflows(now: number): Promise<string[]>;
+  /** Store a cancel request on a running workflow (its driver sees it at its next renewal); false when not running. */
+  requestCancel(id: string, at: string): Promise<boolean>;
+  /** Whether a cancel was requested for `id`. */
+  cancelRequested(id: string): Promise<boolean>;
+  /**
+   * Called once when an instance starts. An engine where one process owns the data (SQLite in
+   * DATA_DIR) drops every lease of a previous process, so its workflows are taken up at once; a
+   * shared engine does nothing (leases of dead instances expire on their own). Returns how many.
+   */
+  recoverOrphans(): Promise<number>;
 }
 
 /** A `workflows` row (`brain` is 0/1 in SQLite, a boolean in Postgres). */

@@ -134,4 +134,38 @@ describeEachEngine('workflow store', (engine) => {
     const queued = attempts.find((_, n) => outcomes[n].kind === 'agent_limit')!;
     expect(await b.startTask(queued[0], queued[1], 3)).toMatchObject({ kind: 'started' });
   });
+
+  it('gives a running workflow one driver at a time: leased at insert, renewed by its owner, taken over once the lease ended', async () => {
+    const [a, b] = await twoStores(engine);
+    const wf = workflow('lease', 1);
+    await a.insert(wf, { owner: 'A', until: 10_000 });
+    expect(await b.unownedWorkflows(5_000)).toEqual([]);
+    expect(await b.claimWorkflow(wf.id, 'B', 5_000, 15_000)).toBe(false);
+    expect(await a.renewWorkflows('A', [wf.id], 20_000)).toEqual([{ id: wf.id, cancelRequested: false }]);
+    expect(await b.renewWorkflows('B', [wf.id], 20_000)).toEqual([]);
+    // A stops renewing (it died): once the lease ended, B takes it over, and A's renewals fail.
+    expect(await b.unownedWorkflows(20_001)).toEqual([wf.id]);
+    const [x, y] = await Promise.all([b.claimWorkflow(wf.id, 'B', 20_001, 30_000), a.claimWorkflow(wf.id, 'C', 20_001, 30_000)]);
+    expect([x, y].filter(Boolean)).toHaveLength(1);
+    const winner = x ? 'B' : 'C';
+    expect(await a.renewWorkflows('A', [wf.id], 40_000)).toEqual([]);
+    expect(await b.claimWorkflow(wf.id, winner, 25_000, 35_000)).toBe(true); // the holder renews by claiming too
+    await b.releaseWorkflow(wf.id, winner);
+    expect(await a.unownedWorkflows(0)).toEqual([wf.id]);
+  });
+
+  it('stores a cancel request for the driver, and finishes a workflow once (only while running)', async () => {
+    const [a, b] = await twoStores(engine);
+    const wf = workflow('cancel', 1);
+    await a.insert(wf, { owner: 'A', until: Date.now() + 60_000 });
+    expect(await a.cancelRequested(wf.id)).toBe(false);
+    expect(await b.requestCancel(wf.id, new Date().toISOString())).toBe(true);
+    expect(await a.cancelRequested(wf.id)).toBe(true);
+    expect(await a.renewWorkflows('A', [wf.id], Date.now() + 60_000)).toEqual([{ id: wf.id, cancelRequested: true }]);
+    expect(await a.finish(wf.id, 'cancelled', 'cancelled')).toBe(true);
+    expect(await b.finish(wf.id, 'completed', 'done')).toBe(false);
+    expect((await b.get(wf.id))!.status).toBe('cancelled');
+    expect(await b.requestCancel(wf.id, new Date().toISOString())).toBe(false);
+    expect(await a.unownedWorkflows(Date.now())).toEqual([]);
+  });
 });

@@ -2,7 +2,9 @@
  * The workflow store on Postgres (tables of migration 2). `startTask` takes a transaction-scoped
  * advisory lock per agent (`pg_advisory_xact_lock(hashtext('workflow-agent:' || agent_id))`), then
  * counts the agent's running tasks and updates the task only while it is still `queued`: the
- * per-agent running limit holds across instances.
+ * per-agent running limit holds across instances. Leases (migration 9: `owner`, `lease_until`,
+ * `cancel_requested_at`) say which instance drives a running workflow; claims and renewals are
+ * conditional UPDATEs, so one instance at a time holds a workflow.
  */
 import type { ListWorkflowsQuery, WorkflowRecord, WorkflowStatus, WorkflowTask } from '../../workflows/types.js';
 import {
@@ -33,12 +35,12 @@ const TASK_INSERT = `INSERT INTO workflow_tasks (workflow_id, idx, agent_id, lab
 export class PgWorkflowStore implements WorkflowStore {
   constructor(private readonly db: PgDatabase) {}
 
-  async insert(wf: WorkflowRecord): Promise<void> {
+  async insert(wf: WorkflowRecord, lease?: { owner: string; until: number }): Promise<void> {
     await this.db.transaction(async (tx) => {
       await tx.query(
-        `INSERT INTO workflows (id, agent_id, title, status, concurrency, brain, model, created_at, completed_at, summary)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [wf.id, wf.agent_id, wf.title, wf.status, wf.concurrency, wf.brain, wf.model, wf.created_at, wf.completed_at, wf.summary],
+        `INSERT INTO workflows (id, agent_id, title, status, concurrency, brain, model, created_at, completed_at, summary, owner, lease_until)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [wf.id, wf.agent_id, wf.title, wf.status, wf.concurrency, wf.brain, wf.model, wf.created_at, wf.completed_at, wf.summary, lease?.owner ?? null, lease?.until ?? null],
       );
       for (const t of wf.tasks) {
         const c = taskColumns(t);
@@ -113,8 +115,59 @@ export class PgWorkflowStore implements WorkflowStore {
     return runningOf(this.db, agentId);
   }
 
-  async finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string): Promise<void> {
-    await this.db.query('UPDATE workflows SET status = $1, completed_at = $2, summary = $3 WHERE id = $4', [status, new Date().toISOString(), summary, id]);
+  async finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string): Promise<boolean> {
+    const r = await this.db.query(
+      `UPDATE workflows SET status = $1, completed_at = $2, summary = $3, owner = NULL, lease_until = NULL WHERE id = $4 AND status = 'running'`,
+      [status, new Date().toISOString(), summary, id],
+    );
+    return r.rowCount === 1;
+  }
+
+  async claimWorkflow(id: string, owner: string, now: number, until: number): Promise<boolean> {
+    const r = await this.db.query(
+      `UPDATE workflows SET owner = $2, lease_until = $4
+       WHERE id = $1 AND status = 'running' AND (owner IS NULL OR owner = $2 OR lease_until IS NULL OR lease_until < $3)`,
+      [id, owner, now, until],
+    );
+    return r.rowCount === 1;
+  }
+
+  async renewWorkflows(owner: string, ids: string[], until: number): Promise<{ id: string; cancelRequested: boolean }[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.db.query<{ id: string; cancel: boolean }>(
+      `UPDATE workflows SET lease_until = $3 WHERE id = ANY($2) AND owner = $1 AND status = 'running'
+       RETURNING id, cancel_requested_at IS NOT NULL AS cancel`,
+      [owner, ids, until],
+    );
+    return rows.map((r) => ({ id: r.id, cancelRequested: r.cancel }));
+  }
+
+  async releaseWorkflow(id: string, owner: string): Promise<void> {
+    await this.db.query('UPDATE workflows SET owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2', [id, owner]);
+  }
+
+  async unownedWorkflows(now: number): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `SELECT id FROM workflows WHERE status = 'running' AND (owner IS NULL OR lease_until IS NULL OR lease_until < $1) ORDER BY id`,
+      [now],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async requestCancel(id: string, at: string): Promise<boolean> {
+    const r = await this.db.query(`UPDATE workflows SET cancel_requested_at = COALESCE(cancel_requested_at, $2) WHERE id = $1 AND status = 'running'`, [id, at]);
+    return r.rowCount === 1;
+  }
+
+  async cancelRequested(id: string): Promise<boolean> {
+    const { rows } = await this.db.query<{ c: boolean }>('SELECT cancel_requested_at IS NOT NULL AS c FROM workflows WHERE id = $1', [id]);
+    return rows[0]?.c ?? false;
+  }
+
+  async recoverOrphans(): Promise<number> {
+    // Shared by several instances: a lease still held may belong to a live instance; leases of
+    // dead instances run out by themselves and their workflows are taken up then.
+    return 0;
   }
 
   async idsWithStatus(status: WorkflowStatus): Promise<string[]> {

@@ -11,5 +11,6 @@ import { approvals } from './005-approvals.js';
 import { turnInputs } from './006-turn-inputs.js';
 import { backgroundJobs } from './007-background-jobs.js';
 import { idempotencyKeys } from './008-idempotency-keys.js';
+import { workflowLeases } from './009-workflow-leases.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases];
