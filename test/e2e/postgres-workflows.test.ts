@@ -84,7 +84,7 @@ describePostgres('workflows across instances on one Postgres', () => {
     const wf = await waitDone(c.url, id);
     expect(wf.status).toBe('completed');
     expect(wf.tasks.map((t) => t.result)).toEqual([{ n: 0 }, { n: 1 }, { n: 2 }]);
-    const events = (await readSse(`${b.url}/v1/workflows/${id}/events`, { timeoutMs: 20_000 })).events.map((e) => ({ type: e.event, data: JSON.parse(e.data) }));
+    const events = (await readSse(`${b.url}/v1/workflows/${id}/events`, { timeoutMs: 20_000 })).events.map((e) => ({ type: e.event ?? '', data: JSON.parse(e.data) }));
     expect(events.filter((e) => e.type === 'task.started').map((e) => e.data.task_index).sort()).toEqual([0, 1, 2]);
     expect(events.filter((e) => e.type.startsWith('workflow.')).map((e) => e.type)).toEqual(['workflow.started', 'workflow.completed']);
     c.child.proc.kill('SIGKILL');
