@@ -10,6 +10,10 @@
  *
  * A run stopped by shutdown (or whose lease was lost) does not end the turn: no terminal event,
  * the lease is released (or left to its new owner) and the turn resumes from its checkpoint.
+ *
+ * Steering messages (src/turns/inputs/) are added at round boundaries through the loop's
+ * `atRoundBoundary` hook. A new turn whose `previous_turn_id` is still active (double-texting
+ * `enqueue` / `interrupt`) does not start: the run ends `deferred` and the runner puts it back.
  */
 import { coalesceDeltas } from './delta-coalescer.js';
 import type { TurnContext } from '../assembly/context.js';
