@@ -46,10 +46,10 @@ describe('validation messages', () => {
   });
 
   it('gives the accepted values of an enum and the value sent, on other routes too', async () => {
-    expect((await createTurn({ input: 'hi', tools: ['webb'] })).message).toBe('tools[0] must be one of todo|computer|web|schedule|workflow, got "webb"');
+    expect((await createTurn({ input: 'hi', tools: ['webb'] })).message).toBe('tools[0] must be one of todo|computer|web|schedule|workflow|clarify|jobs, got "webb"');
     const list = await api(harness.svc.url, 'GET', '/v1/turns?status=done');
     expect(list.status).toBe(400);
-    expect(list.body.error.message).toBe('status must be one of queued|running|completed|failed|cancelled, got "done"');
+    expect(list.body.error.message).toBe('status must be one of queued|running|waiting|completed|failed|cancelled, got "done"');
   });
 
   it('keeps the messages a schema sets itself', async () => {
