@@ -50,7 +50,7 @@ import { traceRunTurn } from './telemetry/turn-spans.js';
 import { turnMetricsObserver } from './telemetry/turn-metrics.js';
 import { systemResolver } from './tools/web/target-guard.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { SqliteWebhookStore, type WebhookStore } from './webhooks/store.js';
+import type { WebhookStore } from './webhooks/store.js';
 import { turnWebhookObserver } from './webhooks/turn-webhooks.js';
 import { workflowWebhookObserver } from './webhooks/workflow-webhooks.js';
 
@@ -139,7 +139,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   let turnCounts = () => ({ queued: 0, running: 0 });
   const metrics = new ServiceMetrics(() => turnCounts());
   const tracing = startTracing(config, { exporter: overrides.spanExporter });
-  const webhookStore = new SqliteWebhookStore(db);
+  const webhookStore = stores.webhooks;
   const dispatcher = new WebhookDispatcher({
     store: webhookStore,
     secret: config.WEBHOOK_SECRET,

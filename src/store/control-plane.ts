@@ -21,6 +21,8 @@ import { MIGRATIONS } from './postgres/migrations/index.js';
 import { PgBrainStore } from './postgres/pg-brain-store.js';
 import { PgDatabase } from './postgres/pg-database.js';
 import { PgIdempotencyKeyRows } from './postgres/pg-idempotency-keys.js';
+import { PgWebhookStore } from './postgres/pg-webhook-store.js';
+import { SqliteWebhookStore, type WebhookStore } from '../webhooks/store.js';
 import { PgScheduleStore } from './postgres/pg-schedule-store.js';
 import { PgWorkflowStore } from './postgres/pg-workflow-store.js';
 import { DatabaseUnavailableError } from './postgres/unavailable.js';
@@ -32,6 +34,8 @@ export interface ControlPlaneStores {
   brain: BrainStore;
   /** Idempotency keys of resources without a key column of their own (workflows). */
   idempotency: IdempotencyKeys;
+  /** Webhook deliveries and subscriptions (shared by every instance on Postgres). */
+  webhooks: WebhookStore;
   /** Background jobs (src/jobs/). */
   jobs: JobStore;
   /** The Postgres handle (undefined on SQLite): for stores added later on the same pool. */
@@ -55,6 +59,7 @@ export function sqliteStores(db: Database): ControlPlaneStores {
     workflows: new SqliteWorkflowStore(db),
     brain: new SqliteBrainStore(db),
     idempotency: new IdempotencyKeys(new SqliteIdempotencyKeyRows(db)),
+    webhooks: new SqliteWebhookStore(db),
     jobs: new SqliteJobStore(db),
     open: async () => undefined,
     ping: async () => {
@@ -76,6 +81,7 @@ export function postgresStores(pg: PgDatabase): ControlPlaneStores {
     workflows: new PgWorkflowStore(pg),
     brain: new PgBrainStore(pg),
     idempotency: new IdempotencyKeys(new PgIdempotencyKeyRows(pg)),
+    webhooks: new PgWebhookStore(pg),
     jobs: new PgJobStore(pg),
     pg,
     open: () => migrate(pg, MIGRATIONS),

@@ -12,5 +12,6 @@ import { turnInputs } from './006-turn-inputs.js';
 import { backgroundJobs } from './007-background-jobs.js';
 import { idempotencyKeys } from './008-idempotency-keys.js';
 import { workflowLeases } from './009-workflow-leases.js';
+import { webhooks } from './010-webhooks.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks];
