@@ -166,7 +166,8 @@ export class JobDriver {
     if (attempt === 1 && job.respawned_from) previous = (await this.d.store.get(job.respawned_from))?.turn_ids.at(-1);
     let turnId: string;
     try {
-      const turn = await this.d.turns.create(jobTurnRequest(job, this.d.config.BACKGROUND_JOB_MAX_STEPS, previous), {
+      const approvals = job.source_turn_id ? (await this.d.turnStore.getRequest(job.source_turn_id))?.approvals : undefined;
+      const turn = await this.d.turns.create(jobTurnRequest(job, this.d.config.BACKGROUND_JOB_MAX_STEPS, previous, approvals), {
         kind: 'background_job',
         origin: { type: 'background_job', job_id: job.id },
         idempotencyKey: jobTurnKey(job.id, attempt),

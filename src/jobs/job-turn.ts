@@ -29,8 +29,10 @@ export const jobTurnKey = (jobId: string, attempt: number) => `background_job:${
 /**
  * The turn request of `job`'s current start (`job.attempts`), delivering `job.pending_messages`.
  * @param previousTurnId the turn this start continues (undefined for a fresh first start).
+ * @param approvals the creating turn's `approvals`: a turn cannot escape its approvals by handing
+ *   work to a job (names the job's tools do not have simply match nothing).
  */
-export function jobTurnRequest(job: JobRecord, maxSteps: number, previousTurnId: string | undefined): CreateTurnInput {
+export function jobTurnRequest(job: JobRecord, maxSteps: number, previousTurnId: string | undefined, approvals?: CreateTurnInput['approvals']): CreateTurnInput {
   const texts = previousTurnId === undefined ? [job.task, ...job.pending_messages] : job.pending_messages;
   const input = texts.length > 0 ? texts.map((content) => ({ role: 'user' as const, content })) : [{ role: 'user' as const, content: 'Continue.' }];
   return {
@@ -42,6 +44,7 @@ export function jobTurnRequest(job: JobRecord, maxSteps: number, previousTurnId:
     metadata: { job_id: job.id },
     ...(job.model ? { model: job.model } : {}),
     ...(previousTurnId ? { previous_turn_id: previousTurnId } : {}),
+    ...(approvals !== undefined ? { approvals } : {}),
   };
 }
 

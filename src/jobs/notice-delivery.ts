@@ -3,7 +3,7 @@
  * (the chain of turns linked by `previous_turn_id` from it). If the newest turn of that
  * conversation is still live, the notice is applied to it as a steering message (between its
  * rounds); otherwise a follow-up turn is started continuing the newest finished turn, with the
- * same request settings, the notice as a developer message, and origin
+ * same request settings (tools, model, instructions, approvals…), the notice as a developer message, and origin
  * `{type: "background_job", job_id}`. The follow-up's idempotency key is bound to the job's
  * status and attempt, so a delivery retried after a crash does not start a second one.
  */
@@ -54,6 +54,7 @@ export async function deliverNotice(d: NoticeDeliveryDeps, job: JobRecord, notic
     ...(req?.max_steps !== undefined ? { max_steps: req.max_steps } : {}),
     ...(req?.brain !== undefined ? { brain: req.brain } : {}),
     ...(req?.skills !== undefined ? { skills: req.skills } : {}),
+    ...(req?.approvals !== undefined ? { approvals: req.approvals } : {}),
   };
   try {
     await d.turns.create(input, {

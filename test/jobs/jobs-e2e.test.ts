@@ -251,4 +251,42 @@ describe('background jobs', () => {
     for (const p of segments) expect(Buffer.byteLength(p.output_text, 'utf8')).toBeLessThanOrEqual(8000);
     expect(segments.at(-1).next_offset).toBeNull();
   }, 90_000);
+
+  it("keeps the creating turn's approvals: a job's command waits for approval on the job's turn, and runs once approved", async () => {
+    const main = 'e2e: a job under approvals';
+    const task = 'e2e task: run a command that needs approval';
+    let jobId = '';
+    harness.model.push(
+      ...routedEntries({
+        [main]: [
+          { output: [functionCall('create_background_job', { title: 'Approved work', task, notify: false })] },
+          (body) => {
+            jobId = lastToolOutput(body).job_id;
+            return { output: [message('job started')] };
+          },
+        ],
+        [task]: [
+          { output: [functionCall('command', { command: 'echo approved-run' }, { callId: 'call_cmd' })] },
+          (body) => ({ output: [message(`ran: ${String(lastToolOutput(body)).split('\n').slice(1).join('').trim()}`)] }),
+        ],
+      }),
+    );
+    const created = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'jobs-approve', tools: ['jobs', 'computer'], approvals: { command: 'always' } });
+    expect(created.body.status).toBe('completed');
+    const waiting = await waitFor(async () => {
+      const j = await job(harness.svc.url, jobId);
+      if (j.turn_ids?.length !== 1) return undefined;
+      const t = (await api(harness.svc.url, 'GET', `/v1/turns/${j.turn_ids[0]}`)).body;
+      return t.status === 'waiting' ? t : undefined;
+    }, 30_000);
+    expect(waiting.pending_approvals).toMatchObject([{ call_id: 'call_cmd', name: 'command' }]);
+    expect((await job(harness.svc.url, jobId)).status).toBe('running');
+    const approved = await api(harness.svc.url, 'POST', `/v1/turns/${waiting.id}/approvals`, { call_id: 'call_cmd', decision: 'approve' });
+    expect(approved.status).toBe(200);
+    const done = await waitFor(async () => {
+      const j = await job(harness.svc.url, jobId);
+      return j.status === 'succeeded' ? j : undefined;
+    }, 30_000);
+    expect(done.output_text).toBe('ran: approved-run');
+  }, 90_000);
 });
