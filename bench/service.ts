@@ -9,12 +9,13 @@
  *   adapter) with a client reading the turn's SSE stream to its end (every event parsed).
  * R = 50 and R = 150, interleaved (raw and service alternate, the order flips every pass) after a
  * warm-up, so machine noise hits both alike; medians of wall time and of this process's CPU time
- * per turn (everything runs in this one process: scripted server, service and clients).
+ * per turn (everything runs in this one process: scripted server, service and clients). The
+ * ratios are medians over passes of service / raw within a pass (the pair ran back to back).
  *
  * Targets: service / raw ≤ 1.2× in wall and CPU time at both R, and the R = 150 ratio ≤ the
  * R = 50 ratio + 0.05 (the service's cost per round does not grow with the turn).
  * Prints the load average; ends with `verdict: PASS|FAIL <figures>`.
- * `BENCH_PASSES` (default 7) sets the measured passes.
+ * `BENCH_PASSES` (default 9) sets the measured passes.
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -25,7 +26,7 @@ import { serviceTurn } from './lib/service-turn.js';
 import { cpuMs, f, loadLine, median } from './lib/stats.js';
 
 const ROUNDS = [50, 150] as const;
-const PASSES = Number(process.env.BENCH_PASSES ?? 7);
+const PASSES = Number(process.env.BENCH_PASSES ?? 9);
 const TARGET = 1.2;
 const GROWTH = 0.05;
 
@@ -62,7 +63,9 @@ await server.close();
 
 const wall = (k: Kind, r: number) => median(samples[`${k}/${r}`].map((s) => s.wallMs));
 const cpu = (k: Kind, r: number) => median(samples[`${k}/${r}`].map((s) => s.cpuMs));
-const ratios = Object.fromEntries(ROUNDS.map((r) => [r, { wall: wall('service', r) / wall('raw', r), cpu: cpu('service', r) / cpu('raw', r) }]));
+/** Median over passes of service / raw within the pass (the two ran back to back: drift cancels). */
+const paired = (r: number, k: 'wallMs' | 'cpuMs') => median(samples[`service/${r}`].map((s, i) => s[k] / samples[`raw/${r}`][i][k]));
+const ratios = Object.fromEntries(ROUNDS.map((r) => [r, { wall: paired(r, 'wallMs'), cpu: paired(r, 'cpuMs') }]));
 console.log(`per turn, medians of ${PASSES} interleaved passes (one process: scripted server, service, clients):`);
 for (const r of ROUNDS) {
   console.log(`  R=${r}: raw ${f(wall('raw', r), 1)} ms wall / ${f(cpu('raw', r), 1)} ms CPU; service ${f(wall('service', r), 1)} ms / ${f(cpu('service', r), 1)} ms` +
