@@ -41,6 +41,9 @@ import type { TurnInputs } from './inputs/turn-inputs.js';
 
 export type RunTurnFn = (options: RunTurnOptions<TurnContext>) => Promise<RunTurnResult>;
 
+/** How often a running turn's steps and usage are written to its record, at most (ms). */
+export const PROGRESS_EVERY_MS = 1000;
+
 export interface TurnRunDeps {
   config: Config;
   store: TurnStore;
@@ -124,6 +127,13 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
   // Deltas joined (≤ 1 per 50 ms or 4 KiB) and capped at MAX_EVENTS_PER_TURN (delta-coalescer.ts);
   // every event goes through it so a buffered delta is written before the next event.
   const emit = coalesceDeltas(append, { maxEvents: d.config.MAX_EVENTS_PER_TURN });
+  // Steps and usage on the record while the turn runs: at most once a second (a commit per round
+  // otherwise); exact again when it pauses or finishes (finish stores the outcome's own figures).
+  let progressAt = 0;
+  const writeProgress = async (s: TurnState) => {
+    progressAt = Date.now();
+    await d.store.updateProgress(id, { steps: s.steps, usage: s.usage });
+  };
   const fail = async (error: { code: string; message: string }) => {
     await emit({ type: 'turn.failed', error });
     return 'finished' as const;
@@ -213,7 +223,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
         if (c.detached() && !c.cancelRequested() && next?.type === 'cancelled') return;
         await checkpointer.save(s, next);
         current = s;
-        if (!next) await d.store.updateProgress(id, { steps: s.steps, usage: s.usage });
+        if (!next && Date.now() - progressAt >= PROGRESS_EVERY_MS) await writeProgress(s);
       },
       options: {
         parallelLimit: d.config.PARALLEL_TOOL_LIMIT,
@@ -225,7 +235,10 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     });
     if (!terminal) {
       if (c.detached() && !c.cancelRequested()) return 'detached';
-      if (result.status === 'waiting') return 'waiting';
+      if (result.status === 'waiting') {
+        if (current) await writeProgress(current); // a paused turn shows where it stands
+        return 'waiting';
+      }
       current = result.state ?? current;
       await emit(terminalFromResult(result));
     }
