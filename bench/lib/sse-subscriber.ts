@@ -17,6 +17,8 @@ export interface Subscriber {
   headers?: http.IncomingHttpHeaders;
   /** The `event:` of the last frame received. */
   lastType?: string;
+  /** Why the request failed, when it did. */
+  error?: string;
   /** Resolves when the server ends the stream. */
   done: Promise<void>;
   close(): void;
@@ -58,7 +60,8 @@ export function subscribe(url: string, agent: http.Agent, body?: unknown): Subsc
     res.on('end', onDone);
     res.on('error', onDone);
   });
-  req.on('error', () => {
+  req.on('error', (err) => {
+    sub.error = err.message;
     onConnected();
     onDone();
   });
