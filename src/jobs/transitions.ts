@@ -7,7 +7,6 @@
  * it) · waiting_on_user → queued (answered while the agent has no free slot) · any live status →
  * succeeded | failed | stopped · terminal statuses never change.
  */
-import { DomainError } from '../errors.js';
 import type { JobStatus } from './types.js';
 
 export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
@@ -19,6 +18,7 @@ export const JOB_TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> 
   stopped: [],
 };
 
+/** True when the table allows a job in `from` to move to `to`. */
 export function canTransition(from: JobStatus, to: JobStatus): boolean {
   return JOB_TRANSITIONS[from].includes(to);
 }
@@ -26,11 +26,4 @@ export function canTransition(from: JobStatus, to: JobStatus): boolean {
 /** The statuses a job may move to `to` from. */
 export function sourcesOf(to: JobStatus): JobStatus[] {
   return (Object.keys(JOB_TRANSITIONS) as JobStatus[]).filter((from) => canTransition(from, to));
-}
-
-/** @throws DomainError 409 `invalid_job_transition` when the table has no move `from` → `to`. */
-export function assertTransition(from: JobStatus, to: JobStatus): void {
-  if (!canTransition(from, to)) {
-    throw new DomainError('invalid_job_transition', `a ${from} job cannot become ${to}`, 409, { from, to });
-  }
 }
