@@ -111,11 +111,16 @@ export class JobDriver {
   private async pass(): Promise<void> {
     const { store } = this.d;
     for (const id of await store.idsWithStatus(['running'])) await this.guard(id, () => this.advance(id));
+    // Oldest first; an agent found at its limit is not asked again in this pass (no write per queued job).
+    const full = new Set<string>();
     for (const id of await store.idsWithStatus(['queued'])) {
       if (!this.running) return;
       await this.guard(id, async () => {
+        const job = await store.get(id);
+        if (!job || job.status !== 'queued' || full.has(job.agent_id)) return;
         const s = await store.start(id, 'queued', this.d.config.BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT);
         if (s.kind === 'started') await this.startTurn(s.job);
+        else if (s.kind === 'agent_limit') full.add(job.agent_id);
       });
     }
     for (const id of await store.idsWithNotice()) await this.guard(id, () => this.deliver(id));
