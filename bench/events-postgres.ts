@@ -7,8 +7,13 @@
  * every stream through its notifier, as an SSE subscriber on another instance would. Printed:
  * events/s stored, emit→receive latency p50/p99 on B, lost and reordered events — and the same
  * load on SQLite with the in-process notifier (one instance) side by side.
- * Targets (2-core machine): ≥ 10,000 events/s sustained, p99 ≤ 100 ms across instances, 0 lost
- * or reordered. Ends with `verdict: PASS|FAIL <figures>`.
+ * The paced load offers exactly 10,000 events/s, so its stored rate cannot exceed that; the
+ * capacity the target asks for is measured by a second run that appends the same 100,000 events
+ * as fast as the log takes them (`capacity`: events/s from the first append to the last stored),
+ * with the follower on B still checked for loss and order. The machine's load average is printed
+ * with the figures (other processes share the 2 cores).
+ * Targets (2-core machine): ≥ 10,000 events/s sustained (capacity), p99 ≤ 100 ms across
+ * instances at the paced load, 0 lost or reordered. Ends with `verdict: PASS|FAIL <figures>`.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -54,6 +59,7 @@ async function run(
   reader: Pick<EventNotifier<Ev>, 'subscribe'>,
   count: () => Promise<number>,
   ready: (streamId: string) => Promise<void> = async () => undefined,
+  paced = true,
 ): Promise<Result> {
   const streams = Array.from({ length: STREAMS }, () => `bench-${randomBytes(6).toString('hex')}`);
   const latencies: number[] = [];
@@ -78,7 +84,8 @@ async function run(
   let emitted = 0;
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
-      const due = Math.min(total, Math.round(((performance.now() - t0) / 1000) * RATE * STREAMS));
+      // Paced: what is due by now; capacity: another 2,000 per tick, as fast as the loop turns.
+      const due = Math.min(total, paced ? Math.round(((performance.now() - t0) / 1000) * RATE * STREAMS) : emitted + 2000);
       while (emitted < due) {
         const s = streams[emitted % STREAMS];
         pending.push(writer.append(s, { type: 'message.delta', at: performance.now(), pad: 'x'.repeat(60) }));
@@ -105,7 +112,7 @@ async function run(
   };
 }
 
-async function postgres(url: string): Promise<Result> {
+async function postgres(url: string, paced = true): Promise<Result> {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
@@ -123,7 +130,7 @@ async function postgres(url: string): Promise<Result> {
     const notifierB = new PgEventNotifier<Ev>({ url: schemaUrl, send: (sql, p) => b.query(sql, p), log: logB as unknown as EventLog });
     await Promise.all([notifierA.start(), notifierB.start()]);
     try {
-      return await run(new PublishedEventLog(logA, notifierA), notifierB, async () => (await a.query<{ n: number }>('SELECT count(*)::int AS n FROM event_log')).rows[0].n, (id) => notifierB.following(id));
+      return await run(new PublishedEventLog(logA, notifierA), notifierB, async () => (await a.query<{ n: number }>('SELECT count(*)::int AS n FROM event_log')).rows[0].n, (id) => notifierB.following(id), paced);
     } finally {
       await Promise.all([notifierA.close(), notifierB.close()]);
     }
@@ -162,7 +169,11 @@ console.log(`sqlite   (one instance, in-process wake-ups):     ${fmt(lite)}`);
 const pgr = await postgres(url);
 console.log(`postgres (A writes, B follows via LISTEN/NOTIFY): ${fmt(pgr)}`);
 console.log(`ratio postgres/sqlite events/s: ${(pgr.storedPerSec / lite.storedPerSec).toFixed(2)}`);
-const pass = pgr.storedPerSec >= 10_000 && pgr.p99 <= 100 && pgr.lost === 0 && pgr.reordered === 0;
+const cap = await postgres(url, false);
+console.log(`postgres capacity (the same events as fast as stored): ${fmt(cap)}`);
+const loadavg = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+console.log(`load average (1/5/15 min): ${loadavg} on ${os.cpus().length} cores`);
+const pass = cap.storedPerSec >= 10_000 && pgr.p99 <= 100 && pgr.lost + cap.lost === 0 && pgr.reordered + cap.reordered === 0;
 console.log(
-  `verdict: ${pass ? 'PASS' : 'FAIL'} postgres ${Math.round(pgr.storedPerSec)} events/s (target ≥ 10000), p99 ${pgr.p99.toFixed(1)} ms (≤ 100), lost ${pgr.lost}, reordered ${pgr.reordered}`,
+  `verdict: ${pass ? 'PASS' : 'FAIL'} postgres capacity ${Math.round(cap.storedPerSec)} events/s (target ≥ 10000), paced ${Math.round(pgr.storedPerSec)} events/s with p99 ${pgr.p99.toFixed(1)} ms (≤ 100), lost ${pgr.lost + cap.lost}, reordered ${pgr.reordered + cap.reordered}, load average ${loadavg}`,
 );

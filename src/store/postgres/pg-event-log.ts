@@ -2,11 +2,12 @@
  * The event log on Postgres (table `event_log(stream_id, seq, type, data, created_at)`, migration 4).
  * Stores only; wake-ups are an EventNotifier's job (./pg-notifier.ts).
  *
- * Batching: appends to one stream made while that stream's previous INSERT is in flight wait and
- * go together in ONE multi-row INSERT, so a fast producer costs one round trip per batch, not per
- * event. Per-stream `seq` stays gapless and in append order: one statement numbers the batch as
- * `max(seq) + 1 …` of the stream; when another instance appended to the same stream at the same
- * moment, the primary key refuses one batch, which is numbered again and retried.
+ * Batching: appends made while the previous INSERT of this log is in flight wait and go together
+ * in ONE multi-row INSERT — across streams — so many fast producers cost one round trip per batch,
+ * not one per event or per stream (at most {@link MAX_BATCH} events a statement). Per-stream
+ * `seq` stays gapless and in append order: one statement numbers each stream's part of the batch
+ * as `max(seq) + 1 …` of that stream; when another instance appended to one of the streams at the
+ * same moment, the primary key refuses the batch, which is numbered again and retried.
  * Unserializable fields are replaced by markers (src/store/safe-json.ts), as in SQLite.
  */
 import type { EventLog, LoggedEvent } from '../event-log.js';
@@ -14,6 +15,7 @@ import { safeStringify } from '../safe-json.js';
 import type { PgDatabase } from './pg-database.js';
 
 interface Pending<E extends { type: string }> {
+  streamId: string;
   event: E;
   json: string;
   replaced: boolean;
@@ -29,66 +31,77 @@ interface Row {
 }
 
 const UNIQUE_VIOLATION = '23505';
-const MAX_BATCH = 500;
+const MAX_BATCH = 1000;
 const MAX_RETRIES = 20;
 
 export class PgEventLog<E extends { type: string } = { type: string }> implements EventLog<E> {
-  /** Streams with an INSERT in flight → the appends waiting for the next batch. */
-  private readonly waiting = new Map<string, Pending<E>[]>();
+  /** Appends waiting for the next batch (in append order), while one INSERT is in flight. */
+  private waiting: Pending<E>[] = [];
+  private flushing = false;
 
   constructor(private readonly db: PgDatabase) {}
 
   append(streamId: string, event: E): Promise<LoggedEvent<E>> {
     const { json, replaced } = safeStringify(event);
     return new Promise<LoggedEvent<E>>((resolve, reject) => {
-      const p: Pending<E> = { event, json, replaced, resolve, reject };
-      const queue = this.waiting.get(streamId);
-      if (queue) queue.push(p);
-      else {
-        this.waiting.set(streamId, []);
-        void this.flush(streamId, [p]);
+      this.waiting.push({ streamId, event, json, replaced, resolve, reject });
+      if (!this.flushing) {
+        this.flushing = true;
+        void this.flush();
       }
     });
   }
 
-  /** Insert `batch`, then whatever queued meanwhile, until the stream is idle. */
-  private async flush(streamId: string, batch: Pending<E>[]): Promise<void> {
-    for (;;) {
+  /** Insert what waits, batch after batch, until nothing does. */
+  private async flush(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const batch = this.waiting.splice(0, MAX_BATCH);
       try {
         const created = new Date().toISOString();
-        const first = await this.insertBatch(streamId, batch, created);
-        batch.forEach((p, i) =>
-          p.resolve({ streamId, seq: first + i, createdAt: created, event: p.replaced ? (JSON.parse(p.json) as E) : p.event }),
-        );
+        const first = await this.insertBatch(batch, created);
+        const next = new Map(first);
+        for (const p of batch) {
+          const seq = next.get(p.streamId)!;
+          next.set(p.streamId, seq + 1);
+          p.resolve({ streamId: p.streamId, seq, createdAt: created, event: p.replaced ? (JSON.parse(p.json) as E) : p.event });
+        }
       } catch (err) {
         for (const p of batch) p.reject(err);
       }
-      const queue = this.waiting.get(streamId)!;
-      if (queue.length === 0) {
-        this.waiting.delete(streamId);
-        return;
-      }
-      batch = queue.splice(0, MAX_BATCH);
     }
+    this.flushing = false;
   }
 
-  /** One multi-row INSERT numbered after the stream's last seq. @returns the first seq. */
-  private async insertBatch(streamId: string, batch: Pending<E>[], createdAt: string): Promise<number> {
+  /**
+   * One multi-row INSERT, each stream's events numbered after that stream's last seq, in batch
+   * order. @returns the first seq given to each stream.
+   */
+  private async insertBatch(batch: Pending<E>[], createdAt: string): Promise<Map<string, number>> {
+    const count = new Map<string, number>();
+    const ids: string[] = [];
+    const ords: number[] = [];
+    for (const p of batch) {
+      const n = (count.get(p.streamId) ?? 0) + 1;
+      count.set(p.streamId, n);
+      ids.push(p.streamId);
+      ords.push(n);
+    }
     const types = batch.map((p) => String(p.event.type));
     const data = batch.map((p) => p.json);
     for (let attempt = 0; ; attempt++) {
       try {
-        const { rows } = await this.db.query<{ first: number }>(
-          `WITH m AS (SELECT COALESCE(MAX(seq), 0) AS last FROM event_log WHERE stream_id = $1),
+        const { rows } = await this.db.query<{ stream_id: string; first: number }>(
+          `WITH v AS (SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[]) AS v(stream_id, ord, type, data)),
+                m AS (SELECT s.stream_id, COALESCE((SELECT MAX(e.seq) FROM event_log e WHERE e.stream_id = s.stream_id), 0) AS last
+                      FROM (SELECT DISTINCT stream_id FROM v) s),
                 ins AS (
                   INSERT INTO event_log (stream_id, seq, type, data, created_at)
-                  SELECT $1, m.last + v.ord, v.type, v.data, $4
-                  FROM m, unnest($2::text[], $3::text[]) WITH ORDINALITY AS v(type, data, ord)
-                  RETURNING seq)
-           SELECT MIN(seq) AS first FROM ins`,
-          [streamId, types, data, createdAt],
+                  SELECT v.stream_id, m.last + v.ord, v.type, v.data, $5 FROM v JOIN m USING (stream_id)
+                  RETURNING stream_id, seq)
+           SELECT stream_id, MIN(seq) AS first FROM ins GROUP BY stream_id`,
+          [ids, ords, types, data, createdAt],
         );
-        return rows[0].first;
+        return new Map(rows.map((r) => [r.stream_id, r.first]));
       } catch (err) {
         if ((err as { code?: string }).code !== UNIQUE_VIOLATION || attempt >= MAX_RETRIES) throw err;
       }
