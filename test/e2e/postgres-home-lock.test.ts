@@ -83,7 +83,7 @@ describePostgres('the agent-home lock across two instances on one Postgres', () 
     model.push(
       ...routedEntries({
         'first command': [
-          { output: [functionCall('command', { command: 'echo start-1 >> order.log; sleep 8; echo end-1 >> order.log' })] },
+          { output: [functionCall('command', { command: 'echo start-1 >> order.log; sleep 12; echo end-1 >> order.log' })] },
           { output: [message('first done')] },
         ],
         'second command': [{ output: [functionCall('command', { command: 'echo start-2 >> order.log; echo end-2 >> order.log' })] }, { output: [message('second done')] }],

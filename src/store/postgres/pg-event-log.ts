@@ -2,9 +2,11 @@
  * The event log on Postgres (table `event_log(stream_id, seq, type, data, created_at)`, migration 4).
  * Stores only; wake-ups are an EventNotifier's job (./pg-notifier.ts).
  *
- * Batching: appends made while the previous INSERT of this log is in flight wait and go together
- * in ONE multi-row INSERT — across streams — so many fast producers cost one round trip per batch,
- * not one per event or per stream (at most {@link MAX_BATCH} events a statement). Per-stream
+ * Batching: streams are spread over {@link LANES} lanes by a hash of their id; appends made while
+ * their lane's previous INSERT is in flight wait and go together in ONE multi-row INSERT — across
+ * the lane's streams — so many fast producers cost one round trip per batch, not one per event or
+ * per stream (at most {@link MAX_BATCH} events a statement), and a few lanes keep several
+ * statements in flight. A stream always uses the same lane, so its appends stay in order. Per-stream
  * `seq` stays gapless and in append order: one statement numbers each stream's part of the batch
  * as `max(seq) + 1 …` of that stream; when another instance appended to one of the streams at the
  * same moment, the primary key refuses the batch, which is numbered again and retried.
@@ -32,30 +34,44 @@ interface Row {
 
 const UNIQUE_VIOLATION = '23505';
 const MAX_BATCH = 1000;
+/** INSERTs in flight at most (one per lane). */
+const LANES = 2;
+
+interface Lane<E extends { type: string }> {
+  waiting: Pending<E>[];
+  flushing: boolean;
+}
+
+/** The lane of a stream (FNV-1a of its id). */
+function laneOf(streamId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < streamId.length; i++) h = Math.imul(h ^ streamId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % LANES;
+}
 const MAX_RETRIES = 20;
 
 export class PgEventLog<E extends { type: string } = { type: string }> implements EventLog<E> {
-  /** Appends waiting for the next batch (in append order), while one INSERT is in flight. */
-  private waiting: Pending<E>[] = [];
-  private flushing = false;
+  /** Per lane: appends waiting for the next batch (in append order) while its INSERT is in flight. */
+  private readonly lanes: Lane<E>[] = Array.from({ length: LANES }, () => ({ waiting: [], flushing: false }));
 
   constructor(private readonly db: PgDatabase) {}
 
   append(streamId: string, event: E): Promise<LoggedEvent<E>> {
     const { json, replaced } = safeStringify(event);
     return new Promise<LoggedEvent<E>>((resolve, reject) => {
-      this.waiting.push({ streamId, event, json, replaced, resolve, reject });
-      if (!this.flushing) {
-        this.flushing = true;
-        void this.flush();
+      const lane = this.lanes[laneOf(streamId)];
+      lane.waiting.push({ streamId, event, json, replaced, resolve, reject });
+      if (!lane.flushing) {
+        lane.flushing = true;
+        void this.flush(lane);
       }
     });
   }
 
-  /** Insert what waits, batch after batch, until nothing does. */
-  private async flush(): Promise<void> {
-    while (this.waiting.length > 0) {
-      const batch = this.waiting.splice(0, MAX_BATCH);
+  /** Insert what waits in `lane`, batch after batch, until nothing does. */
+  private async flush(lane: Lane<E>): Promise<void> {
+    while (lane.waiting.length > 0) {
+      const batch = lane.waiting.splice(0, MAX_BATCH);
       try {
         const created = new Date().toISOString();
         const first = await this.insertBatch(batch, created);
@@ -69,7 +85,7 @@ export class PgEventLog<E extends { type: string } = { type: string }> implement
         for (const p of batch) p.reject(err);
       }
     }
-    this.flushing = false;
+    lane.flushing = false;
   }
 
   /**
