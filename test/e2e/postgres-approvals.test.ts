@@ -3,32 +3,16 @@
  * instance A is decided on instance B after A was killed with SIGKILL, and B continues it from the
  * checkpoint; two clients deciding differently on A and on B at once — one wins, the other 409.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { describePostgres, freshSchema } from '../support/postgres.js';
-import { freePort, spawnService, waitHealthy, type Child } from './support/child.js';
+import { expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { describePostgres } from '../support/postgres.js';
+import { usePgInstances } from './support/pg-instances.js';
 import { readSse } from './support/sse-client.js';
 import { api } from './support/service.js';
 
 describePostgres('tool approvals on two instances sharing Postgres', () => {
-  let model: ScriptedResponsesServer;
-  const dirs: string[] = [];
-  const children: Child[] = [];
-  let env: Record<string, string>;
-
-  async function startInstance(name: string): Promise<{ url: string; child: Child }> {
-    const port = await freePort();
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), `pg-approvals-${name}-`));
-    dirs.push(dataDir);
-    const child = spawnService({ ...env, DATA_DIR: dataDir, PORT: String(port) });
-    children.push(child);
-    const url = `http://127.0.0.1:${port}`;
-    await waitHealthy(url, child, 90_000);
-    return { url, child };
-  }
+  const pg = usePgInstances({ name: 'approvals', env: { TURN_LEASE_MS: '3000' } });
+  const startInstance = (name: string) => pg.start(name);
 
   async function waitStatus(url: string, id: string, status: string): Promise<any> {
     const end = Date.now() + 60_000;
@@ -42,31 +26,9 @@ describePostgres('tool approvals on two instances sharing Postgres', () => {
 
   const todoCall = (callId: string) => ({ output: [functionCall('todo', { todos: [{ id: '1', content: 'ship', status: 'in_progress' }] }, { callId })] });
 
-  beforeAll(async () => {
-    model = await startScriptedResponsesServer();
-    const { url } = await freshSchema();
-    env = {
-      DATABASE_URL: url,
-      STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters',
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: 'k',
-      MODEL: 'm',
-      MODEL_MAX_RETRIES: '0',
-      LOG_LEVEL: 'warn',
-      TURN_LEASE_MS: '3000',
-    };
-  }, 200_000);
-
-  afterAll(async () => {
-    for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
-    await model?.close();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
-
   it('a turn waiting on A (then killed) is approved on B, and B continues it', async () => {
     const [a, b] = await Promise.all([startInstance('a'), startInstance('b')]);
-    model.push(todoCall('call_pa1'), { output: [message('shipped from the other instance')] });
+    pg.model.push(todoCall('call_pa1'), { output: [message('shipped from the other instance')] });
     const created = await api(a.url, 'POST', '/v1/turns', { input: 'ship it', tools: ['todo'], approvals: { todo: 'always' } });
     expect(created.status).toBe(202);
     const id = created.body.id as string;
@@ -92,7 +54,7 @@ describePostgres('tool approvals on two instances sharing Postgres', () => {
 
   it('two clients deciding differently on A and B at once: exactly one decision is recorded, the other gets 409', async () => {
     const [a, b] = await Promise.all([startInstance('c'), startInstance('d')]);
-    model.push(todoCall('call_pr1'), { output: [message('decided')] });
+    pg.model.push(todoCall('call_pr1'), { output: [message('decided')] });
     const created = await api(a.url, 'POST', '/v1/turns', { input: 'race', tools: ['todo'], approvals: { todo: 'always' } });
     const id = created.body.id as string;
     await waitStatus(a.url, id, 'waiting');

@@ -4,51 +4,24 @@
  * double-text with `multitask_strategy: steer`) reach the model exactly once each, in the order
  * they were stored, in the request after the command — whichever instance runs the turn.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { describePostgres, freshSchema } from '../support/postgres.js';
-import { freePort, spawnService, waitHealthy, type Child } from './support/child.js';
+import { beforeAll, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { describePostgres } from '../support/postgres.js';
+import { usePgInstances } from './support/pg-instances.js';
 import { readSse } from './support/sse-client.js';
 import { api } from './support/service.js';
 
 describePostgres('steering across two instances on one Postgres', () => {
-  let model: ScriptedResponsesServer;
-  const dirs: string[] = [];
-  const children: Child[] = [];
+  const pg = usePgInstances({ name: 'steer' });
   const urls: string[] = [];
 
   beforeAll(async () => {
-    model = await startScriptedResponsesServer();
-    const { url } = await freshSchema();
-    const env = {
-      DATABASE_URL: url, STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters', OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: 'k', MODEL: 'm', MODEL_MAX_RETRIES: '0', LOG_LEVEL: 'warn',
-    };
-    await Promise.all(['a', 'b'].map(async (name) => {
-      const port = await freePort();
-      const dataDir = mkdtempSync(path.join(os.tmpdir(), `pg-steer-${name}-`));
-      dirs.push(dataDir);
-      const child = spawnService({ ...env, DATA_DIR: dataDir, PORT: String(port) });
-      children.push(child);
-      const u = `http://127.0.0.1:${port}`;
-      await waitHealthy(u, child, 120_000);
-      urls.push(u);
-    }));
+    urls.push(...(await Promise.all(['a', 'b'].map((name) => pg.start(name)))).map((i) => i.url));
   }, 200_000);
-
-  afterAll(async () => {
-    for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
-    await model?.close();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
 
   it('messages sent to either instance are applied once each, in order, by the instance running the turn', async () => {
     const [a, b] = urls;
-    model.push({ output: [functionCall('command', { command: 'sleep 3' }, { callId: 'call_wait' })] }, { output: [message('done with both notes')] });
+    pg.model.push({ output: [functionCall('command', { command: 'sleep 3' }, { callId: 'call_wait' })] }, { output: [message('done with both notes')] });
     const created = await api(a, 'POST', '/v1/turns', { input: 'wait a bit', tools: ['computer'] });
     expect(created.status).toBe(202);
     const id: string = created.body.id;
@@ -64,7 +37,7 @@ describePostgres('steering across two instances on one Postgres', () => {
     expect(events.at(-1)?.json).toMatchObject({ type: 'turn.completed', output_text: 'done with both notes' });
     expect(events.filter((e) => e.event === 'input.applied').map((e) => e.json.message_id)).toEqual([first.body.message_id, second.body.message_id]);
 
-    const last = model.requests.at(-1)!.body.input as { role?: string; type?: string; call_id?: string; content?: unknown }[];
+    const last = pg.model.requests.at(-1)!.body.input as { role?: string; type?: string; call_id?: string; content?: unknown }[];
     const users = last.filter((i) => i.role === 'user').map((i) => i.content);
     expect(users).toEqual(['wait a bit', 'note one (via B)', 'note two (via A)']);
     const out = last.findIndex((i) => i.type === 'function_call_output' && i.call_id === 'call_wait');

@@ -4,57 +4,19 @@
  * takes it over when its driver is SIGKILLed and completes it, and a cancel sent to an instance
  * that does not drive it reaches the driver.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { functionCall, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { describePostgres, freshSchema } from '../support/postgres.js';
+import { expect, it } from 'vitest';
+import { functionCall } from '../support/scripted-responses-server.js';
+import { describePostgres } from '../support/postgres.js';
 import { routedEntries } from '../workflows/support.js';
-import { freePort, spawnService, waitHealthy, type Child } from './support/child.js';
+import { usePgInstances } from './support/pg-instances.js';
 import { readSse } from './support/sse-client.js';
 import { api } from './support/service.js';
 
 const SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
 
 describePostgres('workflows across instances on one Postgres', () => {
-  let model: ScriptedResponsesServer;
-  const dirs: string[] = [];
-  const children: Child[] = [];
-  let env: Record<string, string>;
-
-  async function startInstance(name: string): Promise<{ url: string; child: Child }> {
-    const port = await freePort();
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), `pg-workflows-${name}-`));
-    dirs.push(dataDir);
-    const child = spawnService({ ...env, DATA_DIR: dataDir, PORT: String(port) });
-    children.push(child);
-    const url = `http://127.0.0.1:${port}`;
-    await waitHealthy(url, child, 90_000);
-    return { url, child };
-  }
-
-  beforeAll(async () => {
-    model = await startScriptedResponsesServer();
-    const { url } = await freshSchema();
-    env = {
-      DATABASE_URL: url,
-      STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters',
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: 'k',
-      MODEL: 'm',
-      MODEL_MAX_RETRIES: '0',
-      LOG_LEVEL: 'warn',
-      TURN_LEASE_MS: '3000',
-    };
-  }, 60_000);
-
-  afterAll(async () => {
-    for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
-    await model?.close();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
+  const pg = usePgInstances({ name: 'workflows', env: { TURN_LEASE_MS: '3000' } });
+  const startInstance = (name: string) => pg.start(name);
 
   /** Task `prompt` submits {n} after a slow stream (delayMs per event). */
   const submit = (n: number, delayMs: number) => ({ output: [functionCall('submit_result', { result: { n } })], delayMs });
@@ -71,7 +33,7 @@ describePostgres('workflows across instances on one Postgres', () => {
 
   it('is driven by one instance only: one started while it runs leaves it alone; the other takes it over when its driver is SIGKILLed', async () => {
     const [a, b] = await Promise.all([startInstance('a'), startInstance('b')]);
-    model.push(...routedEntries({ ...slowSubmit('lease task 0', 0, 400), ...slowSubmit('lease task 1', 1, 400), ...slowSubmit('lease task 2', 2, 50) }));
+    pg.model.push(...routedEntries({ ...slowSubmit('lease task 0', 0, 400), ...slowSubmit('lease task 1', 1, 400), ...slowSubmit('lease task 2', 2, 50) }));
     const created = await api(a.url, 'POST', '/v1/workflows', {
       title: 'leased',
       agent_id: 'lease',
@@ -93,7 +55,7 @@ describePostgres('workflows across instances on one Postgres', () => {
 
     // Now the driver dies mid-run: the other instance takes the workflow (and its task turns) over.
     // Spare steps: wherever the kill lands (mid-stream, mid-tool), a resumed turn may ask again.
-    model.push(...routedEntries({ 'takeover task 0': [submit(0, 800), submit(0, 50), submit(0, 50)], 'takeover task 1': [submit(1, 50), submit(1, 50), submit(1, 50)] }));
+    pg.model.push(...routedEntries({ 'takeover task 0': [submit(0, 800), submit(0, 50), submit(0, 50)], 'takeover task 1': [submit(1, 50), submit(1, 50), submit(1, 50)] }));
     const second = await api(a.url, 'POST', '/v1/workflows', {
       title: 'taken over',
       agent_id: 'lease',
@@ -116,7 +78,7 @@ describePostgres('workflows across instances on one Postgres', () => {
 
   it('a cancel sent to the instance that does not drive the workflow reaches its driver', async () => {
     const [a, b] = await Promise.all([startInstance('d'), startInstance('e')]);
-    model.push(...routedEntries({ ...slowSubmit('cancel task 0', 0, 3000) }));
+    pg.model.push(...routedEntries({ ...slowSubmit('cancel task 0', 0, 3000) }));
     const created = await api(a.url, 'POST', '/v1/workflows', {
       title: 'cancel me',
       agent_id: 'lease-cancel',
