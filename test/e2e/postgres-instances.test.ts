@@ -5,13 +5,10 @@
  * cancel sent to one instance stops a turn running on the other, a schedule fires once, and one
  * Idempotency-Key sent to both instances at once makes one turn (one workflow).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { describePostgres, freshSchema } from '../support/postgres.js';
-import { freePort, spawnService, waitHealthy, type Child } from './support/child.js';
+import { beforeAll, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { describePostgres } from '../support/postgres.js';
+import { usePgInstances, type PgInstance } from './support/pg-instances.js';
 import { hasToolOutput, lastUserText, todoThenAnswer } from './support/scripts.js';
 import { readSse } from './support/sse-client.js';
 import { api } from './support/service.js';
@@ -19,51 +16,16 @@ import { api } from './support/service.js';
 const TURNS = 200;
 
 describePostgres('two instances on one Postgres', () => {
-  let model: ScriptedResponsesServer;
-  let dirs: string[] = [];
-  let env: Record<string, string>;
-  const children: Child[] = [];
-  let a: { url: string; child: Child };
-  let b: { url: string; child: Child };
-
-  async function startInstance(name: string): Promise<{ url: string; child: Child }> {
-    const port = await freePort();
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), `pg-instance-${name}-`));
-    dirs.push(dataDir);
-    const child = spawnService({ ...env, DATA_DIR: dataDir, PORT: String(port) });
-    children.push(child);
-    const url = `http://127.0.0.1:${port}`;
-    await waitHealthy(url, child, 90_000);
-    return { url, child };
-  }
+  const pg = usePgInstances({ name: 'instance', env: { TURN_LEASE_MS: '3000', SCHEDULER_TICK_MS: '200', MAX_CONCURRENT_TURNS: '8' } });
+  let a: PgInstance;
+  let b: PgInstance;
 
   beforeAll(async () => {
-    model = await startScriptedResponsesServer();
-    const { url } = await freshSchema();
-    env = {
-      DATABASE_URL: url,
-      STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters',
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: 'k',
-      MODEL: 'm',
-      MODEL_MAX_RETRIES: '0',
-      LOG_LEVEL: 'warn',
-      TURN_LEASE_MS: '3000',
-      SCHEDULER_TICK_MS: '200',
-      MAX_CONCURRENT_TURNS: '8',
-    };
-    [a, b] = await Promise.all([startInstance('a'), startInstance('b')]);
+    [a, b] = await Promise.all([pg.start('a'), pg.start('b')]);
   }, 200_000);
 
-  afterAll(async () => {
-    for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
-    await model?.close();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
-
   it(`runs ${TURNS} turns posted alternately to A and B exactly once, streaming each from the other instance`, async () => {
-    model.push(...Array.from({ length: TURNS * 2 }, () => todoThenAnswer));
+    pg.model.push(...Array.from({ length: TURNS * 2 }, () => todoThenAnswer));
     const created = await Promise.all(
       Array.from({ length: TURNS }, async (_, i) => {
         const [to, from] = i % 2 ? [a, b] : [b, a];
@@ -82,13 +44,13 @@ describePostgres('two instances on one Postgres', () => {
     }
     // Each turn's first round reached the model once, its second round once.
     for (const t of created) {
-      const mine = model.requests.filter((r) => lastUserText(r.body) === t.input);
+      const mine = pg.model.requests.filter((r) => lastUserText(r.body) === t.input);
       expect([mine.filter((r) => !hasToolOutput(r.body)).length, mine.filter((r) => hasToolOutput(r.body)).length]).toEqual([1, 1]);
     }
   }, 120_000);
 
   it('cancels from B a turn running on A within 2 s', async () => {
-    model.push({ output: [message('slow '.repeat(40).trim(), { chunks: 'slow '.repeat(40).trim().split(' ') })], delayMs: 500 });
+    pg.model.push({ output: [message('slow '.repeat(40).trim(), { chunks: 'slow '.repeat(40).trim().split(' ') })], delayMs: 500 });
     const r = await api(a.url, 'POST', '/v1/turns', { input: 'cancel me' });
     const id = r.body.id as string;
     await readSse(`${b.url}/v1/turns/${id}/events`, { stopWhen: (e) => e.event === 'message.delta', timeoutMs: 20_000 });
@@ -100,7 +62,7 @@ describePostgres('two instances on one Postgres', () => {
   }, 60_000);
 
   it('fires a schedule due once exactly once with both instances ticking', async () => {
-    model.push(todoThenAnswer, todoThenAnswer);
+    pg.model.push(todoThenAnswer, todoThenAnswer);
     const at = new Date(Date.now() + 1500).toISOString();
     const s = await api(a.url, 'POST', '/v1/schedules', { name: 'once', when: { at }, input: 'scheduled once', tools: ['todo'] });
     expect(s.status).toBe(201);
@@ -116,12 +78,12 @@ describePostgres('two instances on one Postgres', () => {
     expect(done.events.at(-1)!.event).toBe('turn.completed');
     await new Promise((r) => setTimeout(r, 1000)); // a second firing would show up by now
     expect((await api(a.url, 'GET', `/v1/schedules/${s.body.id}/runs`)).body.data).toHaveLength(1);
-    expect(model.requests.filter((q) => lastUserText(q.body) === 'scheduled once' && !hasToolOutput(q.body))).toHaveLength(1);
+    expect(pg.model.requests.filter((q) => lastUserText(q.body) === 'scheduled once' && !hasToolOutput(q.body))).toHaveLength(1);
   }, 60_000);
 
   it('one Idempotency-Key sent to A and B at the same moment makes one turn, replayed to the other', async () => {
     const KEYS = 20;
-    model.push(...Array.from({ length: KEYS * 2 }, () => todoThenAnswer));
+    pg.model.push(...Array.from({ length: KEYS * 2 }, () => todoThenAnswer));
     const pairs = await Promise.all(
       Array.from({ length: KEYS }, (_, i) => {
         const body = { input: `keyed ${i}`, tools: ['todo'] };
@@ -136,7 +98,7 @@ describePostgres('two instances on one Postgres', () => {
     }
     await Promise.all(pairs.map(([x]) => readSse(`${b.url}/v1/turns/${x.body.id}/events`, { timeoutMs: 60_000 })));
     for (let i = 0; i < KEYS; i++) {
-      expect(model.requests.filter((q) => lastUserText(q.body) === `keyed ${i}` && !hasToolOutput(q.body))).toHaveLength(1);
+      expect(pg.model.requests.filter((q) => lastUserText(q.body) === `keyed ${i}` && !hasToolOutput(q.body))).toHaveLength(1);
     }
     const listed = await api(a.url, 'GET', '/v1/turns?limit=100');
     expect(listed.body.data.filter((t: { input_preview?: string }) => t.input_preview?.startsWith('keyed '))).toHaveLength(KEYS);
@@ -148,7 +110,7 @@ describePostgres('two instances on one Postgres', () => {
       agent_id: 'idem-instances',
       tasks: [{ label: 'a', prompt: 'p', result_schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false } }],
     };
-    model.push({ output: [functionCall('submit_result', { result: { ok: true } })] });
+    pg.model.push({ output: [functionCall('submit_result', { result: { ok: true } })] });
     const key = { 'idempotency-key': 'workflow-across-instances' };
     const [x, y] = await Promise.all([api(a.url, 'POST', '/v1/workflows', body, key), api(b.url, 'POST', '/v1/workflows', body, key)]);
     expect([x.status, y.status]).toEqual([201, 201]);
@@ -164,8 +126,8 @@ describePostgres('two instances on one Postgres', () => {
 
   it('the other instance takes over a turn of a SIGKILLed instance within the lease, and a client resuming there misses nothing', async () => {
     const text = 'one two three four five six seven eight nine ten';
-    model.push({ output: [message(text, { chunks: text.split(' ') })], delayMs: 400 });
-    model.push({ output: [message(text, { chunks: text.split(' ') })] });
+    pg.model.push({ output: [message(text, { chunks: text.split(' ') })], delayMs: 400 });
+    pg.model.push({ output: [message(text, { chunks: text.split(' ') })] });
     const r = await api(a.url, 'POST', '/v1/turns', { input: 'survive a crash' });
     const id = r.body.id as string;
     const before = await readSse(`${a.url}/v1/turns/${id}/events`, { stopWhen: (e) => e.event === 'message.delta', timeoutMs: 20_000 });
@@ -192,6 +154,6 @@ describePostgres('two instances on one Postgres', () => {
     expect(resumedAfterMs!).toBeLessThan(3000 + 2000);
     const all = [...before.events, ...after.events].map((e) => Number(e.id));
     expect(all).toEqual(all.map((_, k) => k + 1));
-    expect(model.requests.filter((q) => lastUserText(q.body) === 'survive a crash' && !hasToolOutput(q.body))).toHaveLength(2); // the cut round, once more
+    expect(pg.model.requests.filter((q) => lastUserText(q.body) === 'survive a crash' && !hasToolOutput(q.body))).toHaveLength(2); // the cut round, once more
   }, 60_000);
 });
