@@ -5,14 +5,11 @@
  * once it is back (nothing restarted by hand), and the running turns complete with a gapless
  * event log streamed from either instance.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptEntry, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { functionCall, message, type ScriptEntry } from '../support/scripted-responses-server.js';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { describePostgres } from '../support/postgres.js';
-import { freePort, spawnService, waitHealthy, type Child } from './support/child.js';
+import { usePgInstances, type PgInstance } from './support/pg-instances.js';
 import { hasToolOutput, lastUserText } from './support/scripts.js';
 import { readSse } from './support/sse-client.js';
 import { api } from './support/service.js';
@@ -27,44 +24,25 @@ const slowTodoThenAnswer: ScriptEntry = (body) =>
 
 describePostgres('two instances while their Postgres server restarts', () => {
   let db: OwnPostgres;
-  let model: ScriptedResponsesServer;
-  const dirs: string[] = [];
-  const children: Child[] = [];
-  let instances: { url: string; child: Child }[];
-
-  async function startInstance(env: Record<string, string>, name: string): Promise<{ url: string; child: Child }> {
-    const port = await freePort();
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), `pg-restart-${name}-`));
-    dirs.push(dataDir);
-    const child = spawnService({ ...env, DATA_DIR: dataDir, PORT: String(port) });
-    children.push(child);
-    const url = `http://127.0.0.1:${port}`;
-    await waitHealthy(url, child, 90_000);
-    return { url, child };
-  }
+  const pg = usePgInstances({
+    name: 'restart',
+    env: { TURN_LEASE_MS: '3000' },
+    databaseUrl: async () => {
+      db = await startOwnPostgres();
+      return db.url;
+    },
+  });
+  const children = pg.children;
+  let instances: PgInstance[];
 
   beforeAll(async () => {
-    db = await startOwnPostgres();
-    model = await startScriptedResponsesServer();
-    const env = {
-      DATABASE_URL: db.url,
-      STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters',
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: 'k',
-      MODEL: 'm',
-      MODEL_MAX_RETRIES: '0',
-      LOG_LEVEL: 'warn',
-      TURN_LEASE_MS: '3000',
-    };
-    instances = await Promise.all([startInstance(env, 'a'), startInstance(env, 'b')]);
+    instances = await Promise.all([pg.start('a'), pg.start('b')]);
   }, 200_000);
 
   afterAll(async () => {
-    for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
-    await model?.close();
+    // Runs before the set-up's own clean-up (after-hooks run last-registered first): the instances
+    // are SIGKILLed right after.
     await db?.stop();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
   });
 
   const ready = async (x: { url: string }) => {
@@ -84,7 +62,7 @@ describePostgres('two instances while their Postgres server restarts', () => {
 
   it('running turns complete, /readyz goes 503 database_unavailable and back, no instance crashes', async () => {
     // A round cut by the outage runs again when its turn resumes (from its last checkpoint): room for that.
-    model.push(...Array.from({ length: TURNS * 4 }, () => slowTodoThenAnswer));
+    pg.model.push(...Array.from({ length: TURNS * 4 }, () => slowTodoThenAnswer));
     const ids: string[] = [];
     for (let i = 0; i < TURNS; i++) {
       const r = await api(instances[i % 2].url, 'POST', '/v1/turns', { input: `through a restart ${i}`, tools: ['todo'] });
@@ -92,7 +70,7 @@ describePostgres('two instances while their Postgres server restarts', () => {
       ids.push(r.body.id as string);
     }
     // Every turn is mid-round (its first model request is streaming) when the server goes away.
-    await until('every turn to reach the model', async () => ids.every((_, i) => model.requests.some((q) => lastUserText(q.body) === `through a restart ${i}`)));
+    await until('every turn to reach the model', async () => ids.every((_, i) => pg.model.requests.some((q) => lastUserText(q.body) === `through a restart ${i}`)));
     await db.pause();
     for (const x of instances) {
       await until('/readyz to answer 503', async () => (await ready(x)).status === 503);
