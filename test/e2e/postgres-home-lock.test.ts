@@ -4,64 +4,32 @@
  * home across instances (a Postgres advisory lock keyed by agent id), so a command of the same
  * agent on the other instance starts only after it ended — never beside it.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import os from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { describePostgres, freshSchema } from '../support/postgres.js';
+import { beforeAll, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { describePostgres } from '../support/postgres.js';
 import { routedEntries } from '../workflows/support.js';
-import { freePort, spawnService, waitHealthy, type Child } from './support/child.js';
+import { usePgInstances, type PgInstance } from './support/pg-instances.js';
 import { readSse } from './support/sse-client.js';
 import { api } from './support/service.js';
 
 describePostgres('the agent-home lock across two instances on one Postgres', () => {
-  let model: ScriptedResponsesServer;
-  const dirs: string[] = [];
-  const children: Child[] = [];
+  // One turn at a time per instance: the second turn has to run on the other instance.
+  const pg = usePgInstances({ name: 'home-lock', env: { MAX_CONCURRENT_TURNS: '1' } });
+  const children = pg.children;
   let agents: string;
-  let instances: { url: string; child: Child }[];
-
-  async function startInstance(env: Record<string, string>, name: string): Promise<{ url: string; child: Child }> {
-    const port = await freePort();
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), `pg-home-lock-${name}-`));
-    dirs.push(dataDir);
-    symlinkSync(agents, path.join(dataDir, 'agents')); // one shared agents folder, like a shared volume
-    const child = spawnService({ ...env, DATA_DIR: dataDir, PORT: String(port) });
-    children.push(child);
-    const url = `http://127.0.0.1:${port}`;
-    await waitHealthy(url, child, 90_000);
-    return { url, child };
-  }
+  let instances: PgInstance[];
 
   beforeAll(async () => {
-    model = await startScriptedResponsesServer();
-    const { url } = await freshSchema();
-    const shared = mkdtempSync(path.join(os.tmpdir(), 'pg-home-lock-agents-'));
-    dirs.push(shared);
+    const shared = pg.tempDir('pg-home-lock-agents-');
     chmodSync(shared, 0o711); // the sandbox user (when the service runs as root) must reach the homes
     agents = path.join(shared, 'agents');
     mkdirSync(agents);
-    const env = {
-      DATABASE_URL: url,
-      STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters',
-      OPENAI_BASE_URL: model.baseURL,
-      OPENAI_API_KEY: 'k',
-      MODEL: 'm',
-      MODEL_MAX_RETRIES: '0',
-      LOG_LEVEL: 'warn',
-      // One turn at a time per instance: the second turn has to run on the other instance.
-      MAX_CONCURRENT_TURNS: '1',
-    };
-    instances = await Promise.all([startInstance(env, 'a'), startInstance(env, 'b')]);
+    // One shared agents folder, like a shared volume.
+    const prepare = (dataDir: string) => symlinkSync(agents, path.join(dataDir, 'agents'));
+    instances = await Promise.all([pg.start('a', { prepare }), pg.start('b', { prepare })]);
   }, 200_000);
-
-  afterAll(async () => {
-    for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
-    await model?.close();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
 
   const running = async (x: { url: string }) => (await api(x.url, 'GET', '/readyz')).body.turns.running as number;
   const log = () => {
@@ -80,7 +48,7 @@ describePostgres('the agent-home lock across two instances on one Postgres', () 
   }
 
   it("runs a command of one agent on the second instance only after the first instance's command in the same home ended", async () => {
-    model.push(
+    pg.model.push(
       ...routedEntries({
         'first command': [
           { output: [functionCall('command', { command: 'echo start-1 >> order.log; sleep 12; echo end-1 >> order.log' })] },
