@@ -4,32 +4,8 @@
  * (`WHERE decision IS NULL`), so concurrent deciders cannot both win.
  */
 import type { Database } from './database.js';
+import { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from './approval-rows.js';
 import type { ApprovalDecisionInput, ApprovalStore, NewApproval, StoredApproval } from './approval-store.js';
-
-interface Row {
-  turn_id: string;
-  call_id: string;
-  name: string;
-  arguments: string;
-  label: string | null;
-  requested_at: string;
-  expires_at: string;
-  decision: 'approve' | 'reject' | null;
-  reason: string | null;
-  edited_arguments: string | null;
-  decided_at: string | null;
-  decided_by: 'client' | 'timeout' | null;
-}
-
-const COLUMNS = 'turn_id, call_id, name, arguments, label, requested_at, expires_at, decision, reason, edited_arguments, decided_at, decided_by';
-
-function fromRow(r: Row): StoredApproval {
-  return {
-    ...r,
-    arguments: JSON.parse(r.arguments) as unknown,
-    edited_arguments: r.edited_arguments === null ? null : (JSON.parse(r.edited_arguments) as Record<string, unknown>),
-  };
-}
 
 export class SqliteApprovalStore implements ApprovalStore {
   constructor(private readonly db: Database) {
@@ -64,12 +40,12 @@ export class SqliteApprovalStore implements ApprovalStore {
   }
 
   async get(turnId: string, callId: string): Promise<StoredApproval | undefined> {
-    const row = this.db.prepare(`SELECT ${COLUMNS} FROM turn_approvals WHERE turn_id = ? AND call_id = ?`).get(turnId, callId) as Row | undefined;
-    return row ? fromRow(row) : undefined;
+    const row = this.db.prepare(`SELECT ${APPROVAL_COLUMNS} FROM turn_approvals WHERE turn_id = ? AND call_id = ?`).get(turnId, callId) as ApprovalRow | undefined;
+    return row ? approvalFromRow(row) : undefined;
   }
 
   async list(turnId: string): Promise<StoredApproval[]> {
-    return (this.db.prepare(`SELECT ${COLUMNS} FROM turn_approvals WHERE turn_id = ? ORDER BY seq`).all(turnId) as Row[]).map(fromRow);
+    return (this.db.prepare(`SELECT ${APPROVAL_COLUMNS} FROM turn_approvals WHERE turn_id = ? ORDER BY seq`).all(turnId) as ApprovalRow[]).map(approvalFromRow);
   }
 
   async decide(turnId: string, callId: string, d: ApprovalDecisionInput): Promise<{ won: boolean; approval: StoredApproval } | undefined> {

@@ -3,33 +3,9 @@
  * decision is one conditional UPDATE (`WHERE decision IS NULL`): under concurrent deciders on any
  * instance, exactly one row update happens and the others see the recorded decision.
  */
+import { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from '../approval-rows.js';
 import type { ApprovalDecisionInput, ApprovalStore, NewApproval, StoredApproval } from '../approval-store.js';
 import type { PgDatabase } from './pg-database.js';
-
-interface Row {
-  turn_id: string;
-  call_id: string;
-  name: string;
-  arguments: string;
-  label: string | null;
-  requested_at: string;
-  expires_at: string;
-  decision: 'approve' | 'reject' | null;
-  reason: string | null;
-  edited_arguments: string | null;
-  decided_at: string | null;
-  decided_by: 'client' | 'timeout' | null;
-}
-
-const COLUMNS = 'turn_id, call_id, name, arguments, label, requested_at, expires_at, decision, reason, edited_arguments, decided_at, decided_by';
-
-function fromRow(r: Row): StoredApproval {
-  return {
-    ...r,
-    arguments: JSON.parse(r.arguments) as unknown,
-    edited_arguments: r.edited_arguments === null ? null : (JSON.parse(r.edited_arguments) as Record<string, unknown>),
-  };
-}
 
 export class PgApprovalStore implements ApprovalStore {
   constructor(private readonly db: PgDatabase) {}
@@ -44,13 +20,13 @@ export class PgApprovalStore implements ApprovalStore {
   }
 
   async get(turnId: string, callId: string): Promise<StoredApproval | undefined> {
-    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM turn_approvals WHERE turn_id = $1 AND call_id = $2`, [turnId, callId]);
-    return rows[0] ? fromRow(rows[0]) : undefined;
+    const { rows } = await this.db.query<ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM turn_approvals WHERE turn_id = $1 AND call_id = $2`, [turnId, callId]);
+    return rows[0] ? approvalFromRow(rows[0]) : undefined;
   }
 
   async list(turnId: string): Promise<StoredApproval[]> {
-    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM turn_approvals WHERE turn_id = $1 ORDER BY seq`, [turnId]);
-    return rows.map(fromRow);
+    const { rows } = await this.db.query<ApprovalRow>(`SELECT ${APPROVAL_COLUMNS} FROM turn_approvals WHERE turn_id = $1 ORDER BY seq`, [turnId]);
+    return rows.map(approvalFromRow);
   }
 
   async decide(turnId: string, callId: string, d: ApprovalDecisionInput): Promise<{ won: boolean; approval: StoredApproval } | undefined> {
