@@ -95,6 +95,7 @@ describe('schedule tools', () => {
     const after = await call(ctx, tools, 'schedule_create', { name: 'tea', when: { after: { value: 10, unit: 'minute' } }, input: 'Tea is ready' });
     expect(after.label).toBe('Scheduling “tea” in 10 minutes');
     expect(after.completed).toBe('Scheduled “tea” (next run Fri 12:10 UTC)');
+    expect(after.text).toMatch(/next run: \S+Z \(Fri 12:10 UTC\)\n/); // the zone once
   });
 
   it('creates one schedule when the same call is retried in the same turn, and a new one in another turn', async () => {

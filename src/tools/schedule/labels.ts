@@ -54,14 +54,18 @@ export function zoneOf(when: ScheduleWhen): string {
   return 'UTC';
 }
 
-/** A schedule's next run in its own zone, e.g. "Mon 09:00"; null when it has none. */
-export function formatNextRun(s: Pick<Schedule, 'next_run_at' | 'when'>, now: number): string | null {
+/**
+ * A schedule's next run in its own zone, e.g. "Mon 09:00" (an `after` schedule's in UTC, with the
+ * suffix: "Mon 09:00 UTC"); null when it has none. `zone: false` leaves the UTC suffix out (for
+ * callers that append {@link zoneOf} themselves).
+ */
+export function formatNextRun(s: Pick<Schedule, 'next_run_at' | 'when'>, now: number, opts: { zone?: boolean } = {}): string | null {
   if (s.next_run_at === null) return null;
   const ms = Date.parse(s.next_run_at);
   const w = s.when;
   if ('cron' in w) return formatSlot(ms, now, w.timezone);
   if ('at' in w) return formatSlot(ms, now, undefined, offsetMinutes(w.at));
-  return `${formatSlot(ms, now)} UTC`;
+  return opts.zone === false ? formatSlot(ms, now) : `${formatSlot(ms, now)} UTC`;
 }
 
 /**

@@ -27,7 +27,7 @@ export function scheduleLine(s: Schedule, now: number): string {
 
 /** Several lines describing one schedule in full. */
 export function scheduleText(s: Schedule, now: number): string {
-  const next = formatNextRun(s, now);
+  const next = formatNextRun(s, now, { zone: false });
   return [
     `Schedule ${s.id} ${quoted(s.name)} — ${s.status}`,
     `when: ${whenText(s)}`,
