@@ -120,6 +120,11 @@ describe('a call that needs approval', () => {
     expect(outputFor(last, 'call_e1')).toBe('created final.txt (1 lines, 8 bytes)');
     const resolved = (await readSse(`${harness.svc.url}/v1/turns/${id}/events`)).events.find((e) => e.event === 'approval.resolved')!.json;
     expect(resolved).toMatchObject({ decision: 'approve', arguments: { path: 'final.txt', content: 'polished' } });
+    // The same approval again (keys in another order) is a repeat; other edited arguments are not.
+    expect((await decide(harness, id, { call_id: 'call_e1', decision: 'approve', arguments: { content: 'polished', path: 'final.txt' } })).status).toBe(200);
+    const differs = await decide(harness, id, { call_id: 'call_e1', decision: 'approve', arguments: { path: 'final.txt', content: 'other' } });
+    expect(differs.status).toBe(409);
+    expect(differs.body.error.code).toBe('approval_conflict');
   });
 
   it('refuses edited arguments the tool schema rejects (400 with details) and keeps the call pending', async () => {

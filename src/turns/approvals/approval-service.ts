@@ -68,20 +68,14 @@ export class ApprovalService {
   async decide(turnId: string, body: DecisionBody): Promise<ApprovalView> {
     const existing = await this.d.store.get(turnId, body.call_id);
     if (!existing) throw approvalNotFound(turnId, body.call_id);
-    if (existing.decision !== null) return this.repeated(existing, body.decision);
+    if (existing.decision !== null) return this.repeated(existing, body);
     const turn = await this.d.turns.get(turnId);
     if (!turn || isFinished(turn)) throw turnFinished(turnId, body.call_id, turn?.status ?? 'unknown');
     if (body.decision === 'approve' && body.arguments) {
       await checkEditedArguments(await this.d.toolOf(turnId, existing.name), existing.name, body.arguments);
     }
-    const recorded = await this.record(turnId, body.call_id, {
-      decision: body.decision,
-      reason: body.decision === 'reject' ? body.reason?.trim() || 'no reason given' : (body.reason ?? null),
-      edited_arguments: body.decision === 'approve' ? (body.arguments ?? null) : null,
-      decided_at: new Date().toISOString(),
-      decided_by: 'client',
-    });
-    if (!recorded.won) return this.repeated(recorded.approval, body.decision);
+    const recorded = await this.record(turnId, body.call_id, { ...decisionOf(body), decided_at: new Date().toISOString(), decided_by: 'client' });
+    if (!recorded.won) return this.repeated(recorded.approval, body);
     return approvalView(recorded.approval);
   }
 
@@ -128,8 +122,29 @@ export class ApprovalService {
     if (await this.d.queue.enqueue(turnId)) this.d.wake();
   }
 
-  private repeated(a: StoredApproval, decision: DecisionBody['decision']): ApprovalView {
-    if (a.decision !== decision) throw approvalConflict(a);
+  /**
+   * A decision for a call that is already decided: the same decision (same edited arguments, and
+   * the same reason when the repeat gives one) answers as the first did; any difference is a
+   * conflict, so no client is told that its different arguments or reason were recorded.
+   */
+  private repeated(a: StoredApproval, body: DecisionBody): ApprovalView {
+    const want = decisionOf(body);
+    const same = a.decision === want.decision && (body.reason === undefined || a.reason === want.reason) && canonical(a.edited_arguments) === canonical(want.edited_arguments);
+    if (!same) throw approvalConflict(a);
     return approvalView(a);
   }
+}
+
+/** The stored form of a client's decision (reason and edited arguments normalised). */
+function decisionOf(body: DecisionBody): Pick<ApprovalDecisionInput, 'decision' | 'reason' | 'edited_arguments'> {
+  return {
+    decision: body.decision,
+    reason: body.decision === 'reject' ? body.reason?.trim() || 'no reason given' : (body.reason ?? null),
+    edited_arguments: body.decision === 'approve' ? (body.arguments ?? null) : null,
+  };
+}
+
+/** JSON with object keys sorted, so equal values compare equal whatever their key order. */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x as Record<string, unknown>).sort(([p], [q]) => (p < q ? -1 : p > q ? 1 : 0))) : x));
 }
