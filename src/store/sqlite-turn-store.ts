@@ -4,6 +4,7 @@
  */
 import type { Database } from './database.js';
 import { StatementCache } from './statement-cache.js';
+import { turnRecordFromRow as toRecord, type TurnRow } from './turn-rows.js';
 import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from './turn-store.js';
 import type { TranscriptItem } from '../model/port.js';
 import type { TurnTrace } from '../telemetry/trace-context.js';
@@ -11,16 +12,7 @@ import type { StoredTaskBinding, TurnRecordStatus } from '../turns/turn-kinds.js
 import type { CreateTurnInput, TurnRecord } from '../turns/turn-service-types.js';
 
 /** A `turns` row as selected by RECORD_COLUMNS: the record's plain fields, JSON columns as text. */
-type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' | 'input_preview'> & {
-  kind: string;
-  request: string;
-  origin: string;
-  input_tokens: number;
-  output_tokens: number;
-  usage_unknown: number | null;
-  error: string | null;
-  metadata: string | null;
-};
+type Row = TurnRow;
 
 const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
   output_text, stop_reason, steps, input_tokens, output_tokens, usage_unknown, error, metadata, trace_id, request`;
@@ -229,49 +221,4 @@ export class SqliteTurnStore implements TurnStore {
       .all(...statuses) as { id: string }[];
     return rows.map((r) => r.id);
   }
-}
-
-function toRecord(r: Row): TurnRecord {
-  return {
-    id: r.id,
-    agent_id: r.agent_id,
-    status: r.status,
-    kind: r.kind as TurnRecord['kind'],
-    origin: JSON.parse(r.origin),
-    model: r.model,
-    created_at: r.created_at,
-    started_at: r.started_at,
-    completed_at: r.completed_at,
-    output_text: r.output_text,
-    stop_reason: r.stop_reason,
-    steps: r.steps,
-    usage: r.usage_unknown === 1 ? null : { input_tokens: r.input_tokens, output_tokens: r.output_tokens },
-    error: r.error === null ? null : JSON.parse(r.error),
-    metadata: r.metadata === null ? null : JSON.parse(r.metadata),
-    trace_id: r.trace_id,
-    input_preview: inputPreview(r.request),
-  };
-}
-
-/** Max characters of {@link TurnRecord.input_preview}. */
-const PREVIEW_CHARS = 120;
-
-/** The first non-empty line of the turn's input (a string, or its first user/any message), cut to 120 characters. */
-export function inputPreview(requestJson: string): string | null {
-  let input: unknown;
-  try {
-    input = (JSON.parse(requestJson) as { input?: unknown }).input;
-  } catch {
-    return null;
-  }
-  let text: unknown = input;
-  if (Array.isArray(input)) {
-    const msgs = input as { role?: unknown; content?: unknown }[];
-    text = (msgs.find((m) => m?.role === 'user') ?? msgs[0])?.content;
-  }
-  if (typeof text !== 'string') return null;
-  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
-  if (line === '') return null;
-  const chars = [...line];
-  return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS - 1).join('')}…` : line;
 }

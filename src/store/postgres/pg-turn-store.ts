@@ -11,21 +11,11 @@ import type { TranscriptItem } from '../../model/port.js';
 import type { TurnTrace } from '../../telemetry/trace-context.js';
 import type { StoredTaskBinding, TurnRecordStatus } from '../../turns/turn-kinds.js';
 import type { CreateTurnInput, TurnRecord } from '../../turns/turn-service-types.js';
-import { inputPreview } from '../sqlite-turn-store.js';
+import { turnRecordFromRow as toRecord, type TurnRow } from '../turn-rows.js';
 import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from '../turn-store.js';
 import type { PgDatabase } from './pg-database.js';
 
-type Row = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' | 'input_preview'> & {
-  trace_parent: string | null;
-  request: string;
-  usage_unknown: boolean;
-  kind: string;
-  origin: string;
-  input_tokens: number;
-  output_tokens: number;
-  error: string | null;
-  metadata: string | null;
-};
+type Row = TurnRow & { trace_parent: string | null };
 
 const RECORD_COLUMNS = `id, agent_id, status, kind, origin, model, created_at, started_at, completed_at,
   output_text, stop_reason, steps, input_tokens, output_tokens, usage_unknown, error, metadata, trace_id, trace_parent, request`;
@@ -193,26 +183,4 @@ export class PgTurnStore implements TurnStore {
     const { rows } = await this.db.query<{ id: string }>('SELECT id FROM turns WHERE status = ANY($1) ORDER BY id', [statuses]);
     return rows.map((r) => r.id);
   }
-}
-
-function toRecord(r: Row): TurnRecord {
-  return {
-    id: r.id,
-    agent_id: r.agent_id,
-    status: r.status,
-    kind: r.kind as TurnRecord['kind'],
-    origin: JSON.parse(r.origin),
-    model: r.model,
-    created_at: r.created_at,
-    started_at: r.started_at,
-    completed_at: r.completed_at,
-    output_text: r.output_text,
-    stop_reason: r.stop_reason,
-    steps: r.steps,
-    usage: r.usage_unknown ? null : { input_tokens: r.input_tokens, output_tokens: r.output_tokens },
-    error: r.error === null ? null : JSON.parse(r.error),
-    metadata: r.metadata === null ? null : JSON.parse(r.metadata),
-    trace_id: r.trace_id,
-    input_preview: inputPreview(r.request),
-  };
 }

@@ -1,0 +1,66 @@
+/**
+ * The `turns` row as both engines return it (SQLite and Postgres keep the same columns; JSON fields
+ * are text, `usage_unknown` is 0/1 on SQLite and a boolean on Postgres) and its mapping to the
+ * {@link TurnRecord} the API returns.
+ */
+import type { TurnRecord } from '../turns/turn-service-types.js';
+
+/** One `turns` row (the record columns plus the stored request). */
+export type TurnRow = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' | 'input_preview'> & {
+  kind: string;
+  request: string;
+  origin: string;
+  input_tokens: number;
+  output_tokens: number;
+  /** Set when a response came without usage: the record's usage is null (unknown), not the sums. */
+  usage_unknown: number | boolean | null;
+  error: string | null;
+  metadata: string | null;
+};
+
+/** A row as the turn record (JSON columns parsed, `input_preview` derived from the request). */
+export function turnRecordFromRow(r: TurnRow): TurnRecord {
+  return {
+    id: r.id,
+    agent_id: r.agent_id,
+    status: r.status,
+    kind: r.kind as TurnRecord['kind'],
+    origin: JSON.parse(r.origin),
+    model: r.model,
+    created_at: r.created_at,
+    started_at: r.started_at,
+    completed_at: r.completed_at,
+    output_text: r.output_text,
+    stop_reason: r.stop_reason,
+    steps: r.steps,
+    usage: r.usage_unknown ? null : { input_tokens: r.input_tokens, output_tokens: r.output_tokens },
+    error: r.error === null ? null : JSON.parse(r.error),
+    metadata: r.metadata === null ? null : JSON.parse(r.metadata),
+    trace_id: r.trace_id,
+    input_preview: inputPreview(r.request),
+  };
+}
+
+
+/** Max characters of {@link TurnRecord.input_preview}. */
+const PREVIEW_CHARS = 120;
+
+/** The first non-empty line of the turn's input (a string, or its first user/any message), cut to 120 characters. */
+export function inputPreview(requestJson: string): string | null {
+  let input: unknown;
+  try {
+    input = (JSON.parse(requestJson) as { input?: unknown }).input;
+  } catch {
+    return null;
+  }
+  let text: unknown = input;
+  if (Array.isArray(input)) {
+    const msgs = input as { role?: unknown; content?: unknown }[];
+    text = (msgs.find((m) => m?.role === 'user') ?? msgs[0])?.content;
+  }
+  if (typeof text !== 'string') return null;
+  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  if (line === '') return null;
+  const chars = [...line];
+  return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS - 1).join('')}…` : line;
+}
