@@ -74,31 +74,16 @@ export interface JobStore {
   runningCount(agentId: string): Promise<number>;
 }
 
-/** A `background_jobs` row. `notify` is 0/1 in SQLite, boolean in Postgres. */
-export interface JobRow {
-  id: string;
-  agent_id: string;
-  title: string;
-  task: string;
-  status: JobStatus;
-  model: string | null;
-  source_turn_id: string | null;
-  source_call_id: string | null;
-  respawned_from: string | null;
-  respawned_to: string | null;
+/**
+ * A `background_jobs` row: the record's columns, with the JSON ones as text and `notify` 0/1 in
+ * SQLite, boolean in Postgres.
+ */
+export type JobRow = Omit<JobRecord, 'notify' | 'turn_ids' | 'pending_messages' | 'error'> & {
   notify: number | boolean;
   turn_ids: string;
   pending_messages: string;
-  question: string | null;
-  notice: string | null;
-  output_text: string | null;
   error: string | null;
-  attempts: number;
-  created_at: string;
-  started_at: string | null;
-  finished_at: string | null;
-  updated_at: string;
-}
+};
 
 /** Column order of INSERTs (both engines). */
 export const JOB_COLUMNS = [
