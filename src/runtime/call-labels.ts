@@ -6,7 +6,9 @@
  *   saying what happened ({@link notRunLabel});
  * - a call that failed, timed out or was stopped gets the tool's `describeFailedActivity` label,
  *   or else {@link failedLabel} built from its activity label (`Failed: Reading a.txt`,
- *   `Stopped: Running \`sleep 30\``, `Timed out: …`), never the present-tense label alone.
+ *   `Stopped: Running \`sleep 30\``, `Timed out: …`), never the present-tense label alone;
+ * - a call the user rejected (README "Tool approvals") starts like any call (the tool's own label)
+ *   and ends with {@link rejectedLabel} (`Rejected: Writing a.txt`).
  */
 import type { FailedActivity } from './tool.js';
 
@@ -30,4 +32,9 @@ export function failedLabel(activity: string, failure: FailedActivity): string {
   if (failure.kind === 'cancelled') return `Stopped: ${activity}`;
   if (failure.kind === 'timed_out') return `Timed out: ${activity}`;
   return `Failed: ${activity}`;
+}
+
+/** Completed-form label of a call the user rejected (or whose approval timed out) from its activity label. */
+export function rejectedLabel(activity: string): string {
+  return `Rejected: ${activity}`;
 }

@@ -16,7 +16,10 @@
  *   {@link TerminateTurn} (stop reason, output text), if it gave one, is the result's `ending`.
  * - a tool's `execute` never receives unvalidated params;
  * - every `tool.completed` has a `tool.started` before it: a call that never reaches the tool
- *   (unknown, invalid arguments, refused) gets one with a generic label and `arguments: null`;
+ *   (unknown, invalid arguments, refused) gets one with a generic label and `arguments: null`,
+ *   except a call the user rejected (`rejections`), whose arguments were validated before it was
+ *   asked about: its `tool.started` carries them and the tool's own activity label, like a call
+ *   that runs, and its `tool.completed` the label `Rejected: <activity>`;
  *   a failed, timed-out or stopped call ends with a completed-form label (see call-labels.ts);
  * - at most `maxCallsPerResponse` calls of one response run; the rest are answered with an
  *   `Error:` telling the model the limit and to split the work (see {@link overLimitMessage});
@@ -30,7 +33,7 @@ import type { ContentPart, FunctionCallOutputItem } from '../model/port.js';
 import { validateToolArguments } from './arguments.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import type { TurnEvent } from './events.js';
-import { failedLabel, genericStartedLabel, notRunLabel, type NotRunReason } from './call-labels.js';
+import { failedLabel, genericStartedLabel, notRunLabel, rejectedLabel, type NotRunReason } from './call-labels.js';
 import type { AgentToolResult, AnyWorkerAgentTool, FailedActivity, TerminateTurn, ToolContent } from './tool.js';
 import { toolIdentity } from './tool-identity.js';
 import { keepHead } from './text-cut.js';
@@ -76,6 +79,11 @@ export interface DispatchOptions<TTurn = unknown> {
    * (e.g. a repeated identical call, policies/repeated-call.ts); undefined entries run normally.
    */
   refusals?: readonly (string | undefined)[];
+  /**
+   * Per call (same index as the calls): the `Error:` output of a call the user rejected
+   * (./approval-gate.ts); it is not run, but reported with its validated arguments and label.
+   */
+  rejections?: readonly (string | undefined)[];
   /** When set, every call is answered with this error and nothing runs (e.g. tools disabled). */
   refuseAllWith?: string;
   /** Calls executed per round (one model response) [64]; later calls get an `Error:` output. */
@@ -187,10 +195,15 @@ export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: D
   const maxCalls = Math.max(1, opts.maxCallsPerResponse ?? DEFAULT_MAX_CALLS_PER_RESPONSE);
   // Calls answered with an error without running: over the limit, or a repeated call_id.
   const refusals: (string | undefined)[] = new Array(calls.length);
+  const rejected = new Set<number>();
   const seenCallIds = new Set<string>();
   calls.forEach((call, index) => {
     if (index >= maxCalls) refusals[index] = overLimitMessage(index + 1, calls.length, maxCalls);
     else if (seenCallIds.has(call.callId)) refusals[index] = duplicateCallIdMessage(call.callId);
+    else if (opts.rejections?.[index] !== undefined) {
+      refusals[index] = opts.rejections[index];
+      rejected.add(index);
+    }
     else if (opts.refusals?.[index] !== undefined) refusals[index] = opts.refusals[index];
     seenCallIds.add(call.callId);
   });
@@ -203,7 +216,7 @@ export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: D
       return;
     }
     if (refusals[index] !== undefined) {
-      outcomes[index] = await executeCall(call, opts, () => undefined, refusals[index]);
+      outcomes[index] = await executeCall(call, opts, () => undefined, refusals[index], rejected.has(index));
       return;
     }
     if (terminated) {
@@ -252,6 +265,7 @@ async function executeCall<TTurn>(
   opts: DispatchOptions<TTurn>,
   onTerminate: (how: true | TerminateTurn) => void,
   refusal?: string,
+  rejectedByUser = false,
 ): Promise<CallOutcome> {
   const displayName = toolIdentity(call);
   // A call that does not reach the tool still gets a tool.started (generic label) before its
@@ -262,6 +276,17 @@ async function executeCall<TTurn>(
     return { ...errorOutcome(call.callId, text, 'completed'), ...(repaired ? { repaired } : {}) };
   };
 
+  if (refusal !== undefined && rejectedByUser) {
+    const asked = lookup(call, opts.tools);
+    const checked = asked ? validateToolArguments(asked, call.arguments) : undefined;
+    if (asked && checked?.ok) {
+      const params = checked.params;
+      const label = safeLabel(() => asked.describeActivity(params), displayName);
+      await opts.emit({ type: 'tool.started', call_id: call.callId, name: displayName, label, arguments: params });
+      await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label: label === null ? null : rejectedLabel(label), is_error: true, output: refusal });
+      return errorOutcome(call.callId, refusal, 'completed');
+    }
+  }
   if (refusal !== undefined) return notRun(refusal, 'refused');
   if (opts.refuseAllWith !== undefined) return notRun(opts.refuseAllWith, 'refused');
   if (opts.onlyTools && !opts.onlyTools.includes(displayName)) {

@@ -124,7 +124,8 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
   const result = await dispatchRound(
     runNow.map((r) => r.call),
     {
-      refusals: runNow.map((r) => gated?.refusals[toRun.indexOf(r)] ?? repeats[r.index]),
+      refusals: runNow.map((r) => repeats[r.index]),
+      rejections: runNow.map((r) => gated?.refusals[toRun.indexOf(r)]),
       tools: tools.callable,
       signal: deps.signal,
       turnContext: deps.turnContext,

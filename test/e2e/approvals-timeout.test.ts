@@ -31,6 +31,8 @@ describe('APPROVAL_TIMEOUT_S', () => {
     const resolved = s.events.find((e) => e.event === 'approval.resolved')!.json;
     expect(resolved).toMatchObject({ call_id: 'call_to1', decision: 'reject', reason: 'timed out' });
     expect(Date.parse(resolved.created_at)).toBeGreaterThanOrEqual(Date.parse(requested.expires_at));
+    expect(s.events.find((e) => e.event === 'tool.started')!.json).toMatchObject({ call_id: 'call_to1', label: 'Writing late.txt', arguments: { path: 'late.txt', content: 'late' } });
+    expect(s.events.find((e) => e.event === 'tool.completed')!.json).toMatchObject({ call_id: 'call_to1', is_error: true, label: 'Rejected: Writing late.txt' });
     expect(s.events.at(-1)!.json).toMatchObject({ type: 'turn.completed', output_text: 'model saw: Error: the user rejected this call: timed out' });
     expect(existsSync(path.join(harness.svc.dataDir, 'agents', 'timeout-1', 'home', 'late.txt'))).toBe(false);
 

@@ -150,7 +150,7 @@ describe('a call that needs approval', () => {
     expect(readFileSync(homeFile(harness, 'appr-3', 'x.txt'), 'utf8')).toBe('x');
   });
 
-  it('rejected: the model gets "Error: the user rejected this call: <reason>" and nothing runs', async () => {
+  it('rejected: the model gets "Error: the user rejected this call: <reason>", nothing runs, and the call is reported with its arguments and label', async () => {
     harness.model.push(
       { output: [functionCall('write_file', { path: 'secret.txt', content: 'leak' }, { callId: 'call_r1' })] },
       (body) => ({ output: [message(`understood: ${outputFor(body, 'call_r1')}`)] }),
@@ -160,8 +160,10 @@ describe('a call that needs approval', () => {
     expect(d.body).toMatchObject({ status: 'rejected', reason: 'not in that folder' });
     const after = await rest(harness, id, Number(events.at(-1)!.id));
     expect(after[0].json).toMatchObject({ type: 'approval.resolved', call_id: 'call_r1', decision: 'reject', reason: 'not in that folder' });
+    const started = after.find((e) => e.event === 'tool.started')!.json;
+    expect(started).toMatchObject({ call_id: 'call_r1', name: 'write_file', label: 'Writing secret.txt', arguments: { path: 'secret.txt', content: 'leak' } });
     const completed = after.find((e) => e.event === 'tool.completed')!.json;
-    expect(completed).toMatchObject({ call_id: 'call_r1', is_error: true, output: 'Error: the user rejected this call: not in that folder' });
+    expect(completed).toMatchObject({ call_id: 'call_r1', is_error: true, label: 'Rejected: Writing secret.txt', output: 'Error: the user rejected this call: not in that folder' });
     expect(after.at(-1)!.json).toMatchObject({ type: 'turn.completed', output_text: 'understood: Error: the user rejected this call: not in that folder' });
     expect(existsSync(homeFile(harness, 'appr-4', 'secret.txt'))).toBe(false);
   });
