@@ -50,11 +50,11 @@ export const ReasoningDeltaEvent = z.object({
 /**
  * Something about the model's answer that did not fail the turn. `tool_calls_ignored`: the model
  * called tools in an answer to a request that offered none (the final answer after max_steps);
- * those calls were not run. `call_ids` name them.
+ * those calls were not run and are not in the transcript. `call_ids` name them.
  */
 export const ModelWarningEvent = z.object({
   type: z.literal('model.warning'),
-  code: z.enum(['tool_calls_ignored']),
+  code: z.enum(['tool_calls_ignored']).describe('`tool_calls_ignored`: the answer to a request that offered no tools (the final answer after max_steps) called tools; those calls were not run and are not in the transcript.'),
   message: z.string(),
   call_ids: z.array(z.string()),
 });
@@ -182,7 +182,10 @@ export const TurnCompletedEvent = z.object({
 
 export const TurnFailedEvent = z.object({
   type: z.literal('turn.failed'),
-  error: z.object({ code: z.string(), message: z.string() }),
+  error: z.object({
+    code: z.string().describe('e.g. `interrupted`, `max_output_tokens` / `empty_response` / `max_steps` (no answer text; README "Turn endings"), a provider error code, `internal_error`.'),
+    message: z.string(),
+  }),
 });
 
 export const TurnCancelledEvent = z.object({

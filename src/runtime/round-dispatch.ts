@@ -31,6 +31,10 @@ export function interruptedOutput(tool: string): string {
   return `Error: interrupted by a service restart while ${tool} was running; it may or may not have taken effect — check before retrying.`;
 }
 
+/**
+ * Answer of calls in a pending round with tools disabled: round.ts no longer puts such calls in a
+ * round (they are ignored with a `model.warning`), so only a round checkpointed before that reaches it.
+ */
 const TOOLS_DISABLED = 'Error: no more tool calls are allowed in this turn; answer with your final answer.';
 
 /**

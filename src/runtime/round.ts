@@ -4,6 +4,9 @@
  * decisions in ./policies/ (cut retry, empty response, tool-call text, final answer, max steps,
  * repeated calls, answerless endings).
  *
+ * After max steps (tools disabled) a response's calls are dropped with a `model.warning`
+ * `tool_calls_ignored` ({@link ignoredCalls}); its text is the answer.
+ *
  * Mid-round checkpoint: a response with calls is put in `state.round` and checkpointed
  * (`deps.checkpoint`) BEFORE any call runs, so a crash never makes the model answer the same
  * round twice; the dispatch phase (./round-dispatch.ts) then appends the round to the
@@ -17,6 +20,7 @@ import { decideCutRetry } from './policies/cut-retry.js';
 import { decideToolCallText } from './policies/tool-call-text.js';
 import { decideEmptyResponse } from './policies/empty-response.js';
 import { decideFinalAnswer } from './policies/final-answer.js';
+import { ignoredCalls } from './policies/max-steps.js';
 import { dispatchPendingRound } from './round-dispatch.js';
 import type { NextStep, RoundDeps } from './round-types.js';
 import { developerMessage, messageText } from './transcript-items.js';
@@ -83,11 +87,18 @@ export async function runRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>):
 
   const normalized = normalizeOutputItems(response.items);
   for (const line of normalized.skipped) await deps.emit({ type: 'turn.warning', code: 'invalid_output_item', message: line });
-  const items = normalized.items;
+  let items = normalized.items;
   const text = messageText(items);
   if (text) {
     state.lastText = text;
     await deps.emit({ type: 'message.completed', text });
+  }
+  if (hasCalls(items) && state.toolsDisabled) {
+    // The final request after max_steps offered no tools: its calls are never run nor paired into
+    // the transcript; the answer is its text (policies/max-steps.ts).
+    const ignored = ignoredCalls(items);
+    await deps.emit({ type: 'model.warning', code: 'tool_calls_ignored', message: ignored.message, call_ids: ignored.callIds });
+    items = ignored.kept;
   }
   if (hasCalls(items)) {
     state.usedTools = true;

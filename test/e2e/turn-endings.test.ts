@@ -10,8 +10,8 @@ import { validateComponent } from './support/spec.js';
 
 const harness = useScriptedService();
 
-async function runTurn(): Promise<{ turn: any; events: { event?: string; json: any }[] }> {
-  const created = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'go' });
+async function runTurn(extra: Record<string, unknown> = {}): Promise<{ turn: any; events: { event?: string; json: any }[] }> {
+  const created = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'go', ...extra });
   expect(created.status).toBe(200);
   const sse = await readSse(`${harness.svc.url}/v1/turns/${created.body.id}/events`);
   for (const ev of sse.events) expect(validateComponent('TurnEvent', ev.json), ev.event).toEqual([]);
@@ -39,6 +39,37 @@ describe('turn endings over HTTP', () => {
     harness.model.push({ output: [message('fine')] });
     const { turn } = await runTurn();
     expect(turn).toMatchObject({ status: 'completed', output_text: 'fine', stop_reason: 'stop' });
+  });
+});
+
+describe('the final answer after max_steps (asked for without tools)', () => {
+  const plan = (id: string) => functionCall('todo', { todos: [{ id: '1', content: `step ${id}`, status: 'pending' }] }, { callId: id });
+
+  it('with text and calls: the calls are not run nor kept, a model.warning names them, and the text is the answer', async () => {
+    harness.model.push({ output: [plan('call_ms1')] }, { output: [message('Here is what I have.'), plan('call_ms2')] });
+    const { turn, events } = await runTurn({ tools: ['todo'], max_steps: 1 });
+    expect(turn).toMatchObject({ status: 'completed', stop_reason: 'max_steps', output_text: 'Here is what I have.' });
+    const warning = events.find((e) => e.event === 'model.warning');
+    expect(warning?.json).toMatchObject({ code: 'tool_calls_ignored', call_ids: ['call_ms2'], message: expect.stringMatching(/todo.*max_steps.*not run/) });
+    expect(events.filter((e) => e.event === 'tool.started').map((e) => e.json.call_id)).toEqual(['call_ms1']);
+    expect(events.filter((e) => e.event === 'tool.completed').map((e) => e.json.call_id)).toEqual(['call_ms1']);
+
+    // The transcript the next turn sends holds only the call that ran, with its output.
+    harness.model.push({ output: [message('ok')] });
+    await runTurn({ previous_turn_id: turn.id });
+    const input = harness.model.requests.at(-1)!.body.input as { type?: string; call_id?: string }[];
+    expect(input.filter((i) => i.type === 'function_call' || i.type === 'function_call_output').map((i) => `${i.type}:${i.call_id}`)).toEqual([
+      'function_call:call_ms1', 'function_call_output:call_ms1',
+    ]);
+  });
+
+  it('with calls only: turn.failed max_steps, saying the step limit was reached', async () => {
+    harness.model.push({ output: [plan('call_ms3')] }, { output: [plan('call_ms4')] });
+    const { turn, events } = await runTurn({ tools: ['todo'], max_steps: 1 });
+    expect(turn).toMatchObject({ status: 'failed', error: { code: 'max_steps', message: expect.stringMatching(/step limit.*Raise max_steps/) } });
+    expect(events.at(-1)).toMatchObject({ event: 'turn.failed', json: { error: { code: 'max_steps' } } });
+    expect(events.find((e) => e.event === 'model.warning')?.json).toMatchObject({ code: 'tool_calls_ignored', call_ids: ['call_ms4'] });
+    expect(events.filter((e) => e.event === 'tool.started').map((e) => e.json.call_id)).toEqual(['call_ms3']);
   });
 });
 

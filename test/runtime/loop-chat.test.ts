@@ -28,6 +28,18 @@ describe('runTurn over the Chat Completions adapter', () => {
   });
 
 
+  it('fails with max_steps (not empty_response) when that final answer has only calls', async () => {
+    ran = 0;
+    const { result, events } = await chatDriver.run({
+      tools: [echo],
+      maxSteps: 1,
+      script: [{ calls: [{ name: 'echo', args: { text: '1' }, id: 'b1' }] }, { calls: [{ name: 'echo', args: { text: '2' }, id: 'b2' }] }],
+    });
+    expect(ran).toBe(1);
+    expect(events.find((e) => e.type === 'model.warning')).toMatchObject({ code: 'tool_calls_ignored', call_ids: ['b2'] });
+    expect(result).toMatchObject({ status: 'failed', error: { code: 'max_steps', message: expect.stringMatching(/step limit/) } });
+  });
+
   it('reports the turn\'s usage as null (unknown), not zeros, when the server sends no usage for a response', async () => {
     const { chatCall, chatText, startScriptedChatServer } = await import('../support/scripted-chat-server.js');
     const { createChatModel } = await import('../../src/model/chat-model.js');

@@ -85,7 +85,7 @@ describe('cut responses and endings without an answer', () => {
   it('fails a turn that ends without answer text because of truncation or emptiness', () => {
     expect(decideEnding('max_output_tokens', '')).toMatchObject({ type: 'failed', error: { code: 'max_output_tokens' } });
     expect(decideEnding('empty_response', '')).toMatchObject({ type: 'failed', error: { code: 'empty_response' } });
-    expect(decideEnding('max_steps', '')).toMatchObject({ type: 'failed', error: { code: 'empty_response' } });
+    expect(decideEnding('max_steps', '')).toMatchObject({ type: 'failed', error: { code: 'max_steps', message: expect.stringMatching(/Raise max_steps/) } });
     expect(decideEnding('content_filter', '')).toMatchObject({ type: 'failed', error: { code: 'content_filter' } });
   });
 
