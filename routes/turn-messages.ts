@@ -9,11 +9,12 @@
 import { z } from 'zod';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { MAX_INPUT_CHARS } from '../src/turns/inputs/turn-inputs.js';
+import { textField } from '../src/turns/request-schemas.js';
 import { TurnIdParams } from './turn-schemas.js';
 
 export const SteerTurnBody = z.strictObject({
-  /** The message, as the user would type it. */
-  content: z.string().min(1).max(MAX_INPUT_CHARS),
+  /** The message, as the user would type it; empty or whitespace-only is refused like a blank turn `input`. */
+  content: textField('content').max(MAX_INPUT_CHARS),
 });
 
 export const turnMessageRoutes: RoutePlugin = async (app, { services }) => {

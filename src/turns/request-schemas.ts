@@ -16,10 +16,30 @@ export const InputMessageSchema = z.strictObject({
   content: z.string(),
 });
 
-/** A turn `input`: a non-empty string, or a non-empty list of role messages. */
+/** True when `text` has a character that is not whitespace (Unicode `\s`). */
+export function hasText(text: string): boolean {
+  return /\S/.test(text);
+}
+
+/**
+ * A string that must contain text: `""` and whitespace-only strings (`"   "`, `"\n"`) are refused
+ * alike, with the message `<field> must not be empty or only whitespace` (steering messages use it
+ * too, routes/turn-messages.ts).
+ */
+export function textField(field: string): z.ZodString {
+  return z.string().check(z.refine(hasText, `${field} must not be empty or only whitespace`));
+}
+
+/**
+ * A turn `input`: a string with text, or a non-empty list of role messages of which at least one
+ * has text (a blank string or a list of blank messages gives the model nothing to answer).
+ */
 export const TurnInputSchema = z.union([
-  z.string().min(1, 'input must not be empty'),
-  z.array(InputMessageSchema).min(1, 'input must have at least one message'),
+  textField('input'),
+  z
+    .array(InputMessageSchema)
+    .min(1, 'input must have at least one message')
+    .refine((list) => list.length === 0 || list.some((m) => hasText(m.content)), 'input must have a message with text: every content is empty or only whitespace'),
 ]);
 
 /** Max serialized size of `metadata`, bytes. */

@@ -53,7 +53,31 @@ describe('validation messages', () => {
   });
 
   it('keeps the messages a schema sets itself', async () => {
-    expect((await createTurn({ input: '' })).message).toBe('input must not be empty');
+    expect((await createTurn({ input: '' })).message).toBe('input must not be empty or only whitespace');
+  });
+
+  it('refuses a whitespace-only input exactly like an empty one, also as a list of blank messages', async () => {
+    const empty = await createTurn({ input: '' });
+    for (const input of ['   ', '\n\t ', '\u00a0\u2003']) expect(await createTurn({ input })).toEqual(empty);
+    expect(empty.details).toEqual([{ path: 'input', code: 'custom', message: 'input must not be empty or only whitespace' }]);
+    expect((await createTurn({ input: [{ role: 'user', content: '  ' }, { role: 'system', content: '' }] })).message).toBe(
+      'input must have a message with text: every content is empty or only whitespace',
+    );
+    harness.model.push({ output: [message('fine')] });
+    const ok = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: [{ role: 'system', content: ' ' }, { role: 'user', content: ' hi ' }] });
+    expect(ok.status).toBe(200);
+  });
+
+  it('refuses an empty or whitespace-only steering message the same way', async () => {
+    harness.model.push({ output: [message('done')] });
+    const turn = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+    const steer = (content: string) => api(harness.svc.url, 'POST', `/v1/turns/${turn.body.id}/messages`, { content });
+    for (const content of ['', '  \n']) {
+      const r = await steer(content);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toEqual({ code: 'invalid_request', message: 'content must not be empty or only whitespace', details: [{ path: 'content', code: 'custom', message: 'content must not be empty or only whitespace' }] });
+    }
+    expect((await steer('go on')).body.error.code).toBe('turn_finished'); // text passes validation
   });
 });
 
