@@ -7,7 +7,11 @@
  * - depth: at most {@link MAX_JSON_DEPTH} nested arrays/objects → else 400 `invalid_request` with
  *   details `[{path, code: 'too_deep', message}]`. Deeper values would overflow the stack of the
  *   recursive code that later walks them (JSON.stringify in size checks, zod, the serializer).
- * The walk is iterative, so it cannot overflow itself.
+ * - prototype keys: an object key `__proto__`, or a `constructor` object with a `prototype` key,
+ *   is refused (as Fastify's parser does, against prototype poisoning) with 400
+ *   `forbidden_json_key` naming the key and its path and saying to rename it
+ *   ({@link forbiddenKeyError}) — not `invalid_json`: the body is valid JSON.
+ * The walks are iterative, so they cannot overflow themselves.
  */
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from './errors.js';
@@ -51,6 +55,51 @@ export function tooDeepPath(value: unknown, maxDepth = MAX_JSON_DEPTH): string |
   return undefined;
 }
 
+/**
+ * Find the first key of a parsed JSON value that Fastify's parser refuses as prototype poisoning:
+ * an own `__proto__` key, or an own `constructor` object with an own `prototype` key.
+ * @returns `{key, path}`: `key` is `__proto__` or `constructor.prototype`, `path` the dotted path
+ *   to it (`metadata.__proto__`, cut after 12 segments); undefined when there is none.
+ */
+export function forbiddenKeyPath(value: unknown): { key: string; path: string } | undefined {
+  const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+  const stack: Frame[] = [{ value, depth: 1, key: null, parent: null }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const v = frame.value;
+    if (v === null || typeof v !== 'object') continue;
+    if (!Array.isArray(v)) {
+      const at = (key: string) => pathOf({ value: null, depth: 0, key, parent: frame });
+      if (has(v, '__proto__')) return { key: '__proto__', path: at('__proto__') };
+      const ctor = (v as Record<string, unknown>).constructor;
+      if (has(v, 'constructor') && ctor !== null && typeof ctor === 'object' && has(ctor, 'prototype')) {
+        return { key: 'constructor.prototype', path: at('constructor.prototype') };
+      }
+    }
+    const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i];
+      if (child !== null && typeof child === 'object') stack.push({ value: child, depth: frame.depth + 1, key, parent: frame });
+    }
+  }
+  return undefined;
+}
+
+/** 400 `forbidden_json_key` for a body with a prototype key ({@link forbiddenKeyPath}). */
+export function forbiddenKeyError(found: { key: string; path: string }): HttpError {
+  const message = `the JSON key "${found.key}" (at ${found.path}) is not accepted, because it can change object prototypes: rename the key`;
+  return new HttpError(400, 'forbidden_json_key', message, [{ path: found.path, code: 'forbidden_key', message: `"${found.key}" is not accepted as a key` }]);
+}
+
+/** The parsed body when `text` is valid JSON, else undefined (JSON.parse makes `__proto__` an own key; nothing is polluted). */
+function parseLoosely(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
 /** 400 `invalid_request` for a body nested deeper than {@link MAX_JSON_DEPTH}. */
 export function tooDeepError(path: string): HttpError {
   const message = `JSON nested more than ${MAX_JSON_DEPTH} levels deep`;
@@ -74,7 +123,12 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       return;
     }
     parseJson(request, body as string, (err: Error | null, value?: unknown) => {
-      if (err) return done(err, undefined);
+      if (err) {
+        // Fastify reports a prototype key as invalid JSON; say what it is when the JSON is valid.
+        const loose = (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? parseLoosely(body as string) : undefined;
+        const found = loose ? forbiddenKeyPath(loose.value) : undefined;
+        return done(found ? forbiddenKeyError(found) : err, undefined);
+      }
       const deep = tooDeepPath(value);
       if (deep !== undefined) return done(tooDeepError(deep), undefined);
       done(null, value);

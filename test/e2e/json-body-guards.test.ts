@@ -52,6 +52,36 @@ describe('deeply nested JSON bodies', () => {
   });
 });
 
+describe('prototype keys in JSON bodies', () => {
+  const cases: [string, string, string, string][] = [
+    ['__proto__ at the top', `{"input":"x","__proto__":{"polluted":true}}`, '__proto__', '__proto__'],
+    ['constructor.prototype in metadata', `{"input":"x","metadata":{"constructor":{"prototype":{"polluted":true}}}}`, 'constructor.prototype', 'metadata.constructor.prototype'],
+    ['__proto__ inside a list', `{"input":"x","metadata":{"list":[1,{"__proto__":{}}]}}`, '__proto__', 'metadata.list.1.__proto__'],
+  ];
+  for (const [name, body, key, path] of cases) {
+    it(`refuses ${name} with 400 forbidden_json_key naming the key, its path and what to do; nothing is stored`, async () => {
+      const before = (await api(svc.url, 'GET', '/v1/turns?limit=100')).body.data.length;
+      const res = await api(svc.url, 'POST', '/v1/turns', body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({
+        code: 'forbidden_json_key',
+        message: `the JSON key "${key}" (at ${path}) is not accepted, because it can change object prototypes: rename the key`,
+        details: [{ path, code: 'forbidden_key', message: `"${key}" is not accepted as a key` }],
+      });
+      expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+      expect((await api(svc.url, 'GET', '/v1/turns?limit=100')).body.data.length).toBe(before);
+    });
+  }
+
+  it('accepts a constructor key that is not an object with prototype, and still calls broken JSON invalid_json', async () => {
+    const ok = await api(svc.url, 'POST', '/v1/turns', `{"input":"x","metadata":{"constructor":"me","proto":1}}`);
+    expect(ok.status).toBe(202);
+    const broken = await api(svc.url, 'POST', '/v1/turns', `{"input":"x","__proto__":`);
+    expect(broken.status).toBe(400);
+    expect(broken.body.error.code).toBe('invalid_json');
+  });
+});
+
 describe('Content-Type charset', () => {
   it('answers 415 for application/json; charset=utf-16 and stores no turn', async () => {
     const before = (await api(svc.url, 'GET', '/v1/turns?limit=100')).body.data.length;
