@@ -3,8 +3,10 @@
  * /v1/jobs, newest first, with status and age), opens one and follows it live over EventSource
  * (GET /v1/jobs/{id}/events: the job's moves and activity across all its turns, resumed with
  * Last-Event-ID by the browser, or with `?after=` and a fresh stream token after the stream gave
- * up), shows its question while it waits, sends it a message (POST /v1/jobs/{id}/messages: an
- * answer, a steering message, or one kept until it starts) and stops it (POST /v1/jobs/{id}/stop).
+ * up), shows its question while it waits, shows the calls its turn waits on a person to decide
+ * (status waiting_on_approval) with Approve / Reject buttons (POST /v1/turns/{turn_id}/approvals),
+ * sends it a message (POST /v1/jobs/{id}/messages: an answer, a steering message, or one kept
+ * until it starts) and stops it (POST /v1/jobs/{id}/stop).
  * The open job is kept in the URL hash (`#job=<id>`).
  */
 
@@ -12,16 +14,30 @@
 export interface Job {
   id: string;
   title: string;
-  status: 'queued' | 'running' | 'waiting_on_user' | 'succeeded' | 'failed' | 'stopped';
+  status: 'queued' | 'running' | 'waiting_on_user' | 'waiting_on_approval' | 'succeeded' | 'failed' | 'stopped';
   question: string | null;
+  /** While waiting_on_approval: the calls a person must decide. */
+  pending_approvals: JobApproval[];
   output_text: string | null;
   error: { code: string; summary: string; retryable: boolean } | null;
   created_at: string;
   links: { events: string };
 }
 
+/** A call of the job's turn waiting for a decision. */
+export interface JobApproval {
+  turn_id: string;
+  call_id: string;
+  name: string;
+  label: string | null;
+  expires_at: string;
+}
+
 /** Every SSE `event:` a job stream sends (src/jobs/events.ts). */
-export const JOB_EVENT_TYPES = ['job.created', 'job.started', 'job.message', 'job.message_applied', 'job.activity', 'job.waiting_on_user', 'job.succeeded', 'job.failed', 'job.stopped'] as const;
+export const JOB_EVENT_TYPES = [
+  'job.created', 'job.started', 'job.message', 'job.message_applied', 'job.activity', 'job.waiting_on_user',
+  'job.waiting_on_approval', 'job.resumed', 'job.succeeded', 'job.failed', 'job.stopped',
+] as const;
 const TERMINAL = new Set(['job.succeeded', 'job.failed', 'job.stopped']);
 
 /** The status line of a job, in words. */
@@ -33,6 +49,8 @@ export function jobStatusText(job: Pick<Job, 'status' | 'error'>): string {
       return 'Running…';
     case 'waiting_on_user':
       return 'Waiting for your answer';
+    case 'waiting_on_approval':
+      return 'Waiting for your approval';
     case 'succeeded':
       return 'Succeeded';
     case 'failed':
@@ -60,6 +78,7 @@ export function initJobs(o: JobsPanelOptions): { refresh(): Promise<void> } {
   const statusLine = $('job-status');
   const connection = $('job-connection');
   const question = $('job-question');
+  const approvals = $<HTMLUListElement>('job-approvals');
   const stopButton = $<HTMLButtonElement>('job-stop');
   const form = $<HTMLFormElement>('job-message-form');
   const messageBox = $<HTMLTextAreaElement>('job-message');
@@ -83,15 +102,52 @@ export function initJobs(o: JobsPanelOptions): { refresh(): Promise<void> } {
     return json as T;
   }
 
-  function showStatus(job: Pick<Job, 'status' | 'error' | 'question'>): void {
+  async function decide(a: JobApproval, decision: 'approve' | 'reject', li: HTMLLIElement): Promise<void> {
+    viewError.hidden = true;
+    for (const b of li.querySelectorAll('button')) b.disabled = true;
+    try {
+      await call('POST', `/v1/turns/${encodeURIComponent(a.turn_id)}/approvals`, { call_id: a.call_id, decision });
+      li.dataset.state = decision === 'approve' ? 'approved' : 'rejected';
+    } catch (err) {
+      viewError.textContent = (err as Error).message;
+      viewError.hidden = false;
+      for (const b of li.querySelectorAll('button')) b.disabled = false;
+    }
+  }
+
+  function showApprovals(list: JobApproval[]): void {
+    approvals.hidden = list.length === 0;
+    approvals.replaceChildren(
+      ...list.map((a) => {
+        const li = document.createElement('li');
+        li.dataset.callId = a.call_id;
+        const what = Object.assign(document.createElement('span'), { className: 'what', textContent: a.label ? `${a.name}: ${a.label}` : a.name });
+        const approve = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Approve' });
+        const reject = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Reject' });
+        approve.setAttribute('aria-label', `Approve ${a.label ?? a.name}`);
+        reject.setAttribute('aria-label', `Reject ${a.label ?? a.name}`);
+        approve.addEventListener('click', () => void decide(a, 'approve', li));
+        reject.addEventListener('click', () => void decide(a, 'reject', li));
+        li.append(what, approve, reject);
+        return li;
+      }),
+    );
+  }
+
+  function showStatus(job: Pick<Job, 'status' | 'error' | 'question'> & { pending_approvals?: JobApproval[] }): void {
     statusLine.textContent = jobStatusText(job);
     view.dataset.status = job.status;
-    const live = job.status === 'queued' || job.status === 'running' || job.status === 'waiting_on_user';
+    showApprovals(job.status === 'waiting_on_approval' ? (job.pending_approvals ?? []) : []);
+    const live = job.status === 'queued' || job.status === 'running' || job.status === 'waiting_on_user' || job.status === 'waiting_on_approval';
     stopButton.disabled = !live;
     form.hidden = !live;
     question.hidden = job.status !== 'waiting_on_user' || !job.question;
     question.textContent = job.question ? `The job asks: ${job.question}` : '';
-    messageBox.placeholder = job.status === 'waiting_on_user' ? 'Your answer' : job.status === 'queued' ? 'Delivered when the job starts' : 'Steer the running job';
+    messageBox.placeholder =
+      job.status === 'waiting_on_user' ? 'Your answer'
+      : job.status === 'queued' ? 'Delivered when the job starts'
+      : job.status === 'waiting_on_approval' ? 'Delivered once the calls are decided'
+      : 'Steer the running job';
   }
 
   function row(kind: string, text: string): void {
@@ -123,6 +179,14 @@ export function initJobs(o: JobsPanelOptions): { refresh(): Promise<void> } {
       case 'job.waiting_on_user':
         row('note', `Asked: ${data.question}`);
         showStatus({ status: 'waiting_on_user', error: null, question: data.question });
+        break;
+      case 'job.waiting_on_approval':
+        row('note', `Waiting for your approval: ${(data.approvals as JobApproval[]).map((a) => a.label ?? a.name).join('; ')}`);
+        showStatus({ status: 'waiting_on_approval', error: null, question: null, pending_approvals: data.approvals });
+        break;
+      case 'job.resumed':
+        row('note', 'Decided; running again');
+        showStatus({ status: 'running', error: null, question: null });
         break;
       case 'job.succeeded':
         showStatus({ status: 'succeeded', error: null, question: null });

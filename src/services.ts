@@ -190,7 +190,10 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     runTurn: traceRunTurn(overrides.runTurn ?? (loopRunTurn as RunTurnFn), { tracing, traceOf: (id) => engine.traceOfSync(id) }),
     ...(overrides.assembleTools ? { assembleTools: overrides.assembleTools } : {}),
     approvals: engine.approvals,
-    onWaiting: (id) => approvals.afterWait(id),
+    onWaiting: async (id) => {
+      await approvals.afterWait(id);
+      await jobs?.observeTurnWaiting(id);
+    },
     log,
   });
   turnCounts = () => turns.stats();
@@ -220,6 +223,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     turns,
     turnStore,
     steer: steerWith(inputs),
+    pendingApprovals: (turnId) => approvals.pending(turnId, false),
     log,
   });
   registry.jobs = jobs;

@@ -60,6 +60,29 @@ export const JobWaitingEvent = z.object({
   question: z.string(),
 });
 
+const jobApproval = z.object({
+  turn_id: z.string(),
+  call_id: z.string(),
+  name: z.string(),
+  label: z.string().nullable(),
+  expires_at: z.string(),
+});
+
+/**
+ * The job's turn waits for a person to approve or reject calls (decide each at POST
+ * /v1/turns/{turn_id}/approvals); sent when the job starts waiting and again whenever the set of
+ * undecided calls changes while it waits. The job holds no running slot meanwhile.
+ */
+export const JobWaitingOnApprovalEvent = z.object({
+  type: z.literal('job.waiting_on_approval'),
+  turn_id: z.string(),
+  /** The calls still undecided, in request order. */
+  approvals: z.array(jobApproval),
+});
+
+/** Every call was decided (or timed out): the job's waiting turn runs again (status `running`). */
+export const JobResumedEvent = z.object({ type: z.literal('job.resumed'), turn_id: z.string() });
+
 export const JobSucceededEvent = z.object({ type: z.literal('job.succeeded'), turn_id: z.string(), output_text: z.string() });
 export const JobFailedEvent = z.object({ type: z.literal('job.failed'), turn_id: z.string().nullable(), error: jobError });
 export const JobStoppedEvent = z.object({ type: z.literal('job.stopped') });
@@ -71,6 +94,8 @@ export const JobEvent = z.discriminatedUnion('type', [
   JobMessageAppliedEvent,
   JobActivityEvent,
   JobWaitingEvent,
+  JobWaitingOnApprovalEvent,
+  JobResumedEvent,
   JobSucceededEvent,
   JobFailedEvent,
   JobStoppedEvent,

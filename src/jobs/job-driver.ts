@@ -1,8 +1,9 @@
 /**
  * The driver of background jobs: everything that moves jobs on its own. A pass (every
  * {@link JOB_POLL_MS}, and at once when a job turn ends or a job changes here) advances running
- * jobs whose turn finished, starts queued jobs while the agent has free slots, and delivers pending
- * notices. Each move is a conditional update, so a pass on another instance (or after a crash)
+ * jobs whose turn finished, moves a job whose turn waits for a person's approval to
+ * `waiting_on_approval` (releasing its slot, listing the calls) and back to `running` once they are
+ * decided, starts queued jobs while the agent has free slots, and delivers pending notices. Each move is a conditional update, so a pass on another instance (or after a crash)
  * can repeat safely: turns are created with an idempotency key per start, notices are stored with
  * the move that caused them and cleared once delivered. State is written first, then the job's
  * event is appended (stream id = job id). It also mirrors each job turn's activity into the job's
@@ -20,9 +21,14 @@ import { jobTurnKey, jobTurnOutcome, jobTurnRequest, type JobTurnOutcome } from 
 import { deliverNotice } from './notice-delivery.js';
 import { noticeFor } from './notices.js';
 import { TurnJobIndex } from './turn-job-index.js';
-import type { JobRecord } from './types.js';
+import type { JobApproval, JobRecord } from './types.js';
 
 export const JOB_POLL_MS = 1000;
+
+/** Turn events after which a pass looks at the job again (approvals asked, decided; the turn resumed). */
+const APPROVAL_EVENTS = new Set(['approval.requested', 'approval.resolved', 'turn.resumed']);
+
+const sameApprovals = (a: JobApproval[], b: JobApproval[]) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Refusals of a job turn's creation that pass: the next pass tries again. */
 const TRANSIENT_START_ERRORS = new Set(['previous_turn_active', 'shutting_down', 'database_unavailable']);
@@ -32,12 +38,17 @@ export interface JobServiceDeps {
   store: JobStore;
   events: PublishedEventLog<JobEvent>;
   turns: Pick<TurnService, 'create' | 'get' | 'cancel'>;
-  turnStore: Pick<TurnStore, 'get' | 'getRequest' | 'continuations'>;
+  turnStore: Pick<TurnStore, 'get' | 'getRequest' | 'continuations' | 'cancelRequestedAt'>;
   /**
    * Store a steering message for a live turn (applied between its rounds); its message id, or
    * undefined when the turn has finished. Absent: messages to running jobs are refused.
    */
   steer?: (turnId: string, text: string) => Promise<{ message_id: string } | undefined>;
+  /**
+   * The undecided approvals of a turn, in request order (src/turns/approvals/approval-service.ts
+   * `pending`). Absent: a job whose turn waits for an approval stays `running`.
+   */
+  pendingApprovals?: (turnId: string) => Promise<Pick<JobApproval, 'call_id' | 'name' | 'label' | 'expires_at'>[]>;
   log?: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
 }
 
@@ -61,10 +72,11 @@ export class JobDriver {
   async observeTurnEvent(logged: LoggedEvent): Promise<void> {
     const e = logged.event as { type: string; label?: string | null; is_error?: boolean; text?: string; message_id?: string };
     const ends = e.type === 'turn.completed' || e.type === 'turn.failed' || e.type === 'turn.cancelled';
-    if (e.type !== 'tool.completed' && e.type !== 'message.completed' && e.type !== 'input.applied' && !ends) return;
+    const approval = APPROVAL_EVENTS.has(e.type);
+    if (e.type !== 'tool.completed' && e.type !== 'message.completed' && e.type !== 'input.applied' && !ends && !approval) return;
     const jobId = await this.index.jobOf(logged.streamId);
     if (!jobId) return;
-    if (ends) return this.wake();
+    if (ends || approval) return this.wake();
     if (e.type === 'input.applied') {
       if (e.message_id) await this.emit(jobId, { type: 'job.message_applied', turn_id: logged.streamId, message_id: e.message_id });
       return;
@@ -74,6 +86,11 @@ export class JobDriver {
     } else if (e.text?.trim()) {
       await this.emit(jobId, { type: 'job.activity', turn_id: logged.streamId, kind: 'message', label: null, text: e.text, is_error: false });
     }
+  }
+
+  /** A turn paused (status `waiting`): if it is a job's, the job moves to waiting_on_approval now, not at the next poll. */
+  async observeTurnWaiting(turnId: string): Promise<void> {
+    if (await this.index.jobOf(turnId)) this.wake();
   }
 
   /** Start the passes (call before the turn service runs turns, so no job turn end is missed). */
@@ -110,7 +127,7 @@ export class JobDriver {
 
   private async pass(): Promise<void> {
     const { store } = this.d;
-    for (const id of await store.idsWithStatus(['running'])) await this.guard(id, () => this.advance(id));
+    for (const id of await store.idsWithStatus(['running', 'waiting_on_approval'])) await this.guard(id, () => this.advance(id));
     // Oldest first; an agent found at its limit is not asked again in this pass (no write per queued job).
     const full = new Set<string>();
     for (const id of await store.idsWithStatus(['queued'])) {
@@ -134,15 +151,46 @@ export class JobDriver {
     }
   }
 
-  /** A running job: create its current turn if missing, or move it on once that turn finished. */
+  /**
+   * A running job: create its current turn if missing, follow it into and out of waiting for
+   * approvals, or move it on once that turn finished.
+   */
   private async advance(id: string): Promise<void> {
-    const job = await this.d.store.get(id);
-    if (!job || job.status !== 'running') return;
-    if (job.turn_ids.length < job.attempts) return this.startTurn(job);
+    let job = await this.d.store.get(id);
+    if (!job || (job.status !== 'running' && job.status !== 'waiting_on_approval')) return;
+    if (job.status === 'running' && job.turn_ids.length < job.attempts) return this.startTurn(job);
     const turnId = job.turn_ids.at(-1)!;
     const turn = await this.d.turns.get(turnId);
+    if (turn?.status === 'waiting') return this.waitForApprovals(job, turnId);
     const outcome = turn ? jobTurnOutcome(turn) : { to: 'failed' as const, error: { code: 'turn_missing', summary: `the job's turn ${turnId} is gone`, retryable: false } };
+    if (job.status === 'waiting_on_approval' && turn && outcome?.to !== 'stopped') {
+      // A cancelled waiting turn is queued again only to end it: the job stays until it has.
+      if (!outcome && (await this.d.turnStore.cancelRequestedAt(turnId))) return;
+      // Decided: the turn runs again (or already finished since the last pass).
+      const resumed = await this.d.store.transition(id, 'running', { pending_approvals: [] }, { from: ['waiting_on_approval'] });
+      if (!resumed) return;
+      await this.emit(id, { type: 'job.resumed', turn_id: turnId });
+      job = resumed;
+    }
     if (outcome) await this.move(job, outcome, turnId);
+  }
+
+  /** The job's turn waits: list its undecided calls on the job (waiting_on_approval, no slot held). */
+  private async waitForApprovals(job: JobRecord, turnId: string): Promise<void> {
+    if (!this.d.pendingApprovals) return;
+    const pending = await this.d.pendingApprovals(turnId);
+    // None left: every call was decided and the turn is being queued again; the next pass sees it run.
+    if (pending.length === 0) return;
+    const approvals: JobApproval[] = pending.map((a) => ({ turn_id: turnId, call_id: a.call_id, name: a.name, label: a.label, expires_at: a.expires_at }));
+    let moved: JobRecord | undefined;
+    if (job.status === 'running') {
+      moved = await this.d.store.transition(job.id, 'waiting_on_approval', { pending_approvals: approvals }, { from: ['running'] });
+    } else if (!sameApprovals(job.pending_approvals, approvals)) {
+      moved = await this.d.store.setPendingApprovals(job.id, approvals);
+    }
+    if (!moved) return;
+    await this.emit(job.id, { type: 'job.waiting_on_approval', turn_id: turnId, approvals });
+    if (job.status === 'running') this.wake(); // its slot is free
   }
 
   /** Answered while waiting: running again when a slot is free, else queued. */

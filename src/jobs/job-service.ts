@@ -48,6 +48,11 @@ export class JobService {
     return this.driver.observeTurnEvent(logged);
   }
 
+  /** A turn paused for approvals (the turn runner's `onWaiting`): a job's turn moves its job to waiting_on_approval at once. */
+  observeTurnWaiting(turnId: string): Promise<void> {
+    return this.driver.observeTurnWaiting(turnId);
+  }
+
   /** Start moving jobs (call before the turn service runs turns). */
   startPasses(): void {
     this.driver.startPasses();
@@ -77,6 +82,7 @@ export class JobService {
       turn_ids: [],
       pending_messages: respawnOf ? [input.task] : [],
       question: null,
+      pending_approvals: [],
       notice: null,
       output_text: null,
       error: null,
@@ -137,8 +143,9 @@ export class JobService {
 
   /**
    * Deliver `message`: queued → kept and delivered when it starts; waiting_on_user → answers the
-   * question and resumes it (queued again when the agent has no free slot); running → a steering
-   * message applied between rounds of its turn. Returns the job, how it was delivered, the seq to
+   * question and resumes it (queued again when the agent has no free slot); running or
+   * waiting_on_approval → a steering message applied between rounds of its turn (for a job waiting
+   * on approvals: after the decisions, when the turn runs again). Returns the job, how it was delivered, the seq to
    * follow the job's stream after for the reply, and the steering message's id (null otherwise).
    * @throws DomainError 409 `job_finished` (terminal), 409 `steering_unavailable`.
    */
@@ -178,7 +185,7 @@ export class JobService {
   /** The turn of the job's current start, waiting briefly while it is being created. */
   private async currentTurn(job: JobRecord): Promise<string | undefined> {
     let j: JobRecord | undefined = job;
-    for (let i = 0; i < 50 && j && j.status === 'running'; i++) {
+    for (let i = 0; i < 50 && j && (j.status === 'running' || j.status === 'waiting_on_approval'); i++) {
       if (j.turn_ids.length === j.attempts) return j.turn_ids.at(-1);
       await new Promise((r) => setTimeout(r, 100));
       j = await this.d.store.get(job.id);

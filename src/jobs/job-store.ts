@@ -12,7 +12,7 @@
  * Implementations: ./sqlite-job-store.ts, src/store/postgres/pg-job-store.ts; contract suite:
  * test/jobs/job-store.contract.test.ts.
  */
-import type { JobError, JobPage, JobRecord, JobStatus, ListJobsQuery } from './types.js';
+import type { JobApproval, JobError, JobPage, JobRecord, JobStatus, ListJobsQuery } from './types.js';
 
 /** Fields that change with a status move. `null` clears. */
 export interface JobPatch {
@@ -21,6 +21,18 @@ export interface JobPatch {
   error?: JobError | null;
   /** A notice for the owner still to deliver (set with the move that causes it; cleared once delivered). */
   notice?: string | null;
+  /** The calls waiting for a decision (set entering waiting_on_approval, `[]` leaving it). */
+  pending_approvals?: JobApproval[];
+}
+
+/** Narrow a transition to some of the statuses the table allows (e.g. running only from waiting_on_approval). */
+export interface TransitionOptions {
+  from?: readonly JobStatus[];
+}
+
+/** The statuses a move to `to` may start from: the table's, narrowed by `opts.from`. */
+export function transitionSources(to: JobStatus, opts: TransitionOptions | undefined, sources: JobStatus[]): JobStatus[] {
+  return opts?.from ? sources.filter((s) => opts.from!.includes(s)) : sources;
 }
 
 export type InsertJobOutcome =
@@ -54,7 +66,12 @@ export interface JobStore {
    * terminal statuses set `finished_at` and clear pending messages. Undefined when the job is
    * absent or its status does not allow the move.
    */
-  transition(id: string, to: JobStatus, patch?: JobPatch): Promise<JobRecord | undefined>;
+  transition(id: string, to: JobStatus, patch?: JobPatch, opts?: TransitionOptions): Promise<JobRecord | undefined>;
+  /**
+   * Replace the pending approvals of a job that is `waiting_on_approval` (a call of the round was
+   * decided, or another asked); undefined when the job is in another status.
+   */
+  setPendingApprovals(id: string, approvals: JobApproval[]): Promise<JobRecord | undefined>;
   /** Move `from` (queued, or waiting_on_user for an answer) → running if the agent runs fewer than `limit` jobs. */
   start(id: string, from: 'queued' | 'waiting_on_user', limit: number): Promise<StartJobOutcome>;
   /**
@@ -78,17 +95,18 @@ export interface JobStore {
  * A `background_jobs` row: the record's columns, with the JSON ones as text and `notify` 0/1 in
  * SQLite, boolean in Postgres.
  */
-export type JobRow = Omit<JobRecord, 'notify' | 'turn_ids' | 'pending_messages' | 'error'> & {
+export type JobRow = Omit<JobRecord, 'notify' | 'turn_ids' | 'pending_messages' | 'pending_approvals' | 'error'> & {
   notify: number | boolean;
   turn_ids: string;
   pending_messages: string;
+  pending_approvals: string;
   error: string | null;
 };
 
 /** Column order of INSERTs (both engines). */
 export const JOB_COLUMNS = [
   'id', 'agent_id', 'title', 'task', 'status', 'model', 'source_turn_id', 'source_call_id', 'respawned_from', 'respawned_to',
-  'notify', 'turn_ids', 'pending_messages', 'question', 'notice', 'output_text', 'error', 'attempts', 'created_at', 'started_at', 'finished_at', 'updated_at',
+  'notify', 'turn_ids', 'pending_messages', 'pending_approvals', 'question', 'notice', 'output_text', 'error', 'attempts', 'created_at', 'started_at', 'finished_at', 'updated_at',
 ] as const;
 
 /** Values of `job` in {@link JOB_COLUMNS} order (`notify` as the engine wants it). */
@@ -98,6 +116,7 @@ export function jobValues(job: JobRecord, notify: (b: boolean) => unknown): unkn
     notify: notify(job.notify),
     turn_ids: JSON.stringify(job.turn_ids),
     pending_messages: JSON.stringify(job.pending_messages),
+    pending_approvals: JSON.stringify(job.pending_approvals),
     error: job.error ? JSON.stringify(job.error) : null,
   };
   return JOB_COLUMNS.map((c) => row[c] ?? null);
@@ -109,6 +128,7 @@ export function toJob(row: JobRow): JobRecord {
     notify: row.notify === 1 || row.notify === true,
     turn_ids: JSON.parse(row.turn_ids) as string[],
     pending_messages: JSON.parse(row.pending_messages) as string[],
+    pending_approvals: JSON.parse(row.pending_approvals ?? '[]') as JobApproval[],
     error: row.error ? (JSON.parse(row.error) as JobError) : null,
     attempts: Number(row.attempts),
   };
@@ -121,7 +141,8 @@ export function transitionColumns(to: JobStatus, patch: JobPatch, now: string, t
   if (patch.output_text !== undefined) cols.push(['output_text', patch.output_text]);
   if (patch.error !== undefined) cols.push(['error', patch.error === null ? null : JSON.stringify(patch.error)]);
   if (patch.notice !== undefined) cols.push(['notice', patch.notice]);
-  if (terminal) cols.push(['finished_at', now], ['pending_messages', '[]']);
+  if (patch.pending_approvals !== undefined && !terminal) cols.push(['pending_approvals', JSON.stringify(patch.pending_approvals)]);
+  if (terminal) cols.push(['finished_at', now], ['pending_messages', '[]'], ['pending_approvals', '[]']);
   return cols;
 }
 

@@ -11,8 +11,11 @@ import type { JobEvent } from './events.js';
 export const REPLY_MAX_BYTES = 24 * 1024;
 
 export interface JobReply {
-  /** `message` (an answer text), `question` (the job asks), `succeeded`, `failed`, `stopped`. */
-  kind: 'message' | 'question' | 'succeeded' | 'failed' | 'stopped';
+  /**
+   * `message` (an answer text), `question` (the job asks), `approval` (its turn now waits for a
+   * person to decide calls: `text` lists them), `succeeded`, `failed`, `stopped`.
+   */
+  kind: 'message' | 'question' | 'approval' | 'succeeded' | 'failed' | 'stopped';
   text: string;
   /** Completed labels of the job's tool calls since the message was sent, oldest first (`✗` marks a failed one). */
   activity: string[];
@@ -35,6 +38,12 @@ export function fitReply(reply: JobReply): JobReply {
   return { ...reply, text, activity: kept };
 }
 
+/** What a job waiting for approvals waits on, in one line for the model. */
+export function approvalText(approvals: readonly { name: string; label: string | null; call_id: string }[]): string {
+  const calls = approvals.map((a) => `${a.name}${a.label ? ` (${a.label})` : ''} [call ${a.call_id}]`).join('; ');
+  return `waiting for a person to approve or reject: ${calls}`;
+}
+
 /** A visitor for followUntil that finds the reply after a message of `delivery`. */
 export function replyFinder(delivery: 'queued' | 'steering' | 'answer', messageId: string | null = null): (logged: LoggedEvent<JobEvent>) => JobReply | undefined {
   let applied = false;
@@ -53,6 +62,8 @@ export function replyFinder(delivery: 'queued' | 'steering' | 'answer', messageI
         return undefined;
       case 'job.waiting_on_user':
         return fitReply({ kind: 'question', text: event.question, activity });
+      case 'job.waiting_on_approval':
+        return fitReply({ kind: 'approval', text: approvalText(event.approvals), activity });
       case 'job.succeeded':
         return fitReply({ kind: 'succeeded', text: event.output_text, activity });
       case 'job.failed':

@@ -11,13 +11,15 @@ import {
   jobValues,
   toJob,
   transitionColumns,
+  transitionSources,
   type InsertJobOutcome,
   type JobPatch,
   type JobRow,
   type JobStore,
   type StartJobOutcome,
+  type TransitionOptions,
 } from './job-store.js';
-import { isTerminalJobStatus, type JobPage, type JobRecord, type JobStatus, type ListJobsQuery } from './types.js';
+import { isTerminalJobStatus, type JobApproval, type JobPage, type JobRecord, type JobStatus, type ListJobsQuery } from './types.js';
 
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
@@ -37,6 +39,7 @@ export class SqliteJobStore implements JobStore {
       notify INTEGER NOT NULL DEFAULT 1,
       turn_ids TEXT NOT NULL DEFAULT '[]',
       pending_messages TEXT NOT NULL DEFAULT '[]',
+      pending_approvals TEXT NOT NULL DEFAULT '[]',
       question TEXT,
       notice TEXT,
       output_text TEXT,
@@ -50,6 +53,9 @@ export class SqliteJobStore implements JobStore {
     CREATE UNIQUE INDEX IF NOT EXISTS background_jobs_source ON background_jobs (source_turn_id, source_call_id);
     CREATE INDEX IF NOT EXISTS background_jobs_agent ON background_jobs (agent_id, id);
     CREATE INDEX IF NOT EXISTS background_jobs_status ON background_jobs (status, id);`);
+    // A DATA_DIR from before pending approvals were stored gets the column (same default).
+    const cols = db.prepare('PRAGMA table_info(background_jobs)').all() as { name: string }[];
+    if (!cols.some((c) => c.name === 'pending_approvals')) db.exec(`ALTER TABLE background_jobs ADD COLUMN pending_approvals TEXT NOT NULL DEFAULT '[]'`);
   }
 
   private row(id: string): JobRecord | undefined {
@@ -96,12 +102,20 @@ export class SqliteJobStore implements JobStore {
     return { jobs: page.map(toJob), next_cursor: rows.length > limit ? page[page.length - 1].id : null };
   }
 
-  async transition(id: string, to: JobStatus, patch: JobPatch = {}): Promise<JobRecord | undefined> {
-    const from = sourcesOf(to);
+  async transition(id: string, to: JobStatus, patch: JobPatch = {}, opts?: TransitionOptions): Promise<JobRecord | undefined> {
+    const from = transitionSources(to, opts, sourcesOf(to));
+    if (from.length === 0) return undefined;
     const cols = transitionColumns(to, patch, new Date().toISOString(), isTerminalJobStatus(to));
     const r = this.db
       .prepare(`UPDATE background_jobs SET ${cols.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ? AND status IN (${marks(from.length)})`)
       .run(...cols.map(([, v]) => v), id, ...from);
+    return r.changes > 0 ? this.row(id) : undefined;
+  }
+
+  async setPendingApprovals(id: string, approvals: JobApproval[]): Promise<JobRecord | undefined> {
+    const r = this.db
+      .prepare(`UPDATE background_jobs SET pending_approvals = ?, updated_at = ? WHERE id = ? AND status = 'waiting_on_approval'`)
+      .run(JSON.stringify(approvals), new Date().toISOString(), id);
     return r.changes > 0 ? this.row(id) : undefined;
   }
 

@@ -5,11 +5,11 @@
  */
 
 /** Every status of a job; allowed moves: ./transitions.ts. */
-export const JOB_STATUSES = ['queued', 'running', 'waiting_on_user', 'succeeded', 'failed', 'stopped'] as const;
+export const JOB_STATUSES = ['queued', 'running', 'waiting_on_user', 'waiting_on_approval', 'succeeded', 'failed', 'stopped'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-/** Not finished: waiting for a slot, running, or waiting for an answer. */
-export const LIVE_JOB_STATUSES = ['queued', 'running', 'waiting_on_user'] as const satisfies readonly JobStatus[];
+/** Not finished: waiting for a slot, running, waiting for an answer, or waiting for a person's approval of a call. */
+export const LIVE_JOB_STATUSES = ['queued', 'running', 'waiting_on_user', 'waiting_on_approval'] as const satisfies readonly JobStatus[];
 /** Finished for good (a message cannot wake it; respawn makes a new job). */
 export const TERMINAL_JOB_STATUSES = ['succeeded', 'failed', 'stopped'] as const satisfies readonly JobStatus[];
 export type TerminalJobStatus = (typeof TERMINAL_JOB_STATUSES)[number];
@@ -23,6 +23,21 @@ export interface JobError {
   code: string;
   summary: string;
   retryable: boolean;
+}
+
+/**
+ * A call of the job's current turn waiting for a person's decision (status `waiting_on_approval`):
+ * decide it at POST /v1/turns/{turn_id}/approvals (README "Tool approvals").
+ */
+export interface JobApproval {
+  turn_id: string;
+  call_id: string;
+  /** The tool (`name` or `namespace.name`). */
+  name: string;
+  /** What the call would do (its activity label), or null. */
+  label: string | null;
+  /** ISO 8601: after it the call is rejected with reason `timed out`. */
+  expires_at: string;
 }
 
 /** A stored job (GET /v1/jobs/{id} adds `links`). */
@@ -51,6 +66,8 @@ export interface JobRecord {
   pending_messages: string[];
   /** The question the job asked (status waiting_on_user); null otherwise. */
   question: string | null;
+  /** The calls its turn waits on a person to approve or reject (status waiting_on_approval); empty otherwise. */
+  pending_approvals: JobApproval[];
   /** A notice for the owner not delivered yet (null once delivered, or when there is none). */
   notice: string | null;
   /** The final answer text of a succeeded job. */

@@ -1,7 +1,8 @@
 /**
  * The console's background jobs panel in real Chromium, with bearer auth (so the job stream opens
  * with its job-scoped stream token): it lists the agent's jobs, opens one that waits for an answer
- * and shows its question, sends the answer, and follows the resumed job live to its success.
+ * and shows its question, sends the answer, and follows the resumed job live to its success; a job
+ * whose command waits for approval shows the call and is approved from the panel.
  */
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
@@ -60,6 +61,49 @@ describe('console background jobs panel', () => {
     expect(await page.locator('#job-status').textContent()).toBe('Succeeded');
     expect(await page.locator('#job-stop').isDisabled()).toBe(true);
     expect(h.svc.logText()).not.toContain(BEARER);
+    await page.close();
+  });
+
+  it('shows a job waiting for approval with its call, and approving it there lets the job finish', { timeout: 120_000 }, async () => {
+    const main = 'console: a job under approvals';
+    const task = 'console task: run a command that needs approval';
+    let jobId = '';
+    h.model.push(
+      ...routedEntries({
+        [main]: [
+          { output: [functionCall('create_background_job', { title: 'Guarded command', task, notify: false })] },
+          (body) => {
+            jobId = lastToolOutput(body).job_id;
+            return { output: [message('started')] };
+          },
+        ],
+        [task]: [
+          { output: [functionCall('command', { command: 'echo from-the-console' }, { callId: 'call_console' })] },
+          (body) => ({ output: [message(`ran: ${String(lastToolOutput(body)).split('\n').slice(1).join('').trim()}`)] }),
+        ],
+      }),
+    );
+    const created = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'console-jobs-approve', tools: ['jobs', 'computer'], approvals: { command: 'always' } }, AUTH);
+    expect(created.body.status).toBe('completed');
+    await expect.poll(async () => (await api(h.svc.url, 'GET', `/v1/jobs/${jobId}`, undefined, AUTH)).body.status, WAIT).toBe('waiting_on_approval');
+
+    const page = await h.openConsole();
+    await page.locator('#agent-id').fill('console-jobs-approve');
+    await page.locator('#agent-id').dispatchEvent('change');
+    const row = page.locator(`#jobs li[data-job-id="${jobId}"]`);
+    await row.waitFor(WAIT);
+    expect(await row.locator('.job-status').textContent()).toBe('waiting_on_approval');
+    await row.getByRole('button').click();
+    await page.waitForFunction(() => document.getElementById('job-status')?.textContent === 'Waiting for your approval', undefined, WAIT);
+    const call = page.locator('#job-approvals li[data-call-id="call_console"]');
+    await call.waitFor(WAIT);
+    expect(await call.locator('.what').textContent()).toMatch(/^command: .*echo from-the-console/);
+    await call.getByRole('button', { name: /^Approve/ }).click();
+    await page.waitForFunction(() => document.getElementById('job')?.dataset.status === 'succeeded', undefined, WAIT);
+    const rows = await page.locator('#job-activity li').allTextContents();
+    expect(rows).toContain('Decided; running again');
+    expect(rows).toContain('ran: from-the-console');
+    expect(await page.locator('#job-approvals').isHidden()).toBe(true);
     await page.close();
   });
 });

@@ -2,7 +2,7 @@
  * Contract of the job store, run on every engine (SQLite in memory; a real Postgres with
  * TEST_DATABASE_URL): idempotent creation per source call, conditional status moves from the one
  * transition table, the per-agent running limit under concurrent starts, pending messages taken
- * once, respawn marking, newest-first pages.
+ * once, respawn marking, newest-first pages, the calls a job waiting for approvals waits on.
  */
 import { expect, it } from 'vitest';
 import { uuidv7 } from 'uuidv7';
@@ -14,7 +14,7 @@ function newJob(over: Partial<JobRecord> = {}): JobRecord {
   return {
     id: uuidv7(), agent_id: 'a', title: 'Refactor', task: 'do it', status: 'queued', model: null,
     source_turn_id: null, source_call_id: null, respawned_from: null, respawned_to: null, notify: true,
-    turn_ids: [], pending_messages: [], question: null, notice: null, output_text: null, error: null, attempts: 0,
+    turn_ids: [], pending_messages: [], pending_approvals: [], question: null, notice: null, output_text: null, error: null, attempts: 0,
     created_at: now, started_at: null, finished_at: null, updated_at: now, ...over,
   };
 }
@@ -77,6 +77,29 @@ describeEachEngine('JobStore contract', (engine) => {
     expect(waiting).toMatchObject({ status: 'waiting_on_user', question: 'Which branch?' });
     await jobs.addPending(j.id, 'main', ['waiting_on_user']);
     expect(await jobs.start(j.id, 'waiting_on_user', 3)).toMatchObject({ kind: 'started', job: { attempts: 2, question: null, pending_messages: ['main'] } });
+  }));
+
+  it('keeps the calls a job waits on while waiting_on_approval, resumes only from there, and frees its slot meanwhile', withStores(async ({ jobs }) => {
+    const j = newJob();
+    const other = newJob();
+    await jobs.insert(j);
+    await jobs.insert(other);
+    await jobs.start(j.id, 'queued', 1);
+    const call = { turn_id: 't1', call_id: 'call_1', name: 'command', label: 'Run `ls`', expires_at: '2030-01-01T00:00:00.000Z' };
+    expect(await jobs.setPendingApprovals(j.id, [call])).toBeUndefined(); // only while waiting_on_approval
+    const waiting = await jobs.transition(j.id, 'waiting_on_approval', { pending_approvals: [call] }, { from: ['running'] });
+    expect(waiting).toMatchObject({ status: 'waiting_on_approval', pending_approvals: [call] });
+    expect(await jobs.runningCount('a')).toBe(0);
+    expect(await jobs.start(other.id, 'queued', 1)).toMatchObject({ kind: 'started' });
+    const two = [call, { ...call, call_id: 'call_2', label: null }];
+    expect(await jobs.setPendingApprovals(j.id, two)).toMatchObject({ pending_approvals: two });
+    expect((await jobs.get(j.id))!.pending_approvals).toEqual(two);
+    // A plain move to running is narrowed to its source: the queued one never bypasses the limit.
+    expect(await jobs.transition(other.id, 'running', {}, { from: ['waiting_on_approval'] })).toBeUndefined();
+    const resumed = await jobs.transition(j.id, 'running', { pending_approvals: [] }, { from: ['waiting_on_approval'] });
+    expect(resumed).toMatchObject({ status: 'running', pending_approvals: [] });
+    await jobs.transition(j.id, 'waiting_on_approval', { pending_approvals: [call] }, { from: ['running'] });
+    expect(await jobs.transition(j.id, 'stopped')).toMatchObject({ status: 'stopped', pending_approvals: [] });
   }));
 
   it('keeps a notice with the move that caused it until it is cleared as delivered', withStores(async ({ jobs }) => {

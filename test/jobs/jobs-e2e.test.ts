@@ -280,7 +280,12 @@ describe('background jobs', () => {
       return t.status === 'waiting' ? t : undefined;
     }, 30_000);
     expect(waiting.pending_approvals).toMatchObject([{ call_id: 'call_cmd', name: 'command' }]);
-    expect((await job(harness.svc.url, jobId)).status).toBe('running');
+    // The job shows that it waits for a person (test/jobs/job-approvals.test.ts covers the rest).
+    const shown = await waitFor(async () => {
+      const j = await job(harness.svc.url, jobId);
+      return j.status === 'waiting_on_approval' ? j : undefined;
+    }, 30_000);
+    expect(shown.pending_approvals).toMatchObject([{ turn_id: waiting.id, call_id: 'call_cmd', name: 'command' }]);
     const approved = await api(harness.svc.url, 'POST', `/v1/turns/${waiting.id}/approvals`, { call_id: 'call_cmd', decision: 'approve' });
     expect(approved.status).toBe(200);
     const done = await waitFor(async () => {

@@ -1,5 +1,5 @@
 /**
- * The job store on Postgres (table of migration 7). Multi-step operations run in one transaction;
+ * The job store on Postgres (table of migration 7, `pending_approvals` of migration 12). Multi-step operations run in one transaction;
  * `start` first takes a transaction-scoped advisory lock per agent
  * (`pg_advisory_xact_lock(hashtext('job-agent:' || agent_id))`), then counts and starts, so
  * BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT holds across instances; rows read for an update are
@@ -12,13 +12,15 @@ import {
   jobValues,
   toJob,
   transitionColumns,
+  transitionSources,
   type InsertJobOutcome,
   type JobPatch,
   type JobRow,
   type JobStore,
   type StartJobOutcome,
+  type TransitionOptions,
 } from '../../jobs/job-store.js';
-import { isTerminalJobStatus, type JobPage, type JobRecord, type JobStatus, type ListJobsQuery } from '../../jobs/types.js';
+import { isTerminalJobStatus, type JobApproval, type JobPage, type JobRecord, type JobStatus, type ListJobsQuery } from '../../jobs/types.js';
 import type { PgDatabase, PgQueryable } from './pg-database.js';
 
 const INSERT = `INSERT INTO background_jobs (${JOB_COLUMNS.join(', ')}) VALUES (${JOB_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
@@ -76,12 +78,22 @@ export class PgJobStore implements JobStore {
     return { jobs: page.map(toJob), next_cursor: rows.length > limit ? page[page.length - 1].id : null };
   }
 
-  async transition(id: string, to: JobStatus, patch: JobPatch = {}): Promise<JobRecord | undefined> {
+  async transition(id: string, to: JobStatus, patch: JobPatch = {}, opts?: TransitionOptions): Promise<JobRecord | undefined> {
+    const from = transitionSources(to, opts, sourcesOf(to));
+    if (from.length === 0) return undefined;
     const cols = transitionColumns(to, patch, new Date().toISOString(), isTerminalJobStatus(to));
     const sets = cols.map(([c], i) => `${c} = $${i + 1}`).join(', ');
     const { rows } = await this.db.query<JobRow>(
       `UPDATE background_jobs SET ${sets} WHERE id = $${cols.length + 1} AND status = ANY($${cols.length + 2}) RETURNING *`,
-      [...cols.map(([, v]) => v), id, sourcesOf(to)],
+      [...cols.map(([, v]) => v), id, from],
+    );
+    return rows[0] ? toJob(rows[0]) : undefined;
+  }
+
+  async setPendingApprovals(id: string, approvals: JobApproval[]): Promise<JobRecord | undefined> {
+    const { rows } = await this.db.query<JobRow>(
+      `UPDATE background_jobs SET pending_approvals = $1, updated_at = $2 WHERE id = $3 AND status = 'waiting_on_approval' RETURNING *`,
+      [JSON.stringify(approvals), new Date().toISOString(), id],
     );
     return rows[0] ? toJob(rows[0]) : undefined;
   }

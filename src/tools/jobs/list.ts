@@ -1,7 +1,7 @@
 /**
  * `list_background_jobs` {status?: live|stop, page?: "page_N"} → `{jobs: [{job_id, title, status}],
  * next_page}`: this agent's jobs, newest first, {@link LIST_PAGE_SIZE} per page. `live` (default):
- * queued, running, waiting_on_user; `stop`: succeeded, failed, stopped. Page references are valid
+ * queued, running, waiting_on_user, waiting_on_approval; `stop`: succeeded, failed, stopped. Page references are valid
  * in the turn that received them only (an unknown one is an error).
  */
 import { z } from 'zod';
@@ -14,7 +14,7 @@ import { jsonResult } from './shared.js';
 export const LIST_PAGE_SIZE = 32;
 
 const schema = z.strictObject({
-  status: z.enum(['live', 'stop']).optional().describe('live (default): queued, running or waiting for an answer; stop: succeeded, failed or stopped'),
+  status: z.enum(['live', 'stop']).optional().describe('live (default): queued, running, waiting for an answer or for a person\'s approval; stop: succeeded, failed or stopped'),
   page: z.string().regex(/^page_\d+$/).optional().describe('A next_page value from an earlier list_background_jobs call of this turn'),
 });
 

@@ -1,7 +1,9 @@
 /**
  * `send_message_to_background_job` {job_id, message, wait_reply = true, wait_timeout_ms =
  * 30000 (10000..150000)}: queued → delivered when it starts; running → a steering message applied
- * between its rounds; waiting_on_user → answers the question and resumes it; finished → an error.
+ * between its rounds; waiting_on_approval → a steering message applied once a person decided the
+ * pending calls (the call returns at once with `wait_outcome: "waiting_on_approval"`);
+ * waiting_on_user → answers the question and resumes it; finished → an error.
  * With `wait_reply` the call waits for the job's next reply after the message was applied and
  * returns it with the recent activity (≤ 24 KiB, `reply_ready: true`); on timeout
  * `reply_ready: false, wait_outcome: "timed_out"` — the message stays delivered (do not resend).
@@ -10,6 +12,7 @@ import { z } from 'zod';
 import type { TurnContext } from '../../assembly/context.js';
 import type { JobService } from '../../jobs/job-service.js';
 import { defineWorkerTool } from '../../runtime/tool.js';
+import { approvalText } from '../../jobs/reply.js';
 import { jsonResult, ownJob } from './shared.js';
 
 export const DEFAULT_WAIT_MS = 30_000;
@@ -41,6 +44,17 @@ export function createSendJobMessageTool(service: JobService) {
       if (!sent) throw new Error(`no background job with id ${JSON.stringify(p.job_id)}`);
       const base = { job_id: sent.job.id, delivery: sent.delivery };
       if (p.wait_reply === false) return jsonResult({ ...base, status: sent.job.status, reply_ready: false });
+      if (sent.job.status === 'waiting_on_approval') {
+        // Nothing will reply before a person decides: say so instead of waiting out the timeout.
+        return jsonResult({
+          ...base,
+          status: sent.job.status,
+          reply_ready: false,
+          wait_outcome: 'waiting_on_approval',
+          waiting_for: approvalText(sent.job.pending_approvals),
+          note: 'The message was delivered and reaches the job once a person decides its pending approvals; do not resend it. You cannot decide them yourself: tell the user.',
+        });
+      }
       const reply = await service.waitForReply(sent.job.id, sent, p.wait_timeout_ms ?? DEFAULT_WAIT_MS, ctx.signal);
       const status = (await service.get(sent.job.id))?.status ?? sent.job.status;
       if (!reply) {

@@ -1,13 +1,15 @@
 /**
  * `show_background_job_details` {job_id, result_offset?}. Without `result_offset`: title, status,
  * attempts, progress (model steps, tool calls, last activity label), usage, error `{code, summary,
- * retryable}`, the question when waiting, and the last 3 activity groups. With `result_offset`
+ * retryable}`, the question when waiting for an answer, the calls a person must decide when waiting
+ * for approvals (`waiting_for`, `pending_approvals`), and the last 3 activity groups. With `result_offset`
  * (succeeded jobs only): `{offset, output_text, next_offset}`, a segment of the final text of at
  * most 8,000 UTF-8 bytes; the segments concatenate to the exact text (src/jobs/result-pages.ts).
  */
 import { z } from 'zod';
 import type { TurnContext } from '../../assembly/context.js';
 import type { JobService } from '../../jobs/job-service.js';
+import { approvalText } from '../../jobs/reply.js';
 import { resultPage } from '../../jobs/result-pages.js';
 import { defineWorkerTool } from '../../runtime/tool.js';
 import { jsonResult, ownJob } from './shared.js';
@@ -49,6 +51,9 @@ export function createShowJobTool(service: JobService) {
         usage: progress.usage,
         error: job.error,
         ...(job.status === 'waiting_on_user' ? { question: job.question } : {}),
+        ...(job.status === 'waiting_on_approval'
+          ? { waiting_for: approvalText(job.pending_approvals), pending_approvals: job.pending_approvals.map((a) => ({ call_id: a.call_id, name: a.name, label: a.label, expires_at: a.expires_at })) }
+          : {}),
         ...(job.status === 'succeeded' ? { result_bytes: Buffer.byteLength(job.output_text ?? '', 'utf8') } : {}),
         recent_activity: progress.recent.map((g) => ({ tools: g.tools, text: clip(g.text) })),
       });

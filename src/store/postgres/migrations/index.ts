@@ -13,5 +13,6 @@ import { backgroundJobs } from './007-background-jobs.js';
 import { idempotencyKeys } from './008-idempotency-keys.js';
 import { workflowLeases } from './009-workflow-leases.js';
 import { webhooks } from './010-webhooks.js';
+import { jobPendingApprovals } from './012-job-pending-approvals.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks, jobPendingApprovals];
