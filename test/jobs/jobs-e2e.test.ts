@@ -119,7 +119,7 @@ describe('background jobs', () => {
     await waitFor(async () => (await turnsOf(harness.svc.url, 'jobs-ask')).find((t) => t.output_text === 'Deploy finished.'), 30_000);
   }, 90_000);
 
-  it('respawns a finished job once, continuing its transcript; lists jobs by status with turn-local pages', async () => {
+  it('respawns a finished job once, continuing its transcript; lists jobs by status; an unknown page reference is an error', async () => {
     const main = 'e2e: respawn conversation';
     const task = 'e2e task: write notes';
     let jobId = '';

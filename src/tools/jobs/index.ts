@@ -31,11 +31,10 @@ export const jobsFamily: FamilyCreator = {
     if (!ctx.families.includes('jobs')) return { unavailable: 'not enabled for this turn' };
     const service = ctx.services.jobs as JobService | undefined;
     if (!service) return { unavailable: 'background job service not configured on this server' };
-    const pages = new Map<string, { status: 'live' | 'stop'; cursor: string }>();
     return {
       tools: [
         createCreateJobTool(service),
-        createListJobsTool(service, pages),
+        createListJobsTool(service),
         createShowJobTool(service),
         createSendJobMessageTool(service),
         createRespawnJobTool(service),
