@@ -52,6 +52,23 @@ describe('validation messages', () => {
     expect(list.body.error.message).toBe('status must be one of queued|running|waiting|completed|failed|cancelled, got "done"');
   });
 
+  it('says which field is out of range or too long, what is accepted and what was given, in plain words', async () => {
+    const cases: [Record<string, unknown>, string, string, string][] = [
+      [{ input: 'hi', max_steps: 0 }, 'max_steps', 'too_small', 'must be at least 1, got 0'],
+      [{ input: 'hi', max_steps: 501 }, 'max_steps', 'too_big', 'must be at most 500, got 501'],
+      [{ input: 'hi', model: '' }, 'model', 'too_small', 'must not be empty'],
+      [{ input: 'hi', model: 'm'.repeat(201) }, 'model', 'too_big', 'must be at most 200 characters long, got 201'],
+      [{ input: 'hi', skills: Array.from({ length: 65 }, (_, i) => `s${i}`) }, 'skills', 'too_big', 'must have at most 64 items, got 65'],
+      [{ input: 'hi', metadata: { ['k'.repeat(65)]: 1 } }, `metadata.${'k'.repeat(65)}`, 'invalid_key', 'has an invalid key: must be at most 64 characters long, got 65'],
+    ];
+    for (const [body, path, code, text] of cases) {
+      const err = await createTurn(body);
+      expect(err.message).toBe(`${path} ${text}`);
+      expect(err.details).toEqual([{ path, code, message: text }]);
+      expect(err.message).not.toMatch(/Too (small|big)|expected \w+ to have|Invalid/);
+    }
+  });
+
   it('keeps the messages a schema sets itself', async () => {
     expect((await createTurn({ input: '' })).message).toBe('input must not be empty or only whitespace');
   });
