@@ -5,19 +5,20 @@
  * created_at}]}`, oldest first. `state`: `pending` (an attempt is due at `next_attempt_at`),
  * `delivered`, `failed` (given up after 24 h). 404 when the turn or workflow does not exist.
  */
+import { redactUserinfo } from '../src/config.js';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { notFound } from '../src/http/errors.js';
 import type { Delivery } from '../src/webhooks/store.js';
 import { TurnIdParams } from './turn-schemas.js';
 import { WorkflowIdParams } from './workflow-schemas.js';
 
-/** A delivery as the API shows it (times ISO 8601). */
+/** A delivery as the API shows it (times ISO 8601; a URL's userinfo, if one was ever stored, as `***@`). */
 export function deliveryView(d: Delivery) {
   return {
     id: String(d.id),
     message_id: d.message_id,
     event_type: d.event_type,
-    url: d.url,
+    url: redactUserinfo(d.url),
     state: d.state,
     attempts: d.attempts,
     next_attempt_at: d.next_attempt_at === null ? null : new Date(d.next_attempt_at).toISOString(),

@@ -195,16 +195,40 @@ export class ConfigError extends Error {
 }
 
 /**
+ * `url` with its userinfo (`user:password@`) replaced by `***@`, for reporting a URL anywhere
+ * (error messages and details, logs, listings): `https://***@host/path`. A URL without userinfo is
+ * returned as given. A string that is not an absolute URL with a host loses everything up to its
+ * last `@` (after `scheme://`, if any), so a password is never echoed even when the URL cannot be
+ * parsed.
+ */
+export function redactUserinfo(url: string): string {
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    u = undefined;
+  }
+  if (u && (u.username || u.password)) return `${u.protocol}//***@${u.host}${u.pathname}${u.search}${u.hash}`;
+  if (u && u.host !== '') return url;
+  // Not a URL, or one without a host (`alice:pw@host/x` parses as scheme `alice`): cut by text.
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)?[^]*@/i.exec(url);
+  return m ? `${m[1] ?? ''}***@${url.slice(m[0].length)}` : url;
+}
+
+/**
  * Why `url` cannot be a webhook target by its form alone (absolute http(s) URL without
  * credentials), or null. The address policy (private hosts) is checked separately, with DNS.
+ * The reason never contains the URL's userinfo ({@link redactUserinfo}).
  */
 export function webhookUrlProblem(url: string): string | null {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    return `${JSON.stringify(url)} is not an absolute URL (expected e.g. https://example.com/hooks/turns)`;
+    return `${JSON.stringify(redactUserinfo(url))} is not an absolute URL (expected e.g. https://example.com/hooks/turns)`;
   }
+  // `alice:pw@host/x` parses as scheme `alice` without a host: naming that "scheme" would echo the user.
+  if (u.host === '' && url.includes('@')) return `${JSON.stringify(redactUserinfo(url))} is not an absolute URL (expected e.g. https://example.com/hooks/turns)`;
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return `scheme ${u.protocol.replace(':', '')} is not allowed (use http or https)`;
   if (u.username || u.password) return 'user:password in the URL is not allowed (deliveries are signed with WEBHOOK_SECRET)';
   return null;

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServiceMetrics } from '../telemetry/metrics.js';
 import type { HostResolver } from '../tools/web/target-guard.js';
 import { sendWebhook } from './sender.js';
+import { redactUserinfo } from '../config.js';
 import type { Delivery, NewDelivery, WebhookStore } from './store.js';
 
 export const MAX_RETRY_DELAY_MS = 3_600_000;
@@ -119,6 +120,6 @@ export class WebhookDispatcher {
     const giveUp = due > d.created_at + DELIVERY_WINDOW_MS;
     await this.deps.store.recordAttempt(d.id, attempt, giveUp ? { state: 'failed', next_attempt_at: null } : { state: 'pending', next_attempt_at: due });
     this.deps.metrics.webhookDeliveries.inc({ outcome: giveUp ? 'failed' : 'retrying' });
-    this.deps.log.warn({ delivery_id: d.id, message_id: d.message_id, url: d.url, attempt: n, status: result.status, reason: result.error, next_attempt_at: giveUp ? null : new Date(due).toISOString() }, giveUp ? 'webhook delivery given up' : 'webhook delivery failed; will retry');
+    this.deps.log.warn({ delivery_id: d.id, message_id: d.message_id, url: redactUserinfo(d.url), attempt: n, status: result.status, reason: result.error, next_attempt_at: giveUp ? null : new Date(due).toISOString() }, giveUp ? 'webhook delivery given up' : 'webhook delivery failed; will retry');
   }
 }

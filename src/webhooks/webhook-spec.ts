@@ -6,7 +6,7 @@
  * target is a 400 naming the reason, not a delivery that can never succeed.
  */
 import { z } from 'zod';
-import { webhookUrlProblem } from '../config.js';
+import { redactUserinfo, webhookUrlProblem } from '../config.js';
 import { HttpError } from '../http/errors.js';
 import { checkTarget, FetchTargetError, systemResolver, type HostResolver } from '../tools/web/target-guard.js';
 
@@ -35,17 +35,18 @@ export function webhookPolicy(config: { WEBHOOK_SECRET?: string; WEBHOOK_ALLOW_H
  * Check a webhook target before anything is stored.
  * @throws HttpError 503 `webhooks_not_configured` (no WEBHOOK_SECRET to sign with), 400
  *   `invalid_webhook_url` naming the reason (not absolute, not http(s), credentials, refused or
- *   unresolvable host).
+ *   unresolvable host); the URL in the message and `details.url` has its userinfo redacted
+ *   (`https://***@host/…`).
  */
 export async function assertWebhookTarget(url: string, opts: { secret: string | undefined; allowHosts: readonly string[]; resolver: HostResolver }): Promise<void> {
   if (!opts.secret) throw new HttpError(503, 'webhooks_not_configured', 'this service has no WEBHOOK_SECRET to sign deliveries with: ask its operator to set WEBHOOK_SECRET, or send the request without `webhook`');
   const problem = webhookUrlProblem(url);
-  if (problem) throw new HttpError(400, 'invalid_webhook_url', `webhook.url: ${problem}`, { url });
+  if (problem) throw new HttpError(400, 'invalid_webhook_url', `webhook.url: ${problem}`, { url: redactUserinfo(url) });
   try {
     await checkTarget(new URL(url), opts.resolver, opts.allowHosts);
   } catch (err) {
     if (!(err instanceof FetchTargetError)) throw err;
     const reason = err.message.replace('refused to fetch', 'refused').replace(' — web_fetch only reaches public internet addresses', '');
-    throw new HttpError(400, 'invalid_webhook_url', `webhook.url: ${reason} — webhooks only reach public addresses unless the host is listed in WEBHOOK_ALLOW_HOSTS`, { url });
+    throw new HttpError(400, 'invalid_webhook_url', `webhook.url: ${reason} — webhooks only reach public addresses unless the host is listed in WEBHOOK_ALLOW_HOSTS`, { url: redactUserinfo(url) });
   }
 }

@@ -5,7 +5,7 @@
  * targets are refused at creation.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -223,6 +223,51 @@ describe('refused webhook targets', () => {
       expect(res.body.error.code).toBe('invalid_webhook_url');
       expect(res.body.error.message).toMatch(reason);
       expect((await api(svc.url, 'GET', '/v1/turns')).body.data).toEqual([]);
+    });
+  });
+
+  it('never echoes credentials in a webhook URL: responses, logs and the database show https://***@host', async () => {
+    const PASSWORD = 'pw-9f3c1e77';
+    const lines: string[] = [];
+    const wf = { title: 't', tasks: [{ label: 'a', prompt: 'p', result_schema: { type: 'object', properties: {}, additionalProperties: false } }] };
+    const svc = await startTestService({ modelBaseURL: model.baseURL, env: { ...env, LOG_LEVEL: 'trace' }, logDestination: { write: (l) => void lines.push(l) } });
+    try {
+      const cases: [string, Record<string, unknown>, string, string][] = [
+        ['/v1/turns', { input: 'x' }, `https://alice:${PASSWORD}@hooks.example.com/turns?x=1`, 'https://***@hooks.example.com/turns?x=1'],
+        ['/v1/turns', { input: 'x' }, `ftp://alice:${PASSWORD}@hooks.example.com/t`, 'ftp://***@hooks.example.com/t'],
+        ['/v1/turns', { input: 'x' }, `alice:${PASSWORD}@hooks.example.com/t`, '***@hooks.example.com/t'],
+        ['/v1/schedules', { name: 's', input: 'x', when: { after: { value: 10, unit: 'minute' } } }, `https://alice:${PASSWORD}@hooks.example.com/s`, 'https://***@hooks.example.com/s'],
+        ['/v1/workflows', wf, `http://alice:${PASSWORD}@127.0.0.1:9/w`, 'http://***@127.0.0.1:9/w'],
+      ];
+      for (const [route, body, url, shown] of cases) {
+        const res = await fetch(`${svc.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, webhook: { url } }) });
+        const text = await res.text();
+        expect(res.status, url).toBe(400);
+        expect(text).not.toContain(PASSWORD);
+        expect(text).not.toContain('alice');
+        expect(JSON.parse(text).error).toMatchObject({ code: 'invalid_webhook_url', details: { url: shown } });
+      }
+      expect((await api(svc.url, 'GET', '/v1/turns')).body.data).toEqual([]);
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.join('\n')).not.toContain(PASSWORD);
+    } finally {
+      await svc.close({ keepData: true });
+    }
+    for (const f of readdirSync(svc.dataDir).filter((n) => n.startsWith('service.db'))) {
+      expect(readFileSync(path.join(svc.dataDir, f)).includes(PASSWORD), f).toBe(false);
+    }
+    rmSync(svc.dataDir, { recursive: true, force: true });
+  });
+
+  it('shows a stored delivery URL without its userinfo in the deliveries list', async () => {
+    await withService({}, async (svc) => {
+      model.push({ output: [message('done')] });
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
+      // A delivery stored with credentials (not creatable over the API; e.g. a row from an older version).
+      await svc.services.webhooks.store.enqueue([{ message_id: 'msg_redact', subject_type: 'turn', subject_id: turn.body.id, event_type: 'turn.completed', url: 'http://bob:pw-7d1e@127.0.0.1:9/x', payload: '{}', created_at: Date.now() }]);
+      const listed = await api(svc.url, 'GET', `/v1/turns/${turn.body.id}/webhooks`);
+      expect(JSON.stringify(listed.body)).not.toContain('pw-7d1e');
+      expect(listed.body.data.map((d: { url: string }) => d.url)).toContain('http://***@127.0.0.1:9/x');
     });
   });
 
