@@ -6,6 +6,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from './support/service.js';
+import { validateResponse } from './support/spec.js';
 
 let svc: TestService;
 let port: number;
@@ -36,8 +37,10 @@ function parse(response: string): { status: number; contentType: string; body: a
   return { status, contentType, body: JSON.parse(rest.join('\r\n\r\n')) };
 }
 
-function expectEnvelope(response: string, status: number, code: string) {
+/** The response has `status`, the envelope with `code`, and — with `documented` (`[path, method]`) — validates as openapi.yaml documents that status there. */
+function expectEnvelope(response: string, status: number, code: string, documented?: [string, string]) {
   const r = parse(response);
+  if (documented) expect(validateResponse(documented[0], documented[1], status, r.body)).toEqual([]);
   expect(r.status).toBe(status);
   expect(r.contentType).toMatch(/^application\/json/);
   expect(Object.keys(r.body)).toEqual(['error']);
@@ -53,12 +56,14 @@ describe('errors raised by Fastify or Node carry the envelope', () => {
   });
 
   it('a path parameter over the max length → 414 uri_too_long', async () => {
-    expectEnvelope(await raw(get(`/v1/turns/${'a'.repeat(5000)}`)), 414, 'uri_too_long');
+    expectEnvelope(await raw(get(`/v1/turns/${'a'.repeat(5000)}`)), 414, 'uri_too_long', ['/v1/turns/{id}', 'get']);
   });
 
   it('an unknown route → 404 not_found; a known path with another method → 405 method_not_allowed', async () => {
     expectEnvelope(await raw(get('/v1/nope')), 404, 'not_found');
-    expectEnvelope(await raw(`DELETE /v1/turns HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`), 405, 'method_not_allowed');
+    const deleted = await raw(`DELETE /v1/turns HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    expectEnvelope(deleted, 405, 'method_not_allowed', ['/v1/turns', 'post']);
+    expect(deleted).toMatch(/\r\nallow: GET, HEAD, POST\r\n/i);
   });
 
   it('a malformed Content-Length → 400 malformed_request', async () => {
@@ -71,7 +76,7 @@ describe('errors raised by Fastify or Node carry the envelope', () => {
   });
 
   it('headers over the size limit → 431 headers_too_large', async () => {
-    expectEnvelope(await raw(get('/v1/turns', `X-Big: ${'a'.repeat(20_000)}\r\n`)), 431, 'headers_too_large');
+    expectEnvelope(await raw(get('/v1/turns', `X-Big: ${'a'.repeat(20_000)}\r\n`)), 431, 'headers_too_large', ['/v1/turns', 'get']);
   });
 
   it('a Content-Length that disagrees with the body sent → 400 with the envelope', async () => {
