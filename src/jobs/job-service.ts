@@ -13,6 +13,7 @@ import type { LoggedEvent } from '../store/event-log.js';
 import type { PublishedEventLog } from '../store/published-event-log.js';
 import type { JobEvent } from './events.js';
 import { followUntil } from './follow.js';
+import { JOB_NOTICE_MAX_DEPTH, noticeDepth } from './notice-depth.js';
 import { JobDriver, type JobServiceDeps } from './job-driver.js';
 import { jobProgress, type JobProgress } from './progress.js';
 import { replyFinder, type JobReply } from './reply.js';
@@ -63,10 +64,14 @@ export class JobService {
   }
 
   /**
-   * Create a queued job (idempotent per `source`). `created: false` when the source call made one before.
+   * Create a queued job (idempotent per `source`). `created: false` when the source call made one
+   * before. `notify_limited`: notify was asked for, but the source turn is a follow-up of job
+   * notices {@link JOB_NOTICE_MAX_DEPTH} deep, so the job does not notify (./notice-depth.ts).
    */
-  async create(input: CreateJobInput, respawnOf?: JobRecord): Promise<{ job: JobRecord; created: boolean }> {
+  async create(input: CreateJobInput, respawnOf?: JobRecord): Promise<{ job: JobRecord; created: boolean; notify_limited: boolean }> {
     const now = new Date().toISOString();
+    const wantsNotice = input.notify ?? true;
+    const notify_limited = wantsNotice && input.source !== undefined && (await this.noticeDepthOf(input.source.turn_id)) >= JOB_NOTICE_MAX_DEPTH;
     const job: JobRecord = {
       id: uuidv7(),
       agent_id: input.agent_id,
@@ -78,7 +83,7 @@ export class JobService {
       source_call_id: input.source?.call_id ?? null,
       respawned_from: respawnOf?.id ?? null,
       respawned_to: null,
-      notify: input.notify ?? true,
+      notify: wantsNotice && !notify_limited,
       turn_ids: [],
       pending_messages: respawnOf ? [input.task] : [],
       question: null,
@@ -93,7 +98,7 @@ export class JobService {
       updated_at: now,
     };
     const out = await this.d.store.insert(job, respawnOf ? { respawnOf: respawnOf.id } : undefined);
-    if (out.kind === 'exists') return { job: out.job, created: false };
+    if (out.kind === 'exists') return { job: out.job, created: false, notify_limited: notify_limited && !out.job.notify };
     if (out.kind === 'source_not_found') throw new DomainError('job_not_found', `no background job ${respawnOf?.id}`, 404);
     if (out.kind === 'source_not_terminal') {
       throw new DomainError('job_not_finished', `background job ${respawnOf?.id} is ${out.status}; only a succeeded, failed or stopped job can be respawned (send it a message instead)`, 409);
@@ -103,7 +108,12 @@ export class JobService {
     }
     await this.emit(job.id, { type: 'job.created', job_id: job.id, agent_id: job.agent_id, title: job.title, respawned_from: job.respawned_from });
     this.driver.wake();
-    return { job: out.job, created: true };
+    return { job: out.job, created: true, notify_limited };
+  }
+
+  /** How many job-notice follow-up turns lead to turn `turnId` (./notice-depth.ts). */
+  noticeDepthOf(turnId: string): Promise<number> {
+    return noticeDepth({ turn: (id) => this.d.turns.get(id), job: (id) => this.d.store.get(id) }, turnId);
   }
 
   /**
@@ -111,7 +121,7 @@ export class JobService {
    * `message` as its first user message; the title is the source's.
    * @throws DomainError 404 `job_not_found`, 409 `job_not_finished` / `job_already_respawned`.
    */
-  async respawn(sourceId: string, message: string, agentId: string, source?: CreateJobInput['source']): Promise<{ job: JobRecord; created: boolean }> {
+  async respawn(sourceId: string, message: string, agentId: string, source?: CreateJobInput['source']): Promise<{ job: JobRecord; created: boolean; notify_limited: boolean }> {
     const src = await this.d.store.get(sourceId);
     if (!src || src.agent_id !== agentId) throw new DomainError('job_not_found', `no background job ${sourceId}; list_background_jobs shows yours`, 404);
     return this.create({ agent_id: src.agent_id, title: src.title, task: message, notify: src.notify, source }, src);

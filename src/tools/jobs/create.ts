@@ -1,13 +1,14 @@
 /**
- * `create_background_job` {title, task, model?, notify?} → `{job_id, status}`: hand long work to a
- * background job that keeps running after this turn has answered. Idempotent per source call: a
+ * `create_background_job` {title, task, model?, notify?} → `{job_id, status, notify, note?}`: hand
+ * long work to a background job that keeps running after this turn has answered. From a turn
+ * started by job notices too deep (src/jobs/notice-depth.ts) the job does not notify, and `note` says so. Idempotent per source call: a
  * retried round (same turn, same call id) returns the job the first attempt made.
  */
 import { z } from 'zod';
 import type { TurnContext } from '../../assembly/context.js';
 import type { JobService } from '../../jobs/job-service.js';
 import { defineWorkerTool } from '../../runtime/tool.js';
-import { jsonResult, NON_BLANK, quoted } from './shared.js';
+import { jsonResult, NON_BLANK, NOTIFY_LIMITED_NOTE, quoted } from './shared.js';
 
 const schema = z.strictObject({
   title: z.string().min(1).max(200).regex(NON_BLANK, 'must not be blank').describe('Short title for people (not sent to the job)'),
@@ -29,7 +30,7 @@ export function createCreateJobTool(service: JobService) {
     describeActivity: (p) => `Starting background job ${quoted(p.title)}`,
     describeCompletedActivity: (p) => `Started background job ${quoted(p.title)}`,
     async execute(p, ctx) {
-      const { job } = await service.create({
+      const { job, notify_limited } = await service.create({
         agent_id: ctx.turn.agentId,
         title: p.title,
         task: p.task,
@@ -37,7 +38,7 @@ export function createCreateJobTool(service: JobService) {
         notify: p.notify ?? true,
         source: { turn_id: ctx.turn.turnId, call_id: ctx.callId },
       });
-      return jsonResult({ job_id: job.id, status: job.status });
+      return jsonResult({ job_id: job.id, status: job.status, notify: job.notify, ...(notify_limited ? { note: NOTIFY_LIMITED_NOTE } : {}) });
     },
   });
 }

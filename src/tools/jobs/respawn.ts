@@ -1,5 +1,5 @@
 /**
- * `respawn_background_job` {source_job_id, message} → `{job_id, status, respawned_from}`: a new
+ * `respawn_background_job` {source_job_id, message} → `{job_id, status, respawned_from, notify, note?}`: a new
  * queued job that continues a finished job's transcript in the same home, with `message` as its
  * next user message. A job that has not finished, or was respawned already, is an error.
  * Idempotent per source call like create_background_job.
@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { TurnContext } from '../../assembly/context.js';
 import type { JobService } from '../../jobs/job-service.js';
 import { defineWorkerTool } from '../../runtime/tool.js';
-import { jsonResult, NON_BLANK } from './shared.js';
+import { jsonResult, NON_BLANK, NOTIFY_LIMITED_NOTE } from './shared.js';
 
 const schema = z.strictObject({
   source_job_id: z.string().min(1).max(100).describe('A succeeded, failed or stopped job'),
@@ -26,8 +26,8 @@ export function createRespawnJobTool(service: JobService) {
     describeCompletedActivity: () => 'Respawned a background job',
     async execute(p, ctx) {
       try {
-        const { job } = await service.respawn(p.source_job_id, p.message, ctx.turn.agentId, { turn_id: ctx.turn.turnId, call_id: ctx.callId });
-        return jsonResult({ job_id: job.id, status: job.status, respawned_from: job.respawned_from });
+        const { job, notify_limited } = await service.respawn(p.source_job_id, p.message, ctx.turn.agentId, { turn_id: ctx.turn.turnId, call_id: ctx.callId });
+        return jsonResult({ job_id: job.id, status: job.status, respawned_from: job.respawned_from, notify: job.notify, ...(notify_limited ? { note: NOTIFY_LIMITED_NOTE } : {}) });
       } catch (err) {
         throw new Error((err as Error).message);
       }

@@ -21,5 +21,10 @@ export function quoted(title: string): string {
   return `“${chars.length > 60 ? `${chars.slice(0, 59).join('')}…` : title}”`;
 }
 
+/** Told to the model when a job it starts will not notify (job notices chain at most so deep: src/jobs/notice-depth.ts). */
+export const NOTIFY_LIMITED_NOTE =
+  'This turn was started by background job notices, and jobs started from such a chain do not notify: nobody is told when this one ends. ' +
+  'Tell the user to check it (show_background_job_details, GET /v1/jobs/{id}) instead of waiting for a notice.';
+
 /** A non-blank string schema helper's message. */
 export const NON_BLANK = /\S/;
