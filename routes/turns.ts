@@ -1,7 +1,8 @@
 /**
  * Turn endpoints (README.md "API"):
- * - POST /v1/turns — create; `Accept: text/event-stream` → 200 SSE from the first event;
- *   otherwise 202 `{id, status, links}`; `?wait=true` → 200 with the final turn.
+ * - POST /v1/turns — create; an `Accept` that prefers `text/event-stream` (q-values weighed,
+ *   src/http/negotiate.ts) → 200 SSE from the first event; otherwise 202 `{id, status, links}`;
+ *   `?wait=true` → 200 with the final turn.
  *   `Idempotency-Key`: same key + same body → the same turn; different body → 409.
  *   `previous_turn_id` of an active turn: `multitask_strategy` decides (reject → 409, enqueue,
  *   interrupt, steer → 202 `{id: <that turn>, steered: true, message_id}` whatever the Accept/wait).
@@ -14,6 +15,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { notFound } from '../src/http/errors.js';
+import { negotiateResponse } from '../src/http/negotiate.js';
 import { clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { turnEventsLink, type StreamTokens } from '../src/http/stream-token.js';
@@ -64,7 +66,9 @@ async function streamTurn(services: Services, reply: FastifyReply, turnId: strin
 export const turnRoutes: RoutePlugin = async (app, { services }) => {
   const { turns } = services;
 
-  app.post('/v1/turns', { sse: 'dual' }, async (request: FastifyRequest, reply) => {
+  // `manual`: the route weighs Accept q-values itself (src/http/negotiate.ts); @fastify/sse's `dual`
+  // gate would stream for any text/event-stream with q > 0, however it ranks against JSON.
+  app.post('/v1/turns', { sse: 'manual' }, async (request: FastifyRequest, reply) => {
     const body = CreateTurnBody.parse(request.body ?? undefined);
     const query = CreateTurnQuery.parse(request.query);
     // Client keys live in their own `api:` namespace, so a client can never take a key the
@@ -87,7 +91,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       return reply.code(202).header('Location', links.self).send({ id: turn.id, status: turn.status, steered: true, message_id: turn.steered.message_id, links });
     }
 
-    if (reply.sse) {
+    if (negotiateResponse(request.headers.accept) === 'sse') {
       reply.header('Location', links.self).header('X-Turn-Id', turn.id);
       const end = await streamTurn(services, reply, turn.id, 0);
       if (end === 'disconnected' && cancel_on_disconnect) await turns.cancel(turn.id);

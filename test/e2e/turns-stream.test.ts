@@ -65,6 +65,34 @@ describe('POST /v1/turns', () => {
     expect(ids(ev.events)).toEqual(consecutive(ev.events.length));
   });
 
+  it('weighs Accept q-values: streams only when text/event-stream is preferred over application/json', async () => {
+    const cases: [string, 'sse' | 'json'][] = [
+      ['text/event-stream', 'sse'],
+      ['text/event-stream;q=0, application/json', 'json'],
+      ['application/json, text/event-stream;q=0', 'json'],
+      ['text/event-stream;q=0.2, application/json', 'json'],
+      ['application/json;q=0.5, text/event-stream', 'sse'],
+      ['application/json;q=0.9, text/event-stream;q=1.0', 'sse'],
+      ['*/*', 'json'],
+      ['*/*;q=0.1, text/event-stream', 'sse'],
+      ['text/html', 'json'],
+    ];
+    for (const [accept, kind] of cases) {
+      harness.model.push({ output: [message(`answer for ${accept}`)] });
+      const res = await fetch(`${harness.svc.url}/v1/turns`, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify({ input: 'hello' }) });
+      const text = await res.text(); // a stream ends after turn.completed
+      if (kind === 'sse') {
+        expect([accept, res.status, res.headers.get('content-type')]).toEqual([accept, 200, expect.stringMatching(/^text\/event-stream/)]);
+        expect(text).toContain(`answer for ${accept}`);
+      } else {
+        expect([accept, res.status, res.headers.get('content-type')]).toEqual([accept, 202, expect.stringMatching(/^application\/json/)]);
+        const id = JSON.parse(text).id as string;
+        const ev = await readSse(`${harness.svc.url}/v1/turns/${id}/events`);
+        expect(ev.events.at(-1)!.json).toMatchObject({ type: 'turn.completed', output_text: `answer for ${accept}` });
+      }
+    }
+  });
+
   it('with ?wait=true returns the final turn object', async () => {
     harness.model.push({ output: [message('waited answer')], usage: { input_tokens: 11, output_tokens: 7 } });
     const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello', metadata: { ticket: 42 } });
