@@ -7,7 +7,7 @@ export const JobIdParams = z.object({ id: z.string().min(1).max(100) });
 
 export const ListJobsQuery = z.object({
   agent_id: AgentId.optional(),
-  /** A status, `live` (queued, running, waiting_on_user) or `stop` (succeeded, failed, stopped). */
+  /** A status, `live` (queued, running, waiting_on_user, waiting_on_approval) or `stop` (succeeded, failed, stopped). */
   status: z.enum([...JOB_STATUSES, 'live', 'stop']).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
   /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */

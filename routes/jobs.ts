@@ -3,7 +3,8 @@
  * - GET  /v1/jobs — newest first; filters `agent_id`, `status` (a status, `live` or `stop`); cursor pagination.
  * - GET  /v1/jobs/{id} — the job with its progress.
  * - POST /v1/jobs/{id}/messages — deliver a message (queued: at its start; running: steering;
- *   waiting_on_user: the answer resumes it); 202 with the job and how it was delivered; 409
+ *   waiting_on_user: the answer resumes it; waiting_on_approval: steering, applied once the calls
+ *   are decided); 202 with the job and how it was delivered; 409
  *   `job_finished` for a finished job.
  * - POST /v1/jobs/{id}/stop — stop it (running tools are aborted); a finished job is returned unchanged.
  * - GET  /v1/jobs/{id}/events — resumable SSE (same id / Last-Event-ID rules as turn streams;

@@ -186,7 +186,7 @@ export class JobDriver {
     if (job.status === 'running') {
       moved = await this.d.store.transition(job.id, 'waiting_on_approval', { pending_approvals: approvals }, { from: ['running'] });
     } else if (!sameApprovals(job.pending_approvals, approvals)) {
-      moved = await this.d.store.setPendingApprovals(job.id, approvals);
+      moved = await this.d.store.setPendingApprovals(job.id, job.pending_approvals, approvals);
     }
     if (!moved) return;
     await this.emit(job.id, { type: 'job.waiting_on_approval', turn_id: turnId, approvals });

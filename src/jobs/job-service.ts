@@ -3,7 +3,8 @@
  * as turns of kind `background_job` while the agent runs fewer than
  * BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT, follows their turns to the job's next status (one
  * transition table, ./transitions.ts), delivers messages (queued → at the start; running →
- * steering; waiting_on_user → the answer resumes it), stops them, respawns finished ones, and
+ * steering; waiting_on_user → the answer resumes it; waiting_on_approval → steering once a person
+ * decided the calls its turn waits on), stops them, respawns finished ones, and
  * tells the owner of outcomes (./notice-delivery.ts). What moves jobs on its own (the passes, the
  * mirror of job turn activity) is ./job-driver.ts.
  */

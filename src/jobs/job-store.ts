@@ -69,9 +69,10 @@ export interface JobStore {
   transition(id: string, to: JobStatus, patch?: JobPatch, opts?: TransitionOptions): Promise<JobRecord | undefined>;
   /**
    * Replace the pending approvals of a job that is `waiting_on_approval` (a call of the round was
-   * decided, or another asked); undefined when the job is in another status.
+   * decided, or another asked) if they are still `from` (so of two instances seeing the same
+   * change, one records it); undefined when the job is in another status or its list changed.
    */
-  setPendingApprovals(id: string, approvals: JobApproval[]): Promise<JobRecord | undefined>;
+  setPendingApprovals(id: string, from: JobApproval[], to: JobApproval[]): Promise<JobRecord | undefined>;
   /** Move `from` (queued, or waiting_on_user for an answer) → running if the agent runs fewer than `limit` jobs. */
   start(id: string, from: 'queued' | 'waiting_on_user', limit: number): Promise<StartJobOutcome>;
   /**

@@ -112,10 +112,10 @@ export class SqliteJobStore implements JobStore {
     return r.changes > 0 ? this.row(id) : undefined;
   }
 
-  async setPendingApprovals(id: string, approvals: JobApproval[]): Promise<JobRecord | undefined> {
+  async setPendingApprovals(id: string, from: JobApproval[], to: JobApproval[]): Promise<JobRecord | undefined> {
     const r = this.db
-      .prepare(`UPDATE background_jobs SET pending_approvals = ?, updated_at = ? WHERE id = ? AND status = 'waiting_on_approval'`)
-      .run(JSON.stringify(approvals), new Date().toISOString(), id);
+      .prepare(`UPDATE background_jobs SET pending_approvals = ?, updated_at = ? WHERE id = ? AND status = 'waiting_on_approval' AND pending_approvals = ?`)
+      .run(JSON.stringify(to), new Date().toISOString(), id, JSON.stringify(from));
     return r.changes > 0 ? this.row(id) : undefined;
   }
 

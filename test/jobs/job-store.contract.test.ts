@@ -86,13 +86,14 @@ describeEachEngine('JobStore contract', (engine) => {
     await jobs.insert(other);
     await jobs.start(j.id, 'queued', 1);
     const call = { turn_id: 't1', call_id: 'call_1', name: 'command', label: 'Run `ls`', expires_at: '2030-01-01T00:00:00.000Z' };
-    expect(await jobs.setPendingApprovals(j.id, [call])).toBeUndefined(); // only while waiting_on_approval
+    expect(await jobs.setPendingApprovals(j.id, [], [call])).toBeUndefined(); // only while waiting_on_approval
     const waiting = await jobs.transition(j.id, 'waiting_on_approval', { pending_approvals: [call] }, { from: ['running'] });
     expect(waiting).toMatchObject({ status: 'waiting_on_approval', pending_approvals: [call] });
     expect(await jobs.runningCount('a')).toBe(0);
     expect(await jobs.start(other.id, 'queued', 1)).toMatchObject({ kind: 'started' });
     const two = [call, { ...call, call_id: 'call_2', label: null }];
-    expect(await jobs.setPendingApprovals(j.id, two)).toMatchObject({ pending_approvals: two });
+    expect(await jobs.setPendingApprovals(j.id, [call], two)).toMatchObject({ pending_approvals: two });
+    expect(await jobs.setPendingApprovals(j.id, [call], [])).toBeUndefined(); // changed meanwhile: the list is not what the caller saw
     expect((await jobs.get(j.id))!.pending_approvals).toEqual(two);
     // A plain move to running is narrowed to its source: the queued one never bypasses the limit.
     expect(await jobs.transition(other.id, 'running', {}, { from: ['waiting_on_approval'] })).toBeUndefined();

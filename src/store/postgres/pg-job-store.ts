@@ -90,10 +90,10 @@ export class PgJobStore implements JobStore {
     return rows[0] ? toJob(rows[0]) : undefined;
   }
 
-  async setPendingApprovals(id: string, approvals: JobApproval[]): Promise<JobRecord | undefined> {
+  async setPendingApprovals(id: string, from: JobApproval[], to: JobApproval[]): Promise<JobRecord | undefined> {
     const { rows } = await this.db.query<JobRow>(
-      `UPDATE background_jobs SET pending_approvals = $1, updated_at = $2 WHERE id = $3 AND status = 'waiting_on_approval' RETURNING *`,
-      [JSON.stringify(approvals), new Date().toISOString(), id],
+      `UPDATE background_jobs SET pending_approvals = $1, updated_at = $2 WHERE id = $3 AND status = 'waiting_on_approval' AND pending_approvals = $4 RETURNING *`,
+      [JSON.stringify(to), new Date().toISOString(), id, JSON.stringify(from)],
     );
     return rows[0] ? toJob(rows[0]) : undefined;
   }
