@@ -14,7 +14,7 @@ import { TurnIdParams } from './turn-schemas.js';
 
 export const SteerTurnBody = z.strictObject({
   /** The message, as the user would type it; empty or whitespace-only is refused like a blank turn `input`. */
-  content: textField('content').max(MAX_INPUT_CHARS),
+  content: textField().max(MAX_INPUT_CHARS),
 });
 
 export const turnMessageRoutes: RoutePlugin = async (app, { services }) => {

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { WORKFLOW_STATUSES } from '../src/workflows/types.js';
 import { MAX_CONCURRENCY } from '../src/workflows/validate-input.js';
+import { textField } from '../src/turns/request-schemas.js';
 import { AgentId } from './turn-schemas.js';
 import { WebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
 
@@ -16,7 +17,8 @@ export const CreateWorkflowBody = z.strictObject({
     .array(
       z.strictObject({
         label: z.string().min(1).max(200),
-        prompt: z.string().min(1),
+        /** What the task turn is asked; empty or whitespace-only is refused like a blank turn `input`. */
+        prompt: textField(),
         result_schema: z.record(z.string(), z.unknown()),
       }),
     )

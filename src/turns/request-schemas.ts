@@ -21,13 +21,17 @@ export function hasText(text: string): boolean {
   return /\S/.test(text);
 }
 
+/** The message of a {@link textField} without text (the HTTP envelope prefixes the field's path). */
+export const NO_TEXT_MESSAGE = 'must not be empty or only whitespace';
+
 /**
  * A string that must contain text: `""` and whitespace-only strings (`"   "`, `"\n"`) are refused
- * alike, with the message `<field> must not be empty or only whitespace` (steering messages use it
- * too, routes/turn-messages.ts).
+ * alike (code `custom`, {@link NO_TEXT_MESSAGE}; the 400 says `input must not be empty or only
+ * whitespace`). Used by turn and schedule `input`, steering messages (routes/turn-messages.ts)
+ * and workflow task prompts (routes/workflow-schemas.ts).
  */
-export function textField(field: string): z.ZodString {
-  return z.string().check(z.refine(hasText, `${field} must not be empty or only whitespace`));
+export function textField(): z.ZodString {
+  return z.string().check(z.refine(hasText, NO_TEXT_MESSAGE));
 }
 
 /**
@@ -35,7 +39,7 @@ export function textField(field: string): z.ZodString {
  * has text (a blank string or a list of blank messages gives the model nothing to answer).
  */
 export const TurnInputSchema = z.union([
-  textField('input'),
+  textField(),
   z
     .array(InputMessageSchema)
     .min(1, 'input must have at least one message')

@@ -76,7 +76,7 @@ describe('validation messages', () => {
   it('refuses a whitespace-only input exactly like an empty one, also as a list of blank messages', async () => {
     const empty = await createTurn({ input: '' });
     for (const input of ['   ', '\n\t ', '\u00a0\u2003']) expect(await createTurn({ input })).toEqual(empty);
-    expect(empty.details).toEqual([{ path: 'input', code: 'custom', message: 'input must not be empty or only whitespace' }]);
+    expect(empty.details).toEqual([{ path: 'input', code: 'custom', message: 'must not be empty or only whitespace' }]);
     expect((await createTurn({ input: [{ role: 'user', content: '  ' }, { role: 'system', content: '' }] })).message).toBe(
       'input must have a message with text: every content is empty or only whitespace',
     );
@@ -92,9 +92,16 @@ describe('validation messages', () => {
     for (const content of ['', '  \n']) {
       const r = await steer(content);
       expect(r.status).toBe(400);
-      expect(r.body.error).toEqual({ code: 'invalid_request', message: 'content must not be empty or only whitespace', details: [{ path: 'content', code: 'custom', message: 'content must not be empty or only whitespace' }] });
+      expect(r.body.error).toEqual({ code: 'invalid_request', message: 'content must not be empty or only whitespace', details: [{ path: 'content', code: 'custom', message: 'must not be empty or only whitespace' }] });
     }
     expect((await steer('go on')).body.error.code).toBe('turn_finished'); // text passes validation
+  });
+
+  it('refuses a whitespace-only workflow task prompt the same way, naming the task', async () => {
+    const task = (prompt: string) => ({ label: 'l', prompt, result_schema: { type: 'object', properties: {}, additionalProperties: false } });
+    const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 't', tasks: [task('find it'), task(' \n ')] });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'invalid_request', message: 'tasks[1].prompt must not be empty or only whitespace' });
   });
 });
 
