@@ -93,12 +93,16 @@ export async function runRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>):
     state.lastText = text;
     await deps.emit({ type: 'message.completed', text });
   }
+  let chainable = true;
   if (hasCalls(items) && state.toolsDisabled) {
     // The final request after max_steps offered no tools: its calls are never run nor paired into
-    // the transcript; the answer is its text (policies/max-steps.ts).
+    // the transcript; the answer is its text (policies/max-steps.ts). The provider's stored copy
+    // of this response keeps the calls without outputs, so it is not chained (previous_response_id):
+    // a continuation sends this answer as input instead.
     const ignored = ignoredCalls(items);
     await deps.emit({ type: 'model.warning', code: 'tool_calls_ignored', message: ignored.message, call_ids: ignored.callIds });
     items = ignored.kept;
+    chainable = false;
   }
   if (hasCalls(items)) {
     state.usedTools = true;
@@ -109,7 +113,7 @@ export async function runRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>):
   }
 
   state.transcript.push(...items);
-  recordResponseId(state, response.responseId, state.transcript.length);
+  if (chainable) recordResponseId(state, response.responseId, state.transcript.length);
   if (!text) {
     const empty = decideEmptyResponse(state);
     if (empty.type === 'nudge') {

@@ -240,6 +240,24 @@ describe('runTurn loop', () => {
     expect(result.lastResponseId).toBe('resp_B');
   });
 
+  it('previous_response_id mode does not chain a final answer whose calls were ignored after max_steps', async () => {
+    const { result, events } = await runScriptedTurn({
+      tools: [echo],
+      maxSteps: 1,
+      options: { conversationMode: 'previous_response_id' },
+      script: [
+        { output: [functionCall('echo', { text: 'x' }, { callId: 'c1' })], responseId: 'resp_A' },
+        { output: [message('final'), functionCall('echo', { text: 'y' }, { callId: 'c2' })], responseId: 'resp_B' },
+      ],
+    });
+    expect(result).toMatchObject({ status: 'completed', stopReason: 'max_steps', outputText: 'final' });
+    expect(events.find((e) => e.type === 'model.warning')).toMatchObject({ code: 'tool_calls_ignored', call_ids: ['c2'] });
+    // resp_B holds c2 without an output at the provider: a continuation must start after resp_A.
+    expect(result.lastResponseId).toBe('resp_A');
+    expect(result.transcript.filter((i) => i.type === 'function_call').map((i) => (i as { call_id: string }).call_id)).toEqual(['c1']);
+    expect(result.transcript.at(-1)).toMatchObject({ type: 'message', role: 'assistant' });
+  });
+
   it('keeps the namespace on a namespaced function_call sent back in history', async () => {
     const create = defineWorkerTool({
       name: 'create_widget', namespace: 'widgets', namespaceDescription: 'Widget tools', description: 'create', schema: z.object({ name: z.string() }),
