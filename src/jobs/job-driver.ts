@@ -15,6 +15,7 @@ import type { LoggedEvent } from '../store/event-log.js';
 import type { PublishedEventLog } from '../store/published-event-log.js';
 import type { TurnStore } from '../store/turn-store.js';
 import type { TurnService } from '../turns/turn-service-types.js';
+import { recordApprovalWait, resumeAfterDecision, type ApprovalWaitDeps } from './approval-wait.js';
 import type { JobEvent } from './events.js';
 import type { JobPatch, JobStore } from './job-store.js';
 import { jobTurnKey, jobTurnOutcome, jobTurnRequest, type JobTurnOutcome } from './job-turn.js';
@@ -27,8 +28,6 @@ export const JOB_POLL_MS = 1000;
 
 /** Turn events after which a pass looks at the job again (approvals asked, decided; the turn resumed). */
 const APPROVAL_EVENTS = new Set(['approval.requested', 'approval.resolved', 'turn.resumed']);
-
-const sameApprovals = (a: JobApproval[], b: JobApproval[]) => JSON.stringify(a) === JSON.stringify(b);
 
 /** Refusals of a job turn's creation that pass: the next pass tries again. */
 const TRANSIENT_START_ERRORS = new Set(['previous_turn_active', 'shutting_down', 'database_unavailable']);
@@ -61,8 +60,11 @@ export class JobDriver {
   /** Jobs whose turn this instance is creating now. */
   private readonly starting = new Set<string>();
 
+  private readonly approvalDeps: ApprovalWaitDeps;
+
   constructor(private readonly d: JobServiceDeps) {
     this.index = new TurnJobIndex(d.turnStore);
+    this.approvalDeps = { store: d.store, turnStore: d.turnStore, pendingApprovals: d.pendingApprovals, emit: (id, e) => this.emit(id, e) };
   }
 
   /**
@@ -161,36 +163,17 @@ export class JobDriver {
     if (job.status === 'running' && job.turn_ids.length < job.attempts) return this.startTurn(job);
     const turnId = job.turn_ids.at(-1)!;
     const turn = await this.d.turns.get(turnId);
-    if (turn?.status === 'waiting') return this.waitForApprovals(job, turnId);
+    if (turn?.status === 'waiting') {
+      if (await recordApprovalWait(this.approvalDeps, job, turnId)) this.wake(); // its slot is free
+      return;
+    }
     const outcome = turn ? jobTurnOutcome(turn) : { to: 'failed' as const, error: { code: 'turn_missing', summary: `the job's turn ${turnId} is gone`, retryable: false } };
-    if (job.status === 'waiting_on_approval' && turn && outcome?.to !== 'stopped') {
-      // A cancelled waiting turn is queued again only to end it: the job stays until it has.
-      if (!outcome && (await this.d.turnStore.cancelRequestedAt(turnId))) return;
-      // Decided: the turn runs again (or already finished since the last pass).
-      const resumed = await this.d.store.transition(id, 'running', { pending_approvals: [] }, { from: ['waiting_on_approval'] });
+    if (job.status === 'waiting_on_approval' && turn) {
+      const resumed = await resumeAfterDecision(this.approvalDeps, job, turnId, outcome);
       if (!resumed) return;
-      await this.emit(id, { type: 'job.resumed', turn_id: turnId });
       job = resumed;
     }
     if (outcome) await this.move(job, outcome, turnId);
-  }
-
-  /** The job's turn waits: list its undecided calls on the job (waiting_on_approval, no slot held). */
-  private async waitForApprovals(job: JobRecord, turnId: string): Promise<void> {
-    if (!this.d.pendingApprovals) return;
-    const pending = await this.d.pendingApprovals(turnId);
-    // None left: every call was decided and the turn is being queued again; the next pass sees it run.
-    if (pending.length === 0) return;
-    const approvals: JobApproval[] = pending.map((a) => ({ turn_id: turnId, call_id: a.call_id, name: a.name, label: a.label, expires_at: a.expires_at }));
-    let moved: JobRecord | undefined;
-    if (job.status === 'running') {
-      moved = await this.d.store.transition(job.id, 'waiting_on_approval', { pending_approvals: approvals }, { from: ['running'] });
-    } else if (!sameApprovals(job.pending_approvals, approvals)) {
-      moved = await this.d.store.setPendingApprovals(job.id, job.pending_approvals, approvals);
-    }
-    if (!moved) return;
-    await this.emit(job.id, { type: 'job.waiting_on_approval', turn_id: turnId, approvals });
-    if (job.status === 'running') this.wake(); // its slot is free
   }
 
   /** Answered while waiting: running again when a slot is free, else queued. */

@@ -6,11 +6,15 @@
  * 3, a 4th job starts and finishes while three wait), goes back to `running` when the call is
  * decided over HTTP (approved: the command runs; rejected: the model reads the rejection) and
  * ends `succeeded`; a job whose waiting turn is cancelled ends `stopped`; an approval that times
- * out resumes the job like a rejection.
+ * out resumes the job like a rejection; a job waiting across a restart of the service (same
+ * DATA_DIR) is approved after it and finishes.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
-import { api, useScriptedService } from '../e2e/support/service.js';
+import { api, startTestService, useScriptedService } from '../e2e/support/service.js';
 import { readSse } from '../e2e/support/sse-client.js';
 import { validateComponent, validateResponse } from '../e2e/support/spec.js';
 import { job, lastToolOutput, routedEntries, waitFor } from './support.js';
@@ -137,5 +141,42 @@ describe('a background job whose approval times out', () => {
     const events = await readSse(`${base}/v1/jobs/${jobId}/events`, { timeoutMs: 60_000 });
     expect(events.events.map((e) => e.event).filter((t) => t !== 'job.activity')).toEqual(['job.created', 'job.started', 'job.waiting_on_approval', 'job.resumed', 'job.succeeded']);
     expect(events.events.at(-1)!.json.output_text).toBe('gave up: Error: the user rejected this call: timed out');
+  }, 90_000);
+});
+
+describe('a background job waiting for approval across a restart', () => {
+  it('is still waiting_on_approval after the restart, and approving it then finishes the job', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'job-approvals-restart-'));
+    const start = () => startTestService({ modelBaseURL: harness.model.baseURL, dataDir });
+    let svc = await start();
+    try {
+      const main = 'approvals: a job across a restart';
+      const task = 'job-approvals task: survive a restart';
+      let jobId = '';
+      harness.model.push(
+        ...routedEntries({
+          [main]: [
+            { output: [functionCall('create_background_job', { title: 'Durable', task, notify: false })] },
+            (body) => ((jobId = lastToolOutput(body).job_id), { output: [message('started')] }),
+          ],
+          [task]: [
+            { output: [functionCall('command', { command: 'echo after-restart' }, { callId: 'call_r' })] },
+            (body) => ({ output: [message(`ran: ${String(lastToolOutput(body)).split('\n').slice(1).join('').trim()}`)] }),
+          ],
+        }),
+      );
+      const created = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'job-approvals-restart', tools: ['jobs', 'computer'], approvals: { command: 'always' } });
+      expect(created.body.status).toBe('completed');
+      const waiting = await waitFor(() => statusOf(svc.url, jobId, 'waiting_on_approval'), 30_000);
+      await svc.close({ keepData: true });
+      svc = await start();
+      expect(await job(svc.url, jobId)).toMatchObject({ status: 'waiting_on_approval', pending_approvals: [{ call_id: 'call_r', turn_id: waiting.turn_ids[0] }] });
+      expect((await api(svc.url, 'POST', `/v1/turns/${waiting.turn_ids[0]}/approvals`, { call_id: 'call_r', decision: 'approve' })).status).toBe(200);
+      const done = await waitFor(() => statusOf(svc.url, jobId, 'succeeded'), 30_000);
+      expect(done.output_text).toBe('ran: after-restart');
+    } finally {
+      await svc.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 90_000);
 });
