@@ -2,7 +2,7 @@
  * Maps every error to the `{error: {code, message, details?}}` envelope. Bad client input is a
  * 4xx with a clear code, never a 500: a DomainError (src/errors.ts) → its status, code, message and
  * details; zod issues → 400 `invalid_request` (message: one `<path> <what is wrong>` per issue,
- * src/zod-messages.ts; details = issues),
+ * src/zod-messages.ts, `the request body …` for the body as a whole; details = issues),
  * malformed JSON → 400 `invalid_json`, body over BODY_LIMIT_BYTES → 413 `body_too_large`,
  * unsupported or missing Content-Type → 415 `unsupported_media_type` (saying to send
  * `Content-Type: application/json`), a wrong method on a known path → 405 `method_not_allowed`
@@ -35,6 +35,16 @@ const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json' },
 };
 
+/**
+ * One `message` line of a 400 `invalid_request`: `<path> <what is wrong>` ({@link issueLine}); an
+ * issue about the whole value (empty path: the routes parse bodies whole, queries and params
+ * field by field) reads `the request body <what is wrong>`.
+ */
+export function requestIssueLine(issue: { path: readonly PropertyKey[]; message: string }): string {
+  if (issue.path.length === 0 && /^(is|must|has) /.test(issue.message)) return `the request body ${issue.message}`;
+  return issueLine(issue);
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | Error, request, reply) => {
     if (isDomainError(err)) {
@@ -42,7 +52,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     if (err instanceof ZodError) {
       return reply.code(400).send(
-        envelope('invalid_request', err.issues.map(issueLine).join('; '), err.issues.map((i) => ({
+        envelope('invalid_request', err.issues.map(requestIssueLine).join('; '), err.issues.map((i) => ({
           path: i.path.map(String).join('.'),
           code: i.code,
           message: i.message,

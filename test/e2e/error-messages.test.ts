@@ -41,7 +41,7 @@ describe('validation messages', () => {
 
   it('lists the accepted fields for an unknown one', async () => {
     expect((await createTurn({ input: 'hi', agentid: 'x' })).message).toMatch(
-      /^has unknown field "agentid": accepted fields are input, instructions\?, model\?, model_api\?, agent_id\?, /,
+      /^the request body has unknown field "agentid": accepted fields are input, instructions\?, model\?, model_api\?, agent_id\?, /,
     );
   });
 
@@ -67,6 +67,15 @@ describe('validation messages', () => {
       expect(err.details).toEqual([{ path, code, message: text }]);
       expect(err.message).not.toMatch(/Too (small|big)|expected \w+ to have|Invalid/);
     }
+  });
+
+  it('names the request body when it is missing or not an object', async () => {
+    const missing = await api(harness.svc.url, 'POST', '/v1/turns', undefined);
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toMatch(/^the request body is required: \{input: /);
+    const list = await createTurn([]);
+    expect(list.message).toMatch(/^the request body must be \{input: .*, got a list$/);
+    expect(list.details).toEqual([expect.objectContaining({ path: '', code: 'invalid_type' })]);
   });
 
   it('keeps the messages a schema sets itself', async () => {
