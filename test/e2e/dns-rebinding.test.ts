@@ -6,6 +6,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from './support/service.js';
+import { validateResponse } from './support/spec.js';
 
 /** One request to `svc` with an explicit Host header (fetch does not let a caller set Host). */
 function request(svc: TestService, method: string, path: string, host: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
@@ -34,6 +35,7 @@ describe('without AUTH_TOKENS', () => {
     expect(r.status).toBe(421);
     expect(r.body.error).toMatchObject({ code: 'host_not_allowed', details: { host: 'rebind.attacker.example:8801' } });
     expect(r.body.error.message).toMatch(/without AUTH_TOKENS .* ALLOWED_HOSTS/);
+    expect(validateResponse('/v1/turns', 'post', 421, r.body)).toEqual([]);
     expect((await request(svc, 'GET', '/v1/turns', '127.0.0.1')).body.data).toEqual([]);
     for (const host of ['attacker.example', '127.0.0.1.attacker.example', 'localhost.attacker.example:80', '[::2]:80']) {
       expect((await request(svc, 'GET', '/v1/turns', host)).status, host).toBe(421);

@@ -35,12 +35,12 @@ describe('openapi.yaml', () => {
     expect([...documented].filter((r) => !served.has(r)).sort()).toEqual([]);
   });
 
-  it('documents the responses the HTTP layer sends on every route: 405 (with Allow), 431, and 414 where the path has parameters', () => {
+  it('documents the responses the HTTP layer sends on every route: 405 (with Allow), 408, 421, 431, and 414 where the path has parameters', () => {
     const missing: string[] = [];
     for (const [p, item] of Object.entries(spec.paths as Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>)) {
       for (const [m, op] of Object.entries(item)) {
         if (!METHODS.includes(m)) continue;
-        const want: [string, string][] = [['405', 'MethodNotAllowed'], ['431', 'HeadersTooLarge'], ...(p.includes('{') ? [['414', 'UriTooLong'] as [string, string]] : [])];
+        const want: [string, string][] = [['405', 'MethodNotAllowed'], ['408', 'RequestTimeout'], ['421', 'HostNotAllowed'], ['431', 'HeadersTooLarge'], ...(p.includes('{') ? [['414', 'UriTooLong'] as [string, string]] : [])];
         for (const [status, name] of want) if (op.responses[status]?.$ref !== `#/components/responses/${name}`) missing.push(`${m} ${p} ${status}`);
       }
     }
