@@ -30,8 +30,12 @@ describe('job notice chains', () => {
       ids.push(out.job_id);
       return { output: [message(reply)] };
     };
-    // Each job answers slowly, so its notice finds the turn that started it finished (a follow-up turn, not steering).
-    const slowAnswer = (i: number) => ({ output: [message(`job ${i} done`)], holdMs: 1500 });
+    // Each job answers only after the turn that started it has its final answer (and then slowly), so its
+    // notice finds that turn finished: a follow-up turn, not a steering message.
+    const slowAnswer = (i: number) => async () => {
+      await waitFor(() => (ids.length > i ? true : undefined), 30_000);
+      return { output: [message(`job ${i} done`)], holdMs: 1000 };
+    };
     harness.model.push(
       ...routedEntries({
         [main]: [
