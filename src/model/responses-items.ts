@@ -109,6 +109,24 @@ export function toResponsesTools(tools: readonly ToolDefinition[]): Raw[] {
 }
 
 /**
+ * Conversions already made, per transcript item object and pairing (`[unpaired, paired]`). A
+ * turn sends its whole transcript with every request, so without this each round would convert
+ * every earlier item again (quadratic in the turn's length). Transcript items are never mutated
+ * once appended (the loop only appends), and the converted items are only serialized, so reusing
+ * one object is safe; entries go away with their items (WeakMap).
+ */
+const converted = new WeakMap<TranscriptItem, [ResponseInputItem | undefined | null, ResponseInputItem | undefined | null]>();
+
+function cachedInputItem(item: TranscriptItem, paired: boolean): ResponseInputItem | undefined {
+  let entry = converted.get(item);
+  if (!entry) converted.set(item, (entry = [null, null]));
+  const slot = paired ? 1 : 0;
+  const hit = entry[slot];
+  if (hit !== null) return hit;
+  return (entry[slot] = toResponsesInputItem(item, paired));
+}
+
+/**
  * A neutral item as a Responses `input` item, or undefined when it cannot be sent (a
  * `provider_item` from another adapter). `pairedWithReasoning`: the item follows a reasoning item
  * of its own response in the input (a function call then keeps its item id; see the module doc).
@@ -176,7 +194,7 @@ export function toResponsesInput(items: readonly TranscriptItem[]): ResponseInpu
   let afterReasoning = false; // a reasoning item was sent since the last input item
   for (const i of items) {
     if (!isModelOutput(i)) afterReasoning = false;
-    const r = toResponsesInputItem(i, afterReasoning);
+    const r = cachedInputItem(i, afterReasoning);
     if (!r) continue;
     out.push(r);
     if (i.type === 'reasoning') afterReasoning = true;

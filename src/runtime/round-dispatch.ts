@@ -52,8 +52,10 @@ async function gateRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>, toRun:
   verdicts.edited.forEach((args, k) => {
     if (args === undefined) return;
     toRun[k].call.arguments = args;
-    const item = state.round!.items.find((i): i is FunctionCallItem => i.type === 'function_call' && i.call_id === toRun[k].call.callId);
-    if (item) item.arguments = args;
+    // Replaced, not mutated: transcript items are immutable once made (request building caches them).
+    const items = state.round!.items;
+    const at = items.findIndex((i) => i.type === 'function_call' && i.call_id === toRun[k].call.callId);
+    if (at >= 0) items[at] = { ...(items[at] as FunctionCallItem), arguments: args };
   });
   return verdicts;
 }
@@ -66,7 +68,7 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
   const { items, responseId } = state.round!;
   const prior = deps.priorCalls;
   const { tools } = deps;
-  const statsBefore = structuredClone(state.toolStats); // restored when the round pauses for approvals
+  const statsBefore = { ...state.toolStats, repairs: { ...state.toolStats.repairs } }; // restored when the round pauses for approvals
 
   const searchOutputs: TranscriptItem[] = items
     .filter((i): i is ToolSearchCallItem => i.type === 'tool_search_call' && i.execution === 'client')
