@@ -144,8 +144,8 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
   const breaker = new CircuitBreaker(state.breaker);
   let priorCalls = opts.resume?.priorCalls;
   // Steering input at a round boundary: appended, checkpointed with its cursor, then announced.
-  const takeInput = async (): Promise<boolean> => {
-    const input = await opts.atRoundBoundary?.(state).catch(() => undefined);
+  const takeInput = async (at: 'round' | 'answer'): Promise<boolean> => {
+    const input = await opts.atRoundBoundary?.(state, at).catch(() => undefined);
     if (!input) return false;
     state.transcript.push(...input.items);
     state.inputCursor = input.cursor;
@@ -154,7 +154,7 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     return input.items.length > 0;
   };
   for (;;) {
-    if (!state.round) await takeInput();
+    if (!state.round) await takeInput('round');
     const r = await runRound(state, {
       model: opts.model,
       modelName: opts.modelName,
@@ -176,7 +176,7 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     priorCalls = undefined;
     state = r.state;
     // A message that arrived during the answering round gets one more round (the turn goes on).
-    if (r.next.type === 'completed' && r.next.stopReason === 'stop' && (await takeInput())) continue;
+    if (r.next.type === 'completed' && r.next.stopReason === 'stop' && (await takeInput('answer'))) continue;
     if (r.next.type !== 'run_again') return finish(r.next);
     await checkpoint(state);
   }

@@ -110,8 +110,10 @@ export interface RunTurnOptions<TTurn = unknown> {
    * the model answered (stop): returned items (steering messages) are appended to the transcript,
    * `state.inputCursor` is set to `cursor`, the state is checkpointed, then `applied()` is called.
    * Items returned after an answer make the turn go on with one more round. A throw is ignored.
+   * `at` says which: `round` (before a request) or `answer` (after the model answered: the last
+   * chance for a message to make the turn go on, so a hook that skips reads must not skip this one).
    */
-  atRoundBoundary?: (state: TurnState) => Promise<BoundaryInput | undefined | void>;
+  atRoundBoundary?: (state: TurnState, at: 'round' | 'answer') => Promise<BoundaryInput | undefined | void>;
   /**
    * The turn's approval gate (src/runtime/approval-gate.ts): a round with calls waiting for a
    * decision ends the run with status `waiting` (checkpointed; no terminal event).

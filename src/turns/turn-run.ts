@@ -202,37 +202,43 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     });
     const { tools, unavailable, instructions: extra } = await d.assemble(ctx);
     const instructions = [request.instructions, ...(extra ?? [])].filter(Boolean).join('\n\n') || undefined;
-    const result = await d.runTurn({
-      turnId: id,
-      model: request.model_api && d.modelFor ? d.modelFor(request.model_api) : d.model,
-      modelName: rec.model,
-      instructions,
-      input: state.transcript,
-      tools,
-      unavailable,
-      maxSteps: request.max_steps ?? d.config.MAX_STEPS,
-      signal: c.controller.signal,
-      emit,
-      lastSeq: () => seq,
-      turnContext: ctx,
-      ...(live?.finalAnswerGuard ? { finalAnswerGuard: live.finalAnswerGuard } : {}),
-      ...(resume ? { resume } : {}),
-      ...(d.approvals ? { approvals: turnApprovalGate(d, id, request, ctx) } : {}),
-      ...(d.inputs ? { atRoundBoundary: d.inputs.boundary(id, emit) } : {}),
-      checkpoint: async (s, next) => {
-        if (c.detached() && !c.cancelRequested() && next?.type === 'cancelled') return;
-        await checkpointer.save(s, next);
-        current = s;
-        if (!next && Date.now() - progressAt >= PROGRESS_EVERY_MS) await writeProgress(s);
-      },
-      options: {
-        parallelLimit: d.config.PARALLEL_TOOL_LIMIT,
-        maxToolCallsPerResponse: d.config.MAX_TOOL_CALLS_PER_RESPONSE,
-        toolOutputMaxChars: d.config.TOOL_OUTPUT_MAX_CHARS,
-        toolTimeoutMs: d.config.TOOL_TIMEOUT_MS,
-        toolSearchMode: d.config.TOOL_SEARCH_MODE,
-      },
-    });
+    const boundary = d.inputs?.boundary(id, emit);
+    let result: RunTurnResult;
+    try {
+      result = await d.runTurn({
+        turnId: id,
+        model: request.model_api && d.modelFor ? d.modelFor(request.model_api) : d.model,
+        modelName: rec.model,
+        instructions,
+        input: state.transcript,
+        tools,
+        unavailable,
+        maxSteps: request.max_steps ?? d.config.MAX_STEPS,
+        signal: c.controller.signal,
+        emit,
+        lastSeq: () => seq,
+        turnContext: ctx,
+        ...(live?.finalAnswerGuard ? { finalAnswerGuard: live.finalAnswerGuard } : {}),
+        ...(resume ? { resume } : {}),
+        ...(d.approvals ? { approvals: turnApprovalGate(d, id, request, ctx) } : {}),
+        ...(boundary ? { atRoundBoundary: boundary } : {}),
+        checkpoint: async (s, next) => {
+          if (c.detached() && !c.cancelRequested() && next?.type === 'cancelled') return;
+          await checkpointer.save(s, next);
+          current = s;
+          if (!next && Date.now() - progressAt >= PROGRESS_EVERY_MS) await writeProgress(s);
+        },
+        options: {
+          parallelLimit: d.config.PARALLEL_TOOL_LIMIT,
+          maxToolCallsPerResponse: d.config.MAX_TOOL_CALLS_PER_RESPONSE,
+          toolOutputMaxChars: d.config.TOOL_OUTPUT_MAX_CHARS,
+          toolTimeoutMs: d.config.TOOL_TIMEOUT_MS,
+          toolSearchMode: d.config.TOOL_SEARCH_MODE,
+        },
+      });
+    } finally {
+      boundary?.close();
+    }
     if (!terminal) {
       if (c.detached() && !c.cancelRequested()) return 'detached';
       if (result.status === 'waiting') {

@@ -21,7 +21,7 @@ import type { TranscriptItem } from '../../model/port.js';
 import type { TurnEvent } from '../../runtime/events.js';
 import type { BoundaryInput } from '../../runtime/turn-types.js';
 import type { TurnState } from '../../runtime/turn-state.js';
-import type { EventLog } from '../../store/event-log.js';
+import type { EventLog, EventNotifier } from '../../store/event-log.js';
 import type { TurnStore } from '../../store/turn-store.js';
 import { isFinished } from '../turn-outcome.js';
 import type { StoredTurnInput, TurnInputStore } from './input-store.js';
@@ -42,8 +42,8 @@ export interface QueuedInput {
 export interface TurnInputsDeps {
   store: TurnInputStore;
   turns: Pick<TurnStore, 'get'>;
-  /** The turn event log (stored, then notified). */
-  events: EventLog<TurnEvent>;
+  /** The turn event log (stored, then notified; `subscribe` lets a running turn hear of new messages). */
+  events: EventLog<TurnEvent> & { subscribe?: EventNotifier<TurnEvent>['subscribe'] };
   clock?: () => Date;
 }
 
@@ -92,10 +92,25 @@ export class TurnInputs {
    * messages after the state's input cursor as user messages, the new cursor, and `applied()`,
    * which (after the loop checkpointed them) marks them and emits `input.applied` through `emit`
    * — also for messages a crash left applied but unannounced.
+   *
+   * The store is read only when there may be something to read: at the run's first boundary, after
+   * an `input.queued` of this turn was notified (any instance: the event log's notifier), after the
+   * model answered (`at: 'answer'`, the last chance for a message to make the turn go on), and at
+   * least every {@link INPUT_RECHECK_MS} in case a notification was lost. A turn nobody steers
+   * thus costs no read per round. Call `close()` when the run ends (drops the subscription).
    */
-  boundary(turnId: string, emit: (e: TurnEvent) => Promise<void> | void): (state: TurnState) => Promise<BoundaryInput | undefined> {
+  boundary(turnId: string, emit: (e: TurnEvent) => Promise<void> | void): BoundaryHook {
     let announced = 0; // messages up to this seq are marked and announced (by this run)
-    return async (state) => {
+    let mustRead = true; // the first boundary reads: messages may have come before this run
+    let readAt = 0;
+    const unsubscribe = this.d.events.subscribe?.(turnId, (logged) => {
+      if (logged.event.type === 'input.queued') mustRead = true;
+    });
+    const hook = async (state: TurnState, at: 'round' | 'answer' = 'round'): Promise<BoundaryInput | undefined> => {
+      const now = this.clock().getTime();
+      if (!mustRead && at === 'round' && now - readAt < INPUT_RECHECK_MS) return undefined;
+      mustRead = false; // before the read: a message notified during it makes the next boundary read
+      readAt = now;
       const cursor = state.inputCursor ?? 0;
       const fresh = await this.d.store.listAfter(turnId, cursor);
       const upto = fresh.at(-1)?.seq ?? cursor;
@@ -110,5 +125,12 @@ export class TurnInputs {
       }
       return { items: fresh.map(inputMessage), cursor: upto, applied };
     };
+    return Object.assign(hook, { close: () => unsubscribe?.() });
   }
 }
+
+/** Longest a running turn goes without reading its steering messages when no notification came, ms. */
+export const INPUT_RECHECK_MS = 1000;
+
+/** {@link TurnInputs.boundary}: the loop's hook plus `close()` (call when the run ends). */
+export type BoundaryHook = ((state: TurnState, at?: 'round' | 'answer') => Promise<BoundaryInput | undefined>) & { close(): void };
