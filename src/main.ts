@@ -5,6 +5,7 @@
  * database (and migrates Postgres), recovers interrupted turns, and listens on HOST:PORT.
  * SIGINT/SIGTERM close the server, abort running turns and close the database.
  */
+import { DataDirInUseError } from './store/database.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.js';
@@ -92,7 +93,7 @@ export async function main(): Promise<void> {
   try {
     started = await startService();
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof SchemaTooNewError) {
+    if (err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof DataDirInUseError) {
       process.stderr.write(`refusing to start: ${err.message}\n`);
       process.exit(2);
     }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { api, startTestService, type TestService } from './support/service.js';
-import { spawnService } from './support/child.js';
+import { freePort, spawnService, waitHealthy } from './support/child.js';
 import { loadConfig } from '../../src/config.js';
 import { validateResponse } from './support/spec.js';
 
@@ -107,6 +107,34 @@ describe('without AUTH_TOKENS', () => {
       expect(child.output()).toContain(`DATA_DIR=${file}: cannot use it as the data folder`);
       expect(child.output()).not.toMatch(/\n\s+at /); // no stack trace
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to start a second service on a DATA_DIR another running service holds', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'turns-datadir-busy-'));
+    const port = await freePort();
+    const first = spawnService({ DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'silent' });
+    try {
+      await waitHealthy(`http://127.0.0.1:${port}`, first);
+      const second = spawnService({ DATA_DIR: dir, PORT: String(await freePort()), LOG_LEVEL: 'silent' });
+      expect(await second.exited).toBe(2);
+      expect(second.output()).toContain(`refusing to start: DATA_DIR ${dir} is in use by another service process`);
+      expect(second.output()).not.toMatch(/\n\s+at /); // no stack trace
+      // The first one is unharmed, and once it is gone the folder is free again (also after SIGKILL).
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      first.proc.kill('SIGKILL');
+      await first.exited;
+      const port3 = await freePort();
+      const third = spawnService({ DATA_DIR: dir, PORT: String(port3), LOG_LEVEL: 'silent' });
+      try {
+        await waitHealthy(`http://127.0.0.1:${port3}`, third);
+      } finally {
+        third.proc.kill('SIGTERM');
+        await third.exited;
+      }
+    } finally {
+      first.proc.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -30,7 +30,7 @@ export interface CrashRig {
   turn(id: string): Promise<any>;
   /** Wait until the turn is finished and return it. */
   finished(id: string, ms?: number): Promise<any>;
-  /** Run SQL on the service database (service stopped or not: WAL allows it). */
+  /** Run SQL on the service database; only while the service is stopped or killed (a running one holds it exclusively). */
   sql(query: string, ...params: unknown[]): unknown[];
 }
 

@@ -49,6 +49,7 @@ describe('steering across a SIGKILL', () => {
       expect(applied.map((e) => e.json.message_id)).toEqual([sent.body.message_id]);
       expect(all.filter((e) => e.event === 'input.queued').map((e) => e.json.message_id)).toEqual([sent.body.message_id]);
       expect(all.findIndex((e) => e.event === 'input.applied')).toBeGreaterThan(all.findIndex((e) => e.event === 'turn.resumed'));
+      await rig.kill(); // the running service holds its database exclusively
       expect(rig.sql('SELECT seq, applied_at IS NOT NULL AS applied FROM turn_inputs WHERE turn_id = ?', id)).toEqual([{ seq: 1, applied: 1 }]);
     } finally {
       await rig.dispose();
