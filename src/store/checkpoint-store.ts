@@ -26,6 +26,13 @@ export interface TurnCheckpointStore {
    * @throws when the positions do not continue the stored items (a lost or stale writer).
    */
   save(turnId: string, checkpoint: StoredCheckpoint, newItems: readonly TranscriptItem[]): Promise<void>;
+  /**
+   * Optional write-behind `save` (same contract): the checkpoint is queued at once and committed
+   * with the next batch of the turn event log on the same database, together with the events
+   * around it (SQLite). The promise settles when it is durable; a writer that need not wait goes
+   * on without awaiting it. Reads of this store store what is queued first.
+   */
+  saveQueued?(turnId: string, checkpoint: StoredCheckpoint, newItems: readonly TranscriptItem[]): Promise<void>;
   /** The last checkpoint, or undefined when none was stored. */
   load(turnId: string): Promise<StoredCheckpoint | undefined>;
   /**

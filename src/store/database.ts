@@ -17,19 +17,21 @@ export type Database = BetterSqlite3.Database;
  * with the process (also on SIGKILL). Exclusive mode also keeps the WAL index in process memory
  * and skips the file locks of every transaction, which makes each commit cheaper.
  * Pass `':memory:'` as `dataDir` for a throw-away in-memory database (tests).
+ * `opts.exclusive: false` opens it shared (normal locking), for tests of stores written by several
+ * connections at once — never the service itself.
  * @throws DataDirInUseError when another process holds the database; other errors when the
  *   directory cannot be created or the file cannot be opened.
  */
-export function openDatabase(dataDir: string): Database {
+export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}): Database {
   let db: Database;
   if (dataDir === ':memory:') {
     db = new BetterSqlite3(':memory:');
   } else {
     fs.mkdirSync(dataDir, { recursive: true });
     const file = path.join(dataDir, 'service.db');
-    db = new BetterSqlite3(file, { timeout: 0 });
+    db = new BetterSqlite3(file, { timeout: opts.exclusive === false ? 5000 : 0 });
     try {
-      db.pragma('locking_mode = EXCLUSIVE');
+      if (opts.exclusive !== false) db.pragma('locking_mode = EXCLUSIVE');
       db.pragma('journal_mode = WAL');
       // The exclusive lock is taken by the first read and kept until close.
       db.prepare('SELECT count(*) FROM sqlite_master').get();

@@ -33,6 +33,25 @@ export interface EventLog<E extends { type: string } = { type: string }> {
   lastSeq(streamId: string): Promise<number>;
   /** The last stored event of the stream, if any. */
   last(streamId: string): Promise<LoggedEvent<E> | undefined>;
+  /**
+   * Optional write-behind append: the event is numbered at once and stored with the engine's next
+   * batch — at the latest at the end of the current event-loop turn, or earlier at a `flush`, a
+   * read of the log, an `append` (which waits for its own batch) or a checkpoint written in the
+   * same database transaction. For a writer that needs the seq now but not durability before it
+   * goes on; `stored` settles when the event is durable (and, on a published log, notified).
+   * Engines without it: use `append`.
+   */
+  appendQueued?(streamId: string, event: E): QueuedAppend<E>;
+  /** Optional: store everything queued (by `appendQueued` or joined writes) now. */
+  flushQueued?(): void | Promise<void>;
+}
+
+/** What {@link EventLog.appendQueued} returns. */
+export interface QueuedAppend<E extends { type: string } = { type: string }> {
+  /** The event's seq in its stream (final: gapless, in append order). */
+  seq: number;
+  /** Settles once the event is stored (rejects when it could not be). */
+  stored: Promise<LoggedEvent<E>>;
 }
 
 /**

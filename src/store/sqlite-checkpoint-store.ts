@@ -14,7 +14,11 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
   private readonly countItems;
   private readonly updateOnly;
 
-  constructor(db: Database) {
+  /**
+   * @param batch the turn event log on the same database: with it, {@link saveQueued} commits
+   *   checkpoints in that log's batches (one commit with the events around them).
+   */
+  constructor(db: Database, private readonly batch?: { joinBatch(write: () => void): Promise<void>; flush(): void }) {
     db.exec(`CREATE TABLE IF NOT EXISTS turn_items (
       turn_id TEXT NOT NULL,
       idx INTEGER NOT NULL,
@@ -55,20 +59,35 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
   }
 
   async save(turnId: string, checkpoint: StoredCheckpoint, newItems: readonly TranscriptItem[]): Promise<void> {
+    this.batch?.flush(); // what was queued comes first
     const c = checkpoint;
     if (newItems.length === 0 && this.updateOnly.run(c.version, c.step, c.state, new Date().toISOString(), turnId, c.itemCount).changes === 1) return;
     this.saveTx.immediate(turnId, checkpoint, newItems);
   }
 
+  /** See {@link TurnCheckpointStore.saveQueued}; without a batch log it is `save`. */
+  saveQueued(turnId: string, checkpoint: StoredCheckpoint, newItems: readonly TranscriptItem[]): Promise<void> {
+    if (!this.batch) return this.save(turnId, checkpoint, newItems);
+    const items = [...newItems];
+    return this.batch.joinBatch(() => {
+      const c = checkpoint;
+      if (items.length === 0 && this.updateOnly.run(c.version, c.step, c.state, new Date().toISOString(), turnId, c.itemCount).changes === 1) return;
+      this.saveTx(turnId, checkpoint, items); // a savepoint inside the batch's transaction
+    });
+  }
+
   async load(turnId: string): Promise<StoredCheckpoint | undefined> {
+    this.batch?.flush();
     return this.selectCheckpoint.get(turnId) as StoredCheckpoint | undefined;
   }
 
   async items(turnId: string, count = Number.MAX_SAFE_INTEGER): Promise<TranscriptItem[]> {
+    this.batch?.flush();
     return (this.selectItems.all(turnId, count) as string[]).map((d) => JSON.parse(d) as TranscriptItem);
   }
 
   async itemCount(turnId: string): Promise<number> {
+    this.batch?.flush();
     return this.countItems.get(turnId) as number;
   }
 }

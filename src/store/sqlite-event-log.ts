@@ -14,10 +14,18 @@
  * commit, so the port's contract holds unchanged: resolved = durably stored, seq gapless and in
  * append order per stream. Should another writer have appended to a stream meanwhile (another
  * connection on the same file), the primary key refuses the batch; the affected streams' seqs
- * are read from the table again, the queued events renumbered in order and written again.
+ * are read from the table again, the queued events renumbered in order and written again. (The
+ * service holds its database exclusively, src/store/database.ts, so in the service this cannot
+ * happen and the seq {@link SqliteEventLog.appendQueued} gives out at once is final.)
+ *
+ * Write-behind: `appendQueued` returns the seq at once and stores the event with the batch,
+ * for writers that need not wait (a turn's runner waits only where it must: before a tool runs,
+ * before a turn ends). Other stores on the same database join a batch with
+ * {@link SqliteEventLog.joinBatch} — a turn's checkpoint is committed together with the events
+ * around it, one commit instead of one each.
  */
 import type { Database } from './database.js';
-import type { EventLog, LoggedEvent } from './event-log.js';
+import type { EventLog, LoggedEvent, QueuedAppend } from './event-log.js';
 import { safeStringify } from './safe-json.js';
 
 interface Row {
@@ -28,6 +36,7 @@ interface Row {
 }
 
 interface Pending<E extends { type: string }> {
+  kind: 'event';
   streamId: string;
   seq: number;
   type: string;
@@ -37,6 +46,15 @@ interface Pending<E extends { type: string }> {
   createdAt: string;
   resolve: (logged: LoggedEvent<E>) => void;
   reject: (err: unknown) => void;
+}
+
+/** A write of another store joined to the next batch ({@link SqliteEventLog.joinBatch}). */
+interface JoinedWrite {
+  kind: 'write';
+  write: () => void;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+  error?: unknown;
 }
 
 /** Events queued before a batch is written at once instead of at the end of the loop turn. */
@@ -53,7 +71,7 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
   private readonly writeBatch;
   /** Last seq given out per stream (Map order = least recently appended first). */
   private readonly lastGiven = new Map<string, number>();
-  private pending: Pending<E>[] = [];
+  private pending: (Pending<E> | JoinedWrite)[] = [];
   private scheduled: NodeJS.Immediate | undefined;
 
   constructor(private readonly db: Database) {
@@ -73,21 +91,63 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
       'SELECT stream_id, seq, data, created_at FROM event_log WHERE stream_id = ? ORDER BY seq DESC LIMIT 1',
     );
     this.selectMaxSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) FROM event_log WHERE stream_id = ?').pluck();
-    this.writeBatch = db.transaction((batch: Pending<E>[]) => {
-      for (const p of batch) this.insert.run(p.streamId, p.seq, p.type, p.json, p.createdAt);
+    // A joined write runs in a savepoint of its own (a nested transaction): one that fails is
+    // rolled back alone and reported to its caller, never costing the batch's events.
+    const joined = db.transaction((w: JoinedWrite) => w.write());
+    this.writeBatch = db.transaction((batch: (Pending<E> | JoinedWrite)[]) => {
+      for (const p of batch) {
+        if (p.kind === 'event') {
+          this.insert.run(p.streamId, p.seq, p.type, p.json, p.createdAt);
+          continue;
+        }
+        try {
+          p.error = undefined;
+          joined(p);
+        } catch (err) {
+          p.error = err;
+        }
+      }
     });
   }
 
   append(streamId: string, event: E): Promise<LoggedEvent<E>> {
+    return this.appendQueued(streamId, event).stored;
+  }
+
+  /** {@link EventLog.appendQueued}: numbered now, stored with this log's next batch. */
+  appendQueued(streamId: string, event: E): QueuedAppend<E> {
     // Never lose an event to serialization: unserializable fields become markers (safe-json.ts),
     // and readers get the stored form, so stored and streamed events stay equal.
     const { json, replaced } = safeStringify(event);
     const seq = this.nextSeq(streamId);
-    return new Promise<LoggedEvent<E>>((resolve, reject) => {
-      this.pending.push({ streamId, seq, type: String(event.type), json, event, replaced, createdAt: new Date().toISOString(), resolve, reject });
-      if (this.pending.length >= MAX_BATCH) this.flush();
-      else this.scheduled ??= setImmediate(() => this.flush());
+    const stored = new Promise<LoggedEvent<E>>((resolve, reject) => {
+      this.pending.push({ kind: 'event', streamId, seq, type: String(event.type), json, event, replaced, createdAt: new Date().toISOString(), resolve, reject });
+      this.schedule();
     });
+    return { seq, stored };
+  }
+
+  /**
+   * Run `write` (synchronous statements of another store on the same database, e.g. a turn
+   * checkpoint) inside this log's next batch transaction, in order with the events queued around
+   * it, so both become durable in one commit. Resolves after that commit; rejects with what
+   * `write` threw (its statements are rolled back alone; the batch's events are still stored).
+   */
+  joinBatch(write: () => void): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ kind: 'write', write, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  /** {@link EventLog.flushQueued}: {@link SqliteEventLog.flush}. */
+  flushQueued(): void {
+    this.flush();
+  }
+
+  private schedule(): void {
+    if (this.pending.length >= MAX_BATCH) this.flush();
+    else this.scheduled ??= setImmediate(() => this.flush());
   }
 
   /**
@@ -106,14 +166,19 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
         break;
       } catch (err) {
         if ((err as { code?: string }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY' || attempt >= RENUMBER_RETRIES) {
-          for (const p of batch) this.lastGiven.delete(p.streamId);
+          for (const p of batch) if (p.kind === 'event') this.lastGiven.delete(p.streamId);
           for (const p of batch) p.reject(err);
           return;
         }
-        this.renumber(batch);
+        this.renumber(batch.filter((p): p is Pending<E> => p.kind === 'event'));
       }
     }
     for (const p of batch) {
+      if (p.kind === 'write') {
+        if (p.error === undefined) p.resolve();
+        else p.reject(p.error);
+        continue;
+      }
       p.resolve({ streamId: p.streamId, seq: p.seq, createdAt: p.createdAt, event: p.replaced ? (JSON.parse(p.json) as E) : p.event });
     }
   }

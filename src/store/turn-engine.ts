@@ -62,20 +62,26 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
   const pg = stores.pg;
   if (!pg || url === undefined) {
     const turnStore = new SqliteTurnStore(db);
+    const turnLog = new SqliteEventLog<TurnEvent>(db);
+    const workflowLog = new SqliteEventLog<WorkflowEvent>(db);
+    const jobLog = new SqliteEventLog<JobEvent>(db);
     return {
       turnStore,
       traceOfSync: (id) => turnStore.getTraceSync(id),
       startedAtSync: (id) => turnStore.startedAtSync(id),
       turnQueue: new SqliteTurnQueue(db),
-      checkpoints: new SqliteCheckpointStore(db),
+      checkpoints: new SqliteCheckpointStore(db, turnLog), // committed with the turn's events
       approvals: new SqliteApprovalStore(db),
       turnInputs: new SqliteTurnInputStore(db),
-      eventLog: new PublishedEventLog(new SqliteEventLog<TurnEvent>(db), new InProcessEventNotifier<TurnEvent>()),
-      workflowEvents: new PublishedEventLog(new SqliteEventLog<WorkflowEvent>(db), new InProcessEventNotifier<WorkflowEvent>()),
-      jobEvents: new PublishedEventLog(new SqliteEventLog<JobEvent>(db), new InProcessEventNotifier<JobEvent>()),
+      eventLog: new PublishedEventLog(turnLog, new InProcessEventNotifier<TurnEvent>()),
+      workflowEvents: new PublishedEventLog(workflowLog, new InProcessEventNotifier<WorkflowEvent>()),
+      jobEvents: new PublishedEventLog(jobLog, new InProcessEventNotifier<JobEvent>()),
       listen: () => undefined,
       start: async () => undefined,
-      close: async () => undefined,
+      // Write-behind events and checkpoints are committed before the database closes.
+      close: async () => {
+        for (const log of [turnLog, workflowLog, jobLog]) log.flush();
+      },
     };
   }
   const notifierFor = <E extends { type: string }>(log: EventLog<E>) =>

@@ -7,6 +7,8 @@
  * - `append` is timed into `event_log_append_seconds`, then each observer is called with the
  *   stored event. Observers must be quick and must not throw (a throw is caught and logged and
  *   never fails the append); they run after the event is stored, so "store, then notify" holds.
+ * - The write-behind `appendQueued` (when the log has it) is timed until stored; its events are
+ *   observed one at a time in the order stored, on a chain the writer does not wait for.
  * - `subscribe` counts open subscriptions in `sse_subscribers` (unsubscribe counts down once).
  */
 import type { EventLog, EventNotifier, LoggedEvent } from '../store/event-log.js';
@@ -25,19 +27,40 @@ export interface EventLogHooks {
 export function observeEventLog<L extends EventLog<any> & Pick<EventNotifier<any>, 'subscribe'>>(log: L, hooks: EventLogHooks): L {
   const append = log.append.bind(log);
   const subscribe = log.subscribe.bind(log);
-  log.append = async (streamId, event) => {
-    const end = hooks.metrics.eventLogAppend.startTimer();
-    const logged = await append(streamId, event);
-    end();
-    for (const observe of hooks.observers) {
+  const observe = async (logged: LoggedEvent): Promise<void> => {
+    for (const o of hooks.observers) {
       try {
-        await observe(logged);
+        await o(logged);
       } catch (err) {
         hooks.onObserverError(err, logged);
       }
     }
+  };
+  log.append = async (streamId, event) => {
+    const end = hooks.metrics.eventLogAppend.startTimer();
+    const logged = await append(streamId, event);
+    end();
+    await observe(logged);
     return logged;
   };
+  // Write-behind appends: observed one at a time in the order stored, on a chain of their own that
+  // the writer does not wait for (an observer may itself append to this log without a deadlock).
+  const queued = log.appendQueued?.bind(log);
+  let observedQueued: Promise<void> = Promise.resolve();
+  if (queued) {
+    log.appendQueued = (streamId, event) => {
+      const end = hooks.metrics.eventLogAppend.startTimer();
+      const q = queued(streamId, event);
+      return {
+        seq: q.seq,
+        stored: q.stored.then((logged) => {
+          end();
+          observedQueued = observedQueued.then(() => observe(logged));
+          return logged;
+        }),
+      };
+    };
+  }
   log.subscribe = (streamId, listener) => {
     const unsubscribe = subscribe(streamId, listener);
     hooks.metrics.sseSubscribers.inc();

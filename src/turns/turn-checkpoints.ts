@@ -27,16 +27,31 @@ export class TurnCheckpointer {
     private storedItems: number,
   ) {}
 
-  /** Store `state` (with `ended` when the turn is over). */
+  /** True after a write-behind save failed: the stored item count is read again before the next. */
+  private resync = false;
+
+  /**
+   * Store `state` (with `ended` when the turn is over). With a store that has `saveQueued`
+   * (SQLite) the checkpoint is write-behind: it is committed with the turn's events of the same
+   * event-loop turn — before any tool of the round runs (`tool.started` is waited for), before
+   * the turn's record is finished — and this resolves once it is queued.
+   * @throws (without `saveQueued`) what the store throws.
+   */
   async save(state: TurnState, next?: NextStep): Promise<void> {
     // A pause (`waiting`) is not an ending: the turn resumes from this state.
     const s: TurnState = next && next.type !== 'run_again' && next.type !== 'waiting' ? { ...state, ended: next } : state;
+    if (this.resync) {
+      this.storedItems = await this.store.itemCount(this.turnId);
+      this.resync = false;
+    }
     const newItems: TranscriptItem[] = state.transcript.slice(this.storedItems);
-    await this.store.save(
-      this.turnId,
-      { version: TURN_STATE_VERSION, step: state.steps, itemCount: state.transcript.length, state: serializeTurnState(s) },
-      newItems,
-    );
+    const checkpoint = { version: TURN_STATE_VERSION, step: state.steps, itemCount: state.transcript.length, state: serializeTurnState(s) };
+    if (this.store.saveQueued) {
+      this.store.saveQueued(this.turnId, checkpoint, newItems).catch(() => (this.resync = true));
+      this.storedItems = state.transcript.length;
+      return;
+    }
+    await this.store.save(this.turnId, checkpoint, newItems);
     this.storedItems = state.transcript.length;
   }
 }

@@ -116,10 +116,20 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       terminal = event;
       const outcome = outcomeFromEvent(event, (await d.store.get(id))!);
       if (current && event.type !== 'turn.completed') Object.assign(outcome, { output_text: current.lastText, steps: current.steps, usage: current.usage ? { ...current.usage } : null });
+      await d.events.flushQueued?.(); // the final checkpoint and the events before it, before the record says finished
       await d.store.finish(id, outcome);
     }
     try {
-      seq = (await d.events.append(id, event)).seq;
+      if (!d.events.appendQueued) {
+        seq = (await d.events.append(id, event)).seq;
+        return;
+      }
+      // Write-behind where nothing depends on the event being stored yet (it is, within this
+      // event-loop turn, with the checkpoint that follows); waited for where something does.
+      const q = d.events.appendQueued(id, event);
+      seq = q.seq;
+      if (mustBeStored(event)) await q.stored;
+      else q.stored.catch((err: unknown) => d.log?.error({ err, turn_id: id }, 'failed to append turn event'));
     } catch (err) {
       d.log?.error({ err, turn_id: id }, 'failed to append turn event');
     }
@@ -250,6 +260,15 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     }
     return 'finished';
   }
+}
+
+/**
+ * Events that must be stored before the runner goes on: `tool.started` (before the tool runs, so a
+ * crash during it reports the call interrupted instead of running it again), `approval.requested`
+ * (before the approval row and the pause), and the terminal event.
+ */
+function mustBeStored(event: TurnEvent): boolean {
+  return event.type === 'tool.started' || event.type === 'approval.requested' || isTerminalEvent(event);
 }
 
 function turnApprovalGate(d: TurnRunDeps, id: string, request: CreateTurnInput, ctx: TurnContext) {

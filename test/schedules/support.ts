@@ -21,6 +21,9 @@ import type { EngineName } from '../support/store-engines.js';
 import { migratedSchema } from '../support/postgres.js';
 import type { CreateTurnInput, CreateTurnOptions, TurnRecord, TurnService } from '../../src/turns/turn-service-types.js';
 
+/** Several connections on one file (as several processes would be): opened without the service's exclusive lock. */
+const SHARED = { exclusive: false };
+
 /** A clock that only moves when told. */
 export class ManualClock implements Clock {
   constructor(private ms: number) {}
@@ -115,11 +118,11 @@ export async function scheduleRig(startIso: string, env: Record<string, string> 
   let store: ScheduleStore;
   let otherStore: () => ScheduleStore;
   if (engine === 'sqlite') {
-    const db = openDatabase(dir);
+    const db = openDatabase(dir, SHARED);
     closers.push(() => db.close());
     store = new SqliteScheduleStore(db);
     otherStore = () => {
-      const db2 = openDatabase(dir);
+      const db2 = openDatabase(dir, SHARED);
       closers.push(() => db2.close());
       return new SqliteScheduleStore(db2);
     };

@@ -15,9 +15,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+/** Several connections on one file (as several processes would be): opened without the service's exclusive lock. */
+const SHARED = { exclusive: false };
+
 describeEventLogWritersContract('sqlite', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'evlog-'));
-  const [da, db] = [openDatabase(dir), openDatabase(dir)];
+  const [da, db] = [openDatabase(dir, SHARED), openDatabase(dir, SHARED)];
   return {
     a: new SqliteEventLog(da),
     b: new SqliteEventLog(db),

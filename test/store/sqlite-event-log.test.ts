@@ -8,6 +8,9 @@ import { InProcessEventNotifier } from '../../src/store/in-process-notifier.js';
 import { PublishedEventLog } from '../../src/store/published-event-log.js';
 import { describeEventLogContract } from './contracts/event-log.contract.js';
 
+/** Several connections on one file (as several processes would be): opened without the service's exclusive lock. */
+const SHARED = { exclusive: false };
+
 type Ev = { type: string; n?: number };
 const dirs: string[] = [];
 function tempDir() {
@@ -91,18 +94,18 @@ describe('SqliteEventLog', () => {
 
   it('keeps events across a reopen of the database file', async () => {
     const dir = tempDir();
-    const db1 = openDatabase(dir);
+    const db1 = openDatabase(dir, SHARED);
     await new PublishedEventLog(new SqliteEventLog<Ev>(db1), new InProcessEventNotifier<Ev>()).append('s', { type: 'kept', n: 7 });
     db1.close();
-    const log2 = new PublishedEventLog(new SqliteEventLog<Ev>(openDatabase(dir)), new InProcessEventNotifier<Ev>());
+    const log2 = new PublishedEventLog(new SqliteEventLog<Ev>(openDatabase(dir, SHARED)), new InProcessEventNotifier<Ev>());
     expect((await log2.read('s', 0)).map((e) => e.event)).toEqual([{ type: 'kept', n: 7 }]);
     expect((await log2.append('s', { type: 'next' })).seq).toBe(2);
   });
 
   it('commits the appends of one event-loop turn together, and resolves them only once committed', async () => {
     const dir = tempDir();
-    const writer = openDatabase(dir);
-    const reader = openDatabase(dir); // another connection sees only committed rows
+    const writer = openDatabase(dir, SHARED);
+    const reader = openDatabase(dir, SHARED); // another connection sees only committed rows
     const log = new SqliteEventLog<Ev>(writer);
     const count = reader.prepare("SELECT COUNT(*) FROM event_log WHERE stream_id = 's'").pluck();
     const appends = Array.from({ length: 50 }, (_, n) => log.append('s', { type: 'e', n }));
@@ -118,6 +121,61 @@ describe('SqliteEventLog', () => {
     reader.close();
   });
 
+  it('appendQueued gives the seq at once and stores the event with the batch', async () => {
+    const dir = tempDir();
+    const [writer, reader] = [openDatabase(dir, SHARED), openDatabase(dir, SHARED)];
+    const log = new SqliteEventLog<Ev>(writer);
+    const count = reader.prepare("SELECT COUNT(*) FROM event_log WHERE stream_id = 's'").pluck();
+    const a = log.appendQueued('s', { type: 'a' });
+    const b = log.appendQueued('s', { type: 'b' });
+    expect([a.seq, b.seq]).toEqual([1, 2]);
+    expect(count.get()).toBe(0);
+    expect((await b.stored).seq).toBe(2);
+    expect(count.get()).toBe(2);
+    writer.close();
+    reader.close();
+  });
+
+  it('a joined write is committed in the same transaction as the events around it', async () => {
+    const dir = tempDir();
+    const [writer, reader] = [openDatabase(dir, SHARED), openDatabase(dir, SHARED)];
+    writer.exec('CREATE TABLE side (v TEXT)');
+    const log = new SqliteEventLog<Ev>(writer);
+    const events = (db: typeof writer) => db.prepare("SELECT COUNT(*) FROM event_log WHERE stream_id = 's'").pluck().get();
+    const e1 = log.appendQueued('s', { type: 'before' });
+    let during: unknown;
+    const joined = log.joinBatch(() => {
+      writer.prepare('INSERT INTO side (v) VALUES (?)').run('checkpoint');
+      // Inside one open transaction: the writer sees the event before it, nobody else sees anything yet.
+      during = { inTransaction: writer.inTransaction, writerSees: events(writer), othersSee: events(reader) };
+    });
+    const e2 = log.appendQueued('s', { type: 'after' });
+    await joined;
+    expect(during).toEqual({ inTransaction: true, writerSees: 1, othersSee: 0 });
+    expect(events(reader)).toBe(2);
+    expect(reader.prepare('SELECT COUNT(*) FROM side').pluck().get()).toBe(1);
+    expect([(await e1.stored).seq, (await e2.stored).seq]).toEqual([1, 2]);
+    writer.close();
+    reader.close();
+  });
+
+  it('a joined write that throws is rolled back alone: its caller gets the error, the events are stored', async () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE side (v TEXT NOT NULL)');
+    const log = new SqliteEventLog<Ev>(db);
+    const insert = db.prepare('INSERT INTO side (v) VALUES (?)');
+    const e1 = log.appendQueued('s', { type: 'a' });
+    const bad = log.joinBatch(() => {
+      insert.run('written, then rolled back');
+      insert.run(null); // NOT NULL constraint
+    });
+    const e2 = log.append('s', { type: 'b' });
+    await expect(bad).rejects.toThrow(/NOT NULL/);
+    expect([(await e1.stored).seq, (await e2).seq]).toEqual([1, 2]);
+    expect(db.prepare('SELECT COUNT(*) FROM side').pluck().get()).toBe(0);
+    expect((await log.read('s', 0)).map((e) => e.event.type)).toEqual(['a', 'b']);
+  });
+
   it('reads its own queued appends (a read writes what is queued first)', async () => {
     const log = new SqliteEventLog<Ev>(openDatabase(':memory:'));
     const pending = log.append('s', { type: 'a' });
@@ -129,7 +187,7 @@ describe('SqliteEventLog', () => {
 
   it('numbers after events another connection stored meanwhile, keeping its own order', async () => {
     const dir = tempDir();
-    const [da, db] = [openDatabase(dir), openDatabase(dir)];
+    const [da, db] = [openDatabase(dir, SHARED), openDatabase(dir, SHARED)];
     const a = new SqliteEventLog<Ev>(da);
     const b = new SqliteEventLog<Ev>(db);
     expect((await a.append('s', { type: 'e', n: 1 })).seq).toBe(1); // a now expects seq 2 next

@@ -25,7 +25,7 @@ function rig() {
   };
   const events = new PublishedEventLog(new SqliteEventLog<TurnEvent>(db), new InProcessEventNotifier<TurnEvent>());
   let now = Date.parse('2026-12-02T03:00:00Z');
-  const inputs = new TurnInputs({ store, turns: { get: async () => undefined }, events, clock: () => new Date(now) });
+  const inputs = new TurnInputs({ store, turns: { get: async () => undefined }, events, notifier: events.notifier, clock: () => new Date(now) });
   const emitted: TurnEvent[] = [];
   const hook = inputs.boundary('t1', (e) => void emitted.push(e));
   /** Store a message as another instance would, with or without the notification reaching us. */

@@ -13,6 +13,9 @@ import { SqliteWebhookStore, type NewDelivery, type WebhookStore } from '../../s
 import { migratedSchema } from '../support/postgres.js';
 import { describeEachEngine, type EngineName } from '../support/store-engines.js';
 
+/** Several connections on one file (as several processes would be): opened without the service's exclusive lock. */
+const SHARED = { exclusive: false };
+
 const closers: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
@@ -21,7 +24,7 @@ afterEach(async () => {
 async function twoStores(engine: EngineName): Promise<[WebhookStore, WebhookStore]> {
   if (engine === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webhook-store-'));
-    const [a, b] = [openDatabase(dir), openDatabase(dir)];
+    const [a, b] = [openDatabase(dir, SHARED), openDatabase(dir, SHARED)];
     closers.push(() => fs.rmSync(dir, { recursive: true, force: true }), () => a.close(), () => b.close());
     return [new SqliteWebhookStore(a), new SqliteWebhookStore(b)];
   }

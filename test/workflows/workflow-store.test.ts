@@ -16,6 +16,9 @@ import type { WorkflowStore } from '../../src/workflows/workflow-store.js';
 import { migratedSchema } from '../support/postgres.js';
 import { describeEachEngine, type EngineName } from '../support/store-engines.js';
 
+/** Several connections on one file (as several processes would be): opened without the service's exclusive lock. */
+const SHARED = { exclusive: false };
+
 const closers: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
@@ -25,7 +28,7 @@ afterEach(async () => {
 async function twoStores(engine: EngineName): Promise<[WorkflowStore, WorkflowStore]> {
   if (engine === 'sqlite') {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wf-store-'));
-    const [a, b] = [openDatabase(dir), openDatabase(dir)];
+    const [a, b] = [openDatabase(dir, SHARED), openDatabase(dir, SHARED)];
     closers.push(() => fs.rmSync(dir, { recursive: true, force: true }), () => a.close(), () => b.close());
     return [new SqliteWorkflowStore(a), new SqliteWorkflowStore(b)];
   }

@@ -42,8 +42,13 @@ export interface QueuedInput {
 export interface TurnInputsDeps {
   store: TurnInputStore;
   turns: Pick<TurnStore, 'get'>;
-  /** The turn event log (stored, then notified; `subscribe` lets a running turn hear of new messages). */
-  events: EventLog<TurnEvent> & { subscribe?: EventNotifier<TurnEvent>['subscribe'] };
+  /** The turn event log (stored, then notified). */
+  events: EventLog<TurnEvent>;
+  /**
+   * Its notifier (not an SSE subscriber: not counted as one): a running turn hears of new
+   * messages through it. Absent: it still reads at the times {@link TurnInputs.boundary} lists.
+   */
+  notifier?: Pick<EventNotifier<TurnEvent>, 'subscribe'>;
   clock?: () => Date;
 }
 
@@ -103,7 +108,7 @@ export class TurnInputs {
     let announced = 0; // messages up to this seq are marked and announced (by this run)
     let mustRead = true; // the first boundary reads: messages may have come before this run
     let readAt = 0;
-    const unsubscribe = this.d.events.subscribe?.(turnId, (logged) => {
+    const unsubscribe = this.d.notifier?.subscribe(turnId, (logged) => {
       if (logged.event.type === 'input.queued') mustRead = true;
     });
     const hook = async (state: TurnState, at: 'round' | 'answer' = 'round'): Promise<BoundaryInput | undefined> => {
