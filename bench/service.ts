@@ -6,7 +6,8 @@
  * - raw: a hand-written `openai` Responses loop (bench/lib/raw-loop.ts) — the floor;
  * - service: the real service in this process (bench/lib/bench-service.ts: HTTP, admission, the
  *   turn queue and runner, checkpoints and the event log in SQLite WAL, the runtime, the Responses
- *   adapter) with a client reading the turn's SSE stream to its end (every event parsed).
+ *   adapter) with a client reading the turn's SSE stream to its end (every event parsed; a
+ *   `node:http` client, bench/lib/service-turn.ts says why).
  * R = 50 and R = 150, interleaved (raw and service alternate, the order flips every pass) after a
  * warm-up, so machine noise hits both alike; medians of wall time and of this process's CPU time
  * per turn (everything runs in this one process: scripted server, service and clients). The
