@@ -52,6 +52,15 @@ export class SqliteTurnQueue implements TurnQueue {
     return { ok: r !== undefined, cancelRequested: (r?.cancel_requested_at ?? null) !== null };
   }
 
+  async renewMany(ids: readonly string[], owner: string, now: number, leaseMs: number): Promise<Map<string, { cancelRequested: boolean }>> {
+    const held = new Map<string, { cancelRequested: boolean }>();
+    const rows = this.sql.get(
+      `UPDATE turns SET lease_until = ? WHERE id IN (SELECT value FROM json_each(?)) AND owner = ? AND status = 'running' RETURNING id, cancel_requested_at`,
+    ).all(now + leaseMs, JSON.stringify(ids), owner) as { id: string; cancel_requested_at: string | null }[];
+    for (const r of rows) held.set(r.id, { cancelRequested: r.cancel_requested_at !== null });
+    return held;
+  }
+
   async finish(id: string, owner: string): Promise<void> {
     this.sql.get(`UPDATE turns SET owner = NULL, lease_until = NULL WHERE id = ? AND owner = ?`).run(id, owner);
   }

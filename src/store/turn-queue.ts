@@ -38,6 +38,13 @@ export interface TurnQueue {
    * stop advancing it). `cancelRequested`: a cancel was stored for the turn.
    */
   renew(id: string, owner: string, now: number, leaseMs: number): Promise<{ ok: boolean; cancelRequested: boolean }>;
+  /**
+   * {@link TurnQueue.renew} for all of `ids` at once (one statement: an instance renews every
+   * turn it runs in one heartbeat, not one commit or round trip per turn). The result holds an
+   * entry for each turn `owner` still holds (`cancelRequested` as in `renew`); a missing id was
+   * lost.
+   */
+  renewMany(ids: readonly string[], owner: string, now: number, leaseMs: number): Promise<Map<string, { cancelRequested: boolean }>>;
   /** The owner is done with a turn whose record is finished: drop the lease. */
   finish(id: string, owner: string): Promise<void>;
   /** Give the turn up without finishing it (claimable again at once, resumed from its checkpoint). */

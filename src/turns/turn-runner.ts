@@ -1,7 +1,8 @@
 /**
  * The turn runner of one instance: claims turns from the {@link TurnQueue} (oldest first, at most
- * MAX_CONCURRENT_TURNS at once), keeps each claim alive with a heartbeat every second (which also
- * picks up a cancel stored by any instance), and runs each claimed turn (src/turns/turn-run.ts).
+ * MAX_CONCURRENT_TURNS at once), keeps its claims alive with one heartbeat a second renewing all
+ * of them in one statement (which also picks up a cancel stored by any instance), and runs each
+ * claimed turn (src/turns/turn-run.ts).
  *
  * Wake-ups: in-process `wake()` after a turn is created or finished, and a poll every second for
  * turns enqueued elsewhere or whose owner's lease ran out.
@@ -41,6 +42,8 @@ export class TurnRunner {
   private again = false;
   private stopping = true;
   private poll: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private beating = false;
 
   constructor(private readonly d: TurnRunnerDeps) {}
 
@@ -49,6 +52,8 @@ export class TurnRunner {
     this.stopping = false;
     this.poll = setInterval(() => this.wake(), HEARTBEAT_MS);
     this.poll.unref();
+    this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
+    this.heartbeat.unref();
     this.wake();
   }
 
@@ -56,6 +61,7 @@ export class TurnRunner {
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
     if (this.poll) clearInterval(this.poll);
+    if (this.heartbeat) clearInterval(this.heartbeat);
     const runs = [...this.running.values()];
     for (const r of runs) r.controller.abort(new Error('service shutting down'));
     await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
@@ -107,8 +113,6 @@ export class TurnRunner {
   private launch(id: string, previousRun: RunControl['previousRun']): void {
     const entry: Running = { controller: new AbortController(), done: Promise.resolve(), cancelRequested: false, lost: false };
     this.running.set(id, entry);
-    const heartbeat = setInterval(() => void this.beat(id, entry), HEARTBEAT_MS);
-    heartbeat.unref();
     const control: RunControl = {
       controller: entry.controller,
       previousRun,
@@ -128,25 +132,35 @@ export class TurnRunner {
       })
       .catch((err) => this.d.log?.error({ err, turn_id: id }, 'turn run crashed'))
       .finally(() => {
-        clearInterval(heartbeat);
         this.running.delete(id);
         this.d.onRunEnded(id);
         this.wake();
       });
   }
 
-  private async beat(id: string, entry: Running): Promise<void> {
+  /** Renew every claim of this instance at once; a claim lost or a cancel stored stops that run. */
+  private async beat(): Promise<void> {
+    if (this.beating || this.running.size === 0) return;
+    this.beating = true;
+    const ids = [...this.running.keys()];
     try {
-      const r = await this.d.queue.renew(id, this.d.owner, Date.now(), this.d.config.TURN_LEASE_MS);
-      if (!r.ok) {
-        entry.lost = true;
-        entry.controller.abort(new Error('lease lost'));
-      } else if (r.cancelRequested && !entry.cancelRequested) {
-        entry.cancelRequested = true;
-        entry.controller.abort(new Error('cancelled by request'));
+      const held = await this.d.queue.renewMany(ids, this.d.owner, Date.now(), this.d.config.TURN_LEASE_MS);
+      for (const id of ids) {
+        const entry = this.running.get(id);
+        if (!entry) continue; // ended meanwhile
+        const r = held.get(id);
+        if (!r) {
+          entry.lost = true;
+          entry.controller.abort(new Error('lease lost'));
+        } else if (r.cancelRequested && !entry.cancelRequested) {
+          entry.cancelRequested = true;
+          entry.controller.abort(new Error('cancelled by request'));
+        }
       }
     } catch (err) {
-      this.d.log?.error({ err, turn_id: id }, 'turn heartbeat failed');
+      this.d.log?.error({ err, turns: ids.length }, 'turn heartbeat failed');
+    } finally {
+      this.beating = false;
     }
   }
 }

@@ -44,6 +44,17 @@ export class PgTurnQueue implements TurnQueue {
     return { ok: rows.length === 1, cancelRequested: (rows[0]?.cancel_requested_at ?? null) !== null };
   }
 
+  async renewMany(ids: readonly string[], owner: string, now: number, leaseMs: number): Promise<Map<string, { cancelRequested: boolean }>> {
+    const held = new Map<string, { cancelRequested: boolean }>();
+    if (ids.length === 0) return held;
+    const { rows } = await this.db.query<{ id: string; cancel: boolean }>(
+      `UPDATE turns SET lease_until = $1 WHERE id = ANY($2::text[]) AND owner = $3 AND status = 'running' RETURNING id, cancel_requested_at IS NOT NULL AS cancel`,
+      [now + leaseMs, [...ids], owner],
+    );
+    for (const r of rows) held.set(r.id, { cancelRequested: r.cancel });
+    return held;
+  }
+
   async finish(id: string, owner: string): Promise<void> {
     await this.db.query(`UPDATE turns SET owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2`, [id, owner]);
   }

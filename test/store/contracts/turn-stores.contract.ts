@@ -147,6 +147,22 @@ export function describeTurnStoreContract(engine: string, open: () => Promise<Tu
       expect(await queue.renew(t.id, 'x', now + 2000, 1000)).toMatchObject({ ok: false });
     }));
 
+    it('renewMany renews every turn the owner holds in one call and leaves out the ones it lost', withPorts(async ({ store, queue }) => {
+      const [a, b, c] = [newTurn(), newTurn(), newTurn()];
+      for (const t of [a, b, c]) await store.insert(t);
+      const now = 1_000_000;
+      for (let i = 0; i < 3; i++) await queue.claim('x', now, 1000);
+      await store.requestCancel(b.id, new Date().toISOString());
+      const held = await queue.renewMany([a.id, b.id, c.id, 'no-such-turn'], 'x', now + 500, 1000);
+      expect(Object.fromEntries(held)).toEqual({ [a.id]: { cancelRequested: false }, [b.id]: { cancelRequested: true }, [c.id]: { cancelRequested: false } });
+      // Renewed: nobody can take them before now + 1500; then c lapses, is taken, and x lost it.
+      expect(await queue.claim('y', now + 1400, 1000)).toBeUndefined();
+      await queue.renewMany([a.id, b.id], 'x', now + 1400, 1000);
+      expect(await queue.claim('y', now + 1600, 1000)).toEqual({ id: c.id, previousRun: 'lost' });
+      expect([...(await queue.renewMany([a.id, c.id], 'x', now + 1700, 1000)).keys()]).toEqual([a.id]);
+      expect((await queue.renewMany([], 'x', now, 1000)).size).toBe(0);
+    }));
+
     it('release makes a turn claimable at once as released; finish drops the lease of a finished turn', withPorts(async ({ store, queue }) => {
       const t = newTurn();
       await store.insert(t);
