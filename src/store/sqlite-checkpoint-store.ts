@@ -13,6 +13,8 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
   private readonly selectCheckpoint;
   private readonly countItems;
   private readonly updateOnly;
+  /** Queued (write-behind) saves not yet committed, per turn. */
+  private readonly queued = new Map<string, number>();
 
   /**
    * @param batch the turn event log on the same database: with it, {@link saveQueued} commits
@@ -69,25 +71,38 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
   saveQueued(turnId: string, checkpoint: StoredCheckpoint, newItems: readonly TranscriptItem[]): Promise<void> {
     if (!this.batch) return this.save(turnId, checkpoint, newItems);
     const items = [...newItems];
-    return this.batch.joinBatch(() => {
+    this.queued.set(turnId, (this.queued.get(turnId) ?? 0) + 1);
+    const settled = () => {
+      const n = (this.queued.get(turnId) ?? 1) - 1;
+      if (n > 0) this.queued.set(turnId, n);
+      else this.queued.delete(turnId);
+    };
+    const stored = this.batch.joinBatch(() => {
       const c = checkpoint;
       if (items.length === 0 && this.updateOnly.run(c.version, c.step, c.state, new Date().toISOString(), turnId, c.itemCount).changes === 1) return;
       this.saveTx(turnId, checkpoint, items); // a savepoint inside the batch's transaction
     });
+    stored.then(settled, settled);
+    return stored;
+  }
+
+  /** Reads see this turn's queued checkpoints: those are written first (not needed for other turns). */
+  private settle(turnId: string): void {
+    if (this.queued.has(turnId)) this.batch?.flush();
   }
 
   async load(turnId: string): Promise<StoredCheckpoint | undefined> {
-    this.batch?.flush();
+    this.settle(turnId);
     return this.selectCheckpoint.get(turnId) as StoredCheckpoint | undefined;
   }
 
   async items(turnId: string, count = Number.MAX_SAFE_INTEGER): Promise<TranscriptItem[]> {
-    this.batch?.flush();
+    this.settle(turnId);
     return (this.selectItems.all(turnId, count) as string[]).map((d) => JSON.parse(d) as TranscriptItem);
   }
 
   async itemCount(turnId: string): Promise<number> {
-    this.batch?.flush();
+    this.settle(turnId);
     return this.countItems.get(turnId) as number;
   }
 }

@@ -189,6 +189,10 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
   }
 
   async lastSeq(streamId: string): Promise<number> {
+    // The last seq given out is known without writing the queue first (queued events count: they
+    // are numbered and will be stored in order).
+    const given = this.lastGiven.get(streamId);
+    if (given !== undefined) return given;
     return (await this.last(streamId))?.seq ?? 0;
   }
 
