@@ -4,6 +4,9 @@
  * of it is stopped) requests answer 503 `database_unavailable` — no crash — and the service
  * recovers by itself when it is back.
  */
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -76,7 +79,7 @@ describePostgres('the service on Postgres', () => {
     await c.query("INSERT INTO schema_migrations (version, name) VALUES (999, 'future')");
     await c.end();
     const err = await startService({
-      DATA_DIR: svc.dataDir,
+      DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'pg-schema-newer-')), // svc holds its own DATA_DIR
       PORT: '0',
       LOG_LEVEL: 'silent',
       DATABASE_URL: url,
