@@ -57,7 +57,7 @@ describe('APPROVAL_POLICY', () => {
   it('is refused at start when malformed, naming the bad part', () => {
     expect(() => loadConfig({ APPROVAL_POLICY: 'write_file=maybe' })).toThrow(/APPROVAL_POLICY=write_file=maybe: "write_file=maybe" is not <tool>=always\|never/);
     expect(loadConfig({ APPROVAL_POLICY: 'destructive' }).APPROVAL_POLICY).toBe('destructive');
-    expect(loadConfig({ APPROVAL_POLICY: 'command=never, web.fetch=always' }).APPROVAL_POLICY).toEqual({ command: 'never', 'web.fetch': 'always' });
+    expect(loadConfig({ APPROVAL_POLICY: 'command=never, web_fetch=always' }).APPROVAL_POLICY).toEqual({ command: 'never', web_fetch: 'always' });
     expect(loadConfig({}).APPROVAL_POLICY).toBe('none');
   });
 });

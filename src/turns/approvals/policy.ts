@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import type { AnyWorkerAgentTool } from '../../runtime/tool.js';
 import { toolIdentity } from '../../runtime/tool-identity.js';
+import { KNOWN_TOOL_NAMES } from '../../assembly/tool-names.js';
 
 /** Per-tool overrides: tool name (or `namespace.name`) → `always` | `never`. */
 export type ApprovalOverrides = Record<string, 'always' | 'never'>;
@@ -31,8 +32,10 @@ export const ApprovalsSchema = z.union([
 ], { error: 'approvals must be "destructive" or an object {<tool name>: "always" | "never"}' });
 
 /**
- * Parse APPROVAL_POLICY: `none`, `destructive`, or comma-separated `<tool>=always|never`.
- * @returns the policy, or a message saying what is wrong.
+ * Parse APPROVAL_POLICY: `none`, `destructive`, or comma-separated `<tool>=always|never`, where
+ * each `<tool>` is a name some family can offer (`KNOWN_TOOL_NAMES`, src/assembly/tool-names.ts):
+ * a misspelt name would otherwise never match and silently turn approval off.
+ * @returns the policy, or a message saying what is wrong (naming unknown tools and the known ones).
  */
 export function parseApprovalPolicy(text: string): { ok: true; policy: ApprovalPolicy } | { ok: false; message: string } {
   const t = text.trim();
@@ -43,6 +46,10 @@ export function parseApprovalPolicy(text: string): { ok: true; policy: ApprovalP
     const m = /^([a-zA-Z0-9_-]{1,64}(?:\.[a-zA-Z0-9_-]{1,64})?)=(always|never)$/.exec(part);
     if (!m) return { ok: false, message: `"${part}" is not <tool>=always|never (or use none / destructive)` };
     overrides[m[1]] = m[2] as 'always' | 'never';
+  }
+  const unknown = Object.keys(overrides).filter((n) => !KNOWN_TOOL_NAMES.includes(n));
+  if (unknown.length > 0) {
+    return { ok: false, message: `${unknown.map((n) => `"${n}"`).join(', ')} ${unknown.length === 1 ? 'is not a tool name' : 'are not tool names'}; known tools: ${KNOWN_TOOL_NAMES.join(', ')}` };
   }
   return { ok: true, policy: overrides };
 }
