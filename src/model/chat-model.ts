@@ -3,7 +3,9 @@
  * params (chat-request.ts) → a {@link ChatTransport} (normally the `openai` SDK client of
  * openai-chat-client.ts) → chunks assembled (chat-assembly.ts) → neutral stream events
  * (chat-response.ts). Text and reasoning deltas are passed on as they arrive; items and
- * `response.done` follow once the stream has ended. The runtime does not change.
+ * `response.done` follow once the stream has ended. The runtime does not change. Every chunk
+ * received (tool-call argument pieces included, which yield nothing until the end) is reported to
+ * `hooks.onActivity` (`ModelStreamOptions` in port.ts).
  */
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { ChatAnswerAssembler } from './chat-assembly.js';
@@ -29,10 +31,11 @@ export interface ChatModelOptions {
 export function createChatModel(transport: ChatTransport, options: ChatModelOptions = {}): ModelPort {
   const features = options.features ?? chatFeatures();
   return {
-    async *stream(request, signal): AsyncIterable<ModelStreamEvent> {
+    async *stream(request, signal, hooks): AsyncIterable<ModelStreamEvent> {
       const plan = toChatRequest(request, features);
       const assembler = new ChatAnswerAssembler();
       for await (const chunk of transport.stream(plan.params, signal)) {
+        hooks?.onActivity?.();
         const d = assembler.push(chunk);
         if (d.reasoning) yield { type: 'reasoning.delta', text: d.reasoning };
         if (d.text) yield { type: 'text.delta', text: d.text };

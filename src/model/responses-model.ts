@@ -1,7 +1,8 @@
 /**
  * The Responses adapter of the {@link ModelPort}: neutral requests → `responses.create` (through a
  * {@link ResponsesTransport}, normally the `openai` SDK client of openai-responses-client.ts) →
- * neutral stream events.
+ * neutral stream events. Every wire event received, mapped or not, is reported to
+ * `hooks.onActivity` (`ModelStreamOptions` in port.ts).
  */
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ModelPort } from './port.js';
@@ -22,8 +23,8 @@ export interface ResponsesModelOptions {
 export function createResponsesModel(transport: ResponsesTransport, options: ResponsesModelOptions = {}): ModelPort {
   const mode = options.conversationMode ?? 'stateless';
   return {
-    stream(request, signal) {
-      return fromResponsesStream(transport.stream(toResponsesRequest(request, mode), signal));
+    stream(request, signal, hooks) {
+      return fromResponsesStream(transport.stream(toResponsesRequest(request, mode), signal), hooks?.onActivity);
     },
   };
 }

@@ -44,10 +44,11 @@ export function fromResponsesEvent(event: ResponseStreamEvent, itemsSeen: number
   }
 }
 
-/** Map a whole Responses stream. */
-export async function* fromResponsesStream(events: AsyncIterable<ResponseStreamEvent>): AsyncIterable<ModelStreamEvent> {
+/** Map a whole Responses stream; `onActivity` is called for every event received, mapped or not. */
+export async function* fromResponsesStream(events: AsyncIterable<ResponseStreamEvent>, onActivity?: () => void): AsyncIterable<ModelStreamEvent> {
   let items = 0;
   for await (const e of events) {
+    onActivity?.();
     const mapped = fromResponsesEvent(e, items);
     if (!mapped) continue;
     if (mapped.type === 'item.done') items++;

@@ -2,8 +2,12 @@
  * Time limits around any {@link ModelPort} (a decorator both adapters are wrapped in, see
  * model-clients.ts), so a model that stalls cannot keep a turn `running` and a
  * MAX_CONCURRENT_TURNS slot forever:
- * - idle: no stream event for `idleMs` (MODEL_IDLE_TIMEOUT_MS, default 60 s) — before the response
- *   headers or in the middle of the stream;
+ * - idle: nothing received from the provider for `idleMs` (MODEL_IDLE_TIMEOUT_MS, default 60 s) —
+ *   before the response headers, before the first event or in the middle of the stream. Every
+ *   event the provider sends counts, also the ones the adapter does not pass on (reported through
+ *   `onActivity`, `ModelStreamOptions` in port.ts): `response.in_progress`,
+ *   `function_call_arguments.delta`, Chat Completions tool-call chunks, …; the clock stops while
+ *   the consumer handles a yielded event;
  * - request: one request longer than `requestMs` in total (MODEL_REQUEST_TIMEOUT_MS, default 10 min).
  * Either aborts the request (through its own controller, linked to the turn's signal and unlinked
  * afterwards). A request that timed out before yielding anything is sent again, up to `retries`
@@ -11,10 +15,10 @@
  * delivered). Then the stream throws ModelError `model_timeout`, which fails the turn with that code.
  */
 import { ModelError } from './model-error.js';
-import type { ModelPort, ModelRequest, ModelStreamEvent } from './port.js';
+import type { ModelPort, ModelRequest, ModelStreamEvent, ModelStreamOptions } from './port.js';
 
 export interface StreamTimeouts {
-  /** Max ms between two stream events (and before the first). */
+  /** Max ms between two events received from the provider (and before the first). */
   idleMs: number;
   /** Max ms for one whole request. */
   requestMs: number;
@@ -38,7 +42,7 @@ function describe(kind: 'idle' | 'request', t: StreamTimeouts, attempts: number)
 /** `port` with idle and request time limits (see the module doc). */
 export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPort {
   return {
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelStreamEvent> {
+    async *stream(request: ModelRequest, signal: AbortSignal, hooks?: ModelStreamOptions): AsyncGenerator<ModelStreamEvent> {
       for (let attempt = 1; ; attempt++) {
         const controller = new AbortController();
         const onAbort = () => controller.abort(signal.reason);
@@ -53,16 +57,23 @@ export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPor
         };
         const requestTimer = setTimeout(expire('request'), t.requestMs);
         let idleTimer = setTimeout(expire('idle'), t.idleMs);
-        const it = port.stream(request, controller.signal)[Symbol.asyncIterator]();
+        let waiting = true; // the idle clock runs only while the adapter is asked for the next event
+        const onActivity = () => {
+          if (waiting) idleTimer.refresh();
+          hooks?.onActivity?.();
+        };
+        const it = port.stream(request, controller.signal, { onActivity })[Symbol.asyncIterator]();
         let yielded = 0;
         try {
           for (;;) {
             const r = await Promise.race([it.next(), timedOut]);
+            waiting = false;
             clearTimeout(idleTimer);
             if (r.done) return;
             yielded++;
             yield r.value;
             idleTimer = setTimeout(expire('idle'), t.idleMs);
+            waiting = true;
           }
         } catch (err) {
           if (!(err instanceof Timeout) || signal.aborted) throw err;

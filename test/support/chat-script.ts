@@ -38,8 +38,11 @@ export interface ChatStreamingOptions {
   delayMs?: number;
   /** Send only this many frames (chunks; `[DONE]` counts as one), then cut the connection. */
   cutAfter?: number;
-  /** `destroy` (default): reset the socket; `end`: close the body cleanly. */
-  cutMode?: 'destroy' | 'end';
+  /**
+   * `destroy` (default): reset the socket; `end`: close the body cleanly; `stall`: send nothing
+   * more but keep the connection open until the client closes it.
+   */
+  cutMode?: 'destroy' | 'end' | 'stall';
   /** Wait this long before sending the response headers, ms. */
   holdMs?: number;
 }

@@ -66,6 +66,10 @@ async function writeFrames(res: ServerResponse, frames: string[], opts: ChatStre
     if (res.destroyed) return;
     res.write(frames[i]);
   }
+  if (opts.cutAfter !== undefined && opts.cutAfter < frames.length && opts.cutMode === 'stall') {
+    await new Promise<void>((resolve) => (res.destroyed ? resolve() : res.once('close', () => resolve())));
+    return;
+  }
   if (opts.cutAfter !== undefined && opts.cutAfter < frames.length && (opts.cutMode ?? 'destroy') === 'destroy') {
     await sleep(5);
     res.socket?.destroy();
