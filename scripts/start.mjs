@@ -2,6 +2,7 @@
 // older than its sources (src/, routes/, console/, tsconfig*.json), prints one line saying to run
 // `npm run build` (or `npm run dev` to run from source) and exits 1.
 // `node scripts/start.mjs --check` only checks (exit 0 = build is current, 1 = not).
+import './node-version.mjs'; // first: one clear line instead of a crash on an old Node
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -16,6 +16,7 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'start-script-'));
   mkdirSync(path.join(dir, 'scripts'));
   copyFileSync(path.join(ROOT, 'scripts/start.mjs'), path.join(dir, 'scripts/start.mjs'));
+  copyFileSync(path.join(ROOT, 'scripts/node-version.mjs'), path.join(dir, 'scripts/node-version.mjs'));
   mkdirSync(path.join(dir, 'src'));
   writeFileSync(path.join(dir, 'src/main.ts'), 'export {};\n');
   setTime(path.join(dir, 'src/main.ts'), 1_000);
@@ -40,6 +41,21 @@ function build(seconds: number): void {
 function start(...args: string[]) {
   return spawnSync(process.execPath, [path.join(dir, 'scripts/start.mjs'), ...args], { encoding: 'utf8' });
 }
+
+/** The start script on a Node that reports `version` (process.versions replaced before it runs). */
+function startOnNode(version: string) {
+  const fake = `Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '${version}' } }); Object.defineProperty(process, 'version', { value: 'v${version}' });`;
+  return spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(fake)}`, path.join(dir, 'scripts/start.mjs')], { encoding: 'utf8' });
+}
+
+it('refuses to run on a Node older than 24 with one line saying how to get Node 24, before anything crashes', () => {
+  build(2_000);
+  const run = startOnNode('20.20.2');
+  expect(run.status).toBe(2);
+  expect(run.stdout).toBe(''); // the service's main never ran
+  expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^refusing to start: this service needs Node\.js 24; this is v20\.20\.2 .*bash scripts\/setup/)]);
+  expect(startOnNode('24.0.0').stdout.trim()).toBe('service main ran');
+});
 
 it('refuses to start without a build, with one line that says to run npm run build', () => {
   const run = start();
