@@ -37,6 +37,7 @@ import { buildTurnContext } from './turn-context.js';
 import { inputItems } from './turn-input.js';
 import { isFinished, outcomeFromEvent } from './turn-outcome.js';
 import type { CreateTurnInput, TurnRecord } from './turn-service-types.js';
+import type { TurnOutcome } from '../store/turn-store.js';
 import type { TurnInputs } from './inputs/turn-inputs.js';
 
 export type RunTurnFn = (options: RunTurnOptions<TurnContext>) => Promise<RunTurnResult>;
@@ -105,6 +106,8 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
   const rec = await d.store.get(id);
   const request = await d.store.getRequest(id);
   if (!rec || !request) return 'finished';
+  const startedAt = Date.now();
+  d.log?.info({ turn_id: id, agent_id: rec.agent_id, kind: rec.kind, model: rec.model, previous_run: c.previousRun }, c.previousRun === 'none' ? 'turn started' : 'turn resumed');
   let seq = await d.events.lastSeq(id);
   let terminal: TurnEvent | undefined;
   /** The last state checkpointed (the final one before a terminal event). */
@@ -118,6 +121,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       if (current && event.type !== 'turn.completed') Object.assign(outcome, { output_text: current.lastText, steps: current.steps, usage: current.usage ? { ...current.usage } : null });
       await d.events.flushQueued?.(); // the final checkpoint and the events before it, before the record says finished
       await d.store.finish(id, outcome);
+      logFinished(d, id, outcome, startedAt);
     }
     try {
       if (!d.events.appendQueued) {
@@ -260,6 +264,17 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     }
     return 'finished';
   }
+}
+
+/** Failure codes that say the service or its model endpoint is in trouble (logged at `error`). */
+const TROUBLE = new Set(['connection_error', 'stream_interrupted', 'model_error', 'internal_error', 'resume_failed', 'crash_loop']);
+
+/** The `turn finished` log line: status, stop reason or error, steps, usage, duration of this run (ms). */
+function logFinished(d: Pick<TurnRunDeps, 'log'>, id: string, o: TurnOutcome, startedAt: number): void {
+  const error = o.error ?? undefined;
+  const fields = { turn_id: id, status: o.status, stop_reason: o.stop_reason, steps: o.steps, usage: o.usage, duration_ms: Date.now() - startedAt, ...(error ? { error } : {}) };
+  if (error && TROUBLE.has(error.code)) d.log?.error(fields, 'turn finished');
+  else d.log?.info(fields, 'turn finished');
 }
 
 /**

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { api, startTestService } from '../e2e/support/service.js';
 import { freePort, spawnService, waitHealthy } from '../e2e/support/child.js';
+import { message, startScriptedResponsesServer } from '../support/scripted-responses-server.js';
 
 function capture() {
   const lines: string[] = [];
@@ -51,6 +52,28 @@ describe('log lines', () => {
   });
 });
 
+describe('turn lifecycle lines', () => {
+  it('logs `turn started` and `turn finished` (status, stop reason, steps, usage, duration) at info', async () => {
+    const model = await startScriptedResponsesServer();
+    model.push({ output: [message('Hi there.')] });
+    const out = capture();
+    const svc = await startTestService({ modelBaseURL: model.baseURL, env: { LOG_LEVEL: 'info' }, logDestination: out });
+    try {
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello', agent_id: 'logger' });
+      expect(turn.body.status).toBe('completed');
+      await expect.poll(() => out.json().some((l) => l.msg === 'turn finished')).toBe(true);
+      const mine = out.json().filter((l) => l.turn_id === turn.body.id);
+      expect(mine.find((l) => l.msg === 'turn started')).toMatchObject({ level: 'info', agent_id: 'logger', kind: 'main', previous_run: 'none' });
+      const finished = mine.find((l) => l.msg === 'turn finished');
+      expect(finished).toMatchObject({ level: 'info', status: 'completed', stop_reason: 'stop', steps: 1, usage: turn.body.usage });
+      expect(finished.duration_ms).toBeGreaterThanOrEqual(0);
+    } finally {
+      await svc.close();
+      await model.close();
+    }
+  });
+});
+
 describe('a model endpoint that refuses connections', () => {
   it('fails the turn with the base URL and ECONNREFUSED host:port, logs the same, and /readyz says not ready', async () => {
     const port = await freePort(); // nothing listens there
@@ -66,6 +89,8 @@ describe('a model endpoint that refuses connections', () => {
       const logged = out.json().filter((l) => l.level === 'error' && String(l.msg).includes(`ECONNREFUSED 127.0.0.1:${port}`));
       expect(logged.length).toBeGreaterThanOrEqual(1);
       expect(logged[0].msg).toContain(baseURL);
+      await expect.poll(() => out.json().some((l) => l.msg === 'turn finished')).toBe(true);
+      expect(out.json().find((l) => l.msg === 'turn finished')).toMatchObject({ level: 'error', status: 'failed', error: { code: 'connection_error' } });
 
       const ready = await api(svc.url, 'GET', '/readyz');
       expect(ready.status).toBe(503);
