@@ -48,6 +48,6 @@ export function ignoredCalls(items: readonly TranscriptItem[]): IgnoredCalls {
       names.push('tool_search');
     } else kept.push(i);
   }
-  const message = `The model called ${names.join(', ')} in its final answer after the step limit (max_steps), when no tools were offered; the calls were not run.`;
+  const message = `The model called ${names.join(', ')} in its final answer after the step limit (max_steps), when tool calls were no longer allowed; the calls were not run.`;
   return { kept, callIds, message };
 }
