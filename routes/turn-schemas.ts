@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { MODEL_APIS } from '../src/config.js';
 import { SKILL_NAME } from '../src/skills/skill-format.js';
-import { WebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
+import { TurnWebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
 import { ApprovalsSchema } from '../src/turns/approvals/policy.js';
 import { MULTITASK_STRATEGIES } from '../src/turns/turn-service-types.js';
 import {
@@ -43,7 +43,7 @@ export const CreateTurnBody = z.strictObject({
   /** Skills enabled for this turn instead of the agent's list (names from GET /v1/skills). */
   skills: SkillNames.optional(),
   /** Where to POST the turn's terminal event (Standard Webhooks, signed; src/webhooks/). */
-  webhook: WebhookSpecSchema.optional(),
+  webhook: TurnWebhookSpecSchema.optional(),
   /** Which tools wait for the user's approval (README "Tool approvals"); unset: APPROVAL_POLICY. */
   approvals: ApprovalsSchema.optional(),
   /** Cancel the turn when the client closes the POST's SSE stream (default false: keep running). */

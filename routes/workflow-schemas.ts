@@ -8,7 +8,7 @@ import { WORKFLOW_STATUSES } from '../src/workflows/types.js';
 import { MAX_CONCURRENCY } from '../src/workflows/validate-input.js';
 import { textField } from '../src/turns/request-schemas.js';
 import { AgentId } from './turn-schemas.js';
-import { WebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
+import { WorkflowWebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
 
 export const CreateWorkflowBody = z.strictObject({
   agent_id: AgentId.default('default'),
@@ -29,7 +29,7 @@ export const CreateWorkflowBody = z.strictObject({
   /** Model of the task turns (default: the server's MODEL). */
   model: z.string().min(1).max(200).optional(),
   /** Where to POST the workflow's terminal event (src/webhooks/). */
-  webhook: WebhookSpecSchema.optional(),
+  webhook: WorkflowWebhookSpecSchema.optional(),
 });
 
 export const WorkflowIdParams = z.object({ id: z.string().min(1).max(100) });

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { AgentIdSchema, MetadataSchema, ToolFamiliesSchema, TurnInputSchema } from '../turns/request-schemas.js';
 import { SCHEDULE_STATUSES } from './types.js';
-import { WebhookSpecSchema } from '../webhooks/webhook-spec.js';
+import { TurnWebhookSpecSchema } from '../webhooks/webhook-spec.js';
 import { ApprovalsSchema } from '../turns/approvals/policy.js';
 
 // The turn request fields are the same as for POST /v1/turns (one definition).
@@ -57,7 +57,7 @@ export const CreateScheduleBodySchema = z
     agent_id: AgentIdSchema.optional(),
     ...SCHEDULE_OPTIONAL_FIELDS,
     /** REST only (the schedule tools never set a webhook). */
-    webhook: WebhookSpecSchema.nullable().optional(),
+    webhook: TurnWebhookSpecSchema.nullable().optional(),
     /** The fired turns' `approvals` (README "Tool approvals"); REST only. */
     approvals: ApprovalsSchema.nullable().optional(),
   })
@@ -70,7 +70,7 @@ export const UpdateScheduleBodySchema = z
     name: ScheduleNameSchema.optional(),
     input: TurnInputSchema.optional(),
     ...SCHEDULE_OPTIONAL_FIELDS,
-    webhook: WebhookSpecSchema.nullable().optional(),
+    webhook: TurnWebhookSpecSchema.nullable().optional(),
     approvals: ApprovalsSchema.nullable().optional(),
   })
   .strict()

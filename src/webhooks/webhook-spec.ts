@@ -1,7 +1,7 @@
 /**
  * The `webhook` field of a turn, schedule or workflow request: `{url, events?}`. `events` picks
  * which terminal events are delivered (default: all three of the subject — `turn.*` for turns and
- * the turns a schedule fires, `workflow.*` for a workflow). The URL must be an absolute http(s) URL without credentials
+ * the turns a schedule fires, `workflow.*` for a workflow); each kind accepts only its own three. The URL must be an absolute http(s) URL without credentials
  * whose host passes the webhook address policy (./sender.ts) — checked at creation so a bad
  * target is a 400 naming the reason, not a delivery that can never succeed.
  */
@@ -12,19 +12,41 @@ import { checkTarget, FetchTargetError, systemResolver, type HostResolver } from
 
 /** Event types a webhook can receive: a turn's terminal events, and a workflow's. */
 export const WEBHOOK_EVENT_TYPES = ['turn.completed', 'turn.failed', 'turn.cancelled', 'workflow.completed', 'workflow.failed', 'workflow.cancelled'] as const;
-export const TURN_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['turn.completed', 'turn.failed', 'turn.cancelled'];
-export const WORKFLOW_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['workflow.completed', 'workflow.failed', 'workflow.cancelled'];
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+const TURN_EVENTS = ['turn.completed', 'turn.failed', 'turn.cancelled'] as const satisfies readonly WebhookEventType[];
+const WORKFLOW_EVENTS = ['workflow.completed', 'workflow.failed', 'workflow.cancelled'] as const satisfies readonly WebhookEventType[];
+/** The events a turn's webhook (also a schedule's, for the turns it fires) can be sent. */
+export const TURN_WEBHOOK_EVENTS: readonly WebhookEventType[] = TURN_EVENTS;
+/** The events a workflow's webhook can be sent. */
+export const WORKFLOW_WEBHOOK_EVENTS: readonly WebhookEventType[] = WORKFLOW_EVENTS;
 
-export const WebhookSpecSchema = z.strictObject({
-  url: z.string().min(1).max(2048),
-  events: z
-    .array(z.enum(WEBHOOK_EVENT_TYPES))
-    .min(1)
-    .refine((a) => new Set(a).size === a.length, 'events must not repeat a type')
-    .optional(),
-});
-export type WebhookSpec = z.infer<typeof WebhookSpecSchema>;
+/**
+ * `{url, events?}` for a subject whose terminal events are `events`: any other type in `events`
+ * (one that can never fire for this subject, e.g. `workflow.completed` on a turn) is a 400
+ * `invalid_request` whose message names the types this kind of webhook can have.
+ */
+function webhookSpecSchema<E extends readonly [WebhookEventType, ...WebhookEventType[]]>(events: E, subject: string) {
+  const accepted = events.join('|');
+  return z.strictObject({
+    url: z.string().min(1).max(2048),
+    events: z
+      .array(z.enum(events, { error: (iss) => `must be one of ${accepted} (the events a ${subject} webhook can have), got ${JSON.stringify(iss.input)}` }))
+      .min(1)
+      .refine((a) => new Set(a).size === a.length, 'events must not repeat a type')
+      .optional(),
+  });
+}
+
+/** The `webhook` field of a turn or schedule request: only `turn.*` events. */
+export const TurnWebhookSpecSchema = webhookSpecSchema(TURN_EVENTS, 'turn');
+/** The `webhook` field of a workflow request: only `workflow.*` events. */
+export const WorkflowWebhookSpecSchema = webhookSpecSchema(WORKFLOW_EVENTS, 'workflow');
+
+/** A stored webhook subscription (either kind). */
+export interface WebhookSpec {
+  url: string;
+  events?: WebhookEventType[];
+}
 
 /** The address policy of webhook targets from the config (WEBHOOK_SECRET, WEBHOOK_ALLOW_HOSTS, system DNS). */
 export function webhookPolicy(config: { WEBHOOK_SECRET?: string; WEBHOOK_ALLOW_HOSTS: readonly string[] }) {
