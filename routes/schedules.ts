@@ -8,7 +8,7 @@
  * - GET    /v1/schedules/{id}/runs  — runs, newest first, each linking to the turn it started
  * Errors: `{error: {code, message, details?}}` — 400 `invalid_request` (zod issues) and the
  * ScheduleError codes (src/schedules/errors.ts), 404 `schedule_not_found`, 409
- * `schedule_limit_reached` / `idempotency_key_reused`, 503 `schedules_unavailable`.
+ * `schedule_limit_reached` / `schedule_finished` / `idempotency_key_reused`, 503 `schedules_unavailable`.
  */
 import { z } from 'zod';
 import type { RoutePlugin } from '../src/http/route-plugin.js';

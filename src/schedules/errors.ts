@@ -14,6 +14,7 @@ export type ScheduleErrorCode =
   | 'unknown_timezone' // not an IANA zone name known to this runtime
   | 'cron_too_frequent' // two slots closer than SCHEDULE_MIN_INTERVAL_S
   | 'schedule_limit_reached' // SCHEDULE_MAX_PER_AGENT active + paused schedules
+  | 'schedule_finished' // pausing or resuming a completed one-shot (it has nothing left to run)
   | 'schedule_not_found'
   | 'invalid_request'; // other field problems (name, tools, …)
 
@@ -27,6 +28,7 @@ const STATUS: Record<ScheduleErrorCode, number> = {
   cron_too_frequent: 400,
   invalid_request: 400,
   schedule_limit_reached: 409,
+  schedule_finished: 409,
   schedule_not_found: 404,
 };
 

@@ -9,6 +9,8 @@
  * - Pausing keeps the definition; resuming a cron schedule continues at its next slot after the
  *   resume time (slots passed while paused are not caught up); resuming a one-shot whose time
  *   passed while paused fires it at the next scheduler tick.
+ * - A `completed` one-shot (it already ran) cannot be paused or resumed: `schedule_finished` (409);
+ *   a new `when` makes it `active` again (and may be combined with `paused`).
  * - Every read-modify-write is one atomic store call (`create`, `modify`, `remove`: a transaction in
  *   either engine), so an edit never races the scheduler's claim of a slot, and the per-agent limit
  *   holds across instances.
@@ -179,11 +181,11 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
           s.when = valid.when;
           s.next_run_at = valid.firstRunAt;
         }
+        if (changes.paused !== undefined && s.status === 'completed') {
+          throw new ScheduleError('schedule_finished', `schedule ${id} has finished (a one-shot that already ran), so it cannot be paused or resumed; give it a new "when" to run it again, or delete it`, { id, status: s.status });
+        }
         if (changes.paused === true && s.status === 'active') s.status = 'paused';
         if (changes.paused === false) {
-          if (s.status === 'completed') {
-            throw new ScheduleError('invalid_request', `schedule ${id} is a one-shot that already ran; give it a new "when" to run again`, { id });
-          }
           if (s.status === 'paused') {
             s.status = 'active';
             if (!valid && isRecurring(s.when)) s.next_run_at = nextSlotAfter(s.when, now);

@@ -103,7 +103,9 @@ describeEachEngine('schedule service', (engine) => {
     const s = (await rig.store.get(schedule.id))!;
     await rig.store.claim(s, { runId: '01900000-0000-7000-8000-000000000002', nextRunAt: null, status: 'completed', missedSlots: 0 }, rig.clock.now(), 'i1');
     expect(await rig.service.get(schedule.id)).toMatchObject({ status: 'completed', next_run_at: null, run_count: 1 });
-    expect(await codeOf(() => rig.service.update(schedule.id, { paused: false }))).toBe('invalid_request');
+    expect(await codeOf(() => rig.service.update(schedule.id, { paused: false }))).toBe('schedule_finished');
+    expect(await codeOf(() => rig.service.update(schedule.id, { paused: true }))).toBe('schedule_finished');
+    expect(await rig.service.get(schedule.id)).toMatchObject({ status: 'completed' });
     const again = await rig.service.update(schedule.id, { when: { at: '2026-03-28T10:00:00+01:00' } });
     expect(again).toMatchObject({ status: 'active', next_run_at: '2026-03-28T09:00:00.000Z', when: { at: '2026-03-28T10:00:00+01:00' } });
   });
