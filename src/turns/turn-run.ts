@@ -187,6 +187,10 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       if (c.previousRun === 'lost' && !state.ended) {
         const crash = countCrash(state, d.config.TURN_MAX_CRASHES);
         if (crash?.type === 'fail') return fail(crash.error);
+        // Cut between rounds (no round pending): a model request may have been streaming when the
+        // service died — spent but never reported — so the turn's usage is unknown from here on
+        // (null), never an undercount. Cut while a round's calls ran: nothing is missing.
+        if (!state.round) state.usage = null;
         await checkpointer.save(state);
       }
       const priorCalls = state.round ? await priorCallsFromLog(d.events, id, state.round.afterSeq) : undefined;

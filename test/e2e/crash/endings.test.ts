@@ -61,6 +61,24 @@ describe('endings after crashes', () => {
     }
   }, 400_000);
 
+  it('a turn cut by a crash while a model request was in flight ends with usage null (spent, never reported)', async () => {
+    const rig = await crashRig(model.baseURL);
+    try {
+      await rig.start();
+      let id = '';
+      await killDuringRequest(rig, async () => {
+        id = await rig.createTurn({ input: 'count my tokens' });
+      });
+      model.push({ output: [message('Counted.')] }); // the request made again after the restart
+      await rig.start();
+      const turn = await rig.finished(id);
+      expect(turn).toMatchObject({ status: 'completed', output_text: 'Counted.', usage: null });
+      expect((await rig.events(id)).at(-1)).toMatchObject({ event: 'turn.completed', json: { usage: null } });
+    } finally {
+      await rig.dispose();
+    }
+  }, 400_000);
+
   for (const [what, corrupt] of [
     ['corrupt JSON', '{"$schemaVersion": 1, "steps": '],
     ['an unknown schema version', '{"$schemaVersion": 99}'],
