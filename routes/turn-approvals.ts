@@ -2,7 +2,9 @@
  * Tool approvals of a turn (README "Tool approvals"):
  * - POST /v1/turns/{id}/approvals `{call_id, decision: approve|reject, reason?, arguments?}` —
  *   record a decision (src/turns/approvals/approval-service.ts); 200 with the approval and the
- *   turn's status. Repeating the recorded decision → 200, the same result; another one → 409.
+ *   turn's status. Edited arguments are stored as the tool's schema parsed them. Repeating the
+ *   recorded decision (arguments compared in parsed form; a plain approve repeats any approval)
+ *   → 200, the same result; another one → 409.
  * - GET /v1/turns/{id}/approvals — every approval of the turn, pending and decided.
  */
 import { z } from 'zod';

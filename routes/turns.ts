@@ -3,7 +3,8 @@
  * - POST /v1/turns — create; an `Accept` that prefers `text/event-stream` (q-values weighed,
  *   src/http/negotiate.ts) → 200 SSE from the first event; otherwise 202 `{id, status, links}`;
  *   `?wait=true` → 200 with the final turn.
- *   `Idempotency-Key`: same key + same body → the same turn; different body → 409.
+ *   `Idempotency-Key`: same key + same body (defaults filled in) → the same turn as it is now;
+ *   different body → 409.
  *   `previous_turn_id` of an active turn: `multitask_strategy` decides (reject → 409, enqueue,
  *   interrupt, steer → 202 `{id: <that turn>, steered: true, message_id}` whatever the Accept/wait).
  * - GET /v1/turns — newest first, `agent_id`/`status` filters, cursor pagination.

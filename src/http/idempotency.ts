@@ -3,8 +3,10 @@
  * /v1/workflows; README.md "Idempotency"):
  * - `Idempotency-Key: <1..255 visible ASCII>` is optional; client keys live in their own `api:`
  *   namespace, so they never meet the keys the service uses itself;
- * - the same key with the same body answers exactly as the first request did (same status, the
- *   same resource) plus `Idempotent-Replayed: true`; nothing is created twice;
+ * - the same key with the same body answers as the first request did (same status, the same
+ *   resource in its current state) plus `Idempotent-Replayed: true`; nothing is created twice;
+ *   turn bodies are compared with the service's defaults filled in (src/turns/turn-input.ts
+ *   `withRequestDefaults`);
  * - the same key with a different body is 409 `idempotency_key_reused` (details name the
  *   existing resource: `turn_id` / `schedule_id` / `workflow_id`).
  * Turns and schedules keep their key on their own row; `IdempotencyKeys` records keys for

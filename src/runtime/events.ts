@@ -148,7 +148,7 @@ export const ApprovalResolvedEvent = z.object({
   call_id: z.string(),
   decision: z.enum(['approve', 'reject']),
   reason: z.string().optional(),
-  /** Set when the call was approved with edited arguments (it runs with these). */
+  /** Set when the call was approved with edited arguments: as the tool's schema parsed them (it runs with these). */
   arguments: z.record(z.string(), z.unknown()).optional(),
 });
 

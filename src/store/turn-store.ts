@@ -26,7 +26,7 @@ export interface NewTurn {
   /** The validated request, replayed when the turn runs (also after a restart). */
   request: CreateTurnInput;
   idempotency_key: string | null;
-  /** sha256 of the canonical request body; same key + different hash → 409. */
+  /** sha256 hashes of the canonical request (src/turns/turn-input.ts idempotencyHashes), space-separated; same key + no common hash → 409. */
   request_hash: string | null;
   /** Workflow task turns only: the data the live binding is rebuilt from. */
   binding?: StoredTaskBinding | null;

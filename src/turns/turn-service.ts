@@ -25,7 +25,7 @@ import type { ApprovalStore } from '../store/approval-store.js';
 import type { TurnQueue } from '../store/turn-queue.js';
 import type { ListTurnsQuery, TurnStore } from '../store/turn-store.js';
 import type { TaskBindingResolver } from './task-binding.js';
-import { requestHash } from './turn-input.js';
+import { idempotencyHashes, sameRequest } from './turn-input.js';
 import { isFinished } from './turn-outcome.js';
 import { TurnRunner } from './turn-runner.js';
 import type { RunTurnFn } from './turn-run.js';
@@ -128,10 +128,12 @@ export class DefaultTurnService implements TurnService {
       throw new HttpError(400, 'model_api_unavailable', `model_api "${input.model_api}" is not available on this service; leave it out to use MODEL_API (${config.MODEL_API})`);
     }
 
-    let hash: string | null = null;
-    if (options.idempotencyKey !== undefined) {
-      hash = requestHash({ input, kind: options.kind ?? 'main', origin: options.origin ?? { type: 'api' } });
-      const replay = await this.replayOf(options.idempotencyKey, hash, options);
+    // An Idempotency-Key is bound to the request both with the service's defaults filled in and as
+    // sent (README.md "Idempotency", src/turns/turn-input.ts idempotencyHashes).
+    const key = options.idempotencyKey;
+    const hashes = key === undefined ? [] : idempotencyHashes(input, model, config, { kind: options.kind ?? 'main', origin: options.origin ?? { type: 'api' } });
+    if (key !== undefined) {
+      const replay = await this.replayOf(key, hashes, options);
       if (replay) return replay;
     }
     let interrupt: string | undefined;
@@ -161,7 +163,7 @@ export class DefaultTurnService implements TurnService {
       metadata: input.metadata ?? null,
       request: { ...input, model },
       idempotency_key: options.idempotencyKey ?? null,
-      request_hash: hash,
+      request_hash: key === undefined ? null : hashes.join(' '),
       binding: options.workflowTask ?? null,
       trace: newTurnTrace(options.traceparent),
     });
@@ -170,7 +172,7 @@ export class DefaultTurnService implements TurnService {
     } catch (err) {
       // The same key inserted meanwhile by a racing request (on this or another instance): the
       // key is unique in the store, so that turn is the one; replay it (or 409 for another body).
-      const replay = options.idempotencyKey === undefined ? undefined : await this.replayOf(options.idempotencyKey, hash, options);
+      const replay = key === undefined ? undefined : await this.replayOf(key, hashes, options);
       if (replay) return replay;
       throw err;
     }
@@ -190,11 +192,15 @@ export class DefaultTurnService implements TurnService {
     return { ...((await this.deps.store.get(prev.id)) ?? prev), steered: { message_id: queued.message_id } };
   }
 
-  /** The turn stored under `key` (after `onReplay`), undefined when none; 409 for another request `hash`. */
-  private async replayOf(key: string, hash: string | null, options: CreateTurnOptions): Promise<TurnRecord | undefined> {
+  /**
+   * The turn stored under `key` (after `onReplay`), in its current state; undefined when none.
+   * @param hashes this request's {@link idempotencyHashes}.
+   * @throws HttpError 409 `idempotency_key_reused` when the stored request is another one ({@link sameRequest}).
+   */
+  private async replayOf(key: string, hashes: readonly string[], options: CreateTurnOptions): Promise<TurnRecord | undefined> {
     const existing = await this.deps.store.findByIdempotencyKey(key);
     if (!existing) return undefined;
-    if (existing.request_hash !== hash) throw idempotencyKeyReused('turn', existing.id);
+    if (!sameRequest(existing.request_hash, hashes)) throw idempotencyKeyReused('turn', existing.id);
     options.onReplay?.();
     return (await this.deps.store.get(existing.id))!;
   }

@@ -5,8 +5,13 @@
  * `idempotency_key_reused` naming the existing resource.
  */
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { uuidv7 } from 'uuidv7';
+import { requestHash } from '../../src/turns/turn-input.js';
 import { message } from '../support/scripted-responses-server.js';
-import { api, useScriptedService } from './support/service.js';
+import { api, startTestService, useScriptedService } from './support/service.js';
 
 const harness = useScriptedService();
 const SCHEMA = { type: 'object', properties: { v: { type: 'string' } }, required: ['v'], additionalProperties: false };
@@ -82,5 +87,83 @@ describe('POST /v1/workflows with one key sent twice at once', () => {
     expect([a.headers.get('idempotent-replayed'), b.headers.get('idempotent-replayed')].sort()).toEqual(['true', null].sort());
     const listed = await api(harness.svc.url, 'GET', '/v1/workflows?agent_id=idem-race');
     expect(listed.body.data).toHaveLength(1);
+  });
+});
+
+describe('POST /v1/turns compares a retry with the first request after the defaults are filled in', () => {
+  it('replays a retry that spells out the defaults the first one left out, and refuses one that changes them', async () => {
+    feedModel(2);
+    const key = { 'idempotency-key': 'order-42' };
+    const first = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'Hello' }, key);
+    expect(first.status).toBe(202);
+    // DEFAULT_TOOLS is todo,clarify; MODEL is scripted-model; MAX_STEPS 20; MODEL_API responses.
+    for (const spelled of [
+      { input: 'Hello', agent_id: 'default' },
+      { input: 'Hello', tools: ['todo', 'clarify'] },
+      { input: 'Hello', agent_id: 'default', tools: ['todo', 'clarify'], model: 'scripted-model', model_api: 'responses', max_steps: 20, brain: false },
+    ]) {
+      const again = await api(harness.svc.url, 'POST', '/v1/turns', spelled, key);
+      expect(again.status, JSON.stringify(spelled)).toBe(202);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body.id).toBe(first.body.id);
+    }
+    for (const changed of [{ input: 'Hello', tools: ['todo'] }, { input: 'Hello', max_steps: 3 }, { input: 'Hello', agent_id: 'someone' }]) {
+      const other = await api(harness.svc.url, 'POST', '/v1/turns', changed, key);
+      expect(other.status, JSON.stringify(changed)).toBe(409);
+      expect(other.body.error.code).toBe('idempotency_key_reused');
+    }
+  });
+
+  it('still replays a key stored bound to the body as sent (how keys were bound before defaults were filled in)', async () => {
+    feedModel(1);
+    const body = { input: 'Hello', agent_id: 'idem-legacy' };
+    const id = uuidv7();
+    await harness.svc.services.turnStore.insert({
+      id, agent_id: body.agent_id, kind: 'main', origin: { type: 'api' }, model: 'scripted-model', created_at: new Date().toISOString(), metadata: null,
+      request: { ...body, model: 'scripted-model' }, idempotency_key: 'api:legacy-key', request_hash: requestHash({ input: body, kind: 'main', origin: { type: 'api' } }),
+    });
+    const again = await api(harness.svc.url, 'POST', '/v1/turns', body, { 'idempotency-key': 'legacy-key' });
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(id);
+    expect((await api(harness.svc.url, 'POST', '/v1/turns', { ...body, input: 'Bye' }, { 'idempotency-key': 'legacy-key' })).status).toBe(409);
+  });
+
+  it('after a restart with another DEFAULT_TOOLS, the body as sent still replays; the new default spelled out is another request', async () => {
+    feedModel(1);
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'idem-restart-'));
+    const key = { 'idempotency-key': 'restart-key' };
+    const body = { input: 'Hello', agent_id: 'idem-restart' };
+    const before = await startTestService({ modelBaseURL: harness.model.baseURL, dataDir, env: { DEFAULT_TOOLS: 'todo' } });
+    const first = await api(before.url, 'POST', '/v1/turns?wait=true', body, key);
+    expect(first.status).toBe(200);
+    await before.close({ keepData: true });
+    const after = await startTestService({ modelBaseURL: harness.model.baseURL, dataDir });
+    try {
+      const same = await api(after.url, 'POST', '/v1/turns', body, key);
+      expect(same.status).toBe(202);
+      expect(same.headers.get('idempotent-replayed')).toBe('true');
+      expect(same.body.id).toBe(first.body.id);
+      expect((await api(after.url, 'POST', '/v1/turns', { ...body, tools: ['todo'] }, key)).body.id).toBe(first.body.id);
+      const newDefault = await api(after.url, 'POST', '/v1/turns', { ...body, tools: ['todo', 'clarify'] }, key);
+      expect(newDefault.status).toBe(409);
+      expect(newDefault.body.error.code).toBe('idempotency_key_reused');
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('a replay answers with the turn as it is now, not as it was when first created', async () => {
+    feedModel(1);
+    const key = { 'idempotency-key': 'replay-now' };
+    const first = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'Hi', agent_id: 'idem-now' }, key);
+    expect(first.status).toBe(202);
+    const done = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'Hi', agent_id: 'idem-now' }, key);
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ id: first.body.id, status: 'completed' });
+    const again = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'Hi', agent_id: 'idem-now' }, key);
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toMatchObject({ id: first.body.id, status: 'completed' });
   });
 });

@@ -3,7 +3,8 @@
  * /v1/turns/{id}/approvals) and from the expiry sweep, on any instance:
  * 1. the decision is stored with a conditional update — of two different decisions for one call
  *    exactly one is recorded, the other gets 409 `approval_conflict`; repeating the recorded
- *    decision answers 200 with the same result, also after the turn moved on;
+ *    decision answers 200 with the same result, also after the turn moved on; edited arguments
+ *    are stored as the tool's schema parsed them (what runs) and repeats are compared in that form;
  * 2. `approval.resolved` is appended to the turn's event log;
  * 3. when no decision of the turn is pending any more, the waiting turn is queued again
  *    ({@link TurnQueue.enqueue}) and a runner resumes it from its checkpoint.
@@ -17,6 +18,7 @@ import type { ApprovalDecisionInput, ApprovalStore, StoredApproval } from '../..
 import type { EventLog } from '../../store/event-log.js';
 import type { TurnQueue } from '../../store/turn-queue.js';
 import type { TurnStore } from '../../store/turn-store.js';
+import { HttpError } from '../../http/errors.js';
 import { isFinished } from '../turn-outcome.js';
 import { approvalConflict, approvalNotFound, turnFinished } from './errors.js';
 import { checkEditedArguments } from './edited-arguments.js';
@@ -68,14 +70,12 @@ export class ApprovalService {
   async decide(turnId: string, body: DecisionBody): Promise<ApprovalView> {
     const existing = await this.d.store.get(turnId, body.call_id);
     if (!existing) throw approvalNotFound(turnId, body.call_id);
-    if (existing.decision !== null) return this.repeated(existing, body);
+    if (existing.decision !== null) return this.repeated(turnId, existing, body);
     const turn = await this.d.turns.get(turnId);
     if (!turn || isFinished(turn)) throw turnFinished(turnId, body.call_id, turn?.status ?? 'unknown');
-    if (body.decision === 'approve' && body.arguments) {
-      await checkEditedArguments(await this.d.toolOf(turnId, existing.name), existing.name, body.arguments);
-    }
-    const recorded = await this.record(turnId, body.call_id, { ...decisionOf(body), decided_at: new Date().toISOString(), decided_by: 'client' });
-    if (!recorded.won) return this.repeated(recorded.approval, body);
+    const edited = body.decision === 'approve' && body.arguments ? await this.validated(turnId, existing.name, body.arguments) : null;
+    const recorded = await this.record(turnId, body.call_id, { ...decisionOf(body, edited), decided_at: new Date().toISOString(), decided_by: 'client' });
+    if (!recorded.won) return this.repeated(turnId, recorded.approval, body, edited);
     return approvalView(recorded.approval);
   }
 
@@ -122,25 +122,47 @@ export class ApprovalService {
     if (await this.d.queue.enqueue(turnId)) this.d.wake();
   }
 
+  /** `args` as the tool's schema parsed them (what the call runs with). @throws HttpError as {@link checkEditedArguments}. */
+  private async validated(turnId: string, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return checkEditedArguments(await this.d.toolOf(turnId, name), name, args);
+  }
+
   /**
-   * A decision for a call that is already decided: the same decision (same edited arguments, and
-   * the same reason when the repeat gives one) answers as the first did; any difference is a
-   * conflict, so no client is told that its different arguments or reason were recorded.
+   * A decision for a call that is already decided. It is a repeat — answered as the first was —
+   * when it has the recorded decision, the same reason (when the repeat gives one) and, when it
+   * gives `arguments`, arguments that validate to the ones the call runs with (the stored edited
+   * arguments, else the model's): compared after the tool's schema parsed them, so `"5"` and `5`
+   * for a number are the same, and key order does not matter. An approve without `arguments`
+   * repeats any approval, edited or not. Any other difference is a conflict, so no client is told
+   * that its different decision, arguments or reason were recorded.
+   * @param edited `body.arguments` already validated (the decision that lost a race).
+   * @throws HttpError 409 `approval_conflict`; 409 `tool_unavailable` when arguments that differ
+   *   in form cannot be checked now.
    */
-  private repeated(a: StoredApproval, body: DecisionBody): ApprovalView {
-    const want = decisionOf(body);
-    const same = a.decision === want.decision && (body.reason === undefined || a.reason === want.reason) && canonical(a.edited_arguments) === canonical(want.edited_arguments);
-    if (!same) throw approvalConflict(a);
+  private async repeated(turnId: string, a: StoredApproval, body: DecisionBody, edited?: Record<string, unknown> | null): Promise<ApprovalView> {
+    const want = decisionOf(body, null);
+    if (a.decision !== want.decision) throw approvalConflict(a);
+    if (body.reason !== undefined && a.reason !== want.reason) throw approvalConflict(a, 'reason');
+    if (want.decision === 'approve' && body.arguments) {
+      const runs = canonical(a.edited_arguments ?? a.arguments);
+      if (canonical(body.arguments) !== runs) {
+        const parsed = edited ?? (await this.validated(turnId, a.name, body.arguments).catch((err: unknown) => {
+          if (err instanceof HttpError && err.code === 'invalid_arguments') return undefined;
+          throw err;
+        }));
+        if (parsed === undefined || canonical(parsed) !== runs) throw approvalConflict(a, 'arguments');
+      }
+    }
     return approvalView(a);
   }
 }
 
-/** The stored form of a client's decision (reason and edited arguments normalised). */
-function decisionOf(body: DecisionBody): Pick<ApprovalDecisionInput, 'decision' | 'reason' | 'edited_arguments'> {
+/** The stored form of a client's decision (reason normalised; `edited`: the validated edited arguments). */
+function decisionOf(body: DecisionBody, edited: Record<string, unknown> | null): Pick<ApprovalDecisionInput, 'decision' | 'reason' | 'edited_arguments'> {
   return {
     decision: body.decision,
     reason: body.decision === 'reject' ? body.reason?.trim() || 'no reason given' : (body.reason ?? null),
-    edited_arguments: body.decision === 'approve' ? (body.arguments ?? null) : null,
+    edited_arguments: body.decision === 'approve' ? edited : null,
   };
 }
 

@@ -10,10 +10,14 @@ export function approvalNotFound(turnId: string, callId: string): HttpError {
   return new HttpError(404, 'approval_not_found', `turn ${turnId} has no approval for call ${callId}; pending calls are listed in pending_approvals of GET /v1/turns/${turnId}`, { turn_id: turnId, call_id: callId });
 }
 
-/** 409 `approval_conflict`: another decision was recorded for the call first. */
-export function approvalConflict(a: StoredApproval): HttpError {
+/**
+ * 409 `approval_conflict`: another decision was recorded for the call first; `differs` names what
+ * differs when the decision is the same (other edited arguments, another reason).
+ */
+export function approvalConflict(a: StoredApproval, differs?: 'arguments' | 'reason'): HttpError {
   const by = a.decided_by === 'timeout' ? `it timed out at ${a.decided_at}` : `a client decided at ${a.decided_at}`;
-  return new HttpError(409, 'approval_conflict', `call ${a.call_id} was already ${a.decision === 'approve' ? 'approved' : 'rejected'} (${by}); a decision cannot be changed`, {
+  const what = differs === 'arguments' ? ' with other arguments' : differs === 'reason' ? ' with another reason' : '';
+  return new HttpError(409, 'approval_conflict', `call ${a.call_id} was already ${a.decision === 'approve' ? 'approved' : 'rejected'}${what} (${by}); a decision cannot be changed`, {
     call_id: a.call_id,
     decision: a.decision,
     decided_by: a.decided_by,
