@@ -89,6 +89,12 @@ interface LiveWorkflow {
 export class DefaultWorkflowService implements WorkflowService {
   readonly events: PublishedEventLog<WorkflowEvent>;
   private readonly live = new Map<string, LiveWorkflow>();
+  /**
+   * Task attempts of each agent this instance runs, from the start of the attempt until its
+   * bookkeeping ended — longer than the store's `running` status, which ends when a result is
+   * accepted while the task's turn still finishes. A task starts only below the limit here too,
+   * so on one instance no more than the limit of task turns ever run at once.
+   */
   private readonly agentRunning = new Map<string, number>();
   private readonly waiters = new Waiters();
   /** Task turns whose final-answer guard saw the model answer in prose (by turn id). */
@@ -320,7 +326,7 @@ export class DefaultWorkflowService implements WorkflowService {
     for (const id of this.live.keys()) await this.deps.store.releaseWorkflow(id, this.instanceId).catch(() => undefined);
   }
 
-  /** Task turns running now, per agent (for tests and stats). */
+  /** Task attempts of `agentId` running on this instance now (see `agentRunning`). */
   runningTasks(agentId: string): number {
     return this.agentRunning.get(agentId) ?? 0;
   }
@@ -436,6 +442,7 @@ export class DefaultWorkflowService implements WorkflowService {
    * task counts as running in `wf` from the start, so a concurrent cancel waits for it.
    */
   private async tryStart(wf: LiveWorkflow, index: number, limit: number): Promise<'started' | 'agent_limit' | 'skipped'> {
+    if (this.runningTasks(wf.agentId) >= limit) return 'agent_limit'; // a turn still ending holds its slot
     const at = wf.queue.indexOf(index);
     wf.queue.splice(at, 1);
     let release!: () => void;

@@ -95,13 +95,22 @@ describe('running workflows', () => {
     const a = Array.from({ length: 3 }, () => prompt('agent cap a'));
     const b = Array.from({ length: 3 }, () => prompt('agent cap b'));
     harness.model.push(...routedEntries(Object.fromEntries([...a, ...b].map((p) => [p, [slowSubmit(8)]]))));
+    // Sampled: the service's own count (attempts from start to the end of their bookkeeping), the
+    // store's count of running tasks, and the agent's task turns really running.
     let peak = 0;
-    const sampler = setInterval(() => (peak = Math.max(peak, (workflows() as unknown as { runningTasks(a: string): number }).runningTasks('capped'))), 2);
+    let storePeak = 0;
+    let turnsPeak = 0;
+    const svc = workflows() as unknown as { runningTasks(a: string): number; deps: { store: { runningTasks(a: string): Promise<number> } } };
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, svc.runningTasks('capped'));
+      void svc.deps.store.runningTasks('capped').then((n) => (storePeak = Math.max(storePeak, n)));
+      void harness.svc.services.turnStore.list({ agent_id: 'capped', status: 'running', limit: 100 }).then((ts) => (turnsPeak = Math.max(turnsPeak, ts.filter((t) => t.kind === 'workflow_task').length)));
+    }, 2);
     const w1 = await api(harness.svc.url, 'POST', '/v1/workflows', { agent_id: 'capped', title: 'a', concurrency: 3, tasks: a.map((p) => task(p)) });
     const w2 = await api(harness.svc.url, 'POST', '/v1/workflows', { agent_id: 'capped', title: 'b', concurrency: 3, tasks: b.map((p) => task(p)) });
     await Promise.all([workflows().waitForTerminal(w1.body.id), workflows().waitForTerminal(w2.body.id)]);
     clearInterval(sampler);
-    expect(peak).toBe(3);
+    expect({ service: peak, store: storePeak, turns: turnsPeak }).toEqual({ service: 3, store: 3, turns: 3 });
     const all = [...(await workflows().events.read(w1.body.id, 0)), ...(await workflows().events.read(w2.body.id, 0))];
     all.sort((x, y) => (x.createdAt < y.createdAt ? -1 : x.createdAt > y.createdAt ? 1 : 0));
     expect(maxConcurrent(all)).toBeLessThanOrEqual(3);
