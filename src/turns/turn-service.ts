@@ -143,6 +143,7 @@ export class DefaultTurnService implements TurnService {
       if (prev.agent_id !== input.agent_id) {
         throw new HttpError(409, 'agent_mismatch', `previous turn ${prev.id} belongs to agent ${prev.agent_id}`);
       }
+      if (!isFinished(prev) && OWNED_KINDS.has(prev.kind) && prev.kind !== (options.kind ?? 'main')) throw previousTurnOwned(prev);
       if (!isFinished(prev)) {
         const strategy = input.multitask_strategy ?? 'reject';
         if (strategy === 'reject') throw previousTurnActive(prev);
@@ -345,4 +346,21 @@ export class DefaultTurnService implements TurnService {
     this.queuedCount = (await this.deps.store.idsWithStatus(['queued'])).length;
     this.waitingCount = (await this.deps.store.idsWithStatus(['waiting'])).length;
   }
+}
+
+/** Turns driven by a service of their own (a workflow, a background job). */
+const OWNED_KINDS = new Set(['workflow_task', 'background_job']);
+
+/**
+ * 409 `previous_turn_owned`: the active turn belongs to a workflow task or a background job, which
+ * alone may continue, steer or interrupt it (a turn of another kind double-texting it would take
+ * it over, e.g. cancel a job's work). Finished turns of any kind can be continued.
+ */
+function previousTurnOwned(prev: TurnRecord): HttpError {
+  const owner = prev.kind === 'workflow_task' ? 'a workflow task (cancel or wait for the workflow: /v1/workflows)' : `a ${prev.kind.replaceAll('_', ' ')} (message or stop it at /v1/jobs)`;
+  return new HttpError(409, 'previous_turn_owned', `turn ${prev.id} is running as ${owner}; it cannot be continued, steered or interrupted by another turn until it has finished`, {
+    previous_turn_id: prev.id,
+    kind: prev.kind,
+    status: prev.status,
+  });
 }

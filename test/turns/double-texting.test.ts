@@ -142,3 +142,24 @@ describe('double-texting (multitask_strategy)', () => {
     expect(next.body.id).not.toBe(prev.body.id);
   });
 });
+
+describe('double-texting a turn that a workflow owns', () => {
+  it('refuses to continue, steer or interrupt an active workflow task turn (409 previous_turn_owned); the task is untouched', async () => {
+    const prompt = 'owned: a task whose answer is held';
+    harness.model.push({ output: [message('late')], holdMs: 15_000 });
+    const wf = await api(harness.svc.url, 'POST', '/v1/workflows', { agent_id: AGENT, title: 'owned', concurrency: 1, tasks: [{ label: 't', prompt, result_schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false } }] });
+    expect(wf.status).toBe(201);
+    const workflows = harness.svc.services.registry.workflows!;
+    let taskTurn = '';
+    await expect.poll(async () => (taskTurn = (await workflows.get(wf.body.id))!.tasks[0].turn_ids[0] ?? ''), { timeout: 30_000 }).not.toBe('');
+    await expect.poll(async () => (await harness.svc.services.turns.get(taskTurn))?.status, { timeout: 30_000 }).toBe('running');
+    for (const strategy of [undefined, 'enqueue', 'interrupt', 'steer']) {
+      const r = await doubleText(taskTurn, 'take it over', strategy);
+      expect(r.status).toBe(409);
+      expect(r.body.error).toMatchObject({ code: 'previous_turn_owned', details: { previous_turn_id: taskTurn, kind: 'workflow_task' } });
+      expect(r.body.error.message).toMatch(/workflow task/);
+    }
+    expect((await harness.svc.services.turns.get(taskTurn))?.status).toBe('running');
+    expect((await api(harness.svc.url, 'POST', `/v1/workflows/${wf.body.id}/cancel`)).status).toBe(200);
+  }, 60_000);
+});
