@@ -4,6 +4,7 @@
  * stop_background_job. Never in a background job's own turns (one level deep), workflow task
  * turns or scheduled turns; the reason is reported in `turn.started.unavailable`.
  */
+import { FAMILY_TOOL_NAMES } from '../../assembly/tool-names.js';
 import type { FamilyCreator } from '../../assembly/family.js';
 import type { JobService } from '../../jobs/job-service.js';
 import { createCreateJobTool } from './create.js';
@@ -13,14 +14,8 @@ import { createSendJobMessageTool } from './send.js';
 import { createShowJobTool } from './show.js';
 import { createStopJobTool } from './stop.js';
 
-export const JOB_TOOL_NAMES = [
-  'create_background_job',
-  'list_background_jobs',
-  'show_background_job_details',
-  'send_message_to_background_job',
-  'respawn_background_job',
-  'stop_background_job',
-] as const;
+/** The family's tools, in the order offered (the one list: src/assembly/tool-names.ts). */
+export const JOB_TOOL_NAMES = FAMILY_TOOL_NAMES.jobs;
 
 export const jobsFamily: FamilyCreator = {
   family: 'jobs',
