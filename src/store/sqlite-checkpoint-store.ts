@@ -62,9 +62,17 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
 
   async save(turnId: string, checkpoint: StoredCheckpoint, newItems: readonly TranscriptItem[]): Promise<void> {
     this.batch?.flush(); // what was queued comes first
-    const c = checkpoint;
-    if (newItems.length === 0 && this.updateOnly.run(c.version, c.step, c.state, new Date().toISOString(), turnId, c.itemCount).changes === 1) return;
-    this.saveTx.immediate(turnId, checkpoint, newItems);
+    this.write(turnId, checkpoint, newItems, 'own');
+  }
+
+  /**
+   * The common mid-round case — no new items — is one UPDATE; otherwise items and checkpoint in
+   * one transaction: its own (`BEGIN IMMEDIATE`), or a savepoint inside a batch's transaction.
+   */
+  private write(turnId: string, c: StoredCheckpoint, items: readonly TranscriptItem[], tx: 'own' | 'nested'): void {
+    if (items.length === 0 && this.updateOnly.run(c.version, c.step, c.state, new Date().toISOString(), turnId, c.itemCount).changes === 1) return;
+    if (tx === 'own') this.saveTx.immediate(turnId, c, items);
+    else this.saveTx(turnId, c, items);
   }
 
   /** See {@link TurnCheckpointStore.saveQueued}; without a batch log it is `save`. */
@@ -77,11 +85,7 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
       if (n > 0) this.queued.set(turnId, n);
       else this.queued.delete(turnId);
     };
-    const stored = this.batch.joinBatch(() => {
-      const c = checkpoint;
-      if (items.length === 0 && this.updateOnly.run(c.version, c.step, c.state, new Date().toISOString(), turnId, c.itemCount).changes === 1) return;
-      this.saveTx(turnId, checkpoint, items); // a savepoint inside the batch's transaction
-    });
+    const stored = this.batch.joinBatch(() => this.write(turnId, checkpoint, items, 'nested'));
     stored.then(settled, settled);
     return stored;
   }
