@@ -220,12 +220,11 @@ export class JobDriver {
       return;
     }
     this.index.remember(turnId, job.id);
-    const before = job.turn_ids.length;
-    const rec = await this.d.store.addTurn(job.id, attempt, turnId);
-    if (rec && before === attempt - 1 && rec.turn_ids[attempt - 1] === turnId) {
-      await this.emit(job.id, { type: 'job.started', attempt, turn_id: turnId, messages: job.pending_messages.length });
-    }
-    if (rec && rec.status === 'stopped') await this.cancelTurnOf(rec); // stopped while its turn was being created
+    // Two instances can both get here for one start (same turn by its idempotency key): only the
+    // one whose write recorded the turn announces it.
+    const recorded = await this.d.store.addTurn(job.id, attempt, turnId);
+    if (recorded?.added) await this.emit(job.id, { type: 'job.started', attempt, turn_id: turnId, messages: job.pending_messages.length });
+    if (recorded?.job.status === 'stopped') await this.cancelTurnOf(recorded.job); // stopped while its turn was being created
   }
 
   /** Apply a finished turn's outcome (or a failure to start) to the job, with its notice. */

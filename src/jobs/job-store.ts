@@ -77,9 +77,11 @@ export interface JobStore {
   start(id: string, from: 'queued' | 'waiting_on_user', limit: number): Promise<StartJobOutcome>;
   /**
    * Record the turn of start number `attempt` (1-based) and clear the pending messages (that turn
-   * delivered them); a second call for the same attempt changes nothing.
+   * delivered them). `added` is true only for the call that recorded it: a second call for the same
+   * attempt (another instance's, even with the same turn id) changes nothing and gets `added: false`,
+   * so exactly one caller announces the start. Undefined when the job does not exist.
    */
-  addTurn(id: string, attempt: number, turnId: string): Promise<JobRecord | undefined>;
+  addTurn(id: string, attempt: number, turnId: string): Promise<{ job: JobRecord; added: boolean } | undefined>;
   /** Append a pending message while the job is in one of `statuses`; undefined otherwise. */
   addPending(id: string, message: string, statuses: readonly JobStatus[]): Promise<JobRecord | undefined>;
   /** Ids of jobs in these statuses, oldest first. */

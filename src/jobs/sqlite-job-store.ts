@@ -138,14 +138,14 @@ export class SqliteJobStore implements JobStore {
       .immediate();
   }
 
-  async addTurn(id: string, attempt: number, turnId: string): Promise<JobRecord | undefined> {
+  async addTurn(id: string, attempt: number, turnId: string): Promise<{ job: JobRecord; added: boolean } | undefined> {
     return this.db
       .transaction(() => {
         const job = this.row(id);
         if (!job) return undefined;
-        if (job.turn_ids.length !== attempt - 1) return job;
+        if (job.turn_ids.length !== attempt - 1) return { job, added: false };
         this.db.prepare(`UPDATE background_jobs SET turn_ids = ?, pending_messages = '[]', updated_at = ? WHERE id = ?`).run(JSON.stringify([...job.turn_ids, turnId]), new Date().toISOString(), id);
-        return this.row(id);
+        return { job: this.row(id)!, added: true };
       })
       .immediate();
   }

@@ -71,7 +71,7 @@ describeEachEngine('JobStore contract', (engine) => {
     await jobs.addPending(j.id, 'second', ['queued']);
     const s = await jobs.start(j.id, 'queued', 3);
     expect(s).toMatchObject({ kind: 'started', job: { pending_messages: ['first', 'second'] } });
-    expect(await jobs.addTurn(j.id, 1, 'turn-1')).toMatchObject({ pending_messages: [], turn_ids: ['turn-1'] });
+    expect(await jobs.addTurn(j.id, 1, 'turn-1')).toMatchObject({ added: true, job: { pending_messages: [], turn_ids: ['turn-1'] } });
     expect(await jobs.addPending(j.id, 'late', ['queued', 'waiting_on_user'])).toBeUndefined();
     const waiting = await jobs.transition(j.id, 'waiting_on_user', { question: 'Which branch?' });
     expect(waiting).toMatchObject({ status: 'waiting_on_user', question: 'Which branch?' });
@@ -115,12 +115,15 @@ describeEachEngine('JobStore contract', (engine) => {
     expect(await jobs.idsWithNotice()).toEqual([]);
   }));
 
-  it('records one turn per attempt; repeating an attempt changes nothing', withStores(async ({ jobs }) => {
+  it('records one turn per attempt; repeating an attempt, even with the same turn, changes nothing and is not "added"', withStores(async ({ jobs }) => {
     const j = newJob();
     await jobs.insert(j);
-    expect(await jobs.addTurn(j.id, 1, 'turn-1')).toMatchObject({ turn_ids: ['turn-1'] });
-    expect(await jobs.addTurn(j.id, 1, 'turn-x')).toMatchObject({ turn_ids: ['turn-1'] });
-    expect(await jobs.addTurn(j.id, 2, 'turn-2')).toMatchObject({ turn_ids: ['turn-1', 'turn-2'] });
+    expect(await jobs.addTurn(j.id, 1, 'turn-1')).toMatchObject({ added: true, job: { turn_ids: ['turn-1'] } });
+    // A second instance recording the same start (the same turn, by its idempotency key) must not announce it again.
+    expect(await jobs.addTurn(j.id, 1, 'turn-1')).toMatchObject({ added: false, job: { turn_ids: ['turn-1'] } });
+    expect(await jobs.addTurn(j.id, 1, 'turn-x')).toMatchObject({ added: false, job: { turn_ids: ['turn-1'] } });
+    expect(await jobs.addTurn(j.id, 2, 'turn-2')).toMatchObject({ added: true, job: { turn_ids: ['turn-1', 'turn-2'] } });
+    expect(await jobs.addTurn(uuidv7(), 1, 'turn-1')).toBeUndefined();
   }));
 
   it('respawns a terminal job once and refuses live or already respawned sources', withStores(async ({ jobs }) => {

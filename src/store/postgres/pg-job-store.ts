@@ -117,12 +117,13 @@ export class PgJobStore implements JobStore {
     });
   }
 
-  async addTurn(id: string, attempt: number, turnId: string): Promise<JobRecord | undefined> {
+  async addTurn(id: string, attempt: number, turnId: string): Promise<{ job: JobRecord; added: boolean } | undefined> {
     return this.db.transaction(async (tx) => {
       const job = await rowOf(tx, id, true);
-      if (!job || job.turn_ids.length !== attempt - 1) return job;
+      if (!job) return undefined;
+      if (job.turn_ids.length !== attempt - 1) return { job, added: false };
       await tx.query(`UPDATE background_jobs SET turn_ids = $1, pending_messages = '[]', updated_at = $2 WHERE id = $3`, [JSON.stringify([...job.turn_ids, turnId]), new Date().toISOString(), id]);
-      return rowOf(tx, id);
+      return { job: (await rowOf(tx, id))!, added: true };
     });
   }
 
