@@ -11,7 +11,10 @@
  * - An assistant answer and the function calls after it become one assistant message with
  *   `tool_calls` (ids = the transcript's `call_id`s, names flattened as in chat-tools.ts), followed
  *   by exactly one `tool` message per call, in call order, wherever the outputs sit in the
- *   transcript. A call without an output gets an `Error:` tool message; an output without a call is
+ *   transcript. One message holds the calls of ONE round: a call that follows a tool output
+ *   (`function_call_output`, `custom_tool_call_output`, `tool_search_output`) starts a new
+ *   assistant message, so `user, call_1, output_1, call_2, output_2` is sent as
+ *   `user, assistant[call_1], tool, assistant[call_2], tool` — as the server itself answered. A call without an output gets an `Error:` tool message; an output without a call is
  *   dropped. Arguments that are not valid JSON are sent as `{}` (servers that re-parse history
  *   answer 400 otherwise; the tool output already told the model what was wrong).
  * - Reasoning is sent back only on an assistant message that made tool calls (DeepSeek, Kimi and
@@ -96,6 +99,8 @@ export function toChatMessages(instructions: string | undefined, input: Transcri
   let text = '';
   let calls: ToolCallParam[] = [];
   let reasoning: { text: string; field: string } | undefined;
+  /** A tool output came after the current calls: the round is over, the next call starts a new message. */
+  let roundEnded = false;
   const flush = () => {
     if (calls.length > 0) {
       const msg = { role: 'assistant', content: text || null, tool_calls: calls } as Msg & Record<string, unknown>;
@@ -109,6 +114,7 @@ export function toChatMessages(instructions: string | undefined, input: Transcri
     text = '';
     calls = [];
     reasoning = undefined;
+    roundEnded = false;
   };
   for (; i < input.length; i++) {
     const it = input[i];
@@ -137,13 +143,20 @@ export function toChatMessages(instructions: string | undefined, input: Transcri
         break;
       }
       case 'function_call':
+        if (roundEnded) flush();
         calls.push({ id: it.call_id, type: 'function', function: { name: flatToolName(it.name, it.namespace), arguments: jsonOrEmpty(it, it.arguments) } });
         break;
       case 'custom_tool_call':
+        if (roundEnded) flush();
         calls.push({ id: it.call_id, type: 'function', function: { name: it.name, arguments: JSON.stringify({ input: it.input }) } });
         break;
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+      case 'tool_search_output':
+        if (calls.length > 0) roundEnded = true; // outputs travel with their calls; they only end the round
+        break;
       default:
-        break; // outputs travel with their calls; tool searches and provider items have no chat form
+        break; // tool searches and provider items have no chat form
     }
   }
   flush();

@@ -44,6 +44,42 @@ describe('MODEL_API=chat', () => {
   });
 });
 
+describe('MODEL_API=chat history over several tool rounds', () => {
+  const h = useChatService({ MODEL_API: 'chat' });
+  const todo = (id: string, content: string) => chatCall('todo', { todos: [{ id, content, status: 'pending' }] }, { id: `call_${id}` });
+  /** Each message as [role, call ids | tool_call_id | content]. */
+  const shape = (messages: { role: string; content?: unknown; tool_calls?: { id: string }[]; tool_call_id?: string }[]) =>
+    messages.map((m) => [m.role, m.tool_calls ? m.tool_calls.map((c) => c.id) : (m.tool_call_id ?? m.content)]);
+
+  it('sends each round\'s calls in their own assistant message, followed by that round\'s tool messages in call order', async () => {
+    h.model.push(
+      { toolCalls: [todo('a', 'Back up')] },
+      { reasoning: 'Two at once.', toolCalls: [todo('b', 'Copy'), todo('c', 'Verify')] },
+      { toolCalls: [todo('d', 'Report')] },
+      chatText('All planned.'),
+    );
+    const r = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'Plan a backup', tools: ['todo'] });
+    expect(r.body).toMatchObject({ status: 'completed', output_text: 'All planned.' });
+    expect(h.model.requests).toHaveLength(4);
+    const last = h.model.requests[3].body.messages;
+    expect(shape(last.filter((m: { role: string }) => m.role !== 'system'))).toEqual([
+      ['user', 'Plan a backup'],
+      ['assistant', ['call_a']],
+      ['tool', 'call_a'],
+      ['assistant', ['call_b', 'call_c']],
+      ['tool', 'call_b'],
+      ['tool', 'call_c'],
+      ['assistant', ['call_d']],
+      ['tool', 'call_d'],
+    ]);
+    const assistants = last.filter((m: { role: string }) => m.role === 'assistant');
+    expect(assistants.map((m: { content: unknown }) => m.content)).toEqual([null, null, null]);
+    expect(assistants[1]).toMatchObject({ reasoning_content: 'Two at once.' });
+    // Every earlier request carried the same history up to its round: the prefix never changes.
+    expect(shape(h.model.requests[2].body.messages)).toEqual(shape(last).slice(0, -2));
+  });
+});
+
 describe('usage from a server that sends none', () => {
   const h = useChatService({ MODEL_API: 'chat' });
 

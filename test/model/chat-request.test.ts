@@ -34,6 +34,44 @@ describe('Chat Completions messages from a transcript', () => {
     ]);
   });
 
+  it('sends each round\'s calls as their own assistant message followed by their tool messages', () => {
+    const fc = (id: string, name: string, args: string, namespace?: string) => ({ id, type: 'function', function: { name: namespace ? `${namespace}__${name}` : name, arguments: args } });
+    const msgs = toChatMessages(undefined, [
+      user('go'),
+      call('call_1', '{"n":1}'), out('call_1', 'one'),
+      call('call_2', '{"n":2}', { namespace: 'widgets', name: 'create_widget' }), call('call_3', '{"n":3}'),
+      out('call_3', 'three'), out('call_2', 'two'),
+      { type: 'custom_tool_call', call_id: 'call_4', name: 'apply_patch', input: '*** Begin' }, { type: 'custom_tool_call_output', call_id: 'call_4', output: 'patched' },
+      call('call_5', '{"n":5}'), out('call_5', 'five'),
+      { type: 'message', role: 'assistant', content: 'Done.' },
+    ]);
+    expect(msgs).toEqual([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: [fc('call_1', 'echo', '{"n":1}')] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'one' },
+      { role: 'assistant', content: null, tool_calls: [fc('call_2', 'create_widget', '{"n":2}', 'widgets'), fc('call_3', 'echo', '{"n":3}')] },
+      { role: 'tool', tool_call_id: 'call_2', content: 'two' },
+      { role: 'tool', tool_call_id: 'call_3', content: 'three' },
+      { role: 'assistant', content: null, tool_calls: [fc('call_4', 'apply_patch', '{"input":"*** Begin"}')] },
+      { role: 'tool', tool_call_id: 'call_4', content: 'patched' },
+      { role: 'assistant', content: null, tool_calls: [fc('call_5', 'echo', '{"n":5}')] },
+      { role: 'tool', tool_call_id: 'call_5', content: 'five' },
+      { role: 'assistant', content: 'Done.' },
+    ]);
+  });
+
+  it('ends a round that also ran a tool search at its outputs: the next call is a new assistant message', () => {
+    const msgs = toChatMessages(undefined, [
+      user('go'),
+      call('c1'), { type: 'tool_search_call', call_id: 's1', arguments: {}, execution: 'client' },
+      { type: 'tool_search_output', call_id: 's1', tools: [], execution: 'client', status: 'completed' }, out('c1', 'ok'),
+      call('c2'), out('c2', 'ok2'),
+    ]);
+    expect(msgs.slice(1).map((m) => [m.role, 'tool_calls' in m ? m.tool_calls?.map((c) => c.id) : (m as { tool_call_id?: string }).tool_call_id])).toEqual([
+      ['assistant', ['c1']], ['tool', 'c1'], ['assistant', ['c2']], ['tool', 'c2'],
+    ]);
+  });
+
   it('flattens a namespaced call and sends malformed arguments back as {}', () => {
     const msgs = toChatMessages(undefined, [user('go'), call('c1', '{"name":"w', { namespace: 'widgets', name: 'create_widget' }), out('c1', 'Error: bad JSON')]);
     expect(msgs[1]).toMatchObject({ tool_calls: [{ function: { name: 'widgets__create_widget', arguments: '{}' } }] });
