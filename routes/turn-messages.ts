@@ -5,11 +5,14 @@
  *   (event `input.queued`) and added to the transcript as a user message before the turn's next
  *   model request (event `input.applied`). A finished turn → 409 `turn_finished` (details carry
  *   `hint.previous_turn_id`); unknown turn → 404.
+ * - An active workflow task or background job turn → 409 `turn_owned` naming the route to use
+ *   instead (src/turns/turn-owner.ts); the job's own messages go in through its service.
  */
 import { z } from 'zod';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { MAX_INPUT_CHARS } from '../src/turns/inputs/turn-inputs.js';
 import { textField } from '../src/turns/request-schemas.js';
+import { turnOwnedRefusal } from '../src/turns/turn-owner.js';
 import { TurnIdParams } from './turn-schemas.js';
 
 export const SteerTurnBody = z.strictObject({
@@ -21,6 +24,9 @@ export const turnMessageRoutes: RoutePlugin = async (app, { services }) => {
   app.post('/v1/turns/:id/messages', async (request, reply) => {
     const { id } = TurnIdParams.parse(request.params);
     const body = SteerTurnBody.parse(request.body ?? undefined);
+    const turn = await services.turns.get(id);
+    const owned = turn && turnOwnedRefusal(turn, 'steer');
+    if (owned) throw owned;
     const queued = await services.inputs.send(id, body.content, 'api');
     return reply.code(202).header('Location', `/v1/turns/${encodeURIComponent(id)}`).send(queued);
   });

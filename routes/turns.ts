@@ -11,7 +11,8 @@
  * - GET /v1/turns/{id} — the turn record, with `pending_approvals` (routes/turn-approvals.ts).
  * Every turn returned (wait=true, list, get, cancel) carries `links` (self, events, cancel).
  * - GET /v1/turns/{id}/events — resumable SSE (src/http/sse-stream.ts).
- * - POST /v1/turns/{id}/cancel — abort; a finished turn is returned unchanged.
+ * - POST /v1/turns/{id}/cancel — abort; a finished turn is returned unchanged; an active workflow
+ *   task or background job turn → 409 `turn_owned` (stop the job / cancel the workflow instead).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
@@ -25,6 +26,7 @@ import type { LoggedEvent } from '../src/store/event-log.js';
 import type { Services } from '../src/services.js';
 import type { TurnRecord } from '../src/turns/turn-service-types.js';
 import { isFinished } from '../src/turns/turn-outcome.js';
+import { turnOwnedRefusal } from '../src/turns/turn-owner.js';
 import { assertApprovalTools } from '../src/turns/approvals/request-check.js';
 import { assertKnownSkills } from './skills.js';
 import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
@@ -142,6 +144,10 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
 
   app.post('/v1/turns/:id/cancel', async (request) => {
     const { id } = TurnIdParams.parse(request.params);
+    const current = await turns.get(id);
+    if (!current) throw notFound('turn', id);
+    const owned = turnOwnedRefusal(current, 'cancel');
+    if (owned) throw owned;
     const turn = await turns.cancel(id);
     if (!turn) throw notFound('turn', id);
     return withTurnLinks(turn, services.streamTokens);

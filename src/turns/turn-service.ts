@@ -27,6 +27,7 @@ import type { ListTurnsQuery, TurnStore } from '../store/turn-store.js';
 import type { TaskBindingResolver } from './task-binding.js';
 import { idempotencyHashes, sameRequest } from './turn-input.js';
 import { isFinished } from './turn-outcome.js';
+import { activeTurnOwner, type TurnOwner } from './turn-owner.js';
 import { TurnRunner } from './turn-runner.js';
 import type { RunTurnFn } from './turn-run.js';
 import type { CreateTurnInput, CreateTurnOptions, TurnRecord, TurnService } from './turn-service-types.js';
@@ -143,7 +144,8 @@ export class DefaultTurnService implements TurnService {
       if (prev.agent_id !== input.agent_id) {
         throw new HttpError(409, 'agent_mismatch', `previous turn ${prev.id} belongs to agent ${prev.agent_id}`);
       }
-      if (!isFinished(prev) && OWNED_KINDS.has(prev.kind) && prev.kind !== (options.kind ?? 'main')) throw previousTurnOwned(prev);
+      const owner = activeTurnOwner(prev);
+      if (owner && prev.kind !== (options.kind ?? 'main')) throw previousTurnOwned(prev, owner);
       if (!isFinished(prev)) {
         const strategy = input.multitask_strategy ?? 'reject';
         if (strategy === 'reject') throw previousTurnActive(prev);
@@ -348,17 +350,14 @@ export class DefaultTurnService implements TurnService {
   }
 }
 
-/** Turns driven by a service of their own (a workflow, a background job). */
-const OWNED_KINDS = new Set(['workflow_task', 'background_job']);
-
 /**
  * 409 `previous_turn_owned`: the active turn belongs to a workflow task or a background job, which
  * alone may continue, steer or interrupt it (a turn of another kind double-texting it would take
  * it over, e.g. cancel a job's work). Finished turns of any kind can be continued.
  */
-function previousTurnOwned(prev: TurnRecord): HttpError {
-  const owner = prev.kind === 'workflow_task' ? 'a workflow task (cancel or wait for the workflow: /v1/workflows)' : `a ${prev.kind.replaceAll('_', ' ')} (message or stop it at /v1/jobs)`;
-  return new HttpError(409, 'previous_turn_owned', `turn ${prev.id} is running as ${owner}; it cannot be continued, steered or interrupted by another turn until it has finished`, {
+function previousTurnOwned(prev: TurnRecord, owner: TurnOwner): HttpError {
+  const instead = owner.messageRoute ? `message it with ${owner.messageRoute} or stop it with ${owner.stopRoute}` : `wait for the workflow or cancel it with ${owner.stopRoute}`;
+  return new HttpError(409, 'previous_turn_owned', `turn ${prev.id} is running as ${owner.label}; it cannot be continued, steered or interrupted by another turn until it has finished — ${instead}`, {
     previous_turn_id: prev.id,
     kind: prev.kind,
     status: prev.status,

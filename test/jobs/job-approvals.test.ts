@@ -5,7 +5,7 @@
  * the jobs tools), holds no running slot meanwhile (with BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT at
  * 3, a 4th job starts and finishes while three wait), goes back to `running` when the call is
  * decided over HTTP (approved: the command runs; rejected: the model reads the rejection) and
- * ends `succeeded`; a job whose waiting turn is cancelled ends `stopped`; an approval that times
+ * ends `succeeded`; a job waiting on approvals that is stopped ends `stopped` (its turn cannot be cancelled directly: 409 `turn_owned`); an approval that times
  * out resumes the job like a rejection; a job waiting across a restart of the service (same
  * DATA_DIR) is approved after it and finishes.
  */
@@ -106,9 +106,13 @@ describe('background jobs waiting for approvals', () => {
     const bDone = await waitFor(() => statusOf(base, b, 'succeeded'), 30_000);
     expect(bDone.output_text).toBe('not run: Error: the user rejected this call: not on prod');
 
-    // Cancel C's waiting turn: the job is stopped.
+    // C's waiting turn belongs to the job: cancelling or steering it directly is refused; stopping the job ends it.
     const cTurn = waiting[2].turn_ids[0];
-    expect((await api(base, 'POST', `/v1/turns/${cTurn}/cancel`)).status).toBeLessThan(300);
+    const refused = await api(base, 'POST', `/v1/turns/${cTurn}/cancel`);
+    expect(refused.body.error).toMatchObject({ code: 'turn_owned', details: { turn_id: cTurn, kind: 'background_job', status: 'waiting', job_id: c } });
+    expect((await api(base, 'POST', `/v1/turns/${cTurn}/messages`, { content: 'skip it' })).body.error.code).toBe('turn_owned');
+    expect((await job(base, c)).status).toBe('waiting_on_approval');
+    expect((await api(base, 'POST', `/v1/jobs/${c}/stop`)).status).toBe(200);
     const cDone = await waitFor(() => statusOf(base, c, 'stopped'), 30_000);
     expect(cDone.pending_approvals).toEqual([]);
     const cEvents = (await readSse(`${base}/v1/jobs/${c}/events`)).events.map((e) => e.event);

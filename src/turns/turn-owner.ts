@@ -1,0 +1,61 @@
+/**
+ * Turns that a service of their own drives (README.md "Double-texting" and "Steer a running turn"):
+ * a workflow task's turn (kind `workflow_task`, driven by src/workflows/) and a background job's
+ * turn (kind `background_job`, driven by src/jobs/). While such a turn is active only its owner
+ * may continue, steer, interrupt or cancel it; clients go through the owner's routes. Approvals of
+ * an owned turn stay with the turn (`POST /v1/turns/{id}/approvals`).
+ */
+import { HttpError } from '../http/errors.js';
+import { isFinished } from './turn-outcome.js';
+import type { TurnRecord } from './turn-service-types.js';
+
+/** Kinds whose active turns belong to another service. */
+const OWNED_KINDS = new Set(['workflow_task', 'background_job']);
+
+/** Who owns an active turn and which routes a client uses instead of the turn's own. */
+export interface TurnOwner {
+  kind: 'workflow_task' | 'background_job';
+  /** `{job_id}` for a job's turn, `{workflow_id}` for a workflow task's turn (from the turn's origin). */
+  ids: { job_id: string } | { workflow_id: string };
+  /** Human-readable owner, e.g. `background job 0190…`. */
+  label: string;
+  /** The route that steers the owner's work, or null when it takes no messages (workflows). */
+  messageRoute: string | null;
+  /** The route that stops the owner's work. */
+  stopRoute: string;
+}
+
+/** The owner of `turn` while it is active (queued, running, waiting); undefined otherwise. */
+export function activeTurnOwner(turn: TurnRecord): TurnOwner | undefined {
+  if (isFinished(turn) || !OWNED_KINDS.has(turn.kind)) return undefined;
+  if (turn.kind === 'background_job') {
+    const jobId = turn.origin.type === 'background_job' ? turn.origin.job_id : '{job_id}';
+    return { kind: 'background_job', ids: { job_id: jobId }, label: `background job ${jobId}`, messageRoute: `POST /v1/jobs/${jobId}/messages`, stopRoute: `POST /v1/jobs/${jobId}/stop` };
+  }
+  const workflowId = turn.origin.type === 'workflow' ? turn.origin.workflow_id : '{workflow_id}';
+  return { kind: 'workflow_task', ids: { workflow_id: workflowId }, label: `a workflow task of workflow ${workflowId}`, messageRoute: null, stopRoute: `POST /v1/workflows/${workflowId}/cancel` };
+}
+
+/**
+ * 409 `turn_owned` for `POST /v1/turns/{id}/messages` (`action` steer) or `POST
+ * /v1/turns/{id}/cancel` (`action` cancel) on an active owned turn: the message names the owner
+ * and the route to use instead; details `{turn_id, kind, status, job_id | workflow_id}`.
+ * Undefined when the turn is not owned or has finished (the route then acts as for any turn).
+ */
+export function turnOwnedRefusal(turn: TurnRecord, action: 'steer' | 'cancel'): HttpError | undefined {
+  const owner = activeTurnOwner(turn);
+  if (!owner) return undefined;
+  const instead =
+    action === 'cancel'
+      ? `stop it with ${owner.stopRoute} instead`
+      : owner.messageRoute
+        ? `send the message with ${owner.messageRoute} instead`
+        : `a workflow task takes no messages: wait for the workflow, or cancel it with ${owner.stopRoute}`;
+  const what = action === 'cancel' ? 'cancelled' : 'steered';
+  return new HttpError(409, 'turn_owned', `turn ${turn.id} is run by ${owner.label} and cannot be ${what} directly; ${instead}`, {
+    turn_id: turn.id,
+    kind: turn.kind,
+    status: turn.status,
+    ...owner.ids,
+  });
+}
