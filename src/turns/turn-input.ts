@@ -48,13 +48,35 @@ export function withRequestDefaults(input: CreateTurnInput, model: string, d: Re
 }
 
 /**
- * The `request_hash` stored with a turn's Idempotency-Key: {@link requestHash} of `scoped(request
- * with defaults filled in)` and of `scoped(request as sent)`, joined by a space. A retry matches
- * when either of its two hashes is among the stored ones (see {@link sameRequest}): spelling out a
- * default replays, and so does the very same body after a restart with other defaults.
+ * `tools` as the set it is: sorted, each family once. The assembler builds a turn's tool set in its
+ * own fixed family order (src/assembly/assemble.ts), so the order a request lists families in
+ * changes nothing the turn does; an Idempotency-Key compares them as a set.
  */
-export function idempotencyHashes(input: CreateTurnInput, model: string, d: RequestDefaults, scope: object): [withDefaults: string, asSent: string] {
-  return [requestHash({ ...scope, input: withRequestDefaults(input, model, d) }), requestHash({ ...scope, input })];
+export function familySet<T extends string>(tools: readonly T[]): T[] {
+  return [...new Set(tools)].sort();
+}
+
+function withFamilySet(input: CreateTurnInput): CreateTurnInput {
+  return input.tools === undefined ? input : { ...input, tools: familySet(input.tools) };
+}
+
+/**
+ * The `request_hash` stored with a turn's Idempotency-Key: {@link requestHash} of `scoped(request
+ * with defaults filled in)`, of `scoped(request as sent)` — both with `tools` as a set
+ * ({@link familySet}) — and of `scoped(request exactly as sent)`, joined by a space (duplicates
+ * left out). A retry matches when any of its hashes is among the stored ones (see
+ * {@link sameRequest}): spelling out a default replays, listing the families in another order
+ * replays, the very same body replays after a restart with other defaults, and so does the very
+ * same body under a key stored before `tools` compared as a set (its order as sent).
+ */
+export function idempotencyHashes(input: CreateTurnInput, model: string, d: RequestDefaults, scope: object): string[] {
+  const set = withFamilySet(input);
+  const hashes = [
+    requestHash({ ...scope, input: withFamilySet(withRequestDefaults(input, model, d)) }),
+    requestHash({ ...scope, input: set }),
+    requestHash({ ...scope, input }),
+  ];
+  return [...new Set(hashes)];
 }
 
 /**

@@ -114,6 +114,44 @@ describe('POST /v1/turns compares a retry with the first request after the defau
     }
   });
 
+  it('compares tools as a set of families: another order replays, another set is another request', async () => {
+    feedModel(2);
+    const key = { 'idempotency-key': 'tools-as-set' };
+    const first = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'Hello', agent_id: 'idem-set', tools: ['todo', 'web', 'clarify'] }, key);
+    expect(first.status).toBe(202);
+    const reordered = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'Hello', agent_id: 'idem-set', tools: ['clarify', 'todo', 'web'] }, key);
+    expect(reordered.status, JSON.stringify(reordered.body)).toBe(202);
+    expect(reordered.headers.get('idempotent-replayed')).toBe('true');
+    expect(reordered.body.id).toBe(first.body.id);
+    const fewer = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'Hello', agent_id: 'idem-set', tools: ['clarify', 'todo'] }, key);
+    expect(fewer.status).toBe(409);
+    expect(fewer.body.error.code).toBe('idempotency_key_reused');
+    // Left out, tools is DEFAULT_TOOLS (todo,clarify) — in any order.
+    const defaults = { 'idempotency-key': 'tools-default-set' };
+    const byDefault = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'Hi', agent_id: 'idem-set' }, defaults);
+    const spelled = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'Hi', agent_id: 'idem-set', tools: ['clarify', 'todo'] }, defaults);
+    expect(spelled.status, JSON.stringify(spelled.body)).toBe(202);
+    expect(spelled.body.id).toBe(byDefault.body.id);
+    expect((await api(harness.svc.url, 'GET', '/v1/turns?agent_id=idem-set&limit=100')).body.data).toHaveLength(2);
+  });
+
+  it('still replays the very same body under a key stored with tools in the order sent (how keys were bound before tools compared as a set)', async () => {
+    feedModel(1);
+    const body = { input: 'Hello', agent_id: 'idem-set-legacy', tools: ['web', 'todo'] as ('web' | 'todo')[] };
+    const scope = { kind: 'main', origin: { type: 'api' } };
+    const withDefaults = { ...body, model: 'scripted-model', model_api: 'responses', max_steps: 20, brain: false, multitask_strategy: 'reject' };
+    const id = uuidv7();
+    await harness.svc.services.turnStore.insert({
+      id, agent_id: body.agent_id, kind: 'main', origin: { type: 'api' }, model: 'scripted-model', created_at: new Date().toISOString(), metadata: null,
+      request: { ...body, model: 'scripted-model' }, idempotency_key: 'api:set-legacy-key',
+      request_hash: `${requestHash({ ...scope, input: withDefaults })} ${requestHash({ ...scope, input: body })}`,
+    });
+    const again = await api(harness.svc.url, 'POST', '/v1/turns', body, { 'idempotency-key': 'set-legacy-key' });
+    expect(again.status).toBe(202);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(id);
+  });
+
   it('still replays a key stored bound to the body as sent (how keys were bound before defaults were filled in)', async () => {
     feedModel(1);
     const body = { input: 'Hello', agent_id: 'idem-legacy' };
