@@ -240,48 +240,80 @@ export function isLoopbackHost(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
+/** One report line for a zod issue of the environment: `NAME=<value given>: <what is wrong>` (no value for secrets). */
+function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string {
+  const name = i.path.length > 0 ? String(i.path[0]) : '';
+  if (!name) return `(env): ${i.message}`;
+  // Say what was given (PORT=abc), not what it became (NaN) — except for secrets.
+  if (SECRET_VARS.has(name)) return `${name}: ${i.message}`;
+  // A bad item of a comma-separated list is named by its value.
+  const item = typeof i.path[1] === 'number' && name in cleaned ? cleaned[name].split(',').map((x) => x.trim()).filter(Boolean)[i.path[1]] : undefined;
+  const what = item !== undefined ? `"${item}": ${i.message}` : i.message;
+  return name in cleaned ? `${name}=${cleaned[name]}: ${what}` : `${name}: ${what}`;
+}
+
+/** The variables a check across variables reads (as the schema gives them, or as given when another variable is bad). */
+type CrossView = Pick<Env, 'HOST' | 'AUTH_TOKENS' | 'DATABASE_URL' | 'STREAM_TOKEN_SECRET' | 'WEBHOOK_URL' | 'WEBHOOK_SECRET'>;
+
+/** Rules across variables: each reports its problems (one line each) from the variables `vars`. */
+const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView) => string[] }[] = [
+  {
+    // A public server without auth is refused.
+    vars: ['HOST', 'AUTH_TOKENS'],
+    problems: (e) =>
+      !isLoopbackHost(e.HOST) && e.AUTH_TOKENS.length === 0
+        ? [`HOST=${e.HOST} is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1`]
+        : [],
+  },
+  {
+    vars: ['DATABASE_URL', 'STREAM_TOKEN_SECRET'],
+    problems: (e) =>
+      e.DATABASE_URL !== undefined && e.STREAM_TOKEN_SECRET === undefined
+        ? ['STREAM_TOKEN_SECRET is required when DATABASE_URL is set: every instance must verify the stream tokens the others issue (set the same random string of 16+ characters on each)']
+        : [],
+  },
+  {
+    vars: ['WEBHOOK_URL'],
+    problems: (e) => {
+      const reason = e.WEBHOOK_URL === undefined ? null : webhookUrlProblem(e.WEBHOOK_URL);
+      return reason ? [`WEBHOOK_URL: ${reason}`] : [];
+    },
+  },
+  {
+    vars: ['WEBHOOK_URL', 'WEBHOOK_SECRET'],
+    problems: (e) => (e.WEBHOOK_URL !== undefined && !e.WEBHOOK_SECRET ? ['WEBHOOK_URL is set but WEBHOOK_SECRET is not: set WEBHOOK_SECRET=whsec_<base64> to sign deliveries'] : []),
+  },
+];
+
 /**
  * Parse and validate `env` (default `process.env`). Values are trimmed; empty or blank ones count as unset.
- * @throws ConfigError listing every bad variable; also when HOST is beyond loopback and
- *   AUTH_TOKENS is empty (a public server without auth is refused).
+ * @throws ConfigError listing every bad variable in one report, the rules across variables
+ *   included (HOST beyond loopback with AUTH_TOKENS empty, DATABASE_URL without
+ *   STREAM_TOKEN_SECRET, WEBHOOK_URL without WEBHOOK_SECRET).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== '') cleaned[k] = v.trim();
   const parsed = EnvSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => {
-        const name = i.path.length > 0 ? String(i.path[0]) : '';
-        if (!name) return `(env): ${i.message}`;
-        // Say what was given (PORT=abc), not what it became (NaN) — except for secrets.
-        if (SECRET_VARS.has(name)) return `${name}: ${i.message}`;
-        // A bad item of a comma-separated list is named by its value.
-        const item = typeof i.path[1] === 'number' && name in cleaned ? cleaned[name].split(',').map((x) => x.trim()).filter(Boolean)[i.path[1]] : undefined;
-        const what = item !== undefined ? `"${item}": ${i.message}` : i.message;
-        return name in cleaned ? `${name}=${cleaned[name]}: ${what}` : `${name}: ${what}`;
-      }),
-    );
-  }
+  const issues = parsed.success ? [] : parsed.error.issues;
+  const problems = issues.map((i) => issueLine(i, cleaned));
+  // The checks across variables run beside the per-variable ones (all problems in one report),
+  // each only when the variables it reads are valid on their own.
+  const bad = new Set(issues.map((i) => String(i.path[0] ?? '')));
+  const view: CrossView = parsed.success
+    ? parsed.data
+    : {
+        HOST: cleaned.HOST ?? '127.0.0.1',
+        AUTH_TOKENS: (cleaned.AUTH_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
+        DATABASE_URL: cleaned.DATABASE_URL,
+        STREAM_TOKEN_SECRET: cleaned.STREAM_TOKEN_SECRET,
+        WEBHOOK_URL: cleaned.WEBHOOK_URL,
+        WEBHOOK_SECRET: cleaned.WEBHOOK_SECRET,
+      };
+  for (const check of CROSS_CHECKS) if (!check.vars.some((v) => bad.has(v))) problems.push(...check.problems(view));
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const isLoopback = isLoopbackHost(e.HOST);
-  if (!isLoopback && e.AUTH_TOKENS.length === 0) {
-    throw new ConfigError([
-      `HOST=${e.HOST} is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1`,
-    ]);
-  }
-  if (e.DATABASE_URL !== undefined && e.STREAM_TOKEN_SECRET === undefined) {
-    throw new ConfigError([
-      'STREAM_TOKEN_SECRET is required when DATABASE_URL is set: every instance must verify the stream tokens the others issue (set the same random string of 16+ characters on each)',
-    ]);
-  }
-  const problems: string[] = [];
-  if (e.WEBHOOK_URL !== undefined) {
-    const reason = webhookUrlProblem(e.WEBHOOK_URL);
-    if (reason) problems.push(`WEBHOOK_URL: ${reason}`);
-    if (!e.WEBHOOK_SECRET) problems.push('WEBHOOK_URL is set but WEBHOOK_SECRET is not: set WEBHOOK_SECRET=whsec_<base64> to sign deliveries');
-  }
-  if (problems.length > 0) throw new ConfigError(problems);
   return {
     ...e,
     DATA_DIR: path.resolve(e.DATA_DIR),

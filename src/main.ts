@@ -9,7 +9,7 @@ import { DataDirInUseError } from './store/database.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { createLogger } from './log.js';
 import { createServices, type ServicesOverrides } from './services.js';
 import { SchemaTooNewError } from './store/postgres/migrate.js';
@@ -24,16 +24,7 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
   const config = loadConfig(env);
   ensureDataDir(config.DATA_DIR);
   const log = createLogger(config.LOG_LEVEL, undefined, config.LOG_FORMAT);
-  if (config.AUTH_TOKENS.length === 0) {
-    log.warn(`AUTH_TOKENS is not set: every request is accepted without a token; the service binds only to loopback (${config.HOST})`);
-  }
-  for (const warning of await computerStartupWarnings(config)) log.warn(warning);
   const services = createServices(config, log, overrides);
-  if (!services.modelClient) {
-    log.warn('no model endpoint configured (OPENAI_API_KEY / OPENAI_BASE_URL): POST /v1/turns answers 503 model_not_configured');
-  } else if (!config.MODEL) {
-    log.warn('MODEL is not set: every turn, schedule and workflow must name its `model` (else 400 model_required)');
-  }
   try {
     await services.start();
   } catch (err) {
@@ -42,6 +33,9 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
   }
   const app = await buildApp(services);
   const address = await app.listen({ host: config.HOST, port: config.PORT });
+  // Warnings about how it runs only once it runs: a refusal to start (DATA_DIR in use, a bad
+  // schema, an address taken) is the one line printed then.
+  for (const warning of await startupWarnings(config, Boolean(services.modelClient))) log.warn(warning);
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
@@ -50,6 +44,18 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
       await services.stop();
     })());
   return { app, services, config, address, close };
+}
+
+/** Warnings for a service that started: no AUTH_TOKENS, the sandbox, no model endpoint or MODEL. */
+async function startupWarnings(config: Config, hasModel: boolean): Promise<string[]> {
+  const warnings: string[] = [];
+  if (config.AUTH_TOKENS.length === 0) {
+    warnings.push(`AUTH_TOKENS is not set: every request is accepted without a token; the service binds only to loopback (${config.HOST})`);
+  }
+  warnings.push(...(await computerStartupWarnings(config)));
+  if (!hasModel) warnings.push('no model endpoint configured (OPENAI_API_KEY / OPENAI_BASE_URL): POST /v1/turns answers 503 model_not_configured');
+  else if (!config.MODEL) warnings.push('MODEL is not set: every turn, schedule and workflow must name its `model` (else 400 model_required)');
+  return warnings;
 }
 
 /** Where to point a human: the API base URL, the reference page and the console. */

@@ -52,7 +52,7 @@ export class DataDirInUseError extends Error {
   constructor(readonly dataDir: string) {
     super(
       `DATA_DIR ${dataDir} is in use by another service process (its SQLite database is held exclusively while a service runs); ` +
-        'give each instance its own DATA_DIR, or run several instances on one Postgres database (DATABASE_URL, README "Running several instances")',
+        'give each instance its own DATA_DIR, or run several instances on one Postgres database (DATABASE_URL, README "Run several instances")',
     );
     this.name = 'DataDirInUseError';
   }

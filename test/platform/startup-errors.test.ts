@@ -1,14 +1,15 @@
 /**
  * Bad configuration stops the real entry point at once with one line naming the variable and
- * the value given, and exit code 2 — never a hang, never `NaN`.
+ * the value given, and exit code 2 — never a hang, never `NaN`; several bad variables, the rules
+ * across variables included, are reported together; nothing but the refusal is printed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { KNOWN_TOOL_NAMES } from '../../src/assembly/tool-names.js';
-import { freePort, spawnService, waitHealthy } from '../e2e/support/child.js';
+import { freePort, ROOT, spawnService, waitHealthy } from '../e2e/support/child.js';
 
 async function refusal(env: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {
   const child = spawnService({ PORT: '0', DATA_DIR: '/tmp', ...env });
@@ -64,4 +65,58 @@ it('lists every bad variable with its value, one per line, when there are severa
   const lines = (err as ConfigError).message.split('\n');
   expect(lines[0]).toBe('invalid configuration:');
   expect(lines.slice(1).sort()).toEqual(['  - MAX_CONCURRENT_TURNS=many: must be an integer from 1 to 1024', '  - PORT=99999: must be an integer from 0 to 65535']);
+});
+
+it('reports a HOST beyond loopback without AUTH_TOKENS together with the other bad variables, and logs no warning', { timeout: CHILD_MS }, async () => {
+  const { code, lines } = await refusal({ HOST: '0.0.0.0', PORT: 'abc', MAX_CONCURRENT_TURNS: 'many' });
+  expect(code).toBe(2);
+  expect(lines).toEqual([
+    'refusing to start: invalid configuration:',
+    '  - PORT=abc: must be an integer from 0 to 65535',
+    '  - MAX_CONCURRENT_TURNS=many: must be an integer from 1 to 1024',
+    '  - HOST=0.0.0.0 is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1',
+  ]);
+});
+
+it('checks the rules across variables beside the per-variable ones, each only when its variables are valid', () => {
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (e) {
+      return (e as ConfigError).problems;
+    }
+    return [];
+  };
+  expect(problems({ PORT: '-1', DATABASE_URL: 'postgres://db/x', WEBHOOK_URL: 'ftp://example.com/h' })).toEqual([
+    'PORT=-1: must be an integer from 0 to 65535',
+    'STREAM_TOKEN_SECRET is required when DATABASE_URL is set: every instance must verify the stream tokens the others issue (set the same random string of 16+ characters on each)',
+    'WEBHOOK_URL: scheme ftp is not allowed (use http or https)',
+    'WEBHOOK_URL is set but WEBHOOK_SECRET is not: set WEBHOOK_SECRET=whsec_<base64> to sign deliveries',
+  ]);
+  // A STREAM_TOKEN_SECRET that is set but too short is reported as such, not also as missing.
+  expect(problems({ HOST: '::', DATABASE_URL: 'postgres://db/x', STREAM_TOKEN_SECRET: 'short' })).toEqual([
+    'STREAM_TOKEN_SECRET: Too small: expected string to have >=16 characters',
+    'HOST=:: is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1',
+  ]);
+  expect(problems({ HOST: '0.0.0.0', AUTH_TOKENS: 'tok-1', PORT: '70000' })).toEqual(['PORT=70000: must be an integer from 0 to 65535']);
+});
+
+it('refuses a DATA_DIR held by another service with one line naming the README section that exists, and no warning before it', { timeout: 2 * CHILD_MS }, async () => {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'data-dir-in-use-'));
+  const first = spawnService({ PORT: String(port), DATA_DIR: dataDir });
+  try {
+    await waitHealthy(`http://127.0.0.1:${port}`, first, CHILD_MS - 5_000);
+    const { code, lines } = await refusal({ PORT: String(await freePort()), DATA_DIR: dataDir });
+    expect(code).toBe(2);
+    expect(lines).toEqual([
+      `refusing to start: DATA_DIR ${dataDir} is in use by another service process (its SQLite database is held exclusively while a service runs); ` +
+        'give each instance its own DATA_DIR, or run several instances on one Postgres database (DATABASE_URL, README "Run several instances")',
+    ]);
+    expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n')).toContain('## Run several instances');
+  } finally {
+    first.proc.kill('SIGTERM');
+    await first.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
