@@ -51,3 +51,35 @@ export function connectionError(err: unknown, baseURL?: string): ModelError {
   const fallback = (err as Error)?.message;
   return new ModelError('connection_error', `could not connect to ${where}${cause ? ` (${cause})` : fallback ? `: ${fallback}` : ''}`);
 }
+
+/**
+ * Provider codes of a model that cannot serve this service as configured — the provider answered
+ * HTTP 401 (bad or missing key), 403 (no access to the model or the region) or 404 (unknown model,
+ * deployment or URL). Adapters turn such an answer into the provider's string code when it sent
+ * one (OpenAI and Groq: `invalid_api_key`, `model_not_found`, `unsupported_country_region_territory`,
+ * `unknown_url`; Azure: `DeploymentNotFound`, or the status itself as `"401"`; Anthropic-style
+ * types `authentication_error`, `permission_error`, `not_found_error`), else `http_<status>`.
+ */
+const MODEL_ACCESS_CODES = new Set([
+  'invalid_api_key',
+  'invalid_authentication',
+  'invalid_authentication_error',
+  'authentication_error',
+  'permission_error',
+  'permission_denied',
+  'not_found_error',
+  'model_not_found',
+  'unknown_url',
+  'unsupported_country_region_territory',
+  'DeploymentNotFound',
+]);
+
+/**
+ * True when a turn's error `code` says the model endpoint refused this service's key or does not
+ * know its model (HTTP 401/403/404 as mapped above): an operator must fix the configuration, so it
+ * is logged like a model endpoint in trouble. E.g. `http_401`, `"404"`, `model_not_found` → true;
+ * `rate_limit_exceeded`, `http_400` → false.
+ */
+export function isModelAccessError(code: string): boolean {
+  return /^(http_)?40[134]$/.test(code) || MODEL_ACCESS_CODES.has(code);
+}

@@ -21,6 +21,7 @@ import type { ServiceRegistry } from '../assembly/services.js';
 import type { assembleTools } from '../assembly/assemble.js';
 import type { Config } from '../config.js';
 import type { ModelPort, TranscriptItem } from '../model/port.js';
+import { isModelAccessError } from '../model/model-error.js';
 import { isTerminalEvent, type TurnEvent } from '../runtime/events.js';
 import { initialTurnState, type TurnState } from '../runtime/turn-state.js';
 import type { RunTurnOptions, RunTurnResult } from '../runtime/turn-types.js';
@@ -270,14 +271,18 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
   }
 }
 
-/** Failure codes that say the service or its model endpoint is in trouble (logged at `error`). */
+/**
+ * Failure codes that say the service or its model endpoint is in trouble (logged at `error`), with
+ * the model's refusals of the key or the model ({@link isModelAccessError}: HTTP 401/403/404).
+ */
 const TROUBLE = new Set(['connection_error', 'stream_interrupted', 'model_error', 'internal_error', 'resume_failed', 'crash_loop']);
+const isTrouble = (code: string): boolean => TROUBLE.has(code) || isModelAccessError(code);
 
 /** The `turn finished` log line: status, stop reason or error, steps, usage, duration of this run (ms). */
 function logFinished(d: Pick<TurnRunDeps, 'log'>, id: string, o: TurnOutcome, startedAt: number): void {
   const error = o.error ?? undefined;
   const fields = { turn_id: id, status: o.status, stop_reason: o.stop_reason, steps: o.steps, usage: o.usage, duration_ms: Date.now() - startedAt, ...(error ? { error } : {}) };
-  if (error && TROUBLE.has(error.code)) d.log?.error(fields, 'turn finished');
+  if (error && isTrouble(error.code)) d.log?.error(fields, 'turn finished');
   else d.log?.info(fields, 'turn finished');
 }
 

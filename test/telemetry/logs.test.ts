@@ -10,6 +10,7 @@ import path from 'node:path';
 import { api, startTestService } from '../e2e/support/service.js';
 import { freePort, spawnService, waitHealthy } from '../e2e/support/child.js';
 import { message, startScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { startScriptedChatServer } from '../support/scripted-chat-server.js';
 
 function capture() {
   const lines: string[] = [];
@@ -71,6 +72,48 @@ describe('turn lifecycle lines', () => {
       await svc.close();
       await model.close();
     }
+  });
+});
+
+describe('a model that refuses the key or does not know the model', () => {
+  const openaiError = (message: string, code: string | null) => ({ error: { message, type: 'invalid_request_error', param: null, code } });
+  /** Each failing turn's `turn finished` line as [level, error code]. */
+  async function finishedLines(api_: 'responses' | 'chat', answers: { status: number; body: unknown }[]) {
+    const model = api_ === 'chat' ? await startScriptedChatServer() : await startScriptedResponsesServer();
+    const out = capture();
+    const svc = await startTestService({ modelBaseURL: model.baseURL, env: { LOG_LEVEL: 'info', MODEL_API: api_ }, logDestination: out });
+    try {
+      const lines: [string, string][] = [];
+      for (const answer of answers) {
+        model.push({ httpError: answer });
+        const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
+        expect(turn.body.status).toBe('failed');
+        await expect.poll(() => out.json().some((l) => l.msg === 'turn finished' && l.turn_id === turn.body.id)).toBe(true);
+        const line = out.json().find((l) => l.msg === 'turn finished' && l.turn_id === turn.body.id);
+        lines.push([line.level, line.error.code]);
+      }
+      return lines;
+    } finally {
+      await svc.close();
+      await model.close();
+    }
+  }
+
+  it('logs `turn finished` at error for 401, 403 and 404 answers (Responses API), at info for a bad request', async () => {
+    expect(await finishedLines('responses', [
+      { status: 401, body: openaiError('Incorrect API key provided: sk-wrong. You can find your API key at https://platform.openai.com/account/api-keys.', 'invalid_api_key') },
+      { status: 404, body: openaiError('The model `gpt-nope` does not exist or you do not have access to it.', 'model_not_found') },
+      { status: 403, body: openaiError('Project does not have access to this model.', null) },
+      { status: 400, body: openaiError('Invalid value for input.', 'invalid_value') },
+    ])).toEqual([['error', 'invalid_api_key'], ['error', 'model_not_found'], ['error', 'http_403'], ['info', 'invalid_value']]);
+  });
+
+  it('logs `turn finished` at error for 401 and 404 answers of a Chat Completions server (numeric or no codes), at info for a bad request', async () => {
+    expect(await finishedLines('chat', [
+      { status: 401, body: { error: { message: 'Unauthorized', type: 'invalid_request_error', code: 401 } } },
+      { status: 404, body: { error: { message: 'model "llama9" not found, try pulling it first', type: 'api_error', param: null, code: null } } },
+      { status: 400, body: { error: { message: 'bad messages', type: 'BadRequestError', code: 400 } } },
+    ])).toEqual([['error', 'http_401'], ['error', 'http_404'], ['info', 'http_400']]);
   });
 });
 
