@@ -170,6 +170,19 @@ export const InputAppliedEvent = z.object({
   message_id: z.string(),
 });
 
+/**
+ * A steering message the turn will never apply: the turn ended before a round boundary took it in
+ * (`max_steps` reached, a tool or a failure ended it, a cancel, an interrupting double-text).
+ * Stored before the terminal event, once per such message, in the order they were queued; a
+ * message sent after it is refused (409 `turn_finished`).
+ */
+export const InputNotAppliedEvent = z.object({
+  type: z.literal('input.not_applied'),
+  message_id: z.string(),
+  /** How the turn ended: the stop reason of `turn.completed` (e.g. `max_steps`), `failed` or `cancelled`. */
+  reason: z.string(),
+});
+
 export const TurnCompletedEvent = z.object({
   type: z.literal('turn.completed'),
   output_text: z.string(),
@@ -211,6 +224,7 @@ export const TurnEvent = z.discriminatedUnion('type', [
   ApprovalResolvedEvent,
   InputQueuedEvent,
   InputAppliedEvent,
+  InputNotAppliedEvent,
   TurnCompletedEvent,
   TurnFailedEvent,
   TurnCancelledEvent,

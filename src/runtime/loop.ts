@@ -32,7 +32,10 @@
  * with the final state. `resume` continues a stored state: `turn.resumed {from_step}` instead of
  * `turn.started`, and a pending round is dispatched without a new model request.
  * Steering: `atRoundBoundary` adds messages between rounds (never inside one), checkpointed with
- * their cursor before the next request; one arriving while the model answers makes one more round.
+ * their cursor before the next request; one arriving while the model answers makes one more round,
+ * which counts against `maxSteps` like a round with calls (reaching it makes that round the final
+ * one without tools). The final answer after `maxSteps` is not continued: the hook's owner reports
+ * its pending messages as not applied (src/turns/inputs/).
  * Approvals (`approvals`, ./approval-gate.ts): a round whose calls wait for a decision ends the
  * run with status `waiting` — checkpointed with the round still pending, no terminal event;
  * resuming it dispatches that round again with the decisions recorded meanwhile.
@@ -43,6 +46,8 @@ import type { CompiledTool } from './compiled-tool.js';
 import type { TurnEvent } from './events.js';
 import { buildProviderTools, compileToolSet, providerToolNames } from './provider-tools.js';
 import { decideEnding } from './policies/answerless-end.js';
+import { decideAfterToolRound } from './policies/max-steps.js';
+import { developerMessage } from './transcript-items.js';
 import { runRound } from './round.js';
 import type { NextStep, RoundTools } from './round-types.js';
 import { createToolSearchTool, TOOL_SEARCH_NAME } from './tool-search.js';
@@ -74,6 +79,19 @@ function roundTools(opts: RunTurnOptions<unknown>, compiled: CompiledTool[], loa
   };
   const toolNames = new Set([...callable.keys(), ...[...callable.values()].map((t) => t.name)]);
   return { callable, deferred, loaded, toolNames, definitions };
+}
+
+/**
+ * An answer continued because steering messages came: one step against `maxSteps`
+ * (policies/max-steps.ts); reaching it makes the next request the final one without tools.
+ */
+function countSteeredAnswer(state: TurnState, maxSteps: number): void {
+  state.toolRounds++;
+  const next = decideAfterToolRound(state, maxSteps);
+  if (next.type !== 'disable_tools') return;
+  state.toolsDisabled = true;
+  state.onlyTools = undefined;
+  state.transcript.push(developerMessage(next.instruction));
 }
 
 /** Run (or resume) one turn. See the module doc for the rules. Never throws. */
@@ -149,6 +167,7 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     if (!input) return false;
     state.transcript.push(...input.items);
     state.inputCursor = input.cursor;
+    if (at === 'answer' && input.items.length > 0) countSteeredAnswer(state, maxSteps);
     await checkpoint(state);
     await input.applied?.().catch(() => undefined);
     return input.items.length > 0;

@@ -43,7 +43,7 @@ export interface TurnState {
   transcript: TranscriptItem[];
   /** Model requests made. */
   steps: number;
-  /** Rounds whose response had function calls. */
+  /** Rounds whose response had function calls, plus answers a steering message continued (each counts against max_steps). */
   toolRounds: number;
   /** Summed over the turn's responses; null once a response came without usage (unknown). */
   usage: Usage | null;

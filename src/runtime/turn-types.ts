@@ -109,7 +109,8 @@ export interface RunTurnOptions<TTurn = unknown> {
    * Called at each round boundary (no round pending) before the model request, and once more when
    * the model answered (stop): returned items (steering messages) are appended to the transcript,
    * `state.inputCursor` is set to `cursor`, the state is checkpointed, then `applied()` is called.
-   * Items returned after an answer make the turn go on with one more round. A throw is ignored.
+   * Items returned after an answer make the turn go on with one more round (one step against
+   * `maxSteps`). A throw is ignored.
    * `at` says which: `round` (before a request) or `answer` (after the model answered: the last
    * chance for a message to make the turn go on, so a hook that skips reads must not skip this one).
    */

@@ -39,7 +39,7 @@ import { inputItems } from './turn-input.js';
 import { isFinished, outcomeFromEvent } from './turn-outcome.js';
 import type { CreateTurnInput, TurnRecord } from './turn-service-types.js';
 import type { TurnOutcome } from '../store/turn-store.js';
-import type { TurnInputs } from './inputs/turn-inputs.js';
+import { notApplied, type TurnInputs } from './inputs/turn-inputs.js';
 
 export type RunTurnFn = (options: RunTurnOptions<TurnContext>) => Promise<RunTurnResult>;
 
@@ -117,6 +117,9 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     if (terminal) return; // nothing after the terminal event
     if (isTerminalEvent(event)) {
       if (c.detached() && !c.cancelRequested()) return; // shutdown or lost lease: the turn goes on later
+      // Steering messages the turn will never apply are reported before it ends (src/turns/inputs/).
+      const unapplied = await d.inputs?.closeQueue(id, current?.inputCursor ?? 0).catch((err: unknown) => void d.log?.error({ err, turn_id: id }, 'closing the steering queue failed'));
+      for (const m of unapplied ?? []) await append(notApplied(m.id, event));
       terminal = event;
       const outcome = outcomeFromEvent(event, (await d.store.get(id))!);
       if (current && event.type !== 'turn.completed') Object.assign(outcome, { output_text: current.lastText, steps: current.steps, usage: current.usage ? { ...current.usage } : null });

@@ -32,7 +32,7 @@ import { TurnRunner } from './turn-runner.js';
 import type { RunTurnFn } from './turn-run.js';
 import type { CreateTurnInput, CreateTurnOptions, TurnRecord, TurnService } from './turn-service-types.js';
 import { Waiters } from './waiters.js';
-import type { TurnInputs } from './inputs/turn-inputs.js';
+import { notApplied, type TurnInputs } from './inputs/turn-inputs.js';
 import { newTurnTrace } from '../telemetry/trace-context.js';
 
 export type { RunTurnFn };
@@ -231,7 +231,9 @@ export class DefaultTurnService implements TurnService {
       status: 'cancelled', completed_at: now, output_text: rec.output_text, stop_reason: rec.stop_reason, steps: rec.steps, usage: rec.usage, error: null,
     });
     if (queued) {
-      await this.deps.events.append(id, { type: 'turn.cancelled', calls: [] });
+      const cancelled: TurnEvent = { type: 'turn.cancelled', calls: [] };
+      for (const m of (await this.deps.inputs?.closeQueue(id, 0)) ?? []) await this.deps.events.append(id, notApplied(m.id, cancelled));
+      await this.deps.events.append(id, cancelled);
       this.waiters.wake(id);
       return store.get(id);
     }

@@ -30,7 +30,7 @@ function rig() {
   const hook = inputs.boundary('t1', (e) => void emitted.push(e));
   /** Store a message as another instance would, with or without the notification reaching us. */
   const arrive = async (content: string, notified: boolean) => {
-    const m = await store.add({ id: `msg_${content}`, turn_id: 't1', content, source: 'api', created_at: new Date(now).toISOString() });
+    const m = (await store.add({ id: `msg_${content}`, turn_id: 't1', content, source: 'api', created_at: new Date(now).toISOString() }))!;
     if (notified) await events.append('t1', { type: 'input.queued', message_id: m.id });
     return m;
   };

@@ -2,9 +2,10 @@
  * Postgres implementation of {@link TurnInputStore} (table from migration 006). An add takes a
  * per-turn transaction-scoped advisory lock before reading `max(seq)`, so concurrent adds on any
  * instance get consecutive seqs; marking is one `UPDATE … RETURNING` (a row is returned by the
- * one statement that changed it).
+ * one statement that changed it). A close (a row of `turn_input_closures`, migration 015) takes
+ * the same lock, so an add is either before it (in its `pending`) or after it (refused).
  */
-import type { NewTurnInput, StoredTurnInput, TurnInputStore } from '../../turns/inputs/input-store.js';
+import type { InputQueueClose, NewTurnInput, StoredTurnInput, TurnInputStore } from '../../turns/inputs/input-store.js';
 import type { PgDatabase } from './pg-database.js';
 
 const COLUMNS = 'id, turn_id, seq, content, source, created_at, applied_at';
@@ -12,9 +13,11 @@ const COLUMNS = 'id, turn_id, seq, content, source, created_at, applied_at';
 export class PgTurnInputStore implements TurnInputStore {
   constructor(private readonly db: PgDatabase) {}
 
-  async add(input: NewTurnInput): Promise<StoredTurnInput> {
+  async add(input: NewTurnInput): Promise<StoredTurnInput | undefined> {
     return this.db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('turn-input:' || $1))`, [input.turn_id]);
+      const closed = await tx.query('SELECT 1 FROM turn_input_closures WHERE turn_id = $1', [input.turn_id]);
+      if (closed.rows.length > 0) return undefined;
       const { rows } = await tx.query<StoredTurnInput>(
         `INSERT INTO turn_inputs (turn_id, seq, id, content, source, created_at)
          SELECT $1, COALESCE(MAX(seq), 0) + 1, $2, $3, $4, $5 FROM turn_inputs WHERE turn_id = $1
@@ -22,6 +25,17 @@ export class PgTurnInputStore implements TurnInputStore {
         [input.turn_id, input.id, input.content, input.source, input.created_at],
       );
       return rows[0];
+    });
+  }
+
+  async close(turnId: string, afterSeq: number, at: string, opts: { ifIdle?: boolean } = {}): Promise<InputQueueClose> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('turn-input:' || $1))`, [turnId]);
+      const { rows } = await tx.query<StoredTurnInput>(`SELECT ${COLUMNS} FROM turn_inputs WHERE turn_id = $1 AND seq > $2 AND applied_at IS NULL ORDER BY seq`, [turnId, afterSeq]);
+      const closed = await tx.query('SELECT 1 FROM turn_input_closures WHERE turn_id = $1', [turnId]);
+      if (closed.rows.length === 0 && opts.ifIdle && rows.length > 0) return { closed: false, pending: rows };
+      await tx.query('INSERT INTO turn_input_closures (turn_id, closed_at) VALUES ($1, $2) ON CONFLICT (turn_id) DO NOTHING', [turnId, at]);
+      return { closed: true, pending: rows };
     });
   }
 

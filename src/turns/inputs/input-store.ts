@@ -6,6 +6,10 @@
  * the turn's checkpoint (its input cursor), not by `applied_at`: the mark only records that the
  * `input.applied` event was stored, so a crash between the two repeats the event, never the message.
  *
+ * A turn that ends closes its queue ({@link TurnInputStore.close}) before its terminal event: from
+ * then on `add` refuses, and the close returns the messages the turn will never apply, so every
+ * stored message is either applied or reported as not applied (README.md "Steer a running turn").
+ *
  * Implementations: SQLite (src/store/sqlite-turn-input-store.ts), Postgres
  * (src/store/postgres/pg-turn-input-store.ts). Contract: test/store/contracts/turn-inputs.contract.ts.
  */
@@ -34,9 +38,28 @@ export interface NewTurnInput {
   created_at: string;
 }
 
+/** What {@link TurnInputStore.close} did. */
+export interface InputQueueClose {
+  /** True when the queue is closed now (by this call or an earlier one). */
+  closed: boolean;
+  /** The messages with `seq > afterSeq` not marked applied, in seq order. */
+  pending: StoredTurnInput[];
+}
+
 export interface TurnInputStore {
-  /** Store a message as the next of its turn; resolves with it (its `seq` set). Two concurrent adds get different seqs. */
-  add(input: NewTurnInput): Promise<StoredTurnInput>;
+  /**
+   * Store a message as the next of its turn; resolves with it (its `seq` set), or undefined when
+   * the turn's queue is closed (the turn is ending). Two concurrent adds get different seqs; an add
+   * and a close of the same turn are atomic with respect to each other (the add is in the close's
+   * `pending` or refused).
+   */
+  add(input: NewTurnInput): Promise<StoredTurnInput | undefined>;
+  /**
+   * Close `turnId`'s queue for good. With `ifIdle`, only when no message has `seq > afterSeq`;
+   * otherwise the queue stays open and those messages are returned (`closed: false`) for the turn
+   * to apply. Idempotent: closing a closed queue returns its pending messages again.
+   */
+  close(turnId: string, afterSeq: number, at: string, opts?: { ifIdle?: boolean }): Promise<InputQueueClose>;
   /** Messages of `turnId` with `seq > afterSeq`, in seq order. */
   listAfter(turnId: string, afterSeq: number): Promise<StoredTurnInput[]>;
   /**

@@ -9,7 +9,12 @@
  *   transcript); the messages and the cursor are checkpointed together before the model request;
  * - only then are the messages marked applied and `input.applied` stored, so a crash in between
  *   stores the events at the next boundary (the cursor says the messages are in), never the
- *   messages twice.
+ *   messages twice;
+ * - a turn that ends closes its queue before its terminal event ({@link TurnInputs.closeQueue},
+ *   atomic with `send`'s store): what is left gets `input.not_applied {message_id, reason}`, and
+ *   a later send is 409 `turn_finished` — an accepted message is never silently dropped. After the
+ *   model's final answer the hook's read is a conditional close: pending messages continue the
+ *   turn instead.
  *
  * Any caller may use it: the HTTP route (POST /v1/turns/{id}/messages), double-texting
  * (`multitask_strategy: steer`), other services (background jobs). It is engine-neutral: the
@@ -52,14 +57,24 @@ export interface TurnInputsDeps {
   clock?: () => Date;
 }
 
-/** 409 `turn_finished`: steering a turn that already ended; continue it with a new turn instead. */
+/**
+ * 409 `turn_finished`: steering a turn that already ended (or is ending: its steering queue is
+ * closed and its terminal event follows); continue it with a new turn instead.
+ */
 export function turnFinished(id: string, status: string): DomainError {
+  const state = ['completed', 'failed', 'cancelled'].includes(status) ? `has already finished (${status})` : 'is ending and takes no more messages';
   return new DomainError(
     'turn_finished',
-    `turn ${id} has already finished (${status}); send the message as a new turn with "previous_turn_id": "${id}" to continue the conversation`,
+    `turn ${id} ${state}; send the message as a new turn with "previous_turn_id": "${id}" to continue the conversation`,
     409,
     { turn_id: id, status, hint: { previous_turn_id: id } },
   );
+}
+
+/** `input.not_applied` for steering message `messageId` of a turn ending with `terminal`. */
+export function notApplied(messageId: string, terminal: TurnEvent): TurnEvent {
+  const reason = terminal.type === 'turn.completed' ? terminal.stop_reason : terminal.type === 'turn.failed' ? 'failed' : 'cancelled';
+  return { type: 'input.not_applied', message_id: messageId, reason };
 }
 
 /** The transcript item of a steering message. */
@@ -88,8 +103,19 @@ export class TurnInputs {
     if (!rec) throw new DomainError('not_found', `turn ${turnId} not found`, 404);
     if (isFinished(rec)) throw turnFinished(turnId, rec.status);
     const stored = await this.d.store.add({ id: `msg_${randomUUID().replaceAll('-', '')}`, turn_id: turnId, content, source, created_at: this.clock().toISOString() });
+    if (!stored) throw turnFinished(turnId, (await this.d.turns.get(turnId))?.status ?? rec.status); // its queue closed meanwhile
     await this.d.events.append(turnId, { type: 'input.queued', message_id: stored.id });
     return { message_id: stored.id, turn_id: turnId, seq: stored.seq, status: 'queued', created_at: stored.created_at };
+  }
+
+  /**
+   * Close turn `turnId`'s steering queue because the turn ends (call it before the terminal event
+   * is stored): later sends get 409 `turn_finished`. Resolves with the messages the turn will never
+   * apply — those after `cursor` (the state's input cursor; 0 for a turn that never ran) — for the
+   * caller to report as `input.not_applied`. Idempotent (a second call returns them again).
+   */
+  async closeQueue(turnId: string, cursor: number): Promise<StoredTurnInput[]> {
+    return (await this.d.store.close(turnId, cursor, this.clock().toISOString())).pending;
   }
 
   /**
@@ -101,7 +127,9 @@ export class TurnInputs {
    * The store is read only when there may be something to read: at the run's first boundary, after
    * an `input.queued` of this turn was notified (any instance: the event log's notifier), after the
    * model answered (`at: 'answer'`, the last chance for a message to make the turn go on), and at
-   * least every {@link INPUT_RECHECK_MS} in case a notification was lost. A turn nobody steers
+   * least every {@link INPUT_RECHECK_MS} in case a notification was lost. At `answer` the read is
+   * the queue's conditional close: no message pending → the queue closes (a later send is refused,
+   * never silently dropped); else they are returned and the turn goes on with them. A turn nobody steers
    * thus costs no read per round. Call `close()` when the run ends (drops the subscription).
    */
   boundary(turnId: string, emit: (e: TurnEvent) => Promise<void> | void): BoundaryHook {
@@ -117,7 +145,9 @@ export class TurnInputs {
       mustRead = false; // before the read: a message notified during it makes the next boundary read
       readAt = now;
       const cursor = state.inputCursor ?? 0;
-      const fresh = await this.d.store.listAfter(turnId, cursor);
+      const fresh = at === 'answer'
+        ? (await this.d.store.close(turnId, cursor, this.clock().toISOString(), { ifIdle: true })).pending
+        : await this.d.store.listAfter(turnId, cursor);
       const upto = fresh.at(-1)?.seq ?? cursor;
       const applied = async () => {
         if (upto <= announced) return;

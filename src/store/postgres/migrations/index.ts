@@ -14,5 +14,6 @@ import { idempotencyKeys } from './008-idempotency-keys.js';
 import { workflowLeases } from './009-workflow-leases.js';
 import { webhooks } from './010-webhooks.js';
 import { jobPendingApprovals } from './012-job-pending-approvals.js';
+import { turnInputClosures } from './015-turn-input-closures.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks, jobPendingApprovals];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks, jobPendingApprovals, turnInputClosures];
