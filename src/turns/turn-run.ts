@@ -173,14 +173,18 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     if (!cp) {
       let input = inputItems(request.input);
       if (request.previous_turn_id && !(await previousFinished(d, request.previous_turn_id))) return 'deferred';
+      // An interrupting turn also takes the steering messages the interrupted one never applied.
+      let carried: Awaited<ReturnType<TurnInputs['takeOver']>> | undefined;
       if (request.previous_turn_id) {
         await c.waitFinished(request.previous_turn_id, c.controller.signal).catch(() => undefined);
-        input = [...(await storedTranscript(d, request.previous_turn_id)), ...input];
+        if (request.multitask_strategy === 'interrupt' && (await interrupted(d, request.previous_turn_id, rec))) carried = await d.inputs?.takeOver(request.previous_turn_id);
+        input = [...(await storedTranscript(d, request.previous_turn_id)), ...(carried?.items ?? []), ...input];
       }
       state = initialTurnState(input);
       current = state;
       checkpointer = new TurnCheckpointer(d.checkpoints, id, 0);
       await checkpointer.save(state);
+      await carried?.taken();
       if (seq > 0) resume = { state };
     } else {
       const loaded = await loadState(d.checkpoints, id, cp);
@@ -301,6 +305,12 @@ function mustBeStored(event: TurnEvent): boolean {
 function turnApprovalGate(d: TurnRunDeps, id: string, request: CreateTurnInput, ctx: TurnContext) {
   const policy = effectivePolicy(request.approvals, d.config.APPROVAL_POLICY);
   return createTurnApprovalGate({ store: d.approvals!, turnId: id, policy, timeoutS: d.config.APPROVAL_TIMEOUT_S, turnContext: ctx });
+}
+
+/** True when turn `previousId` ended after `rec` was created (an `interrupt` of `rec` ended it, not an earlier ending). */
+async function interrupted(d: Pick<TurnRunDeps, 'store'>, previousId: string, rec: TurnRecord): Promise<boolean> {
+  const prev = await d.store.get(previousId);
+  return prev?.completed_at != null && prev.completed_at >= rec.created_at;
 }
 
 /** True when turn `id` is finished (or unknown): a turn continuing it may start. */

@@ -29,7 +29,8 @@ export interface CreateTurnInput {
    * Double-texting: what to do when `previous_turn_id` is still active (queued, running, waiting).
    * `reject` (default): 409 `previous_turn_active`; `enqueue`: this turn waits as queued and runs
    * on the previous turn's final transcript when it ends; `interrupt`: the previous turn is
-   * cancelled (its completed rounds stay) and this one runs on that transcript; `steer`: the input
+   * cancelled (its completed rounds stay) and this one runs on that transcript, starting with the
+   * steering messages it had not applied (src/turns/inputs/ `takeOver`); `steer`: the input
    * goes into the previous turn as a steering message (no new turn). Ignored when it has finished.
    */
   multitask_strategy?: MultitaskStrategy;

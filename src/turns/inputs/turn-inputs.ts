@@ -119,6 +119,24 @@ export class TurnInputs {
   }
 
   /**
+   * The steering messages turn `previousId` (ended: cancelled by an `interrupt` double-text) never
+   * applied, for its interrupting successor to start with (README.md "Double-texting"): its queue
+   * is closed (so none can follow) and the messages not marked applied are returned as user
+   * messages. `taken()` marks them applied in the previous turn once the successor has
+   * checkpointed them, so a later take returns them no more (a crash before that takes them again).
+   */
+  async takeOver(previousId: string): Promise<{ items: TranscriptItem[]; taken(): Promise<void> }> {
+    const left = await this.closeQueue(previousId, 0);
+    const upto = left.at(-1)?.seq ?? 0;
+    return {
+      items: left.map(inputMessage),
+      taken: async () => {
+        if (upto > 0) await this.d.store.markApplied(previousId, upto, this.clock().toISOString());
+      },
+    };
+  }
+
+  /**
    * The round-boundary hook of one run of turn `turnId` (`RunTurnOptions.atRoundBoundary`): the
    * messages after the state's input cursor as user messages, the new cursor, and `applied()`,
    * which (after the loop checkpointed them) marks them and emits `input.applied` through `emit`
