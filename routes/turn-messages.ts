@@ -9,6 +9,7 @@
  *   instead (src/turns/turn-owner.ts); the job's own messages go in through its service.
  */
 import { z } from 'zod';
+import { bodyHash, clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { MAX_INPUT_CHARS } from '../src/turns/inputs/turn-inputs.js';
 import { textField } from '../src/turns/request-schemas.js';
@@ -27,7 +28,9 @@ export const turnMessageRoutes: RoutePlugin = async (app, { services }) => {
     const turn = await services.turns.get(id);
     const owned = turn && turnOwnedRefusal(turn, 'steer');
     if (owned) throw owned;
-    const queued = await services.inputs.send(id, body.content, 'api');
+    const key = clientIdempotencyKey(request);
+    const { value: queued, replayed } = await services.inputs.sendOnce(id, body.content, 'api', key, bodyHash({ turn_id: id, content: body.content }));
+    if (replayed) markReplayed(reply);
     return reply.code(202).header('Location', `/v1/turns/${encodeURIComponent(id)}`).send(queued);
   });
 };

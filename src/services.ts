@@ -176,7 +176,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const modelClients: ModelClients | undefined =
     rawClients && Object.fromEntries(Object.entries(rawClients).map(([api, c]) => [api, c && instrumentModel(c, { metrics, tracing, log })]));
   const modelClient = modelClients?.[config.MODEL_API] ?? (overrides.modelClient && instrumentModel(overrides.modelClient, { metrics, tracing, log }));
-  const inputs = new TurnInputs({ store: engine.turnInputs, turns: turnStore, events: eventLog, notifier: engine.eventLog.notifier });
+  const inputs = new TurnInputs({ store: engine.turnInputs, turns: turnStore, events: eventLog, notifier: engine.eventLog.notifier, idempotency: stores.idempotency });
   const turns = new DefaultTurnService({
     config,
     inputs,

@@ -1,5 +1,5 @@
 /**
- * Idempotency keys of resources whose own table has no key column (workflows; turns and
+ * Idempotency keys of resources whose own table has no key column (workflows, steering messages; turns and
  * schedules keep theirs on their row): `idempotency_keys(scope, key, request_hash, resource_id,
  * created_at)` on the service's engine — SQLite ({@link SqliteIdempotencyKeyRows}) or Postgres
  * (src/store/postgres/pg-idempotency-keys.ts, shared by every instance). The HTTP side (header,
@@ -80,6 +80,11 @@ export class SqliteIdempotencyKeyRows implements IdempotencyKeyRows {
  */
 export class IdempotencyKeys {
   constructor(private readonly rows: IdempotencyKeyRows, private readonly waitMs = 10_000) {}
+
+  /** The recorded key (its first request's hash and resource id), or undefined when unknown. */
+  find(scope: string, key: string): Promise<IdempotencyKeyRow | undefined> {
+    return this.rows.get(scope, key);
+  }
 
   /**
    * Create once per (scope, key): without a key, `create()` runs. With a new key, `create()` runs

@@ -134,7 +134,7 @@ export class DefaultTurnService implements TurnService {
     const key = options.idempotencyKey;
     const hashes = key === undefined ? [] : idempotencyHashes(input, model, config, { kind: options.kind ?? 'main', origin: options.origin ?? { type: 'api' } });
     if (key !== undefined) {
-      const replay = await this.replayOf(key, hashes, options);
+      const replay = (await this.replayOf(key, hashes, options)) ?? (await this.steerReplayOf(key, hashes, input, options));
       if (replay) return replay;
     }
     let interrupt: string | undefined;
@@ -149,7 +149,7 @@ export class DefaultTurnService implements TurnService {
       if (!isFinished(prev)) {
         const strategy = input.multitask_strategy ?? 'reject';
         if (strategy === 'reject') throw previousTurnActive(prev);
-        if (strategy === 'steer') return this.steer(prev, input);
+        if (strategy === 'steer') return this.steer(prev, input, key, hashes);
         if (strategy === 'interrupt') interrupt = prev.id;
         // enqueue / interrupt: the new turn is deferred by its runner until `prev` has finished.
       }
@@ -186,13 +186,32 @@ export class DefaultTurnService implements TurnService {
     return rec;
   }
 
-  /** Double-texting `steer`: the new input goes into `prev` as a steering message. */
-  private async steer(prev: TurnRecord, input: CreateTurnInput): Promise<TurnRecord> {
+  /**
+   * Double-texting `steer`: the new input goes into `prev` as a steering message — once per
+   * Idempotency-Key (`TurnInputs.sendOnce`; a racing repeat waits for the first and replays it).
+   */
+  private async steer(prev: TurnRecord, input: CreateTurnInput, key: string | undefined, hashes: readonly string[]): Promise<TurnRecord> {
     const { inputs } = this.deps;
     if (!inputs) throw previousTurnActive(prev);
     const content = typeof input.input === 'string' ? input.input : input.input.map((m) => m.content).join('\n\n');
-    const queued = await inputs.send(prev.id, content, 'double_text');
+    const { value: queued } = await inputs.sendOnce(prev.id, content, 'double_text', key, hashes.join(' '));
     return { ...((await this.deps.store.get(prev.id)) ?? prev), steered: { message_id: queued.message_id } };
+  }
+
+  /**
+   * A repeated `steer` double-text: the previous turn in its current state with the first
+   * request's `steered` (after `onReplay`), whatever that turn's status now; undefined when `key`
+   * stored no steering message.
+   * @throws HttpError 409 `idempotency_key_reused` when the key's message came with another body.
+   */
+  private async steerReplayOf(key: string, hashes: readonly string[], input: CreateTurnInput, options: CreateTurnOptions): Promise<TurnRecord | undefined> {
+    const keyed = await this.deps.inputs?.keyed(key);
+    if (!keyed?.message_id) return undefined; // unknown, or its first request is still storing it: the steer path waits for it
+    if (!sameRequest(keyed.request_hash, hashes) || input.previous_turn_id === undefined) throw idempotencyKeyReused('message', keyed.message_id);
+    const prev = await this.deps.store.get(input.previous_turn_id);
+    if (!prev) return undefined;
+    options.onReplay?.();
+    return { ...prev, steered: { message_id: keyed.message_id } };
   }
 
   /**

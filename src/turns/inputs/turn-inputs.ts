@@ -27,6 +27,7 @@ import type { TurnEvent } from '../../runtime/events.js';
 import type { BoundaryInput } from '../../runtime/turn-types.js';
 import type { TurnState } from '../../runtime/turn-state.js';
 import type { EventLog, EventNotifier } from '../../store/event-log.js';
+import type { IdempotencyKeys, IdempotentResult } from '../../store/idempotency-keys.js';
 import type { TurnStore } from '../../store/turn-store.js';
 import { isFinished } from '../turn-outcome.js';
 import type { StoredTurnInput, TurnInputStore } from './input-store.js';
@@ -55,7 +56,12 @@ export interface TurnInputsDeps {
    */
   notifier?: Pick<EventNotifier<TurnEvent>, 'subscribe'>;
   clock?: () => Date;
+  /** Idempotency keys ({@link TurnInputs.sendOnce}); absent: a key is ignored. */
+  idempotency?: IdempotencyKeys;
 }
+
+/** The idempotency scope of steering messages (a reused key's 409 names `message_id`). */
+export const MESSAGE_KEY_SCOPE = 'message';
 
 /**
  * 409 `turn_finished`: steering a turn that already ended (or is ending: its steering queue is
@@ -106,6 +112,35 @@ export class TurnInputs {
     if (!stored) throw turnFinished(turnId, (await this.d.turns.get(turnId))?.status ?? rec.status); // its queue closed meanwhile
     await this.d.events.append(turnId, { type: 'input.queued', message_id: stored.id });
     return { message_id: stored.id, turn_id: turnId, seq: stored.seq, status: 'queued', created_at: stored.created_at };
+  }
+
+  /**
+   * {@link send} at most once per idempotency `key` (README.md "Idempotency"): the first request
+   * stores the message; a repeat with the same `hash` (of the request body) stores nothing and
+   * resolves with the first response (`replayed: true`), also once the turn has finished. Two
+   * racing requests with one key store one message. Without a key: a plain `send`.
+   * @throws DomainError 409 `idempotency_key_reused` (same key, another body; details
+   *   `{message_id}`), and `send`'s errors (the key is then free again).
+   */
+  async sendOnce(turnId: string, content: string, source: string, key: string | undefined, hash: string): Promise<IdempotentResult<QueuedInput>> {
+    if (key === undefined || !this.d.idempotency) return { value: await this.send(turnId, content, source), replayed: false };
+    return this.d.idempotency.run(MESSAGE_KEY_SCOPE, key, hash, {
+      create: () => this.send(turnId, content, source),
+      idOf: (q) => q.message_id,
+      load: (id) => this.queued(turnId, id),
+    });
+  }
+
+  /** The message stored under idempotency `key` (its request hash and id), or undefined. */
+  async keyed(key: string): Promise<{ request_hash: string; message_id: string | null } | undefined> {
+    const row = await this.d.idempotency?.find(MESSAGE_KEY_SCOPE, key);
+    return row && { request_hash: row.request_hash, message_id: row.resource_id };
+  }
+
+  /** Message `messageId` of turn `turnId` as `send` first returned it, or undefined. */
+  async queued(turnId: string, messageId: string): Promise<QueuedInput | undefined> {
+    const m = (await this.d.store.listAfter(turnId, 0)).find((x) => x.id === messageId);
+    return m && { message_id: m.id, turn_id: turnId, seq: m.seq, status: 'queued', created_at: m.created_at };
   }
 
   /**
