@@ -22,7 +22,8 @@ import { toolIdentity } from './tool-identity.js';
 /** A decision recorded for one call. */
 export type ApprovalDecision =
   | { decision: 'approve'; arguments?: Record<string, unknown> }
-  | { decision: 'reject'; reason: string };
+  /** `timedOut`: nobody decided within APPROVAL_TIMEOUT_S (the expiry rejected it, not a person). */
+  | { decision: 'reject'; reason: string; timedOut?: boolean };
 
 /** What is stored (and announced) when a call starts waiting for approval. */
 export interface ApprovalRequest {
@@ -47,9 +48,16 @@ export interface ApprovalGate {
   request(r: ApprovalRequest): Promise<{ expiresAt: string; created: boolean }>;
 }
 
-/** The output of a call the user rejected. */
-export function rejectedOutput(reason: string): string {
-  return `Error: the user rejected this call: ${reason}`;
+/** Output of a call whose approval timed out: nobody decided, so the model must not read it as a "no". */
+export const APPROVAL_TIMED_OUT_OUTPUT =
+  'Error: this call was not run: its approval timed out without a decision (nobody approved or rejected it). Do not take this as a refusal; ask the user whether to try again.';
+
+/**
+ * The output of a rejected call: `Error: the user rejected this call: <reason>` for a person's
+ * rejection; {@link APPROVAL_TIMED_OUT_OUTPUT} when the approval timed out (README "Tool approvals").
+ */
+export function rejectedOutput(reason: string, timedOut = false): string {
+  return timedOut ? APPROVAL_TIMED_OUT_OUTPUT : `Error: the user rejected this call: ${reason}`;
 }
 
 /** Per call (same index as the calls given): what the gate decided. */
@@ -102,7 +110,7 @@ export async function gateCalls(
     }
     if (!required) continue;
     const decided = await gate.decision(call.callId);
-    if (decided?.decision === 'reject') verdicts.refusals[index] = rejectedOutput(decided.reason);
+    if (decided?.decision === 'reject') verdicts.refusals[index] = rejectedOutput(decided.reason, decided.timedOut === true);
     else if (decided?.decision === 'approve') {
       if (decided.arguments) verdicts.edited[index] = JSON.stringify(decided.arguments);
     } else {

@@ -18,7 +18,7 @@ function outputFor(body: ResponsesRequestBody, callId: string): unknown {
 }
 
 describe('APPROVAL_TIMEOUT_S', () => {
-  it('rejects a call nobody decided with reason "timed out"; the model reads it and the turn completes', async () => {
+  it('rejects a call nobody decided with reason "timed out"; the model reads that it timed out without a decision and the turn completes', async () => {
     harness.model.push(
       { output: [functionCall('write_file', { path: 'late.txt', content: 'late' }, { callId: 'call_to1' })] },
       (body) => ({ output: [message(`model saw: ${String(outputFor(body, 'call_to1'))}`)] }),
@@ -33,7 +33,11 @@ describe('APPROVAL_TIMEOUT_S', () => {
     expect(Date.parse(resolved.created_at)).toBeGreaterThanOrEqual(Date.parse(requested.expires_at));
     expect(s.events.find((e) => e.event === 'tool.started')!.json).toMatchObject({ call_id: 'call_to1', label: 'Writing late.txt', arguments: { path: 'late.txt', content: 'late' } });
     expect(s.events.find((e) => e.event === 'tool.completed')!.json).toMatchObject({ call_id: 'call_to1', is_error: true, label: 'Rejected: Writing late.txt' });
-    expect(s.events.at(-1)!.json).toMatchObject({ type: 'turn.completed', output_text: 'model saw: Error: the user rejected this call: timed out' });
+    // The model reads that nobody decided — not that a person said no.
+    const seen = s.events.at(-1)!.json.output_text as string;
+    expect(s.events.at(-1)!.json.type).toBe('turn.completed');
+    expect(seen).toBe('model saw: Error: this call was not run: its approval timed out without a decision (nobody approved or rejected it). Do not take this as a refusal; ask the user whether to try again.');
+    expect(seen).not.toMatch(/user rejected/);
     expect(existsSync(path.join(harness.svc.dataDir, 'agents', 'timeout-1', 'home', 'late.txt'))).toBe(false);
 
     const list = await api(harness.svc.url, 'GET', `/v1/turns/${created.body.id}/approvals`);

@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { APPROVAL_TIMED_OUT_OUTPUT } from '../../src/runtime/approval-gate.js';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 import { api, startTestService, useScriptedService } from '../e2e/support/service.js';
 import { readSse } from '../e2e/support/sse-client.js';
@@ -144,7 +145,7 @@ describe('a background job whose approval times out', () => {
     expect(created.body.status).toBe('completed');
     const events = await readSse(`${base}/v1/jobs/${jobId}/events`, { timeoutMs: 60_000 });
     expect(events.events.map((e) => e.event).filter((t) => t !== 'job.activity')).toEqual(['job.created', 'job.started', 'job.waiting_on_approval', 'job.resumed', 'job.succeeded']);
-    expect(events.events.at(-1)!.json.output_text).toBe('gave up: Error: the user rejected this call: timed out');
+    expect(events.events.at(-1)!.json.output_text).toBe(`gave up: ${APPROVAL_TIMED_OUT_OUTPUT}`);
   }, 90_000);
 });
 

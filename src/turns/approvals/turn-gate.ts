@@ -27,7 +27,7 @@ export function createTurnApprovalGate(o: TurnGateOptions): ApprovalGate {
     async decision(callId): Promise<ApprovalDecision | undefined> {
       const a = await o.store.get(o.turnId, callId);
       if (!a || a.decision === null) return undefined;
-      if (a.decision === 'reject') return { decision: 'reject', reason: a.reason ?? 'no reason given' };
+      if (a.decision === 'reject') return { decision: 'reject', reason: a.reason ?? 'no reason given', ...(a.decided_by === 'timeout' ? { timedOut: true } : {}) };
       return { decision: 'approve', ...(a.edited_arguments ? { arguments: a.edited_arguments } : {}) };
     },
     async request(r) {
