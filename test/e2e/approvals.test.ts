@@ -224,22 +224,39 @@ describe('a call that needs approval', () => {
     expect(existsSync(homeFile(harness, 'appr-11', 'two.txt'))).toBe(false);
   });
 
-  it('"destructive" asks before destructive tools only', async () => {
+  it('"destructive" asks before the tools that can lose data — overwriting or editing a file, a command — and runs read-only ones at once', async () => {
+    harness.model.push({ output: [functionCall('write_file', { path: 'keep.txt', content: 'original\n' })] }, { output: [message('saved')] });
+    const setup = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'save it', agent_id: 'appr-6', tools: ['computer'] });
+    expect(setup.body.status).toBe('completed');
     harness.model.push(
       {
         output: [
-          functionCall('write_file', { path: 'd.txt', content: 'd' }, { callId: 'call_d1' }),
-          functionCall('command', { command: 'rm -f d.txt' }, { callId: 'call_d2' }),
+          functionCall('read_file', { path: 'keep.txt' }, { callId: 'call_d0' }),
+          functionCall('write_file', { path: 'keep.txt', content: 'overwritten\n' }, { callId: 'call_d1' }),
+          functionCall('edit_file', { path: 'keep.txt', old_string: 'original', new_string: 'edited' }, { callId: 'call_d2' }),
+          functionCall('command', { command: 'rm -f keep.txt' }, { callId: 'call_d3' }),
         ],
       },
       { output: [message('kept')] },
     );
-    const { id } = await startWaiting(harness, { input: 'clean up', agent_id: 'appr-6', tools: ['computer'], approvals: 'destructive' });
+    const { id, events } = await startWaiting(harness, { input: 'clean up', agent_id: 'appr-6', tools: ['computer'], approvals: 'destructive' }, 3);
     const t = await turnWhen(harness, id, (x) => x.status === 'waiting');
-    expect(t.pending_approvals.map((a: any) => [a.call_id, a.name, a.label])).toEqual([['call_d2', 'command', 'Running `rm -f d.txt`']]);
-    expect((await decide(harness, id, { call_id: 'call_d2', decision: 'reject' })).body).toMatchObject({ status: 'rejected', reason: 'no reason given' });
+    expect(t.pending_approvals.map((a: any) => [a.call_id, a.name, a.label])).toEqual([
+      ['call_d1', 'write_file', 'Writing keep.txt'],
+      ['call_d2', 'edit_file', 'Editing keep.txt'],
+      ['call_d3', 'command', 'Running `rm -f keep.txt`'],
+    ]);
+    expect(events.some((e) => e.event === 'approval.requested' && e.json.call_id === 'call_d0')).toBe(false);
+    expect(readFileSync(homeFile(harness, 'appr-6', 'keep.txt'), 'utf8')).toBe('original\n'); // nothing changed while waiting
+    expect((await decide(harness, id, { call_id: 'call_d1', decision: 'reject', reason: 'keep it' })).status).toBe(200);
+    expect((await decide(harness, id, { call_id: 'call_d2', decision: 'approve' })).status).toBe(200);
+    expect((await decide(harness, id, { call_id: 'call_d3', decision: 'reject' })).status).toBe(200);
     await turnWhen(harness, id, (x) => x.status === 'completed');
-    expect(readFileSync(homeFile(harness, 'appr-6', 'd.txt'), 'utf8')).toBe('d');
+    expect(readFileSync(homeFile(harness, 'appr-6', 'keep.txt'), 'utf8')).toBe('edited\n');
+    const all = (await readSse(`${harness.svc.url}/v1/turns/${id}/events`)).events;
+    const read = all.findIndex((e) => e.event === 'tool.completed' && e.json.call_id === 'call_d0');
+    expect(all[read]?.json).toMatchObject({ is_error: false, output: expect.stringContaining('original') });
+    expect(read).toBeLessThan(all.findIndex((e) => e.event === 'approval.resolved')); // it ran while the others waited
   });
 
   it('asks nothing for a call with invalid arguments: it gets the normal Error: output', async () => {

@@ -6,7 +6,9 @@
  * `<tool>=always|never,…`). For a call of tool T:
  * 1. an entry for T (its identity `namespace.name`, or its `name`) decides: `always` asks,
  *    `never` runs without asking (also when the tool itself asks);
- * 2. `destructive`: every tool with `isDestructive` asks;
+ * 2. `destructive`: every tool with `isDestructive` asks (those that can delete, overwrite or
+ *    change data: `command`, `write_file`, `edit_file`, `apply_patch`, `schedule_update`,
+ *    `workflow_cancel`; README "Tool approvals");
  * 3. otherwise the tool's own `needsApproval` (`true` or a predicate over the params) decides.
  */
 import { z } from 'zod';

@@ -40,6 +40,8 @@ export function editFileTool(deps: ComputerToolDeps) {
       'Replace an exact piece of text in a file of your home folder. old_string must match the file exactly (whitespace included) and occur once, unless replace_all is true. Returns a unified diff of the change.',
     schema,
     executionMode: 'sequential',
+    // It overwrites or changes what is in the file (data can be lost): `approvals: "destructive"` asks.
+    isDestructive: true,
     describeActivity: (p) => `Editing ${labelPath(p.path)}`,
     describeFailedActivity: (p, f) => (f.kind === 'cancelled' ? `Stopped editing ${labelPath(p.path)}` : `Could not edit ${labelPath(p.path)}`),
     describeCompletedActivity: (p, r: AgentToolResult<EditFileDetails>) =>

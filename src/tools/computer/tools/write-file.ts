@@ -30,6 +30,8 @@ export function writeFileTool(deps: ComputerToolDeps) {
     description: 'Create a file in your home folder, or overwrite it completely, with the given content. Parent folders are created. To change part of a file use edit_file or apply_patch.',
     schema,
     executionMode: 'sequential',
+    // It overwrites or changes what is in the file (data can be lost): `approvals: "destructive"` asks.
+    isDestructive: true,
     describeActivity: (p) => `Writing ${labelPath(p.path)}`,
     describeFailedActivity: (p, f) => (f.kind === 'cancelled' ? `Stopped writing ${labelPath(p.path)}` : `Could not write ${labelPath(p.path)}`),
     describeCompletedActivity: (p, r: AgentToolResult<WriteFileDetails>) =>
