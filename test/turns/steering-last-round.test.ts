@@ -113,7 +113,8 @@ describe('steering messages in a turn\'s last round', () => {
     const accepted: string[] = [];
     let refused: { status: number; body: any } | undefined;
     const sending = (async () => {
-      for (let i = 0; i < 500 && !refused; i++) {
+      const deadline = Date.now() + 30_000;
+      for (let i = 0; !refused && Date.now() < deadline; i++) {
         const r = await steer(id, `note ${i}`);
         if (r.status === 202) accepted.push(r.body.message_id);
         else refused = r;
@@ -133,5 +134,24 @@ describe('steering messages in a turn\'s last round', () => {
     expect(log.at(-1)?.json.type).toBe('turn.completed');
     const turn = await api(harness.svc.url, 'GET', `/v1/turns/${id}`);
     expect(turn.body.steps).toBeLessThanOrEqual(4);
+    // Answers the turn did not need (it ended before max_steps) go to throw-away turns.
+    while (harness.model.remaining() > 0) await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'spare', agent_id: 'last-round', tools: ['todo'] });
+  });
+
+  it('a queued turn cancelled before it ran reports its messages not applied, and refuses later ones', async () => {
+    harness.model.push({ output: [functionCall('command', { command: 'sleep 3' })] }, { output: [message('first done')] });
+    const prev = await startTurn({ input: 'first', agent_id: 'last-round', tools: ['computer'] });
+    await readSse(`${harness.svc.url}/v1/turns/${prev}/events`, { stopWhen: (e) => e.event === 'tool.started', timeoutMs: 30_000 });
+    const queued = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'second', agent_id: 'last-round', tools: ['computer'], previous_turn_id: prev, multitask_strategy: 'enqueue' });
+    expect(queued.body.status).toBe('queued');
+    const sent = await steer(queued.body.id, 'and be brief');
+    expect(sent.status).toBe(202);
+    expect((await api(harness.svc.url, 'POST', `/v1/turns/${queued.body.id}/cancel`)).body.status).toBe('cancelled');
+
+    const log = await events(queued.body.id);
+    expect(log.map((e) => e.event)).toEqual(['input.queued', 'input.not_applied', 'turn.cancelled']);
+    expect(log[1].json).toMatchObject({ message_id: sent.body.message_id, reason: 'cancelled' });
+    expect((await steer(queued.body.id, 'too late')).status).toBe(409);
+    await harness.svc.services.turns.waitForTerminal(prev);
   });
 });
