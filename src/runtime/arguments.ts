@@ -25,9 +25,20 @@ export const COERCED_SCALARS = 'coerced_scalars';
  */
 export type ArgumentRepair = RepairStep | typeof COERCED_SCALARS | `${RepairStep}+${typeof COERCED_SCALARS}`;
 
+/**
+ * One reason arguments were refused: `path` inside the arguments (empty: the whole value), `code`
+ * (zod's issue code, `unrecognized_keys` for a key the schema does not name, `invalid_json` for
+ * text that is no JSON object), `message` written to follow the path (`must be a string, got 42`).
+ */
+export interface ArgumentProblem {
+  path: PropertyKey[];
+  code: string;
+  message: string;
+}
+
 export type ValidateArgumentsResult =
   | { ok: true; params: unknown; repaired?: ArgumentRepair }
-  | { ok: false; error: string; repaired?: ArgumentRepair };
+  | { ok: false; error: string; problems: ArgumentProblem[]; repaired?: ArgumentRepair };
 
 /** Longest expected-parameters schema shown in an error, characters. */
 const MAX_SCHEMA_IN_ERROR = 4000;
@@ -49,9 +60,10 @@ function formatPath(path: readonly PropertyKey[]): string {
 
 /**
  * Validate raw arguments for `tool`. Never throws.
- * @returns `{ok: true, params, repaired?}` or `{ok: false, error}` where `error` starts with
- *   `Error:`, names the tool, lists each invalid path with its message and shows the expected
- *   parameters (JSON Schema).
+ * @returns `{ok: true, params, repaired?}` or `{ok: false, error, problems}` where `error` starts
+ *   with `Error:`, names the tool, lists each invalid path with its message and shows the expected
+ *   parameters (JSON Schema) — the text the model reads; `problems` are the same reasons one by
+ *   one (for HTTP callers, src/turns/approvals/edited-arguments.ts).
  */
 export function validateToolArguments(tool: AnyWorkerAgentTool, rawArguments: string): ValidateArgumentsResult {
   const parsed = parseArguments(rawArguments);
@@ -59,6 +71,7 @@ export function validateToolArguments(tool: AnyWorkerAgentTool, rawArguments: st
     return {
       ok: false,
       error: `Error: invalid arguments for tool ${tool.name}: ${parsed.reason}.\nExpected parameters: ${expectedParameters(tool)}`,
+      problems: [{ path: [], code: 'invalid_json', message: parsed.reason }],
     };
   }
   let value = parsed.value;
@@ -82,9 +95,11 @@ export function validateToolArguments(tool: AnyWorkerAgentTool, rawArguments: st
     ? '\nSend only the parameters the schema names; when the schema is a union (anyOf/oneOf), every key must belong to the one variant you mean.'
     : '';
   if (result.success && unknown.length === 0) return { ok: true, params: result.data, ...(repaired ? { repaired } : {}) };
-  const issueLines = result.success ? [] : result.error.issues.map((issue: { path: PropertyKey[]; message: string }) => `- ${formatPath(issue.path)}: ${issue.message}`);
+  const issues: ArgumentProblem[] = result.success ? [] : result.error.issues.map((i: ArgumentProblem) => ({ path: i.path, code: i.code, message: i.message }));
+  const issueLines = issues.map((issue) => `- ${formatPath(issue.path)}: ${issue.message}`);
   return {
     ok: false,
+    problems: [...unknown.map((path) => ({ path, code: 'unrecognized_keys', message: 'is not a parameter of this tool' })), ...issues],
     ...(repaired ? { repaired } : {}),
     error: `Error: invalid arguments for tool ${tool.name}:\n${[...unknownLines, ...issueLines].join('\n')}${hint}\nExpected parameters: ${expectedParameters(tool)}`,
   };

@@ -32,9 +32,14 @@ function webhookSpecSchema<E extends readonly [WebhookEventType, ...WebhookEvent
     events: z
       .array(z.enum(events, { error: (iss) => `must be one of ${accepted} (the events a ${subject} webhook can have), got ${JSON.stringify(iss.input)}` }))
       .min(1)
-      .refine((a) => new Set(a).size === a.length, 'events must not repeat a type')
+      .refine((a) => new Set(a).size === a.length, { error: (iss) => `must not repeat a type, got ${repeated(iss.input as string[])} more than once` })
       .optional(),
   });
+}
+
+/** The first type `events` lists twice, as JSON (`"turn.failed"`). */
+function repeated(events: string[]): string {
+  return JSON.stringify(events.find((e, i) => events.indexOf(e) !== i));
 }
 
 /** The `webhook` field of a turn or schedule request: only `turn.*` events. */

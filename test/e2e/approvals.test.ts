@@ -133,12 +133,18 @@ describe('a call that needs approval', () => {
     const bad = await decide(harness, id, { call_id: 'call_i1', decision: 'approve', arguments: { path: 'x.txt', content: 42 } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_arguments');
-    expect(bad.body.error.message).toContain('content');
-    expect(bad.body.error.details).toEqual([expect.objectContaining({ path: 'content', code: 'invalid_type' })]);
+    expect(bad.body.error.message).toBe('the edited arguments do not fit tool write_file: content must be a string, got 42');
+    expect(bad.body.error.details).toEqual([{ path: 'content', code: 'invalid_type', message: 'must be a string, got 42' }]);
     expect(validateResponse('/v1/turns/{id}/approvals', 'post', 400, bad.body)).toEqual([]);
     const unknownKey = await decide(harness, id, { call_id: 'call_i1', decision: 'approve', arguments: { path: 'x.txt', content: 'x', mode: 'append' } });
     expect(unknownKey.status).toBe(400);
-    expect(unknownKey.body.error.message).toContain('mode');
+    expect(unknownKey.body.error.message).toBe('the edited arguments do not fit tool write_file: mode is not a parameter of this tool');
+    // Several problems: one `<path> <what is wrong>` each, `; `-separated, on one line.
+    const several = await decide(harness, id, { call_id: 'call_i1', decision: 'approve', arguments: { content: 7, mode: 'append' } });
+    expect(several.body.error.message).toBe(
+      'the edited arguments do not fit tool write_file: mode is not a parameter of this tool; path is required: a string; content must be a string, got 7',
+    );
+    expect(several.body.error.details.map((d: any) => [d.path, d.code])).toEqual([['mode', 'unrecognized_keys'], ['path', 'invalid_type'], ['content', 'invalid_type']]);
     const withReject = await decide(harness, id, { call_id: 'call_i1', decision: 'reject', arguments: { path: 'y' } });
     expect(withReject.status).toBe(400);
     expect(withReject.body.error.code).toBe('invalid_request');

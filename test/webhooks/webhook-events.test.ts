@@ -34,8 +34,19 @@ it('a turn webhook with a workflow event is a 400 naming the turn events, and no
   const res = await api(svc.url, 'POST', '/v1/turns', { input: 'x', webhook: { url: HOOK, events: ['turn.completed', 'workflow.completed'] } });
   expect(res.status).toBe(400);
   expect(res.body.error.code).toBe('invalid_request');
-  expect(res.body.error.message).toContain(`must be one of ${TURN_EVENTS} (the events a turn webhook can have), got "workflow.completed"`);
+  expect(res.body.error.message).toBe(`webhook.events[1] must be one of ${TURN_EVENTS} (the events a turn webhook can have), got "workflow.completed"`);
   expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'webhook.events.1', message: expect.stringContaining(TURN_EVENTS) })]);
+  expect((await api(svc.url, 'GET', '/v1/turns')).body.data).toEqual([]);
+});
+
+it('a webhook whose events repeat a type or are empty is a 400 that names the path once, then what is wrong', async () => {
+  const repeated = await api(svc.url, 'POST', '/v1/turns', { input: 'x', webhook: { url: HOOK, events: ['turn.failed', 'turn.completed', 'turn.failed'] } });
+  expect(repeated.status).toBe(400);
+  expect(repeated.body.error.message).toBe('webhook.events must not repeat a type, got "turn.failed" more than once');
+  expect(repeated.body.error.details).toEqual([{ path: 'webhook.events', code: 'custom', message: 'must not repeat a type, got "turn.failed" more than once' }]);
+  const empty = await api(svc.url, 'POST', '/v1/workflows', { title: 't', tasks: [task], webhook: { url: HOOK, events: [] } });
+  expect(empty.status).toBe(400);
+  expect(empty.body.error.message).toBe('webhook.events must not be empty: give at least 1 item');
   expect((await api(svc.url, 'GET', '/v1/turns')).body.data).toEqual([]);
 });
 
@@ -57,7 +68,7 @@ it('a workflow webhook with a turn event is a 400 naming the workflow events, an
   const res = await api(svc.url, 'POST', '/v1/workflows', { title: 't', tasks: [task], webhook: { url: HOOK, events: ['turn.completed'] } });
   expect(res.status).toBe(400);
   expect(res.body.error.code).toBe('invalid_request');
-  expect(res.body.error.message).toContain(`must be one of ${WORKFLOW_EVENTS} (the events a workflow webhook can have), got "turn.completed"`);
+  expect(res.body.error.message).toBe(`webhook.events[0] must be one of ${WORKFLOW_EVENTS} (the events a workflow webhook can have), got "turn.completed"`);
   expect((await api(svc.url, 'GET', '/v1/workflows')).body.data).toEqual([]);
 });
 

@@ -1,13 +1,16 @@
 /**
  * Edited arguments of an approval are checked by the tool's own schema before they are stored,
  * with the same validation a model's call gets (src/runtime/arguments.ts): invalid → 400
- * `invalid_arguments` whose details list `{path, code, message}` per problem. What is stored (and
+ * `invalid_arguments` whose message has one `<path> <what is wrong>` per problem (paths inside
+ * the arguments, `; `-separated, as a 400 `invalid_request` reads) and whose details list
+ * `{path, code, message}` per problem. What is stored (and
  * reported as `edited_arguments` / `approval.resolved.arguments`) is the validated form — what the
  * call runs with, e.g. `"timeout": "5"` becomes `5` where the schema wants a number.
  */
 import { validateToolArguments } from '../../runtime/arguments.js';
 import type { AnyWorkerAgentTool } from '../../runtime/tool.js';
 import { HttpError } from '../../http/errors.js';
+import { issueLine } from '../../zod-messages.js';
 
 /**
  * @returns `args` as the tool's schema parsed them (scalars coerced, defaults filled in): the
@@ -21,9 +24,11 @@ export async function checkEditedArguments(tool: AnyWorkerAgentTool | undefined,
   }
   const v = validateToolArguments(tool, JSON.stringify(args));
   if (v.ok) return v.params as Record<string, unknown>;
-  const parsed = tool.schema.safeParse(args);
-  const details = parsed.success
-    ? [{ path: '', code: 'invalid_arguments', message: v.error.replace(/^Error: /, '').split('\n')[1] ?? v.error }]
-    : parsed.error.issues.map((i: { path: PropertyKey[]; code: string; message: string }) => ({ path: i.path.map(String).join('.'), code: i.code, message: i.message }));
-  throw new HttpError(400, 'invalid_arguments', `the edited arguments do not fit tool ${name}: ${v.error.replace(/^Error: invalid arguments for tool [^:]+:\s*/, '').split('\nExpected parameters')[0].replace(/\n/g, ' ')}`, details);
+  const lines = v.problems.map((p) => issueLine(p)).join('; ');
+  throw new HttpError(
+    400,
+    'invalid_arguments',
+    `the edited arguments do not fit tool ${name}: ${lines}`,
+    v.problems.map((p) => ({ path: p.path.map(String).join('.'), code: p.code, message: p.message })),
+  );
 }
