@@ -22,14 +22,18 @@ export class ModelError extends Error {
 }
 
 /**
- * The system-level reason of a connection failure, from the first errno-style error in the
- * `cause` chain (fetch wraps it): e.g. `ECONNREFUSED 127.0.0.1:4999`, `ENOTFOUND api.example`.
- * Undefined when the chain holds none.
+ * The system-level reason of a connection failure, from the first errno-style or undici error in
+ * the `cause` chain (fetch wraps it): e.g. `ECONNREFUSED 127.0.0.1:4999`, `ENOTFOUND api.example`,
+ * `UND_ERR_SOCKET: other side closed`, `UND_ERR_CONNECT_TIMEOUT: Connect Timeout Error (…)` (undici's
+ * error codes: https://undici.nodejs.org/#/docs/api/Errors). Undefined when the chain holds none.
  */
 export function connectionCause(err: unknown): string | undefined {
   let e: unknown = err;
   for (let depth = 0; depth < 6 && e; depth++) {
-    const c = e as { code?: unknown; address?: unknown; port?: unknown; hostname?: unknown; errors?: unknown[]; cause?: unknown };
+    const c = e as { code?: unknown; message?: unknown; address?: unknown; port?: unknown; hostname?: unknown; errors?: unknown[]; cause?: unknown };
+    if (typeof c.code === 'string' && /^UND_ERR_[A-Z_]+$/.test(c.code)) {
+      return typeof c.message === 'string' && c.message ? `${c.code}: ${c.message.slice(0, 200)}` : c.code;
+    }
     if (typeof c.code === 'string' && /^E[A-Z]+$/.test(c.code)) {
       const host = typeof c.address === 'string' ? c.address : typeof c.hostname === 'string' ? c.hostname : undefined;
       return `${c.code}${host ? ` ${host}${typeof c.port === 'number' ? `:${c.port}` : ''}` : ''}`;

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { api, startTestService } from '../e2e/support/service.js';
@@ -142,6 +143,23 @@ describe('a model endpoint that refuses connections', () => {
       expect(ready.body.error.details.checks).toMatchObject({ database: 'ok', model: 'unreachable' });
     } finally {
       await svc.close();
+    }
+  });
+});
+
+describe('a model endpoint that closes every connection before answering', () => {
+  it("fails the turn naming undici's reason (UND_ERR_SOCKET: other side closed), not a bare 'Connection error.'", async () => {
+    const server = net.createServer((socket) => socket.once('data', () => socket.destroy()));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const baseURL = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/v1`;
+    const svc = await startTestService({ env: { OPENAI_BASE_URL: baseURL, MODEL_MAX_RETRIES: '0' } });
+    try {
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
+      expect(turn.body).toMatchObject({ status: 'failed', error: { code: 'connection_error' } });
+      expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (UND_ERR_SOCKET: other side closed)`);
+    } finally {
+      await svc.close();
+      await new Promise((r) => server.close(r));
     }
   });
 });
