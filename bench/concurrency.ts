@@ -64,7 +64,12 @@ async function run(turns: number): Promise<Run> {
     if (first !== undefined) started.push(first - postedAt);
   });
   const ends = new Map<string, number>();
-  for (const { sub } of subs) if (sub.lastType !== 'turn.completed') ends.set(String(sub.lastType), (ends.get(String(sub.lastType)) ?? 0) + 1);
+  for (const { sub } of subs) {
+    if (sub.lastType === 'turn.completed') continue;
+    const err = sub.lastType === 'turn.failed' ? (JSON.parse(sub.lastData ?? '{}') as { error?: { code?: string; message?: string } }).error : undefined;
+    const code = err ? ` ${err.code} (${err.message?.slice(0, 200)})` : '';
+    ends.set(`${sub.lastType}${code}`, (ends.get(`${sub.lastType}${code}`) ?? 0) + 1);
+  }
   if (ends.size) console.log(`  streams not ending turn.completed, by last event: ${[...ends].map(([k, v]) => `${k} ${v}`).join(', ')}`);
   const errors = [...new Set(subs.map((s) => s.sub.error).filter(Boolean))];
   if (errors.length) console.log(`  client errors: ${errors.join('; ')}`);

@@ -17,6 +17,8 @@ export interface Subscriber {
   headers?: http.IncomingHttpHeaders;
   /** The `event:` of the last frame received. */
   lastType?: string;
+  /** The `data:` of the last frame received (e.g. a `turn.failed` with its error). */
+  lastData?: string;
   /** Why the request failed, when it did. */
   error?: string;
   /** Resolves when the server ends the stream. */
@@ -54,7 +56,11 @@ export function subscribe(url: string, agent: http.Agent, body?: unknown): Subsc
         const id = Number(frame.slice(4, nl));
         received.set(id, now);
         order.push(id);
-        if (frame.startsWith('event: ', nl + 1)) sub.lastType = frame.slice(nl + 8, frame.indexOf('\n', nl + 1));
+        if (frame.startsWith('event: ', nl + 1)) {
+          const nl2 = frame.indexOf('\n', nl + 1);
+          sub.lastType = frame.slice(nl + 8, nl2);
+          if (frame.startsWith('data: ', nl2 + 1)) sub.lastData = frame.slice(nl2 + 7);
+        }
       }
     });
     res.on('end', onDone);
