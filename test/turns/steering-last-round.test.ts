@@ -132,6 +132,14 @@ describe('steering messages in a turn\'s last round', () => {
     for (const m of accepted) expect(outcome.get(m)?.length, m).toBe(1);
     expect(outcome.size).toBe(accepted.length);
     expect(log.at(-1)?.json.type).toBe('turn.completed');
+    // As stored: each accepted message queued before its outcome, and nothing after the terminal event.
+    const stored = (await harness.svc.services.eventLog.read(id, 0)).map((l) => l.event);
+    expect(stored.at(-1)?.type).toBe('turn.completed');
+    for (const m of accepted) {
+      const at = (type: string) => stored.findIndex((e) => e.type === type && 'message_id' in e && e.message_id === m);
+      expect(at('input.queued'), m).toBeGreaterThanOrEqual(0);
+      expect(Math.max(at('input.applied'), at('input.not_applied')), m).toBeGreaterThan(at('input.queued'));
+    }
     const turn = await api(harness.svc.url, 'GET', `/v1/turns/${id}`);
     expect(turn.body.steps).toBeLessThanOrEqual(4);
     // Answers the turn did not need (it ended before max_steps) go to throw-away turns.

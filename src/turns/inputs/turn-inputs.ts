@@ -90,6 +90,8 @@ export function inputMessage(input: Pick<StoredTurnInput, 'content'>): Transcrip
 
 export class TurnInputs {
   private readonly clock: () => Date;
+  /** Sends in progress on this instance, per turn (a close waits for their `input.queued`). */
+  private readonly sending = new Map<string, Set<Promise<unknown>>>();
 
   constructor(private readonly d: TurnInputsDeps) {
     this.clock = d.clock ?? (() => new Date());
@@ -108,8 +110,20 @@ export class TurnInputs {
     const rec = await this.d.turns.get(turnId);
     if (!rec) throw new DomainError('not_found', `turn ${turnId} not found`, 404);
     if (isFinished(rec)) throw turnFinished(turnId, rec.status);
+    const sending = this.storeAndLog(turnId, content, source, rec.status);
+    const set = this.sending.get(turnId) ?? new Set();
+    this.sending.set(turnId, set.add(sending));
+    try {
+      return await sending;
+    } finally {
+      set.delete(sending);
+      if (set.size === 0 && this.sending.get(turnId) === set) this.sending.delete(turnId);
+    }
+  }
+
+  private async storeAndLog(turnId: string, content: string, source: string, status: string): Promise<QueuedInput> {
     const stored = await this.d.store.add({ id: `msg_${randomUUID().replaceAll('-', '')}`, turn_id: turnId, content, source, created_at: this.clock().toISOString() });
-    if (!stored) throw turnFinished(turnId, (await this.d.turns.get(turnId))?.status ?? rec.status); // its queue closed meanwhile
+    if (!stored) throw turnFinished(turnId, (await this.d.turns.get(turnId))?.status ?? status); // its queue closed meanwhile
     await this.d.events.append(turnId, { type: 'input.queued', message_id: stored.id });
     return { message_id: stored.id, turn_id: turnId, seq: stored.seq, status: 'queued', created_at: stored.created_at };
   }
@@ -150,7 +164,11 @@ export class TurnInputs {
    * caller to report as `input.not_applied`. Idempotent (a second call returns them again).
    */
   async closeQueue(turnId: string, cursor: number): Promise<StoredTurnInput[]> {
-    return (await this.d.store.close(turnId, cursor, this.clock().toISOString())).pending;
+    const { pending } = await this.d.store.close(turnId, cursor, this.clock().toISOString());
+    // A send on this instance that stored its message before the close logs `input.queued` before
+    // the caller logs `input.not_applied` (a send on another instance may log it just after).
+    await Promise.allSettled([...(this.sending.get(turnId) ?? [])]);
+    return pending;
   }
 
   /**
