@@ -5,6 +5,9 @@
  */
 import { DomainError } from '../errors.js';
 
+/** The message of `model_not_configured` (POST /v1/turns and GET /readyz): what to set. */
+export const MODEL_NOT_CONFIGURED = 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL';
+
 /**
  * The model a new turn (or a schedule's / workflow's future turns) will use.
  * @param endpointConfigured whether a model client exists (OPENAI_API_KEY and/or OPENAI_BASE_URL).
@@ -15,7 +18,7 @@ import { DomainError } from '../errors.js';
  */
 export function requireModel(endpointConfigured: boolean, requested: string | null | undefined, fallback: string | undefined): string {
   if (!endpointConfigured) {
-    throw new DomainError('model_not_configured', 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL', 503);
+    throw new DomainError('model_not_configured', MODEL_NOT_CONFIGURED, 503);
   }
   const model = requested || fallback;
   if (!model) throw new DomainError('model_required', 'no `model` in the request and no MODEL configured: send `model` or set MODEL', 400);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { describePostgres, freshSchema } from '../support/postgres.js';
+import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { api, startTestService, type TestService } from './support/service.js';
 import { startService } from '../../src/main.js';
 import { SchemaTooNewError } from '../../src/store/postgres/migrate.js';
@@ -20,19 +21,23 @@ describePostgres('the service on Postgres', () => {
   let proxy: TcpProxy;
   let svc: TestService;
   let schemaUrl: string;
+  let model: ScriptedResponsesServer; // /readyz is ready only with a model endpoint
   beforeAll(async () => {
+    model = await startScriptedResponsesServer();
     const { url } = await freshSchema();
     schemaUrl = url;
     const u = new URL(url);
     proxy = await startTcpProxy({ host: u.hostname, port: Number(u.port) });
     u.host = `127.0.0.1:${proxy.port}`;
     svc = await startTestService({
+      modelBaseURL: model.baseURL,
       env: { DATABASE_URL: u.toString(), STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters', DATABASE_POOL_MAX: '3' },
     });
   });
   afterAll(async () => {
     await svc?.close();
     await proxy?.close();
+    await model?.close();
   });
 
   it('keeps brain pages in Postgres and reports the engine on /readyz', async () => {

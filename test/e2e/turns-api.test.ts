@@ -3,7 +3,7 @@
  * client input produces a 500.
  */
 import { describe, expect, it } from 'vitest';
-import { message } from '../support/scripted-responses-server.js';
+import { message, startScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { api, startTestService, useScriptedService } from './support/service.js';
 
 const harness = useScriptedService({ env: { BODY_LIMIT_BYTES: '4096' } });
@@ -118,9 +118,44 @@ describe('without a model endpoint', () => {
       const r = await api(bare.url, 'POST', '/v1/turns', { input: 'hi' });
       expect(r.status).toBe(503);
       expectEnvelope(r.body, 'model_not_configured');
-      expect((await api(bare.url, 'GET', '/readyz')).body.checks.model).toBe('not_configured');
     } finally {
       await bare.close();
+    }
+  });
+
+  it('is not ready: /readyz answers 503 model_not_configured naming what to set, while /healthz stays 200', async () => {
+    const bare = await startTestService();
+    try {
+      const ready = await api(bare.url, 'GET', '/readyz');
+      expect(ready.status).toBe(503);
+      expectEnvelope(ready.body, 'model_not_configured');
+      expect(ready.body.error).toEqual({
+        code: 'model_not_configured',
+        message: 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL',
+        details: { checks: { database: 'ok', engine: 'sqlite', model: 'not_configured' } },
+      });
+      expect((await api(bare.url, 'GET', '/healthz')).status).toBe(200);
+    } finally {
+      await bare.close();
+    }
+  });
+});
+
+describe('/readyz with a model endpoint', () => {
+  it('is 200 once the configured endpoint answers, also without MODEL (turns that name a model run)', async () => {
+    const ready = await api(harness.svc.url, 'GET', '/readyz');
+    expect(ready.status, JSON.stringify(ready.body)).toBe(200);
+    expect(ready.body).toMatchObject({ status: 'ready', checks: { database: 'ok', engine: 'sqlite', model: 'reachable' } });
+    const model = await startScriptedResponsesServer();
+    const noModelName = await startTestService({ modelBaseURL: model.baseURL, env: { MODEL: '' } });
+    try {
+      expect((await api(noModelName.url, 'GET', '/readyz')).status).toBe(200);
+      model.push({ output: [message('named')] });
+      const named = await api(noModelName.url, 'POST', '/v1/turns?wait=true', { input: 'hi', model: 'scripted-model' });
+      expect(named.body).toMatchObject({ status: 'completed', output_text: 'named' });
+    } finally {
+      await noModelName.close();
+      await model.close();
     }
   });
 });
