@@ -46,12 +46,6 @@ export class SqliteTurnQueue implements TurnQueue {
     return this.claimTx.immediate(owner, now, leaseMs);
   }
 
-  async renew(id: string, owner: string, now: number, leaseMs: number): Promise<{ ok: boolean; cancelRequested: boolean }> {
-    const r = this.sql.get(`UPDATE turns SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'running' RETURNING cancel_requested_at`)
-      .get(now + leaseMs, id, owner) as { cancel_requested_at: string | null } | undefined;
-    return { ok: r !== undefined, cancelRequested: (r?.cancel_requested_at ?? null) !== null };
-  }
-
   async renewMany(ids: readonly string[], owner: string, now: number, leaseMs: number): Promise<Map<string, { cancelRequested: boolean }>> {
     const held = new Map<string, { cancelRequested: boolean }>();
     const rows = this.sql.get(

@@ -34,15 +34,10 @@ export interface TurnQueue {
    */
   claim(owner: string, now: number, leaseMs: number): Promise<ClaimedTurn | undefined>;
   /**
-   * Extend `owner`'s lease to `now + leaseMs`. `ok: false` when the owner lost the turn (it must
-   * stop advancing it). `cancelRequested`: a cancel was stored for the turn.
-   */
-  renew(id: string, owner: string, now: number, leaseMs: number): Promise<{ ok: boolean; cancelRequested: boolean }>;
-  /**
-   * {@link TurnQueue.renew} for all of `ids` at once (one statement: an instance renews every
-   * turn it runs in one heartbeat, not one commit or round trip per turn). The result holds an
-   * entry for each turn `owner` still holds (`cancelRequested` as in `renew`); a missing id was
-   * lost.
+   * Extend `owner`'s lease of each of `ids` to `now + leaseMs`, in one statement (an instance
+   * renews every turn it runs in one heartbeat, not one commit or round trip per turn). The result
+   * holds an entry for each turn `owner` still holds, with `cancelRequested` true when a cancel was
+   * stored for it; a missing id was lost (its owner must stop advancing it).
    */
   renewMany(ids: readonly string[], owner: string, now: number, leaseMs: number): Promise<Map<string, { cancelRequested: boolean }>>;
   /** The owner is done with a turn whose record is finished: drop the lease. */

@@ -41,8 +41,8 @@ export class TurnRunner {
   private pumping = false;
   private again = false;
   private stopping = true;
-  private poll: NodeJS.Timeout | undefined;
-  private heartbeat: NodeJS.Timeout | undefined;
+  /** One timer a second: the heartbeat renewing this instance's claims, then a claim poll. */
+  private tick: NodeJS.Timeout | undefined;
   private beating = false;
 
   constructor(private readonly d: TurnRunnerDeps) {}
@@ -50,18 +50,18 @@ export class TurnRunner {
   /** Start claiming. */
   start(): void {
     this.stopping = false;
-    this.poll = setInterval(() => this.wake(), HEARTBEAT_MS);
-    this.poll.unref();
-    this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_MS);
-    this.heartbeat.unref();
+    this.tick = setInterval(() => {
+      void this.beat();
+      this.wake();
+    }, HEARTBEAT_MS);
+    this.tick.unref();
     this.wake();
   }
 
   /** Stop claiming, detach running turns (they resume on the next start) and wait (bounded). */
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
-    if (this.poll) clearInterval(this.poll);
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.tick) clearInterval(this.tick);
     const runs = [...this.running.values()];
     for (const r of runs) r.controller.abort(new Error('service shutting down'));
     await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs).unref())]);

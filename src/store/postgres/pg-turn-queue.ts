@@ -36,14 +36,6 @@ export class PgTurnQueue implements TurnQueue {
     });
   }
 
-  async renew(id: string, owner: string, now: number, leaseMs: number): Promise<{ ok: boolean; cancelRequested: boolean }> {
-    const { rows } = await this.db.query<{ cancel_requested_at: string | null }>(
-      `UPDATE turns SET lease_until = $1 WHERE id = $2 AND owner = $3 AND status = 'running' RETURNING cancel_requested_at`,
-      [now + leaseMs, id, owner],
-    );
-    return { ok: rows.length === 1, cancelRequested: (rows[0]?.cancel_requested_at ?? null) !== null };
-  }
-
   async renewMany(ids: readonly string[], owner: string, now: number, leaseMs: number): Promise<Map<string, { cancelRequested: boolean }>> {
     const held = new Map<string, { cancelRequested: boolean }>();
     if (ids.length === 0) return held;

@@ -138,13 +138,14 @@ export function describeTurnStoreContract(engine: string, open: () => Promise<Tu
       await store.insert(t);
       const now = 1_000_000;
       await queue.claim('x', now, 1000);
-      expect(await queue.renew(t.id, 'x', now + 500, 1000)).toEqual({ ok: true, cancelRequested: false });
-      expect(await queue.renew(t.id, 'y', now + 500, 1000)).toMatchObject({ ok: false });
+      const renew = async (owner: string, at: number, leaseMs: number) => Object.fromEntries(await queue.renewMany([t.id], owner, at, leaseMs));
+      expect(await renew('x', now + 500, 1000)).toEqual({ [t.id]: { cancelRequested: false } });
+      expect(await renew('y', now + 500, 1000)).toEqual({});
       expect(await queue.claim('y', now + 1400, 1000)).toBeUndefined(); // lease renewed to now+1500
       await store.requestCancel(t.id, new Date().toISOString());
-      expect(await queue.renew(t.id, 'x', now + 1400, 100)).toEqual({ ok: true, cancelRequested: true });
+      expect(await renew('x', now + 1400, 100)).toEqual({ [t.id]: { cancelRequested: true } });
       expect(await queue.claim('y', now + 2000, 1000)).toEqual({ id: t.id, previousRun: 'lost' });
-      expect(await queue.renew(t.id, 'x', now + 2000, 1000)).toMatchObject({ ok: false });
+      expect(await renew('x', now + 2000, 1000)).toEqual({});
     }));
 
     it('renewMany renews every turn the owner holds in one call and leaves out the ones it lost', withPorts(async ({ store, queue }) => {
