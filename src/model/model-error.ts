@@ -19,6 +19,19 @@ export class ModelError extends Error {
     super(message);
     this.name = 'ModelError';
   }
+
+  /**
+   * True when the provider had answered (the response headers had arrived) before this error:
+   * the request was accepted and may have spent tokens that are never reported, so the response's
+   * usage is unknown (src/runtime/model-response.ts). Set by the transports through {@link afterResponse}.
+   */
+  responseStarted = false;
+}
+
+/** `err`, marked as raised after the response headers arrived ({@link ModelError.responseStarted}). */
+export function afterResponse(err: ModelError): ModelError {
+  err.responseStarted = true;
+  return err;
 }
 
 /**

@@ -12,6 +12,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { errorBodyFetch, toChatModelError } from './chat-errors.js';
+import { afterResponse } from './model-error.js';
 import type { ChatTransport } from './chat-model.js';
 
 export interface OpenAIChatClientOptions {
@@ -56,7 +57,8 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
           finished = true;
         } catch (err) {
           if (signal.aborted) return;
-          throw toChatModelError(err, client);
+          // The response headers had arrived: what broke was an accepted response.
+          throw afterResponse(toChatModelError(err, client));
         }
       } finally {
         signal.removeEventListener('abort', onAbort);

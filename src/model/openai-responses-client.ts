@@ -17,6 +17,7 @@
 import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ResponsesTransport } from './responses-model.js';
+import { afterResponse } from './model-error.js';
 import { toModelError } from './responses-errors.js';
 
 export interface OpenAIResponsesClientOptions {
@@ -61,7 +62,8 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
           finished = true;
         } catch (err) {
           if (signal.aborted) return;
-          throw toModelError(err, client);
+          // The response headers had arrived: what broke was an accepted response.
+          throw afterResponse(toModelError(err, client));
         }
       } finally {
         signal.removeEventListener('abort', onAbort);

@@ -17,7 +17,8 @@ export interface ModelResponse {
   incompleteReason?: string;
   /**
    * Tokens of this response; `null` when it finished but the server reported no usage (unknown,
-   * not zero — some Chat Completions servers send none). Zeros for a failed or aborted response.
+   * not zero — some Chat Completions servers send none), or when it was cut after the server
+   * answered; zeros for one that failed or was aborted before the server answered.
    */
   usage: { input_tokens: number; output_tokens: number } | null;
   error?: { code: string; message: string };
@@ -28,9 +29,11 @@ export interface ModelResponse {
  * is a broken stream, `stream_interrupted`); an abort of `signal` becomes `status: 'aborted'`.
  *
  * Usage: from `response.done` (null when the server sent none). A response that ended without
- * `response.done` after the server had started streaming (cancelled or broken mid-stream) has
- * unknown usage (`null`): tokens were spent but never reported. One that failed before any event
- * (connection refused, an HTTP error) used none: `{0, 0}`.
+ * `response.done` after the server had answered — an event had arrived, or the response headers
+ * had (a ModelError with `responseStarted`: cut before its first event), or the stream ended
+ * without a terminal event — has unknown usage (`null`): tokens may have been spent but were
+ * never reported. One that failed before the server answered (connection refused, an HTTP
+ * error, cancelled while waiting for the headers) used none: `{0, 0}`.
  */
 export async function readModelResponse(
   events: AsyncIterable<ModelStreamEvent>,
@@ -44,7 +47,8 @@ export async function readModelResponse(
   let terminal = false;
   let received = false;
   let finalItems: TranscriptItem[] | undefined;
-  const unfinished = (): Partial<Pick<ModelResponse, 'usage'>> => (received ? { usage: null } : {});
+  // Unknown usage once the provider had answered: an event arrived, or the response headers did.
+  const unfinished = (started = false): Partial<Pick<ModelResponse, 'usage'>> => (received || started ? { usage: null } : {});
   try {
     for await (const event of events) {
       received = true;
@@ -72,13 +76,15 @@ export async function readModelResponse(
       if (terminal && out.status === 'failed') break;
     }
   } catch (err) {
-    if (signal.aborted) return { ...out, ...unfinished(), status: 'aborted' };
+    const started = err instanceof ModelError && err.responseStarted;
+    if (signal.aborted) return { ...out, ...unfinished(started), status: 'aborted' };
     const e = err instanceof ModelError ? err : new ModelError('stream_interrupted', `model stream broke: ${(err as Error)?.message ?? String(err)}`);
-    return { ...out, ...unfinished(), status: 'failed', error: { code: e.code, message: e.message } };
+    return { ...out, ...unfinished(started), status: 'failed', error: { code: e.code, message: e.message } };
   }
   if (signal.aborted && !terminal) return { ...out, ...unfinished(), status: 'aborted' };
   if (!terminal) {
-    return { ...out, ...unfinished(), status: 'failed', error: { code: 'stream_interrupted', message: 'the model stream ended before the response completed' } };
+    // Ended normally without a terminal event: the provider answered, so tokens may have been spent.
+    return { ...out, ...unfinished(true), status: 'failed', error: { code: 'stream_interrupted', message: 'the model stream ended before the response completed' } };
   }
   const indices = [...done.keys()].sort((a, b) => a - b);
   out.items = indices.length > 0 ? indices.map((i) => done.get(i)!) : (finalItems ?? []);

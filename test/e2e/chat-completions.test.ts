@@ -93,6 +93,10 @@ describe('usage from a server that sends none', () => {
     h.model.push(chatText('With usage.', { usage: { prompt_tokens: 7, completion_tokens: 2 } }));
     const known = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
     expect(known.body.usage).toEqual({ input_tokens: 7, output_tokens: 2 });
+    // Cut after the response headers, before the first chunk: the server had accepted the request.
+    h.model.push({ ...chatText('never sent'), cutAfter: 0 });
+    const cut = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+    expect(cut.body).toMatchObject({ status: 'failed', error: { code: 'stream_interrupted' }, usage: null });
   });
 });
 

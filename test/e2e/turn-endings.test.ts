@@ -85,6 +85,17 @@ describe('usage of a turn that ended inside a model response', () => {
     expect(events.at(-1)?.event).toBe('turn.failed');
   });
 
+  it('a response cut after its headers, before any event, leaves the usage unknown (null): the server had accepted the request', async () => {
+    const before = harness.model.requests.length;
+    harness.model.push({ output: [message('never sent')], cutAfter: 0 });
+    const { turn, events } = await runTurn();
+    expect(harness.model.requests.length - before).toBe(1);
+    expect(turn).toMatchObject({ status: 'failed', error: { code: 'stream_interrupted' }, usage: null });
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${turn.id}`)).body.usage).toBeNull();
+    expect(events.filter((e) => e.event === 'message.delta')).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ event: 'turn.failed', json: { error: { code: 'stream_interrupted' } } });
+  });
+
   it('a turn cancelled while the model streams has unknown usage (null)', async () => {
     harness.model.push({ output: [message('one two three four five six seven eight nine ten eleven twelve')], delayMs: 150 });
     const created = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'go' });
