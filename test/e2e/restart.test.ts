@@ -33,7 +33,8 @@ it('resumes a turn interrupted by a crash after restart; it completes and its st
 
   const first = spawnService(env);
   await waitHealthy(url, first);
-  expect(first.output()).toMatch(/AUTH_TOKENS is not set/); // the loopback-only warning
+  // The loopback-only warning, logged once the service listens (it may follow the first health answer).
+  await expect.poll(() => first.output(), { timeout: 5000 }).toMatch(/AUTH_TOKENS is not set/);
   const created = await api(url, 'POST', '/v1/turns', { input: 'long job' });
   expect(created.status).toBe(202);
   const id = created.body.id as string;
