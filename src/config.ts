@@ -125,6 +125,8 @@ const EnvSchema = z.object({
   // --- background jobs ---
   /** Max model requests with tool calls per background job turn (then it is asked for its answer). */
   BACKGROUND_JOB_MAX_STEPS: int(200, 1, 10_000),
+  /** Questions (`clarify`) one background job may ask; the next one fails it `too_many_questions`. */
+  BACKGROUND_JOB_MAX_QUESTIONS: int(10, 0, 1000),
   /** Background jobs running at once per agent; more wait as queued. */
   BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT: int(3, 1, 1000),
   // --- database ---

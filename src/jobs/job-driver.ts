@@ -18,7 +18,7 @@ import type { TurnService } from '../turns/turn-service-types.js';
 import { recordApprovalWait, resumeAfterDecision, type ApprovalWaitDeps } from './approval-wait.js';
 import type { JobEvent } from './events.js';
 import type { JobPatch, JobStore } from './job-store.js';
-import { jobTurnKey, jobTurnOutcome, jobTurnRequest, type JobTurnOutcome } from './job-turn.js';
+import { jobTurnKey, jobTurnOutcome, jobTurnRequest, withQuestionLimit, type JobTurnOutcome } from './job-turn.js';
 import { deliverNotice } from './notice-delivery.js';
 import { noticeFor } from './notices.js';
 import { TurnJobIndex } from './turn-job-index.js';
@@ -33,7 +33,7 @@ const APPROVAL_EVENTS = new Set(['approval.requested', 'approval.resolved', 'tur
 const TRANSIENT_START_ERRORS = new Set(['previous_turn_active', 'shutting_down', 'database_unavailable']);
 
 export interface JobServiceDeps {
-  config: Pick<Config, 'BACKGROUND_JOB_MAX_STEPS' | 'BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT'>;
+  config: Pick<Config, 'BACKGROUND_JOB_MAX_STEPS' | 'BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT' | 'BACKGROUND_JOB_MAX_QUESTIONS'>;
   store: JobStore;
   events: PublishedEventLog<JobEvent>;
   turns: Pick<TurnService, 'create' | 'get' | 'cancel'>;
@@ -167,7 +167,9 @@ export class JobDriver {
       if (await recordApprovalWait(this.approvalDeps, job, turnId)) this.wake(); // its slot is free
       return;
     }
-    const outcome = turn ? jobTurnOutcome(turn) : { to: 'failed' as const, error: { code: 'turn_missing', summary: `the job's turn ${turnId} is gone`, retryable: false } };
+    const outcome = turn
+      ? withQuestionLimit(job, jobTurnOutcome(turn), this.d.config.BACKGROUND_JOB_MAX_QUESTIONS)
+      : { to: 'failed' as const, error: { code: 'turn_missing', summary: `the job's turn ${turnId} is gone`, retryable: false } };
     if (job.status === 'waiting_on_approval' && turn) {
       const resumed = await resumeAfterDecision(this.approvalDeps, job, turnId, outcome);
       if (!resumed) return;

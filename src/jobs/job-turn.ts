@@ -73,3 +73,23 @@ export function jobTurnOutcome(turn: TurnRecord): JobTurnOutcome | undefined {
   if (turn.status === 'cancelled') return { to: 'stopped' };
   return undefined;
 }
+
+/**
+ * The question cap: a job's start number `job.attempts` (1-based) is also the number of the
+ * question its turn asks when it ends with `clarify` (every earlier question's answer started a
+ * new turn). Past `maxQuestions` the job fails `too_many_questions` instead of waiting: a job and
+ * the follow-up turns that answer it could otherwise go back and forth without a person, each
+ * exchange a model bill. Other outcomes pass unchanged.
+ */
+export function withQuestionLimit(job: Pick<JobRecord, 'attempts'>, outcome: JobTurnOutcome | undefined, maxQuestions: number): JobTurnOutcome | undefined {
+  if (outcome?.to !== 'waiting_on_user' || job.attempts <= maxQuestions) return outcome;
+  const question = outcome.question.length > 200 ? `${outcome.question.slice(0, 200)}…` : outcome.question;
+  return {
+    to: 'failed',
+    error: {
+      code: 'too_many_questions',
+      summary: `the job asked question ${job.attempts}, past BACKGROUND_JOB_MAX_QUESTIONS (${maxQuestions}): ${JSON.stringify(question)}. Respawn it (respawn_background_job) with the answer and everything it needs to finish without asking`,
+      retryable: false,
+    },
+  };
+}
