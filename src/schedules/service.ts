@@ -17,7 +17,7 @@
  */
 import { idempotencyKeyReused } from '../errors.js';
 import { uuidv7 } from 'uuidv7';
-import { requestHash } from '../turns/turn-input.js';
+import { familySet, requestHash, sameRequest } from '../turns/turn-input.js';
 import type { Clock } from './clock.js';
 import { ScheduleError } from './errors.js';
 import { toSchedule, toScheduleRun, type ScheduleStore, type StoredSchedule } from './store.js';
@@ -110,9 +110,13 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
   return {
     async create(input, options: CreateScheduleOptions = {}) {
       const request = requestOf(input);
-      const hash = requestHash({ agent_id: input.agent_id, name: input.name, when: input.when, paused: input.paused ?? false, ...request });
+      // The families are a set (assembled in one fixed order whatever the order given): a retry
+      // listing them in another order replays. The hash of the body exactly as sent stays among
+      // the stored ones, so keys stored before that rule still replay the very same body.
+      const scoped = { agent_id: input.agent_id, name: input.name, when: input.when, paused: input.paused ?? false };
+      const hashes = [...new Set([requestHash({ ...scoped, ...request, tools: familySet(request.tools) }), requestHash({ ...scoped, ...request })])];
       const replay = (existing: StoredSchedule) => {
-        if (existing.request_hash !== hash) {
+        if (!sameRequest(existing.request_hash, hashes)) {
           throw idempotencyKeyReused('schedule', existing.id);
         }
         return { schedule: publicSchedule(existing), created: false };
@@ -137,7 +141,7 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
         updated_at: now,
         created_by: options.created_by ?? { type: 'api' },
         idempotency_key: options.idempotencyKey ?? null,
-        request_hash: options.idempotencyKey !== undefined ? hash : null,
+        request_hash: options.idempotencyKey !== undefined ? hashes.join(' ') : null,
       };
       const outcome = await store.create(s, config.SCHEDULE_MAX_PER_AGENT);
       if (outcome.kind === 'exists') return replay(outcome.existing);

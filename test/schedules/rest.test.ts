@@ -124,6 +124,15 @@ describe('/v1/schedules CRUD', () => {
     expect(b.body.id).toBe(a.body.id);
     await expectError('POST', '/v1/schedules', body({ agent_id: 'idem', input: 'different' }), 409, 'idempotency_key_reused', h);
   });
+
+  it('treats the tool families as a set when comparing an Idempotency-Key retry: another order replays, another set is refused', async () => {
+    const h = { 'idempotency-key': 'sched-key-tools' };
+    const a = await call('POST', '/v1/schedules', body({ agent_id: 'idem-tools', tools: ['todo', 'web'] }), h);
+    const b = await call('POST', '/v1/schedules', body({ agent_id: 'idem-tools', tools: ['web', 'todo'] }), h);
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(b.body.id).toBe(a.body.id);
+    await expectError('POST', '/v1/schedules', body({ agent_id: 'idem-tools', tools: ['todo'] }), 409, 'idempotency_key_reused', h);
+  });
 });
 
 describe('/v1/schedules validation errors', () => {
