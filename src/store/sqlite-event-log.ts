@@ -130,13 +130,15 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
   /**
    * Run `write` (synchronous statements of another store on the same database, e.g. a turn
    * checkpoint) inside this log's next batch transaction, in order with the events queued around
-   * it, so both become durable in one commit. Resolves after that commit; rejects with what
-   * `write` threw (its statements are rolled back alone; the batch's events are still stored).
+   * it, so both become durable in one commit. Joining never flushes by itself (even past the batch
+   * size), so an event appended right after, in the same synchronous step, is in that same
+   * transaction. Resolves after that commit; rejects with what `write` threw (its statements are
+   * rolled back alone; the batch's events are still stored).
    */
   joinBatch(write: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ kind: 'write', write, resolve, reject });
-      this.schedule();
+      this.scheduled ??= setImmediate(() => this.flush());
     });
   }
 

@@ -36,7 +36,11 @@ export class SqliteTurnStore implements TurnStore {
   /** Statements by SQL text, compiled once (src/store/statement-cache.ts). */
   private readonly sql: StatementCache;
 
-  constructor(db: Database) {
+  /**
+   * @param batch the turn event log on the same database: with it, {@link finishInBatch} commits
+   *   a finished record with the log's next batch (with the terminal event queued right after).
+   */
+  constructor(db: Database, private readonly batch?: { joinBatch(write: () => void): Promise<void> }) {
     this.sql = new StatementCache(db);
     db.exec(`CREATE TABLE IF NOT EXISTS turns (
       id TEXT PRIMARY KEY,
@@ -142,6 +146,13 @@ export class SqliteTurnStore implements TurnStore {
 
   async finish(id: string, o: TurnOutcome): Promise<boolean> {
     return this.finishWhere(id, o, `NOT ${FINISHED}`);
+  }
+
+  /** See {@link TurnStore.finishInBatch}; without a batch log it is `finish`. */
+  finishInBatch(id: string, o: TurnOutcome): Promise<boolean> {
+    if (!this.batch) return this.finish(id, o);
+    let changed = false;
+    return this.batch.joinBatch(() => void (changed = this.finishWhere(id, o, `NOT ${FINISHED}`))).then(() => changed);
   }
 
   async finishQueued(id: string, o: TurnOutcome): Promise<boolean> {

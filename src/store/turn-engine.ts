@@ -61,8 +61,8 @@ export interface TurnEngine {
 export function turnEngine(db: Database, stores: ControlPlaneStores, url: string | undefined, onError?: (err: unknown, what: string) => void): TurnEngine {
   const pg = stores.pg;
   if (!pg || url === undefined) {
-    const turnStore = new SqliteTurnStore(db);
     const turnLog = new SqliteEventLog<TurnEvent>(db);
+    const turnStore = new SqliteTurnStore(db, turnLog); // a finished record commits with its terminal event
     const workflowLog = new SqliteEventLog<WorkflowEvent>(db);
     const jobLog = new SqliteEventLog<JobEvent>(db);
     return {

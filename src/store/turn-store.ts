@@ -75,6 +75,14 @@ export interface TurnStore {
   findByIdempotencyKey(key: string): Promise<{ id: string; request_hash: string | null } | undefined>;
   /** Store the outcome. Only a turn not finished yet changes; returns false otherwise. */
   finish(id: string, outcome: TurnOutcome): Promise<boolean>;
+  /**
+   * {@link finish}, written in the turn event log's next batch (engines whose store and log share
+   * one database: SQLite): an event appended with `appendQueued` right after, in the same
+   * synchronous step, is committed in the same transaction — so a turn's finished record and its
+   * terminal event are stored together or not at all (no crash between them), and the event is
+   * streamed only once the record says finished. Absent: use `finish`, then append.
+   */
+  finishInBatch?(id: string, outcome: TurnOutcome): Promise<boolean>;
   /** Finish a turn only while it is still `queued` (cancel before it ran). True when it was. */
   finishQueued(id: string, outcome: TurnOutcome): Promise<boolean>;
   /** Record live progress shown by GET (steps, usage) while the turn runs. */

@@ -3,9 +3,12 @@
  * checkpoint (src/turns/resume.ts), advance it with `runTurn` while checkpointing
  * (src/turns/turn-checkpoints.ts), and finish its record.
  *
- * Record and log stay consistent: the record is finished BEFORE its terminal event is appended, so
- * a client that sees `turn.completed` and then GETs the turn reads the final status. The final
- * checkpoint (transcript included) is stored before both, so every ending keeps its transcript and
+ * Record and log stay consistent: a client that sees `turn.completed` and then GETs the turn reads
+ * the final status. On SQLite the finished record and the terminal event are one commit
+ * (`TurnStore.finishInBatch`), so a crash leaves both or neither (then the turn resumes and ends
+ * again); elsewhere the record is finished BEFORE the terminal event is appended (a crash between
+ * them leaves a finished turn without its terminal event in the log). The final checkpoint
+ * (transcript included) is stored before or with both, so every ending keeps its transcript and
  * `previous_turn_id` always continues the real conversation.
  *
  * A run stopped by shutdown (or whose lease was lost) does not end the turn: no terminal event,
@@ -113,6 +116,16 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
   let terminal: TurnEvent | undefined;
   /** The last state checkpointed (the final one before a terminal event). */
   let current: TurnState | undefined;
+  /** The finished record's write when it joined the terminal event's batch, and its outcome. */
+  let finishing: { written: Promise<boolean>; outcome: TurnOutcome } | undefined;
+  /** Wait for both; a record whose write failed alone (its own savepoint) is finished directly. */
+  const finishedWith = async (f: NonNullable<typeof finishing>, stored: Promise<unknown>) => {
+    await f.written.catch(async (err: unknown) => {
+      d.log?.error({ err, turn_id: id }, 'finishing the turn record with its terminal event failed; finishing it alone');
+      await d.store.finish(id, f.outcome);
+    });
+    await stored;
+  };
   const append = async (event: TurnEvent) => {
     if (terminal) return; // nothing after the terminal event
     if (isTerminalEvent(event)) {
@@ -123,8 +136,15 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       terminal = event;
       const outcome = outcomeFromEvent(event, (await d.store.get(id))!);
       if (current && event.type !== 'turn.completed') Object.assign(outcome, { output_text: current.lastText, steps: current.steps, usage: current.usage ? { ...current.usage } : null });
-      await d.events.flushQueued?.(); // the final checkpoint and the events before it, before the record says finished
-      await d.store.finish(id, outcome);
+      if (d.store.finishInBatch && d.events.appendQueued) {
+        // One commit for the finished record and the terminal event queued just below (same
+        // synchronous step), after the final checkpoint and the events before it (queued earlier):
+        // no crash can leave one without the other, and the event streams once the record says so.
+        finishing = { written: d.store.finishInBatch(id, outcome), outcome };
+      } else {
+        await d.events.flushQueued?.(); // the final checkpoint and the events before it, before the record says finished
+        await d.store.finish(id, outcome);
+      }
       logFinished(d, id, outcome, startedAt);
     }
     try {
@@ -136,7 +156,8 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       // event-loop turn, with the checkpoint that follows); waited for where something does.
       const q = d.events.appendQueued(id, event);
       seq = q.seq;
-      if (mustBeStored(event)) await q.stored;
+      if (finishing) await finishedWith(finishing, q.stored);
+      else if (mustBeStored(event)) await q.stored;
       else q.stored.catch((err: unknown) => d.log?.error({ err, turn_id: id }, 'failed to append turn event'));
     } catch (err) {
       d.log?.error({ err, turn_id: id }, 'failed to append turn event');
