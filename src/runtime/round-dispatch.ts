@@ -9,9 +9,11 @@
  * {@link interruptedOutput} and a `tool.completed` with status `interrupted`. A stored call whose
  * `tool.completed` has `ends_turn` ends the turn again that way (the calls after it are not run).
  *
- * Approvals (`deps.approvals`, ./approval-gate.ts): calls waiting for a decision are held back
- * while the others run; the round then stays pending (next step `waiting`) and is dispatched
- * again, with the calls already answered taken from the event log, once every decision is in.
+ * Approvals (`deps.approvals`, ./approval-gate.ts): calls waiting for a decision are held back,
+ * with every call after the first of them (the model's order is kept: a later call may rely on an
+ * earlier one), while the calls before it run; the round then stays pending (next step `waiting`)
+ * and is dispatched again, with the calls already answered taken from the event log, once every
+ * decision is in.
  */
 import type { CustomToolCallItem, FunctionCallItem, ToolSearchCallItem, TranscriptItem } from '../model/port.js';
 import { genericStartedLabel, notRunLabel } from './call-labels.js';
@@ -124,9 +126,13 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
   // Repeated identical calls (policies/repeated-call.ts) are judged over all calls of the round.
   const repeatCalls = calls.map((c) => ({ identity: toolIdentity(c), arguments: c.arguments ?? '' }));
   const repeats = decideRepeats(state.repeatStreak, repeatCalls);
-  // Approvals (approval-gate.ts): waiting calls are held back; the others run now.
+  // Approvals (approval-gate.ts): waiting calls are held back, and so is every call after the
+  // first one that waits (the model asked for them in this order: a later call may rely on an
+  // earlier one having run); the calls before it run now.
   const gated = await gateRound(state, deps, toRun, (k) => repeats[toRun[k].index] !== undefined);
-  const runNow = toRun.filter((_, k) => !gated?.waiting.has(k));
+  const firstWaiting = gated?.waiting.size ? Math.min(...gated.waiting) : toRun.length;
+  const held = toRun.map((_, k) => k).filter((k) => k >= firstWaiting);
+  const runNow = toRun.slice(0, firstWaiting);
   const result = await dispatchRound(
     runNow.map((r) => r.call),
     {
@@ -153,7 +159,7 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
       state.toolStats = statsBefore;
       return { type: 'waiting', reason: 'approval' };
     }
-    for (const k of gated.waiting) {
+    for (const k of held) {
       const i = toRun[k].index;
       outcomes[i] = { callId: calls[i].call_id, outputText: ending, item: { type: 'function_call_output', call_id: calls[i].call_id, output: ending }, isError: true, state: 'not_started' };
     }

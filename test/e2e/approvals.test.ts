@@ -205,6 +205,26 @@ describe('a call that needs approval', () => {
     void events;
   });
 
+  it('holds back the calls after a waiting one, even those needing no approval, and runs them in order after the decision', async () => {
+    harness.model.push(
+      {
+        output: [
+          functionCall('write_file', { path: 'order.txt', content: 'first' }, { callId: 'call_o1' }),
+          functionCall('read_file', { path: 'order.txt' }, { callId: 'call_o2' }),
+        ],
+      },
+      (body) => ({ output: [message(outputFor(body, 'call_o2').includes('first') ? 'read what was written' : 'read too early')] }),
+    );
+    const { id } = await startWaiting(harness, { input: 'write, then read', agent_id: 'appr-order', tools: ['computer'], approvals: { write_file: 'always' } });
+    await turnWhen(harness, id, (x) => x.status === 'waiting');
+    await new Promise((r) => setTimeout(r, 300)); // had the read run now, it would find no file
+    expect((await decide(harness, id, { call_id: 'call_o1', decision: 'approve' })).status).toBe(200);
+    const done = await turnWhen(harness, id, (x) => x.status === 'completed');
+    expect(done.output_text).toBe('read what was written');
+    const all = (await readSse(`${harness.svc.url}/v1/turns/${id}/events`)).events;
+    expect(all.filter((e) => e.event === 'tool.completed').map((e) => e.json.call_id)).toEqual(['call_o1', 'call_o2']);
+  });
+
   it('with two calls waiting, the turn stays waiting after the first decision and continues after the second', async () => {
     harness.model.push(
       {
