@@ -97,7 +97,6 @@ export const consoleRoutes: RoutePlugin = async (app) => {
       .send(body);
   };
 
-  app.get('/console', async (_request, reply) => send('index.html', reply));
-  app.get('/console/', async (_request, reply) => send('index.html', reply));
+  app.get('/console', async (_request, reply) => send('index.html', reply)); // also /console/ (the router ignores a trailing slash)
   app.get<{ Params: { file: string } }>('/console/:file', async (request, reply) => send(request.params.file, reply));
 };

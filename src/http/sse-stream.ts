@@ -45,8 +45,11 @@ export function resumePoint(request: FastifyRequest, lastSeq: number): number {
   const query = (request.query as Record<string, unknown> | undefined)?.after;
   const raw = typeof header === 'string' && header !== '' ? header : typeof query === 'string' ? query : undefined;
   if (raw === undefined) return 0;
-  if (!/^\d{1,15}$/.test(raw.trim())) {
-    throw badRequest('invalid_last_event_id', `event id ${JSON.stringify(raw)} is not a non-negative integer`);
+  if (!/^\d+$/.test(raw.trim())) {
+    throw badRequest('invalid_last_event_id', `event id ${JSON.stringify(raw.slice(0, 40))} is not a non-negative integer (send the id of the last event received)`);
+  }
+  if (raw.trim().length > 15) {
+    throw badRequest('invalid_last_event_id', `event id ${raw.trim().slice(0, 40)}${raw.trim().length > 40 ? '…' : ''} is beyond the last stored event (${lastSeq})`, { last_event_id: lastSeq });
   }
   const after = Number(raw.trim());
   if (after > lastSeq) {

@@ -96,6 +96,11 @@ describe('GET /v1/turns/{id}/events', () => {
     const junk = await api(svc.url, 'GET', `/v1/turns/${id}/events?after=abc`);
     expect(junk.status).toBe(400);
     expect(junk.body.error.code).toBe('invalid_last_event_id');
+    expect(junk.body.error.message).toBe('event id "abc" is not a non-negative integer (send the id of the last event received)');
+    // A number too long to be any stored id is beyond the log, not "not a number".
+    const huge = await api(svc.url, 'GET', `/v1/turns/${id}/events?after=${'9'.repeat(30)}`);
+    expect(huge.status).toBe(400);
+    expect(huge.body.error).toMatchObject({ code: 'invalid_last_event_id', message: `event id ${'9'.repeat(30)} is beyond the last stored event (3)`, details: { last_event_id: 3 } });
     const live = newTurn();
     const early = await api(svc.url, 'GET', `/v1/turns/${live}/events?after=1`);
     expect(early.status).toBe(400);

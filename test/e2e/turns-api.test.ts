@@ -12,6 +12,17 @@ function expectEnvelope(body: any, code: string) {
   expect(body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
 }
 
+describe('paths', () => {
+  it('reads a trailing slash as the same path: GET /v1/turns/ lists turns, /v1/turns/{id}/ is that turn', async () => {
+    harness.model.push({ output: [message('hi')] });
+    const created = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'slash', agent_id: 'slash' });
+    const list = await api(harness.svc.url, 'GET', '/v1/turns/?agent_id=slash');
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((t: any) => t.id)).toEqual([created.body.id]);
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${created.body.id}/`)).body).toMatchObject({ id: created.body.id, status: 'completed' });
+  });
+});
+
 describe('bad requests', () => {
   it('rejects a malformed JSON body with 400 invalid_json', async () => {
     const r = await api(harness.svc.url, 'POST', '/v1/turns', '{"input": "hi",', {});
