@@ -15,7 +15,7 @@ import type { TurnContext } from '../../assembly/context.js';
 import type { FamilyCreator, FamilyResult } from '../../assembly/family.js';
 import type { AnyWorkerAgentTool } from '../../runtime/tool.js';
 import { FetchCache } from './fetch-cache.js';
-import { createSearchProvider } from './search-providers.js';
+import { createSearchProvider, searchUnavailableReason } from './search-providers.js';
 import type { HostResolver } from './target-guard.js';
 import { createWebFetchTool } from './web-fetch.js';
 import { createWebSearchTool } from './web-search.js';
@@ -49,14 +49,12 @@ export function createWebFamily(deps: WebFamilyDeps = {}): FamilyCreator {
           charBudget: Math.floor(c.TOOL_OUTPUT_MAX_CHARS * FETCH_BUDGET_SHARE),
         }),
       ];
-      const provider = createSearchProvider({
-        provider: c.WEB_SEARCH_PROVIDER,
-        apiKey: c.WEB_SEARCH_API_KEY,
-        baseUrl: c.WEB_SEARCH_URL,
-        timeoutMs: c.WEB_FETCH_TIMEOUT_MS,
-      });
+      const search = { provider: c.WEB_SEARCH_PROVIDER, apiKey: c.WEB_SEARCH_API_KEY, baseUrl: c.WEB_SEARCH_URL, timeoutMs: c.WEB_FETCH_TIMEOUT_MS };
+      const provider = createSearchProvider(search);
       if (provider) tools.push(createWebSearchTool(provider, c.WEB_FETCH_TIMEOUT_MS));
-      return { tools };
+      // web_fetch alone: say why web_search is missing (the model and the client see it in `unavailable`).
+      const why = provider ? null : searchUnavailableReason(search);
+      return why ? { tools, unavailable: `web_search: ${why}` } : { tools };
     },
   };
 }

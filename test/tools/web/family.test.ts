@@ -58,19 +58,22 @@ describe('web family assembly', () => {
     expect(out.unavailable).toEqual([{ family: 'web', reason: 'not enabled for this turn' }]);
   });
 
-  it('has web_fetch but no web_search when no search provider is configured', async () => {
+  it('has web_fetch but no web_search when no search provider is configured, and says why', async () => {
     const out = await assembleTools(context({}, ['web']), [webFamily]);
     expect(names(out.tools)).toEqual(['web_fetch']);
+    expect(out.unavailable).toEqual([{ family: 'web', reason: 'web_search: no search provider configured (WEB_SEARCH_PROVIDER)' }]);
   });
 
-  it('leaves web_search out when the provider lacks its key', async () => {
+  it('leaves web_search out when the provider lacks its key, and says which', async () => {
     const out = await assembleTools(context({ WEB_SEARCH_PROVIDER: 'brave' }, ['web']), [webFamily]);
     expect(names(out.tools)).toEqual(['web_fetch']);
+    expect(out.unavailable).toEqual([{ family: 'web', reason: 'web_search: WEB_SEARCH_PROVIDER=brave needs WEB_SEARCH_API_KEY' }]);
   });
 
   it('adds web_search when a provider is configured', async () => {
     const out = await assembleTools(context({ WEB_SEARCH_PROVIDER: 'tavily', WEB_SEARCH_API_KEY: 'k' }, ['web']), [webFamily]);
     expect(names(out.tools)).toEqual(['web_fetch', 'web_search']);
+    expect(out.unavailable).toEqual([]);
     expect(out.tools.every((t) => t.executionMode === 'parallel' && t.isReadOnly)).toBe(true);
   });
 
