@@ -23,6 +23,7 @@ export const TURN_EVENT_TYPES = [
   'turn.warning',
   'input.queued',
   'input.applied',
+  'input.not_applied',
   'approval.requested',
   'approval.resolved',
   'turn.completed',

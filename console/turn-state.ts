@@ -77,6 +77,11 @@ export interface TurnState {
   question: { question: string; choices: { label: string; description?: string }[] } | null;
   /** Steering messages the turn has added to its transcript (`input.applied`), by message id. */
   appliedInputs: string[];
+  /**
+   * Steering messages the turn will never apply (`input.not_applied`, stored just before the
+   * terminal event), with the reason: the stop reason (e.g. `max_steps`), `failed` or `cancelled`.
+   */
+  notAppliedInputs: { messageId: string; reason: string }[];
   stopReason?: string;
   outputText?: string;
 }
@@ -90,7 +95,7 @@ export interface IncomingEvent {
 
 /** A fresh state; `status` is the turn's stored status when known (so a running turn reads "Running" before any event arrives). */
 export function initialTurnState(turnId: string, status: TurnStatus = 'queued'): TurnState {
-  return { turnId, lastSeq: 0, status, tools: [], unavailable: [], timeline: [], plan: null, attachments: [], approvals: [], error: null, question: null, appliedInputs: [] };
+  return { turnId, lastSeq: 0, status, tools: [], unavailable: [], timeline: [], plan: null, attachments: [], approvals: [], error: null, question: null, appliedInputs: [], notAppliedInputs: [] };
 }
 
 /** True for the three events after which a turn's log never grows. */
@@ -192,6 +197,9 @@ export function applyEvent(state: TurnState, ev: IncomingEvent): boolean {
     }
     case 'input.applied':
       if (typeof ev.message_id === 'string') state.appliedInputs.push(ev.message_id);
+      break;
+    case 'input.not_applied':
+      if (typeof ev.message_id === 'string') state.notAppliedInputs.push({ messageId: ev.message_id, reason: str(ev.reason, 'ended') });
       break;
     case 'approval.requested':
     case 'approval.resolved':

@@ -2,7 +2,8 @@
  * People in the loop on the turn console, in real Chromium:
  * - the steering box: while a turn runs a command, a message typed into "Message to the agent"
  *   reaches the model in its next request (exactly once), the page says when the agent got it, and
- *   the box goes away once the turn has finished;
+ *   the box goes away once the turn has finished; a message the turn ended before taking in is
+ *   named, with why, in a status line that stays after the box has gone;
  * - a question (`clarify`): the page shows it with its suggested answers, and answering starts the
  *   next turn of the conversation, which the model receives after the question.
  */
@@ -42,6 +43,27 @@ describe('turn console steering box', () => {
     expect(reqs).toHaveLength(2);
     const count = (input: { role?: string; content?: unknown }[]) => input.filter((i) => i.role === 'user' && JSON.stringify(i.content).includes('Deploy to staging, not production.')).length;
     expect(reqs.map(count)).toEqual([0, 1]);
+    await page.close();
+  });
+
+  it('says which message the agent never got, and why, once the turn ends before taking it in; the status stays after the box goes', { timeout: 120_000 }, async () => {
+    h.model.push({ output: [functionCall('command', { command: 'sleep 30; echo done' })] });
+    const page = await h.openConsole();
+    await page.getByLabel('What should the agent do?').fill('Run the long migration');
+    await page.getByLabel('computer', { exact: true }).check();
+    await page.getByRole('button', { name: 'Start turn' }).click();
+    await page.locator('#timeline li.tool[data-state="running"]').first().waitFor(WAIT);
+
+    await page.getByLabel('Message to the agent').fill('Skip the audit table.');
+    await page.getByRole('button', { name: 'Send message' }).click();
+    await page.waitForFunction(() => /Message sent/.test(document.getElementById('steer-status')?.textContent ?? ''), undefined, WAIT);
+    await page.getByRole('button', { name: 'Cancel turn' }).click();
+    await page.waitForFunction(() => document.getElementById('turn')?.dataset.status === 'cancelled', undefined, WAIT);
+
+    expect(await page.locator('#steer-form').isHidden()).toBe(true);
+    const status = page.locator('#steer-status');
+    expect(await status.isVisible()).toBe(true);
+    expect(await status.textContent()).toBe('Not given to the agent: "Skip the audit table." — the turn was cancelled first. Send it again in a new turn to continue.');
     await page.close();
   });
 

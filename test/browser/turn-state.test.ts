@@ -1,6 +1,7 @@
 /** The console's pure turn view-model (console/turn-state.ts): folding SSE events exactly once. */
 import { describe, expect, it } from 'vitest';
 import { applyEvent, initialTurnState, type IncomingEvent } from '../../console/turn-state.js';
+import { steerSummary } from '../../console/steer.js';
 
 const events: IncomingEvent[] = [
   { seq: 1, type: 'turn.started', model: 'm', tools: ['todo', 'read_file'], unavailable: [{ family: 'web', reason: 'provider not configured' }] },
@@ -78,5 +79,30 @@ describe('turn view-model', () => {
     expect(s.appliedInputs).toEqual(['msg_1']);
     applyEvent(s, { seq: 3, type: 'presentation', call_id: 'c', event: { type: 'clarify', question: 'Which one?', choices: [{ label: 'a' }, { label: 'b', description: 'the other' }] } });
     expect(s.question).toEqual({ question: 'Which one?', choices: [{ label: 'a' }, { label: 'b', description: 'the other' }] });
+  });
+
+  it('records steering messages the turn will never apply, with the reason, once each', () => {
+    const s = initialTurnState('t', 'running');
+    applyEvent(s, { seq: 1, type: 'input.queued', message_id: 'msg_1' });
+    applyEvent(s, { seq: 2, type: 'input.not_applied', message_id: 'msg_1', reason: 'max_steps' });
+    applyEvent(s, { seq: 2, type: 'input.not_applied', message_id: 'msg_1', reason: 'max_steps' }); // a replayed duplicate
+    applyEvent(s, { seq: 3, type: 'turn.completed', output_text: '', stop_reason: 'max_steps' });
+    expect(s.notAppliedInputs).toEqual([{ messageId: 'msg_1', reason: 'max_steps' }]);
+    expect(s.appliedInputs).toEqual([]);
+  });
+
+  it('the steer status names the messages the agent never got and why, next to those it got', () => {
+    expect(steerSummary([{ content: 'Use staging', fate: 'waiting' }])).toBe('Message sent — the agent gets it before its next step (1 waiting).');
+    expect(steerSummary([{ content: 'Use staging', fate: 'not_applied', reason: 'max_steps' }])).toBe(
+      'Not given to the agent: "Use staging" — the turn stopped at its step limit first. Send it again in a new turn to continue.',
+    );
+    expect(
+      steerSummary([
+        { content: 'First', fate: 'applied' },
+        { content: 'Second', fate: 'not_applied', reason: 'cancelled' },
+        { content: 'Third', fate: 'not_applied', reason: 'cancelled' },
+      ]),
+    ).toBe('Not given to the agent: "Second", "Third" — the turn was cancelled first. Send them again in a new turn to continue. (1 other message was given to the agent.)');
+    expect(steerSummary([{ content: 'x'.repeat(100), fate: 'not_applied', reason: 'failed' }])).toBe(`Not given to the agent: "${'x'.repeat(59)}…" — the turn failed first. Send it again in a new turn to continue.`);
   });
 });
