@@ -198,7 +198,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       let carried: Awaited<ReturnType<TurnInputs['takeOver']>> | undefined;
       if (request.previous_turn_id) {
         await c.waitFinished(request.previous_turn_id, c.controller.signal).catch(() => undefined);
-        if (request.multitask_strategy === 'interrupt' && (await interrupted(d, request.previous_turn_id, rec))) carried = await d.inputs?.takeOver(request.previous_turn_id);
+        if (request.multitask_strategy === 'interrupt') carried = await takeOverInterrupted(d, request.previous_turn_id, rec);
         input = [...(await storedTranscript(d, request.previous_turn_id)), ...(carried?.items ?? []), ...input];
       }
       state = initialTurnState(input);
@@ -328,16 +328,39 @@ function turnApprovalGate(d: TurnRunDeps, id: string, request: CreateTurnInput, 
   return createTurnApprovalGate({ store: d.approvals!, turnId: id, policy, timeoutS: d.config.APPROVAL_TIMEOUT_S, turnContext: ctx });
 }
 
-/** True when turn `previousId` ended after `rec` was created (an `interrupt` of `rec` ended it, not an earlier ending). */
-async function interrupted(d: Pick<TurnRunDeps, 'store'>, previousId: string, rec: TurnRecord): Promise<boolean> {
-  const prev = await d.store.get(previousId);
-  return prev?.completed_at != null && prev.completed_at >= rec.created_at;
+/**
+ * The steering messages an `interrupt` of `rec` left unapplied, taken over from each turn it
+ * interrupted: `previousId` and, back through turns cancelled before they ever ran (follow-ups
+ * queued behind it), the turn that was running — each only when it ended after `rec` was created
+ * (the interrupt ended it, not an earlier ending). Oldest turn's messages first.
+ */
+async function takeOverInterrupted(d: Pick<TurnRunDeps, 'store' | 'inputs'>, previousId: string, rec: TurnRecord): Promise<{ items: TranscriptItem[]; taken(): Promise<void> } | undefined> {
+  if (!d.inputs) return undefined;
+  const parts: { items: TranscriptItem[]; taken(): Promise<void> }[] = [];
+  for (let id: string | undefined = previousId, i = 0; id && i < 100; i++) {
+    const prev = await d.store.get(id);
+    if (!prev || prev.completed_at == null || prev.completed_at < rec.created_at) break;
+    parts.unshift(await d.inputs.takeOver(id));
+    if (prev.started_at != null) break; // it ran: the turns before it had ended
+    id = (await d.store.getRequest(id))?.previous_turn_id;
+  }
+  return { items: parts.flatMap((p) => p.items), taken: async () => void (await Promise.all(parts.map((p) => p.taken()))) };
 }
 
-/** True when turn `id` is finished (or unknown): a turn continuing it may start. */
+/**
+ * True when turn `id` is finished (or unknown) and so is every turn before it that it never got to
+ * wait for: a turn cancelled while queued (an interrupted follow-up) never ran, so the turn it was
+ * queued behind may still be ending. A turn continuing `id` may start then.
+ */
 async function previousFinished(d: Pick<TurnRunDeps, 'store'>, id: string): Promise<boolean> {
-  const prev = await d.store.get(id);
-  return !prev || isFinished(prev);
+  for (let cur: string | undefined = id, i = 0; cur && i < 100; i++) {
+    const prev = await d.store.get(cur);
+    if (!prev) return true;
+    if (!isFinished(prev)) return false;
+    if (prev.started_at != null) return true; // it ran, so the turns before it had finished
+    cur = (await d.store.getRequest(cur))?.previous_turn_id;
+  }
+  return true;
 }
 
 function terminalFromResult(r: RunTurnResult): TurnEvent {

@@ -137,7 +137,7 @@ export class DefaultTurnService implements TurnService {
       const replay = (await this.replayOf(key, hashes, options)) ?? (await this.steerReplayOf(key, hashes, input, options));
       if (replay) return replay;
     }
-    let interrupt: string | undefined;
+    let interrupt: string[] = [];
     if (input.previous_turn_id !== undefined) {
       const prev = await store.get(input.previous_turn_id);
       if (!prev) throw new HttpError(404, 'previous_turn_not_found', `previous turn ${input.previous_turn_id} not found`);
@@ -150,8 +150,13 @@ export class DefaultTurnService implements TurnService {
         const strategy = input.multitask_strategy ?? 'reject';
         if (strategy === 'reject') throw previousTurnActive(prev);
         if (strategy === 'steer') return this.steer(prev, input, key, hashes);
-        if (strategy === 'interrupt') interrupt = prev.id;
-        // enqueue / interrupt: the new turn is deferred by its runner until `prev` has finished.
+        // enqueue / interrupt: the new turn goes behind the follow-ups already queued on `prev`
+        // (double-texting twice chains: the second continues the first, not `prev` beside it) and
+        // is deferred by its runner until that turn has finished; interrupt cancels `prev` and
+        // those follow-ups (a turn cancelled while queued passes its input on: storedTranscript).
+        const chain = await this.unfinishedChain(prev);
+        if (strategy === 'interrupt') interrupt = chain.map((t) => t.id);
+        input = { ...input, previous_turn_id: chain.at(-1)!.id };
       }
     }
 
@@ -180,10 +185,37 @@ export class DefaultTurnService implements TurnService {
       throw err;
     }
     const rec = (await store.get(id))!;
-    if (interrupt) void this.cancel(interrupt).catch((err) => this.deps.log?.error({ err, turn_id: interrupt }, 'interrupting the previous turn failed'));
+    // Newest first: a queued follow-up is cancelled before the turn it waits on ends.
+    if (interrupt.length > 0) {
+      void (async () => {
+        for (const prevId of [...interrupt].reverse()) await this.cancel(prevId).catch((err) => this.deps.log?.error({ err, turn_id: prevId }, 'interrupting the previous turn failed'));
+      })();
+    }
     if (this.started) this.runner?.wake();
     await this.refreshQueued();
     return rec;
+  }
+
+  /**
+   * `prev` (not finished) and the unfinished turns queued after it in its conversation: each the
+   * newest unfinished turn whose request continues the one before (`previous_turn_id`), oldest
+   * first (at most 100). A double-text with `enqueue` or `interrupt` continues the last one.
+   */
+  private async unfinishedChain(prev: TurnRecord): Promise<TurnRecord[]> {
+    const chain = [prev];
+    for (let i = 0; i < 100; i++) {
+      let next: TurnRecord | undefined;
+      for (const id of await this.deps.store.continuations(chain.at(-1)!.id, prev.agent_id)) {
+        const t = await this.deps.store.get(id);
+        if (t && !isFinished(t)) {
+          next = t;
+          break;
+        }
+      }
+      if (!next) break;
+      chain.push(next);
+    }
+    return chain;
   }
 
   /**

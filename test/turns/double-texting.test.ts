@@ -134,6 +134,47 @@ describe('double-texting (multitask_strategy)', () => {
     expect(log.events.filter((e) => e.event === 'input.applied').map((e) => e.json.message_id)).toEqual([r.body.message_id, sse.body.message_id]);
   });
 
+  it('enqueue twice chains: the second follow-up continues the first, not the busy turn beside it', async () => {
+    const first = harness.model.requests.length;
+    harness.model.push(
+      { output: [functionCall('command', { command: 'sleep 2' })] },
+      { output: [message('busy done')] },
+      { output: [message('answer one')] },
+      { output: [message('answer two')] },
+    );
+    const prev = await busyTurn('sleep 2', 'busy request');
+    const one = await doubleText(prev, 'follow-up one', 'enqueue');
+    const two = await doubleText(prev, 'follow-up two', 'enqueue');
+    expect([one.status, two.status]).toEqual([202, 202]);
+    expect((await harness.svc.services.turnStore.getRequest(two.body.id))?.previous_turn_id).toBe(one.body.id); // put behind the first
+    const [t1, t2] = [await finished(one.body.id), await finished(two.body.id)];
+    expect([t1.output_text, t2.output_text]).toEqual(['answer one', 'answer two']);
+    expect(Date.parse(t2.started_at!)).toBeGreaterThanOrEqual(Date.parse(t1.completed_at!)); // one after the other
+    const reqs = harness.model.requests.slice(first).map((q) => q.body);
+    expect(texts(reqs.at(-1)!)).toEqual(['busy request', 'follow-up one', 'follow-up two']);
+    expect(JSON.stringify(reqs.at(-1)!.input)).toContain('answer one');
+  });
+
+  it('interrupt after an enqueue cancels the busy turn and the queued follow-up; the new turn runs on both, losing no message', async () => {
+    const first = harness.model.requests.length;
+    harness.model.push(
+      { output: [functionCall('command', { command: 'sleep 30' }, { callId: 'call_long' })] },
+      { output: [message('interrupting answer')] },
+    );
+    const prev = await busyTurn('sleep 30', 'long request');
+    const queued = await doubleText(prev, 'queued follow-up', 'enqueue');
+    const now = await doubleText(prev, 'do this instead', 'interrupt');
+    expect([queued.status, now.status]).toEqual([202, 202]);
+    expect(await finished(now.body.id)).toMatchObject({ status: 'completed', output_text: 'interrupting answer' });
+    expect(await finished(prev)).toMatchObject({ status: 'cancelled' });
+    expect(await finished(queued.body.id)).toMatchObject({ status: 'cancelled' });
+    const reqs = harness.model.requests.slice(first).map((q) => q.body);
+    expect(reqs).toHaveLength(2); // the queued follow-up never ran on its own
+    expect(texts(reqs[1])).toEqual(['long request', 'queued follow-up', 'do this instead']);
+    const started = (await finished(now.body.id)).started_at!;
+    expect(Date.parse(started)).toBeGreaterThanOrEqual(Date.parse((await finished(prev)).completed_at!)); // after the busy turn had ended
+  });
+
   it('a strategy on a finished previous turn is a normal continuation', async () => {
     harness.model.push({ output: [message('one')] }, { output: [message('two')] });
     const prev = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'a', agent_id: AGENT, tools: ['todo'] });
