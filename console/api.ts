@@ -9,6 +9,10 @@ export interface Turn {
   id: string;
   agent_id?: string;
   status: 'queued' | 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+  /** `main` | `scheduled` | `workflow_task` | `background_job` (the last two are driven by their owner). */
+  kind?: string;
+  /** Where the turn came from, e.g. `{type: "background_job", job_id}` or `{type: "workflow", workflow_id, task_index}`. */
+  origin?: { type?: string; job_id?: string; workflow_id?: string; [key: string]: unknown };
   created_at?: string;
   completed_at?: string | null;
   output_text?: string | null;
@@ -109,6 +113,8 @@ export function plainWords(err: unknown): string {
     if (err.code === 'model_not_configured') {
       return 'No model is configured on the server yet. Set OPENAI_API_KEY or OPENAI_BASE_URL (an OpenAI-compatible endpoint) and restart it.';
     }
+    // The turn is driven by a background job or a workflow: its message names the owner's routes.
+    if (err.code === 'turn_owned') return err.message;
     if (err.status === 400) return `The request was not accepted: ${err.message}`;
     if (err.status === 413) return 'The input is too long for this server.';
     if (err.status >= 500) return `The service had a problem (${err.message}). Try again in a moment.`;

@@ -11,6 +11,7 @@ import { SteerBox } from './steer.js';
 import { QuestionBox } from './question.js';
 import { applyEvent, initialTurnState, isTerminal, type TurnState } from './turn-state.js';
 import { initJobs } from './jobs.js';
+import { turnOwnerNote } from './owner.js';
 
 const TOKEN_KEY = 'turn-console.token';
 
@@ -53,6 +54,9 @@ function follow(turn: Turn): void {
   // Start from the stored status: a running turn reads "Running" at once; the stored events
   // (replayed first by the stream) fill in the activity.
   const state = initialTurnState(turn.id, turn.status);
+  // A background job's or workflow task's turn takes messages and cancels through its owner only.
+  const owner = turnOwnerNote(turn);
+  cancelButton.hidden = owner !== null;
   const view = new TurnView(turn.id, (url) => withStreamToken(url, eventsUrl(turn)));
   const approvals = new ApprovalsPanel($('approvals-section'), $<HTMLUListElement>('approvals'), async (callId, decision, reason) => {
     await api.decideApproval(turn.id, { call_id: callId, decision, ...(reason ? { reason } : {}) });
@@ -63,7 +67,7 @@ function follow(turn: Turn): void {
     onEvent: (event) => {
       if (!applyEvent(state, event)) return;
       view.render(state);
-      steer.render(state);
+      steer.render(state, owner);
       approvals.render(state.approvals, !isTerminal(event.type) && state.status !== 'completed' && state.status !== 'failed' && state.status !== 'cancelled');
       question.render(turn, state);
       if (isTerminal(event.type)) void loadRecent(); // its status changed in the list
@@ -73,7 +77,7 @@ function follow(turn: Turn): void {
   });
   current = { state, view, stream };
   view.render(state);
-  steer.render(state);
+  steer.render(state, owner);
   question.render(turn, state);
   stream.start();
   if (location.hash !== `#turn=${turn.id}`) history.replaceState(null, '', `#turn=${turn.id}`);

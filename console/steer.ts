@@ -19,6 +19,7 @@ export class SteerBox {
   private readonly button = byId<HTMLButtonElement>('steer-send');
   private readonly status = byId('steer-status');
   private readonly error = byId('steer-error');
+  private readonly ownerNote = byId('owner-note');
   private turnId: string | null = null;
   /** Messages sent from this page to the open turn, by message id, in send order. */
   private sent = new Map<string, SentMessage>();
@@ -36,8 +37,12 @@ export class SteerBox {
     });
   }
 
-  /** Show the box for `state`'s turn (reset when another turn is opened). */
-  render(state: TurnState): void {
+  /**
+   * Show the box for `state`'s turn (reset when another turn is opened). `owner` is the note of
+   * console/owner.ts for a turn a background job or workflow drives: then the box stays hidden and
+   * the note is shown while the turn is open.
+   */
+  render(state: TurnState, owner: string | null = null): void {
     if (state.turnId !== this.turnId) {
       this.turnId = state.turnId;
       this.sent = new Map();
@@ -45,7 +50,10 @@ export class SteerBox {
       this.status.textContent = '';
       this.error.hidden = true;
     }
-    this.form.hidden = !OPEN_STATUSES.has(state.status);
+    const open = OPEN_STATUSES.has(state.status);
+    this.form.hidden = !open || owner !== null;
+    this.ownerNote.textContent = owner ?? '';
+    this.ownerNote.hidden = !open || owner === null;
     let changed = false;
     for (const id of state.appliedInputs) {
       const m = this.sent.get(id);

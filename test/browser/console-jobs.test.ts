@@ -2,7 +2,9 @@
  * The console's background jobs panel in real Chromium, with bearer auth (so the job stream opens
  * with its job-scoped stream token): it lists the agent's jobs, opens one that waits for an answer
  * and shows its question, sends the answer, and follows the resumed job live to its success; a job
- * whose command waits for approval shows the call and is approved from the panel.
+ * whose command waits for approval shows the call and is approved from the panel; a job's own turn,
+ * opened as a turn, offers no message box or cancel button (the service refuses both with 409
+ * `turn_owned`) and names the job instead.
  */
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
@@ -104,6 +106,51 @@ describe('console background jobs panel', () => {
     expect(rows).toContain('Decided; running again');
     expect(rows).toContain('ran: from-the-console');
     expect(await page.locator('#job-approvals').isHidden()).toBe(true);
+    await page.close();
+  });
+
+  it('offers no message box or cancel button for a job\'s own turn; it names the job whose controls to use instead', { timeout: 120_000 }, async () => {
+    const main = 'console: a job whose turn is opened';
+    const task = 'console task: wait for approval while its turn is opened';
+    let jobId = '';
+    h.model.push(
+      ...routedEntries({
+        [main]: [
+          { output: [functionCall('create_background_job', { title: 'Owned turn', task, notify: false })] },
+          (body) => {
+            jobId = lastToolOutput(body).job_id;
+            return { output: [message('started')] };
+          },
+        ],
+        [task]: [{ output: [functionCall('command', { command: 'echo owned' }, { callId: 'call_owned' })] }, { output: [message('done')] }],
+      }),
+    );
+    const created = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'console-jobs-owned', tools: ['jobs', 'computer'], approvals: { command: 'always' } }, AUTH);
+    expect(created.body.status).toBe('completed');
+    await expect.poll(async () => (await api(h.svc.url, 'GET', `/v1/jobs/${jobId}`, undefined, AUTH)).body.status, WAIT).toBe('waiting_on_approval');
+    const turnId: string = (await api(h.svc.url, 'GET', `/v1/jobs/${jobId}`, undefined, AUTH)).body.pending_approvals[0].turn_id;
+    const steered = await api(h.svc.url, 'POST', `/v1/turns/${turnId}/messages`, { content: 'hello' }, AUTH);
+    expect(steered.status).toBe(409);
+    expect(steered.body.error.code).toBe('turn_owned');
+
+    const page = await h.openConsole();
+    await page.locator(`#recent li[data-turn-id="${turnId}"] button`).click(WAIT);
+    await page.waitForFunction((id) => { const t = document.getElementById('turn'); return t?.dataset.turnId === id && t.dataset.status === 'waiting'; }, turnId, WAIT);
+    expect(await page.locator('#steer-form').isHidden()).toBe(true);
+    expect(await page.locator('#cancel').isHidden()).toBe(true);
+    expect(await page.locator('#owner-note').textContent()).toBe(
+      `This turn is run by background job ${jobId}: send it messages or stop it from the Background jobs panel (the job's own controls), not here.`,
+    );
+
+    // A turn of its own again shows both.
+    h.model.push(...routedEntries({ 'Sleep a little': [{ output: [functionCall('command', { command: 'sleep 5' })] }, { output: [message('slept')] }] }));
+    await page.getByLabel('What should the agent do?').fill('Sleep a little');
+    await page.getByLabel('computer', { exact: true }).check();
+    await page.getByRole('button', { name: 'Start turn' }).click();
+    await page.locator('#timeline li.tool[data-state="running"]').first().waitFor(WAIT);
+    expect(await page.locator('#steer-form').isVisible()).toBe(true);
+    expect(await page.locator('#cancel').isVisible()).toBe(true);
+    expect(await page.locator('#owner-note').isHidden()).toBe(true);
     await page.close();
   });
 });

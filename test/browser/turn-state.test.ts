@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { applyEvent, initialTurnState, type IncomingEvent } from '../../console/turn-state.js';
 import { steerSummary } from '../../console/steer.js';
+import { turnOwnerNote } from '../../console/owner.js';
+import { ApiError, plainWords } from '../../console/api.js';
 
 const events: IncomingEvent[] = [
   { seq: 1, type: 'turn.started', model: 'm', tools: ['todo', 'read_file'], unavailable: [{ family: 'web', reason: 'provider not configured' }] },
@@ -104,5 +106,16 @@ describe('turn view-model', () => {
       ]),
     ).toBe('Not given to the agent: "Second", "Third" — the turn was cancelled first. Send them again in a new turn to continue. (1 other message was given to the agent.)');
     expect(steerSummary([{ content: 'x'.repeat(100), fate: 'not_applied', reason: 'failed' }])).toBe(`Not given to the agent: "${'x'.repeat(59)}…" — the turn failed first. Send it again in a new turn to continue.`);
+  });
+
+  it('a turn a background job or workflow drives gets a note naming its owner instead of the steer and cancel controls', () => {
+    expect(turnOwnerNote({ kind: 'main', origin: { type: 'api' } })).toBeNull();
+    expect(turnOwnerNote({ kind: 'scheduled', origin: { type: 'schedule' } })).toBeNull();
+    expect(turnOwnerNote({ kind: 'background_job', origin: { type: 'background_job', job_id: 'job_1' } })).toMatch(/^This turn is run by background job job_1: .*Background jobs panel/);
+    expect(turnOwnerNote({ kind: 'workflow_task', origin: { type: 'workflow', workflow_id: 'wf_1' } })).toBe(
+      'This turn is a task of workflow wf_1: it takes no messages, and only cancelling the workflow (POST /v1/workflows/wf_1/cancel) stops it.',
+    );
+    const owned = 'turn t is run by background job job_1 and cannot be steered directly; send the message with POST /v1/jobs/job_1/messages instead';
+    expect(plainWords(new ApiError(409, 'turn_owned', owned))).toBe(owned);
   });
 });
