@@ -64,6 +64,10 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return reply.code(415).send(envelope('unsupported_media_type', mediaTypeMessage(request.headers['content-type'])));
     }
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const limit = request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit;
+      return reply.code(413).send(envelope('body_too_large', `the request body is larger than ${limit} bytes (BODY_LIMIT_BYTES); send a smaller one`, { limit_bytes: limit }));
+    }
     if (mapped) return reply.code(mapped.status).send(envelope(mapped.code, fe.message));
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
       // Input too deep for recursive code that slipped past the body guard (src/http/json-body.ts).

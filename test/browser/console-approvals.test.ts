@@ -43,7 +43,7 @@ it('a turn waiting for approval is approved from the page and completes', async 
   await page.locator('#turn[data-status="completed"]').waitFor(WAIT);
   expect(await page.locator('#approvals-section').isHidden()).toBe(true);
   expect(await page.locator('#timeline li.tool').first().getAttribute('data-state')).toBe('done');
-  expect(await page.locator('#timeline li.message').last().textContent()).toBe('Done: created from-console.txt (1 lines, 23 bytes)');
+  expect(await page.locator('#timeline li.message').last().textContent()).toBe('Done: created from-console.txt (1 line, 23 bytes)');
   expect(readFileSync(path.join(h.svc.dataDir, 'agents', 'default', 'home', 'from-console.txt'), 'utf8')).toBe('approved in the browser');
   await page.close();
 }, 120_000);

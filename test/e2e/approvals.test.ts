@@ -82,7 +82,7 @@ describe('a call that needs approval', () => {
     expect(after[3].json).toMatchObject({ call_id: 'call_w1', is_error: false, label: 'Created notes/plan.txt (1 line)' });
     expect(readFileSync(homeFile(harness, 'appr-1', 'notes/plan.txt'), 'utf8')).toBe('step one\n');
     const done = (await api(harness.svc.url, 'GET', `/v1/turns/${id}`)).body;
-    expect(done).toMatchObject({ status: 'completed', output_text: 'wrote it: created notes/plan.txt (1 lines, 9 bytes)', pending_approvals: [] });
+    expect(done).toMatchObject({ status: 'completed', output_text: 'wrote it: created notes/plan.txt (1 line, 9 bytes)', pending_approvals: [] });
 
     // Everything above is what openapi.yaml documents.
     expect(validateResponse('/v1/turns/{id}', 'get', 200, waiting)).toEqual([]);
@@ -117,7 +117,7 @@ describe('a call that needs approval', () => {
     const last = harness.model.requests.at(-1)!.body;
     const call = (last.input as any[]).find((i) => i.type === 'function_call' && i.call_id === 'call_e1');
     expect(JSON.parse(call.arguments)).toEqual({ path: 'final.txt', content: 'polished' });
-    expect(outputFor(last, 'call_e1')).toBe('created final.txt (1 lines, 8 bytes)');
+    expect(outputFor(last, 'call_e1')).toBe('created final.txt (1 line, 8 bytes)');
     const resolved = (await readSse(`${harness.svc.url}/v1/turns/${id}/events`)).events.find((e) => e.event === 'approval.resolved')!.json;
     expect(resolved).toMatchObject({ decision: 'approve', arguments: { path: 'final.txt', content: 'polished' } });
     // The same approval again (keys in another order) is a repeat; other edited arguments are not.
@@ -201,7 +201,7 @@ describe('a call that needs approval', () => {
     expect(all.filter((e) => e.event === 'tool.started' && e.json.call_id === 'call_t1')).toHaveLength(1);
     const last = harness.model.requests.at(-1)!.body.input as any[];
     expect(last.filter((i) => i.type === 'function_call_output').map((i) => i.call_id)).toEqual(['call_t1', 'call_t2']);
-    expect(outputFor(harness.model.requests.at(-1)!.body, 'call_t2')).toBe('created both.txt (1 lines, 4 bytes)');
+    expect(outputFor(harness.model.requests.at(-1)!.body, 'call_t2')).toBe('created both.txt (1 line, 4 bytes)');
     void events;
   });
 
@@ -246,7 +246,7 @@ describe('a call that needs approval', () => {
     expect(harness.model.requests.length).toBe(requests);
     expect((await decide(harness, id, { call_id: 'call_m1', decision: 'approve' })).status).toBe(200);
     const done = await turnWhen(harness, id, (x) => x.status === 'completed');
-    expect(done.output_text).toBe('created one.txt (1 lines, 1 bytes) | Error: the user rejected this call: only one');
+    expect(done.output_text).toBe('created one.txt (1 line, 1 byte) | Error: the user rejected this call: only one');
     expect(existsSync(homeFile(harness, 'appr-11', 'two.txt'))).toBe(false);
   });
 

@@ -44,7 +44,7 @@ describe('read_file on huge files', () => {
     expect(first).toBe(`     1\t${'a'.repeat(2000)}… [line clipped: ${600 * 1024 * 1024} characters]`);
     expect(footer).toBe('[lines 1-1 of 1; end of file]');
     const past = await call(tools, 'read_file', { path: 'one-line.txt', offset: 2 });
-    expect(past.output).toMatch(/^Error: .*offset 2 is past the end of one-line\.txt \(1 lines\)/);
+    expect(past.output).toMatch(/^Error: .*offset 2 is past the end of one-line\.txt \(1 line\)/);
   }, 60_000);
 
   it('splits lines across chunk boundaries, drops CR before LF and a leading BOM, counts a last line without newline', async () => {

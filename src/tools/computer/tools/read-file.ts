@@ -7,6 +7,7 @@
  * The file is read in bounded chunks (read-lines.ts), so any size and any line length is safe; a
  * FIFO, socket or device is refused (home-fs.ts).
  */
+import { count } from '../../count.js';
 import { lstat } from 'node:fs/promises';
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AgentToolResult } from '../../../runtime/tool.js';
@@ -96,7 +97,7 @@ export function readFileTool(deps: ComputerToolDeps) {
         const budgetNote = shown.length < window.lines.length ? `; output budget of ${ctx.outputMaxChars} characters reached` : '';
         if (total === 0) return textResult(`${target.relative} is empty (0 lines)`, { path: target.relative, found: true, totalLines: 0 });
         if (offset > total && !window.complete) throw new Error(`offset ${offset} is beyond the first 1 GiB of ${p.path} (${total} lines there), which is as far as read_file reads; use a command such as tail or sed`);
-        if (offset > total) throw new Error(`offset ${offset} is past the end of ${p.path} (${total} lines)`);
+        if (offset > total) throw new Error(`offset ${offset} is past the end of ${p.path} (${count(total, 'line')})`);
         const end = offset + shown.length - 1;
         const footer = !window.complete
           ? `[lines ${offset}-${end} of at least ${total} (read_file stops counting after 1 GiB); continue with offset=${end + 1}]`

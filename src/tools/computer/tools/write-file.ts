@@ -48,7 +48,7 @@ export function writeFileTool(deps: ComputerToolDeps) {
           bytes: Buffer.byteLength(p.content),
           lines: countLines(p.content),
         };
-        return textResult(`${details.created ? 'created' : 'overwrote'} ${target.relative} (${details.lines} lines, ${details.bytes} bytes)`, details);
+        return textResult(`${details.created ? 'created' : 'overwrote'} ${target.relative} (${count(details.lines, 'line')}, ${count(details.bytes, 'byte')})`, details);
       }),
   });
 }
