@@ -344,8 +344,10 @@ export class DefaultTurnService implements TurnService {
    */
   async recover(): Promise<{ resumable: number; queued: number }> {
     const resumable = await this.deps.queue.recoverOrphans(Date.now());
-    const queued = (await this.deps.store.idsWithStatus(['queued'])).length;
-    return { resumable, queued };
+    // The queued / waiting counts of stats() start from the store, not from 0: turns left queued
+    // or waiting by the previous run count from the first scrape on.
+    await this.refreshQueued();
+    return { resumable, queued: this.queuedCount };
   }
 
   /** Start claiming and running turns (queued ones in order, then new ones). */
@@ -387,7 +389,10 @@ export class DefaultTurnService implements TurnService {
     }
   }
 
-  /** Turns running in this instance now, and turns queued / waiting (as of the last create/claim/finish here). */
+  /**
+   * Turns running in this instance now, and turns queued / waiting in the store as of this
+   * instance's start ({@link recover}) or its last create or run end, whichever came last.
+   */
   stats(): { running: number; queued: number; waiting: number } {
     return { running: this.runner?.size ?? 0, queued: this.queuedCount, waiting: this.waitingCount };
   }
