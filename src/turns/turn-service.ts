@@ -32,7 +32,7 @@ import { TurnRunner } from './turn-runner.js';
 import type { RunTurnFn } from './turn-run.js';
 import type { CreateTurnInput, CreateTurnOptions, TurnRecord, TurnService } from './turn-service-types.js';
 import { Waiters } from './waiters.js';
-import { notApplied, type TurnInputs } from './inputs/turn-inputs.js';
+import { notApplied, steeringTooLong, type TurnInputs } from './inputs/turn-inputs.js';
 import { newTurnTrace } from '../telemetry/trace-context.js';
 
 export type { RunTurnFn };
@@ -118,7 +118,8 @@ export class DefaultTurnService implements TurnService {
    *   409 `idempotency_key_reused` (same key, different body), 404 `previous_turn_not_found`,
    *   409 `previous_turn_active` (previous turn active and `multitask_strategy` reject), 409
    *   `agent_mismatch`, 503 `shutting_down`; with `steer` on an active previous turn also
-   *   `TurnInputs.send`'s errors. Double-texting: see {@link CreateTurnInput.multitask_strategy};
+   *   400 `invalid_request` (input over the steering cap, details `[{path: "input", code,
+   *   message}]`, see `steeringTooLong`) and `TurnInputs.send`'s errors. Double-texting: see {@link CreateTurnInput.multitask_strategy};
    *   `steer` returns the previous turn with `steered` set instead of a new turn.
    */
   async create(input: CreateTurnInput, options: CreateTurnOptions = {}): Promise<TurnRecord> {
@@ -226,6 +227,8 @@ export class DefaultTurnService implements TurnService {
     const { inputs } = this.deps;
     if (!inputs) throw previousTurnActive(prev);
     const content = typeof input.input === 'string' ? input.input : input.input.map((m) => m.content).join('\n\n');
+    const tooLong = steeringTooLong('input', content);
+    if (tooLong) throw tooLong;
     const { value: queued } = await inputs.sendOnce(prev.id, content, 'double_text', key, hashes.join(' '));
     return { ...((await this.deps.store.get(prev.id)) ?? prev), steered: { message_id: queued.message_id } };
   }

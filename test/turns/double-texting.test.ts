@@ -44,6 +44,27 @@ describe('double-texting (multitask_strategy)', () => {
     expect(await finished(prev)).toMatchObject({ status: 'completed' });
   });
 
+  it('steer: an input over the 100000-character steering cap is refused with 400 invalid_request and details, like the messages route', async () => {
+    harness.model.push({ output: [functionCall('command', { command: 'sleep 2' })] }, { output: [message('first done')] });
+    const prev = await busyTurn('sleep 2');
+    const long = 'x'.repeat(100_001);
+    const r = await doubleText(prev, long, 'steer');
+    expect(r.status).toBe(400);
+    expect(r.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'input must be at most 100000 characters long, got 100001 (a steering message: multitask_strategy "steer")',
+      details: [{ path: 'input', code: 'too_big', message: 'must be at most 100000 characters long, got 100001' }],
+    });
+    const direct = await api(harness.svc.url, 'POST', `/v1/turns/${prev}/messages`, { content: long });
+    expect(direct.status).toBe(400);
+    expect(direct.body.error.code).toBe('invalid_request');
+    expect(direct.body.error.details).toEqual([{ path: 'content', code: 'too_big', message: r.body.error.details[0].message }]);
+    // Nothing was queued into the running turn.
+    expect((await finished(prev)).status).toBe('completed');
+    const reqs = harness.model.requests.slice(-1).map((q) => texts(q.body));
+    expect(reqs[0].some((t) => t.length > 100_000)).toBe(false);
+  });
+
   it('enqueue: the new turn waits as queued and runs on the previous turn\'s final transcript when it ends', async () => {
     const first = harness.model.requests.length;
     harness.model.push(

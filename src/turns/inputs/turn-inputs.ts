@@ -77,6 +77,18 @@ export function turnFinished(id: string, status: string): DomainError {
   );
 }
 
+/**
+ * 400 `invalid_request` for a steering message longer than {@link MAX_INPUT_CHARS} sent as the
+ * request field `field` (`input` of a `steer` double-text), shaped like the messages route's
+ * schema error: message `<field> must be at most … characters long, got N` and details
+ * `[{path: field, code: "too_big", message}]`; undefined when `content` fits.
+ */
+export function steeringTooLong(field: string, content: string): DomainError | undefined {
+  if (content.length <= MAX_INPUT_CHARS) return undefined;
+  const what = `must be at most ${MAX_INPUT_CHARS} characters long, got ${content.length}`;
+  return new DomainError('invalid_request', `${field} ${what} (a steering message: multitask_strategy "steer")`, 400, [{ path: field, code: 'too_big', message: what }]);
+}
+
 /** `input.not_applied` for steering message `messageId` of a turn ending with `terminal`. */
 export function notApplied(messageId: string, terminal: TurnEvent): TurnEvent {
   const reason = terminal.type === 'turn.completed' ? terminal.stop_reason : terminal.type === 'turn.failed' ? 'failed' : 'cancelled';
