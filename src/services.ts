@@ -42,7 +42,7 @@ import { JobService } from './jobs/job-service.js';
 import { steerWith } from './jobs/steering.js';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import { observeEventLog } from './telemetry/event-log-hooks.js';
-import { ServiceMetrics } from './telemetry/metrics.js';
+import { ServiceMetrics, type TurnCounts } from './telemetry/metrics.js';
 import { instrumentModel } from './telemetry/model-telemetry.js';
 import { startTracing, type Tracing } from './telemetry/tracing.js';
 import { createModelProbe, type ModelProbe } from './telemetry/model-probe.js';
@@ -136,7 +136,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const scheduleStore = stores.schedules;
   const registry: ServiceRegistry = {};
   const background: BackgroundService[] = [];
-  let turnCounts = () => ({ queued: 0, running: 0 });
+  let turnCounts: () => Promise<TurnCounts> = async () => ({ queued: 0, running: 0 });
   const metrics = new ServiceMetrics(() => turnCounts());
   const tracing = startTracing(config, { exporter: overrides.spanExporter });
   const webhookStore = stores.webhooks;
@@ -196,7 +196,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     },
     log,
   });
-  turnCounts = () => turns.stats();
+  turnCounts = () => turns.currentStats();
   const approvals = new ApprovalService({
     store: engine.approvals,
     turns: turnStore,

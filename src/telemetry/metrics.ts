@@ -7,7 +7,7 @@
  * |---|---|---|---|
  * | `turns_total` | counter | `status`, `stop_reason` | terminal turn events |
  * | `turn_duration_seconds` | histogram | — | record `started_at` → terminal event |
- * | `turns_queued`, `turns_running`, `turns_waiting` | gauge | — | the turn service, read at scrape |
+ * | `turns_queued`, `turns_running`, `turns_waiting` | gauge | — | the turn service, read once per scrape (queued / waiting from the store) |
  * | `model_request_duration_seconds` | histogram | `model`, `outcome` | the model-port decorator |
  * | `model_tokens_total` | counter | `direction` (`input`/`output`) | usage of each model response |
  * | `tool_calls_total` | counter | `tool`, `outcome` (`ok`/`error`/`cancelled`) | `tool.completed` events |
@@ -42,10 +42,14 @@ export class ServiceMetrics {
   readonly eventLogAppend = new Histogram({ name: 'event_log_append_seconds', help: 'Time to store one event in the event log, seconds.', buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [this.registry] });
   readonly webhookDeliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered; retrying: failed, another attempt is scheduled; failed: given up).', labelNames: ['outcome'] as const, registers: [this.registry] });
 
-  /** @param counts read at every scrape for the turns_queued/running/waiting gauges. */
-  constructor(counts: () => TurnCounts) {
+  /** Counts read by the latest {@link scrape}, for the three turn gauges. */
+  private counts: TurnCounts = { queued: 0, running: 0 };
+
+  /** @param counts read once at every scrape for the turns_queued/running/waiting gauges. */
+  constructor(private readonly readCounts: () => TurnCounts | Promise<TurnCounts>) {
+    const self = this;
     const gauge = (name: string, help: string, pick: (c: TurnCounts) => number) =>
-      new Gauge({ name, help, registers: [this.registry], collect() { this.set(pick(counts())); } });
+      new Gauge({ name, help, registers: [this.registry], collect() { this.set(pick(self.counts)); } });
     gauge('turns_queued', 'Turns waiting for a run slot.', (c) => c.queued);
     gauge('turns_running', 'Turns running now.', (c) => c.running);
     gauge('turns_waiting', 'Turns paused waiting for input from outside (approval, clarification).', (c) => c.waiting ?? 0);
@@ -54,6 +58,7 @@ export class ServiceMetrics {
 
   /** The exposition text and its Content-Type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
+    this.counts = await this.readCounts();
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }

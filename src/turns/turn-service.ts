@@ -400,6 +400,16 @@ export class DefaultTurnService implements TurnService {
     return { running: this.runner?.size ?? 0, queued: this.queuedCount, waiting: this.waitingCount };
   }
 
+  /**
+   * {@link stats} with the queued / waiting counts read from the store now (so they include
+   * turns other instances on the same store created, claimed or paused). For /readyz and
+   * /metrics; falls back to the last counts when the store cannot answer.
+   */
+  async currentStats(): Promise<{ running: number; queued: number; waiting: number }> {
+    await this.refreshQueued().catch(() => undefined);
+    return this.stats();
+  }
+
   /** Claim queued turns now (e.g. one put back in the queue by a decision). */
   wake(): void {
     if (this.started) this.runner?.wake();
