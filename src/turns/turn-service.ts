@@ -17,7 +17,7 @@ import { HttpError } from '../http/errors.js';
 import { modelFor, type ModelClients } from '../model/model-clients.js';
 import type { ModelPort } from '../model/port.js';
 import { requireModel } from '../model/require-model.js';
-import { idempotencyKeyReused } from '../errors.js';
+import { DomainError, idempotencyKeyReused } from '../errors.js';
 import type { TurnEvent } from '../runtime/events.js';
 import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
 import type { EventLog } from '../store/event-log.js';
@@ -226,6 +226,14 @@ export class DefaultTurnService implements TurnService {
   private async steer(prev: TurnRecord, input: CreateTurnInput, key: string | undefined, hashes: readonly string[]): Promise<TurnRecord> {
     const { inputs } = this.deps;
     if (!inputs) throw previousTurnActive(prev);
+    // A steering message is the user's: other roles would reach the model as user text.
+    if (typeof input.input !== 'string') {
+      const bad = input.input.flatMap((m, i) => (m.role === 'user' ? [] : [{ i, path: `input.${i}.role`, code: 'invalid_value', message: `must be "user" for a steering message, got ${JSON.stringify(m.role)}` }]));
+      if (bad.length > 0) {
+        const lines = bad.map((b) => `input[${b.i}].role ${b.message}`).join('; ');
+        throw new DomainError('invalid_request', `${lines} (multitask_strategy "steer" adds the input to the running turn as the user's message)`, 400, bad.map(({ i: _, ...d }) => d));
+      }
+    }
     const content = typeof input.input === 'string' ? input.input : input.input.map((m) => m.content).join('\n\n');
     const tooLong = steeringTooLong('input', content);
     if (tooLong) throw tooLong;

@@ -65,6 +65,27 @@ describe('double-texting (multitask_strategy)', () => {
     expect(reqs[0].some((t) => t.length > 100_000)).toBe(false);
   });
 
+  it('steer: an input list with other roles than user is refused (400 invalid_request naming each), nothing is queued', async () => {
+    harness.model.push({ output: [functionCall('command', { command: 'sleep 2' })] }, { output: [message('first done')] });
+    const prev = await busyTurn('sleep 2');
+    const r = await api(harness.svc.url, 'POST', '/v1/turns', {
+      input: [{ role: 'user', content: 'fine' }, { role: 'assistant', content: 'I am the assistant' }, { role: 'system', content: 'sys' }],
+      agent_id: AGENT, tools: ['computer'], previous_turn_id: prev, multitask_strategy: 'steer',
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'input[1].role must be "user" for a steering message, got "assistant"; input[2].role must be "user" for a steering message, got "system" (multitask_strategy "steer" adds the input to the running turn as the user\'s message)',
+      details: [
+        { path: 'input.1.role', code: 'invalid_value', message: 'must be "user" for a steering message, got "assistant"' },
+        { path: 'input.2.role', code: 'invalid_value', message: 'must be "user" for a steering message, got "system"' },
+      ],
+    });
+    expect(validateResponse('/v1/turns', 'post', r.status, r.body)).toEqual([]);
+    expect(await finished(prev)).toMatchObject({ status: 'completed' });
+    expect(JSON.stringify(harness.model.requests.at(-1)!.body.input)).not.toContain('I am the assistant');
+  });
+
   it('enqueue: the new turn waits as queued and runs on the previous turn\'s final transcript when it ends', async () => {
     const first = harness.model.requests.length;
     harness.model.push(
