@@ -17,6 +17,7 @@ export class QuestionBox {
   private readonly input = byId<HTMLTextAreaElement>('answer-input');
   private readonly button = byId<HTMLButtonElement>('answer-send');
   private readonly error = byId('answer-error');
+  private readonly note = byId('answer-note');
   private turn: Turn | null = null;
   private shown = '';
 
@@ -67,8 +68,13 @@ export class QuestionBox {
         }),
       );
     }
+    // A background job's question is answered through the job (its next turn), not by a new
+    // turn continuing this one, which would leave the job waiting.
+    const jobNote = jobQuestionNote(turn);
+    this.note.textContent = jobNote ?? '';
+    this.note.hidden = jobNote === null;
     // The answer is the next turn, so it can be sent once this one has finished.
-    this.form.hidden = state.status !== 'completed';
+    this.form.hidden = jobNote !== null || state.status !== 'completed';
   }
 
   private async answer(): Promise<void> {
@@ -99,4 +105,11 @@ export class QuestionBox {
       this.button.disabled = false;
     }
   }
+}
+
+/** For a background job's turn: where its question is answered instead of here; null otherwise. */
+export function jobQuestionNote(turn: Pick<Turn, 'kind' | 'origin'>): string | null {
+  if (turn.kind !== 'background_job') return null;
+  const job = typeof turn.origin?.job_id === 'string' ? ` ${turn.origin.job_id}` : '';
+  return `This question is background job${job}'s: answer it in the Background jobs panel (POST /v1/jobs/{id}/messages), which resumes the job.`;
 }

@@ -141,7 +141,11 @@ export function steerSummary(sent: SentMessage[]): string {
     const which = dropped.map((m) => quote(m.content)).join(', ');
     const given = applied > 0 ? ` (${applied} other ${applied === 1 ? 'message was' : 'messages were'} given to the agent.)` : '';
     const one = dropped.length === 1;
-    return `Not given to the agent: ${which} — ${whys}. Send ${one ? 'it' : 'them'} again in a new turn to continue.${given}`;
+    // A turn interrupted by a double-text passes its unapplied messages to the interrupting turn.
+    const cancelled = dropped.some((m) => m.reason === 'cancelled')
+      ? ` If a new turn interrupted this one, that turn got ${one ? 'it' : 'them'}; otherwise send ${one ? 'it' : 'them'} again in a new turn.`
+      : ` Send ${one ? 'it' : 'them'} again in a new turn to continue.`;
+    return `Not given to the agent: ${which} — ${whys}.${cancelled}${given}`;
   }
   if (waiting === 0) return applied === 1 ? 'Your message was given to the agent.' : `Your ${applied} messages were given to the agent.`;
   return `Message sent — the agent gets it before its next step (${waiting} waiting).`;

@@ -72,8 +72,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     loggerInstance: services.log as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: () => crypto.randomUUID(),
-    // `/v1/turns/` is `/v1/turns` (a trailing slash read as an empty id gave 400).
-    routerOptions: { ignoreTrailingSlash: true },
+    // `/v1/turns/` is `/v1/turns` (a trailing slash read as an empty id gave 400), `//` is `/`.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     // Request lines go to debug (src/http/request-log.ts), not Fastify's info pair.
     logController: new LogController({ disableRequestLogging: true }),
     // Open SSE streams (e.g. of a queued turn) must not keep close() waiting: they are cut and

@@ -50,7 +50,7 @@ export class ServiceMetrics {
     const self = this;
     const gauge = (name: string, help: string, pick: (c: TurnCounts) => number) =>
       new Gauge({ name, help, registers: [this.registry], collect() { this.set(pick(self.counts)); } });
-    gauge('turns_queued', 'Turns waiting for a run slot.', (c) => c.queued);
+    gauge('turns_queued', 'Turns queued: waiting for a run slot, or for the previous turn they continue (enqueue, interrupt).', (c) => c.queued);
     gauge('turns_running', 'Turns running now.', (c) => c.running);
     gauge('turns_waiting', 'Turns paused waiting for input from outside (approval, clarification).', (c) => c.waiting ?? 0);
     collectDefaultMetrics({ register: this.registry });

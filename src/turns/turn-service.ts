@@ -101,6 +101,7 @@ export class DefaultTurnService implements TurnService {
         onRunEnded: (id) => {
           this.waiters.wake(id);
           void this.refreshQueued().catch(() => undefined);
+          void this.releaseFollowUps(id).catch((err) => this.deps.log?.error({ err, turn_id: id }, 'starting the follow-ups of a turn failed'));
         },
         waitFinished: (id, signal) => this.waitFinished(id, signal),
       });
@@ -147,17 +148,21 @@ export class DefaultTurnService implements TurnService {
       }
       const owner = activeTurnOwner(prev);
       if (owner && prev.kind !== (options.kind ?? 'main')) throw previousTurnOwned(prev, owner);
+      const strategy = input.multitask_strategy ?? 'reject';
       if (!isFinished(prev)) {
-        const strategy = input.multitask_strategy ?? 'reject';
         if (strategy === 'reject') throw previousTurnActive(prev);
         if (strategy === 'steer') return this.steer(prev, input, key, hashes);
-        // enqueue / interrupt: the new turn goes behind the follow-ups already queued on `prev`
-        // (double-texting twice chains: the second continues the first, not `prev` beside it) and
-        // is deferred by its runner until that turn has finished; interrupt cancels `prev` and
-        // those follow-ups (a turn cancelled while queued passes its input on: storedTranscript).
+      }
+      if (strategy === 'enqueue' || strategy === 'interrupt') {
+        // The new turn goes behind the follow-ups still active on `prev` (double-texting twice
+        // chains: the second continues the first, not `prev` beside it) — also when `prev` itself
+        // has just ended, e.g. cancelled by an earlier interrupt — and is deferred by its runner
+        // until that turn has finished; interrupt cancels every active turn of that chain (a turn
+        // cancelled while queued passes its input on: storedTranscript).
         const chain = await this.unfinishedChain(prev);
-        if (strategy === 'interrupt') interrupt = chain.map((t) => t.id);
-        input = { ...input, previous_turn_id: chain.at(-1)!.id };
+        const active = chain.filter((t) => !isFinished(t));
+        if (strategy === 'interrupt') interrupt = active.map((t) => t.id);
+        if (active.length > 0) input = { ...input, previous_turn_id: chain.at(-1)!.id };
       }
     }
 
@@ -198,25 +203,42 @@ export class DefaultTurnService implements TurnService {
   }
 
   /**
-   * `prev` (not finished) and the unfinished turns queued after it in its conversation: each the
-   * newest unfinished turn whose request continues the one before (`previous_turn_id`), oldest
-   * first (at most 100). A double-text with `enqueue` or `interrupt` continues the last one.
+   * Turn `id` has ended: its follow-ups that wait for it (`enqueue` / `interrupt`, deferred by
+   * their runner) become claimable now instead of after their deferral, and the runner is woken.
+   */
+  private async releaseFollowUps(id: string): Promise<void> {
+    const rec = await this.deps.store.get(id);
+    if (!rec || !isFinished(rec)) return;
+    let released = false;
+    for (const next of await this.deps.store.continuations(id, rec.agent_id)) {
+      if ((await this.deps.store.get(next))?.status === 'queued' && (await this.deps.queue.enqueue(next))) released = true;
+    }
+    if (released) this.wake();
+  }
+
+  /**
+   * The path from `prev` to the newest unfinished turn that continues it, directly or through
+   * other turns (`previous_turn_id`; e.g. through a follow-up an interrupt already cancelled),
+   * oldest first; just `[prev]` when none is unfinished. Looks at most 200 turns. A double-text
+   * with `enqueue` or `interrupt` continues the path's last turn.
    */
   private async unfinishedChain(prev: TurnRecord): Promise<TurnRecord[]> {
-    const chain = [prev];
-    for (let i = 0; i < 100; i++) {
-      let next: TurnRecord | undefined;
-      for (const id of await this.deps.store.continuations(chain.at(-1)!.id, prev.agent_id)) {
-        const t = await this.deps.store.get(id);
-        if (t && !isFinished(t)) {
-          next = t;
-          break;
-        }
+    const parent = new Map<string, TurnRecord>();
+    const queue: TurnRecord[] = [prev];
+    let newest: TurnRecord | undefined;
+    for (let seen = 0; queue.length > 0 && seen < 200; seen++) {
+      const t = queue.shift()!;
+      for (const id of await this.deps.store.continuations(t.id, prev.agent_id)) {
+        const next = await this.deps.store.get(id);
+        if (!next || parent.has(next.id)) continue;
+        parent.set(next.id, t);
+        queue.push(next);
+        if (!isFinished(next) && (!newest || next.id > newest.id)) newest = next; // uuidv7: newer sorts later
       }
-      if (!next) break;
-      chain.push(next);
     }
-    return chain;
+    const path: TurnRecord[] = [];
+    for (let t: TurnRecord | undefined = newest; t && t.id !== prev.id; t = parent.get(t.id)) path.unshift(t);
+    return [prev, ...path];
   }
 
   /**
@@ -297,6 +319,7 @@ export class DefaultTurnService implements TurnService {
       for (const m of (await this.deps.inputs?.closeQueue(id, 0)) ?? []) await this.deps.events.append(id, notApplied(m.id, cancelled));
       await this.deps.events.append(id, cancelled);
       this.waiters.wake(id);
+      await this.releaseFollowUps(id).catch((err) => this.deps.log?.error({ err, turn_id: id }, 'starting the follow-ups of a turn failed'));
       return store.get(id);
     }
     // A waiting turn (paused at a checkpoint) is queued again: its runner ends it, answering every open call.

@@ -63,7 +63,7 @@ describe('turn console steering box', () => {
     expect(await page.locator('#steer-form').isHidden()).toBe(true);
     const status = page.locator('#steer-status');
     expect(await status.isVisible()).toBe(true);
-    expect(await status.textContent()).toBe('Not given to the agent: "Skip the audit table." — the turn was cancelled first. Send it again in a new turn to continue.');
+    expect(await status.textContent()).toBe('Not given to the agent: "Skip the audit table." — the turn was cancelled first. If a new turn interrupted this one, that turn got it; otherwise send it again in a new turn.');
     await page.close();
   });
 

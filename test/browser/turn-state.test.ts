@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { applyEvent, initialTurnState, type IncomingEvent } from '../../console/turn-state.js';
 import { steerSummary } from '../../console/steer.js';
 import { turnOwnerNote } from '../../console/owner.js';
+import { jobQuestionNote } from '../../console/question.js';
 import { ApiError, plainWords } from '../../console/api.js';
 
 const events: IncomingEvent[] = [
@@ -104,7 +105,7 @@ describe('turn view-model', () => {
         { content: 'Second', fate: 'not_applied', reason: 'cancelled' },
         { content: 'Third', fate: 'not_applied', reason: 'cancelled' },
       ]),
-    ).toBe('Not given to the agent: "Second", "Third" — the turn was cancelled first. Send them again in a new turn to continue. (1 other message was given to the agent.)');
+    ).toBe('Not given to the agent: "Second", "Third" — the turn was cancelled first. If a new turn interrupted this one, that turn got them; otherwise send them again in a new turn. (1 other message was given to the agent.)');
     expect(steerSummary([{ content: 'x'.repeat(100), fate: 'not_applied', reason: 'failed' }])).toBe(`Not given to the agent: "${'x'.repeat(59)}…" — the turn failed first. Send it again in a new turn to continue.`);
   });
 
@@ -117,5 +118,12 @@ describe('turn view-model', () => {
     );
     const owned = 'turn t is run by background job job_1 and cannot be steered directly; send the message with POST /v1/jobs/job_1/messages instead';
     expect(plainWords(new ApiError(409, 'turn_owned', owned))).toBe(owned);
+  });
+
+  it("a background job's question points to the job instead of answering it with a new turn (which would leave the job waiting)", () => {
+    expect(jobQuestionNote({ kind: 'main', origin: { type: 'api' } })).toBeNull();
+    expect(jobQuestionNote({ kind: 'background_job', origin: { type: 'background_job', job_id: 'job_7' } })).toBe(
+      "This question is background job job_7's: answer it in the Background jobs panel (POST /v1/jobs/{id}/messages), which resumes the job.",
+    );
   });
 });

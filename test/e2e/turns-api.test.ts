@@ -20,6 +20,9 @@ describe('paths', () => {
     expect(list.status).toBe(200);
     expect(list.body.data.map((t: any) => t.id)).toEqual([created.body.id]);
     expect((await api(harness.svc.url, 'GET', `/v1/turns/${created.body.id}/`)).body).toMatchObject({ id: created.body.id, status: 'completed' });
+    // Doubled slashes read as one (they gave a 405 that named the very method used).
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${created.body.id}//`)).body).toMatchObject({ id: created.body.id, status: 'completed' });
+    expect((await api(harness.svc.url, 'GET', `/v1//turns/${created.body.id}`)).status).toBe(200);
   });
 });
 

@@ -59,6 +59,9 @@ describe('double-texting (multitask_strategy)', () => {
     expect(direct.status).toBe(400);
     expect(direct.body.error.code).toBe('invalid_request');
     expect(direct.body.error.details).toEqual([{ path: 'content', code: 'too_big', message: r.body.error.details[0].message }]);
+    // Emoji count 2 UTF-16 units each: over the cap in code units, the same answer (not another code).
+    const emoji = await api(harness.svc.url, 'POST', `/v1/turns/${prev}/messages`, { content: '😀'.repeat(50_001) });
+    expect(emoji.body.error).toEqual({ code: 'invalid_request', message: 'content must be at most 100000 characters long, got 100002', details: [{ path: 'content', code: 'too_big', message: 'must be at most 100000 characters long, got 100002' }] });
     // Nothing was queued into the running turn.
     expect((await finished(prev)).status).toBe('completed');
     const reqs = harness.model.requests.slice(-1).map((q) => texts(q.body));
@@ -215,6 +218,27 @@ describe('double-texting (multitask_strategy)', () => {
     expect(texts(reqs[1])).toEqual(['long request', 'queued follow-up', 'do this instead']);
     const started = (await finished(now.body.id)).started_at!;
     expect(Date.parse(started)).toBeGreaterThanOrEqual(Date.parse((await finished(prev)).completed_at!)); // after the busy turn had ended
+  });
+
+  it('interrupt twice chains: the second interrupts the first (cancelled, its input kept), not the ended turn beside it; an enqueue after goes behind', async () => {
+    const first = harness.model.requests.length;
+    harness.model.push(
+      { output: [functionCall('command', { command: 'sleep 30' }, { callId: 'call_busy' })] },
+      { output: [functionCall('command', { command: 'sleep 30' }, { callId: 'call_int1' })] },
+      { output: [message('second interrupt answered')] },
+      { output: [message('enqueued after')] },
+    );
+    const prev = await busyTurn('sleep 30', 'busy');
+    const int1 = await doubleText(prev, 'interrupt one', 'interrupt');
+    await readSse(`${harness.svc.url}/v1/turns/${int1.body.id}/events`, { stopWhen: (e) => e.event === 'tool.started', timeoutMs: 30_000 }); // prev ended; int1 runs
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${prev}`)).body.status).toBe('cancelled');
+    const int2 = await doubleText(prev, 'interrupt two', 'interrupt'); // prev has ended: int1 is what runs now
+    const after = await doubleText(prev, 'then this', 'enqueue');
+    expect(await finished(int2.body.id)).toMatchObject({ status: 'completed', output_text: 'second interrupt answered' });
+    expect(await finished(int1.body.id)).toMatchObject({ status: 'cancelled' });
+    expect(await finished(after.body.id)).toMatchObject({ status: 'completed', output_text: 'enqueued after' });
+    const reqs = harness.model.requests.slice(first).map((q) => q.body);
+    expect(reqs.map(texts)).toEqual([['busy'], ['busy', 'interrupt one'], ['busy', 'interrupt one', 'interrupt two'], ['busy', 'interrupt one', 'interrupt two', 'then this']]);
   });
 
   it('a strategy on a finished previous turn is a normal continuation', async () => {

@@ -86,7 +86,8 @@ export function turnFinished(id: string, status: string): DomainError {
 export function steeringTooLong(field: string, content: string): DomainError | undefined {
   if (content.length <= MAX_INPUT_CHARS) return undefined;
   const what = `must be at most ${MAX_INPUT_CHARS} characters long, got ${content.length}`;
-  return new DomainError('invalid_request', `${field} ${what} (a steering message: multitask_strategy "steer")`, 400, [{ path: field, code: 'too_big', message: what }]);
+  const why = field === 'input' ? ' (a steering message: multitask_strategy "steer")' : '';
+  return new DomainError('invalid_request', `${field} ${what}${why}`, 400, [{ path: field, code: 'too_big', message: what }]);
 }
 
 /** `input.not_applied` for steering message `messageId` of a turn ending with `terminal`. */
@@ -113,12 +114,13 @@ export class TurnInputs {
    * Store `content` for turn `turnId` (queued, running or waiting) and log `input.queued`.
    * @param source who sent it (`api`, `double_text`, a service name); stored with the message.
    * @throws DomainError 404 `not_found` (no such turn), 409 `turn_finished` (with a hint to use
-   *   `previous_turn_id`), 400 `invalid_input` (empty or longer than {@link MAX_INPUT_CHARS}).
+   *   `previous_turn_id`), 400 `invalid_request` with details (empty, or longer than
+   *   {@link MAX_INPUT_CHARS} UTF-16 code units — the unit of `content.length`, so an emoji counts 2).
    */
   async send(turnId: string, content: string, source = 'api'): Promise<QueuedInput> {
-    if (content.length === 0 || content.length > MAX_INPUT_CHARS) {
-      throw new DomainError('invalid_input', `a steering message must be 1..${MAX_INPUT_CHARS} characters (got ${content.length})`, 400);
-    }
+    if (content.length === 0) throw new DomainError('invalid_request', 'content must not be empty', 400, [{ path: 'content', code: 'too_small', message: 'must not be empty' }]);
+    const tooLong = steeringTooLong('content', content);
+    if (tooLong) throw tooLong;
     const rec = await this.d.turns.get(turnId);
     if (!rec) throw new DomainError('not_found', `turn ${turnId} not found`, 404);
     if (isFinished(rec)) throw turnFinished(turnId, rec.status);
