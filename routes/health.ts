@@ -39,7 +39,7 @@ export const healthRoutes: RoutePlugin = async (app, { services }) => {
     return {
       status: 'ready',
       checks: { database: 'ok', engine, model: probe ? 'reachable' : model, ...(listen ? { listen } : {}) },
-      turns: await services.turns.currentStats(),
+      turns: await services.turns.stats(),
     };
   });
 };

@@ -196,7 +196,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     },
     log,
   });
-  turnCounts = () => turns.currentStats();
+  turnCounts = () => turns.stats();
   const approvals = new ApprovalService({
     store: engine.approvals,
     turns: turnStore,

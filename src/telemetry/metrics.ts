@@ -58,7 +58,11 @@ export class ServiceMetrics {
 
   /** The exposition text and its Content-Type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
-    this.counts = await this.readCounts();
+    try {
+      this.counts = await this.readCounts();
+    } catch {
+      // The store did not answer: the gauges keep the last counts; the scrape still succeeds.
+    }
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }

@@ -80,8 +80,6 @@ export class DefaultTurnService implements TurnService {
   private readonly runner: TurnRunner | undefined;
   private stopping = false;
   private started = false;
-  private queuedCount = 0;
-  private waitingCount = 0;
   /** Set by the workflow service once it exists (it is built after the turn service). */
   bindings: TaskBindingResolver | undefined;
 
@@ -100,7 +98,6 @@ export class DefaultTurnService implements TurnService {
         owner: deps.instanceId ?? uuidv7(),
         onRunEnded: (id) => {
           this.waiters.wake(id);
-          void this.refreshQueued().catch(() => undefined);
           void this.releaseFollowUps(id).catch((err) => this.deps.log?.error({ err, turn_id: id }, 'starting the follow-ups of a turn failed'));
         },
         waitFinished: (id, signal) => this.waitFinished(id, signal),
@@ -198,7 +195,6 @@ export class DefaultTurnService implements TurnService {
       })();
     }
     if (this.started) this.runner?.wake();
-    await this.refreshQueued();
     return rec;
   }
 
@@ -378,10 +374,8 @@ export class DefaultTurnService implements TurnService {
    */
   async recover(): Promise<{ resumable: number; queued: number }> {
     const resumable = await this.deps.queue.recoverOrphans(Date.now());
-    // The queued / waiting counts of stats() start from the store, not from 0: turns left queued
-    // or waiting by the previous run count from the first scrape on.
-    await this.refreshQueued();
-    return { resumable, queued: this.queuedCount };
+    const queued = (await this.deps.store.idsWithStatus(['queued'])).length;
+    return { resumable, queued };
   }
 
   /** Start claiming and running turns (queued ones in order, then new ones). */
@@ -423,32 +417,24 @@ export class DefaultTurnService implements TurnService {
     }
   }
 
-  /**
-   * Turns running in this instance now, and turns queued / waiting in the store as of this
-   * instance's start ({@link recover}) or its last create or run end, whichever came last.
-   */
-  stats(): { running: number; queued: number; waiting: number } {
-    return { running: this.runner?.size ?? 0, queued: this.queuedCount, waiting: this.waitingCount };
+  /** Turns running in this instance now. */
+  get runningCount(): number {
+    return this.runner?.size ?? 0;
   }
 
   /**
-   * {@link stats} with the queued / waiting counts read from the store now (so they include
-   * turns other instances on the same store created, claimed or paused). For /readyz and
-   * /metrics; falls back to the last counts when the store cannot answer.
+   * Turns running in this instance now, and turns queued / waiting in the store now (so also
+   * those other instances on the same store created, claimed or paused, and those a previous run
+   * left). For /readyz and /metrics.
    */
-  async currentStats(): Promise<{ running: number; queued: number; waiting: number }> {
-    await this.refreshQueued().catch(() => undefined);
-    return this.stats();
+  async stats(): Promise<{ running: number; queued: number; waiting: number }> {
+    const [queued, waiting] = await Promise.all([this.deps.store.idsWithStatus(['queued']), this.deps.store.idsWithStatus(['waiting'])]);
+    return { running: this.runningCount, queued: queued.length, waiting: waiting.length };
   }
 
   /** Claim queued turns now (e.g. one put back in the queue by a decision). */
   wake(): void {
     if (this.started) this.runner?.wake();
-  }
-
-  private async refreshQueued(): Promise<void> {
-    this.queuedCount = (await this.deps.store.idsWithStatus(['queued'])).length;
-    this.waitingCount = (await this.deps.store.idsWithStatus(['waiting'])).length;
   }
 }
 

@@ -68,7 +68,7 @@ describe('a call that needs approval', () => {
       expect.objectContaining({ call_id: 'call_w1', name: 'write_file', label: 'Writing notes/plan.txt', arguments: { path: 'notes/plan.txt', content: 'step one\n' }, status: 'pending', expires_at: requested.expires_at }),
     ]);
     expect(existsSync(homeFile(harness, 'appr-1', 'notes/plan.txt'))).toBe(false);
-    expect(harness.svc.services.turns.stats().waiting).toBeGreaterThanOrEqual(1);
+    expect((await harness.svc.services.turns.stats()).waiting).toBeGreaterThanOrEqual(1);
     const metrics = await fetch(`${harness.svc.url}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/^turns_waiting [1-9]/m);
 

@@ -13,7 +13,7 @@ it('runs 50 concurrent streaming turns to completion with every event in order',
   const n = 50;
   for (let i = 0; i < 2 * n; i++) harness.model.push(todoThenAnswer);
   let maxRunning = 0;
-  const probe = setInterval(() => (maxRunning = Math.max(maxRunning, harness.svc.services.turns.stats().running)), 5);
+  const probe = setInterval(() => (maxRunning = Math.max(maxRunning, harness.svc.services.turns.runningCount)), 5);
   const results = await Promise.all(
     Array.from({ length: n }, (_, i) =>
       readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: `job-${i}`, agent_id: `agent-${i}`, tools: ['todo'] }, timeoutMs: 60_000 }),

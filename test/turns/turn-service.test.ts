@@ -42,7 +42,7 @@ it('queues turns beyond MAX_CONCURRENT_TURNS and runs them in order', async () =
   const a = await s.turns.create({ input: 'a', agent_id: 'x' });
   const b = await s.turns.create({ input: 'b', agent_id: 'x' });
   expect((await s.turns.get(b.id))!.status).toBe('queued');
-  expect(s.turns.stats()).toEqual({ running: 1, queued: 1, waiting: 0 });
+  expect(await s.turns.stats()).toEqual({ running: 1, queued: 1, waiting: 0 });
   const [ra, rb] = await Promise.all([s.turns.waitForTerminal(a.id), s.turns.waitForTerminal(b.id)]);
   expect([ra.status, rb.status]).toEqual(['completed', 'completed']);
   expect(rb.output_text).toBe('second a b c');
