@@ -342,12 +342,9 @@ function turnApprovalGate(d: TurnRunDeps, id: string, request: CreateTurnInput, 
 async function takeOverInterrupted(d: Pick<TurnRunDeps, 'store' | 'inputs'>, previousId: string, rec: TurnRecord): Promise<{ items: TranscriptItem[]; taken(): Promise<void> } | undefined> {
   if (!d.inputs) return undefined;
   const parts: { items: TranscriptItem[]; taken(): Promise<void> }[] = [];
-  for (let id: string | undefined = previousId, i = 0; id && i < 100; i++) {
-    const prev = await d.store.get(id);
-    if (!prev || prev.completed_at == null || prev.completed_at < rec.created_at) break;
-    parts.unshift(await d.inputs.takeOver(id));
-    if (prev.started_at != null) break; // it ran: the turns before it had ended
-    id = (await d.store.getRequest(id))?.previous_turn_id;
+  for await (const prev of backToFirstRun(d, previousId)) {
+    if (prev.completed_at == null || prev.completed_at < rec.created_at) break;
+    parts.unshift(await d.inputs.takeOver(prev.id));
   }
   return { items: parts.flatMap((p) => p.items), taken: async () => void (await Promise.all(parts.map((p) => p.taken()))) };
 }
@@ -358,14 +355,23 @@ async function takeOverInterrupted(d: Pick<TurnRunDeps, 'store' | 'inputs'>, pre
  * queued behind may still be ending. A turn continuing `id` may start then.
  */
 async function previousFinished(d: Pick<TurnRunDeps, 'store'>, id: string): Promise<boolean> {
+  for await (const prev of backToFirstRun(d, id)) if (!isFinished(prev)) return false;
+  return true;
+}
+
+/**
+ * Turn `id` and, back through `previous_turn_id`, the turns before it up to and including the
+ * first one that ran (`started_at` set): a turn cancelled while queued never ran, so what it
+ * waited for is the turn before it. Stops at an unknown turn; at most 100 turns.
+ */
+async function* backToFirstRun(d: Pick<TurnRunDeps, 'store'>, id: string): AsyncGenerator<TurnRecord> {
   for (let cur: string | undefined = id, i = 0; cur && i < 100; i++) {
-    const prev = await d.store.get(cur);
-    if (!prev) return true;
-    if (!isFinished(prev)) return false;
-    if (prev.started_at != null) return true; // it ran, so the turns before it had finished
+    const t = await d.store.get(cur);
+    if (!t) return;
+    yield t;
+    if (t.started_at != null) return; // it ran, so the turns before it had ended
     cur = (await d.store.getRequest(cur))?.previous_turn_id;
   }
-  return true;
 }
 
 function terminalFromResult(r: RunTurnResult): TurnEvent {
