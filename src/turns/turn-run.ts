@@ -39,7 +39,7 @@ import type { TaskBindingResolver } from './task-binding.js';
 import { TurnCheckpointer } from './turn-checkpoints.js';
 import { buildTurnContext } from './turn-context.js';
 import { inputItems } from './turn-input.js';
-import { isFinished, outcomeFromEvent } from './turn-outcome.js';
+import { isFinished, outcomeFromEvent, terminalFromResult } from './turn-outcome.js';
 import type { CreateTurnInput, TurnRecord } from './turn-service-types.js';
 import type { TurnOutcome } from '../store/turn-store.js';
 import { notApplied, type TurnInputs } from './inputs/turn-inputs.js';
@@ -374,9 +374,4 @@ async function* backToFirstRun(d: Pick<TurnRunDeps, 'store'>, id: string): Async
   }
 }
 
-function terminalFromResult(r: RunTurnResult): TurnEvent {
-  if (r.status === 'completed') return { type: 'turn.completed', output_text: r.outputText, stop_reason: r.stopReason ?? 'stop', steps: r.steps, usage: r.usage };
-  if (r.status === 'cancelled') return { type: 'turn.cancelled', calls: [] };
-  return { type: 'turn.failed', error: r.error ?? { code: 'failed', message: 'turn failed' } };
-}
 
