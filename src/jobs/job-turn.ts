@@ -7,6 +7,7 @@
  * (`previous_turn_id`). And how a finished job turn maps onto the job's next status.
  */
 import { TOOL_FAMILIES, type ToolFamily } from '../config.js';
+import { clip } from '../runtime/text-cut.js';
 import type { CreateTurnInput, TurnRecord } from '../turns/turn-service-types.js';
 import type { JobError, JobRecord, JobStatus } from './types.js';
 
@@ -83,7 +84,7 @@ export function jobTurnOutcome(turn: TurnRecord): JobTurnOutcome | undefined {
  */
 export function withQuestionLimit(job: Pick<JobRecord, 'attempts'>, outcome: JobTurnOutcome | undefined, maxQuestions: number): JobTurnOutcome | undefined {
   if (outcome?.to !== 'waiting_on_user' || job.attempts <= maxQuestions) return outcome;
-  const question = outcome.question.length > 200 ? `${outcome.question.slice(0, 200)}…` : outcome.question;
+  const question = clip(outcome.question, 200);
   return {
     to: 'failed',
     error: {
