@@ -92,7 +92,7 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
   const workflowNotifier = notifierFor(workflowLog);
   const jobLog = new PgEventLog<JobEvent>(pg);
   const jobNotifier = notifierFor(jobLog);
-  const turnStore = new PgTurnStore(pg);
+  const turnStore = new PgTurnStore(pg, turnLog); // a finished record commits with its terminal event
   return {
     turnStore,
     traceOfSync: (id) => turnStore.knownTrace(id),

@@ -76,11 +76,12 @@ export interface TurnStore {
   /** Store the outcome. Only a turn not finished yet changes; returns false otherwise. */
   finish(id: string, outcome: TurnOutcome): Promise<boolean>;
   /**
-   * {@link finish}, written in the turn event log's next batch (engines whose store and log share
-   * one database: SQLite): an event appended with `appendQueued` right after, in the same
-   * synchronous step, is committed in the same transaction — so a turn's finished record and its
-   * terminal event are stored together or not at all (no crash between them), and the event is
-   * streamed only once the record says finished. Absent: use `finish`, then append.
+   * {@link finish}, written in the transaction of the turn's next event (engines whose store and
+   * log share one database): the event appended right after, in the same synchronous step
+   * (`appendQueued` on SQLite, `append` on Postgres), is committed in the same transaction — so a
+   * turn's finished record and its terminal event are stored together or not at all (no crash
+   * between them), and the event is streamed only once the record says finished. Absent: use
+   * `finish`, then append.
    */
   finishInBatch?(id: string, outcome: TurnOutcome): Promise<boolean>;
   /** Finish a turn only while it is still `queued` (cancel before it ran). True when it was. */

@@ -4,10 +4,10 @@
  * (src/turns/turn-checkpoints.ts), and finish its record.
  *
  * Record and log stay consistent: a client that sees `turn.completed` and then GETs the turn reads
- * the final status. On SQLite the finished record and the terminal event are one commit
- * (`TurnStore.finishInBatch`), so a crash leaves both or neither (then the turn resumes and ends
- * again); elsewhere the record is finished BEFORE the terminal event is appended (a crash between
- * them leaves a finished turn without its terminal event in the log). The final checkpoint
+ * the final status. The finished record and the terminal event are one commit
+ * (`TurnStore.finishInBatch`, on SQLite and Postgres), so a crash leaves both or neither (then the
+ * turn resumes and ends again); a store without it finishes the record BEFORE the terminal event
+ * is appended (a crash between them would leave a finished turn without its terminal event). The final checkpoint
  * (transcript included) is stored before or with both, so every ending keeps its transcript and
  * `previous_turn_id` always continues the real conversation.
  *
@@ -118,13 +118,18 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
   let current: TurnState | undefined;
   /** The finished record's write when it joined the terminal event's batch, and its outcome. */
   let finishing: { written: Promise<boolean>; outcome: TurnOutcome } | undefined;
-  /** Wait for both; a record whose write failed alone (its own savepoint) is finished directly. */
+  /**
+   * Wait for both. A record whose write failed alone (its own savepoint; the event is stored) is
+   * finished directly; when the event was not stored either (one transaction), neither is, and
+   * this rejects: the record stays unfinished and the turn resumes and ends again.
+   */
   const finishedWith = async (f: NonNullable<typeof finishing>, stored: Promise<unknown>) => {
-    await f.written.catch(async (err: unknown) => {
-      d.log?.error({ err, turn_id: id }, 'finishing the turn record with its terminal event failed; finishing it alone');
+    const [written, event] = await Promise.allSettled([f.written, stored]);
+    if (event.status === 'rejected') throw event.reason;
+    if (written.status === 'rejected') {
+      d.log?.error({ err: written.reason, turn_id: id }, 'finishing the turn record with its terminal event failed; finishing it alone');
       await d.store.finish(id, f.outcome);
-    });
-    await stored;
+    }
   };
   const append = async (event: TurnEvent) => {
     if (terminal) return; // nothing after the terminal event
@@ -136,9 +141,9 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       terminal = event;
       const outcome = outcomeFromEvent(event, (await d.store.get(id))!);
       if (current && event.type !== 'turn.completed') Object.assign(outcome, { output_text: current.lastText, steps: current.steps, usage: current.usage ? { ...current.usage } : null });
-      if (d.store.finishInBatch && d.events.appendQueued) {
-        // One commit for the finished record and the terminal event queued just below (same
-        // synchronous step), after the final checkpoint and the events before it (queued earlier):
+      if (d.store.finishInBatch) {
+        // One commit for the finished record and the terminal event appended just below (same
+        // synchronous step), after the final checkpoint and the events before it (queued or stored earlier):
         // no crash can leave one without the other, and the event streams once the record says so.
         finishing = { written: d.store.finishInBatch(id, outcome), outcome };
       } else {
@@ -149,7 +154,9 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     }
     try {
       if (!d.events.appendQueued) {
-        seq = (await d.events.append(id, event)).seq;
+        const stored = d.events.append(id, event);
+        if (finishing) await finishedWith(finishing, stored);
+        seq = (await stored).seq;
         return;
       }
       // Write-behind where nothing depends on the event being stored yet (it is, within this

@@ -1,9 +1,12 @@
-/** The turn-side store contract suite (turns, queue, checkpoints) against a real Postgres. */
+/** The turn-side store contract suite (turns, queue, checkpoints) against a real Postgres, and finishing a record with its terminal event. */
+import { expect, it } from 'vitest';
 import { PgCheckpointStore } from '../../src/store/postgres/pg-checkpoint-store.js';
 import { PgTurnQueue } from '../../src/store/postgres/pg-turn-queue.js';
+import { PgEventLog } from '../../src/store/postgres/pg-event-log.js';
 import { PgTurnStore } from '../../src/store/postgres/pg-turn-store.js';
+import type { TurnOutcome } from '../../src/store/turn-store.js';
 import { describePostgres, migratedSchema } from '../support/postgres.js';
-import { describeTurnStoreContract } from './contracts/turn-stores.contract.js';
+import { describeTurnStoreContract, newTurn } from './contracts/turn-stores.contract.js';
 
 describePostgres('postgres turn stores', () => {
   describeTurnStoreContract('postgres', async () => {
@@ -17,5 +20,74 @@ describePostgres('postgres turn stores', () => {
       },
       close: () => db.close(),
     };
+  });
+});
+
+const outcome = (): TurnOutcome => ({ status: 'completed', completed_at: new Date().toISOString(), output_text: 'done', stop_reason: 'stop', steps: 1, usage: { input_tokens: 1, output_tokens: 2 }, error: null, transcript: null });
+
+describePostgres('a turn record finished with its terminal event (Postgres: one transaction)', () => {
+  it('commits the record with the event appended right after it', async () => {
+    const { db } = await migratedSchema();
+    try {
+      const log = new PgEventLog<{ type: string }>(db);
+      const store = new PgTurnStore(db, log);
+      const t = newTurn();
+      await store.insert(t);
+      await log.append(t.id, { type: 'turn.started' });
+      const finished = store.finishInBatch(t.id, outcome());
+      const terminal = log.append(t.id, { type: 'turn.completed' });
+      expect(await finished).toBe(true);
+      expect((await terminal).seq).toBe(2);
+      expect(await store.get(t.id)).toMatchObject({ status: 'completed', output_text: 'done' });
+      // A second finish changes nothing, and its event is still stored.
+      const again = store.finishInBatch(t.id, { ...outcome(), output_text: 'other' });
+      await log.append(t.id, { type: 'x' });
+      expect(await again).toBe(false);
+      expect((await store.get(t.id))!.output_text).toBe('done');
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('stores neither when the event cannot be stored: the record stays unfinished and the turn can resume', async () => {
+    const { db } = await migratedSchema();
+    try {
+      const log = new PgEventLog<{ type: string }>(db);
+      const store = new PgTurnStore(db, log);
+      const t = newTurn();
+      await store.insert(t);
+      // The terminal event's INSERT fails inside the transaction (as a crash before COMMIT would end it).
+      await db.query(`CREATE FUNCTION refuse_terminal() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        IF NEW.type = 'turn.completed' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$`);
+      await db.query('CREATE TRIGGER refuse_terminal BEFORE INSERT ON event_log FOR EACH ROW EXECUTE FUNCTION refuse_terminal()');
+      const finished = store.finishInBatch(t.id, outcome());
+      const terminal = log.append(t.id, { type: 'turn.completed' });
+      await expect(terminal).rejects.toThrow(/refused/);
+      await expect(finished).rejects.toThrow(/refused/);
+      expect((await store.get(t.id))!.status).toBe('queued');
+      expect(await log.lastSeq(t.id)).toBe(0);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('keeps the events when the record write fails alone (its own savepoint), and runs a write no event claimed by itself', async () => {
+    const { db } = await migratedSchema();
+    try {
+      const log = new PgEventLog<{ type: string }>(db);
+      const store = new PgTurnStore(db, log);
+      const t = newTurn();
+      await store.insert(t);
+      const failing = log.joinNext(t.id, async (tx) => void (await tx.query('SELECT no_such_column FROM turns')));
+      const event = log.append(t.id, { type: 'turn.completed' });
+      await expect(failing).rejects.toThrow(/no_such_column/);
+      expect((await event).seq).toBe(1);
+      // No append follows: the write runs alone, in its own transaction.
+      expect(await store.finishInBatch(t.id, outcome())).toBe(true);
+      expect((await store.get(t.id))!.status).toBe('completed');
+      expect(await log.lastSeq(t.id)).toBe(1);
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ import type { StoredTaskBinding, TurnRecordStatus } from '../../turns/turn-kinds
 import type { CreateTurnInput, TurnRecord } from '../../turns/turn-service-types.js';
 import { turnRecordFromRow as toRecord, type TurnRow } from '../turn-rows.js';
 import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from '../turn-store.js';
-import type { PgDatabase } from './pg-database.js';
+import type { PgDatabase, PgQueryable } from './pg-database.js';
 
 type Row = TurnRow & { trace_parent: string | null };
 
@@ -28,7 +28,14 @@ const FINISHED = `status IN ('completed', 'failed', 'cancelled')`;
 export class PgTurnStore implements TurnStore {
   private readonly known = new Map<string, { trace: TurnTrace | null; started_at: string | null }>();
 
-  constructor(private readonly db: PgDatabase) {}
+  /**
+   * @param log the turn event log on the same database: with it, {@link finishInBatch} commits the
+   * finished record with the turn's next event (its terminal event) in one transaction.
+   */
+  constructor(
+    private readonly db: PgDatabase,
+    private readonly log?: { joinNext(streamId: string, write: (tx: PgQueryable) => Promise<void>): Promise<void> },
+  ) {}
 
   private remember(id: string, v: { trace: TurnTrace | null; started_at: string | null }): void {
     this.known.delete(id);
@@ -113,12 +120,19 @@ export class PgTurnStore implements TurnStore {
     return this.finishWhere(id, o, `NOT ${FINISHED}`);
   }
 
+  /** See {@link TurnStore.finishInBatch}: joined to the turn's next event (`PgEventLog.joinNext`, ./pg-event-log.ts); without a log it is `finish`. */
+  finishInBatch(id: string, o: TurnOutcome): Promise<boolean> {
+    if (!this.log) return this.finish(id, o);
+    let changed = false;
+    return this.log.joinNext(id, async (tx) => void (changed = await this.finishWhere(id, o, `NOT ${FINISHED}`, tx))).then(() => changed);
+  }
+
   finishQueued(id: string, o: TurnOutcome): Promise<boolean> {
     return this.finishWhere(id, o, `status = 'queued'`);
   }
 
-  private async finishWhere(id: string, o: TurnOutcome, condition: string): Promise<boolean> {
-    const r = await this.db.query(
+  private async finishWhere(id: string, o: TurnOutcome, condition: string, db: PgQueryable = this.db): Promise<boolean> {
+    const r = await db.query(
       `UPDATE turns SET status = $1, completed_at = $2, output_text = $3, stop_reason = $4, steps = $5,
          input_tokens = $6, output_tokens = $7, error = $8, transcript = $9, owner = NULL, lease_until = NULL, usage_unknown = $11
        WHERE id = $10 AND ${condition}`,
