@@ -120,8 +120,28 @@ export class DefaultTurnService implements TurnService {
    *   400 `invalid_request` (input over the steering cap, details `[{path: "input", code,
    *   message}]`, see `steeringTooLong`) and `TurnInputs.send`'s errors. Double-texting: see {@link CreateTurnInput.multitask_strategy};
    *   `steer` returns the previous turn with `steered` set instead of a new turn.
+   *
+   * Follow-ups (`enqueue` / `interrupt`) of one agent are created one at a time in this instance,
+   * so two sent at once chain (the second goes behind the first) instead of both continuing the
+   * same turn.
    */
-  async create(input: CreateTurnInput, options: CreateTurnOptions = {}): Promise<TurnRecord> {
+  create(input: CreateTurnInput, options: CreateTurnOptions = {}): Promise<TurnRecord> {
+    const strategy = input.multitask_strategy;
+    if (input.previous_turn_id === undefined || (strategy !== 'enqueue' && strategy !== 'interrupt')) return this.createNow(input, options);
+    const before = this.followUpLocks.get(input.agent_id) ?? Promise.resolve();
+    const created = before.then(() => this.createNow(input, options));
+    const settled = created.then(() => undefined, () => undefined);
+    this.followUpLocks.set(input.agent_id, settled);
+    void settled.then(() => {
+      if (this.followUpLocks.get(input.agent_id) === settled) this.followUpLocks.delete(input.agent_id);
+    });
+    return created;
+  }
+
+  /** Per agent: the follow-up creation the next one waits for ({@link create}). */
+  private readonly followUpLocks = new Map<string, Promise<void>>();
+
+  private async createNow(input: CreateTurnInput, options: CreateTurnOptions): Promise<TurnRecord> {
     const { config, store } = this.deps;
     if (this.stopping) throw new HttpError(503, 'shutting_down', 'the service is shutting down');
     const model = requireModel(this.deps.modelClient !== undefined, input.model, config.MODEL);

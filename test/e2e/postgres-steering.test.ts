@@ -2,7 +2,8 @@
  * Steering with two real service processes on one real Postgres: messages sent to BOTH instances
  * while one of them runs the turn's command (one through POST /v1/turns/{id}/messages, one as a
  * double-text with `multitask_strategy: steer`) reach the model exactly once each, in the order
- * they were stored, in the request after the command — whichever instance runs the turn.
+ * they were stored, in the request after the command — whichever instance runs the turn. And
+ * follow-ups (`enqueue`) sent to one instance at once chain instead of continuing the same turn.
  */
 import { beforeAll, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
@@ -42,5 +43,24 @@ describePostgres('steering across two instances on one Postgres', () => {
     expect(users).toEqual(['wait a bit', 'note one (via B)', 'note two (via A)']);
     const out = last.findIndex((i) => i.type === 'function_call_output' && i.call_id === 'call_wait');
     expect(last[out + 1]).toMatchObject({ role: 'user', content: 'note one (via B)' });
+  }, 300_000);
+
+  it('enqueues sent at once to one instance chain: each continues a different turn, and they run one after the other', async () => {
+    const [a] = urls;
+    pg.model.push(
+      { output: [functionCall('command', { command: 'sleep 3' }, { callId: 'call_busy' })] },
+      { output: [message('busy done')] },
+      ...['a', 'b', 'c', 'd'].map((x) => ({ output: [message(`answer ${x}`)] })),
+    );
+    const created = await api(a, 'POST', '/v1/turns', { input: 'busy', tools: ['computer'] });
+    const prev: string = created.body.id;
+    await readSse(`${a}/v1/turns/${prev}/events`, { stopWhen: (e) => e.event === 'tool.started', timeoutMs: 120_000 });
+    const sent = await Promise.all(['a', 'b', 'c', 'd'].map((x) => api(a, 'POST', '/v1/turns', { input: `at once ${x}`, tools: ['computer'], previous_turn_id: prev, multitask_strategy: 'enqueue' })));
+    expect(sent.map((r) => r.status)).toEqual([202, 202, 202, 202]);
+    const records = await Promise.all(sent.map(async (r) => (await readSse(`${a}/v1/turns/${r.body.id}/events`, { timeoutMs: 120_000 })).events.at(-1)!.json));
+    expect(records.map((e) => e.type)).toEqual(['turn.completed', 'turn.completed', 'turn.completed', 'turn.completed']);
+    // Each follow-up's last request carries every earlier follow-up of the chain: one chain, no two beside each other.
+    const seen = pg.model.requests.slice(-4).map((q) => (q.body.input as { role?: string; content?: unknown }[]).filter((i) => i.role === 'user').length);
+    expect(seen).toEqual([2, 3, 4, 5]);
   }, 300_000);
 });
