@@ -11,8 +11,13 @@
  *   is refused (as Fastify's parser does, against prototype poisoning) with 400
  *   `forbidden_json_key` naming the key and its path and saying to rename it
  *   ({@link forbiddenKeyError}) — not `invalid_json`: the body is valid JSON.
+ * - encoding: bytes that are not valid UTF-8 → 400 `invalid_json` (instead of being replaced by
+ *   U+FFFD and reaching the model mangled).
+ * - syntax: malformed JSON → 400 `invalid_json` with the parser's position and what to send,
+ *   details `[{path: "", code: "invalid_json", message}]`.
  * The walks are iterative, so they cannot overflow themselves.
  */
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { HttpError } from './errors.js';
 
@@ -100,6 +105,23 @@ function parseLoosely(text: string): { value: unknown } | undefined {
   }
 }
 
+/** What JSON.parse says is wrong with `text` (e.g. "Unexpected end of JSON input"), or undefined when it parses. */
+function syntaxError(text: string): string | undefined {
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** 400 `invalid_json` naming where parsing failed, and what to send instead. */
+export function invalidJsonError(reason: string): HttpError {
+  return new HttpError(400, 'invalid_json', `request body is not valid JSON (${reason}); send one JSON value, e.g. {"input": "…"}, without trailing commas or comments`, [
+    { path: '', code: 'invalid_json', message: reason },
+  ]);
+}
+
 /** 400 `invalid_request` for a body nested deeper than {@link MAX_JSON_DEPTH}. */
 export function tooDeepError(path: string): HttpError {
   const message = `JSON nested more than ${MAX_JSON_DEPTH} levels deep`;
@@ -116,18 +138,26 @@ export function charsetOf(contentType: string | undefined): string | undefined {
 export function installJsonBodyParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
     const charset = charsetOf(request.headers['content-type']);
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       done(new HttpError(415, 'unsupported_media_type', `charset ${JSON.stringify(charset)} is not supported; send JSON as UTF-8`, { charset }), undefined);
       return;
     }
-    parseJson(request, body as string, (err: Error | null, value?: unknown) => {
+    if (!isUtf8(raw as Buffer)) {
+      const message = 'request body is not valid UTF-8';
+      done(new HttpError(400, 'invalid_json', `${message}; send JSON encoded as UTF-8`, [{ path: '', code: 'invalid_json', message }]), undefined);
+      return;
+    }
+    const body = (raw as Buffer).toString('utf8');
+    parseJson(request, body, (err: Error | null, value?: unknown) => {
       if (err) {
         // Fastify reports a prototype key as invalid JSON; say what it is when the JSON is valid.
-        const loose = (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? parseLoosely(body as string) : undefined;
+        const loose = (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? parseLoosely(body) : undefined;
         const found = loose ? forbiddenKeyPath(loose.value) : undefined;
-        return done(found ? forbiddenKeyError(found) : err, undefined);
+        if (found) return done(forbiddenKeyError(found), undefined);
+        const syntax = (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' && !loose ? syntaxError(body) : undefined;
+        return done(syntax ? invalidJsonError(syntax) : err, undefined);
       }
       const deep = tooDeepPath(value);
       if (deep !== undefined) return done(tooDeepError(deep), undefined);

@@ -1,7 +1,8 @@
 /**
  * The app's JSON body parser (src/http/json-body.ts): deeply nested bodies are a 400 with details
  * on every route (never a 500 from a stack overflow), a charset other than UTF-8 is a 415, and a
- * stack-overflow RangeError that still escapes a route is a 400.
+ * stack-overflow RangeError that still escapes a route is a 400; bytes that are not UTF-8 and
+ * malformed JSON are a 400 `invalid_json` that says where and what to send.
  */
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +80,30 @@ describe('prototype keys in JSON bodies', () => {
     const broken = await api(svc.url, 'POST', '/v1/turns', `{"input":"x","__proto__":`);
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('invalid_json');
+  });
+});
+
+describe('malformed bodies', () => {
+  it('refuses bytes that are not UTF-8 with 400 invalid_json and stores no turn (never U+FFFD to the model)', async () => {
+    const before = (await api(svc.url, 'GET', '/v1/turns?limit=100')).body.data.length;
+    const res = await fetch(`${svc.url}/v1/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat([Buffer.from('{"input":"'), Buffer.from([0xff, 0xfe]), Buffer.from(' bad utf8"}')]) });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toEqual({
+      code: 'invalid_json',
+      message: 'request body is not valid UTF-8; send JSON encoded as UTF-8',
+      details: [{ path: '', code: 'invalid_json', message: 'request body is not valid UTF-8' }],
+    });
+    expect((await api(svc.url, 'GET', '/v1/turns?limit=100')).body.data.length).toBe(before);
+    // Valid multi-byte UTF-8 is fine.
+    expect((await api(svc.url, 'POST', '/v1/turns', '{"input":"grüße 😀"}')).status).toBe(202);
+  });
+
+  it('says where malformed JSON breaks and what to send', async () => {
+    const r = await api(svc.url, 'POST', '/v1/turns', '{"input":"x",}');
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('invalid_json');
+    expect(r.body.error.message).toMatch(/^request body is not valid JSON \(.*position 13.*\); send one JSON value/);
+    expect(r.body.error.details).toEqual([{ path: '', code: 'invalid_json', message: expect.stringContaining('position 13') }]);
   });
 });
 
