@@ -96,22 +96,12 @@ export function forbiddenKeyError(found: { key: string; path: string }): HttpErr
   return new HttpError(400, 'forbidden_json_key', message, [{ path: found.path, code: 'forbidden_key', message: `"${found.key}" is not accepted as a key` }]);
 }
 
-/** The parsed body when `text` is valid JSON, else undefined (JSON.parse makes `__proto__` an own key; nothing is polluted). */
-function parseLoosely(text: string): { value: unknown } | undefined {
+/** The parsed body when `text` is valid JSON (JSON.parse makes `__proto__` an own key; nothing is polluted), else what JSON.parse says is wrong (e.g. "Unexpected end of JSON input"). */
+function parseLoosely(text: string): { value: unknown } | { error: string } {
   try {
     return { value: JSON.parse(text) as unknown };
-  } catch {
-    return undefined;
-  }
-}
-
-/** What JSON.parse says is wrong with `text` (e.g. "Unexpected end of JSON input"), or undefined when it parses. */
-function syntaxError(text: string): string | undefined {
-  try {
-    JSON.parse(text);
-    return undefined;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return { error: err instanceof Error ? err.message : String(err) };
   }
 }
 
@@ -153,11 +143,11 @@ export function installJsonBodyParser(app: FastifyInstance): void {
     parseJson(request, body, (err: Error | null, value?: unknown) => {
       if (err) {
         // Fastify reports a prototype key as invalid JSON; say what it is when the JSON is valid.
-        const loose = (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? parseLoosely(body) : undefined;
-        const found = loose ? forbiddenKeyPath(loose.value) : undefined;
-        if (found) return done(forbiddenKeyError(found), undefined);
-        const syntax = (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' && !loose ? syntaxError(body) : undefined;
-        return done(syntax ? invalidJsonError(syntax) : err, undefined);
+        if ((err as { code?: string }).code !== 'FST_ERR_CTP_INVALID_JSON_BODY') return done(err, undefined);
+        const loose = parseLoosely(body);
+        if ('error' in loose) return done(invalidJsonError(loose.error), undefined);
+        const found = forbiddenKeyPath(loose.value);
+        return done(found ? forbiddenKeyError(found) : err, undefined);
       }
       const deep = tooDeepPath(value);
       if (deep !== undefined) return done(tooDeepError(deep), undefined);
