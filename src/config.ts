@@ -24,6 +24,17 @@ const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
 export const MODEL_APIS = ['responses', 'chat'] as const;
 export type ModelApi = (typeof MODEL_APIS)[number];
 
+/**
+ * What each WEB_SEARCH_PROVIDER needs besides its name (README "Web tools"), and the hint of the
+ * start-up refusal when it is missing: brave and tavily a key (their APIs have a default base
+ * URL), searxng the base URL of the instance (there is no public default).
+ */
+export const WEB_SEARCH_NEEDS = {
+  brave: { variable: 'WEB_SEARCH_API_KEY', hint: 'set it to your Brave Search API key' },
+  tavily: { variable: 'WEB_SEARCH_API_KEY', hint: 'set it to your Tavily API key' },
+  searxng: { variable: 'WEB_SEARCH_URL', hint: 'set it to the base URL of your SearXNG instance (with the json format enabled)' },
+} as const satisfies Record<string, { variable: 'WEB_SEARCH_API_KEY' | 'WEB_SEARCH_URL'; hint: string }>;
+
 export const TOOL_FAMILIES = ['todo', 'computer', 'web', 'schedule', 'workflow', 'clarify', 'jobs'] as const;
 export type ToolFamily = (typeof TOOL_FAMILIES)[number];
 
@@ -110,7 +121,7 @@ const EnvSchema = z.object({
   /** Time limit for turning one fetched page into text (worker thread), ms; then plain text. */
   WEB_EXTRACT_TIMEOUT_MS: int(10_000, 100, 600_000),
   WEB_FETCH_MAX_BYTES: int(5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
-  WEB_SEARCH_PROVIDER: z.enum(['brave', 'tavily', 'searxng']).optional(),
+  WEB_SEARCH_PROVIDER: z.enum(Object.keys(WEB_SEARCH_NEEDS) as [keyof typeof WEB_SEARCH_NEEDS, ...(keyof typeof WEB_SEARCH_NEEDS)[]]).optional(),
   WEB_SEARCH_API_KEY: z.string().optional(),
   WEB_SEARCH_URL: z.string().url().optional(),
   // --- schedules ---
@@ -255,7 +266,10 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
 }
 
 /** The variables a check across variables reads (as the schema gives them, or as given when another variable is bad). */
-type CrossView = Pick<Env, 'HOST' | 'AUTH_TOKENS' | 'DATABASE_URL' | 'STREAM_TOKEN_SECRET' | 'WEBHOOK_URL' | 'WEBHOOK_SECRET'>;
+type CrossView = Pick<
+  Env,
+  'HOST' | 'AUTH_TOKENS' | 'DATABASE_URL' | 'STREAM_TOKEN_SECRET' | 'WEBHOOK_URL' | 'WEBHOOK_SECRET' | 'WEB_SEARCH_PROVIDER' | 'WEB_SEARCH_API_KEY' | 'WEB_SEARCH_URL'
+>;
 
 /** Rules across variables: each reports its problems (one line each) from the variables `vars`. */
 const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView) => string[] }[] = [
@@ -285,13 +299,24 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView) => str
     vars: ['WEBHOOK_URL', 'WEBHOOK_SECRET'],
     problems: (e) => (e.WEBHOOK_URL !== undefined && !e.WEBHOOK_SECRET ? ['WEBHOOK_URL is set but WEBHOOK_SECRET is not: set WEBHOOK_SECRET=whsec_<base64> to sign deliveries'] : []),
   },
+  {
+    // A provider that is named is meant to be used: one that could never search is refused, not left out.
+    vars: ['WEB_SEARCH_PROVIDER', 'WEB_SEARCH_API_KEY', 'WEB_SEARCH_URL'],
+    problems: (e) => {
+      const needs = e.WEB_SEARCH_PROVIDER === undefined ? undefined : WEB_SEARCH_NEEDS[e.WEB_SEARCH_PROVIDER];
+      return needs && e[needs.variable] === undefined
+        ? [`WEB_SEARCH_PROVIDER=${e.WEB_SEARCH_PROVIDER} needs ${needs.variable}: ${needs.hint}, or unset WEB_SEARCH_PROVIDER (the web family then has no web_search)`]
+        : [];
+    },
+  },
 ];
 
 /**
  * Parse and validate `env` (default `process.env`). Values are trimmed; empty or blank ones count as unset.
  * @throws ConfigError listing every bad variable in one report, the rules across variables
  *   included (HOST beyond loopback with AUTH_TOKENS empty, DATABASE_URL without
- *   STREAM_TOKEN_SECRET, WEBHOOK_URL without WEBHOOK_SECRET).
+ *   STREAM_TOKEN_SECRET, WEBHOOK_URL without WEBHOOK_SECRET, a WEB_SEARCH_PROVIDER without the
+ *   key or URL it needs: {@link WEB_SEARCH_NEEDS}).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned: Record<string, string> = {};
@@ -311,6 +336,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         STREAM_TOKEN_SECRET: cleaned.STREAM_TOKEN_SECRET,
         WEBHOOK_URL: cleaned.WEBHOOK_URL,
         WEBHOOK_SECRET: cleaned.WEBHOOK_SECRET,
+        WEB_SEARCH_PROVIDER: cleaned.WEB_SEARCH_PROVIDER as CrossView['WEB_SEARCH_PROVIDER'],
+        WEB_SEARCH_API_KEY: cleaned.WEB_SEARCH_API_KEY,
+        WEB_SEARCH_URL: cleaned.WEB_SEARCH_URL,
       };
   for (const check of CROSS_CHECKS) if (!check.vars.some((v) => bad.has(v))) problems.push(...check.problems(view));
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);

@@ -120,3 +120,38 @@ it('refuses a DATA_DIR held by another service with one line naming the README s
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+it('refuses a search provider set without what it needs, naming the missing variable', () => {
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (e) {
+      return (e as ConfigError).problems;
+    }
+    return [];
+  };
+  expect(problems({ WEB_SEARCH_PROVIDER: 'brave' })).toEqual([
+    'WEB_SEARCH_PROVIDER=brave needs WEB_SEARCH_API_KEY: set it to your Brave Search API key, or unset WEB_SEARCH_PROVIDER (the web family then has no web_search)',
+  ]);
+  expect(problems({ WEB_SEARCH_PROVIDER: 'tavily', WEB_SEARCH_URL: 'https://search.example.com' })).toEqual([
+    'WEB_SEARCH_PROVIDER=tavily needs WEB_SEARCH_API_KEY: set it to your Tavily API key, or unset WEB_SEARCH_PROVIDER (the web family then has no web_search)',
+  ]);
+  expect(problems({ WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_API_KEY: 'k' })).toEqual([
+    'WEB_SEARCH_PROVIDER=searxng needs WEB_SEARCH_URL: set it to the base URL of your SearXNG instance (with the json format enabled), or unset WEB_SEARCH_PROVIDER (the web family then has no web_search)',
+  ]);
+  // Reported with the other bad variables; a bad provider name is reported as such, not also as incomplete.
+  expect(problems({ WEB_SEARCH_PROVIDER: 'bing', PORT: 'x' })).toEqual([
+    'PORT=x: must be an integer from 0 to 65535',
+    'WEB_SEARCH_PROVIDER=bing: Invalid option: expected one of "brave"|"tavily"|"searxng"',
+  ]);
+  expect(problems({ WEB_SEARCH_PROVIDER: 'brave', WEB_SEARCH_API_KEY: 'k' })).toEqual([]);
+  expect(problems({ WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: 'http://127.0.0.1:8888' })).toEqual([]);
+});
+
+it('refuses to start with WEB_SEARCH_PROVIDER=brave and no WEB_SEARCH_API_KEY', { timeout: CHILD_MS }, async () => {
+  const { code, lines } = await refusal({ WEB_SEARCH_PROVIDER: 'brave' });
+  expect(code).toBe(2);
+  expect(lines).toEqual([
+    'refusing to start: WEB_SEARCH_PROVIDER=brave needs WEB_SEARCH_API_KEY: set it to your Brave Search API key, or unset WEB_SEARCH_PROVIDER (the web family then has no web_search)',
+  ]);
+});

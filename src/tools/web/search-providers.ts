@@ -13,7 +13,7 @@
  * WEB_SEARCH_URL replaces the default base (required for searxng); the documented path is appended.
  */
 import { request } from 'undici';
-import type { Config } from '../../config.js';
+import { WEB_SEARCH_NEEDS, type Config } from '../../config.js';
 import { keepHead } from '../../runtime/text-cut.js';
 
 export type SearchProviderName = NonNullable<Config['WEB_SEARCH_PROVIDER']>;
@@ -55,13 +55,16 @@ const DEFAULT_BASE: Record<SearchProviderName, string | undefined> = {
   searxng: undefined,
 };
 
-const NEEDS_KEY: Record<SearchProviderName, boolean> = { brave: true, tavily: true, searxng: false };
-
-/** Why `settings` give no provider (for the family's unavailable reason / logs), or null if they do. */
+/**
+ * Why `settings` give no provider (for the family's unavailable reason / logs), or null if they do.
+ * Through loadConfig (src/config.ts) only "no search provider configured" can happen: a provider without
+ * the key or URL it needs ({@link WEB_SEARCH_NEEDS}) is refused at start; the other reasons cover
+ * settings built by hand.
+ */
 export function searchUnavailableReason(settings: SearchSettings): string | null {
   if (!settings.provider) return 'no search provider configured (WEB_SEARCH_PROVIDER)';
-  if (NEEDS_KEY[settings.provider] && !settings.apiKey) return `WEB_SEARCH_PROVIDER=${settings.provider} needs WEB_SEARCH_API_KEY`;
-  if (!settings.baseUrl && !DEFAULT_BASE[settings.provider]) return `WEB_SEARCH_PROVIDER=${settings.provider} needs WEB_SEARCH_URL`;
+  const needs = WEB_SEARCH_NEEDS[settings.provider].variable;
+  if ((needs === 'WEB_SEARCH_API_KEY' && !settings.apiKey) || (!settings.baseUrl && !DEFAULT_BASE[settings.provider])) return `WEB_SEARCH_PROVIDER=${settings.provider} needs ${needs}`;
   return null;
 }
 

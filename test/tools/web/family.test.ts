@@ -64,10 +64,8 @@ describe('web family assembly', () => {
     expect(out.unavailable).toEqual([{ family: 'web', reason: 'web_search: no search provider configured (WEB_SEARCH_PROVIDER)' }]);
   });
 
-  it('leaves web_search out when the provider lacks its key, and says which', async () => {
-    const out = await assembleTools(context({ WEB_SEARCH_PROVIDER: 'brave' }, ['web']), [webFamily]);
-    expect(names(out.tools)).toEqual(['web_fetch']);
-    expect(out.unavailable).toEqual([{ family: 'web', reason: 'web_search: WEB_SEARCH_PROVIDER=brave needs WEB_SEARCH_API_KEY' }]);
+  it('never meets a provider without its key: the configuration is refused at start', () => {
+    expect(() => context({ WEB_SEARCH_PROVIDER: 'brave' }, ['web'])).toThrow(/^WEB_SEARCH_PROVIDER=brave needs WEB_SEARCH_API_KEY: /);
   });
 
   it('adds web_search when a provider is configured', async () => {
