@@ -113,7 +113,13 @@ function kindOf(input: unknown): string {
   return `a ${typeof input}`;
 }
 
-function formatPath(path: readonly PropertyKey[]): string {
+/**
+ * The one spelling of a path into a request, in every 400's `message` and `details[].path` alike
+ * (README "API"): list indexes in brackets, field names after dots — `tools[0]`,
+ * `input[1].role`, `metadata.a[0][0]`; `[0].role` for a path that starts at an index; `""` for
+ * the value as a whole.
+ */
+export function issuePath(path: readonly PropertyKey[]): string {
   return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
 }
 
@@ -138,7 +144,7 @@ function unionMessage(iss: RawIssue): string | undefined {
   const deeper = (iss.errors ?? []).find((errs) => errs.length > 0 && errs.every((e) => e.path.length > 0 || e.code !== 'invalid_type'));
   const first = deeper?.[0];
   if (first) {
-    const at = formatPath(first.path);
+    const at = issuePath(first.path);
     return `must be ${shape}; ${at ? `at ${at}: ` : ''}${first.message}`;
   }
   return `must be ${shape}, got ${kindOf(iss.input)}`;
@@ -197,7 +203,7 @@ z.config({ customError: customError as never });
  * message for an issue at the root. Used for the envelope's `message` and for tool errors.
  */
 export function issueLine(issue: { path: readonly PropertyKey[]; message: string }): string {
-  const at = formatPath(issue.path);
+  const at = issuePath(issue.path);
   if (!at || issue.message.startsWith(`${at} `)) return issue.message;
   return /^(is|must|has) /.test(issue.message) ? `${at} ${issue.message}` : `${at}: ${issue.message}`;
 }

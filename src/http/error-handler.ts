@@ -2,7 +2,8 @@
  * Maps every error to the `{error: {code, message, details?}}` envelope. Bad client input is a
  * 4xx with a clear code, never a 500: a DomainError (src/errors.ts) → its status, code, message and
  * details; zod issues → 400 `invalid_request` (message: one `<path> <what is wrong>` per issue,
- * src/zod-messages.ts, `the request body …` for the body as a whole; details = issues),
+ * src/zod-messages.ts, `the request body …` for the body as a whole; details = issues, each path
+ * spelled like the message's: `tools[0]`, {@link issuePath}),
  * malformed JSON → 400 `invalid_json`, body over BODY_LIMIT_BYTES → 413 `body_too_large`,
  * unsupported or missing Content-Type → 415 `unsupported_media_type` (saying to send
  * `Content-Type: application/json`), a wrong method on a known path → 405 `method_not_allowed`
@@ -16,7 +17,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { isDomainError } from '../errors.js';
-import { issueLine } from '../zod-messages.js';
+import { issueLine, issuePath } from '../zod-messages.js';
 import { envelope } from './errors.js';
 import { allowedMethods } from './route-registry.js';
 
@@ -53,7 +54,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (err instanceof ZodError) {
       return reply.code(400).send(
         envelope('invalid_request', err.issues.map(requestIssueLine).join('; '), err.issues.map((i) => ({
-          path: i.path.map(String).join('.'),
+          path: issuePath(i.path),
           code: i.code,
           message: i.message,
         }))),

@@ -19,6 +19,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
+import { issuePath } from '../zod-messages.js';
 import { HttpError } from './errors.js';
 
 /** Max nesting of arrays/objects in a JSON request body (the body object itself is level 1). */
@@ -30,20 +31,22 @@ const PATH_SHOWN = 12;
 interface Frame {
   value: unknown;
   depth: number;
-  key: string | null;
+  /** Field name, or list index. */
+  key: string | number | null;
   parent: Frame | null;
 }
 
 function pathOf(frame: Frame): string {
-  const keys: string[] = [];
+  const keys: (string | number)[] = [];
   for (let f: Frame | null = frame; f; f = f.parent) if (f.key !== null) keys.push(f.key);
   keys.reverse();
-  return keys.length > PATH_SHOWN ? `${keys.slice(0, PATH_SHOWN).join('.')}…` : keys.join('.');
+  return keys.length > PATH_SHOWN ? `${issuePath(keys.slice(0, PATH_SHOWN))}…` : issuePath(keys);
 }
 
 /**
  * Find the first array/object nested deeper than `maxDepth` levels in a parsed JSON value.
- * @returns the dotted path to it (e.g. `metadata.a.0.0…`, cut after 12 segments), or undefined.
+ * @returns the path to it, spelled as every 400 spells paths (`metadata.a[0][0]…`, cut after 12
+ *   segments; src/zod-messages.ts `issuePath`), or undefined.
  */
 export function tooDeepPath(value: unknown, maxDepth = MAX_JSON_DEPTH): string | undefined {
   const stack: Frame[] = [{ value, depth: 1, key: null, parent: null }];
@@ -52,7 +55,7 @@ export function tooDeepPath(value: unknown, maxDepth = MAX_JSON_DEPTH): string |
     const v = frame.value;
     if (v === null || typeof v !== 'object') continue;
     if (frame.depth > maxDepth) return pathOf(frame);
-    const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : Object.entries(v);
+    const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
     for (const [key, child] of entries) {
       if (child !== null && typeof child === 'object') stack.push({ value: child, depth: frame.depth + 1, key, parent: frame });
     }
@@ -63,8 +66,9 @@ export function tooDeepPath(value: unknown, maxDepth = MAX_JSON_DEPTH): string |
 /**
  * Find the first key of a parsed JSON value that Fastify's parser refuses as prototype poisoning:
  * an own `__proto__` key, or an own `constructor` object with an own `prototype` key.
- * @returns `{key, path}`: `key` is `__proto__` or `constructor.prototype`, `path` the dotted path
- *   to it (`metadata.__proto__`, cut after 12 segments); undefined when there is none.
+ * @returns `{key, path}`: `key` is `__proto__` or `constructor.prototype`, `path` the path
+ *   to it (`metadata.__proto__`, `metadata.list[1].__proto__`, cut after 12 segments); undefined
+ *   when there is none.
  */
 export function forbiddenKeyPath(value: unknown): { key: string; path: string } | undefined {
   const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
@@ -81,7 +85,7 @@ export function forbiddenKeyPath(value: unknown): { key: string; path: string } 
         return { key: 'constructor.prototype', path: at('constructor.prototype') };
       }
     }
-    const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [String(i), x]) : Object.entries(v);
+    const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i];
       if (child !== null && typeof child === 'object') stack.push({ value: child, depth: frame.depth + 1, key, parent: frame });

@@ -22,6 +22,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { SkillFormatError } from './skill-format.js';
+import { issuePath } from '../zod-messages.js';
 
 export const MAX_MANIFEST_BYTES = 64 * 1024;
 export const MAX_TOOLS_PER_SKILL = 64;
@@ -71,7 +72,7 @@ export function parseMcpManifest(bytes: Buffer): McpServerDecl[] {
   }
   const parsed = Manifest.safeParse(data ?? {});
   if (!parsed.success) {
-    const problems = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    const problems = parsed.error.issues.slice(0, 5).map((i) => `${issuePath(i.path) || '(root)'}: ${i.message}`);
     throw new SkillFormatError(`agents/openai.yaml: ${problems.join('; ')}`);
   }
   const servers = parsed.data.dependencies?.tools ?? [];

@@ -18,7 +18,7 @@ import { modelFor, type ModelClients } from '../model/model-clients.js';
 import type { ModelPort } from '../model/port.js';
 import { requireModel } from '../model/require-model.js';
 import { DomainError, idempotencyKeyReused } from '../errors.js';
-import { issueLine } from '../zod-messages.js';
+import { issueLine, issuePath } from '../zod-messages.js';
 import type { TurnEvent } from '../runtime/events.js';
 import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
 import type { EventLog } from '../store/event-log.js';
@@ -270,7 +270,7 @@ export class DefaultTurnService implements TurnService {
       const bad = input.input.flatMap((m, i) => (m.role === 'user' ? [] : [{ path: ['input', i, 'role'], message: `must be "user" for a steering message, got ${JSON.stringify(m.role)}` }]));
       if (bad.length > 0) {
         const lines = bad.map(issueLine).join('; ');
-        throw new DomainError('invalid_request', `${lines} (multitask_strategy "steer" adds the input to the running turn as the user's message)`, 400, bad.map((b) => ({ path: b.path.join('.'), code: 'invalid_value', message: b.message })));
+        throw new DomainError('invalid_request', `${lines} (multitask_strategy "steer" adds the input to the running turn as the user's message)`, 400, bad.map((b) => ({ path: issuePath(b.path), code: 'invalid_value', message: b.message })));
       }
     }
     const content = typeof input.input === 'string' ? input.input : input.input.map((m) => m.content).join('\n\n');

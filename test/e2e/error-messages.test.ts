@@ -78,6 +78,23 @@ describe('validation messages', () => {
     expect(list.details).toEqual([expect.objectContaining({ path: '', code: 'invalid_type' })]);
   });
 
+  it('spells a path one way in message and details, on every route: tools[0], tasks[1].prompt, input[1].role', async () => {
+    const tools = await createTurn({ input: 'hi', tools: ['todo', 'webb'] });
+    expect(tools.message).toMatch(/^tools\[1\] must be one of /);
+    expect(tools.details).toEqual([expect.objectContaining({ path: 'tools[1]', code: 'invalid_value' })]);
+    const task = { label: 'l', prompt: 'p', result_schema: { type: 'object', properties: {}, additionalProperties: false } };
+    const workflow = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 't', tasks: [task, { ...task, prompt: 5 }] });
+    expect(workflow.status).toBe(400);
+    expect(workflow.body.error.message).toBe('tasks[1].prompt must be a string, got 5');
+    expect(workflow.body.error.details).toEqual([{ path: 'tasks[1].prompt', code: 'invalid_type', message: 'must be a string, got 5' }]);
+    const schedule = await api(harness.svc.url, 'POST', '/v1/schedules', { name: 'n', input: 'x', when: { after: { value: 1, unit: 'hour' } }, tools: [1] });
+    expect(schedule.status).toBe(400);
+    expect(schedule.body.error.details).toEqual([expect.objectContaining({ path: 'tools[0]' })]);
+    expect(schedule.body.error.message).toMatch(/^tools\[0\] must be /);
+    const deep = await api(harness.svc.url, 'POST', '/v1/turns', `{"input":"x","metadata":{"a":${'['.repeat(70)}${']'.repeat(70)}}}`);
+    expect(deep.body.error.details[0]).toMatchObject({ code: 'too_deep', path: expect.stringMatching(/^metadata\.a(\[0\])+…$/) });
+  });
+
   it('keeps the messages a schema sets itself', async () => {
     expect((await createTurn({ input: '' })).message).toBe('input must not be empty or only whitespace');
   });

@@ -80,8 +80,8 @@ describe('double-texting (multitask_strategy)', () => {
       code: 'invalid_request',
       message: 'input[1].role must be "user" for a steering message, got "assistant"; input[2].role must be "user" for a steering message, got "system" (multitask_strategy "steer" adds the input to the running turn as the user\'s message)',
       details: [
-        { path: 'input.1.role', code: 'invalid_value', message: 'must be "user" for a steering message, got "assistant"' },
-        { path: 'input.2.role', code: 'invalid_value', message: 'must be "user" for a steering message, got "system"' },
+        { path: 'input[1].role', code: 'invalid_value', message: 'must be "user" for a steering message, got "assistant"' },
+        { path: 'input[2].role', code: 'invalid_value', message: 'must be "user" for a steering message, got "system"' },
       ],
     });
     expect(validateResponse('/v1/turns', 'post', r.status, r.body)).toEqual([]);

@@ -35,7 +35,7 @@ it('a turn webhook with a workflow event is a 400 naming the turn events, and no
   expect(res.status).toBe(400);
   expect(res.body.error.code).toBe('invalid_request');
   expect(res.body.error.message).toBe(`webhook.events[1] must be one of ${TURN_EVENTS} (the events a turn webhook can have), got "workflow.completed"`);
-  expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'webhook.events.1', message: expect.stringContaining(TURN_EVENTS) })]);
+  expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'webhook.events[1]', message: expect.stringContaining(TURN_EVENTS) })]);
   expect((await api(svc.url, 'GET', '/v1/turns')).body.data).toEqual([]);
 });
 
@@ -54,7 +54,7 @@ it('a schedule webhook (for the turns it fires) with a workflow event is a 400 o
   const base = { name: 'hooked', when: { after: { value: 1, unit: 'hour' } }, input: 'report' };
   const refused = await api(svc.url, 'POST', '/v1/schedules', { ...base, webhook: { url: HOOK, events: ['workflow.failed'] } });
   expect(refused.status).toBe(400);
-  expect(refused.body.error.details[0]).toMatchObject({ path: 'webhook.events.0', message: expect.stringContaining(TURN_EVENTS) });
+  expect(refused.body.error.details[0]).toMatchObject({ path: 'webhook.events[0]', message: expect.stringContaining(TURN_EVENTS) });
   expect((await api(svc.url, 'GET', '/v1/schedules')).body.data).toEqual([]);
   const created = await api(svc.url, 'POST', '/v1/schedules', { ...base, webhook: { url: HOOK, events: ['turn.failed'] } });
   expect(created.status).toBe(201);

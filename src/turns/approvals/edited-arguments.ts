@@ -10,7 +10,7 @@
 import { validateToolArguments } from '../../runtime/arguments.js';
 import type { AnyWorkerAgentTool } from '../../runtime/tool.js';
 import { HttpError } from '../../http/errors.js';
-import { issueLine } from '../../zod-messages.js';
+import { issueLine, issuePath } from '../../zod-messages.js';
 
 /**
  * @returns `args` as the tool's schema parsed them (scalars coerced, defaults filled in): the
@@ -29,6 +29,6 @@ export async function checkEditedArguments(tool: AnyWorkerAgentTool | undefined,
     400,
     'invalid_arguments',
     `the edited arguments do not fit tool ${name}: ${lines}`,
-    v.problems.map((p) => ({ path: p.path.map(String).join('.'), code: p.code, message: p.message })),
+    v.problems.map((p) => ({ path: issuePath(p.path), code: p.code, message: p.message })),
   );
 }
