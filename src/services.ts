@@ -227,6 +227,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     log,
   });
   registry.jobs = jobs;
+  registry.clarifyPolicy = jobs.clarifyPolicy;
   const jobService = jobs;
   background.push({ name: 'jobs', start: () => jobService.startPasses(), stop: () => jobService.stopPasses() });
   registry.brain = stores.brain;

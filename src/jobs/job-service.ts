@@ -13,7 +13,10 @@ import { DomainError } from '../errors.js';
 import type { LoggedEvent } from '../store/event-log.js';
 import type { PublishedEventLog } from '../store/published-event-log.js';
 import type { JobEvent } from './events.js';
+import type { ClarifyPolicyResolver } from '../tools/clarify/policy.js';
 import { followUntil } from './follow.js';
+import { jobClarifyPolicy } from './job-clarify.js';
+import { TurnJobIndex } from './turn-job-index.js';
 import { JOB_NOTICE_MAX_DEPTH, noticeDepth } from './notice-depth.js';
 import { JobDriver, type JobServiceDeps } from './job-driver.js';
 import { jobProgress, type JobProgress } from './progress.js';
@@ -38,11 +41,21 @@ export type MessageDelivery = 'queued' | 'steering' | 'answer';
 
 export class JobService {
   readonly events: PublishedEventLog<JobEvent>;
+  /** What a `clarify` call of a job turn tells its model (./job-clarify.ts); for ServiceRegistry.clarifyPolicy. */
+  readonly clarifyPolicy: ClarifyPolicyResolver;
   private readonly driver: JobDriver;
 
   constructor(private readonly d: JobServiceDeps) {
     this.events = d.events;
     this.driver = new JobDriver(d);
+    const index = new TurnJobIndex(d.turnStore);
+    this.clarifyPolicy = jobClarifyPolicy({
+      maxQuestions: d.config.BACKGROUND_JOB_MAX_QUESTIONS,
+      jobOfTurn: async (turnId) => {
+        const id = await index.jobOf(turnId);
+        return id ? this.d.store.get(id) : undefined;
+      },
+    });
   }
 
   /** The turn-event observer (mirrors job turn activity; wakes the passes). */

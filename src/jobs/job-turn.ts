@@ -76,6 +76,15 @@ export function jobTurnOutcome(turn: TurnRecord): JobTurnOutcome | undefined {
 }
 
 /**
+ * True when a question asked by the current turn of `job` is past the cap: that turn is start
+ * `job.attempts`, and each earlier start but the first was caused by an answered question, so its
+ * question is number `job.attempts`.
+ */
+export function isPastQuestionLimit(job: Pick<JobRecord, 'attempts'>, maxQuestions: number): boolean {
+  return job.attempts > maxQuestions;
+}
+
+/**
  * The question cap: a job's start number `job.attempts` (1-based) is also the number of the
  * question its turn asks when it ends with `clarify` (every earlier question's answer started a
  * new turn). Past `maxQuestions` the job fails `too_many_questions` instead of waiting: a job and
@@ -83,7 +92,7 @@ export function jobTurnOutcome(turn: TurnRecord): JobTurnOutcome | undefined {
  * exchange a model bill. Other outcomes pass unchanged.
  */
 export function withQuestionLimit(job: Pick<JobRecord, 'attempts'>, outcome: JobTurnOutcome | undefined, maxQuestions: number): JobTurnOutcome | undefined {
-  if (outcome?.to !== 'waiting_on_user' || job.attempts <= maxQuestions) return outcome;
+  if (outcome?.to !== 'waiting_on_user' || !isPastQuestionLimit(job, maxQuestions)) return outcome;
   const question = clip(outcome.question, 200);
   return {
     to: 'failed',

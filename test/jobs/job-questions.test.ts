@@ -2,7 +2,9 @@
  * The question cap of background jobs (BACKGROUND_JOB_MAX_QUESTIONS), through the HTTP API with
  * the scripted model: a job may ask as many questions as the cap allows, each answered through
  * POST /v1/jobs/{id}/messages; the next question fails the job `too_many_questions` (the summary
- * quotes it and says how to go on) instead of waiting for yet another answer.
+ * quotes it and says how to go on) instead of waiting for yet another answer. What the job's model
+ * is told of each question is true: passed on while under the cap, not passed on past it (a
+ * respawn continues that transcript).
  */
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
@@ -17,6 +19,7 @@ describe('a background job that keeps asking', () => {
     const main = 'questions: start a curious job';
     const task = 'questions task: keep asking';
     let jobId = '';
+    const seen: string[] = []; // the clarify output each later request of the job's transcript carries
     harness.model.push(
       ...routedEntries({
         [main]: [
@@ -25,8 +28,14 @@ describe('a background job that keeps asking', () => {
         ],
         [task]: [
           { output: [functionCall('clarify', { question: 'First question?' })] },
-          { output: [functionCall('clarify', { question: 'Second question?' })] },
-          { output: [functionCall('clarify', { question: 'Third question?' })] },
+          (body) => (seen.push(lastToolOutput(body)), { output: [functionCall('clarify', { question: 'Second question?' })] }),
+          (body) => (seen.push(lastToolOutput(body)), { output: [functionCall('clarify', { question: 'Third question?' })] }),
+          // The respawned job continues the failed one's transcript.
+          (body) => (seen.push(lastToolOutput(body)), { output: [message('finished with the answer')] }),
+        ],
+        'questions: respawn it': [
+          () => ({ output: [functionCall('respawn_background_job', { source_job_id: jobId, message: 'answer three' })] }),
+          { output: [message('respawned')] },
         ],
       }),
     );
@@ -60,5 +69,17 @@ describe('a background job that keeps asking', () => {
     expect(kinds).toEqual(['job.created', 'job.started', 'job.waiting_on_user', 'job.message', 'job.started', 'job.waiting_on_user', 'job.message', 'job.started', 'job.failed']);
     // A message to the failed job is refused, as to any finished job.
     expect(await api(harness.svc.url, 'POST', `/v1/jobs/${jobId}/messages`, { message: 'answer three' })).toMatchObject({ status: 409, body: { error: { code: 'job_finished' } } });
+
+    // Respawned, the job's model reads what it was told of each question: under the cap that it
+    // was passed on and the answer comes next; past it that it was not passed on, and why.
+    expect((await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'questions: respawn it', agent_id: 'jobs-questions', tools: ['jobs'] })).body.status).toBe('completed');
+    await waitFor(async () => (seen.length === 3 ? true : undefined), 30_000);
+    const passedOn = 'The question goes to whoever started this background job; the job waits for their answer, which arrives as the next message.';
+    expect(seen).toEqual([
+      passedOn,
+      passedOn,
+      'The question was not passed on to anyone: this background job has already asked 2 questions, the most it may (BACKGROUND_JOB_MAX_QUESTIONS), ' +
+        'so it ends here as failed (too_many_questions) with this question in its error. If it is continued, the next message brings the answer and what is needed to finish without asking.',
+    ]);
   }, 90_000);
 });

@@ -29,7 +29,7 @@ const schema = z.object({
   choices: z.array(choice).max(MAX_CHOICES).optional().describe('Up to 4 suggested answers; the user may still answer freely'),
 });
 
-/** The text the model sees when the turn ends with the question. */
+/** The text the model sees when the turn ends with the question (unless the policy gives its own). */
 export const ASKED_OUTPUT = 'The question was shown to the user. This turn ends here; their answer arrives as the next message.';
 
 function normalize(p: z.output<typeof schema>): ClarifyQuestion {
@@ -60,7 +60,8 @@ export function createClarifyTool() {
         const output = await policy.onAsked(q, turn);
         return textResult(output, q, { presentation });
       }
-      return textResult(ASKED_OUTPUT, q, { presentation, terminate: { stopReason: 'clarify', outputText: q.question } });
+      const output = policy.output ? await policy.output(q, turn).catch(() => ASKED_OUTPUT) : ASKED_OUTPUT;
+      return textResult(output, q, { presentation, terminate: { stopReason: 'clarify', outputText: q.question } });
     },
   });
 }

@@ -1,8 +1,8 @@
 /**
  * What a `clarify` call does to its turn — a policy the turn's kind (or a service) chooses:
- * - `end_turn` (main and scheduled turns): the turn ends after this round with stop reason
- *   `clarify` and the question as its `output_text`; the answer arrives as the next turn
- *   (`previous_turn_id`).
+ * - `end_turn` (main and scheduled turns; background job turns with their own output): the turn
+ *   ends after this round with stop reason `clarify` and the question as its `output_text`; the
+ *   answer arrives as the next turn (`previous_turn_id`).
  * - `continue`: the turn goes on; `onAsked` records the question (e.g. a background job marks
  *   itself waiting for the user) and returns the text the model sees as the call's output. The
  *   answer then arrives as a steering message (src/turns/inputs/).
@@ -34,7 +34,14 @@ export interface ClarifyQuestion {
 }
 
 export type ClarifyPolicy =
-  | { type: 'end_turn' }
+  | {
+      type: 'end_turn';
+      /**
+       * The call's output for the model, when what happens to the question differs from "shown to
+       * the user" (default: `ASKED_OUTPUT` of ./clarify-tool.ts; a throw keeps the default).
+       */
+      output?(question: ClarifyQuestion, turn: ClarifyTurn): Promise<string>;
+    }
   | {
       type: 'continue';
       /**
