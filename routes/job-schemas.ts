@@ -1,6 +1,8 @@
 /** zod schemas of the background job endpoints' requests (openapi.yaml mirrors them). */
 import { z } from 'zod';
 import { JOB_STATUSES } from '../src/jobs/types.js';
+import { MAX_INPUT_CHARS } from '../src/turns/inputs/turn-inputs.js';
+import { textField } from '../src/turns/request-schemas.js';
 import { AgentId } from './turn-schemas.js';
 
 export const JobIdParams = z.object({ id: z.string().min(1).max(100) });
@@ -15,7 +17,8 @@ export const ListJobsQuery = z.object({
 });
 
 export const JobMessageBody = z.strictObject({
-  message: z.string().min(1).max(100_000).regex(/\S/, 'must not be blank'),
+  /** Like a steering message's `content` (routes/turn-messages.ts): text, at most MAX_INPUT_CHARS, a blank one refused with the same words. */
+  message: textField().max(MAX_INPUT_CHARS),
 });
 
 export const JobEventsQuery = z.object({ after: z.string().optional() });

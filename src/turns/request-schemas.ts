@@ -21,14 +21,18 @@ export function hasText(text: string): boolean {
   return /\S/.test(text);
 }
 
-/** The message of a {@link textField} without text (the HTTP envelope prefixes the field's path). */
-export const NO_TEXT_MESSAGE = 'must not be empty or only whitespace';
+/**
+ * The message of a {@link textField} without text (the HTTP envelope prefixes the field's path):
+ * what is wrong, then what to send.
+ */
+export const NO_TEXT_MESSAGE = 'must not be empty or only whitespace: send text with at least one visible character';
 
 /**
  * A string that must contain text: `""` and whitespace-only strings (`"   "`, `"\n"`) are refused
  * alike (code `custom`, {@link NO_TEXT_MESSAGE}; the 400 says `input must not be empty or only
- * whitespace`). Used by turn and schedule `input`, steering messages (routes/turn-messages.ts)
- * and workflow task prompts (routes/workflow-schemas.ts).
+ * whitespace: send …`). Used by turn and schedule `input`, steering messages
+ * (routes/turn-messages.ts), messages to background jobs (routes/job-schemas.ts) and workflow
+ * task prompts (routes/workflow-schemas.ts).
  */
 export function textField(): z.ZodString {
   return z.string().check(z.refine(hasText, NO_TEXT_MESSAGE));

@@ -9,6 +9,8 @@ import { message } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from './support/service.js';
 
 const harness = useScriptedService();
+/** The one message of a blank text field (turn input, steering and job messages, task prompts). */
+const NO_TEXT = 'must not be empty or only whitespace: send text with at least one visible character';
 const INPUT_SHAPE = 'a string or a list of {role: user|assistant|system|developer, content: string}';
 
 async function createTurn(body: unknown) {
@@ -96,13 +98,13 @@ describe('validation messages', () => {
   });
 
   it('keeps the messages a schema sets itself', async () => {
-    expect((await createTurn({ input: '' })).message).toBe('input must not be empty or only whitespace');
+    expect((await createTurn({ input: '' })).message).toBe(`input ${NO_TEXT}`);
   });
 
   it('refuses a whitespace-only input exactly like an empty one, also as a list of blank messages', async () => {
     const empty = await createTurn({ input: '' });
     for (const input of ['   ', '\n\t ', '\u00a0\u2003']) expect(await createTurn({ input })).toEqual(empty);
-    expect(empty.details).toEqual([{ path: 'input', code: 'custom', message: 'must not be empty or only whitespace' }]);
+    expect(empty.details).toEqual([{ path: 'input', code: 'custom', message: NO_TEXT }]);
     expect((await createTurn({ input: [{ role: 'user', content: '  ' }, { role: 'system', content: '' }] })).message).toBe(
       'input must have a message with text: every content is empty or only whitespace',
     );
@@ -118,16 +120,24 @@ describe('validation messages', () => {
     for (const content of ['', '  \n']) {
       const r = await steer(content);
       expect(r.status).toBe(400);
-      expect(r.body.error).toEqual({ code: 'invalid_request', message: 'content must not be empty or only whitespace', details: [{ path: 'content', code: 'custom', message: 'must not be empty or only whitespace' }] });
+      expect(r.body.error).toEqual({ code: 'invalid_request', message: `content ${NO_TEXT}`, details: [{ path: 'content', code: 'custom', message: NO_TEXT }] });
     }
     expect((await steer('go on')).body.error.code).toBe('turn_finished'); // text passes validation
+  });
+
+  it('refuses an empty or whitespace-only message to a background job with the same words as a steering message', async () => {
+    for (const message of ['', ' \n\t']) {
+      const r = await api(harness.svc.url, 'POST', '/v1/jobs/0190a000-0000-7000-8000-000000000001/messages', { message });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toEqual({ code: 'invalid_request', message: `message ${NO_TEXT}`, details: [{ path: 'message', code: 'custom', message: NO_TEXT }] });
+    }
   });
 
   it('refuses a whitespace-only workflow task prompt the same way, naming the task', async () => {
     const task = (prompt: string) => ({ label: 'l', prompt, result_schema: { type: 'object', properties: {}, additionalProperties: false } });
     const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 't', tasks: [task('find it'), task(' \n ')] });
     expect(r.status).toBe(400);
-    expect(r.body.error).toMatchObject({ code: 'invalid_request', message: 'tasks[1].prompt must not be empty or only whitespace' });
+    expect(r.body.error).toMatchObject({ code: 'invalid_request', message: `tasks[1].prompt ${NO_TEXT}` });
   });
 });
 
