@@ -46,6 +46,15 @@ describe('with AUTH_TOKENS set', () => {
     expect(basic.status).toBe(401);
   });
 
+  it('keeps the API reference (/docs, /openapi.yaml) behind the token too', async () => {
+    for (const p of ['/docs', '/openapi.yaml']) {
+      const none = await fetch(`${svc.url}${p}`);
+      expect(none.status).toBe(401);
+      expect((await none.json()).error.code).toBe('unauthorized');
+      expect((await fetch(`${svc.url}${p}`, { headers: { authorization: 'Bearer tok-alpha-123' } })).status).toBe(200);
+    }
+  });
+
   it('accepts each configured token', async () => {
     for (const t of ['tok-alpha-123', 'tok-beta-456']) {
       const r = await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: `Bearer ${t}` });
