@@ -5,12 +5,14 @@
  * - POST /v1/jobs/{id}/messages — deliver a message (queued: at its start; running: steering;
  *   waiting_on_user: the answer resumes it; waiting_on_approval: steering, applied once the calls
  *   are decided); 202 with the job and how it was delivered; 409
- *   `job_finished` for a finished job.
+ *   `job_finished` for a finished job. With an Idempotency-Key a repeat delivers nothing and
+ *   answers the first delivery with the job as it is now (`Idempotent-Replayed: true`).
  * - POST /v1/jobs/{id}/stop — stop it (running tools are aborted); a finished job is returned unchanged.
  * - GET  /v1/jobs/{id}/events — resumable SSE (same id / Last-Event-ID rules as turn streams;
  *   src/http/sse-stream.ts), closing after `job.succeeded|failed|stopped`.
  * Jobs are created by the `jobs` tools of a turn (create_background_job), not over REST.
  */
+import { bodyHash, clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError, notFound } from '../src/http/errors.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
@@ -67,9 +69,11 @@ export const jobRoutes: RoutePlugin = async (app, { services }) => {
   app.post('/v1/jobs/:id/messages', async (request, reply) => {
     const { id } = JobIdParams.parse(request.params);
     const { message } = JobMessageBody.parse(request.body ?? undefined);
+    const key = clientIdempotencyKey(request);
     await found(id);
-    const sent = await jobs().send(id, message);
+    const { value: sent, replayed } = await jobs().sendOnce(id, message, key, bodyHash({ job_id: id, message }));
     if (!sent) throw notFound('job', id);
+    if (replayed) markReplayed(reply);
     return reply.code(202).send({ delivery: sent.delivery, job: jobView(sent.job, services.streamTokens) });
   });
 

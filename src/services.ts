@@ -225,6 +225,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     steer: steerWith(inputs),
     pendingApprovals: (turnId) => approvals.pending(turnId, false),
     log,
+    idempotency: stores.idempotency,
   });
   registry.jobs = jobs;
   registry.clarifyPolicy = jobs.clarifyPolicy;

@@ -12,6 +12,7 @@
 import type { Config } from '../config.js';
 import { isDomainError } from '../errors.js';
 import type { LoggedEvent } from '../store/event-log.js';
+import type { IdempotencyKeys } from '../store/idempotency-keys.js';
 import type { PublishedEventLog } from '../store/published-event-log.js';
 import type { TurnStore } from '../store/turn-store.js';
 import type { TurnService } from '../turns/turn-service-types.js';
@@ -49,6 +50,8 @@ export interface JobServiceDeps {
    */
   pendingApprovals?: (turnId: string) => Promise<Pick<JobApproval, 'call_id' | 'name' | 'label' | 'expires_at'>[]>;
   log?: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
+  /** Idempotency keys of messages to jobs (JobService.sendOnce); absent: a key is ignored. */
+  idempotency?: IdempotencyKeys;
 }
 
 export class JobDriver {

@@ -9,7 +9,7 @@
  * mirror of job turn activity) is ./job-driver.ts.
  */
 import { uuidv7 } from 'uuidv7';
-import { DomainError } from '../errors.js';
+import { DomainError, idempotencyKeyReused } from '../errors.js';
 import type { LoggedEvent } from '../store/event-log.js';
 import type { PublishedEventLog } from '../store/published-event-log.js';
 import type { JobEvent } from './events.js';
@@ -38,6 +38,17 @@ export interface CreateJobInput {
 }
 
 export type MessageDelivery = 'queued' | 'steering' | 'answer';
+
+/** A delivered message: the job after it, how it was delivered, the seq to follow the job's stream after, the steering message's id (else null). */
+export interface SentJobMessage {
+  job: JobRecord;
+  delivery: MessageDelivery;
+  seq: number;
+  message_id: string | null;
+}
+
+/** The idempotency-key scope of messages to jobs (its own key space: README "Idempotency"). */
+export const JOB_MESSAGE_KEY_SCOPE = 'job_message';
 
 export class JobService {
   readonly events: PublishedEventLog<JobEvent>;
@@ -149,6 +160,40 @@ export class JobService {
     return this.d.store.list(query);
   }
 
+  /**
+   * {@link send} at most once per idempotency `key` (README "Idempotency"): the first request
+   * delivers; a repeat with the same `hash` (of job id and message) delivers nothing and answers
+   * the first delivery (`delivery`, `seq`, `message_id`) with the job as it is now (`replayed:
+   * true`) — like every replayed create, the resource is shown current, not as it was. Without a
+   * key (or without key storage): a plain `send`; undefined when the job is unknown.
+   * @throws DomainError 409 `idempotency_key_reused` (same key, another body — another job
+   *   included; details `{job_id}` of the first), and `send`'s errors (the key is then free again).
+   */
+  async sendOnce(id: string, message: string, key: string | undefined, hash: string): Promise<{ value: SentJobMessage | undefined; replayed: boolean }> {
+    const keys = this.d.idempotency;
+    if (key === undefined || !keys) return { value: await this.send(id, message), replayed: false };
+    // Resource id of a delivery: `<job id> <delivery> <seq> <message id or ->` (the job is read anew on replay).
+    const parse = (rid: string) => {
+      const [jobId, delivery, seq, messageId] = rid.split(' ');
+      return { jobId, delivery: delivery as MessageDelivery, seq: Number(seq), messageId: messageId === '-' ? null : messageId };
+    };
+    const known = await keys.find(JOB_MESSAGE_KEY_SCOPE, key);
+    if (known && known.request_hash !== hash) throw idempotencyKeyReused('job', known.resource_id ? parse(known.resource_id).jobId : id);
+    return keys.run<SentJobMessage | undefined>(JOB_MESSAGE_KEY_SCOPE, key, hash, {
+      create: async () => {
+        const sent = await this.send(id, message);
+        if (!sent) throw new DomainError('not_found', `job ${id} not found`, 404);
+        return sent;
+      },
+      idOf: (s) => `${s!.job.id} ${s!.delivery} ${s!.seq} ${s!.message_id ?? '-'}`,
+      load: async (rid) => {
+        const r = parse(rid);
+        const job = await this.d.store.get(r.jobId);
+        return job && { job, delivery: r.delivery, seq: r.seq, message_id: r.messageId };
+      },
+    });
+  }
+
   /** Progress over the job's turns and its recent activity (./progress.ts). */
   progress(job: JobRecord): Promise<JobProgress> {
     return jobProgress(this.events, (id) => this.d.turns.get(id), job);
@@ -173,7 +218,7 @@ export class JobService {
    * follow the job's stream after for the reply, and the steering message's id (null otherwise).
    * @throws DomainError 409 `job_finished` (terminal), 409 `steering_unavailable`.
    */
-  async send(id: string, message: string): Promise<{ job: JobRecord; delivery: MessageDelivery; seq: number; message_id: string | null } | undefined> {
+  async send(id: string, message: string): Promise<SentJobMessage | undefined> {
     for (let tries = 0; tries < 5; tries++) {
       const job = await this.d.store.get(id);
       if (!job) return undefined;
