@@ -32,6 +32,15 @@ const ADDED_COLUMNS: [string, string][] = [
 
 const FINISHED = `status IN ('completed', 'failed', 'cancelled')`;
 
+/**
+ * The turns continuing a turn (`previous_turn_id`) of one agent, newest first. It reads the
+ * expression index `turns_previous` (agent_id, json_extract(request, '$.previous_turn_id'), id:
+ * equality on the first two, the order from the third, so SQLite prefers it to `turns_agent`),
+ * whose expression must stay written exactly as here for SQLite to use it; a double-text walking
+ * a chain runs it once per turn of the chain.
+ */
+export const CONTINUATIONS_SQL = `SELECT id FROM turns WHERE agent_id = ? AND json_extract(request, '$.previous_turn_id') = ? ORDER BY id DESC`;
+
 export class SqliteTurnStore implements TurnStore {
   /** Statements by SQL text, compiled once (src/store/statement-cache.ts). */
   private readonly sql: StatementCache;
@@ -65,7 +74,8 @@ export class SqliteTurnStore implements TurnStore {
       transcript TEXT
     );
     CREATE INDEX IF NOT EXISTS turns_agent ON turns (agent_id, id);
-    CREATE INDEX IF NOT EXISTS turns_status ON turns (status, id);`);
+    CREATE INDEX IF NOT EXISTS turns_status ON turns (status, id);
+    CREATE INDEX IF NOT EXISTS turns_previous ON turns (agent_id, json_extract(request, '$.previous_turn_id'), id);`);
     const have = new Set((db.prepare('PRAGMA table_info(turns)').all() as { name: string }[]).map((c) => c.name));
     for (const [name, type] of ADDED_COLUMNS) if (!have.has(name)) db.exec(`ALTER TABLE turns ADD COLUMN ${name} ${type}`);
   }
@@ -220,9 +230,7 @@ export class SqliteTurnStore implements TurnStore {
   }
 
   async continuations(id: string, agentId: string): Promise<string[]> {
-    const rows = this.sql
-      .get(`SELECT id FROM turns WHERE agent_id = ? AND json_extract(request, '$.previous_turn_id') = ? ORDER BY id DESC`)
-      .all(agentId, id) as { id: string }[];
+    const rows = this.sql.get(CONTINUATIONS_SQL).all(agentId, id) as { id: string }[];
     return rows.map((r) => r.id);
   }
 

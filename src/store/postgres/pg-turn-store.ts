@@ -25,6 +25,12 @@ const KNOWN_MAX = 10_000;
 
 const FINISHED = `status IN ('completed', 'failed', 'cancelled')`;
 
+/**
+ * The turns continuing a turn (`previous_turn_id`) of one agent, newest first, through the
+ * expression index `turns_previous` of migration 016 (its expression must stay written as here).
+ */
+export const PG_CONTINUATIONS_SQL = `SELECT id FROM turns WHERE agent_id = $1 AND (request::jsonb ->> 'previous_turn_id') = $2 ORDER BY id DESC`;
+
 export class PgTurnStore implements TurnStore {
   private readonly known = new Map<string, { trace: TurnTrace | null; started_at: string | null }>();
 
@@ -185,10 +191,7 @@ export class PgTurnStore implements TurnStore {
   }
 
   async continuations(id: string, agentId: string): Promise<string[]> {
-    const { rows } = await this.db.query<{ id: string }>(
-      `SELECT id FROM turns WHERE agent_id = $1 AND (request::jsonb ->> 'previous_turn_id') = $2 ORDER BY id DESC`,
-      [agentId, id],
-    );
+    const { rows } = await this.db.query<{ id: string }>(PG_CONTINUATIONS_SQL, [agentId, id]);
     return rows.map((r) => r.id);
   }
 

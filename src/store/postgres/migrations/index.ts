@@ -15,5 +15,6 @@ import { workflowLeases } from './009-workflow-leases.js';
 import { webhooks } from './010-webhooks.js';
 import { jobPendingApprovals } from './012-job-pending-approvals.js';
 import { turnInputClosures } from './015-turn-input-closures.js';
+import { turnContinuationsIndex } from './016-turn-continuations-index.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks, jobPendingApprovals, turnInputClosures];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks, jobPendingApprovals, turnInputClosures, turnContinuationsIndex];
