@@ -125,9 +125,24 @@ export class TurnView {
     const key = item.kind === 'tool' ? `t:${item.callId}` : item.key;
     let li = this.rows.get(key);
     if (!li) {
-      li = item.kind === 'tool' ? this.createToolRow(item) : el('li', 'message');
+      li = item.kind === 'tool' ? this.createToolRow(item) : item.kind === 'reasoning' ? this.createReasoningRow() : el('li', item.kind);
       this.rows.set(key, li);
       this.timeline.append(li);
+    }
+    if (item.kind === 'reasoning') {
+      // Collapsed and dimmed: what the model thought on the way, not its answer.
+      const text = li.querySelector<HTMLElement>('.text')!;
+      if (text.textContent !== item.text) text.textContent = item.text;
+      li.querySelector('summary')!.textContent = item.done ? 'Reasoning' : 'Reasoning…';
+      li.dataset.done = String(item.done);
+      return;
+    }
+    if (item.kind === 'warning') {
+      li.setAttribute('role', 'note');
+      li.dataset.code = item.code;
+      const text = `Model warning: ${item.message || item.code.replace(/_/g, ' ')}`;
+      if (li.textContent !== text) li.textContent = text;
+      return;
     }
     if (item.kind === 'message') {
       if (li.textContent !== item.text) li.textContent = item.text;
@@ -151,6 +166,16 @@ export class TurnView {
       live.textContent = item.liveOutput!;
       live.scrollTop = live.scrollHeight;
     }
+  }
+
+  private createReasoningRow(): HTMLLIElement {
+    const li = el('li', 'reasoning');
+    const details = el('details');
+    const text = el('pre', 'text');
+    text.setAttribute('aria-label', 'Reasoning of the model');
+    details.append(el('summary'), text);
+    li.append(details);
+    return li;
   }
 
   private createToolRow(item: ToolItem): HTMLLIElement {

@@ -16,6 +16,8 @@ export const TURN_EVENT_TYPES = [
   'turn.resumed',
   'message.delta',
   'message.completed',
+  'reasoning.delta',
+  'model.warning',
   'tool.started',
   'tool.progress',
   'tool.completed',

@@ -36,7 +36,26 @@ export interface MessageItem {
   done: boolean;
 }
 
-export type TimelineItem = ToolItem | MessageItem;
+/** The model's reasoning as it streams (`reasoning.delta`); not part of the answer, shown collapsed. */
+export interface ReasoningItem {
+  kind: 'reasoning';
+  /** Stable key for rendering (seq of the first delta). */
+  key: string;
+  text: string;
+  /** True once something else followed it (a message, a tool call, the end). */
+  done: boolean;
+}
+
+/** Something about the model's answer that did not fail the turn (`model.warning`), shown as it came. */
+export interface WarningItem {
+  kind: 'warning';
+  key: string;
+  /** E.g. `tool_calls_ignored`. */
+  code: string;
+  message: string;
+}
+
+export type TimelineItem = ToolItem | MessageItem | ReasoningItem | WarningItem;
 
 /** A todo item from a `plan.snapshot` presentation event. */
 export interface PlanItem {
@@ -103,6 +122,9 @@ export function isTerminal(type: string): boolean {
   return type === 'turn.completed' || type === 'turn.failed' || type === 'turn.cancelled';
 }
 
+/** Events of the model's output: after one of these (other than reasoning) the reasoning before it is done. */
+const STREAMED_EVENTS = new Set(['reasoning.delta', 'message.delta', 'message.completed', 'tool.started', 'model.warning']);
+
 const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
 
 export type { ApprovalItem };
@@ -114,12 +136,23 @@ export type { ApprovalItem };
 export function applyEvent(state: TurnState, ev: IncomingEvent): boolean {
   if (typeof ev.seq !== 'number' || !Number.isFinite(ev.seq) || ev.seq <= state.lastSeq) return false;
   state.lastSeq = ev.seq;
+  const last = state.timeline[state.timeline.length - 1];
+  if (last?.kind === 'reasoning' && ev.type !== 'reasoning.delta' && STREAMED_EVENTS.has(ev.type)) last.done = true;
   switch (ev.type) {
     case 'turn.started':
       state.status = 'running';
       state.model = str(ev.model) || undefined;
       state.tools = Array.isArray(ev.tools) ? ev.tools.map(String) : [];
       state.unavailable = Array.isArray(ev.unavailable) ? (ev.unavailable as TurnState['unavailable']) : [];
+      break;
+    case 'reasoning.delta': {
+      const last = state.timeline[state.timeline.length - 1];
+      if (last && last.kind === 'reasoning' && !last.done) last.text += str(ev.text);
+      else state.timeline.push({ kind: 'reasoning', key: `r${ev.seq}`, text: str(ev.text), done: false });
+      break;
+    }
+    case 'model.warning':
+      state.timeline.push({ kind: 'warning', key: `w${ev.seq}`, code: str(ev.code, 'warning'), message: str(ev.message) });
       break;
     case 'message.delta': {
       const last = state.timeline[state.timeline.length - 1];
@@ -251,6 +284,6 @@ function findTool(state: TurnState, callId: string): ToolItem | undefined {
 function closeOpenItems(state: TurnState, toolState: 'cancelled'): void {
   for (const item of state.timeline) {
     if (item.kind === 'tool' && item.state === 'running') item.state = toolState;
-    if (item.kind === 'message') item.done = true;
+    if (item.kind === 'message' || item.kind === 'reasoning') item.done = true;
   }
 }

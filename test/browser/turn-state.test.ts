@@ -43,7 +43,7 @@ describe('turn view-model', () => {
     const applied = events.slice(4).map((e) => applyEvent(s, structuredClone(e)));
     expect(applied).toEqual([false, false, false, false, true, true, true, true]);
     expect(s.timeline.filter((i) => i.kind === 'tool')).toHaveLength(1);
-    expect(s.timeline.map((i) => (i.kind === 'message' ? i.text : i.label))).toEqual(['Let me look.', 'Read a.txt (3 lines)', 'Done.']);
+    expect(s.timeline.map((i) => (i.kind === 'tool' ? i.label : 'text' in i ? i.text : i.message))).toEqual(['Let me look.', 'Read a.txt (3 lines)', 'Done.']);
   });
 
   it('shows the running label and progress until the call completes, and marks failures', () => {
@@ -125,5 +125,24 @@ describe('turn view-model', () => {
     expect(jobQuestionNote({ kind: 'background_job', origin: { type: 'background_job', job_id: 'job_7' } })).toBe(
       "This question is background job job_7's: answer it in the Background jobs panel (POST /v1/jobs/{id}/messages), which resumes the job.",
     );
+  });
+});
+
+describe('reasoning and model warnings', () => {
+  it('folds reasoning deltas into one row, done once the answer follows, and keeps warnings as rows', () => {
+    const s = initialTurnState('t');
+    const evs: IncomingEvent[] = [
+      { seq: 1, type: 'turn.started', model: 'm', tools: [], unavailable: [] },
+      { seq: 2, type: 'reasoning.delta', text: 'Think ' },
+      { seq: 3, type: 'reasoning.delta', text: 'hard.' },
+      { seq: 4, type: 'message.delta', text: 'Answer' },
+      { seq: 5, type: 'model.warning', code: 'tool_calls_ignored', message: '1 tool call was ignored', call_ids: ['c9'] },
+    ];
+    for (const e of evs) applyEvent(s, e);
+    expect(s.timeline).toEqual([
+      { kind: 'reasoning', key: 'r2', text: 'Think hard.', done: true },
+      { kind: 'message', key: 'm4', text: 'Answer', done: false },
+      { kind: 'warning', key: 'w5', code: 'tool_calls_ignored', message: '1 tool call was ignored' },
+    ]);
   });
 });
