@@ -11,7 +11,7 @@
  * - GET /v1/turns/{id} — the turn record, with `pending_approvals` (routes/turn-approvals.ts).
  * Every turn returned (wait=true, list, get, cancel) carries `links` (self, events, cancel).
  * - GET /v1/turns/{id}/events — resumable SSE (src/http/sse-stream.ts).
- * - POST /v1/turns/{id}/cancel — abort; a finished turn is returned unchanged; an active workflow
+ * - POST /v1/turns/{id}/cancel — no body or `{}` (any field → 400); abort; a finished turn is returned unchanged; an active workflow
  *   task or background job turn → 409 `turn_owned` (stop the job / cancel the workflow instead).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -30,7 +30,7 @@ import { turnOwnedRefusal } from '../src/turns/turn-owner.js';
 import { assertApprovalTools } from '../src/turns/approvals/request-check.js';
 import { assertKnownSkills } from './skills.js';
 import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
-import { CreateTurnBody, CreateTurnQuery, EventsQuery, ListTurnsQuery, TurnIdParams } from './turn-schemas.js';
+import { CancelTurnBody, CreateTurnBody, CreateTurnQuery, EventsQuery, ListTurnsQuery, TurnIdParams } from './turn-schemas.js';
 
 /**
  * Links of a turn, relative to the service root. With `streamTokens` (AUTH_TOKENS set), `events`
@@ -144,6 +144,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
 
   app.post('/v1/turns/:id/cancel', async (request) => {
     const { id } = TurnIdParams.parse(request.params);
+    CancelTurnBody.parse(request.body ?? undefined);
     const current = await turns.get(id);
     if (!current) throw notFound('turn', id);
     const owned = turnOwnedRefusal(current, 'cancel');
