@@ -16,21 +16,33 @@ export const InputMessageSchema = z.strictObject({
   content: z.string(),
 });
 
-/** True when `text` has a character that is not whitespace (Unicode `\s`). */
+/**
+ * Characters that carry no text for the model: Unicode whitespace (`\s`), control characters
+ * (`\p{Cc}`: NUL, BEL, ESC, DEL, U+0085, …) and invisible format characters (`\p{Cf}`: U+200B
+ * zero-width space, U+2060 word joiner, U+FEFF, …).
+ */
+const NOT_TEXT = /^[\s\p{Cc}\p{Cf}]*$/u;
+
+/**
+ * True when `text` has a character the model can read: one that is not whitespace, a control
+ * character or an invisible format character ({@link NOT_TEXT}). `"\u0000"`, `"\u0007\u001b"`
+ * and `"\u200b "` have none.
+ */
 export function hasText(text: string): boolean {
-  return /\S/.test(text);
+  return !NOT_TEXT.test(text);
 }
 
 /**
  * The message of a {@link textField} without text (the HTTP envelope prefixes the field's path):
  * what is wrong, then what to send.
  */
-export const NO_TEXT_MESSAGE = 'must not be empty or only whitespace: send text with at least one visible character';
+export const NO_TEXT_MESSAGE = 'must not be empty or only whitespace or control characters: send text with at least one visible character';
 
 /**
- * A string that must contain text: `""` and whitespace-only strings (`"   "`, `"\n"`) are refused
- * alike (code `custom`, {@link NO_TEXT_MESSAGE}; the 400 says `input must not be empty or only
- * whitespace: send …`). Used by turn and schedule `input`, steering messages
+ * A string that must contain text ({@link hasText}): `""`, whitespace-only strings (`"   "`,
+ * `"\n"`) and strings of only control or format characters (`"\u0000"`) are refused alike (code
+ * `custom`, {@link NO_TEXT_MESSAGE}; the 400 says `input must not be empty or only whitespace or
+ * control characters: send …`). Used by turn and schedule `input`, steering messages
  * (routes/turn-messages.ts), messages to background jobs (routes/job-schemas.ts) and workflow
  * task prompts (routes/workflow-schemas.ts).
  */
@@ -47,7 +59,7 @@ export const TurnInputSchema = z.union([
   z
     .array(InputMessageSchema)
     .min(1, 'input must have at least one message')
-    .refine((list) => list.length === 0 || list.some((m) => hasText(m.content)), 'input must have a message with text: every content is empty or only whitespace'),
+    .refine((list) => list.length === 0 || list.some((m) => hasText(m.content)), 'input must have a message with text: every content is empty or only whitespace or control characters; send at least one with a visible character'),
 ]);
 
 /** Max serialized size of `metadata`, bytes. */

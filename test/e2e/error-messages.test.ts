@@ -10,7 +10,7 @@ import { api, useScriptedService } from './support/service.js';
 
 const harness = useScriptedService();
 /** The one message of a blank text field (turn input, steering and job messages, task prompts). */
-const NO_TEXT = 'must not be empty or only whitespace: send text with at least one visible character';
+const NO_TEXT = 'must not be empty or only whitespace or control characters: send text with at least one visible character';
 const INPUT_SHAPE = 'a string or a list of {role: user|assistant|system|developer, content: string}';
 
 async function createTurn(body: unknown) {
@@ -106,7 +106,7 @@ describe('validation messages', () => {
     for (const input of ['   ', '\n\t ', '\u00a0\u2003']) expect(await createTurn({ input })).toEqual(empty);
     expect(empty.details).toEqual([{ path: 'input', code: 'custom', message: NO_TEXT }]);
     expect((await createTurn({ input: [{ role: 'user', content: '  ' }, { role: 'system', content: '' }] })).message).toBe(
-      'input must have a message with text: every content is empty or only whitespace',
+      'input must have a message with text: every content is empty or only whitespace or control characters; send at least one with a visible character',
     );
     harness.model.push({ output: [message('fine')] });
     const ok = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: [{ role: 'system', content: ' ' }, { role: 'user', content: ' hi ' }] });

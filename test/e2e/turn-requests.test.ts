@@ -46,3 +46,43 @@ describe('POST /v1/turns/{id}/cancel body', () => {
   });
 });
 
+describe('input without text', () => {
+  const noText = 'input must not be empty or only whitespace or control characters: send text with at least one visible character';
+  it.each([
+    ['only NUL', '\u0000'],
+    ['only NULs and spaces', '\u0000 \u0000\n'],
+    ['only control characters', '\u0001\u0007\u001b\u007f\u0085'],
+    ['only whitespace', ' \t\n\u00a0\u2028'],
+    ['only invisible format characters', '\u200b\u2060\ufeff'],
+  ])('refuses a string that is %s with 400 saying what to send; nothing reaches the model', async (_name, input) => {
+    const before = harness.model.requests.length;
+    const r = await create({ input, agent_id: 'no-text' });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toEqual({ code: 'invalid_request', message: noText, details: [{ path: 'input', code: 'custom', message: noText.slice('input '.length) }] });
+    expect(harness.model.requests.length).toBe(before);
+  });
+
+  it('refuses a message list whose every content has no text', async () => {
+    const r = await create({ input: [{ role: 'user', content: '\u0000' }, { role: 'system', content: '\u0007 ' }], agent_id: 'no-text' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe('input must have a message with text: every content is empty or only whitespace or control characters; send at least one with a visible character');
+  });
+
+  it('refuses a steering message or a message to a job of only control characters', async () => {
+    harness.model.push({ output: [message('done')] });
+    const turn = await create({ input: 'hi', agent_id: 'no-text' }, '?wait=true');
+    const r = await api(harness.svc.url, 'POST', `/v1/turns/${turn.body.id}/messages`, { content: '\u0000\u0000' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe('content must not be empty or only whitespace or control characters: send text with at least one visible character');
+    const job = await api(harness.svc.url, 'POST', '/v1/jobs/0190a000-0000-7000-8000-000000000001/messages', { message: '\u0000\u200b' });
+    expect(job.status).toBe(400);
+    expect(job.body.error.message).toBe('message must not be empty or only whitespace or control characters: send text with at least one visible character');
+  });
+
+  it('accepts text with control characters around it', async () => {
+    harness.model.push({ output: [message('ok')] });
+    const r = await create({ input: '\u0000hello\u0007', agent_id: 'no-text' }, '?wait=true');
+    expect(r.body).toMatchObject({ status: 'completed', output_text: 'ok' });
+  });
+});
+
