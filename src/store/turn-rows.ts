@@ -45,7 +45,26 @@ export function turnRecordFromRow(r: TurnRow): TurnRecord {
 /** Max characters of {@link TurnRecord.input_preview}. */
 const PREVIEW_CHARS = 120;
 
-/** The first non-empty line of the turn's input (a string, or its first user/any message), cut to 120 characters. */
+/**
+ * Line breaks a preview stops at: `\n`, `\r`, vertical tab, form feed, NEL (U+0085) and the
+ * Unicode line and paragraph separators (U+2028, U+2029) — every character that ends a line.
+ */
+const LINE_BREAKS = /[\n\r\v\f\u0085\u2028\u2029]/;
+
+/**
+ * One line of input as clean one-line text: a tab becomes a space, other control characters
+ * (`\p{Cc}`: NUL, ESC, DEL, …) are dropped, runs of whitespace become one space, ends trimmed.
+ */
+function cleanLine(line: string): string {
+  return line.replace(/\t/g, ' ').replace(/\p{Cc}/gu, '').replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * {@link TurnRecord.input_preview}: the first line of the turn's input (a string, or its first
+ * user/any message) that has text once cleaned ({@link cleanLine}; lines end at any of
+ * {@link LINE_BREAKS}), cut to {@link PREVIEW_CHARS} code points (the last one `…` when cut);
+ * null when no line has text or the request is not readable.
+ */
 export function inputPreview(requestJson: string): string | null {
   let input: unknown;
   try {
@@ -59,7 +78,7 @@ export function inputPreview(requestJson: string): string | null {
     text = (msgs.find((m) => m?.role === 'user') ?? msgs[0])?.content;
   }
   if (typeof text !== 'string') return null;
-  const line = text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  const line = text.split(LINE_BREAKS).map(cleanLine).find((l) => l !== '') ?? '';
   if (line === '') return null;
   const chars = [...line];
   return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS - 1).join('')}…` : line;

@@ -85,7 +85,11 @@ export interface TurnRecord {
    * is that turn, and the input went into it as steering message `message_id`.
    */
   steered?: { message_id: string };
-  /** First non-empty line of the turn's input (≤ 120 characters), for lists; null when it has no text. */
+  /**
+   * First line of the turn's input that has text, as clean one-line text (≤ 120 characters; lines
+   * end at \n, \r, U+2028, U+2029…; control characters dropped, whitespace runs one space), for
+   * lists; null when it has no text (src/store/turn-rows.ts inputPreview).
+   */
   input_preview?: string | null;
 }
 

@@ -86,3 +86,28 @@ describe('input without text', () => {
   });
 });
 
+describe('input_preview', () => {
+  const previewOf = async (input: unknown) => {
+    harness.model.push({ output: [message('ok')] });
+    const r = await create({ input, agent_id: 'preview' }, '?wait=true');
+    expect(r.status).toBe(200);
+    const got = await api(harness.svc.url, 'GET', `/v1/turns/${r.body.id}`);
+    const listed = await api(harness.svc.url, 'GET', '/v1/turns?agent_id=preview&limit=1');
+    expect(listed.body.data[0].input_preview).toBe(got.body.input_preview);
+    return got.body.input_preview;
+  };
+
+  it('is one line: it stops at U+2028 and U+2029 like at a newline, and at \\r', async () => {
+    expect(await previewOf('first\u2028second')).toBe('first');
+    expect(await previewOf('first\u2029second')).toBe('first');
+    expect(await previewOf('first\rsecond')).toBe('first');
+    expect(await previewOf('\u2028\u2029  \nthird')).toBe('third');
+  });
+
+  it('holds no control characters: NUL and others are dropped, tabs become spaces, runs of spaces one', async () => {
+    expect(await previewOf('a\u0000b\u0007c')).toBe('abc');
+    expect(await previewOf('tab\there  and\u001b[31mred')).toBe('tab here and[31mred');
+    expect(await previewOf('\u0000\u0000\nsecond line')).toBe('second line');
+  });
+});
+
