@@ -6,7 +6,7 @@
 import type { TurnRecord } from '../turns/turn-service-types.js';
 
 /** One `turns` row (the record columns plus the stored request). */
-export type TurnRow = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' | 'input_preview'> & {
+export type TurnRow = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | 'metadata' | 'input_preview' | 'previous_turn_id'> & {
   kind: string;
   request: string;
   origin: string;
@@ -18,8 +18,9 @@ export type TurnRow = Omit<TurnRecord, 'kind' | 'origin' | 'usage' | 'error' | '
   metadata: string | null;
 };
 
-/** A row as the turn record (JSON columns parsed, `input_preview` derived from the request). */
+/** A row as the turn record (JSON columns parsed, `previous_turn_id` and `input_preview` read from the request). */
 export function turnRecordFromRow(r: TurnRow): TurnRecord {
+  const request = parseRequest(r.request);
   return {
     id: r.id,
     agent_id: r.agent_id,
@@ -37,8 +38,19 @@ export function turnRecordFromRow(r: TurnRow): TurnRecord {
     error: r.error === null ? null : JSON.parse(r.error),
     metadata: r.metadata === null ? null : JSON.parse(r.metadata),
     trace_id: r.trace_id,
-    input_preview: inputPreview(r.request),
+    previous_turn_id: typeof request?.previous_turn_id === 'string' ? request.previous_turn_id : null,
+    input_preview: previewOf(request?.input),
   };
+}
+
+/** The stored request JSON as an object, or undefined when it is not readable. */
+function parseRequest(requestJson: string): { input?: unknown; previous_turn_id?: unknown } | undefined {
+  try {
+    const parsed: unknown = JSON.parse(requestJson);
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 
@@ -66,12 +78,11 @@ function cleanLine(line: string): string {
  * null when no line has text or the request is not readable.
  */
 export function inputPreview(requestJson: string): string | null {
-  let input: unknown;
-  try {
-    input = (JSON.parse(requestJson) as { input?: unknown }).input;
-  } catch {
-    return null;
-  }
+  return previewOf(parseRequest(requestJson)?.input);
+}
+
+/** {@link inputPreview} of a request's `input`. */
+function previewOf(input: unknown): string | null {
   let text: unknown = input;
   if (Array.isArray(input)) {
     const msgs = input as { role?: unknown; content?: unknown }[];

@@ -78,6 +78,12 @@ export interface TurnRecord {
   usage: Usage | null;
   error: { code: string; message: string } | null;
   metadata: Record<string, unknown> | null;
+  /**
+   * The turn this one continues (its request's `previous_turn_id`; for an `enqueue` / `interrupt`
+   * follow-up the turn it was chained behind, which can be a newer one than the id sent), or null
+   * for a first turn.
+   */
+  previous_turn_id: string | null;
   /** W3C trace id of the turn's trace (32 hex digits; src/telemetry/trace-context.ts). */
   trace_id: string | null;
   /**

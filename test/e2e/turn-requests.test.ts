@@ -111,3 +111,20 @@ describe('input_preview', () => {
   });
 });
 
+describe('previous_turn_id on the record', () => {
+  it('is null for a first turn and the continued turn for a continuation, in GET, the list and ?wait=true', async () => {
+    harness.model.push({ output: [message('one')] }, { output: [message('two')] });
+    const first = await create({ input: 'first', agent_id: 'chain' }, '?wait=true');
+    expect(first.body.previous_turn_id).toBeNull();
+    const second = await create({ input: 'second', agent_id: 'chain', previous_turn_id: first.body.id }, '?wait=true');
+    expect(second.body.previous_turn_id).toBe(first.body.id);
+    expect(validateResponse('/v1/turns', 'post', 200, second.body)).toEqual([]);
+    const got = await api(harness.svc.url, 'GET', `/v1/turns/${second.body.id}`);
+    expect(got.body.previous_turn_id).toBe(first.body.id);
+    expect(validateResponse('/v1/turns/{id}', 'get', 200, got.body)).toEqual([]);
+    const list = await api(harness.svc.url, 'GET', '/v1/turns?agent_id=chain');
+    expect(list.body.data.map((t: { previous_turn_id: string | null }) => t.previous_turn_id)).toEqual([first.body.id, null]);
+    expect(validateResponse('/v1/turns', 'get', 200, list.body)).toEqual([]);
+  });
+});
+

@@ -64,6 +64,7 @@ export class RecordingTurnService implements TurnService {
       kind: options.kind ?? 'main',
       origin: options.origin ?? { type: 'api' },
       model: input.model ?? 'test-model',
+      previous_turn_id: input.previous_turn_id ?? null,
       created_at: new Date().toISOString(),
       started_at: null,
       completed_at: null,
