@@ -116,7 +116,7 @@ export class DefaultTurnService implements TurnService {
    * @throws HttpError 503 `model_not_configured`, 400 `model_required` (no `model` and no MODEL),
    *   409 `idempotency_key_reused` (same key, different body), 404 `previous_turn_not_found`,
    *   409 `previous_turn_active` (previous turn active and `multitask_strategy` reject), 409
-   *   `agent_mismatch`, 503 `shutting_down`; with `steer` on an active previous turn also
+   *   `agent_mismatch` (details `{previous_turn_id, agent_id}`: the agent owning it), 503 `shutting_down`; with `steer` on an active previous turn also
    *   400 `invalid_request` (input over the steering cap, details `[{path: "input", code,
    *   message}]`, see `steeringTooLong`) and `TurnInputs.send`'s errors. Double-texting: see {@link CreateTurnInput.multitask_strategy};
    *   `steer` returns the previous turn with `steered` set instead of a new turn.
@@ -161,9 +161,7 @@ export class DefaultTurnService implements TurnService {
     if (input.previous_turn_id !== undefined) {
       const prev = await store.get(input.previous_turn_id);
       if (!prev) throw new HttpError(404, 'previous_turn_not_found', `previous turn ${input.previous_turn_id} not found`);
-      if (prev.agent_id !== input.agent_id) {
-        throw new HttpError(409, 'agent_mismatch', `previous turn ${prev.id} belongs to agent ${prev.agent_id}`);
-      }
+      if (prev.agent_id !== input.agent_id) throw agentMismatch(prev, input.agent_id);
       const owner = activeTurnOwner(prev);
       if (owner && prev.kind !== (options.kind ?? 'main')) throw previousTurnOwned(prev, owner);
       const strategy = input.multitask_strategy ?? 'reject';
@@ -457,6 +455,20 @@ export class DefaultTurnService implements TurnService {
   wake(): void {
     if (this.started) this.runner?.wake();
   }
+}
+
+/**
+ * 409 `agent_mismatch`: `prev` belongs to another agent than the request's `agentId` (a
+ * conversation stays with one agent: its transcript, home and memory are that agent's). The message
+ * names the owning agent and what to send; details `{previous_turn_id, agent_id: <owning agent>}`.
+ */
+function agentMismatch(prev: TurnRecord, agentId: string): HttpError {
+  return new HttpError(
+    409,
+    'agent_mismatch',
+    `previous turn ${prev.id} belongs to agent ${prev.agent_id}, not ${agentId}; send "agent_id": "${prev.agent_id}" to continue it, or leave out previous_turn_id to start a new conversation for ${agentId}`,
+    { previous_turn_id: prev.id, agent_id: prev.agent_id },
+  );
 }
 
 /**

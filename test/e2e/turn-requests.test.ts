@@ -128,3 +128,17 @@ describe('previous_turn_id on the record', () => {
   });
 });
 
+describe('agent_mismatch', () => {
+  it('agent_mismatch names the agent that owns the previous turn and what to send', async () => {
+    harness.model.push({ output: [message('one')] });
+    const first = await create({ input: 'first', agent_id: 'owner-a' }, '?wait=true');
+    const r = await create({ input: 'next', agent_id: 'other-b', previous_turn_id: first.body.id });
+    expect(r.status).toBe(409);
+    expect(r.body.error).toEqual({
+      code: 'agent_mismatch',
+      message: `previous turn ${first.body.id} belongs to agent owner-a, not other-b; send "agent_id": "owner-a" to continue it, or leave out previous_turn_id to start a new conversation for other-b`,
+      details: { previous_turn_id: first.body.id, agent_id: 'owner-a' },
+    });
+  });
+});
+
