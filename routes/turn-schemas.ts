@@ -26,6 +26,13 @@ export const SkillNames = z
   .max(64)
   .refine((a) => new Set(a).size === a.length, 'skills must not repeat a name');
 
+/** Why `multitask_strategy` without `previous_turn_id` is refused (400 `invalid_request`, path `multitask_strategy`). */
+export const MULTITASK_WITHOUT_PREVIOUS = 'must come with previous_turn_id: it says what to do while the continued turn is still active; send previous_turn_id too, or leave multitask_strategy out';
+
+/**
+ * POST /v1/turns body. `multitask_strategy` is only accepted together with `previous_turn_id`
+ * ({@link MULTITASK_WITHOUT_PREVIOUS}): it decides what happens to that turn while it is active.
+ */
 export const CreateTurnBody = z.strictObject({
   input: TurnInputSchema,
   instructions: z.string().optional(),
@@ -36,7 +43,7 @@ export const CreateTurnBody = z.strictObject({
   tools: ToolFamilies.optional(),
   max_steps: z.number().int().min(1).max(500).optional(),
   previous_turn_id: z.string().min(1).max(100).optional(),
-  /** Double-texting: what to do when `previous_turn_id` is still active (src/turns/turn-service-types.ts). */
+  /** Double-texting: what to do when `previous_turn_id` is still active (src/turns/turn-service-types.ts); only with `previous_turn_id`. */
   multitask_strategy: z.enum(MULTITASK_STRATEGIES).optional(),
   metadata: Metadata.optional(),
   brain: z.boolean().optional(),
@@ -48,6 +55,11 @@ export const CreateTurnBody = z.strictObject({
   approvals: ApprovalsSchema.optional(),
   /** Cancel the turn when the client closes the POST's SSE stream (default false: keep running). */
   cancel_on_disconnect: z.boolean().optional(),
+}).check((ctx) => {
+  // A strategy says what to do with an active previous turn; without one it would be dropped unseen.
+  if (ctx.value.multitask_strategy !== undefined && ctx.value.previous_turn_id === undefined) {
+    ctx.issues.push({ code: 'custom', path: ['multitask_strategy'], message: MULTITASK_WITHOUT_PREVIOUS, input: ctx.value.multitask_strategy });
+  }
 });
 export type CreateTurnBody = z.infer<typeof CreateTurnBody>;
 

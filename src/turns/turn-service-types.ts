@@ -31,7 +31,8 @@ export interface CreateTurnInput {
    * on the previous turn's final transcript when it ends; `interrupt`: the previous turn is
    * cancelled (its completed rounds stay) and this one runs on that transcript, starting with the
    * steering messages it had not applied (src/turns/inputs/ `takeOver`); `steer`: the input
-   * goes into the previous turn as a steering message (no new turn). Ignored when it has finished.
+   * goes into the previous turn as a steering message (no new turn). On a finished previous turn
+   * every strategy is a plain continuation. The HTTP route accepts it only with `previous_turn_id`.
    */
   multitask_strategy?: MultitaskStrategy;
   metadata?: Record<string, unknown>;

@@ -85,6 +85,11 @@ describe('request schemas in openapi.yaml agree with the zod schemas the routes 
     { input: 'hi', metadata: 'no' },
     { input: 'hi', brain: 'yes' },
     { input: 42 },
+    { input: '\u0000' },
+    { input: '\u200b\u0007 ' },
+    { input: '\u0000x' },
+    { input: 'hi', multitask_strategy: 'enqueue' },
+    { input: 'hi', multitask_strategy: 'reject', previous_turn_id: 'p' },
   ];
   it.each(bodies.map((b) => [JSON.stringify(b), b]))('CreateTurnRequest %s', (_name, body) => {
     expect(validateComponent('CreateTurnRequest', body).length === 0).toBe(CreateTurnBody.safeParse(body).success);

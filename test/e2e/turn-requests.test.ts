@@ -142,3 +142,14 @@ describe('agent_mismatch', () => {
   });
 });
 
+describe('multitask_strategy without previous_turn_id', () => {
+  it.each(['reject', 'enqueue', 'interrupt', 'steer'])('multitask_strategy %s without previous_turn_id is 400 saying it applies to continuations only', async (strategy) => {
+    const before = harness.model.requests.length;
+    const r = await create({ input: 'hi', agent_id: 'lonely', multitask_strategy: strategy });
+    expect(r.status).toBe(400);
+    const what = 'must come with previous_turn_id: it says what to do while the continued turn is still active; send previous_turn_id too, or leave multitask_strategy out';
+    expect(r.body.error).toEqual({ code: 'invalid_request', message: `multitask_strategy ${what}`, details: [{ path: 'multitask_strategy', code: 'custom', message: what }] });
+    expect(harness.model.requests.length).toBe(before);
+  });
+});
+
