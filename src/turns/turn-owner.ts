@@ -23,17 +23,28 @@ export interface TurnOwner {
   messageRoute: string | null;
   /** The route that stops the owner's work. */
   stopRoute: string;
+  /** The route that reads the owner (its status and outcome). */
+  readRoute: string;
 }
 
 /** The owner of `turn` while it is active (queued, running, waiting); undefined otherwise. */
 export function activeTurnOwner(turn: TurnRecord): TurnOwner | undefined {
-  if (isFinished(turn) || !OWNED_KINDS.has(turn.kind)) return undefined;
+  return isFinished(turn) ? undefined : turnOwner(turn);
+}
+
+/**
+ * The service `turn` belongs to by its kind — a background job or a workflow — active or finished;
+ * undefined for a turn of its own (`main`). A conversation an owner runs stays its own: only a turn
+ * of the same kind (the owner's next turn) may continue it.
+ */
+export function turnOwner(turn: TurnRecord): TurnOwner | undefined {
+  if (!OWNED_KINDS.has(turn.kind)) return undefined;
   if (turn.kind === 'background_job') {
     const jobId = turn.origin.type === 'background_job' ? turn.origin.job_id : '{job_id}';
-    return { kind: 'background_job', ids: { job_id: jobId }, label: `background job ${jobId}`, messageRoute: `POST /v1/jobs/${jobId}/messages`, stopRoute: `POST /v1/jobs/${jobId}/stop` };
+    return { kind: 'background_job', ids: { job_id: jobId }, label: `background job ${jobId}`, messageRoute: `POST /v1/jobs/${jobId}/messages`, stopRoute: `POST /v1/jobs/${jobId}/stop`, readRoute: `GET /v1/jobs/${jobId}` };
   }
   const workflowId = turn.origin.type === 'workflow' ? turn.origin.workflow_id : '{workflow_id}';
-  return { kind: 'workflow_task', ids: { workflow_id: workflowId }, label: `a workflow task of workflow ${workflowId}`, messageRoute: null, stopRoute: `POST /v1/workflows/${workflowId}/cancel` };
+  return { kind: 'workflow_task', ids: { workflow_id: workflowId }, label: `a workflow task of workflow ${workflowId}`, messageRoute: null, stopRoute: `POST /v1/workflows/${workflowId}/cancel`, readRoute: `GET /v1/workflows/${workflowId}` };
 }
 
 /**

@@ -28,7 +28,7 @@ import type { ListTurnsQuery, TurnStore } from '../store/turn-store.js';
 import type { TaskBindingResolver } from './task-binding.js';
 import { idempotencyHashes, sameRequest } from './turn-input.js';
 import { isFinished } from './turn-outcome.js';
-import { activeTurnOwner, type TurnOwner } from './turn-owner.js';
+import { turnOwner, type TurnOwner } from './turn-owner.js';
 import { TurnRunner } from './turn-runner.js';
 import type { RunTurnFn } from './turn-run.js';
 import type { CreateTurnInput, CreateTurnOptions, TurnRecord, TurnService } from './turn-service-types.js';
@@ -115,6 +115,8 @@ export class DefaultTurnService implements TurnService {
   /**
    * @throws HttpError 503 `model_not_configured`, 400 `model_required` (no `model` and no MODEL),
    *   409 `idempotency_key_reused` (same key, different body), 404 `previous_turn_not_found`,
+   *   409 `previous_turn_owned` (the previous turn is a job's or workflow's, active or finished,
+   *   and this turn is of another kind),
    *   409 `previous_turn_active` (previous turn active and `multitask_strategy` reject), 409
    *   `agent_mismatch` (details `{previous_turn_id, agent_id}`: the agent owning it), 503 `shutting_down`; with `steer` on an active previous turn also
    *   400 `invalid_request` (input over the steering cap, details `[{path: "input", code,
@@ -162,7 +164,7 @@ export class DefaultTurnService implements TurnService {
       const prev = await store.get(input.previous_turn_id);
       if (!prev) throw new HttpError(404, 'previous_turn_not_found', `previous turn ${input.previous_turn_id} not found`);
       if (prev.agent_id !== input.agent_id) throw agentMismatch(prev, input.agent_id);
-      const owner = activeTurnOwner(prev);
+      const owner = turnOwner(prev);
       if (owner && prev.kind !== (options.kind ?? 'main')) throw previousTurnOwned(prev, owner);
       const strategy = input.multitask_strategy ?? 'reject';
       if (!isFinished(prev)) {
@@ -472,15 +474,22 @@ function agentMismatch(prev: TurnRecord, agentId: string): HttpError {
 }
 
 /**
- * 409 `previous_turn_owned`: the active turn belongs to a workflow task or a background job, which
- * alone may continue, steer or interrupt it (a turn of another kind double-texting it would take
- * it over, e.g. cancel a job's work). Finished turns of any kind can be continued.
+ * 409 `previous_turn_owned`: the previous turn belongs to a workflow task or a background job,
+ * which alone may continue it — active or finished. A turn of another kind double-texting an active
+ * one would take it over (e.g. cancel a job's work); continuing a finished one would fork the
+ * owner's conversation behind its back (a job's next start continues its own last turn). The
+ * message names the owner and the routes to use instead; details `{previous_turn_id, kind, status,
+ * job_id | workflow_id}`.
  */
 function previousTurnOwned(prev: TurnRecord, owner: TurnOwner): HttpError {
+  const details = { previous_turn_id: prev.id, kind: prev.kind, status: prev.status, ...owner.ids };
+  const fresh = 'or leave out previous_turn_id to start a new conversation';
+  if (isFinished(prev)) {
+    const instead = owner.messageRoute
+      ? `its work goes on through the job: read it with ${owner.readRoute} and, while the job is live, message it with ${owner.messageRoute}; ${fresh}`
+      : `its result is the workflow's: read it with ${owner.readRoute}; ${fresh}`;
+    return new HttpError(409, 'previous_turn_owned', `turn ${prev.id} was run by ${owner.label} and belongs to it; it cannot be continued by another turn — ${instead}`, details);
+  }
   const instead = owner.messageRoute ? `message it with ${owner.messageRoute} or stop it with ${owner.stopRoute}` : `wait for the workflow or cancel it with ${owner.stopRoute}`;
-  return new HttpError(409, 'previous_turn_owned', `turn ${prev.id} is running as ${owner.label}; it cannot be continued, steered or interrupted by another turn until it has finished — ${instead}`, {
-    previous_turn_id: prev.id,
-    kind: prev.kind,
-    status: prev.status,
-  });
+  return new HttpError(409, 'previous_turn_owned', `turn ${prev.id} is running as ${owner.label}; it cannot be continued, steered or interrupted by another turn until it has finished — ${instead}`, details);
 }

@@ -263,7 +263,7 @@ describe('double-texting a turn that a workflow owns', () => {
     for (const strategy of [undefined, 'enqueue', 'interrupt', 'steer']) {
       const r = await doubleText(taskTurn, 'take it over', strategy);
       expect(r.status).toBe(409);
-      expect(r.body.error).toMatchObject({ code: 'previous_turn_owned', details: { previous_turn_id: taskTurn, kind: 'workflow_task' } });
+      expect(r.body.error).toMatchObject({ code: 'previous_turn_owned', details: { previous_turn_id: taskTurn, kind: 'workflow_task', status: 'running', workflow_id: wf.body.id } });
       expect(r.body.error.message).toMatch(/workflow task/);
     }
     expect((await harness.svc.services.turns.get(taskTurn))?.status).toBe('running');

@@ -2,7 +2,8 @@
  * A background job's turn and a workflow task's turn belong to their owner while active: POST
  * /v1/turns/{id}/messages and POST /v1/turns/{id}/cancel refuse them with 409 `turn_owned`,
  * naming the owner's route to use instead, and leave the turn running; the owner's routes still
- * steer and stop the work. Real service, scripted model over the real openai SDK, SQLite.
+ * steer and stop the work. Finished, such a turn still cannot be continued by a main turn (409
+ * `previous_turn_owned` naming the owner). Real service, scripted model over the real openai SDK, SQLite.
  */
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
@@ -66,6 +67,17 @@ describe('a running background job turn', () => {
     // Finished: the turn routes act as for any turn (cancel returns it unchanged, steering is turn_finished).
     expect((await cancel(turnId)).body).toMatchObject({ id: turnId, status: 'completed' });
     expect((await steer(turnId)).body.error.code).toBe('turn_finished');
+    // ...but the conversation stays the job's: a main turn cannot continue it.
+    const before = harness.model.requests.length;
+    const continued = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'go on', agent_id: 'owned-job', previous_turn_id: turnId });
+    expect(continued.status).toBe(409);
+    expect(validateResponse('/v1/turns', 'post', 409, continued.body)).toEqual([]);
+    expect(continued.body.error).toEqual({
+      code: 'previous_turn_owned',
+      message: `turn ${turnId} was run by background job ${jobId} and belongs to it; it cannot be continued by another turn — its work goes on through the job: read it with GET /v1/jobs/${jobId} and, while the job is live, message it with POST /v1/jobs/${jobId}/messages; or leave out previous_turn_id to start a new conversation`,
+      details: { previous_turn_id: turnId, kind: 'background_job', status: 'completed', job_id: jobId },
+    });
+    expect(harness.model.requests.length).toBe(before);
   }, 60_000);
 });
 
@@ -107,5 +119,13 @@ describe('a running workflow task turn', () => {
     expect((await api(harness.svc.url, 'POST', `/v1/workflows/${wf.body.id}/cancel`)).status).toBe(200);
     await expect.poll(() => statusOf(turnId), { timeout: 30_000 }).toBe('cancelled');
     expect((await workflows.get(wf.body.id))!.status).toBe('cancelled');
+    // Finished, the task's turn is still the workflow's: a main turn cannot continue it.
+    const continued = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'go on', agent_id: 'owned-wf', previous_turn_id: turnId, multitask_strategy: 'enqueue' });
+    expect(continued.status).toBe(409);
+    expect(continued.body.error).toEqual({
+      code: 'previous_turn_owned',
+      message: `turn ${turnId} was run by a workflow task of workflow ${wf.body.id} and belongs to it; it cannot be continued by another turn — its result is the workflow's: read it with GET /v1/workflows/${wf.body.id}; or leave out previous_turn_id to start a new conversation`,
+      details: { previous_turn_id: turnId, kind: 'workflow_task', status: 'cancelled', workflow_id: wf.body.id },
+    });
   }, 60_000);
 });
