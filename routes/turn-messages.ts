@@ -1,7 +1,9 @@
 /**
  * Steering a turn (README.md "Steer a running turn"):
  * - POST /v1/turns/{id}/messages `{content}` on a queued, running or waiting turn → 202
- *   `{message_id, turn_id, seq, status: "queued", created_at}`; the message is stored at once
+ *   `{message_id, turn_id, seq, position, status: "queued", created_at}` (`seq`: the SSE id of its
+ *   `input.queued` event, usable as `Last-Event-ID`; `position`: its place among the turn's
+ *   messages, src/turns/inputs/turn-inputs.ts QueuedInput); the message is stored at once
  *   (event `input.queued`) and added to the transcript as a user message before the turn's next
  *   model request (event `input.applied`). A finished turn → 409 `turn_finished` (details carry
  *   `hint.previous_turn_id`); unknown turn → 404.

@@ -32,7 +32,7 @@ describePostgres('steering across two instances on one Postgres', () => {
     expect(first.status).toBe(202);
     const second = await api(a, 'POST', '/v1/turns', { input: 'note two (via A)', previous_turn_id: id, multitask_strategy: 'steer' });
     expect(second.body).toMatchObject({ id, steered: true });
-    expect(first.body.seq).toBe(1);
+    expect(first.body.position).toBe(1);
 
     const events = (await readSse(`${a}/v1/turns/${id}/events`, { timeoutMs: 120_000 })).events;
     expect(events.at(-1)?.json).toMatchObject({ type: 'turn.completed', output_text: 'done with both notes' });

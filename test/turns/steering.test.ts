@@ -43,10 +43,18 @@ describe('steering a running turn', () => {
     const a = await steer(id, 'Deploy to staging, not production.');
     const b = await steer(id, 'And keep the answer short.');
     expect(a.status).toBe(202);
-    expect(a.body).toMatchObject({ turn_id: id, seq: 1, status: 'queued', message_id: expect.stringMatching(/^msg_[0-9a-f]{32}$/) });
-    expect(b.body.seq).toBe(2);
+    expect(a.body).toMatchObject({ turn_id: id, position: 1, status: 'queued', message_id: expect.stringMatching(/^msg_[0-9a-f]{32}$/) });
+    expect(b.body.position).toBe(2);
 
     const sse = await readSse(`${harness.svc.url}/v1/turns/${id}/events`, { timeoutMs: 30_000 });
+    // `seq` is the SSE id of the message's input.queued event: Last-Event-ID resumes right after it.
+    for (const sent of [a, b]) {
+      const queued = sse.events.find((e) => e.event === 'input.queued' && e.json.message_id === sent.body.message_id)!;
+      expect(sent.body.seq).toBe(Number(queued.id));
+      expect(queued.json.seq).toBe(sent.body.seq);
+      const after = await readSse(`${harness.svc.url}/v1/turns/${id}/events`, { headers: { 'last-event-id': String(sent.body.seq) }, timeoutMs: 30_000 });
+      expect(after.events.map((e) => e.id)).toEqual(sse.events.filter((e) => Number(e.id) > sent.body.seq).map((e) => e.id));
+    }
     for (const ev of sse.events) expect(validateComponent('TurnEvent', ev.json), ev.event).toEqual([]);
     expect(sse.events.at(-1)?.json).toMatchObject({ type: 'turn.completed', output_text: 'Deployed to staging.' });
 

@@ -39,8 +39,14 @@ export const MAX_INPUT_CHARS = 100_000;
 export interface QueuedInput {
   message_id: string;
   turn_id: string;
-  /** Position among the turn's messages, from 1. */
+  /**
+   * The `seq` of the message's `input.queued` event in the turn's event log — its SSE `id:`, like
+   * every event's `seq`: `GET /v1/turns/{id}/events` with `Last-Event-ID: <seq>` streams what
+   * follows the message (its `input.applied` or `input.not_applied` among them).
+   */
   seq: number;
+  /** Position among the turn's steering messages, from 1 (the order they are applied in). */
+  position: number;
   status: 'queued';
   created_at: string;
 }
@@ -138,8 +144,8 @@ export class TurnInputs {
   private async storeAndLog(turnId: string, content: string, source: string, status: string): Promise<QueuedInput> {
     const stored = await this.d.store.add({ id: `msg_${randomUUID().replaceAll('-', '')}`, turn_id: turnId, content, source, created_at: this.clock().toISOString() });
     if (!stored) throw turnFinished(turnId, (await this.d.turns.get(turnId))?.status ?? status); // its queue closed meanwhile
-    await this.d.events.append(turnId, { type: 'input.queued', message_id: stored.id });
-    return { message_id: stored.id, turn_id: turnId, seq: stored.seq, status: 'queued', created_at: stored.created_at };
+    const logged = await this.d.events.append(turnId, { type: 'input.queued', message_id: stored.id });
+    return { message_id: stored.id, turn_id: turnId, seq: logged.seq, position: stored.seq, status: 'queued', created_at: stored.created_at };
   }
 
   /**
@@ -165,10 +171,26 @@ export class TurnInputs {
     return row && { request_hash: row.request_hash, message_id: row.resource_id };
   }
 
-  /** Message `messageId` of turn `turnId` as `send` first returned it, or undefined. */
+  /**
+   * Message `messageId` of turn `turnId` as `send` first returned it (its `input.queued` event's seq
+   * read back from the log), or undefined while the message or that event is not stored.
+   */
   async queued(turnId: string, messageId: string): Promise<QueuedInput | undefined> {
     const m = (await this.d.store.listAfter(turnId, 0)).find((x) => x.id === messageId);
-    return m && { message_id: m.id, turn_id: turnId, seq: m.seq, status: 'queued', created_at: m.created_at };
+    if (!m) return undefined;
+    const seq = await this.queuedEventSeq(turnId, messageId);
+    return seq === undefined ? undefined : { message_id: m.id, turn_id: turnId, seq, position: m.seq, status: 'queued', created_at: m.created_at };
+  }
+
+  /** The seq of `input.queued {message_id: messageId}` in turn `turnId`'s log (read in pages). */
+  private async queuedEventSeq(turnId: string, messageId: string): Promise<number | undefined> {
+    for (let after = 0; ; ) {
+      const page = await this.d.events.read(turnId, after, 500);
+      const hit = page.find((e) => e.event.type === 'input.queued' && e.event.message_id === messageId);
+      if (hit) return hit.seq;
+      if (page.length < 500) return undefined;
+      after = page.at(-1)!.seq;
+    }
   }
 
   /**
