@@ -10,14 +10,15 @@
  * - GET /v1/turns — newest first, `agent_id`/`status` filters, cursor pagination.
  * - GET /v1/turns/{id} — the turn record, with `pending_approvals` (routes/turn-approvals.ts).
  * Every turn returned (wait=true, list, get, cancel) carries `links` (self, events, cancel).
- * - GET /v1/turns/{id}/events — resumable SSE (src/http/sse-stream.ts).
+ * - GET /v1/turns/{id}/events — resumable SSE (src/http/sse-stream.ts); an `Accept` without
+ *   `text/event-stream` (say `application/json` alone) → 406 `not_acceptable`.
  * - POST /v1/turns/{id}/cancel — no body or `{}` (any field → 400); abort; a finished turn is returned unchanged; an active workflow
  *   task or background job turn → 409 `turn_owned` (stop the job / cancel the workflow instead).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
-import { notFound } from '../src/http/errors.js';
-import { negotiateResponse } from '../src/http/negotiate.js';
+import { HttpError, notFound } from '../src/http/errors.js';
+import { acceptsEventStream, negotiateResponse } from '../src/http/negotiate.js';
 import { clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { turnEventsLink, type StreamTokens } from '../src/http/stream-token.js';
@@ -64,6 +65,21 @@ async function streamTurn(services: Services, reply: FastifyReply, turnId: strin
     logger: reply.log,
     logFields: { turn_id: turnId },
   });
+}
+
+/**
+ * 406 `not_acceptable` for GET /v1/turns/{id}/events when `Accept` rules out `text/event-stream`
+ * (say `application/json` alone): the route serves nothing else, and the events have no JSON
+ * listing; the turn's state as JSON is GET /v1/turns/{id}. Details `{accept, served}`.
+ */
+function eventsNotAcceptable(id: string, accept: string | string[] | undefined): HttpError {
+  const self = `/v1/turns/${encodeURIComponent(id)}`;
+  return new HttpError(
+    406,
+    'not_acceptable',
+    `GET ${self}/events serves only text/event-stream (the turn's events as SSE); send Accept: text/event-stream, or read the turn as JSON with GET ${self}`,
+    { accept: Array.isArray(accept) ? accept.join(', ') : accept, served: ['text/event-stream'] },
+  );
 }
 
 export const turnRoutes: RoutePlugin = async (app, { services }) => {
@@ -138,6 +154,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     const { id } = TurnIdParams.parse(request.params);
     EventsQuery.parse(request.query);
     if (!(await turns.get(id))) throw notFound('turn', id);
+    if (!acceptsEventStream(request.headers.accept)) throw eventsNotAcceptable(id, request.headers.accept);
     const after = resumePoint(request, await services.eventLog.lastSeq(id));
     await streamTurn(services, reply, id, after);
   });

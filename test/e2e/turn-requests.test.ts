@@ -153,3 +153,31 @@ describe('multitask_strategy without previous_turn_id', () => {
   });
 });
 
+describe('GET /v1/turns/{id}/events Accept', () => {
+  it('answers 406 to a client that accepts only JSON, naming what the route serves and where the JSON record is', async () => {
+    harness.model.push({ output: [message('ok')] });
+    const turn = await create({ input: 'hi', agent_id: 'accept' }, '?wait=true');
+    for (const accept of ['application/json', 'application/json, text/html', 'text/event-stream;q=0, application/json']) {
+      const r = await api(harness.svc.url, 'GET', `/v1/turns/${turn.body.id}/events`, undefined, { accept });
+      expect(r.status, accept).toBe(406);
+      expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(validateResponse('/v1/turns/{id}/events', 'get', 406, r.body)).toEqual([]);
+      expect(r.body.error).toEqual({
+        code: 'not_acceptable',
+        message: `GET /v1/turns/${turn.body.id}/events serves only text/event-stream (the turn's events as SSE); send Accept: text/event-stream, or read the turn as JSON with GET /v1/turns/${turn.body.id}`,
+        details: { accept, served: ['text/event-stream'] },
+      });
+    }
+  });
+
+  it('streams for text/event-stream, */*, text/* and no Accept', async () => {
+    harness.model.push({ output: [message('ok')] });
+    const turn = await create({ input: 'hi', agent_id: 'accept' }, '?wait=true');
+    for (const accept of ['text/event-stream', '*/*', 'text/*', 'application/json;q=0.9, text/event-stream;q=0.1', undefined]) {
+      const res = await fetch(`${harness.svc.url}/v1/turns/${turn.body.id}/events`, { headers: accept === undefined ? {} : { accept } });
+      expect(res.status, accept).toBe(200);
+      expect(res.headers.get('content-type'), accept).toMatch(/^text\/event-stream/);
+      expect(await res.text()).toContain('event: turn.completed');
+    }
+  });
+});
