@@ -24,6 +24,7 @@ import type { TurnCheckpointStore } from './store/checkpoint-store.js';
 import type { TurnQueue } from './store/turn-queue.js';
 import type { TurnStore } from './store/turn-store.js';
 import { DefaultTurnService, type RunTurnFn, type TurnServiceDeps } from './turns/turn-service.js';
+import { PgFollowUpLock } from './store/postgres/pg-follow-up-lock.js';
 import { assembleTools } from './assembly/assemble.js';
 import { ApprovalService } from './turns/approvals/approval-service.js';
 import { ApprovalSweeper } from './turns/approvals/sweeper.js';
@@ -177,9 +178,14 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     rawClients && Object.fromEntries(Object.entries(rawClients).map(([api, c]) => [api, c && instrumentModel(c, { metrics, tracing, log })]));
   const modelClient = modelClients?.[config.MODEL_API] ?? (overrides.modelClient && instrumentModel(overrides.modelClient, { metrics, tracing, log }));
   const inputs = new TurnInputs({ store: engine.turnInputs, turns: turnStore, events: eventLog, notifier: engine.eventLog.notifier, idempotency: stores.idempotency });
+  // Several instances on one Postgres: follow-ups of one agent are created one at a time across them.
+  const followUpLock = config.DATABASE_URL
+    ? new PgFollowUpLock({ url: config.DATABASE_URL, onError: (err) => log.warn({ err }, 'a follow-up lock connection failed; the pool reconnects on next use') })
+    : undefined;
   const turns = new DefaultTurnService({
     config,
     inputs,
+    ...(followUpLock ? { followUpLock } : {}),
     store: turnStore,
     queue: turnQueue,
     checkpoints,
@@ -280,6 +286,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     async stop() {
       if (started) for (const b of [...background].reverse()) await b.stop();
       await turns.stop();
+      await turns.close();
       await engine.close();
       await stores.close();
       db.close();

@@ -46,6 +46,18 @@ function previousTurnActive(prev: TurnRecord): HttpError {
   );
 }
 
+/**
+ * Serializes the creation of one agent's follow-ups (`enqueue` / `interrupt`) across every
+ * instance on one database (Postgres: src/store/postgres/pg-follow-up-lock.ts). Within an
+ * instance {@link DefaultTurnService.create} already runs them one at a time.
+ */
+export interface FollowUpLock {
+  /** Run `fn` while no other instance runs one for `agentId`; resolves with its result. */
+  run<T>(agentId: string, fn: () => Promise<T>): Promise<T>;
+  /** Let go of what the lock holds (connections); called once, after the last `run`. */
+  close(): Promise<void>;
+}
+
 export interface TurnServiceDeps {
   config: Config;
   store: TurnStore;
@@ -68,6 +80,8 @@ export interface TurnServiceDeps {
   instanceId?: string;
   /** Stored tool approvals (src/turns/approvals/); unset: no call waits for approval. */
   approvals?: ApprovalStore;
+  /** Serializes follow-up creation across instances (several instances on one Postgres); unset: this instance alone. */
+  followUpLock?: FollowUpLock;
   /** After a run paused (`waiting`): queue it again if what it waits for arrived meanwhile. */
   onWaiting?: (id: string) => Promise<void>;
   log?: { info: (o: object, m?: string) => void; warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
@@ -124,14 +138,16 @@ export class DefaultTurnService implements TurnService {
    *   `steer` returns the previous turn with `steered` set instead of a new turn.
    *
    * Follow-ups (`enqueue` / `interrupt`) of one agent are created one at a time in this instance,
-   * so two sent at once chain (the second goes behind the first) instead of both continuing the
-   * same turn.
+   * and with {@link TurnServiceDeps.followUpLock} across instances too, so two sent at once chain
+   * (the second goes behind the first) instead of both continuing the same turn; the lock adds 503
+   * `follow_up_busy` (another instance held it too long) and its connection errors.
    */
   create(input: CreateTurnInput, options: CreateTurnOptions = {}): Promise<TurnRecord> {
     const strategy = input.multitask_strategy;
     if (input.previous_turn_id === undefined || (strategy !== 'enqueue' && strategy !== 'interrupt')) return this.createNow(input, options);
     const before = this.followUpLocks.get(input.agent_id) ?? Promise.resolve();
-    const created = before.then(() => this.createNow(input, options));
+    const lock = this.deps.followUpLock;
+    const created = before.then(() => (lock ? lock.run(input.agent_id, () => this.createNow(input, options)) : this.createNow(input, options)));
     const settled = created.then(() => undefined, () => undefined);
     this.followUpLocks.set(input.agent_id, settled);
     void settled.then(() => {
@@ -409,6 +425,13 @@ export class DefaultTurnService implements TurnService {
   async stop(timeoutMs = 5000): Promise<void> {
     this.stopping = true;
     await this.runner?.stop(timeoutMs);
+  }
+
+  /** Let go of the follow-up lock's connections (after {@link stop}, before the database closes). */
+  async close(): Promise<void> {
+    const lock = this.deps.followUpLock;
+    this.deps.followUpLock = undefined;
+    await lock?.close();
   }
 
   /**

@@ -3,7 +3,8 @@
  * while one of them runs the turn's command (one through POST /v1/turns/{id}/messages, one as a
  * double-text with `multitask_strategy: steer`) reach the model exactly once each, in the order
  * they were stored, in the request after the command — whichever instance runs the turn. And
- * follow-ups (`enqueue`) sent to one instance at once chain instead of continuing the same turn.
+ * follow-ups (`enqueue`) sent at once — to one instance, or spread over both — chain instead of
+ * continuing the same turn.
  */
 import { beforeAll, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
@@ -62,5 +63,28 @@ describePostgres('steering across two instances on one Postgres', () => {
     // Each follow-up's last request carries every earlier follow-up of the chain: one chain, no two beside each other.
     const seen = pg.model.requests.slice(-4).map((q) => (q.body.input as { role?: string; content?: unknown }[]).filter((i) => i.role === 'user').length);
     expect(seen).toEqual([2, 3, 4, 5]);
+  }, 300_000);
+
+  it('enqueues sent at once to two instances chain too: one chain across both, each continuing the one created before it', async () => {
+    const [a, b] = urls;
+    const names = ['a1', 'b1', 'a2', 'b2', 'a3', 'b3'];
+    pg.model.push(
+      { output: [functionCall('command', { command: 'sleep 3' }, { callId: 'call_busy2' })] },
+      { output: [message('busy done')] },
+      ...names.map((x) => ({ output: [message(`answer ${x}`)] })),
+    );
+    const created = await api(a, 'POST', '/v1/turns', { input: 'busy across', tools: ['computer'] });
+    const prev: string = created.body.id;
+    await readSse(`${a}/v1/turns/${prev}/events`, { stopWhen: (e) => e.event === 'tool.started', timeoutMs: 120_000 });
+    const sent = await Promise.all(names.map((x) => api(x.startsWith('a') ? a : b, 'POST', '/v1/turns', { input: `across ${x}`, tools: ['computer'], previous_turn_id: prev, multitask_strategy: 'enqueue' })));
+    expect(sent.map((r) => r.status)).toEqual(names.map(() => 202));
+    const ids = sent.map((r) => r.body.id as string);
+    const records = await Promise.all(ids.map(async (id) => (await readSse(`${b}/v1/turns/${id}/events`, { timeoutMs: 120_000 })).events.at(-1)!.json));
+    expect(records.map((e) => e.type)).toEqual(names.map(() => 'turn.completed'));
+    // One chain: ordered by id (creation), each follow-up continues the one before it, the first `prev`.
+    const turns = (await Promise.all(ids.map(async (id) => (await api(a, 'GET', `/v1/turns/${id}`)).body))).sort((x, y) => (x.id < y.id ? -1 : 1));
+    expect(turns.map((t) => t.previous_turn_id)).toEqual([prev, ...turns.slice(0, -1).map((t) => t.id)]);
+    const seen = pg.model.requests.slice(-names.length).map((q) => (q.body.input as { role?: string }[]).filter((i) => i.role === 'user').length);
+    expect(seen).toEqual(names.map((_, i) => i + 2));
   }, 300_000);
 });
