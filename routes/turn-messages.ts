@@ -8,14 +8,16 @@
  *   model request (event `input.applied`). A finished turn → 409 `turn_finished` (details carry
  *   `hint.previous_turn_id`); unknown turn → 404.
  * - An active workflow task or background job turn → 409 `turn_owned` naming the route to use
- *   instead (src/turns/turn-owner.ts); the job's own messages go in through its service.
+ *   instead (src/turns/turn-owner.ts); the job's own messages go in through its service. A
+ *   finished one → 409 `turn_finished` naming the owner (details `{turn_id, status, kind,
+ *   job_id | workflow_id}`, no continuation hint: only the owner continues it).
  */
 import { z } from 'zod';
 import { bodyHash, clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { MAX_INPUT_CHARS } from '../src/turns/inputs/turn-inputs.js';
 import { textField } from '../src/turns/request-schemas.js';
-import { turnOwnedRefusal } from '../src/turns/turn-owner.js';
+import { finishedOwnedTurn, turnOwnedRefusal } from '../src/turns/turn-owner.js';
 import { TurnIdParams } from './turn-schemas.js';
 
 export const SteerTurnBody = z.strictObject({
@@ -31,7 +33,11 @@ export const turnMessageRoutes: RoutePlugin = async (app, { services }) => {
     const owned = turn && turnOwnedRefusal(turn, 'steer');
     if (owned) throw owned;
     const key = clientIdempotencyKey(request);
-    const { value: queued, replayed } = await services.inputs.sendOnce(id, body.content, 'api', key, bodyHash({ turn_id: id, content: body.content }));
+    const { value: queued, replayed } = await services.inputs.sendOnce(id, body.content, 'api', key, bodyHash({ turn_id: id, content: body.content })).catch(async (err: unknown) => {
+      // A finished job or workflow turn: point at its owner, not at a continuation it would refuse.
+      const now = (err as { code?: string }).code === 'turn_finished' ? await services.turns.get(id) : undefined;
+      throw (now && finishedOwnedTurn(now)) ?? err;
+    });
     if (replayed) markReplayed(reply);
     return reply.code(202).header('Location', `/v1/turns/${encodeURIComponent(id)}`).send(queued);
   });

@@ -5,6 +5,7 @@
  * may continue, steer, interrupt or cancel it; clients go through the owner's routes. Approvals of
  * an owned turn stay with the turn (`POST /v1/turns/{id}/approvals`).
  */
+import { DomainError } from '../errors.js';
 import { HttpError } from '../http/errors.js';
 import { isFinished } from './turn-outcome.js';
 import type { TurnRecord } from './turn-service-types.js';
@@ -67,6 +68,27 @@ export function turnOwnedRefusal(turn: TurnRecord, action: 'steer' | 'cancel'): 
     turn_id: turn.id,
     kind: turn.kind,
     status: turn.status,
+    ...owner.ids,
+  });
+}
+
+/**
+ * 409 `turn_finished` for a steering message to a finished job or workflow task turn: like the
+ * plain one (src/turns/inputs/turn-inputs.ts `turnFinished`) but pointing at the owner instead of a
+ * continuation, which only the owner may start (`previous_turn_owned`). Details `{turn_id, status,
+ * kind, job_id | workflow_id}`, no `hint`. Undefined for a turn of its own or one still active.
+ */
+export function finishedOwnedTurn(turn: TurnRecord): DomainError | undefined {
+  const owner = isFinished(turn) ? turnOwner(turn) : undefined;
+  if (!owner) return undefined;
+  const instead = owner.messageRoute
+    ? `read the job with ${owner.readRoute} and, while it is live, send the message with ${owner.messageRoute}`
+    : `read the workflow with ${owner.readRoute}`;
+  const who = owner.messageRoute ? `${owner.label}:` : `${owner.label}, which takes no messages:`;
+  return new DomainError('turn_finished', `turn ${turn.id} has already finished (${turn.status}); it was run by ${who} ${instead}`, 409, {
+    turn_id: turn.id,
+    status: turn.status,
+    kind: turn.kind,
     ...owner.ids,
   });
 }

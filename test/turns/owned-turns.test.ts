@@ -66,8 +66,16 @@ describe('a running background job turn', () => {
     expect(jobSaw.at(-1)).toContain('use tabs');
     // Finished: the turn routes act as for any turn (cancel returns it unchanged, steering is turn_finished).
     expect((await cancel(turnId)).body).toMatchObject({ id: turnId, status: 'completed' });
-    expect((await steer(turnId)).body.error.code).toBe('turn_finished');
-    // ...but the conversation stays the job's: a main turn cannot continue it.
+    // ...but the conversation stays the job's: the refusal points at the job, not at a continuation
+    // (a main turn with that previous_turn_id is refused, below).
+    const late = await steer(turnId);
+    expect(late.status).toBe(409);
+    expect(validateResponse('/v1/turns/{id}/messages', 'post', 409, late.body)).toEqual([]);
+    expect(late.body.error).toEqual({
+      code: 'turn_finished',
+      message: `turn ${turnId} has already finished (completed); it was run by background job ${jobId}: read the job with GET /v1/jobs/${jobId} and, while it is live, send the message with POST /v1/jobs/${jobId}/messages`,
+      details: { turn_id: turnId, status: 'completed', kind: 'background_job', job_id: jobId },
+    });
     const before = harness.model.requests.length;
     const continued = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'go on', agent_id: 'owned-job', previous_turn_id: turnId });
     expect(continued.status).toBe(409);
@@ -119,7 +127,12 @@ describe('a running workflow task turn', () => {
     expect((await api(harness.svc.url, 'POST', `/v1/workflows/${wf.body.id}/cancel`)).status).toBe(200);
     await expect.poll(() => statusOf(turnId), { timeout: 30_000 }).toBe('cancelled');
     expect((await workflows.get(wf.body.id))!.status).toBe('cancelled');
-    // Finished, the task's turn is still the workflow's: a main turn cannot continue it.
+    // Finished, the task's turn is still the workflow's: no message, and a main turn cannot continue it.
+    expect((await steer(turnId)).body.error).toEqual({
+      code: 'turn_finished',
+      message: `turn ${turnId} has already finished (cancelled); it was run by a workflow task of workflow ${wf.body.id}, which takes no messages: read the workflow with GET /v1/workflows/${wf.body.id}`,
+      details: { turn_id: turnId, status: 'cancelled', kind: 'workflow_task', workflow_id: wf.body.id },
+    });
     const continued = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'go on', agent_id: 'owned-wf', previous_turn_id: turnId, multitask_strategy: 'enqueue' });
     expect(continued.status).toBe(409);
     expect(continued.body.error).toEqual({
