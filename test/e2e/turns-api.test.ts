@@ -62,7 +62,7 @@ describe('bad requests', () => {
     ['bad role', { input: [{ role: 'tool', content: 'x' }] }, 'input'],
     ['max_steps 0', { input: 'hi', max_steps: 0 }, 'max_steps'],
     ['max_steps 501', { input: 'hi', max_steps: 501 }, 'max_steps'],
-    ['unknown family', { input: 'hi', tools: ['shell'] }, 'tools.0'],
+    ['unknown family', { input: 'hi', tools: ['shell'] }, 'tools[0]'],
     ['metadata not an object', { input: 'hi', metadata: [1] }, 'metadata'],
     ['body is an array', [1, 2], ''],
   ])('rejects %s with 400 naming the field', async (_name, body, path) => {
