@@ -4,6 +4,7 @@ import { JOB_STATUSES } from '../src/jobs/types.js';
 import { MAX_INPUT_CHARS } from '../src/turns/inputs/turn-inputs.js';
 import { textField } from '../src/turns/request-schemas.js';
 import { AgentId } from './turn-schemas.js';
+import { emptyBody } from './empty-body.js';
 
 export const JobIdParams = z.object({ id: z.string().min(1).max(100) });
 
@@ -20,5 +21,8 @@ export const JobMessageBody = z.strictObject({
   /** Like a steering message's `content` (routes/turn-messages.ts): text, at most MAX_INPUT_CHARS, a blank one refused with the same words. */
   message: textField().max(MAX_INPUT_CHARS),
 });
+
+/** POST /v1/jobs/{id}/stop: no body or `{}`; any field is 400 `… stop takes no fields; send no body or {}`. */
+export const StopJobBody = emptyBody('stop');
 
 export const JobEventsQuery = z.object({ after: z.string().optional() });

@@ -7,7 +7,8 @@
  *   are decided); 202 with the job and how it was delivered; 409
  *   `job_finished` for a finished job. With an Idempotency-Key a repeat delivers nothing and
  *   answers the first delivery with the job as it is now (`Idempotent-Replayed: true`).
- * - POST /v1/jobs/{id}/stop — stop it (running tools are aborted); a finished job is returned unchanged.
+ * - POST /v1/jobs/{id}/stop — no body or `{}` (any field → 400); stop it (running tools are aborted);
+ *   a finished job is returned unchanged.
  * - GET  /v1/jobs/{id}/events — resumable SSE (same id / Last-Event-ID rules as turn streams;
  *   src/http/sse-stream.ts), closing after `job.succeeded|failed|stopped`.
  * Jobs are created by the `jobs` tools of a turn (create_background_job), not over REST.
@@ -21,7 +22,7 @@ import type { LoggedEvent } from '../src/store/event-log.js';
 import { isJobTerminalEvent, type JobEvent } from '../src/jobs/events.js';
 import type { JobService } from '../src/jobs/job-service.js';
 import { LIVE_JOB_STATUSES, TERMINAL_JOB_STATUSES, type JobRecord } from '../src/jobs/types.js';
-import { JobEventsQuery, JobIdParams, JobMessageBody, ListJobsQuery } from './job-schemas.js';
+import { JobEventsQuery, JobIdParams, JobMessageBody, ListJobsQuery, StopJobBody } from './job-schemas.js';
 
 /** Links of a job, relative to the service root (`events` carries a job-scoped stream token when AUTH_TOKENS is set). */
 export function jobLinks(id: string, streamTokens?: StreamTokens) {
@@ -79,6 +80,7 @@ export const jobRoutes: RoutePlugin = async (app, { services }) => {
 
   app.post('/v1/jobs/:id/stop', async (request) => {
     const { id } = JobIdParams.parse(request.params);
+    StopJobBody.parse(request.body ?? undefined);
     await found(id);
     return jobView((await jobs().stop(id))!, services.streamTokens);
   });

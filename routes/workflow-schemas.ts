@@ -8,6 +8,7 @@ import { WORKFLOW_STATUSES } from '../src/workflows/types.js';
 import { MAX_CONCURRENCY } from '../src/workflows/validate-input.js';
 import { textField } from '../src/turns/request-schemas.js';
 import { AgentId } from './turn-schemas.js';
+import { emptyBody } from './empty-body.js';
 import { WorkflowWebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
 
 export const CreateWorkflowBody = z.strictObject({
@@ -41,5 +42,8 @@ export const ListWorkflowsQuery = z.object({
   /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
   cursor: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'cursor is not one this service returned').optional(),
 });
+
+/** POST /v1/workflows/{id}/cancel: no body or `{}`; any field is 400 `… cancel takes no fields; send no body or {}`. */
+export const CancelWorkflowBody = emptyBody('cancel');
 
 export const WorkflowEventsQuery = z.object({ after: z.string().optional() });

@@ -4,7 +4,8 @@
  *   `details` line per violation (result-schema subset, limits); 503 `model_not_configured`.
  * - GET  /v1/workflows — newest first; filters `agent_id`, `status` (a status, `live` or `done`); cursor pagination.
  * - GET  /v1/workflows/{id} — the workflow with its tasks and results.
- * - POST /v1/workflows/{id}/cancel — abort running task turns, cancel queued tasks; a finished workflow is returned unchanged.
+ * - POST /v1/workflows/{id}/cancel — no body or `{}` (any field → 400); abort running task turns,
+ *   cancel queued tasks; a finished workflow is returned unchanged.
  * - GET  /v1/workflows/{id}/events — resumable SSE (same id / Last-Event-ID rules as turn streams;
  *   src/http/sse-stream.ts), closing after `workflow.completed|failed|cancelled`.
  */
@@ -17,7 +18,7 @@ import { workflowEventsLink, type StreamTokens } from '../src/http/stream-token.
 import type { LoggedEvent } from '../src/store/event-log.js';
 import { isWorkflowTerminalEvent, type WorkflowEvent } from '../src/workflows/events.js';
 import { type WorkflowRecord, type WorkflowService } from '../src/workflows/types.js';
-import { CreateWorkflowBody, ListWorkflowsQuery, WorkflowEventsQuery, WorkflowIdParams } from './workflow-schemas.js';
+import { CancelWorkflowBody, CreateWorkflowBody, ListWorkflowsQuery, WorkflowEventsQuery, WorkflowIdParams } from './workflow-schemas.js';
 import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
 
 /**
@@ -81,6 +82,7 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
 
   app.post('/v1/workflows/:id/cancel', async (request) => {
     const { id } = WorkflowIdParams.parse(request.params);
+    CancelWorkflowBody.parse(request.body ?? undefined);
     await found(id);
     return withLinks((await workflows().cancel(id))!);
   });
