@@ -10,12 +10,14 @@
  * - POST /v1/jobs/{id}/stop — no body or `{}` (any field → 400); stop it (running tools are aborted);
  *   a finished job is returned unchanged.
  * - GET  /v1/jobs/{id}/events — resumable SSE (same id / Last-Event-ID rules as turn streams;
- *   src/http/sse-stream.ts), closing after `job.succeeded|failed|stopped`.
+ *   src/http/sse-stream.ts), closing after `job.succeeded|failed|stopped`. An `Accept` without
+ *   `text/event-stream` (say `application/json` alone) → 406 `not_acceptable`.
  * Jobs are created by the `jobs` tools of a turn (create_background_job), not over REST.
  */
 import { bodyHash, clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError, notFound } from '../src/http/errors.js';
+import { acceptsEventStream, eventStreamNotAcceptable } from '../src/http/negotiate.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { jobEventsLink, type StreamTokens } from '../src/http/stream-token.js';
 import type { LoggedEvent } from '../src/store/event-log.js';
@@ -89,6 +91,7 @@ export const jobRoutes: RoutePlugin = async (app, { services }) => {
     const { id } = JobIdParams.parse(request.params);
     JobEventsQuery.parse(request.query);
     await found(id);
+    if (!acceptsEventStream(request.headers.accept)) throw eventStreamNotAcceptable(`/v1/jobs/${encodeURIComponent(id)}`, 'job', request.headers.accept);
     const log = jobs().events;
     const after = resumePoint(request, await log.lastSeq(id));
     await streamEventLog(reply, {

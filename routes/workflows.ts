@@ -7,12 +7,14 @@
  * - POST /v1/workflows/{id}/cancel — no body or `{}` (any field → 400); abort running task turns,
  *   cancel queued tasks; a finished workflow is returned unchanged.
  * - GET  /v1/workflows/{id}/events — resumable SSE (same id / Last-Event-ID rules as turn streams;
- *   src/http/sse-stream.ts), closing after `workflow.completed|failed|cancelled`.
+ *   src/http/sse-stream.ts), closing after `workflow.completed|failed|cancelled`. An `Accept` without
+ *   `text/event-stream` (say `application/json` alone) → 406 `not_acceptable`.
  */
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError, notFound } from '../src/http/errors.js';
 import { bodyHash, clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import { requireModel } from '../src/model/require-model.js';
+import { acceptsEventStream, eventStreamNotAcceptable } from '../src/http/negotiate.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { workflowEventsLink, type StreamTokens } from '../src/http/stream-token.js';
 import type { LoggedEvent } from '../src/store/event-log.js';
@@ -91,6 +93,7 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
     const { id } = WorkflowIdParams.parse(request.params);
     WorkflowEventsQuery.parse(request.query);
     await found(id);
+    if (!acceptsEventStream(request.headers.accept)) throw eventStreamNotAcceptable(`/v1/workflows/${encodeURIComponent(id)}`, 'workflow', request.headers.accept);
     const log = workflows().events;
     const after = resumePoint(request, await log.lastSeq(id));
     await streamEventLog(reply, {

@@ -1,6 +1,6 @@
 /**
  * Content negotiation for routes that answer either JSON or an SSE stream (POST /v1/turns), and
- * for routes that answer only SSE ({@link acceptsEventStream}). For the first kind the
+ * for routes that answer only SSE ({@link acceptsEventStream}, {@link eventStreamNotAcceptable}). For the first kind the
  * `Accept` header is weighed with `negotiator` (RFC 9110 §12.5.1 — q-values, then the more
  * specific media range, then the client's order), choosing between `application/json` and
  * `text/event-stream`:
@@ -9,6 +9,7 @@
  * - no header, `*\/*`, or nothing either type matches (`text/html`) → JSON, the default answer.
  */
 import Negotiator from 'negotiator';
+import { HttpError } from './errors.js';
 
 /** What a dual route answers with. */
 export type ResponseKind = 'json' | 'sse';
@@ -25,11 +26,27 @@ export function negotiateResponse(accept: string | string[] | undefined): Respon
 
 /**
  * Whether the `Accept` header `accept` accepts `text/event-stream` — for routes that serve only
- * SSE (GET /v1/turns/{id}/events). No header, `*\/*`, `text/*` or `text/event-stream` with q > 0
+ * SSE (GET /v1/turns|jobs|workflows/{id}/events). No header, `*\/*`, `text/*` or `text/event-stream` with q > 0
  * do; `application/json` alone, or `text/event-stream;q=0`, do not (RFC 9110 §12.5.1: 406).
  */
 export function acceptsEventStream(accept: string | string[] | undefined): boolean {
   const header = Array.isArray(accept) ? accept.join(', ') : accept;
   if (header === undefined || header.trim() === '') return true;
   return new Negotiator({ headers: { accept: header } }).mediaType(['text/event-stream']) !== undefined;
+}
+
+/**
+ * 406 `not_acceptable` for the SSE-only events route of the resource at `self` (say
+ * `/v1/jobs/{id}`, whose events route is `${self}/events`) when `accept` rules out
+ * `text/event-stream` ({@link acceptsEventStream}). `resource` names it in the message (`job`,
+ * `workflow`): the route serves only its events as SSE, there is no JSON listing of them, and its
+ * state as JSON is `GET ${self}`. Details `{accept, served: ["text/event-stream"]}`.
+ */
+export function eventStreamNotAcceptable(self: string, resource: string, accept: string | string[] | undefined): HttpError {
+  return new HttpError(
+    406,
+    'not_acceptable',
+    `GET ${self}/events serves only text/event-stream (the ${resource}'s events as SSE); send Accept: text/event-stream, or read the ${resource} as JSON with GET ${self}`,
+    { accept: Array.isArray(accept) ? accept.join(', ') : accept, served: ['text/event-stream'] },
+  );
 }

@@ -1,11 +1,12 @@
 /**
  * What the job and workflow control routes accept, through the real server and a scripted model:
  * POST /v1/jobs/{id}/stop and POST /v1/workflows/{id}/cancel take no fields (like POST
- * /v1/turns/{id}/cancel).
+ * /v1/turns/{id}/cancel), and their event routes serve only text/event-stream (406 otherwise).
  */
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from './support/service.js';
+import { readSse } from './support/sse-client.js';
 import { validateResponse } from './support/spec.js';
 import { lastToolOutput, routedEntries, waitFor } from '../jobs/support.js';
 import { firstUserText, SCHEMA } from '../workflows/support.js';
@@ -101,4 +102,53 @@ describe('POST /v1/workflows/{id}/cancel body', () => {
     expect(again.status).toBe(200);
     expect(again.body).toMatchObject({ id, status: 'cancelled', completed_at: cancelled.body.completed_at });
   }, 60_000);
+});
+
+describe('event routes of jobs and workflows: Accept', () => {
+  it('answer 406 to a client that accepts only JSON, naming what the route serves and where the JSON record is', async () => {
+    const jobId = await waitingJob();
+    await api(harness.svc.url, 'POST', `/v1/jobs/${jobId}/stop`);
+    const wfId = await runningWorkflow();
+    await api(harness.svc.url, 'POST', `/v1/workflows/${wfId}/cancel`);
+    const cases = [
+      { route: '/v1/jobs/{id}/events', self: `/v1/jobs/${jobId}`, what: "the job's events as SSE", record: 'the job' },
+      { route: '/v1/workflows/{id}/events', self: `/v1/workflows/${wfId}`, what: "the workflow's events as SSE", record: 'the workflow' },
+    ];
+    for (const c of cases) {
+      for (const accept of ['application/json', 'application/json, text/html', 'text/event-stream;q=0, application/json']) {
+        const r = await api(harness.svc.url, 'GET', `${c.self}/events`, undefined, { accept });
+        expect(r.status, `${c.route} ${accept}`).toBe(406);
+        expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+        expect(validateResponse(c.route, 'get', 406, r.body)).toEqual([]);
+        expect(r.body.error).toEqual({
+          code: 'not_acceptable',
+          message: `GET ${c.self}/events serves only text/event-stream (${c.what}); send Accept: text/event-stream, or read ${c.record} as JSON with GET ${c.self}`,
+          details: { accept, served: ['text/event-stream'] },
+        });
+      }
+    }
+    // An unknown id is still 404, whatever Accept says.
+    expect((await api(harness.svc.url, 'GET', '/v1/jobs/nope/events', undefined, { accept: 'application/json' })).status).toBe(404);
+    expect((await api(harness.svc.url, 'GET', '/v1/workflows/nope/events', undefined, { accept: 'application/json' })).status).toBe(404);
+  }, 90_000);
+
+  it('stream for text/event-stream, */*, text/* and no Accept', async () => {
+    const jobId = await waitingJob();
+    await api(harness.svc.url, 'POST', `/v1/jobs/${jobId}/stop`);
+    const wfId = await runningWorkflow();
+    await api(harness.svc.url, 'POST', `/v1/workflows/${wfId}/cancel`);
+    for (const [url, last] of [
+      [`/v1/jobs/${jobId}/events`, 'event: job.stopped'],
+      [`/v1/workflows/${wfId}/events`, 'event: workflow.cancelled'],
+    ]) {
+      for (const accept of ['text/event-stream', '*/*', 'text/*', 'application/json;q=0.9, text/event-stream;q=0.1', undefined]) {
+        const res = await fetch(`${harness.svc.url}${url}`, { headers: accept === undefined ? {} : { accept } });
+        expect(res.status, `${url} ${accept}`).toBe(200);
+        expect(res.headers.get('content-type'), accept).toMatch(/^text\/event-stream/);
+        expect(await res.text()).toContain(last);
+      }
+    }
+    // readSse (an EventSource-like client) still reads them.
+    expect((await readSse(`${harness.svc.url}/v1/jobs/${jobId}/events`)).events.at(-1)!.event).toBe('job.stopped');
+  }, 90_000);
 });
