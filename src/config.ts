@@ -20,6 +20,12 @@ const int = (def: number, min: number, max: number) => {
 
 const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
 
+/** An absolute URL (WHATWG parse), refused in plain words rather than zod's `Invalid URL`. */
+const url = () => z.string().url({ error: 'must be an absolute URL such as https://example.com/v1' });
+
+/** A shared secret of 16+ characters; the refusal never repeats it (the variable is in SECRET_VARS). */
+const secret16 = () => z.string().min(16, { error: 'must be at least 16 characters (a random string; the value is not shown)' });
+
 /** Wire protocols a model endpoint can be spoken to in (README "Model endpoints"). */
 export const MODEL_APIS = ['responses', 'chat'] as const;
 export type ModelApi = (typeof MODEL_APIS)[number];
@@ -60,7 +66,7 @@ const EnvSchema = z.object({
   SSE_WRITE_TIMEOUT_MS: int(60_000, 100, 3_600_000),
   // --- model ---
   OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_BASE_URL: url().optional(),
   MODEL: z.string().min(1).optional(),
   MODEL_MAX_RETRIES: int(2, 0, 10),
   /** Max ms without a model stream event (before the first one too); then the request is aborted. */
@@ -123,7 +129,7 @@ const EnvSchema = z.object({
   WEB_FETCH_MAX_BYTES: int(5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
   WEB_SEARCH_PROVIDER: z.enum(Object.keys(WEB_SEARCH_NEEDS) as [keyof typeof WEB_SEARCH_NEEDS, ...(keyof typeof WEB_SEARCH_NEEDS)[]]).optional(),
   WEB_SEARCH_API_KEY: z.string().optional(),
-  WEB_SEARCH_URL: z.string().url().optional(),
+  WEB_SEARCH_URL: url().optional(),
   // --- schedules ---
   SCHEDULE_MIN_INTERVAL_S: int(60, 1, 86_400),
   SCHEDULE_MAX_PER_AGENT: int(100, 1, 100_000),
@@ -150,16 +156,16 @@ const EnvSchema = z.object({
   DATABASE_POOL_MAX: int(10, 1, 1000),
   // --- browser clients ---
   CORS_ORIGINS: csv,
-  STREAM_TOKEN_SECRET: z.string().min(16).optional(),
+  STREAM_TOKEN_SECRET: secret16().optional(),
   STREAM_TOKEN_TTL_S: int(900, 10, 86_400),
   // --- operations: logs, metrics, traces, webhooks (README "Operations") ---
   /** `pretty` (pino-pretty, colored lines) or `json`; default pretty when stdout is a terminal. */
   LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   /** Bearer token that may read GET /metrics (besides AUTH_TOKENS). */
-  METRICS_TOKEN: z.string().min(16).optional(),
+  METRICS_TOKEN: secret16().optional(),
   /** Turn tracing on (OTLP over HTTP); the exporter also reads the other OTEL_EXPORTER_OTLP_* variables. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url().optional(),
   /** `otlp` (OTLP/HTTP JSON), `console` or `none`; setting it turns tracing on. */
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default('turn-service'),
@@ -253,7 +259,14 @@ export function isLoopbackHost(host: string): boolean {
   return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
-/** One report line for a zod issue of the environment: `NAME=<value given>: <what is wrong>` (no value for secrets). */
+/**
+ * One report line for a zod issue of the environment: `NAME=<value given>: <what is wrong>` (no
+ * value for secrets). A value outside an enumerated variable's set (zod `invalid_value`) is
+ * worded plainly with the accepted values instead of zod's `Invalid option: expected one of
+ * "a"|"b"`: `LOG_LEVEL=loud: must be one of fatal, error, …`, `(or leave it unset)` added for a
+ * variable without a default; a bad item of a comma-separated list is named by its value:
+ * `DEFAULT_TOOLS=todo,bogus: "bogus" is not one of todo, computer, … (a comma-separated list of them)`.
+ */
 function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string {
   const name = i.path.length > 0 ? String(i.path[0]) : '';
   if (!name) return `(env): ${i.message}`;
@@ -261,8 +274,21 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
   if (SECRET_VARS.has(name)) return `${name}: ${i.message}`;
   // A bad item of a comma-separated list is named by its value.
   const item = typeof i.path[1] === 'number' && name in cleaned ? cleaned[name].split(',').map((x) => x.trim()).filter(Boolean)[i.path[1]] : undefined;
-  const what = item !== undefined ? `"${item}": ${i.message}` : i.message;
+  let what: string;
+  if (i.code === 'invalid_value') {
+    const accepted = i.values.map(String).join(', ');
+    what = item !== undefined ? `"${item}" is not one of ${accepted} (a comma-separated list of them)` : `must be one of ${accepted}${mayBeUnset(name) ? ' (or leave it unset)' : ''}`;
+  } else {
+    what = item !== undefined ? `"${item}": ${i.message}` : i.message;
+  }
   return name in cleaned ? `${name}=${cleaned[name]}: ${what}` : `${name}: ${what}`;
+}
+
+/** Whether the variable `name` may be left unset with nothing in its place (optional, no default). */
+function mayBeUnset(name: string): boolean {
+  const field = (EnvSchema.shape as Record<string, z.ZodType | undefined>)[name];
+  const r = field?.safeParse(undefined);
+  return r !== undefined && r.success && r.data === undefined;
 }
 
 /** The variables a check across variables reads (as the schema gives them, or as given when another variable is bad). */

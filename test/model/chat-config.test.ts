@@ -25,6 +25,6 @@ it('takes MODEL_API=chat and a comma-separated feature list', () => {
 it('refuses an unknown MODEL_API and an unknown feature, naming the accepted values', () => {
   expect(refusal({ MODEL_API: 'completions' })).toMatch(/MODEL_API=completions: .*responses.*chat/);
   expect(refusal({ MODEL_CHAT_FEATURES: 'tool_choice,tools_choice' })).toBe(
-    'MODEL_CHAT_FEATURES=tool_choice,tools_choice: "tools_choice": Invalid option: expected one of "tool_choice"|"tool_choice_none"|"parallel_tool_calls"|"developer_role"|"system_anywhere"',
+    'MODEL_CHAT_FEATURES=tool_choice,tools_choice: "tools_choice" is not one of tool_choice, tool_choice_none, parallel_tool_calls, developer_role, system_anywhere (a comma-separated list of them)',
   );
 });

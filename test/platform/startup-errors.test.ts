@@ -95,7 +95,7 @@ it('checks the rules across variables beside the per-variable ones, each only wh
   ]);
   // A STREAM_TOKEN_SECRET that is set but too short is reported as such, not also as missing.
   expect(problems({ HOST: '::', DATABASE_URL: 'postgres://db/x', STREAM_TOKEN_SECRET: 'short' })).toEqual([
-    'STREAM_TOKEN_SECRET: Too small: expected string to have >=16 characters',
+    'STREAM_TOKEN_SECRET: must be at least 16 characters (a random string; the value is not shown)',
     'HOST=:: is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1',
   ]);
   expect(problems({ HOST: '0.0.0.0', AUTH_TOKENS: 'tok-1', PORT: '70000' })).toEqual(['PORT=70000: must be an integer from 0 to 65535']);
@@ -142,7 +142,7 @@ it('refuses a search provider set without what it needs, naming the missing vari
   // Reported with the other bad variables; a bad provider name is reported as such, not also as incomplete.
   expect(problems({ WEB_SEARCH_PROVIDER: 'bing', PORT: 'x' })).toEqual([
     'PORT=x: must be an integer from 0 to 65535',
-    'WEB_SEARCH_PROVIDER=bing: Invalid option: expected one of "brave"|"tavily"|"searxng"',
+    'WEB_SEARCH_PROVIDER=bing: must be one of brave, tavily, searxng (or leave it unset)',
   ]);
   expect(problems({ WEB_SEARCH_PROVIDER: 'brave', WEB_SEARCH_API_KEY: 'k' })).toEqual([]);
   expect(problems({ WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: 'http://127.0.0.1:8888' })).toEqual([]);
@@ -154,4 +154,39 @@ it('refuses to start with WEB_SEARCH_PROVIDER=brave and no WEB_SEARCH_API_KEY', 
   expect(lines).toEqual([
     'refusing to start: WEB_SEARCH_PROVIDER=brave needs WEB_SEARCH_API_KEY: set it to your Brave Search API key, or unset WEB_SEARCH_PROVIDER (the web family then has no web_search)',
   ]);
+});
+
+it('refuses a bad value of an enumerated variable naming the variable, the value and the accepted values', { timeout: CHILD_MS }, async () => {
+  const { code, lines } = await refusal({ LOG_LEVEL: 'loud' });
+  expect(code).toBe(2);
+  expect(lines).toEqual(['refusing to start: LOG_LEVEL=loud: must be one of fatal, error, warn, info, debug, trace, silent']);
+});
+
+it('words every enumerated variable, list item, URL and secret length plainly, without zod\'s wording', () => {
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (e) {
+      return (e as ConfigError).problems;
+    }
+    return [];
+  };
+  expect(problems({ WEB_SEARCH_PROVIDER: 'bing' })).toEqual(['WEB_SEARCH_PROVIDER=bing: must be one of brave, tavily, searxng (or leave it unset)']);
+  expect(problems({ MODEL_API: 'Chat' })).toEqual(['MODEL_API=Chat: must be one of responses, chat']);
+  expect(problems({ COMPUTER_NETWORK: 'yes' })).toEqual(['COMPUTER_NETWORK=yes: must be one of on, off']);
+  expect(problems({ OTEL_RECORD_CONTENT: 'yes' })).toEqual(['OTEL_RECORD_CONTENT=yes: must be one of true, false']);
+  expect(problems({ LOG_FORMAT: 'xml' })).toEqual(['LOG_FORMAT=xml: must be one of pretty, json (or leave it unset)']);
+  // A comma-separated list names the bad item and what each item may be.
+  expect(problems({ DEFAULT_TOOLS: 'todo, bogus' })).toEqual([
+    'DEFAULT_TOOLS=todo, bogus: "bogus" is not one of todo, computer, web, schedule, workflow, clarify, jobs (a comma-separated list of them)',
+  ]);
+  expect(problems({ MODEL_CHAT_FEATURES: 'tool_choice,streaming' })).toEqual([
+    'MODEL_CHAT_FEATURES=tool_choice,streaming: "streaming" is not one of tool_choice, tool_choice_none, parallel_tool_calls, developer_role, system_anywhere (a comma-separated list of them)',
+  ]);
+  expect(problems({ OPENAI_BASE_URL: 'api.example.com/v1' })).toEqual(['OPENAI_BASE_URL=api.example.com/v1: must be an absolute URL such as https://example.com/v1']);
+  expect(problems({ METRICS_TOKEN: 'short' })).toEqual(['METRICS_TOKEN: must be at least 16 characters (a random string; the value is not shown)']);
+  // Nothing in zod's own wording is left in any of these lines.
+  const all = problems({ LOG_LEVEL: 'x', TOOL_SEARCH_MODE: 'x', CONVERSATION_MODE: 'x', COMPUTER_SANDBOX: 'x', OTEL_TRACES_EXPORTER: 'x', WEB_SEARCH_URL: 'x', OTEL_EXPORTER_OTLP_ENDPOINT: 'x', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'x' });
+  expect(all).toHaveLength(8);
+  for (const line of all) expect(line).not.toMatch(/Invalid|expected|Too small/);
 });
