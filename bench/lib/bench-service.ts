@@ -14,10 +14,13 @@ import { createLogger } from '../../src/log.js';
 import { defineWorkerTool, textResult } from '../../src/runtime/tool.js';
 import { createServices, type Services } from '../../src/services.js';
 
+/** The bench tool's parameters, defined once per module as the tool families define theirs. */
+const noopSchema = z.object({ n: z.number().int() });
+
 /** The bench tool: sequential, not read-only (like most real tools), no activity row. */
 export const noopTool = () =>
   defineWorkerTool({
-    name: 'noop', description: 'Does nothing and answers ok.', schema: z.object({ n: z.number().int() }),
+    name: 'noop', description: 'Does nothing and answers ok.', schema: noopSchema,
     executionMode: 'sequential', describeActivity: (p) => `No-op ${p.n}`, execute: async (p) => textResult(`ok ${p.n}`),
   });
 

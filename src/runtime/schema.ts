@@ -35,18 +35,37 @@ function cleanZodOutput(node: JsonValue): JsonValue {
   return out;
 }
 
+/** Converted schemas by zod schema object (families define theirs once per module; tools are made per turn). */
+const converted = new WeakMap<z.ZodType, JsonObject>();
+
+function deepFreeze<T>(node: T): T {
+  if (node !== null && typeof node === 'object' && !Object.isFrozen(node)) {
+    for (const v of Object.values(node)) deepFreeze(v);
+    Object.freeze(node);
+  }
+  return node;
+}
+
 /**
- * The input-side JSON Schema of a zod schema, cleaned as described above.
- * @throws ToolSchemaError when zod cannot represent the schema as JSON Schema.
+ * The input-side JSON Schema of a zod schema, cleaned as described above. Converted once per
+ * schema object and shared: the result is deeply frozen (a caller that needs to change it copies
+ * it first), so a tool set assembled for every turn from module-level schemas does not run
+ * `z.toJSONSchema` again each turn.
+ * @throws ToolSchemaError when zod cannot represent the schema as JSON Schema (not cached: every
+ *   call throws again).
  */
 export function zodToJsonSchema(schema: z.ZodType, toolName: string): JsonObject {
+  const hit = converted.get(schema);
+  if (hit) return hit;
   let raw: unknown;
   try {
     raw = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'throw' });
   } catch (err) {
     throw new ToolSchemaError(`tool ${toolName}: its zod schema cannot be expressed as JSON Schema: ${(err as Error).message}`);
   }
-  return cleanZodOutput(raw as JsonValue) as JsonObject;
+  const out = deepFreeze(cleanZodOutput(raw as JsonValue) as JsonObject);
+  converted.set(schema, out);
+  return out;
 }
 
 /**

@@ -39,6 +39,31 @@ describe('schema collection from zod', () => {
     );
   });
 
+  it('converts a schema object once: tools made per turn from one module-level schema share one frozen result', () => {
+    const shared = z.object({ q: z.string(), n: z.number().int().optional() });
+    const first = compileTool(tool({ name: 'a', schema: shared })).inputSchema;
+    const second = compileTool(tool({ name: 'b', schema: shared })).inputSchema;
+    expect(second).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(Object.isFrozen(first.properties)).toBe(true);
+    expect(() => {
+      (first.properties as Record<string, unknown>).extra = {};
+    }).toThrow(TypeError);
+    // strict conversion builds its own object from the shared one
+    const strict = compileTool(tool({ name: 'c', schema: shared, strict: true })).parameters;
+    expect(strict).not.toBe(first);
+    expect(strict.required).toEqual(['q', 'n']);
+    expect(first.required).toEqual(['q']);
+    // a different schema object of the same shape is converted on its own
+    expect(zodToJsonSchema(z.object({ q: z.string() }), 'd')).not.toBe(first);
+  });
+
+  it('throws again for a schema zod cannot represent (errors are not cached)', () => {
+    const bad = z.object({ when: z.date() });
+    expect(() => zodToJsonSchema(bad, 'dated')).toThrow(/tool dated: its zod schema cannot be expressed/);
+    expect(() => zodToJsonSchema(bad, 'dated')).toThrow(/tool dated/);
+  });
+
   it('gives the raw jsonSchema object itself as parameters', () => {
     const jsonSchema = { type: 'object', properties: { n: { type: 'integer', minimum: 1, maximum: 5 } }, required: ['n'] };
     expect(compileTool(tool({ name: 'raw', jsonSchema, schema: z.object({ n: z.number() }) })).parameters).toBe(jsonSchema);
