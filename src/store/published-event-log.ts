@@ -11,6 +11,7 @@ export class PublishedEventLog<E extends { type: string }> implements EventLog<E
   appendQueued?: (streamId: string, event: E) => QueuedAppend<E>;
   /** Present when the store has it: store what is queued now. */
   flushQueued?: () => void | Promise<void>;
+  flushSoon?: () => void;
 
   constructor(
     readonly store: EventLog<E>,
@@ -30,6 +31,7 @@ export class PublishedEventLog<E extends { type: string }> implements EventLog<E
       };
     }
     if (store.flushQueued) this.flushQueued = store.flushQueued.bind(store);
+    if (store.flushSoon) this.flushSoon = store.flushSoon.bind(store);
   }
 
   /** Store, then notify; resolves with the stored event. */
