@@ -11,6 +11,7 @@ import { installHostCheck } from './http/host-check.js';
 import { registerCors } from './http/cors.js';
 import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-token.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.js';
+import { installBodyTimeout } from './http/body-timeout.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { recordRoutes } from './http/route-registry.js';
 import { installRequestLog } from './http/request-log.js';
@@ -63,7 +64,8 @@ export { registeredRoutes, type RegisteredRoute } from './http/route-registry.js
 
 /**
  * Build (not start) the HTTP app. The caller owns `services` (start/stop) and `listen`.
- * Body limit: BODY_LIMIT_BYTES (413 beyond). Only `application/json` bodies in UTF-8 are accepted
+ * Body limit: BODY_LIMIT_BYTES (413 beyond); a request must arrive within REQUEST_TIMEOUT_MS
+ * (408 after). Only `application/json` bodies in UTF-8 are accepted
  * (415 else), nested at most 64 levels (400 beyond; src/http/json-body.ts).
  */
 export async function buildApp(services: Services): Promise<FastifyInstance> {
@@ -71,6 +73,13 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: services.log as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // A request (headers and body) must arrive within REQUEST_TIMEOUT_MS, else 408 and the
+    // connection is closed: a client that opens connections and sends nothing, or a byte now and
+    // then (slowloris), holds none for long. Fastify's default is no limit. Node checks pending
+    // requests every connectionsCheckingInterval (its default 30 s); a quarter of the timeout
+    // keeps the cut close to it. Responses (SSE streams) are not limited by it.
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    http: { connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(config.REQUEST_TIMEOUT_MS / 4))) },
     genReqId: () => crypto.randomUUID(),
     // `/v1/turns/` is `/v1/turns` (a trailing slash read as an empty id gave 400), `//` is `/`.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
@@ -87,6 +96,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   if (services.tracing) await app.register(httpSpansPlugin(services.tracing));
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
+  installBodyTimeout(app, config.REQUEST_TIMEOUT_MS);
   installErrorHandlers(app);
   installRequestLog(app);
   await app.register(fastifySse, { heartbeatInterval: config.SSE_HEARTBEAT_MS });

@@ -54,6 +54,8 @@ const EnvSchema = z.object({
   /** Host names (besides loopback ones) a request may be addressed to when AUTH_TOKENS is empty. */
   ALLOWED_HOSTS: csv,
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024, 64 * 1024 * 1024),
+  /** Ms a client has to send a whole request (headers and body); 408 after (slow or stalled senders). */
+  REQUEST_TIMEOUT_MS: int(60_000, 500, 3_600_000),
   MAX_CONCURRENT_TURNS: int(8, 1, 1024),
   /** Ms a runner's claim on a turn lasts without a heartbeat; a turn whose owner died resumes after it. */
   TURN_LEASE_MS: int(30_000, 1000, 3_600_000),
