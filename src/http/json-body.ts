@@ -94,6 +94,47 @@ export function forbiddenKeyPath(value: unknown): { key: string; path: string } 
   return undefined;
 }
 
+/** True when `s` holds a UTF-16 surrogate without its pair (not valid Unicode text). */
+const isIllFormed = (s: string): boolean => !(s as string & { isWellFormed(): boolean }).isWellFormed();
+/** `s` with each unpaired surrogate as U+FFFD (a path shown in an error must be valid Unicode too). */
+const wellFormed = (s: string): string => (s as string & { toWellFormed(): string }).toWellFormed();
+
+/**
+ * The path of the first string (value or key) in `value` holding an unpaired UTF-16 surrogate —
+ * what the JSON escape `\ud83d` alone decodes to (UTF-8 bytes cannot encode one: isUtf8 refuses
+ * them) — or undefined when every string is valid Unicode. Such a string would be stored and
+ * sent on as `\ud83d`, which strict JSON parsers (jq, Go, Rust's serde) refuse, breaking every
+ * later read of the turn, list and stream that contains it. The path is shown with U+FFFD for
+ * such a character in a key.
+ */
+export function loneSurrogatePath(value: unknown): string | undefined {
+  const stack: Frame[] = [{ value, depth: 1, key: null, parent: null }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const v = frame.value;
+    if (typeof v === 'string') {
+      if (isIllFormed(v)) return wellFormed(pathOf(frame)) || '(root)';
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i];
+      if (typeof key === 'string' && isIllFormed(key)) return wellFormed(pathOf({ value: null, depth: 0, key, parent: frame }));
+      stack.push({ value: child, depth: frame.depth + 1, key, parent: frame });
+    }
+  }
+  return undefined;
+}
+
+/** 400 `invalid_json` for a string with an unpaired surrogate ({@link loneSurrogatePath}). */
+export function loneSurrogateError(path: string): HttpError {
+  const message = 'contains an unpaired UTF-16 surrogate escape (such as \\ud83d without its low half), which is not valid Unicode';
+  return new HttpError(400, 'invalid_json', `request body: ${path} ${message}; send the character itself in UTF-8 or both halves of its surrogate pair (\\ud83d\\ude00)`, [
+    { path, code: 'invalid_unicode', message },
+  ]);
+}
+
 /** 400 `forbidden_json_key` for a body with a prototype key ({@link forbiddenKeyPath}). */
 export function forbiddenKeyError(found: { key: string; path: string }): HttpError {
   const message = `the JSON key "${found.key}" (at ${found.path}) is not accepted, because it can change object prototypes: rename the key`;
@@ -155,6 +196,9 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       }
       const deep = tooDeepPath(value);
       if (deep !== undefined) return done(tooDeepError(deep), undefined);
+      // Only an escape can make an unpaired surrogate; bodies without one are not walked.
+      const lone = body.includes('\\u') ? loneSurrogatePath(value) : undefined;
+      if (lone !== undefined) return done(loneSurrogateError(lone), undefined);
       done(null, value);
     });
   });

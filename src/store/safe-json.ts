@@ -12,15 +12,27 @@ export const SAFE_JSON_MAX_DEPTH = 64;
 /** The replacement of an unserializable field, e.g. `[unserializable: circular reference]`. */
 export const unserializable = (reason: string): string => `[unserializable: ${reason}]`;
 
+/** A lone surrogate as JSON.stringify writes it (`\udXXX`, D800–DFFF), after an even run of backslashes. */
+const LONE_SURROGATE_ESCAPE = /(?<!\\)(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/i;
+
 /**
  * `JSON.stringify(value)`, or — when that throws — the JSON of a copy in which every field that
  * cannot be serialized (circular, BigInt, throwing toJSON or getter, nested deeper than
- * {@link SAFE_JSON_MAX_DEPTH}) is replaced by {@link unserializable}. `replaced` tells which path.
+ * {@link SAFE_JSON_MAX_DEPTH}) is replaced by {@link unserializable}. A string value holding an
+ * unpaired UTF-16 surrogate (e.g. half an emoji cut by a provider) is written with U+FFFD in its
+ * place (`String.prototype.toWellFormed`): JSON.stringify would write the escape `\ud83d`,
+ * which strict JSON parsers (jq, Go, serde) refuse. `replaced` tells when the JSON is not that of
+ * `value` as it is.
  */
 export function safeStringify(value: unknown): { json: string; replaced: boolean } {
   try {
     const json = JSON.stringify(value);
-    if (json !== undefined) return { json, replaced: false };
+    if (json !== undefined && !json.includes('\\ud')) return { json, replaced: false }; // JSON.stringify writes lower-case hex
+    if (json !== undefined && !LONE_SURROGATE_ESCAPE.test(json)) return { json, replaced: false };
+    if (json !== undefined) {
+      const wellFormed = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? (v as string & { toWellFormed(): string }).toWellFormed() : v));
+      return { json: wellFormed, replaced: true };
+    }
   } catch {
     // fall through to the sanitizing copy
   }

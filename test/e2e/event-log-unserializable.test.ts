@@ -14,7 +14,7 @@ import { InProcessEventNotifier } from '../../src/store/in-process-notifier.js';
 import { PublishedEventLog } from '../../src/store/published-event-log.js';
 import type { RunTurnOptions } from '../../src/runtime/turn-types.js';
 import type { TurnEvent } from '../../src/runtime/events.js';
-import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { api, startTestService, type TestService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
 
@@ -99,5 +99,30 @@ describe('a turn whose tool event has circular details', () => {
     const completed = sse.events[2].json;
     expect(completed.output).toBe('text');
     expect(completed.details).toEqual({ path: '/home/agent/a.txt', parent: '[unserializable: circular reference]' });
+  });
+});
+
+describe('a model answer holding an unpaired surrogate (half an emoji)', () => {
+  let svc: TestService;
+  let model: ScriptedResponsesServer;
+  beforeAll(async () => {
+    // On the wire as the JSON escape \ud83d alone, as a provider that cut a character in two sends it.
+    model = await startScriptedResponsesServer([{ output: [message('cut \ud83d here')] }]);
+    svc = await startTestService({ modelBaseURL: model.baseURL });
+  });
+  afterAll(async () => {
+    await svc.close();
+    await model.close();
+  });
+
+  it('streams and stores valid Unicode (U+FFFD in its place), so strict JSON parsers read the events', async () => {
+    const created = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'go' });
+    expect(created.status).toBe(200);
+    const sse = await readSse(`${svc.url}/v1/turns/${created.body.id}/events`);
+    const completed = sse.events.find((e) => e.event === 'message.completed')!;
+    expect(completed.json.text).toBe('cut \ufffd here');
+    for (const e of sse.events) expect(e.data).not.toMatch(/\\ud[89a-f][0-9a-f]{2}/i);
+    const list = await fetch(`${svc.url}/v1/turns?limit=5`).then((r) => r.text());
+    expect(list).not.toMatch(/\\ud[89a-f][0-9a-f]{2}/i);
   });
 });

@@ -142,3 +142,32 @@ describe('a stack overflow escaping a route', () => {
     }
   });
 });
+
+describe('unpaired UTF-16 surrogates', () => {
+  // Written as JSON escapes: UTF-8 cannot carry a lone surrogate, only `\udXXX` in the JSON text can.
+  it('refuses a lone surrogate in a value with 400 invalid_json naming the field, before any turn exists', async () => {
+    const before = await api(svc.url, 'GET', '/v1/turns?limit=100');
+    const res = await api(svc.url, 'POST', '/v1/turns?wait=true', '{"input":"lone \\ud83d here"}');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_json');
+    expect(res.body.error.message).toMatch(/^request body: input contains an unpaired UTF-16 surrogate .*send the character itself in UTF-8/);
+    expect(res.body.error.details).toEqual([expect.objectContaining({ path: 'input', code: 'invalid_unicode' })]);
+    const after = await api(svc.url, 'GET', '/v1/turns?limit=100');
+    expect(after.body.data.length).toBe(before.body.data.length);
+  });
+
+  it('names the path inside lists and objects, a low half alone and a key too', async () => {
+    const msg = await api(svc.url, 'POST', '/v1/turns', '{"input":[{"role":"user","content":"ok"},{"role":"user","content":"x\\ude00"}]}');
+    expect(msg.status).toBe(400);
+    expect(msg.body.error.details[0].path).toBe('input[1].content');
+    const key = await api(svc.url, 'POST', '/v1/turns', '{"input":"x","metadata":{"k\\ud800":"v"}}');
+    expect(key.status).toBe(400);
+    expect(key.body.error.details[0].path).toBe('metadata.k\ufffd');
+  });
+
+  it('accepts a surrogate pair written as escapes, and the text escape \\\\ud83d', async () => {
+    const pair = await api(svc.url, 'POST', '/v1/turns?wait=true', '{"input":"smile \\ud83d\\ude00 and \\\\ud83d"}');
+    expect(pair.status).toBe(200);
+    expect(pair.body.input_preview).toBe('smile 😀 and \\ud83d');
+  });
+});
