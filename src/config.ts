@@ -47,7 +47,8 @@ export type ToolFamily = (typeof TOOL_FAMILIES)[number];
 const EnvSchema = z.object({
   // --- server ---
   PORT: int(8787, 0, 65535),
-  HOST: z.string().min(1).default('127.0.0.1'),
+  /** An IPv6 address may be written in brackets as in a URL (`[::1]`); it is bound without them. */
+  HOST: z.string().min(1).default('127.0.0.1').transform((h) => h.replace(/^\[(.*)\]$/, '$1')),
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   AUTH_TOKENS: csv,

@@ -112,6 +112,10 @@ export async function main(): Promise<void> {
       process.stderr.write(`refusing to start: cannot listen on ${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? 8787} (${code}: ${(err as Error).message})\n`);
       process.exit(2);
     }
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') {
+      process.stderr.write(`refusing to start: HOST=${process.env.HOST} does not resolve to an address of this machine (${code}); set HOST to an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a name that resolves\n`);
+      process.exit(2);
+    }
     throw err;
   }
   const links = serviceLinks(started.address);

@@ -190,3 +190,19 @@ it('words every enumerated variable, list item, URL and secret length plainly, w
   expect(all).toHaveLength(8);
   for (const line of all) expect(line).not.toMatch(/Invalid|expected|Too small/);
 });
+
+it('refuses a HOST that does not resolve with one line and exit code 2, not a stack trace', { timeout: CHILD_MS }, async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'host-'));
+  try {
+    const { code, lines } = await refusal({ HOST: 'nonsense.invalid', AUTH_TOKENS: 'a-token-of-the-test', DATA_DIR: dataDir });
+    expect(code).toBe(2);
+    expect(lines).toEqual([expect.stringMatching(/^refusing to start: HOST=nonsense\.invalid does not resolve to an address of this machine \((ENOTFOUND|EAI_AGAIN)\); set HOST to an IP address/)]);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+it('binds an IPv6 HOST written in brackets, as in a URL ([::1])', () => {
+  expect(loadConfig({ HOST: '[::1]' }).HOST).toBe('::1');
+  expect(loadConfig({ HOST: '[::1]' }).isLoopback).toBe(true);
+});
