@@ -35,6 +35,7 @@ import { Scheduler, schedulerService } from './schedules/scheduler.js';
 import { createScheduleService } from './schedules/service.js';
 import { runTurn as loopRunTurn } from './runtime/loop.js';
 import { SkillRegistry } from './skills/skill-registry.js';
+import { checkSkillPaths } from './skills/startup-paths.js';
 import { AttachmentStore } from './attachments/attachment-store.js';
 import type { WorkflowEvent } from './workflows/events.js';
 import { DefaultWorkflowService } from './workflows/workflow-service.js';
@@ -102,7 +103,10 @@ export interface Services {
   tracing: Tracing | undefined;
   /** Webhook deliveries: the store (GET /v1/turns/{id}/webhooks) and the sender loop. */
   webhooks: { store: WebhookStore; dispatcher: WebhookDispatcher };
-  /** Mark leases of a dead process lost, start background services, then start running turns. */
+  /**
+   * Mark leases of a dead process lost, start background services, then start running turns.
+   * @throws ConfigError when SKILLS_DIR or SKILL_SECRETS cannot be used (checked first, before the database is migrated).
+   */
   start(): Promise<void>;
   /** Stop background services (reverse order), detach running turns (they resume), close the database. */
   stop(): Promise<void>;
@@ -273,6 +277,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     webhooks: { store: webhookStore, dispatcher },
     modelProbe: !overrides.modelClient && !overrides.modelClients && rawClients ? createModelProbe(config.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL) : undefined,
     async start() {
+      await checkSkillPaths({ skillsDir: config.SKILLS_DIR, secretsFile: config.SKILL_SECRETS }); // before anything is opened or migrated
       const migrated = await stores.open();
       if (migrated?.applied.length) log.info(migrated, 'database schema migrated');
       await engine.start();

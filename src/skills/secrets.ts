@@ -13,7 +13,7 @@ export type Secrets = Map<string, string>;
 
 /**
  * Read the SKILL_SECRETS file (`undefined` path → no secrets).
- * @throws Error naming the file when it cannot be read.
+ * @throws Error naming the file when it cannot be read (`cause`: the file-system error).
  */
 export async function loadSecrets(file: string | undefined): Promise<Secrets> {
   if (!file) return new Map();
@@ -21,7 +21,7 @@ export async function loadSecrets(file: string | undefined): Promise<Secrets> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new Error(`SKILL_SECRETS file ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new Error(`SKILL_SECRETS file ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
   return new Map(Object.entries(parse(text)).filter(([, v]) => v !== ''));
 }

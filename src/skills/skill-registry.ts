@@ -16,6 +16,7 @@ import { SkillArchiveError } from './archive-entries.js';
 import { SkillFormatError, SKILL_NAME } from './skill-format.js';
 import { readSkillFolder, type Skill } from './skill-folder.js';
 import { installArchive, type ArchiveContentType } from './skill-install.js';
+import { skillsDirError } from './startup-paths.js';
 
 /** The public view of a skill (GET /v1/skills). */
 export interface SkillSummary {
@@ -66,12 +67,16 @@ export class SkillRegistry {
     };
   }
 
-  /** Read SKILLS_DIR and DATA_DIR/skills. Never throws for a bad skill (it is skipped and logged). */
+  /**
+   * Read SKILLS_DIR and DATA_DIR/skills. Never throws for a bad skill (it is skipped and logged).
+   * @throws ConfigError when SKILLS_DIR is set but cannot be listed (missing, a file, no permission).
+   */
   async load(): Promise<void> {
     await mkdir(this.o.installDir, { recursive: true, mode: 0o755 });
     for (const [dir, source] of [[this.o.builtinsDir, 'builtin'], [this.o.installDir, 'installed']] as const) {
       if (!dir) continue;
       const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+        if (source === 'builtin') throw skillsDirError(dir, err);
         this.o.log?.warn({ err, dir }, 'cannot read skills folder');
         return [] as string[];
       });

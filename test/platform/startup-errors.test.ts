@@ -3,10 +3,10 @@
  * the value given, and exit code 2 — never a hang, never `NaN`; several bad variables, the rules
  * across variables included, are reported together; nothing but the refusal is printed.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { KNOWN_TOOL_NAMES } from '../../src/assembly/tool-names.js';
 import { freePort, ROOT, spawnService, waitHealthy } from '../e2e/support/child.js';
@@ -205,4 +205,73 @@ it('refuses a HOST that does not resolve with one line and exit code 2, not a st
 it('binds an IPv6 HOST written in brackets, as in a URL ([::1])', () => {
   expect(loadConfig({ HOST: '[::1]' }).HOST).toBe('::1');
   expect(loadConfig({ HOST: '[::1]' }).isLoopback).toBe(true);
+});
+
+describe('skill paths that cannot be used refuse the start with one line naming the variable and the path', () => {
+  let scratch: string;
+  // A folder of its own for DATA_DIR: a service that wrongly starts must not hold /tmp for the others.
+  // A service that wrongly starts is stopped once it answers /healthz, so the test fails at once.
+  const refuse = async (env: Record<string, string>) => {
+    const port = await freePort();
+    const child = spawnService({ PORT: String(port), DATA_DIR: path.join(scratch, 'data'), ...env });
+    const started = waitHealthy(`http://127.0.0.1:${port}`, child, CHILD_MS - 10_000).then(
+      () => child.proc.kill('SIGTERM'),
+      () => undefined,
+    );
+    const code = await child.exited;
+    await started;
+    return { code, lines: child.output().trim().split('\n') };
+  };
+  beforeAll(() => {
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'skill-paths-'));
+  });
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('SKILLS_DIR that does not exist', { timeout: CHILD_MS }, async () => {
+    const missing = path.join(scratch, 'no-such-skills');
+    const { code, lines } = await refuse({ SKILLS_DIR: missing });
+    expect(code).toBe(2);
+    expect(lines).toEqual([
+      `refusing to start: SKILLS_DIR=${missing}: cannot read it as the folder of built-in skills (ENOENT: no such file or directory); point it at a folder holding one folder per skill, or unset SKILLS_DIR`,
+    ]);
+  });
+
+  it('SKILLS_DIR that is a file', { timeout: CHILD_MS }, async () => {
+    const file = path.join(scratch, 'a-file');
+    writeFileSync(file, 'not a folder\n');
+    const { code, lines } = await refuse({ SKILLS_DIR: file });
+    expect(code).toBe(2);
+    expect(lines).toEqual([
+      `refusing to start: SKILLS_DIR=${file}: cannot read it as the folder of built-in skills (ENOTDIR: it is a file, not a folder); point it at a folder holding one folder per skill, or unset SKILLS_DIR`,
+    ]);
+  });
+
+  it('SKILL_SECRETS that does not exist, or is a folder', { timeout: 2 * CHILD_MS }, async () => {
+    const missing = path.join(scratch, 'no-such-secrets.env');
+    const gone = await refuse({ SKILL_SECRETS: missing });
+    expect(gone.code).toBe(2);
+    expect(gone.lines).toEqual([
+      `refusing to start: SKILL_SECRETS=${missing}: cannot read it as the secrets file (ENOENT: no such file or directory); point it at a readable dotenv file (NAME=value lines), or unset SKILL_SECRETS`,
+    ]);
+    const folder = await refuse({ SKILL_SECRETS: scratch });
+    expect(folder.code).toBe(2);
+    expect(folder.lines).toEqual([
+      `refusing to start: SKILL_SECRETS=${scratch}: cannot read it as the secrets file (EISDIR: it is a folder, not a file); point it at a readable dotenv file (NAME=value lines), or unset SKILL_SECRETS`,
+    ]);
+  });
+
+  it('starts with a SKILLS_DIR folder and a SKILL_SECRETS file', { timeout: CHILD_MS }, async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'skill-paths-start-'));
+    mkdirSync(path.join(scratch, 'skills'), { recursive: true });
+    writeFileSync(path.join(scratch, 'secrets.env'), 'VAULT_TOKEN=abc\n');
+    const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, SKILLS_DIR: path.join(scratch, 'skills'), SKILL_SECRETS: path.join(scratch, 'secrets.env') });
+    try {
+      await waitHealthy(`http://127.0.0.1:${port}`, child, CHILD_MS - 5_000);
+    } finally {
+      child.proc.kill('SIGTERM');
+      await child.exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });

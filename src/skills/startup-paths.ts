@@ -1,0 +1,56 @@
+/**
+ * The start-up checks of the skill settings: SKILLS_DIR must be a readable folder and
+ * SKILL_SECRETS a readable file, else the service refuses to start (README "Configuration": a bad
+ * value stops the service with one `refusing to start:` line and exit code 2) instead of running
+ * without the built-in skills or failing every command of a skill with MCP servers later.
+ */
+import { readdir } from 'node:fs/promises';
+import { ConfigError } from '../config.js';
+import { loadSecrets } from './secrets.js';
+
+/** Plain words for the file-system error codes a path setting runs into; others keep their message. */
+function reason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  const cause = e.cause as NodeJS.ErrnoException | undefined;
+  const code = e.code ?? cause?.code;
+  const words: Record<string, string> = {
+    ENOENT: 'no such file or directory',
+    ENOTDIR: 'it is a file, not a folder',
+    EISDIR: 'it is a folder, not a file',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+  };
+  return code && words[code] ? `${code}: ${words[code]}` : (cause?.message ?? e.message);
+}
+
+/**
+ * The refusal of a SKILLS_DIR that cannot be listed.
+ * @returns ConfigError, one line: `SKILLS_DIR=<dir>: cannot read it as the folder of built-in skills (<CODE>: <reason>); …`.
+ */
+export function skillsDirError(dir: string, err: unknown): ConfigError {
+  return new ConfigError([
+    `SKILLS_DIR=${dir}: cannot read it as the folder of built-in skills (${reason(err)}); point it at a folder holding one folder per skill, or unset SKILLS_DIR`,
+  ]);
+}
+
+/**
+ * Check both settings (each only when set); SKILL_SECRETS is read once here and again for every
+ * command that needs its values, so edits to the file apply without a restart.
+ * @param dirs.skillsDir SKILLS_DIR, resolved.
+ * @param dirs.secretsFile SKILL_SECRETS, resolved.
+ * @throws ConfigError one line per unusable setting, naming the variable, the path, the reason and what to do.
+ */
+export async function checkSkillPaths({ skillsDir, secretsFile }: { skillsDir?: string; secretsFile?: string }): Promise<void> {
+  const problems: string[] = [];
+  if (skillsDir) {
+    await readdir(skillsDir).catch((err: unknown) => problems.push(...skillsDirError(skillsDir, err).problems));
+  }
+  if (secretsFile) {
+    await loadSecrets(secretsFile).catch((err: unknown) =>
+      problems.push(
+        `SKILL_SECRETS=${secretsFile}: cannot read it as the secrets file (${reason(err)}); point it at a readable dotenv file (NAME=value lines), or unset SKILL_SECRETS`,
+      ),
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+}
