@@ -3,6 +3,7 @@
  * are text, `usage_unknown` is 0/1 on SQLite and a boolean on Postgres) and its mapping to the
  * {@link TurnRecord} the API returns.
  */
+import { hasText } from '../turns/request-schemas.js';
 import type { TurnRecord } from '../turns/turn-service-types.js';
 
 /** One `turns` row (the record columns plus the stored request). */
@@ -72,10 +73,12 @@ function cleanLine(line: string): string {
 }
 
 /**
- * {@link TurnRecord.input_preview}: the first line of the turn's input (a string, or its first
- * user/any message) that has text once cleaned ({@link cleanLine}; lines end at any of
- * {@link LINE_BREAKS}), cut to {@link PREVIEW_CHARS} code points (the last one `…` when cut);
- * null when no line has text or the request is not readable.
+ * {@link TurnRecord.input_preview}: the first line of the turn's input that has text once cleaned
+ * ({@link cleanLine}; lines end at any of {@link LINE_BREAKS}; text as {@link hasText} counts it,
+ * so a line of only zero-width characters has none). A list input is searched message by message:
+ * the user messages in order, then the others in order; a blank message is skipped. The line is
+ * cut to {@link PREVIEW_CHARS} code points (the last one `…` when cut); null when no line has text
+ * or the request is not readable.
  */
 export function inputPreview(requestJson: string): string | null {
   return previewOf(parseRequest(requestJson)?.input);
@@ -83,14 +86,17 @@ export function inputPreview(requestJson: string): string | null {
 
 /** {@link inputPreview} of a request's `input`. */
 function previewOf(input: unknown): string | null {
-  let text: unknown = input;
+  let texts: unknown[] = [input];
   if (Array.isArray(input)) {
-    const msgs = input as { role?: unknown; content?: unknown }[];
-    text = (msgs.find((m) => m?.role === 'user') ?? msgs[0])?.content;
+    const msgs = input as ({ role?: unknown; content?: unknown } | null)[];
+    texts = [...msgs.filter((m) => m?.role === 'user'), ...msgs.filter((m) => m?.role !== 'user')].map((m) => m?.content);
   }
-  if (typeof text !== 'string') return null;
-  const line = text.split(LINE_BREAKS).map(cleanLine).find((l) => l !== '') ?? '';
-  if (line === '') return null;
-  const chars = [...line];
-  return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS - 1).join('')}…` : line;
+  for (const text of texts) {
+    if (typeof text !== 'string') continue;
+    const line = text.split(LINE_BREAKS).map(cleanLine).find(hasText);
+    if (line === undefined) continue;
+    const chars = [...line];
+    return chars.length > PREVIEW_CHARS ? `${chars.slice(0, PREVIEW_CHARS - 1).join('')}…` : line;
+  }
+  return null;
 }

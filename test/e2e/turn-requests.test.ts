@@ -109,6 +109,14 @@ describe('input_preview', () => {
     expect(await previewOf('tab\there  and\u001b[31mred')).toBe('tab here and[31mred');
     expect(await previewOf('\u0000\u0000\nsecond line')).toBe('second line');
   });
+
+  it('is the first line with text of a list input: a blank message is skipped, user messages come first', async () => {
+    expect(await previewOf([{ role: 'user', content: '  ' }, { role: 'user', content: 'real' }])).toBe('real');
+    expect(await previewOf([{ role: 'user', content: '\u200b\n' }, { role: 'user', content: '\u0000' }, { role: 'user', content: '\n\nthird\nfourth' }])).toBe('third');
+    expect(await previewOf([{ role: 'system', content: 'be brief' }, { role: 'user', content: ' ' }, { role: 'user', content: 'question' }])).toBe('question');
+    // Without a user message with text, the first other message with text.
+    expect(await previewOf([{ role: 'user', content: ' ' }, { role: 'developer', content: '' }, { role: 'assistant', content: 'earlier answer' }])).toBe('earlier answer');
+  });
 });
 
 describe('previous_turn_id on the record', () => {
