@@ -131,9 +131,43 @@ interface RawIssue extends BoundIssue {
   message?: string;
   values?: unknown[];
   keys?: string[];
-  errors?: { code: string; path: PropertyKey[]; message: string }[][];
+  errors?: OptionIssue[][];
   divisor?: number;
   issues?: { message: string }[];
+}
+
+/** A zod issue as the error envelope reads it; a union's carries its options' issues in `errors`. */
+export interface OptionIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  errors?: OptionIssue[][];
+}
+
+/**
+ * The failures of the union option that accepted the kind of value given: preferably one whose
+ * failures all lie inside the value (a list whose `[0].role` is wrong, an object whose `todo` is),
+ * else one that did not fail on the value's type (a string that is too short). Undefined when no
+ * option accepted the kind (then the union's own message is the whole story).
+ */
+function matchedOption(errors: OptionIssue[][] | undefined): OptionIssue[] | undefined {
+  const options = (errors ?? []).filter((errs) => errs.length > 0);
+  return options.find((errs) => errs.every((e) => e.path.length > 0)) ?? options.find((errs) => errs.every((e) => e.path.length > 0 || e.code !== 'invalid_type'));
+}
+
+/**
+ * `issues` with every `invalid_union` whose matching option failed inside the value replaced by
+ * that option's failures, their paths joined to the union's (nested unions likewise), so a 400
+ * names the innermost field in `message` and `details[].path` alike: `input[1].role`
+ * `invalid_value`, `approvals.todo` — not `input` `invalid_union`. A union that no option's kind
+ * matched, or whose match failed on the value itself, stays as it is.
+ */
+export function innermostIssues(issues: readonly OptionIssue[]): OptionIssue[] {
+  return issues.flatMap((issue) => {
+    const option = issue.code === 'invalid_union' ? matchedOption(issue.errors) : undefined;
+    if (!option || !option.every((e) => e.path.length > 0)) return [issue];
+    return innermostIssues(option.map((e) => ({ ...e, path: [...issue.path, ...e.path] })));
+  });
 }
 
 function unionMessage(iss: RawIssue): string | undefined {
@@ -141,8 +175,7 @@ function unionMessage(iss: RawIssue): string | undefined {
   if (!shape) return undefined;
   if (iss.input === undefined) return `is required: ${shape}`;
   // An option that accepted the kind of value (its failures are deeper than the value itself).
-  const deeper = (iss.errors ?? []).find((errs) => errs.length > 0 && errs.every((e) => e.path.length > 0 || e.code !== 'invalid_type'));
-  const first = deeper?.[0];
+  const first = matchedOption(iss.errors)?.[0];
   if (first) {
     const at = issuePath(first.path);
     return `must be ${shape}; ${at ? `at ${at}: ` : ''}${first.message}`;

@@ -3,7 +3,8 @@
  * 4xx with a clear code, never a 500: a DomainError (src/errors.ts) → its status, code, message and
  * details; zod issues → 400 `invalid_request` (message: one `<path> <what is wrong>` per issue,
  * src/zod-messages.ts, `the request body …` for the body as a whole; details = issues, each path
- * spelled like the message's: `tools[0]`, {@link issuePath}),
+ * spelled like the message's: `tools[0]`, {@link issuePath}; a union's issue is the innermost
+ * field's, {@link innermostIssues}: `input[1].role`, `approvals.todo`),
  * malformed JSON → 400 `invalid_json`, body over BODY_LIMIT_BYTES → 413 `body_too_large`,
  * unsupported or missing Content-Type → 415 `unsupported_media_type` (saying to send
  * `Content-Type: application/json`), a wrong method on a known path → 405 `method_not_allowed`
@@ -17,7 +18,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
 import { isDomainError } from '../errors.js';
-import { issueLine, issuePath } from '../zod-messages.js';
+import { innermostIssues, issueLine, issuePath } from '../zod-messages.js';
 import { envelope } from './errors.js';
 import { allowedMethods } from './route-registry.js';
 
@@ -52,8 +53,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
       return reply.code(err.status).send(envelope(err.code, err.message, err.details));
     }
     if (err instanceof ZodError) {
+      const issues = innermostIssues(err.issues);
       return reply.code(400).send(
-        envelope('invalid_request', err.issues.map(requestIssueLine).join('; '), err.issues.map((i) => ({
+        envelope('invalid_request', issues.map(requestIssueLine).join('; '), issues.map((i) => ({
           path: issuePath(i.path),
           code: i.code,
           message: i.message,

@@ -31,14 +31,34 @@ describe('validation messages', () => {
     expect((await createTurn({ input: 5 })).message).toBe(`input must be ${INPUT_SHAPE}, got 5`);
   });
 
-  it('points at the bad role inside a list input', async () => {
-    expect((await createTurn({ input: [{ role: 'bot', content: 'hi' }] })).message).toBe(
-      `input must be ${INPUT_SHAPE}; at [0].role: must be one of user|assistant|system|developer, got "bot"`,
-    );
+  it('points at the bad role inside a list input, in message and details alike', async () => {
+    const err = await createTurn({ input: [{ role: 'bot', content: 'hi' }] });
+    expect(err.message).toBe('input[0].role must be one of user|assistant|system|developer, got "bot"');
+    expect(err.details).toEqual([{ path: 'input[0].role', code: 'invalid_value', message: 'must be one of user|assistant|system|developer, got "bot"' }]);
+    const second = await createTurn({ input: [{ role: 'user', content: 'hi' }, { role: 'tool', content: 'x' }] });
+    expect(second.message).toBe('input[1].role must be one of user|assistant|system|developer, got "tool"');
+    expect(second.details).toEqual([{ path: 'input[1].role', code: 'invalid_value', message: 'must be one of user|assistant|system|developer, got "tool"' }]);
   });
 
-  it('names the missing field of a message', async () => {
-    expect((await createTurn({ input: [{ role: 'user' }] })).message).toBe(`input must be ${INPUT_SHAPE}; at [0].content: is required: a string`);
+  it('names the missing field of a message, and every problem of the list', async () => {
+    const err = await createTurn({ input: [{ role: 'user' }] });
+    expect(err.message).toBe('input[0].content is required: a string');
+    expect(err.details).toEqual([{ path: 'input[0].content', code: 'invalid_type', message: 'is required: a string' }]);
+    const two = await createTurn({ input: [{ role: 'tool', content: 'x' }, { role: 'user', content: 'y', name: 'n' }] });
+    expect(two.details.map((d) => [d.path, d.code])).toEqual([
+      ['input[0].role', 'invalid_value'],
+      ['input[1]', 'unrecognized_keys'],
+    ]);
+    expect(two.message).toBe('input[0].role must be one of user|assistant|system|developer, got "tool"; input[1] has unknown field "name": accepted fields are role, content');
+  });
+
+  it('points at the tool of approvals whose value is not always|never; a value of no accepted kind stays at approvals', async () => {
+    const err = await createTurn({ input: 'hi', approvals: { todo: 'sometimes' } });
+    expect(err.message).toBe('approvals.todo must be one of always|never, got "sometimes"');
+    expect(err.details).toEqual([{ path: 'approvals.todo', code: 'invalid_value', message: 'must be one of always|never, got "sometimes"' }]);
+    const kind = await createTurn({ input: 'hi', approvals: 5 });
+    expect(kind.message).toBe('approvals must be "destructive" or an object {<tool name>: "always" | "never"}');
+    expect(kind.details).toEqual([expect.objectContaining({ path: 'approvals', code: 'invalid_union' })]);
   });
 
   it('lists the accepted fields for an unknown one', async () => {
