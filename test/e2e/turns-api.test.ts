@@ -59,7 +59,7 @@ describe('bad requests', () => {
     ['too long agent_id', { input: 'hi', agent_id: 'a'.repeat(65) }, 'agent_id'],
     ['missing input', {}, 'input'],
     ['empty input', { input: '' }, 'input'],
-    ['bad role', { input: [{ role: 'tool', content: 'x' }] }, 'input'],
+    ['bad role', { input: [{ role: 'tool', content: 'x' }] }, 'input[0].role'],
     ['max_steps 0', { input: 'hi', max_steps: 0 }, 'max_steps'],
     ['max_steps 501', { input: 'hi', max_steps: 501 }, 'max_steps'],
     ['unknown family', { input: 'hi', tools: ['shell'] }, 'tools[0]'],
