@@ -29,7 +29,7 @@ export function deliveryView(d: Delivery) {
 export const webhookRoutes: RoutePlugin = async (app, { services }) => {
   app.get('/v1/turns/:id/webhooks', async (request) => {
     const { id } = TurnIdParams.parse(request.params);
-    if (!services.turns.get(id)) throw notFound('turn', id);
+    if (!(await services.turns.get(id))) throw notFound('turn', id);
     const deliveries = await services.webhooks.store.listFor('turn', id);
     return { data: deliveries.map(deliveryView) };
   });

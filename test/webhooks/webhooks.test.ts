@@ -173,6 +173,27 @@ describe('a schedule with a webhook', () => {
   });
 });
 
+describe('GET /v1/turns/{id}/webhooks', () => {
+  it('is 404 turn not_found for an unknown turn, like the other sub-routes of a turn; [] for a turn without webhook', async () => {
+    await withService({}, async (svc) => {
+      const unknown = await api(svc.url, 'GET', '/v1/turns/nope/webhooks');
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.error).toMatchObject({ code: 'not_found' });
+      expect(unknown.body.error.message).toContain('nope');
+      expect(validateResponse('/v1/turns/{id}/webhooks', 'get', 404, unknown.body)).toEqual([]);
+      // The same answer as another sub-route of the unknown turn.
+      const approvals = await api(svc.url, 'GET', '/v1/turns/nope/approvals');
+      expect(approvals.status).toBe(404);
+      expect(unknown.body).toEqual(approvals.body);
+      model.push({ output: [message('no hook')] });
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'no webhook here' });
+      const none = await api(svc.url, 'GET', `/v1/turns/${turn.body.id}/webhooks`);
+      expect(none.status).toBe(200);
+      expect(none.body).toEqual({ data: [] });
+    });
+  });
+});
+
 describe('a workflow with a webhook', () => {
   it('delivers workflow.completed with the workflow as GET returns it; listed at GET /v1/workflows/{id}/webhooks', async () => {
     await withService({}, async (svc) => {
