@@ -105,7 +105,7 @@ export interface Services {
   webhooks: { store: WebhookStore; dispatcher: WebhookDispatcher };
   /**
    * Mark leases of a dead process lost, start background services, then start running turns.
-   * @throws ConfigError when SKILLS_DIR or SKILL_SECRETS cannot be used (checked first, before the database is migrated).
+   * @throws ConfigError when SKILLS_DIR or SKILL_SECRETS cannot be used (checked first: before Postgres is migrated and any turn is recovered).
    */
   start(): Promise<void>;
   /** Stop background services (reverse order), detach running turns (they resume), close the database. */
@@ -277,7 +277,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     webhooks: { store: webhookStore, dispatcher },
     modelProbe: !overrides.modelClient && !overrides.modelClients && rawClients ? createModelProbe(config.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL) : undefined,
     async start() {
-      await checkSkillPaths({ skillsDir: config.SKILLS_DIR, secretsFile: config.SKILL_SECRETS }); // before anything is opened or migrated
+      await checkSkillPaths({ skillsDir: config.SKILLS_DIR, secretsFile: config.SKILL_SECRETS }); // before Postgres is migrated and any turn is recovered
       const migrated = await stores.open();
       if (migrated?.applied.length) log.info(migrated, 'database schema migrated');
       await engine.start();
