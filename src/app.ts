@@ -12,6 +12,7 @@ import { registerCors } from './http/cors.js';
 import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-token.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.js';
 import { installBodyTimeout } from './http/body-timeout.js';
+import { installExpectContinue } from './http/expect-continue.js';
 import { installJsonBodyParser } from './http/json-body.js';
 import { recordRoutes } from './http/route-registry.js';
 import { installRequestLog } from './http/request-log.js';
@@ -97,6 +98,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   installJsonBodyParser(app);
   installBodyTimeout(app, config.REQUEST_TIMEOUT_MS);
+  installExpectContinue(app, config.BODY_LIMIT_BYTES);
   installErrorHandlers(app);
   installRequestLog(app);
   await app.register(fastifySse, { heartbeatInterval: config.SSE_HEARTBEAT_MS });

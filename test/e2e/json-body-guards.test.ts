@@ -4,6 +4,7 @@
  * stack-overflow RangeError that still escapes a route is a 400; bytes that are not UTF-8 and
  * malformed JSON are a 400 `invalid_json` that says where and what to send.
  */
+import net from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedResponsesServer, message, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
@@ -169,5 +170,39 @@ describe('unpaired UTF-16 surrogates', () => {
     const pair = await api(svc.url, 'POST', '/v1/turns?wait=true', '{"input":"smile \\ud83d\\ude00 and \\\\ud83d"}');
     expect(pair.status).toBe(200);
     expect(pair.body.input_preview).toBe('smile 😀 and \\ud83d');
+  });
+});
+
+describe('Expect: 100-continue', () => {
+  /** Send only the request head; resolve with the first bytes the server answers (or '' after 3 s). */
+  const ask = (head: string) =>
+    new Promise<string>((resolve) => {
+      const s = net.connect(Number(new URL(svc.url).port), '127.0.0.1', () => s.write(head));
+      let out = '';
+      s.on('data', (d) => {
+        out += d;
+        if (out.includes('\r\n\r\n') && (!out.startsWith('HTTP/1.1 413') || out.endsWith('}'))) {
+          s.destroy();
+          resolve(out);
+        }
+      });
+      s.on('error', () => resolve(out));
+      setTimeout(() => {
+        s.destroy();
+        resolve(out);
+      }, 3000);
+    });
+
+  it('refuses a JSON body over BODY_LIMIT_BYTES before it is sent: 413 body_too_large instead of 100 Continue', async () => {
+    const out = await ask('POST /v1/turns HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5242880\r\nExpect: 100-continue\r\n\r\n');
+    expect(out).toMatch(/^HTTP\/1\.1 413 /);
+    expect(out).not.toContain('100 Continue');
+    const body = JSON.parse(out.split('\r\n\r\n')[1]);
+    expect(body.error).toMatchObject({ code: 'body_too_large', details: { limit_bytes: 1024 * 1024 } });
+  });
+
+  it('lets a body within the limit come: 100 Continue', async () => {
+    const out = await ask('POST /v1/turns HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 15\r\nExpect: 100-continue\r\n\r\n');
+    expect(out).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
   });
 });
