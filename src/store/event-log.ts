@@ -35,23 +35,15 @@ export interface EventLog<E extends { type: string } = { type: string }> {
   last(streamId: string): Promise<LoggedEvent<E> | undefined>;
   /**
    * Optional write-behind append: the event is numbered at once and stored with the engine's next
-   * batch — at the latest at the end of the current event-loop turn (or, on an engine that lets
-   * write-behind work linger, a few ms later unless `flushSoon` is called), or earlier at a
-   * `flush`, a read of the log, an `append` (which waits for its own batch) or a checkpoint
-   * written in the same database transaction. For a writer that needs the seq now but not durability before it
+   * batch — at the latest at the end of the current event-loop turn, or earlier at a `flush`, a
+   * read of the log, an `append` (which waits for its own batch) or a checkpoint written in the
+   * same database transaction. For a writer that needs the seq now but not durability before it
    * goes on; `stored` settles when the event is durable (and, on a published log, notified).
    * Engines without it: use `append`.
    */
   appendQueued?(streamId: string, event: E): QueuedAppend<E>;
   /** Optional: store everything queued (by `appendQueued` or joined writes) now. */
   flushQueued?(): void | Promise<void>;
-  /**
-   * Optional: store everything queued at the end of the current event-loop turn — for a writer
-   * about to wait for a queued append (an engine may otherwise let write-behind work linger a few
-   * ms to share a commit: src/store/sqlite-event-log.ts). Engines without it store queued work
-   * promptly on their own.
-   */
-  flushSoon?(): void;
 }
 
 /** What {@link EventLog.appendQueued} returns. */

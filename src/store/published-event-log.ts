@@ -11,7 +11,6 @@ export class PublishedEventLog<E extends { type: string }> implements EventLog<E
   appendQueued?: (streamId: string, event: E) => QueuedAppend<E>;
   /** Present when the store has it: store what is queued now. */
   flushQueued?: () => void | Promise<void>;
-  flushSoon?: () => void;
 
   constructor(
     readonly store: EventLog<E>,
@@ -31,7 +30,6 @@ export class PublishedEventLog<E extends { type: string }> implements EventLog<E
       };
     }
     if (store.flushQueued) this.flushQueued = store.flushQueued.bind(store);
-    if (store.flushSoon) this.flushSoon = store.flushSoon.bind(store);
   }
 
   /** Store, then notify; resolves with the stored event. */

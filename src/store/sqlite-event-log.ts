@@ -23,16 +23,6 @@
  * before a turn ends). Other stores on the same database join a batch with
  * {@link SqliteEventLog.joinBatch} — a turn's checkpoint is committed together with the events
  * around it, one commit instead of one each.
- *
- * Lingering (`lingerMs` > 0, the turn log's setting): a batch holding only write-behind work
- * (`appendQueued`, `joinBatch`) waits up to `lingerMs` for more instead of committing at the end
- * of the loop turn; anything that must be stored soon (`append`, {@link SqliteEventLog.flushSoon},
- * a read, a full batch) commits it at the end of the loop turn as before. A turn's round then
- * costs one commit instead of two: what a tool's completion queued (its event and the
- * checkpoint) goes with the next round's `tool.started`, which the runner must store before the
- * tool runs anyway — when the model answers within `lingerMs` (a fast model); a slower one finds
- * the batch committed by its timer. A write-behind event reaches live subscribers (they are
- * notified once it is stored) at most `lingerMs` later.
  */
 import type { Database } from './database.js';
 import type { EventLog, LoggedEvent, QueuedAppend } from './event-log.js';
@@ -82,18 +72,9 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
   /** Last seq given out per stream (Map order = least recently appended first). */
   private readonly lastGiven = new Map<string, number>();
   private pending: (Pending<E> | JoinedWrite)[] = [];
-  /** The flush at the end of this event-loop turn, when one is due. */
   private scheduled: NodeJS.Immediate | undefined;
-  /** The lingering flush of a batch of write-behind work only (see the module doc). */
-  private lingering: NodeJS.Timeout | undefined;
-  private readonly lingerMs: number;
 
-  /**
-   * @param opts.lingerMs ms a batch of write-behind work only may wait for more before it is
-   *   committed (default 0: at the end of the event-loop turn, like every other batch).
-   */
-  constructor(private readonly db: Database, opts: { lingerMs?: number } = {}) {
-    this.lingerMs = opts.lingerMs ?? 0;
+  constructor(private readonly db: Database) {
     db.exec(`CREATE TABLE IF NOT EXISTS event_log (
       stream_id TEXT NOT NULL,
       seq INTEGER NOT NULL,
@@ -130,9 +111,7 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
   }
 
   append(streamId: string, event: E): Promise<LoggedEvent<E>> {
-    const { stored } = this.appendQueued(streamId, event);
-    this.flushSoon(); // the caller waits for it
-    return stored;
+    return this.appendQueued(streamId, event).stored;
   }
 
   /** {@link EventLog.appendQueued}: numbered now, stored with this log's next batch. */
@@ -159,17 +138,8 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
   joinBatch(write: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ kind: 'write', write, resolve, reject });
-      this.scheduleLazy();
+      this.scheduled ??= setImmediate(() => this.flush());
     });
-  }
-
-  /**
-   * {@link EventLog.flushSoon}: commit everything queued at the end of this event-loop turn (with
-   * what else is queued until then) — for a writer about to wait for a write-behind append or a
-   * joined write. Cheaper than {@link SqliteEventLog.flush} when several writers do it in one turn.
-   */
-  flushSoon(): void {
-    if (this.pending.length > 0) this.scheduled ??= setImmediate(() => this.flush());
   }
 
   /** {@link EventLog.flushQueued}: {@link SqliteEventLog.flush}. */
@@ -179,14 +149,7 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
 
   private schedule(): void {
     if (this.pending.length >= MAX_BATCH) this.flush();
-    else this.scheduleLazy();
-  }
-
-  /** Write-behind work queued: a flush at the end of this loop turn, or a lingering one. */
-  private scheduleLazy(): void {
-    if (this.scheduled || this.lingering) return;
-    if (this.lingerMs > 0) this.lingering = setTimeout(() => this.flush(), this.lingerMs);
-    else this.scheduled = setImmediate(() => this.flush());
+    else this.scheduled ??= setImmediate(() => this.flush());
   }
 
   /**
@@ -195,9 +158,7 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
    */
   flush(): void {
     if (this.scheduled) clearImmediate(this.scheduled);
-    if (this.lingering) clearTimeout(this.lingering);
     this.scheduled = undefined;
-    this.lingering = undefined;
     const batch = this.pending;
     if (batch.length === 0) return;
     this.pending = [];

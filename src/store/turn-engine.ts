@@ -57,18 +57,11 @@ export interface TurnEngine {
   close(): Promise<void>;
 }
 
-/**
- * Ms the turn log lets write-behind work (a tool's completion and the checkpoint after it) wait
- * to share the next commit (src/store/sqlite-event-log.ts "Lingering"): short against a model
- * request, so live subscribers see such events at most this much later.
- */
-export const TURN_LOG_LINGER_MS = 5;
-
 /** The turn-side ports on `stores`' engine (`url`: DATABASE_URL, for the LISTEN connections). */
 export function turnEngine(db: Database, stores: ControlPlaneStores, url: string | undefined, onError?: (err: unknown, what: string) => void): TurnEngine {
   const pg = stores.pg;
   if (!pg || url === undefined) {
-    const turnLog = new SqliteEventLog<TurnEvent>(db, { lingerMs: TURN_LOG_LINGER_MS }); // a round: one commit
+    const turnLog = new SqliteEventLog<TurnEvent>(db);
     const turnStore = new SqliteTurnStore(db, turnLog); // a finished record commits with its terminal event
     const workflowLog = new SqliteEventLog<WorkflowEvent>(db);
     const jobLog = new SqliteEventLog<JobEvent>(db);

@@ -163,9 +163,6 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       // event-loop turn, with the checkpoint that follows); waited for where something does.
       const q = d.events.appendQueued(id, event);
       seq = q.seq;
-      // Stored at the end of this loop turn where the run waits for it (or, for turn.started, a
-      // client does: the first event streams at once); elsewhere the log may let it linger.
-      if (finishing || mustBeStored(event) || event.type === 'turn.started') d.events.flushSoon?.();
       if (finishing) await finishedWith(finishing, q.stored);
       else if (mustBeStored(event)) await q.stored;
       // Fairness under a burst of new turns: building the first model request waits for the next
@@ -198,9 +195,6 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     d.log?.error({ err, turn_id: id }, 'turn run failed');
     if (!terminal && !c.detached()) await fail({ code: 'internal_error', message: err instanceof Error ? err.message : String(err) });
     return terminal ? 'finished' : 'detached';
-  } finally {
-    // Nothing this run queued outlives it (lingering write-behind work: src/store/sqlite-event-log.ts).
-    await d.events.flushQueued?.();
   }
 
   async function run(this: void, rec: TurnRecord, request: CreateTurnInput): Promise<RunEnd> {

@@ -136,57 +136,6 @@ describe('SqliteEventLog', () => {
     reader.close();
   });
 
-  it('with lingerMs, write-behind work waits up to lingerMs for more and shares the commit of the next prompt write', async () => {
-    const dir = tempDir();
-    const [writer, reader] = [openDatabase(dir, SHARED), openDatabase(dir, SHARED)];
-    writer.exec('CREATE TABLE side (v TEXT)');
-    const log = new SqliteEventLog<Ev>(writer, { lingerMs: 40 });
-    const count = reader.prepare("SELECT COUNT(*) FROM event_log WHERE stream_id = 's'").pluck();
-    const nextLoopTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-    // A tool's completion and the checkpoint after it: nobody waits for them.
-    const completed = log.appendQueued('s', { type: 'tool.completed' });
-    const checkpoint = log.joinBatch(() => void writer.prepare('INSERT INTO side (v) VALUES (?)').run('after tool'));
-    await nextLoopTurn();
-    await nextLoopTurn();
-    expect(count.get()).toBe(0); // lingering, not committed at the end of the loop turn
-    // The next round's tool.started must be stored before its tool runs: flushSoon.
-    const started = log.appendQueued('s', { type: 'tool.started' });
-    log.flushSoon();
-    let storedAt: number | undefined;
-    const t0 = Date.now();
-    await started.stored.then(() => (storedAt = Date.now() - t0));
-    expect(storedAt).toBeLessThan(30); // at the end of the loop turn, not after the linger
-    expect(count.get()).toBe(2);
-    expect(reader.prepare('SELECT COUNT(*) FROM side').pluck().get()).toBe(1);
-    expect((await completed.stored).seq).toBe(1);
-    await checkpoint;
-    // append() is awaited by its caller: it does not linger either.
-    const t1 = Date.now();
-    await log.append('s', { type: 'turn.completed' });
-    expect(Date.now() - t1).toBeLessThan(30);
-    // Write-behind work alone is committed by the linger timer.
-    const alone = log.appendQueued('s', { type: 'late' });
-    const t2 = Date.now();
-    await alone.stored;
-    expect(Date.now() - t2).toBeGreaterThanOrEqual(35);
-    expect(count.get()).toBe(4);
-    writer.close();
-    reader.close();
-  });
-
-  it('without lingerMs, write-behind work is committed at the end of the loop turn', async () => {
-    const dir = tempDir();
-    const [writer, reader] = [openDatabase(dir, SHARED), openDatabase(dir, SHARED)];
-    const log = new SqliteEventLog<Ev>(writer);
-    const count = reader.prepare("SELECT COUNT(*) FROM event_log WHERE stream_id = 's'").pluck();
-    log.appendQueued('s', { type: 'a' });
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    expect(count.get()).toBe(1);
-    writer.close();
-    reader.close();
-  });
-
   it('a joined write is committed in the same transaction as the events around it', async () => {
     const dir = tempDir();
     const [writer, reader] = [openDatabase(dir, SHARED), openDatabase(dir, SHARED)];
