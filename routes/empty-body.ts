@@ -1,7 +1,6 @@
 /**
- * Body schema of the control routes that take no fields — POST /v1/jobs/{id}/stop and POST
- * /v1/workflows/{id}/cancel, as POST /v1/turns/{id}/cancel (routes/turn-schemas.ts
- * `CancelTurnBody`): no body, or `{}`. Like every other body (strict objects), a field the route
+ * Body schema of the control routes that take no fields — POST /v1/turns/{id}/cancel, POST
+ * /v1/jobs/{id}/stop and POST /v1/workflows/{id}/cancel: no body, or `{}`. Like every other body (strict objects), a field the route
  * does not know is refused rather than ignored — a `reason` sent there would otherwise look
  * stored.
  */

@@ -2,6 +2,7 @@
  * zod schemas of the turn endpoints' requests (the public contract; openapi.yaml mirrors them and
  * test/e2e/openapi.test.ts checks that it does). Unknown fields are rejected (strict objects).
  */
+import { emptyBody } from './empty-body.js';
 import { z } from 'zod';
 import { MODEL_APIS } from '../src/config.js';
 import { SKILL_NAME } from '../src/skills/skill-format.js';
@@ -79,29 +80,11 @@ export const ListTurnsQuery = z.object({
   cursor: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'cursor is not one this service returned').optional(),
 });
 
-/** What {@link CancelTurnBody} refusals say is accepted. */
-const CANCEL_TAKES_NOTHING = 'cancel takes no fields; send no body or {}';
-
 /**
- * POST /v1/turns/{id}/cancel: no body, or `{}`. Like every other body (strict objects), a field
- * the route does not know is refused rather than ignored — a `reason` sent here would otherwise
- * look stored. 400 `invalid_request`: `has unknown field "reason": cancel takes no fields; …`.
+ * POST /v1/turns/{id}/cancel: no body, or `{}` (routes/empty-body.ts, shared with job stop and
+ * workflow cancel). 400 `invalid_request`: `has unknown field "reason": cancel takes no fields; …`.
  */
-export const CancelTurnBody = z
-  .strictObject(
-    {},
-    {
-      error: (iss) => {
-        if (iss.code === 'unrecognized_keys') {
-          const keys = iss.keys.map((k) => JSON.stringify(k)).join(', ');
-          return `has unknown ${iss.keys.length === 1 ? 'field' : 'fields'} ${keys}: ${CANCEL_TAKES_NOTHING}`;
-        }
-        if (iss.code === 'invalid_type') return `must be {} or absent: ${CANCEL_TAKES_NOTHING}`;
-        return undefined;
-      },
-    },
-  )
-  .optional();
+export const CancelTurnBody = emptyBody('cancel');
 
 export const EventsQuery = z.object({
   after: z.string().optional(),

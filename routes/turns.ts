@@ -18,7 +18,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError, notFound } from '../src/http/errors.js';
-import { acceptsEventStream, negotiateResponse } from '../src/http/negotiate.js';
+import { acceptsEventStream, eventStreamNotAcceptable, negotiateResponse } from '../src/http/negotiate.js';
 import { clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { turnEventsLink, type StreamTokens } from '../src/http/stream-token.js';
@@ -65,21 +65,6 @@ async function streamTurn(services: Services, reply: FastifyReply, turnId: strin
     logger: reply.log,
     logFields: { turn_id: turnId },
   });
-}
-
-/**
- * 406 `not_acceptable` for GET /v1/turns/{id}/events when `Accept` rules out `text/event-stream`
- * (say `application/json` alone): the route serves nothing else, and the events have no JSON
- * listing; the turn's state as JSON is GET /v1/turns/{id}. Details `{accept, served}`.
- */
-function eventsNotAcceptable(id: string, accept: string | string[] | undefined): HttpError {
-  const self = `/v1/turns/${encodeURIComponent(id)}`;
-  return new HttpError(
-    406,
-    'not_acceptable',
-    `GET ${self}/events serves only text/event-stream (the turn's events as SSE); send Accept: text/event-stream, or read the turn as JSON with GET ${self}`,
-    { accept: Array.isArray(accept) ? accept.join(', ') : accept, served: ['text/event-stream'] },
-  );
 }
 
 export const turnRoutes: RoutePlugin = async (app, { services }) => {
@@ -154,7 +139,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     const { id } = TurnIdParams.parse(request.params);
     EventsQuery.parse(request.query);
     if (!(await turns.get(id))) throw notFound('turn', id);
-    if (!acceptsEventStream(request.headers.accept)) throw eventsNotAcceptable(id, request.headers.accept);
+    if (!acceptsEventStream(request.headers.accept)) throw eventStreamNotAcceptable(`/v1/turns/${encodeURIComponent(id)}`, 'turn', request.headers.accept);
     const after = resumePoint(request, await services.eventLog.lastSeq(id));
     await streamTurn(services, reply, id, after);
   });
