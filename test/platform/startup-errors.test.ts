@@ -17,6 +17,16 @@ async function refusal(env: Record<string, string>): Promise<{ code: number | nu
   return { code, lines: child.output().trim().split('\n') };
 }
 
+/** The report lines loadConfig gives for `env` (none when it loads). */
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (e) {
+    return (e as ConfigError).problems;
+  }
+  return [];
+}
+
 // A child process with the tsx loader takes several seconds to start on a busy machine.
 const CHILD_MS = 60_000;
 
@@ -79,14 +89,6 @@ it('reports a HOST beyond loopback without AUTH_TOKENS together with the other b
 });
 
 it('checks the rules across variables beside the per-variable ones, each only when its variables are valid', () => {
-  const problems = (env: Record<string, string>) => {
-    try {
-      loadConfig(env);
-    } catch (e) {
-      return (e as ConfigError).problems;
-    }
-    return [];
-  };
   expect(problems({ PORT: '-1', DATABASE_URL: 'postgres://db/x', WEBHOOK_URL: 'ftp://example.com/h' })).toEqual([
     'PORT=-1: must be an integer from 0 to 65535',
     'STREAM_TOKEN_SECRET is required when DATABASE_URL is set: every instance must verify the stream tokens the others issue (set the same random string of 16+ characters on each)',
@@ -122,14 +124,6 @@ it('refuses a DATA_DIR held by another service with one line naming the README s
 });
 
 it('refuses a search provider set without what it needs, naming the missing variable', () => {
-  const problems = (env: Record<string, string>) => {
-    try {
-      loadConfig(env);
-    } catch (e) {
-      return (e as ConfigError).problems;
-    }
-    return [];
-  };
   expect(problems({ WEB_SEARCH_PROVIDER: 'brave' })).toEqual([
     'WEB_SEARCH_PROVIDER=brave needs WEB_SEARCH_API_KEY: set it to your Brave Search API key, or unset WEB_SEARCH_PROVIDER (the web family then has no web_search)',
   ]);
@@ -163,14 +157,6 @@ it('refuses a bad value of an enumerated variable naming the variable, the value
 });
 
 it('words every enumerated variable, list item, URL and secret length plainly, without zod\'s wording', () => {
-  const problems = (env: Record<string, string>) => {
-    try {
-      loadConfig(env);
-    } catch (e) {
-      return (e as ConfigError).problems;
-    }
-    return [];
-  };
   expect(problems({ WEB_SEARCH_PROVIDER: 'bing' })).toEqual(['WEB_SEARCH_PROVIDER=bing: must be one of brave, tavily, searxng (or leave it unset)']);
   expect(problems({ MODEL_API: 'Chat' })).toEqual(['MODEL_API=Chat: must be one of responses, chat']);
   expect(problems({ COMPUTER_NETWORK: 'yes' })).toEqual(['COMPUTER_NETWORK=yes: must be one of on, off']);
