@@ -43,7 +43,7 @@ describe('command resource limits', () => {
   });
 
   it('COMPUTER_TMP_MAX_MB bounds the private /tmp', async () => {
-    const r = await call(tight, 'command', { command: 'df -k --output=size /tmp /var/tmp | tail -2 | tr -s " \\n" " "; head -c 20M /dev/zero > /tmp/big; echo rc=$?' });
+    const r = await call(tight, 'command', { command: 'df -k --output=size /tmp /var/tmp | tail -2 | tr -s " \\n" " "; { head -c 20M /dev/zero > /tmp/big; } 2>&1; echo rc=$?' }); // stderr into stdout: the message comes before rc, in one stream
     expect(r.output).toMatch(/ 8192 8192 /);
     expect(r.output).toMatch(/No space left on device[\s\S]*rc=1/);
   });
