@@ -3,6 +3,11 @@
  * API server from test/support/ — no real LLM, no API key), run one real turn through the HTTP
  * API with real tools (todo, and a command in the bubblewrap sandbox when the computer family is
  * available), and print the streamed activity labels and the answer.
+ *
+ * `npm run demo -- --serve`: instead, keep the service running on 127.0.0.1:PORT (default 8787)
+ * against a scripted model that answers every request with one streamed message repeating the
+ * last user text (no tool calls), so the README's curl examples can be tried without a key; the
+ * data folder is a temporary one, removed on Ctrl-C.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -62,7 +67,57 @@ const script: ScriptEntry[] = [
   },
 ];
 
+/** The last user text of a Responses request (a string input, or the last user message's text). */
+function lastUserText(body: ResponsesRequestBody): string {
+  if (typeof body.input === 'string') return body.input;
+  for (const item of [...(body.input as { type?: string; role?: string; content?: unknown }[])].reverse()) {
+    if (item.role !== 'user') continue;
+    if (typeof item.content === 'string') return item.content;
+    if (Array.isArray(item.content)) return item.content.map((p: { text?: string }) => p.text ?? '').join(' ');
+  }
+  return '';
+}
+
+/** `--serve`: the service on PORT against an echoing scripted model, until SIGINT/SIGTERM. */
+async function serve(): Promise<void> {
+  const model = await startScriptedResponsesServer();
+  const echo = (body: ResponsesRequestBody) => {
+    model.push(echo); // answers every request, however many
+    model.requests.length = 0; // the scripted server records requests for tests; a demo keeps none
+    const text = `(scripted model, no LLM) You said: ${lastUserText(body).slice(0, 500)}`;
+    return { output: [message(text, { chunks: text.match(/.{1,16}/gs) ?? [text] })], usage: { input_tokens: 10, output_tokens: 10 } };
+  };
+  model.push(echo);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
+  const service = await startService({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    HOST: '127.0.0.1',
+    PORT: process.env.PORT || '8787',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    OPENAI_BASE_URL: model.baseURL,
+    OPENAI_API_KEY: 'scripted',
+    MODEL: 'scripted-demo-model',
+  });
+  process.stdout.write(
+    `=== turn-service demo (--serve) — SCRIPTED MODEL: every turn is answered by an echo, no LLM is called ===\n` +
+      `service: ${service.address}   data: ${dataDir} (removed on exit)\n` +
+      `try:  curl -s ${service.address}/v1/turns?wait=true -H 'Content-Type: application/json' -d '{"input":"hello"}'\n` +
+      `Ctrl-C stops it.\n`,
+  );
+  const stop = async () => {
+    await service.close();
+    await model.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--serve')) return serve();
   const model = await startScriptedResponsesServer(script);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
   const service = await startService({
