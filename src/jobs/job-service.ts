@@ -223,7 +223,7 @@ export class JobService {
       const job = await this.d.store.get(id);
       if (!job) return undefined;
       if (isTerminalJobStatus(job.status)) {
-        throw new DomainError('job_finished', `background job ${id} has ${job.status}; a message cannot reach it (respawn_background_job continues it)`, 409, { status: job.status });
+        throw new DomainError('job_finished', `background job ${id} has ${job.status}; a message cannot reach it (the agent can continue it as a new job with its respawn_background_job tool, from a turn)`, 409, { status: job.status });
       }
       if (job.status === 'queued' || job.status === 'waiting_on_user') {
         const delivery: MessageDelivery = job.status === 'queued' ? 'queued' : 'answer';
