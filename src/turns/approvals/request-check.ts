@@ -33,7 +33,7 @@ export async function assertApprovalTools(s: { config: Config; registry: Service
   const unknown = unknownToolNames(req.approvals, tools);
   if (unknown.length === 0) return;
   const available = tools.map(toolIdentity).sort();
-  throw new HttpError(400, 'unknown_approval_tool', `approvals names ${unknown.map((n) => `"${n}"`).join(', ')}, not in this turn's tools; it has: ${available.join(', ') || '(none)'} (add the family to tools, or fix the name)`, {
+  throw new HttpError(400, 'unknown_approval_tool', `approvals names ${unknown.map((n) => `"${n}"`).join(', ')}, not among the tools the turn of this request would get (a schedule: each turn it starts); those are: ${available.join(', ') || '(none)'} (add the family to tools, or fix the name)`, {
     unknown,
     available,
   });
