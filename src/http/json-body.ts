@@ -174,6 +174,11 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
+    const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+    if (encoding !== 'identity' && encoding !== '') {
+      done(new HttpError(415, 'unsupported_media_type', `Content-Encoding ${JSON.stringify(encoding)} is not supported; send the JSON body uncompressed (no Content-Encoding)`, { content_encoding: encoding }), undefined);
+      return;
+    }
     const charset = charsetOf(request.headers['content-type']);
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
       done(new HttpError(415, 'unsupported_media_type', `charset ${JSON.stringify(charset)} is not supported; send JSON as UTF-8`, { charset }), undefined);

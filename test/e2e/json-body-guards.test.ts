@@ -206,3 +206,14 @@ describe('Expect: 100-continue', () => {
     expect(out).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
   });
 });
+
+describe('compressed bodies', () => {
+  it('refuses a gzip Content-Encoding with 415 saying to send the body uncompressed, not "not valid UTF-8"', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const res = await fetch(`${svc.url}/v1/turns`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync('{"input":"hi"}') });
+    const body = await res.json();
+    expect(res.status).toBe(415);
+    expect(body.error).toMatchObject({ code: 'unsupported_media_type', details: { content_encoding: 'gzip' } });
+    expect(body.error.message).toMatch(/send the JSON body uncompressed/);
+  });
+});
