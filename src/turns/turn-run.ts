@@ -131,10 +131,24 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       await d.store.finish(id, f.outcome);
     }
   };
+  /**
+   * Set when an event of this run could not be stored (the database went away, a disk filled):
+   * the run stores nothing more, stops (its signal aborted) and ends `detached`, so the turn
+   * resumes from its last checkpoint with `turn.resumed` once the store is back — as after a
+   * crash — instead of going on with events missing from its stream.
+   */
+  let storeLost: unknown;
+  const loseStore = (err: unknown) => {
+    if (storeLost !== undefined) return;
+    storeLost = err;
+    d.log?.error({ err, turn_id: id }, 'failed to append turn event: the run stops; the turn resumes from its checkpoint');
+    c.controller.abort(new Error('the turn event log is unavailable'));
+  };
+  const detached = () => storeLost !== undefined || c.detached();
   const append = async (event: TurnEvent) => {
-    if (terminal) return; // nothing after the terminal event
+    if (terminal || storeLost !== undefined) return; // nothing after the terminal event, nor after a lost one
     if (isTerminalEvent(event)) {
-      if (c.detached() && !c.cancelRequested()) return; // shutdown or lost lease: the turn goes on later
+      if (detached() && !c.cancelRequested()) return; // shutdown, lost lease or lost store: the turn goes on later
       // Steering messages the turn will never apply are reported before it ends (src/turns/inputs/).
       const unapplied = await d.inputs?.closeQueue(id, current?.inputCursor ?? 0).catch((err: unknown) => void d.log?.error({ err, turn_id: id }, 'closing the steering queue failed'));
       for (const m of unapplied ?? []) await append(notApplied(m.id, event));
@@ -170,9 +184,9 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       // instead of queueing behind every earlier turn's request (bench:concurrency: p99 to
       // turn.started 0.82–1.18 s against 0.95–1.46 s without, in paired runs). A few µs a turn.
       if (event.type === 'turn.started') await new Promise<void>((resolve) => setImmediate(resolve));
-      else q.stored.catch((err: unknown) => d.log?.error({ err, turn_id: id }, 'failed to append turn event'));
+      else q.stored.catch(loseStore);
     } catch (err) {
-      d.log?.error({ err, turn_id: id }, 'failed to append turn event');
+      loseStore(err);
     }
   };
   // Deltas joined (≤ 1 per 50 ms or 4 KiB) and capped at MAX_EVENTS_PER_TURN (delta-coalescer.ts);
@@ -190,10 +204,12 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     return 'finished' as const;
   };
   try {
-    return await run(rec, request);
+    const end = await run(rec, request);
+    return storeLost !== undefined ? 'detached' : end;
   } catch (err) {
+    if (storeLost !== undefined) return 'detached';
     d.log?.error({ err, turn_id: id }, 'turn run failed');
-    if (!terminal && !c.detached()) await fail({ code: 'internal_error', message: err instanceof Error ? err.message : String(err) });
+    if (!terminal && !detached()) await fail({ code: 'internal_error', message: err instanceof Error ? err.message : String(err) });
     return terminal ? 'finished' : 'detached';
   }
 
@@ -282,7 +298,9 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
         ...(d.approvals ? { approvals: turnApprovalGate(d, id, request, ctx) } : {}),
         ...(boundary ? { atRoundBoundary: boundary } : {}),
         checkpoint: async (s, next) => {
-          if (c.detached() && !c.cancelRequested() && next?.type === 'cancelled') return;
+          // A round whose events were not all stored is not checkpointed: it runs again on resume.
+          if (storeLost !== undefined) return;
+          if (detached() && !c.cancelRequested() && next?.type === 'cancelled') return;
           await checkpointer.save(s, next);
           current = s;
           if (!next && Date.now() - progressAt >= PROGRESS_EVERY_MS) await writeProgress(s);
@@ -299,7 +317,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       boundary?.close();
     }
     if (!terminal) {
-      if (c.detached() && !c.cancelRequested()) return 'detached';
+      if (detached() && !c.cancelRequested()) return 'detached';
       if (result.status === 'waiting') {
         if (current) await writeProgress(current); // a paused turn shows where it stands
         return 'waiting';

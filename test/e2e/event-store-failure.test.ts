@@ -1,0 +1,48 @@
+/**
+ * A turn event that cannot be stored (the database went away, a disk filled) stops the run: the
+ * turn resumes from its last checkpoint with `turn.resumed` and runs the cut round again, so its
+ * stream is complete — instead of going on with that event silently missing (seen on Postgres
+ * during an outage: message deltas gone from a turn that completed without `turn.resumed`).
+ * The failure is real SQLite: a trigger on the service's own event_log refuses one insert.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { api, startTestService, type TestService } from './support/service.js';
+import { readSse } from './support/sse-client.js';
+
+let model: ScriptedResponsesServer;
+let svc: TestService;
+let refused = 0;
+beforeAll(async () => {
+  // Streamed slowly (80 ms before each provider event), so each delta is stored on its own and the
+  // events after the refused one would be stored fine: the case where a gap could form.
+  const slow = { output: [message('the whole answer', { chunks: ['the ', 'whole ', 'answer'] })], delayMs: 80 };
+  model = await startScriptedResponsesServer([slow, slow]);
+  svc = await startTestService({ modelBaseURL: model.baseURL });
+  const db = svc.services.db;
+  db.function('refuse_once', () => (refused++ === 0 ? 1 : 0));
+  db.exec(`CREATE TEMP TRIGGER refuse_first_delta BEFORE INSERT ON event_log
+    WHEN NEW.type = 'message.delta' AND refuse_once() = 1
+    BEGIN SELECT RAISE(ABORT, 'disk I/O error (refused by the test)'); END`);
+});
+afterAll(async () => {
+  await svc.close();
+  await model.close();
+});
+
+it('resumes the turn from its checkpoint when an event could not be stored, so no event is missing from its stream', async () => {
+  const created = await api(svc.url, 'POST', '/v1/turns', { input: 'go' });
+  expect(created.status).toBe(202);
+  const sse = await readSse(`${svc.url}/v1/turns/${created.body.id}/events`, { timeoutMs: 30_000 });
+  const types = sse.events.map((e) => e.event);
+  expect(refused).toBeGreaterThan(0); // the refusal happened
+  // Everything after turn.resumed is the round run again, whole; nothing of the cut run follows the refusal.
+  const resumed = types.indexOf('turn.resumed');
+  expect(resumed).toBeGreaterThan(0);
+  expect(types.slice(resumed + 1).filter((t) => t !== 'message.delta')).toEqual(['message.completed', 'turn.completed']);
+  expect(sse.events.slice(resumed + 1).filter((e) => e.event === 'message.delta').map((e) => e.json.text).join('')).toBe('the whole answer');
+  expect(sse.events.map((e) => e.id)).toEqual(sse.events.map((_, i) => String(i + 1)));
+  expect(model.requests).toHaveLength(2); // the cut round ran again
+  const turn = await api(svc.url, 'GET', `/v1/turns/${created.body.id}`);
+  expect(turn.body).toMatchObject({ status: 'completed', output_text: 'the whole answer' });
+});
