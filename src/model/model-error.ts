@@ -38,7 +38,9 @@ export function afterResponse(err: ModelError): ModelError {
  * The system-level reason of a connection failure, from the first errno-style or undici error in
  * the `cause` chain (fetch wraps it): e.g. `ECONNREFUSED 127.0.0.1:4999`, `ENOTFOUND api.example`,
  * `UND_ERR_SOCKET: other side closed`, `UND_ERR_CONNECT_TIMEOUT: Connect Timeout Error (…)` (undici's
- * error codes: https://undici.nodejs.org/#/docs/api/Errors). Undefined when the chain holds none.
+ * error codes: https://undici.nodejs.org/#/docs/api/Errors); without any code, the innermost
+ * cause's message (e.g. `bad port`: fetch refuses ports the Fetch standard blocks, such as 1).
+ * Undefined when the error has no cause.
  */
 export function connectionCause(err: unknown): string | undefined {
   let e: unknown = err;
@@ -52,7 +54,10 @@ export function connectionCause(err: unknown): string | undefined {
       return `${c.code}${host ? ` ${host}${typeof c.port === 'number' ? `:${c.port}` : ''}` : ''}`;
     }
     // Happy eyeballs: an AggregateError of one failure per address.
-    e = c.cause ?? (Array.isArray(c.errors) ? c.errors[0] : undefined);
+    const next = c.cause ?? (Array.isArray(c.errors) ? c.errors[0] : undefined);
+    // No code anywhere (e.g. fetch refusing a port the Fetch standard calls bad): the innermost message.
+    if (!next && depth > 0 && typeof c.message === 'string' && c.message) return c.message.slice(0, 200);
+    e = next;
   }
   return undefined;
 }

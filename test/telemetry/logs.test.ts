@@ -196,3 +196,17 @@ describe('the start-up line', () => {
     expect(line).toContain(`http://127.0.0.1:${port}/docs`);
   });
 });
+
+describe('a model endpoint on a port fetch refuses (1: a bad port in the Fetch standard)', () => {
+  it('names the innermost cause, which carries no error code, in the turn error', async () => {
+    const baseURL = 'http://127.0.0.1:1/v1';
+    const svc = await startTestService({ env: { OPENAI_BASE_URL: baseURL } });
+    try {
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
+      expect(turn.body.error.code).toBe('connection_error');
+      expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (bad port)`);
+    } finally {
+      await svc.close();
+    }
+  });
+});
