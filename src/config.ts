@@ -51,7 +51,12 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1').transform((h) => h.replace(/^\[(.*)\]$/, '$1')),
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  AUTH_TOKENS: csv,
+  /** Set to something, it must hold a token: `, ,` would leave the API open while looking protected. */
+  AUTH_TOKENS: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v.split(',').some((t) => t.trim() !== ''), { error: 'holds no token (only commas and spaces): give comma-separated bearer tokens, or unset AUTH_TOKENS' })
+    .transform((v) => (v ?? '').split(',').map((t) => t.trim()).filter(Boolean)),
   /** Host names (besides loopback ones) a request may be addressed to when AUTH_TOKENS is empty. */
   ALLOWED_HOSTS: csv,
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024, 64 * 1024 * 1024),
@@ -259,7 +264,7 @@ export function webhookUrlProblem(url: string): string | null {
 /** True for 127.0.0.0/8, ::1 and `localhost`. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h);
+  return h === 'localhost' || h === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(h);
 }
 
 /**

@@ -261,3 +261,12 @@ describe('skill paths that cannot be used refuse the start with one line naming 
     }
   });
 });
+
+it('refuses AUTH_TOKENS that hold no token (only commas and spaces), which would leave the API open', () => {
+  expect(problems({ AUTH_TOKENS: ', ,' })).toEqual([expect.stringMatching(/^AUTH_TOKENS.*holds no token \(only commas and spaces\): give comma-separated bearer tokens, or unset AUTH_TOKENS$/)]);
+  expect(problems({ AUTH_TOKENS: 'a-token-of-the-test, ' })).toEqual([]);
+});
+
+it('counts the IPv4-mapped loopback address (::ffff:127.0.0.1) as loopback', () => {
+  expect(loadConfig({ HOST: '::ffff:127.0.0.1' }).isLoopback).toBe(true);
+});
