@@ -18,10 +18,12 @@ export const InputMessageSchema = z.strictObject({
 
 /**
  * Characters that carry no text for the model: Unicode whitespace (`\s`), control characters
- * (`\p{Cc}`: NUL, BEL, ESC, DEL, U+0085, …) and invisible format characters (`\p{Cf}`: U+200B
- * zero-width space, U+2060 word joiner, U+FEFF, …).
+ * (`\p{Cc}`: NUL, BEL, ESC, DEL, U+0085, …), invisible format characters (`\p{Cf}`: U+200B
+ * zero-width space, U+2060 word joiner, U+FEFF, …), combining marks with nothing to combine with
+ * (`\p{M}` alone), and the blank letters that render as nothing: the Hangul fillers (U+115F,
+ * U+1160, U+3164, U+FFA0) and the blank Braille pattern U+2800.
  */
-const NOT_TEXT = /^[\s\p{Cc}\p{Cf}]*$/u;
+const NOT_TEXT = /^[\s\p{Cc}\p{Cf}\p{M}\u115F\u1160\u3164\uFFA0\u2800]*$/u;
 
 /**
  * True when `text` has a character the model can read: one that is not whitespace, a control

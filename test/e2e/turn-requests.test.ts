@@ -54,6 +54,8 @@ describe('input without text', () => {
     ['only control characters', '\u0001\u0007\u001b\u007f\u0085'],
     ['only whitespace', ' \t\n\u00a0\u2028'],
     ['only invisible format characters', '\u200b\u2060\ufeff'],
+    ['only blank letters (Hangul filler, blank Braille)', '\u3164\u2800 \uffa0'],
+    ['only combining marks', '\u0301\u0301'],
   ])('refuses a string that is %s with 400 saying what to send; nothing reaches the model', async (_name, input) => {
     const before = harness.model.requests.length;
     const r = await create({ input, agent_id: 'no-text' });
@@ -83,6 +85,14 @@ describe('input without text', () => {
     harness.model.push({ output: [message('ok')] });
     const r = await create({ input: '\u0000hello\u0007', agent_id: 'no-text' }, '?wait=true');
     expect(r.body).toMatchObject({ status: 'completed', output_text: 'ok' });
+  });
+
+  it('accepts letters written with combining marks (e + U+0301) and Hangul written with jamo', async () => {
+    harness.model.push({ output: [message('ok')] }, { output: [message('ok')] });
+    for (const input of ['e\u0301', '\u1100\u1161']) {
+      const r = await create({ input, agent_id: 'no-text' }, '?wait=true');
+      expect(r.body).toMatchObject({ status: 'completed', output_text: 'ok' });
+    }
   });
 });
 
