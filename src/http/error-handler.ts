@@ -19,7 +19,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ZodError } from 'zod';
 import { isDomainError } from '../errors.js';
 import { innermostIssues, issueLine, issuePath } from '../zod-messages.js';
-import { envelope } from './errors.js';
+import { bodyTooLarge, envelope } from './errors.js';
 import { allowedMethods } from './route-registry.js';
 
 /** What to send instead, for a body whose Content-Type the app does not parse (415). */
@@ -69,7 +69,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     }
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const limit = request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit;
-      return reply.code(413).send(envelope('body_too_large', `the request body is larger than ${limit} bytes (BODY_LIMIT_BYTES); send a smaller one`, { limit_bytes: limit }));
+      return reply.code(413).send(bodyTooLarge(limit));
     }
     if (mapped) return reply.code(mapped.status).send(envelope(mapped.code, fe.message));
     if (err instanceof RangeError && /call stack/i.test(err.message)) {

@@ -7,7 +7,7 @@
  * as a normal request (route-specific limits, e.g. skill archives, are checked as usual).
  */
 import type { FastifyInstance } from 'fastify';
-import { envelope } from './errors.js';
+import { bodyTooLarge } from './errors.js';
 
 /** Answer `Expect: 100-continue` of `app`'s server; `limit` = BODY_LIMIT_BYTES (JSON bodies). */
 export function installExpectContinue(app: FastifyInstance, limit: number): void {
@@ -15,7 +15,7 @@ export function installExpectContinue(app: FastifyInstance, limit: number): void
     const length = Number(req.headers['content-length']);
     const type = String(req.headers['content-type'] ?? 'application/json').split(';')[0].trim().toLowerCase();
     if (type === 'application/json' && Number.isFinite(length) && length > limit) {
-      const body = JSON.stringify(envelope('body_too_large', `the request body is larger than ${limit} bytes (BODY_LIMIT_BYTES); send a smaller one`, { limit_bytes: limit }));
+      const body = JSON.stringify(bodyTooLarge(limit));
       res.writeHead(413, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
       res.end(body);
       return;
