@@ -27,9 +27,9 @@ const LONE_SURROGATE_ESCAPE = /(?<!\\)(?:\\\\)*\\ud[89a-f][0-9a-f]{2}/i;
 export function safeStringify(value: unknown): { json: string; replaced: boolean } {
   try {
     const json = JSON.stringify(value);
-    if (json !== undefined && !json.includes('\\ud')) return { json, replaced: false }; // JSON.stringify writes lower-case hex
-    if (json !== undefined && !LONE_SURROGATE_ESCAPE.test(json)) return { json, replaced: false };
     if (json !== undefined) {
+      // The includes() is the cheap test (JSON.stringify writes lower-case hex); the pattern rules out a literal `\\ud…`.
+      if (!json.includes('\\ud') || !LONE_SURROGATE_ESCAPE.test(json)) return { json, replaced: false };
       const wellFormed = JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? (v as string & { toWellFormed(): string }).toWellFormed() : v));
       return { json: wellFormed, replaced: true };
     }
