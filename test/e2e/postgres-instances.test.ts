@@ -49,7 +49,9 @@ describePostgres('two instances on one Postgres', () => {
     }
   }, 120_000);
 
-  it('cancels from B a turn running on A within 2 s', async () => {
+  it('cancels from B a turn running on A long before its model stream would end', async () => {
+    // 40 deltas 500 ms apart: uncancelled, the stream runs 20 s. The runner sees a stored cancel at
+    // its next lease renewal (every second); the bound below leaves room for a loaded machine.
     pg.model.push({ output: [message('slow '.repeat(40).trim(), { chunks: 'slow '.repeat(40).trim().split(' ') })], delayMs: 500 });
     const r = await api(a.url, 'POST', '/v1/turns', { input: 'cancel me' });
     const id = r.body.id as string;
@@ -58,7 +60,8 @@ describePostgres('two instances on one Postgres', () => {
     expect((await api(b.url, 'POST', `/v1/turns/${id}/cancel`)).status).toBeLessThan(300);
     const end = await readSse(`${a.url}/v1/turns/${id}/events`, { timeoutMs: 10_000 });
     expect(end.events.at(-1)!.event).toBe('turn.cancelled');
-    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(end.events.filter((e) => e.event === 'message.delta').length).toBeLessThan(20);
   }, 60_000);
 
   it('fires a schedule due once exactly once with both instances ticking', async () => {
