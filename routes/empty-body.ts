@@ -8,7 +8,8 @@ import { z } from 'zod';
 
 /**
  * Schema of "no body or `{}`" for the route whose action is `action` (`stop`, `cancel`): parse
- * `request.body ?? undefined`. Refusals (400 `invalid_request` through the error handler) say
+ * `request.body` as it is (undefined for no body, also an empty one sent with `Content-Type:
+ * application/json`; a JSON `null` is a body that is not an object and refused like `[]`). Refusals (400 `invalid_request` through the error handler) say
  * `has unknown field "reason": <action> takes no fields; send no body or {}` (every unknown key
  * named, quoted) and, for a body that is not an object, `must be {} or absent: …`.
  */

@@ -82,7 +82,7 @@ export const jobRoutes: RoutePlugin = async (app, { services }) => {
 
   app.post('/v1/jobs/:id/stop', async (request) => {
     const { id } = JobIdParams.parse(request.params);
-    StopJobBody.parse(request.body ?? undefined);
+    StopJobBody.parse(request.body);
     await found(id);
     return jobView((await jobs().stop(id))!, services.streamTokens);
   });

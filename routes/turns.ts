@@ -146,7 +146,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
 
   app.post('/v1/turns/:id/cancel', async (request) => {
     const { id } = TurnIdParams.parse(request.params);
-    CancelTurnBody.parse(request.body ?? undefined);
+    CancelTurnBody.parse(request.body);
     const current = await turns.get(id);
     if (!current) throw notFound('turn', id);
     const owned = turnOwnedRefusal(current, 'cancel');

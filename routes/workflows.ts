@@ -84,7 +84,7 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
 
   app.post('/v1/workflows/:id/cancel', async (request) => {
     const { id } = WorkflowIdParams.parse(request.params);
-    CancelWorkflowBody.parse(request.body ?? undefined);
+    CancelWorkflowBody.parse(request.body);
     await found(id);
     return withLinks((await workflows().cancel(id))!);
   });

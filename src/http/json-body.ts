@@ -15,6 +15,9 @@
  *   U+FFFD and reaching the model mangled).
  * - syntax: malformed JSON → 400 `invalid_json` with the parser's position and what to send,
  *   details `[{path: "", code: "invalid_json", message}]`.
+ * - empty: a body of zero bytes is no body (`request.body` stays undefined), as without a
+ *   Content-Type: routes whose body is optional (cancel, stop) accept it, routes that need one
+ *   answer their usual 400 `invalid_request` (`the request body is required: …`).
  * The walks are iterative, so they cannot overflow themselves.
  */
 import { isUtf8 } from 'node:buffer';
@@ -189,6 +192,8 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       done(new HttpError(400, 'invalid_json', `${message}; send JSON encoded as UTF-8`, [{ path: '', code: 'invalid_json', message }]), undefined);
       return;
     }
+    // Many clients send `Content-Type: application/json` with an empty POST: that is no body.
+    if ((raw as Buffer).length === 0) return done(null, undefined);
     const body = (raw as Buffer).toString('utf8');
     parseJson(request, body, (err: Error | null, value?: unknown) => {
       if (err) {

@@ -77,6 +77,17 @@ describe('POST /v1/jobs/{id}/stop body', () => {
   it('answers 404 for an unknown job whatever the body', async () => {
     expect((await api(harness.svc.url, 'POST', '/v1/jobs/nope/stop')).status).toBe(404);
   });
+
+  it('takes an empty body sent with Content-Type: application/json as no body, and refuses a JSON null; so does workflow cancel', async () => {
+    for (const path of ['/v1/jobs/nope/stop', '/v1/workflows/nope/cancel']) {
+      const empty = await api(harness.svc.url, 'POST', path, '', { 'content-type': 'application/json' });
+      expect(empty.status).toBe(404);
+      expect(empty.body.error.code).toBe('not_found');
+      const nul = await api(harness.svc.url, 'POST', path, 'null');
+      expect(nul.status).toBe(400);
+      expect(nul.body.error.message).toMatch(/^the request body must be \{\} or absent: (stop|cancel) takes no fields; send no body or \{\}$/);
+    }
+  });
 });
 
 describe('POST /v1/workflows/{id}/cancel body', () => {

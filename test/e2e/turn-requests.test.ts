@@ -37,12 +37,42 @@ describe('POST /v1/turns/{id}/cancel body', () => {
     }
   });
 
+  it('takes an empty body sent with Content-Type: application/json as no body', async () => {
+    harness.model.push({ output: [message('done')] });
+    const turn = await create({ input: 'cancel me', agent_id: 'cancel-body' }, '?wait=true');
+    const r = await api(harness.svc.url, 'POST', `/v1/turns/${turn.body.id}/cancel`, '', { 'content-type': 'application/json' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: turn.body.id, status: 'completed' });
+  });
+
+  it('refuses a JSON null body like any other body that is not an object, saying to send no body or {}', async () => {
+    harness.model.push({ output: [message('done')] });
+    const turn = await create({ input: 'cancel me', agent_id: 'cancel-body' }, '?wait=true');
+    const r = await api(harness.svc.url, 'POST', `/v1/turns/${turn.body.id}/cancel`, 'null');
+    expect(r.status).toBe(400);
+    expect(r.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'the request body must be {} or absent: cancel takes no fields; send no body or {}',
+      details: [{ path: '', code: 'invalid_type', message: 'must be {} or absent: cancel takes no fields; send no body or {}' }],
+    });
+  });
+
   it('refuses a body that is not an object', async () => {
     harness.model.push({ output: [message('done')] });
     const turn = await create({ input: 'cancel me', agent_id: 'cancel-body' }, '?wait=true');
     const r = await api(harness.svc.url, 'POST', `/v1/turns/${turn.body.id}/cancel`, ['x']);
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('invalid_request');
+  });
+});
+
+describe('an empty body with Content-Type: application/json', () => {
+  it('is no body: POST /v1/turns, whose body is required, answers 400 invalid_request saying what to send', async () => {
+    const r = await api(harness.svc.url, 'POST', '/v1/turns', '', { 'content-type': 'application/json' });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('invalid_request');
+    expect(r.body.error.message).toMatch(/^the request body is required: \{input: /);
+    expect(r.body.error.details).toEqual([expect.objectContaining({ path: '', code: 'invalid_type' })]);
   });
 });
 
