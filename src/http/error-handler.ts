@@ -132,7 +132,8 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
   let body = envelope('malformed_request', `malformed HTTP request${err.code ? ` (${err.code})` : ''}`);
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     status = 408;
-    body = envelope('request_timeout', 'the request was not received in time');
+    const ms = this.server.requestTimeout;
+    body = envelope('request_timeout', `the request headers did not arrive within ${ms} ms (REQUEST_TIMEOUT_MS): send the whole request at once, or raise REQUEST_TIMEOUT_MS for slow links`);
   } else if (err.code === 'HPE_HEADER_OVERFLOW') {
     status = 431;
     body = envelope('headers_too_large', 'the request headers are too large');

@@ -55,7 +55,12 @@ describe('REQUEST_TIMEOUT_MS', () => {
     const r = await stall('GET /v1/turns HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     expect(r.closedByServer).toBe(true);
     expect(r.out).toMatch(/^HTTP\/1\.1 408 /);
-    expect(JSON.parse(r.out.split('\r\n\r\n')[1])).toMatchObject({ error: { code: 'request_timeout' } });
+    expect(JSON.parse(r.out.split('\r\n\r\n')[1])).toEqual({
+      error: {
+        code: 'request_timeout',
+        message: `the request headers did not arrive within ${TIMEOUT_MS} ms (REQUEST_TIMEOUT_MS): send the whole request at once, or raise REQUEST_TIMEOUT_MS for slow links`,
+      },
+    });
   });
 
   it('leaves a complete request alone: the keep-alive connection it came on is not cut at the timeout', async () => {
