@@ -16,14 +16,29 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IdempotencyKeySchema } from '../turns/request-schemas.js';
+import { HttpError } from './errors.js';
 
 /** Response header set on a replayed create. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** The request's client key in the `api:` namespace, or undefined without the header. @throws ZodError for a bad key. */
+/** The rule of an Idempotency-Key, as 400s state it. */
+const KEY_RULE = 'must be 1 to 255 visible ASCII characters (! to ~: no spaces, control or non-ASCII characters)';
+
+/**
+ * The request's client key in the `api:` namespace, or undefined without the header.
+ * @throws HttpError 400 `invalid_request` for a bad key: the message names the header, what is
+ *   wrong and the rule; details `[{path: "headers.idempotency-key", code: "invalid_format", message}]`.
+ */
 export function clientIdempotencyKey(request: FastifyRequest): string | undefined {
   const raw = request.headers['idempotency-key'];
-  return raw === undefined ? undefined : `api:${IdempotencyKeySchema.parse(raw)}`;
+  if (raw === undefined) return undefined;
+  const parsed = IdempotencyKeySchema.safeParse(raw);
+  if (parsed.success) return `api:${parsed.data}`;
+  const what = raw.length === 0 ? 'is empty' : raw.length > 255 ? `is ${raw.length} characters long` : 'holds a character outside visible ASCII';
+  const message = `${what}: it ${KEY_RULE}`;
+  throw new HttpError(400, 'invalid_request', `the Idempotency-Key header ${message}; send a short token such as a UUID, or leave the header out`, [
+    { path: 'headers.idempotency-key', code: 'invalid_format', message },
+  ]);
 }
 
 /** Mark `reply` as the replay of an earlier create with the same key. */

@@ -72,9 +72,17 @@ describe('bad requests', () => {
     expect(r.body.error.details.map((d: { path: string }) => d.path)).toContain(path);
   });
 
-  it('rejects a bad Idempotency-Key header with 400', async () => {
-    const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'hi' }, { 'idempotency-key': 'x'.repeat(300) });
-    expect(r.status).toBe(400);
+  it('rejects a bad Idempotency-Key header with 400 naming the header, what is wrong and the rule', async () => {
+    const rule = 'must be 1 to 255 visible ASCII characters (! to ~: no spaces, control or non-ASCII characters)';
+    for (const [key, what] of [['x'.repeat(300), 'is 300 characters long'], ['a b', 'holds a character outside visible ASCII']]) {
+      const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'hi' }, { 'idempotency-key': key });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toEqual({
+        code: 'invalid_request',
+        message: `the Idempotency-Key header ${what}: it ${rule}; send a short token such as a UUID, or leave the header out`,
+        details: [{ path: 'headers.idempotency-key', code: 'invalid_format', message: `${what}: it ${rule}` }],
+      });
+    }
   });
 
   it('answers 404 with the envelope for unknown turns and routes', async () => {
