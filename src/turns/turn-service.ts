@@ -43,6 +43,7 @@ function previousTurnActive(prev: TurnRecord): HttpError {
     409,
     'previous_turn_active',
     `previous turn ${prev.id} has not finished (status ${prev.status}); wait for it, or send "multitask_strategy": "enqueue", "interrupt" or "steer"`,
+    { previous_turn_id: prev.id, status: prev.status },
   );
 }
 
@@ -178,7 +179,11 @@ export class DefaultTurnService implements TurnService {
     let interrupt: string[] = [];
     if (input.previous_turn_id !== undefined) {
       const prev = await store.get(input.previous_turn_id);
-      if (!prev) throw new HttpError(404, 'previous_turn_not_found', `previous turn ${input.previous_turn_id} not found`);
+      if (!prev) {
+        throw new HttpError(404, 'previous_turn_not_found', `previous turn ${input.previous_turn_id} not found: send previous_turn_id of a turn this service returned, or leave it out to start a new conversation`, {
+          previous_turn_id: input.previous_turn_id,
+        });
+      }
       if (prev.agent_id !== input.agent_id) throw agentMismatch(prev, input.agent_id);
       const owner = turnOwner(prev);
       if (owner && prev.kind !== (options.kind ?? 'main')) throw previousTurnOwned(prev, owner);

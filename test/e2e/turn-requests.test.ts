@@ -176,6 +176,19 @@ describe('previous_turn_id on the record', () => {
   });
 });
 
+describe('previous_turn_not_found', () => {
+  it('names previous_turn_id in the details and says what to send', async () => {
+    const r = await create({ input: 'next', previous_turn_id: 'no-such-turn' });
+    expect(r.status).toBe(404);
+    expect(validateResponse('/v1/turns', 'post', 404, r.body)).toEqual([]);
+    expect(r.body.error).toEqual({
+      code: 'previous_turn_not_found',
+      message: 'previous turn no-such-turn not found: send previous_turn_id of a turn this service returned, or leave it out to start a new conversation',
+      details: { previous_turn_id: 'no-such-turn' },
+    });
+  });
+});
+
 describe('agent_mismatch', () => {
   it('agent_mismatch names the agent that owns the previous turn and what to send', async () => {
     harness.model.push({ output: [message('one')] });

@@ -40,6 +40,7 @@ describe('double-texting (multitask_strategy)', () => {
       expect(r.status).toBe(409);
       expect(r.body.error.code).toBe('previous_turn_active');
       expect(r.body.error.message).toContain('multitask_strategy');
+      expect(r.body.error.details).toEqual({ previous_turn_id: prev, status: 'running' });
     }
     expect(await finished(prev)).toMatchObject({ status: 'completed' });
   });
