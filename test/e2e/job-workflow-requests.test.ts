@@ -163,3 +163,25 @@ describe('event routes of jobs and workflows: Accept', () => {
     expect((await readSse(`${harness.svc.url}/v1/jobs/${jobId}/events`)).events.at(-1)!.event).toBe('job.stopped');
   }, 90_000);
 });
+
+describe('cancel and stop bodies the parser refuses', () => {
+  const routes = [
+    ['/v1/turns/{id}/cancel', '/v1/turns/nope/cancel'],
+    ['/v1/jobs/{id}/stop', '/v1/jobs/nope/stop'],
+    ['/v1/workflows/{id}/cancel', '/v1/workflows/nope/cancel'],
+    ['/v1/turns/{id}/approvals', '/v1/turns/nope/approvals'],
+  ] as const;
+  it('answer 413 for a body over BODY_LIMIT_BYTES and 415 for one that is not JSON, as openapi.yaml documents', async () => {
+    const limit = harness.svc.services.config.BODY_LIMIT_BYTES;
+    for (const [spec, path] of routes) {
+      const big = await api(harness.svc.url, 'POST', path, JSON.stringify({ x: 'y'.repeat(limit) }));
+      expect(big.status).toBe(413);
+      expect(big.body.error.code).toBe('body_too_large');
+      expect(validateResponse(spec, 'post', 413, big.body)).toEqual([]);
+      const text = await api(harness.svc.url, 'POST', path, 'hello', { 'content-type': 'text/plain' });
+      expect(text.status).toBe(415);
+      expect(text.body.error.code).toBe('unsupported_media_type');
+      expect(validateResponse(spec, 'post', 415, text.body)).toEqual([]);
+    }
+  });
+});
