@@ -14,6 +14,7 @@ import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from 
 import { installBodyTimeout } from './http/body-timeout.js';
 import { installExpectContinue } from './http/expect-continue.js';
 import { installJsonBodyParser } from './http/json-body.js';
+import { installQueryGuard } from './http/query-guard.js';
 import { recordRoutes } from './http/route-registry.js';
 import { installRequestLog } from './http/request-log.js';
 import type { Services } from './services.js';
@@ -100,6 +101,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installBodyTimeout(app, config.REQUEST_TIMEOUT_MS);
   installExpectContinue(app, config.BODY_LIMIT_BYTES);
   installErrorHandlers(app);
+  installQueryGuard(app);
   installRequestLog(app);
   await app.register(fastifySse, { heartbeatInterval: config.SSE_HEARTBEAT_MS });
   // Without tokens, refuse requests addressed to a non-loopback name (DNS rebinding), before anything else.

@@ -105,6 +105,7 @@ export function describeShape(schema: Schema, bare = false, depth = 0): string {
 
 /** What the client sent: a short value as JSON (`1.5`, `"3"`, `null`), else its kind (`a list`). */
 function kindOf(input: unknown): string {
+  if (input === Infinity || input === -Infinity) return 'a number out of range (too large to represent)';
   if (typeof input === 'number' && !Number.isFinite(input)) return 'something that is not a number';
   if (input === null || typeof input === 'number' || typeof input === 'boolean') return JSON.stringify(input);
   if (typeof input === 'string') return input.length <= 40 ? JSON.stringify(input) : 'a long string';

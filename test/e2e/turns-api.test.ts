@@ -94,6 +94,20 @@ describe('bad requests', () => {
     }
   });
 
+  it('says a query parameter given twice is given twice, and a number too large is out of range', async () => {
+    const twice = await api(harness.svc.url, 'GET', '/v1/turns?limit=1&limit=2');
+    expect(twice.status).toBe(400);
+    expect(twice.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'query parameter limit is given 2 times; give it once',
+      details: [{ path: 'limit', code: 'duplicate_parameter', message: 'is given 2 times; give it once' }],
+    });
+    const huge = await api(harness.svc.url, 'GET', '/v1/turns?limit=1e400');
+    expect(huge.status).toBe(400);
+    expect(huge.body.error.message).toBe('limit must be an integer, got a number out of range (too large to represent)');
+    expect(huge.body.error.details).toEqual([{ path: 'limit', code: 'invalid_type', message: 'must be an integer, got a number out of range (too large to represent)' }]);
+  });
+
   it('rejects bad list queries with 400', async () => {
     for (const q of ['status=done', 'limit=0', 'limit=101', 'agent_id=a%20b']) {
       const r = await api(harness.svc.url, 'GET', `/v1/turns?${q}`);
