@@ -1,7 +1,8 @@
 /**
  * Turn endpoints (README.md "API"):
  * - POST /v1/turns — create; an `Accept` that prefers `text/event-stream` (q-values weighed,
- *   src/http/negotiate.ts) → 200 SSE from the first event; otherwise 202 `{id, status, links}`;
+ *   src/http/negotiate.ts) → 200 SSE from the first event; one that rules out both it and
+ *   `application/json` (`application/xml`) → 406 `not_acceptable`, nothing created; otherwise 202 `{id, status, links}`;
  *   `?wait=true` → 200 with the final turn.
  *   `Idempotency-Key`: same key + same body (defaults filled in) → the same turn as it is now;
  *   different body → 409.
@@ -18,7 +19,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError, notFound } from '../src/http/errors.js';
-import { acceptsEventStream, eventStreamNotAcceptable, negotiateResponse } from '../src/http/negotiate.js';
+import { acceptsEventStream, eventStreamNotAcceptable, jsonOrEventStreamNotAcceptable, negotiateResponse } from '../src/http/negotiate.js';
 import { clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
 import { turnEventsLink, type StreamTokens } from '../src/http/stream-token.js';
@@ -73,6 +74,9 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
   // `manual`: the route weighs Accept q-values itself (src/http/negotiate.ts); @fastify/sse's `dual`
   // gate would stream for any text/event-stream with q > 0, however it ranks against JSON.
   app.post('/v1/turns', { sse: 'manual' }, async (request: FastifyRequest, reply) => {
+    // Before anything is created: an Accept that takes neither answer gets none.
+    const kind = negotiateResponse(request.headers.accept);
+    if (kind === undefined) throw jsonOrEventStreamNotAcceptable('POST /v1/turns', request.headers.accept);
     const body = CreateTurnBody.parse(request.body ?? undefined);
     const query = CreateTurnQuery.parse(request.query);
     // Client keys live in their own `api:` namespace, so a client can never take a key the
@@ -95,7 +99,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       return reply.code(202).header('Location', links.self).send({ id: turn.id, status: turn.status, steered: true, message_id: turn.steered.message_id, links });
     }
 
-    if (negotiateResponse(request.headers.accept) === 'sse') {
+    if (kind === 'sse') {
       reply.header('Location', links.self).header('X-Turn-Id', turn.id);
       const end = await streamTurn(services, reply, turn.id, 0);
       if (end === 'disconnected' && cancel_on_disconnect) await turns.cancel(turn.id);

@@ -6,7 +6,9 @@
  * `text/event-stream`:
  * - `text/event-stream` → SSE; `text/event-stream;q=0, application/json` → JSON;
  * - `application/json;q=0.5, text/event-stream` → SSE; `text/event-stream;q=0.2, application/json` → JSON;
- * - no header, `*\/*`, or nothing either type matches (`text/html`) → JSON, the default answer.
+ * - no header or `*\/*` → JSON, the default answer;
+ * - an `Accept` that rules out both (`application/xml`, `text/html`, `application/json;q=0`) →
+ *   none: the route answers 406 ({@link jsonOrEventStreamNotAcceptable}).
  */
 import Negotiator from 'negotiator';
 import { HttpError } from './errors.js';
@@ -16,12 +18,26 @@ export type ResponseKind = 'json' | 'sse';
 
 const OFFERED = ['application/json', 'text/event-stream'];
 
-/** The kind of answer the `Accept` header `accept` prefers (see the module doc). */
-export function negotiateResponse(accept: string | string[] | undefined): ResponseKind {
+/** The kind of answer the `Accept` header `accept` prefers (see the module doc); undefined when it accepts neither. */
+export function negotiateResponse(accept: string | string[] | undefined): ResponseKind | undefined {
   const header = Array.isArray(accept) ? accept.join(', ') : accept;
   if (header === undefined || header.trim() === '') return 'json';
   const chosen = new Negotiator({ headers: { accept: header } }).mediaType(OFFERED);
-  return chosen === 'text/event-stream' ? 'sse' : 'json';
+  return chosen === 'text/event-stream' ? 'sse' : chosen === 'application/json' ? 'json' : undefined;
+}
+
+/**
+ * 406 `not_acceptable` for a route answering JSON or SSE (`route`, say `POST /v1/turns`) whose
+ * `accept` rules out both ({@link negotiateResponse} undefined). Details `{accept, served:
+ * ["application/json", "text/event-stream"]}`, like {@link eventStreamNotAcceptable}.
+ */
+export function jsonOrEventStreamNotAcceptable(route: string, accept: string | string[] | undefined): HttpError {
+  return new HttpError(
+    406,
+    'not_acceptable',
+    `${route} answers only application/json or text/event-stream; send Accept: application/json (or */*, or no Accept) for JSON, or Accept: text/event-stream for the stream`,
+    { accept: Array.isArray(accept) ? accept.join(', ') : accept, served: OFFERED },
+  );
 }
 
 /**

@@ -66,6 +66,30 @@ describe('POST /v1/turns/{id}/cancel body', () => {
   });
 });
 
+describe('POST /v1/turns Accept', () => {
+  it('answers 406 when Accept rules out JSON and SSE, creating nothing; */*, no Accept and q-values keep working', async () => {
+    for (const accept of ['application/xml', 'text/html', 'application/json;q=0']) {
+      const before = (await api(harness.svc.url, 'GET', '/v1/turns?agent_id=accept-406')).body.data.length;
+      const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'x', agent_id: 'accept-406' }, { accept });
+      expect(r.status).toBe(406);
+      expect(validateResponse('/v1/turns', 'post', 406, r.body)).toEqual([]);
+      expect(r.body.error).toEqual({
+        code: 'not_acceptable',
+        message: 'POST /v1/turns answers only application/json or text/event-stream; send Accept: application/json (or */*, or no Accept) for JSON, or Accept: text/event-stream for the stream',
+        details: { accept, served: ['application/json', 'text/event-stream'] },
+      });
+      expect((await api(harness.svc.url, 'GET', '/v1/turns?agent_id=accept-406')).body.data.length).toBe(before);
+    }
+    for (const accept of ['*/*', 'application/xml, application/json;q=0.5', 'text/html, */*;q=0.1']) {
+      harness.model.push({ output: [message('ok')] });
+      const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', agent_id: 'accept-ok' }, { accept });
+      expect(r.status).toBe(200);
+    }
+    harness.model.push({ output: [message('ok')] });
+    expect((await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', agent_id: 'accept-ok' })).status).toBe(200);
+  });
+});
+
 describe('an empty body with Content-Type: application/json', () => {
   it('is no body: POST /v1/turns, whose body is required, answers 400 invalid_request saying what to send', async () => {
     const r = await api(harness.svc.url, 'POST', '/v1/turns', '', { 'content-type': 'application/json' });

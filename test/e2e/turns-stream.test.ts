@@ -75,7 +75,7 @@ describe('POST /v1/turns', () => {
       ['application/json;q=0.9, text/event-stream;q=1.0', 'sse'],
       ['*/*', 'json'],
       ['*/*;q=0.1, text/event-stream', 'sse'],
-      ['text/html', 'json'],
+      ['text/html, */*;q=0.8', 'json'],
     ];
     for (const [accept, kind] of cases) {
       harness.model.push({ output: [message(`answer for ${accept}`)] });
