@@ -4,8 +4,9 @@
 # SIGTERM to the service, which then shuts down gracefully, and reaps orphaned processes; without
 # it, use `docker run --init`).
 #   docker build -t turn-service .
-#   docker run -p 8787:8787 -v turn-data:/data -e AUTH_TOKENS=change-me -e OPENAI_API_KEY=sk-... -e MODEL=gpt-5-mini turn-service
-# The container binds 0.0.0.0, so AUTH_TOKENS is required (the service refuses to start without it).
+#   export AUTH_TOKENS="$(openssl rand -hex 32)"   # the bearer token clients send
+#   docker run -p 8787:8787 -v turn-data:/data -e AUTH_TOKENS -e OPENAI_API_KEY=sk-... -e MODEL=gpt-5-mini turn-service
+# The container binds 0.0.0.0, so AUTH_TOKENS is required (the service refuses to start without it; 16+ characters per token).
 # The computer family's bubblewrap sandbox needs unprivileged user namespaces; on hosts whose
 # seccomp/AppArmor profile forbids them, run with a profile that allows them or set COMPUTER_SANDBOX=none.
 

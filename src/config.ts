@@ -23,8 +23,11 @@ const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
 /** An absolute URL (WHATWG parse), refused in plain words rather than zod's `Invalid URL`. */
 const url = () => z.string().url({ error: 'must be an absolute URL such as https://example.com/v1' });
 
+/** Fewest characters of a bearer token or shared secret (AUTH_TOKENS entries, METRICS_TOKEN, STREAM_TOKEN_SECRET). */
+const MIN_TOKEN_CHARS = 16;
+
 /** A shared secret of 16+ characters; the refusal never repeats it (the variable is in SECRET_VARS). */
-const secret16 = () => z.string().min(16, { error: 'must be at least 16 characters (a random string; the value is not shown)' });
+const secret16 = () => z.string().min(MIN_TOKEN_CHARS, { error: 'must be at least 16 characters (a random string; the value is not shown)' });
 
 /** Wire protocols a model endpoint can be spoken to in (README "Model endpoints"). */
 export const MODEL_APIS = ['responses', 'chat'] as const;
@@ -51,12 +54,23 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1').transform((h) => h.replace(/^\[(.*)\]$/, '$1')),
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Set to something, it must hold a token: `, ,` would leave the API open while looking protected. */
+  /**
+   * Set to something, it must hold a token: `, ,` would leave the API open while looking protected.
+   * Each token has 16+ characters, like METRICS_TOKEN and STREAM_TOKEN_SECRET (a short one is guessable).
+   */
   AUTH_TOKENS: z
     .string()
     .optional()
     .refine((v) => v === undefined || v.split(',').some((t) => t.trim() !== ''), { error: 'holds no token (only commas and spaces): give comma-separated bearer tokens, or unset AUTH_TOKENS' })
-    .transform((v) => (v ?? '').split(',').map((t) => t.trim()).filter(Boolean)),
+    .transform((v) => (v ?? '').split(',').map((t) => t.trim()).filter(Boolean))
+    .refine((tokens) => tokens.every((t) => t.length >= MIN_TOKEN_CHARS), {
+      error: (i) => {
+        const tokens = i.input as string[];
+        const n = tokens.findIndex((t) => t.length < MIN_TOKEN_CHARS) + 1;
+        const which = tokens.length === 1 ? 'the token' : `token ${n} of ${tokens.length}`;
+        return `${which} is shorter than ${MIN_TOKEN_CHARS} characters: use random strings of ${MIN_TOKEN_CHARS}+ characters each (e.g. openssl rand -hex 32; the value is not shown)`;
+      },
+    }),
   /** Host names (besides loopback ones) a request may be addressed to when AUTH_TOKENS is empty. */
   ALLOWED_HOSTS: csv,
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024, 64 * 1024 * 1024),

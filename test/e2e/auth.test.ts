@@ -18,7 +18,7 @@ beforeAll(async () => {
   model = await startScriptedResponsesServer();
   svc = await startTestService({
     modelBaseURL: model.baseURL,
-    env: { AUTH_TOKENS: 'tok-alpha-123, tok-beta-456', LOG_LEVEL: 'trace' },
+    env: { AUTH_TOKENS: 'tok-alpha-1234567890, tok-beta-4567890123', LOG_LEVEL: 'trace' },
     logDestination: { write: (l: string) => void logLines.push(l) },
   });
 });
@@ -51,26 +51,26 @@ describe('with AUTH_TOKENS set', () => {
       const none = await fetch(`${svc.url}${p}`);
       expect(none.status).toBe(401);
       expect((await none.json()).error.code).toBe('unauthorized');
-      expect((await fetch(`${svc.url}${p}`, { headers: { authorization: 'Bearer tok-alpha-123' } })).status).toBe(200);
+      expect((await fetch(`${svc.url}${p}`, { headers: { authorization: 'Bearer tok-alpha-1234567890' } })).status).toBe(200);
     }
   });
 
   it('accepts each configured token', async () => {
-    for (const t of ['tok-alpha-123', 'tok-beta-456']) {
+    for (const t of ['tok-alpha-1234567890', 'tok-beta-4567890123']) {
       const r = await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: `Bearer ${t}` });
       expect(r.status).toBe(200);
     }
     model.push({ output: [message('authorized answer')] });
-    const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' }, { authorization: 'Bearer tok-beta-456' });
+    const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' }, { authorization: 'Bearer tok-beta-4567890123' });
     expect(turn.body.status).toBe('completed');
   });
 
   it('never writes a token or the API key to the log', async () => {
-    await api(svc.url, 'GET', '/v1/turns?stream_token=123.secret-in-url', undefined, { authorization: 'Bearer tok-alpha-123' });
+    await api(svc.url, 'GET', '/v1/turns?stream_token=123.secret-in-url', undefined, { authorization: 'Bearer tok-alpha-1234567890' });
     await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: 'Bearer wrong-token-789' });
     const text = logLines.join('');
     expect(text.length).toBeGreaterThan(0);
-    for (const secret of ['tok-alpha-123', 'tok-beta-456', 'wrong-token-789', 'secret-in-url', 'test-key']) {
+    for (const secret of ['tok-alpha-1234567890', 'tok-beta-4567890123', 'wrong-token-789', 'secret-in-url', 'test-key']) {
       expect(text).not.toContain(secret);
     }
   });

@@ -52,12 +52,12 @@ describe('without AUTH_TOKENS', () => {
 describe('with AUTH_TOKENS', () => {
   let svc: TestService;
   beforeAll(async () => {
-    svc = await startTestService({ env: { AUTH_TOKENS: 'tok-1' } });
+    svc = await startTestService({ env: { AUTH_TOKENS: 'tok-dns-rebinding-test' } });
   });
   afterAll(() => svc?.close());
 
   it('serves any Host to a request with a valid token (a rebinding page has none)', async () => {
-    expect((await request(svc, 'GET', '/v1/turns', 'turns.example.com', undefined, { authorization: 'Bearer tok-1' })).status).toBe(200);
+    expect((await request(svc, 'GET', '/v1/turns', 'turns.example.com', undefined, { authorization: 'Bearer tok-dns-rebinding-test' })).status).toBe(200);
     expect((await request(svc, 'GET', '/v1/turns', 'rebind.attacker.example')).status).toBe(401);
   });
 });

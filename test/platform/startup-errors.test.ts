@@ -100,7 +100,7 @@ it('checks the rules across variables beside the per-variable ones, each only wh
     'STREAM_TOKEN_SECRET: must be at least 16 characters (a random string; the value is not shown)',
     'HOST=:: is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1',
   ]);
-  expect(problems({ HOST: '0.0.0.0', AUTH_TOKENS: 'tok-1', PORT: '70000' })).toEqual(['PORT=70000: must be an integer from 0 to 65535']);
+  expect(problems({ HOST: '0.0.0.0', AUTH_TOKENS: 'a-token-of-the-test', PORT: '70000' })).toEqual(['PORT=70000: must be an integer from 0 to 65535']);
 });
 
 it('refuses a DATA_DIR held by another service with one line naming the README section that exists, and no warning before it', { timeout: 2 * CHILD_MS }, async () => {
@@ -265,6 +265,18 @@ describe('skill paths that cannot be used refuse the start with one line naming 
 it('refuses AUTH_TOKENS that hold no token (only commas and spaces), which would leave the API open', () => {
   expect(problems({ AUTH_TOKENS: ', ,' })).toEqual([expect.stringMatching(/^AUTH_TOKENS.*holds no token \(only commas and spaces\): give comma-separated bearer tokens, or unset AUTH_TOKENS$/)]);
   expect(problems({ AUTH_TOKENS: 'a-token-of-the-test, ' })).toEqual([]);
+});
+
+it('refuses an AUTH_TOKENS entry shorter than 16 characters with one line naming which, never the value', { timeout: CHILD_MS }, async () => {
+  const { code, lines } = await refusal({ AUTH_TOKENS: 'tok-1' });
+  expect(code).toBe(2);
+  expect(lines).toEqual([
+    'refusing to start: AUTH_TOKENS: the token is shorter than 16 characters: use random strings of 16+ characters each (e.g. openssl rand -hex 32; the value is not shown)',
+  ]);
+  expect(problems({ AUTH_TOKENS: 'a-token-of-the-test, fifteen-chars', HOST: '0.0.0.0' })).toEqual([
+    'AUTH_TOKENS: token 2 of 2 is shorter than 16 characters: use random strings of 16+ characters each (e.g. openssl rand -hex 32; the value is not shown)',
+  ]);
+  expect(problems({ AUTH_TOKENS: 'sixteen-chars-ok, a-token-of-the-test' })).toEqual([]);
 });
 
 it('counts the IPv4-mapped loopback address (::ffff:127.0.0.1) as loopback', () => {

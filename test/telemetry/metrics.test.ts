@@ -76,12 +76,12 @@ describe('GET /metrics after scripted turns', () => {
 
 describe('GET /metrics access', () => {
   it('with AUTH_TOKENS: an API token or METRICS_TOKEN opens /metrics; METRICS_TOKEN opens nothing else', async () => {
-    const svc = await startTestService({ env: { AUTH_TOKENS: 'api-token-123', METRICS_TOKEN: 'scrape-token-4567890' } });
+    const svc = await startTestService({ env: { AUTH_TOKENS: 'api-token-1234567890', METRICS_TOKEN: 'scrape-token-4567890' } });
     try {
       expect((await fetch(`${svc.url}/metrics`)).status).toBe(401);
       expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-xxxxxxx' } })).status).toBe(401);
       expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(200);
-      expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer api-token-123' } })).status).toBe(200);
+      expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer api-token-1234567890' } })).status).toBe(200);
       expect((await fetch(`${svc.url}/v1/turns`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(401);
     } finally {
       await svc.close();

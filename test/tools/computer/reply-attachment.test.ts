@@ -11,8 +11,8 @@ import { api, useScriptedService } from '../../e2e/support/service.js';
 import { readSse } from '../../e2e/support/sse-client.js';
 import { validateComponent, validateResponse } from '../../e2e/support/spec.js';
 
-const AUTH = { authorization: 'Bearer test-token-1' };
-const harness = useScriptedService({ env: { AUTH_TOKENS: 'test-token-1' } });
+const AUTH = { authorization: 'Bearer test-token-of-reply-attachment' };
+const harness = useScriptedService({ env: { AUTH_TOKENS: 'test-token-of-reply-attachment' } });
 
 describe('reply_attachment', () => {
   it('attaches a snapshot of an outbox file, refuses links out of the outbox, and serves the download', async () => {
