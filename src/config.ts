@@ -27,7 +27,7 @@ const url = () => z.string().url({ error: 'must be an absolute URL such as https
 const MIN_TOKEN_CHARS = 16;
 
 /** A shared secret of 16+ characters; the refusal never repeats it (the variable is in SECRET_VARS). */
-const secret16 = () => z.string().min(MIN_TOKEN_CHARS, { error: 'must be at least 16 characters (a random string; the value is not shown)' });
+const secret16 = () => z.string().min(MIN_TOKEN_CHARS, { error: `must be at least ${MIN_TOKEN_CHARS} characters (a random string; the value is not shown)` });
 
 /** Wire protocols a model endpoint can be spoken to in (README "Model endpoints"). */
 export const MODEL_APIS = ['responses', 'chat'] as const;
