@@ -1,6 +1,7 @@
 /**
- * The Responses API transport on the official `openai` SDK 6.x
- * (`client.responses.create({ ..., stream: true })`): wire-format requests and events. The model
+ * The Responses API transport on the official `openai` SDK (`POST /responses` with
+ * `stream: true` through the SDK's client: its auth, retries, errors and SSE parsing), with the
+ * request body serialized here (responses-body.ts): wire-format requests and events. The model
  * port adapter on top of it is src/model/responses-model.ts.
  *
  * Pitfall handled here: the SDK adds an abort listener to the signal passed with each request and
@@ -17,7 +18,9 @@
 import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ResponsesTransport } from './responses-model.js';
+import type { Stream } from 'openai/streaming';
 import { afterResponse } from './model-error.js';
+import { encodeResponsesBody } from './responses-body.js';
 import { toModelError } from './responses-errors.js';
 
 export interface OpenAIResponsesClientOptions {
@@ -52,7 +55,14 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
       try {
         let stream: AsyncIterable<ResponseStreamEvent>;
         try {
-          stream = await client.responses.create(request, { signal: controller.signal });
+          // The body is sent as finished JSON text (responses-body.ts: each item serialized once
+          // per turn); `post` passes a string body with its content-type verbatim, retries included.
+          stream = await client.post<Stream<ResponseStreamEvent>>('/responses', {
+            body: encodeResponsesBody(request),
+            headers: { 'content-type': 'application/json' },
+            stream: true,
+            signal: controller.signal,
+          });
         } catch (err) {
           if (signal.aborted) return;
           throw toModelError(err, client);

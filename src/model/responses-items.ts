@@ -17,6 +17,7 @@
  * a quarter larger for nothing.
  */
 import type { ResponseInputItem, ResponseOutputItem } from 'openai/resources/responses/responses';
+import { appendMemo } from './append-memo.js';
 import type { ContentPart, ProviderData, ToolDefinition, TranscriptItem } from './port.js';
 
 /** The `provider` name of {@link ProviderItem}s made by this adapter. */
@@ -103,9 +104,21 @@ function inputParts(parts: ContentPart[]): Raw[] {
   );
 }
 
-/** Tool definitions are already in the Responses shape (see port.ts); copied for safety. */
+/** Conversions of tool lists already made, per list object (a turn offers the same list every round). */
+const convertedTools = new WeakMap<readonly ToolDefinition[], Raw[]>();
+
+/**
+ * Tool definitions are already in the Responses shape (see port.ts); copied for safety, once per
+ * list object: the same list gives the same (frozen) result, so its JSON can be reused
+ * (responses-body.ts).
+ */
 export function toResponsesTools(tools: readonly ToolDefinition[]): Raw[] {
-  return tools.map((t) => ({ ...t }) as Raw);
+  let out = convertedTools.get(tools);
+  if (!out) {
+    out = Object.freeze(tools.map((t) => Object.freeze({ ...t }) as Raw)) as Raw[];
+    convertedTools.set(tools, out);
+  }
+  return out;
 }
 
 /**
@@ -188,16 +201,34 @@ export function toResponsesInputItem(item: TranscriptItem, pairedWithReasoning =
 const MODEL_OUTPUT = new Set(['reasoning', 'function_call', 'custom_tool_call', 'tool_search_call', 'provider_item']);
 const isModelOutput = (i: TranscriptItem) => MODEL_OUTPUT.has(i.type) || (i.type === 'message' && i.role === 'assistant');
 
-/** Map a transcript to Responses `input` (items another adapter produced are left out). */
+/** The input built so far, and whether a reasoning item was sent since the last input item. */
+interface InputSoFar {
+  out: ResponseInputItem[];
+  afterReasoning: boolean;
+}
+
+/**
+ * Conversion of whole transcripts, extended from the previous request's (append-memo.ts): each
+ * round's transcript starts with the last one's items, so only the new ones are converted.
+ */
+const inputs = appendMemo<TranscriptItem, InputSoFar>(
+  () => ({ out: [], afterReasoning: false }),
+  (acc, i) => {
+    if (!isModelOutput(i)) acc.afterReasoning = false;
+    const r = cachedInputItem(i, acc.afterReasoning);
+    if (r) {
+      acc.out.push(r);
+      if (i.type === 'reasoning') acc.afterReasoning = true;
+    }
+    return acc;
+  },
+  (acc) => ({ out: acc.out.slice(), afterReasoning: acc.afterReasoning }),
+);
+
+/**
+ * Map a transcript to Responses `input` (items another adapter produced are left out). The
+ * returned array is the caller's; its items are shared and must not be mutated.
+ */
 export function toResponsesInput(items: readonly TranscriptItem[]): ResponseInputItem[] {
-  const out: ResponseInputItem[] = [];
-  let afterReasoning = false; // a reasoning item was sent since the last input item
-  for (const i of items) {
-    if (!isModelOutput(i)) afterReasoning = false;
-    const r = cachedInputItem(i, afterReasoning);
-    if (!r) continue;
-    out.push(r);
-    if (i.type === 'reasoning') afterReasoning = true;
-  }
-  return out;
+  return inputs.over(items).out;
 }
