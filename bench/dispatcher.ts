@@ -8,7 +8,9 @@
  * process-wide), alternating, several times:
  * - `bundled`: npm undici never imported (Node's fetch over Node's own dispatcher);
  * - `global`: npm undici imported first, as in the service (Node's fetch over undici 7's Agent);
- * - `npmfetch`: the SDK given npm undici's own `fetch` (undici 7 end to end).
+ * - `npmfetch`: the SDK given npm undici's own `fetch` (undici 7 end to end);
+ * - `model`: the SDK given the service's model fetch (src/model/model-fetch.ts: undici 7's
+ *   `request`, the response body left a Node stream, which the SDK iterates directly).
  * Prints the median CPU per turn of each and the load average; informational (no target), ends
  * with `verdict: PASS` when every variant ran. README "Performance" says what was decided.
  */
@@ -18,7 +20,7 @@ import { startScriptedResponsesServer } from '../test/support/scripted-responses
 import { noopRounds, rawTurn } from './lib/raw-loop.js';
 import { cpuMs, f, loadLine, median } from './lib/stats.js';
 
-const VARIANTS = ['bundled', 'global', 'npmfetch'] as const;
+const VARIANTS = ['bundled', 'global', 'npmfetch', 'model'] as const;
 const variant = process.argv[2];
 
 if (variant) {
@@ -26,6 +28,7 @@ if (variant) {
   if (variant !== 'bundled') {
     const undici = await import('undici');
     if (variant === 'npmfetch') fetchImpl = undici.fetch as unknown as typeof fetch;
+    if (variant === 'model') fetchImpl = (await import('../src/model/model-fetch.js')).modelFetch;
   }
   const server = await startScriptedResponsesServer();
   const client = new OpenAI({ baseURL: server.baseURL, apiKey: 'bench-key', maxRetries: 0, ...(fetchImpl ? { fetch: fetchImpl } : {}) });
@@ -55,5 +58,5 @@ if (variant) {
   const m = Object.fromEntries(VARIANTS.map((v) => [v, median(runs[v])]));
   for (const v of VARIANTS) console.log(`  ${v.padEnd(8)} median CPU ${f(m[v], 1)} ms per 51-request turn (${f(m[v] / m.bundled, 2)}× bundled)`);
   console.log(loadLine());
-  console.log(`verdict: PASS global ${f(m.global / m.bundled, 2)}×, npmfetch ${f(m.npmfetch / m.bundled, 2)}× the bundled stack (informational)`);
+  console.log(`verdict: PASS global ${f(m.global / m.bundled, 2)}×, npmfetch ${f(m.npmfetch / m.bundled, 2)}×, model ${f(m.model / m.bundled, 2)}× the bundled stack (informational)`);
 }

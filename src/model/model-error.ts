@@ -39,7 +39,8 @@ export function afterResponse(err: ModelError): ModelError {
  * the `cause` chain (fetch wraps it): e.g. `ECONNREFUSED 127.0.0.1:4999`, `ENOTFOUND api.example`,
  * `UND_ERR_SOCKET: other side closed`, `UND_ERR_CONNECT_TIMEOUT: Connect Timeout Error (…)` (undici's
  * error codes: https://undici.nodejs.org/#/docs/api/Errors); without any code, the innermost
- * cause's message (e.g. `bad port`: fetch refuses ports the Fetch standard blocks, such as 1).
+ * cause's message (e.g. `bad port` from a WHATWG fetch, which refuses ports the Fetch standard
+ * blocks, such as 1).
  * Undefined when the error has no cause.
  */
 export function connectionCause(err: unknown): string | undefined {
@@ -55,7 +56,7 @@ export function connectionCause(err: unknown): string | undefined {
     }
     // Happy eyeballs: an AggregateError of one failure per address.
     const next = c.cause ?? (Array.isArray(c.errors) ? c.errors[0] : undefined);
-    // No code anywhere (e.g. fetch refusing a port the Fetch standard calls bad): the innermost message.
+    // No code anywhere (e.g. a fetch refusing a port the Fetch standard calls bad): the innermost message.
     if (!next && depth > 0 && typeof c.message === 'string' && c.message) return c.message.slice(0, 200);
     e = next;
   }

@@ -1,20 +1,103 @@
 /**
- * The `fetch` the model clients hand to the `openai` SDK: undici 7's own `fetch` over a
- * dispatcher of their own, so model traffic runs on one HTTP stack, chosen here.
+ * The `fetch` the model clients hand to the `openai` SDK: undici 7's `request` API over a
+ * dispatcher of its own, answered as a Response whose `body` is undici's Node stream.
  *
- * Why not the global `fetch`: it is Node's bundled undici (6.x on Node 24), and merely importing
- * the npm `undici` package (the web tools and webhooks build guarded Agents with it) installs an
- * undici 7 Agent as the process's global dispatcher when none exists yet. The SDK's requests then
- * ran on Node's fetch over that Agent — two versions glued by undici's legacy-handler adapter,
- * and the stack depending on import order. With its own fetch and Agent, model traffic no longer
- * depends on what else was imported or on anyone calling `setGlobalDispatcher`, and the guarded
- * Agents of the web tools never see it. Measured (`npm run bench:dispatcher`, README
- * "Performance"): no slower than either alternative.
+ * Why not a WHATWG `fetch`: the SDK reads every streamed response through the body; with fetch
+ * that body is a web ReadableStream fed from undici's Node stream, and the two stream machineries
+ * plus fetch's own request/response objects cost more CPU than everything else of a request on a
+ * fast model endpoint (`npm run bench:dispatcher`, README "Performance": the raw SDK loop takes
+ * about a third less CPU a turn on this stack than on Node's fetch). The SDK takes any body that
+ * is an async iterable of bytes (it is what it reads from node-fetch's Node streams: see
+ * `ReadableStreamToAsyncIterable` and `CancelReadableStream` in openai/internal/shims), and
+ * undici's body stream also has `text()`, `json()`, `arrayBuffer()` and `blob()`, which the SDK
+ * uses for error bodies.
+ *
+ * Why not the global `fetch` either: importing the npm `undici` package (the web tools and
+ * webhooks build guarded Agents with it) installs an undici 7 Agent as the process's global
+ * dispatcher when none exists yet, so the stack of model traffic would depend on what else was
+ * imported. Here it is fixed, and the guarded Agents of the web tools never see model traffic.
+ *
+ * Kept from fetch: redirects are followed (at most 20, as fetch does; `Authorization` is dropped
+ * on a redirect to another origin by undici's redirect handler), the signal aborts the request and
+ * its body, connection errors reject (the SDK reports them as connection errors). A request whose
+ * body is not text or bytes (a web stream, form data, a Blob: uploads, which the model port never
+ * makes) or whose input is a `Request` goes through Node's own `fetch`.
  */
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent, interceptors, request, type Dispatcher } from 'undici';
 
-const dispatcher = new Agent();
+/** Keep-alive connections of the model clients, following redirects like fetch. */
+const dispatcher: Dispatcher = new Agent().compose(interceptors.redirect({ maxRedirections: 20 }));
 
-/** `fetch` for model requests (keep-alive connections of their own). */
-export const modelFetch: typeof fetch = (input, init) =>
-  undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
+type FetchInit = NonNullable<Parameters<typeof fetch>[1]>;
+
+/** `init.body` as undici's `request` takes it, or undefined when only fetch can send it. */
+function plainBody(body: FetchInit['body']): string | Uint8Array | null | undefined {
+  if (body === undefined || body === null) return null;
+  if (typeof body === 'string' || body instanceof Uint8Array) return body;
+  if (body instanceof ArrayBuffer) return new Uint8Array(body);
+  if (ArrayBuffer.isView(body)) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  return undefined;
+}
+
+/** Request headers as a flat name/value list (repeated names kept), lowercase names. */
+function headerList(headers: FetchInit['headers']): string[] {
+  const out: string[] = [];
+  new Headers(headers).forEach((value, name) => out.push(name, value));
+  return out;
+}
+
+/** Response headers (undici's record: lowercase names, repeated ones as arrays) as `Headers`. */
+function responseHeaders(raw: Record<string, string | string[] | undefined>): Headers {
+  const headers = new Headers();
+  for (const name in raw) {
+    const value = raw[name];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.append(name, value);
+  }
+  return headers;
+}
+
+/**
+ * `fetch` for model requests: `(url, init) → Response` where `body` is a Node Readable of the
+ * response bytes (async iterable; `text()`/`json()`/`arrayBuffer()`/`blob()`). Rejects as undici
+ * does: the signal's reason (or an AbortError) when aborted, a connection error otherwise.
+ */
+export const modelFetch: typeof fetch = async (input, init = {}) => {
+  const body = plainBody(init.body);
+  if (typeof input !== 'string' && !(input instanceof URL)) return viaFetch(input, init);
+  if (body === undefined) return viaFetch(input, init);
+  const res = await request(input, {
+    dispatcher,
+    method: (init.method ?? 'GET').toUpperCase() as Dispatcher.HttpMethod,
+    headers: headerList(init.headers),
+    body,
+    ...(init.signal ? { signal: init.signal } : {}),
+  });
+  const status = res.statusCode;
+  return {
+    ok: status >= 200 && status < 300,
+    status,
+    statusText: '',
+    headers: responseHeaders(res.headers),
+    url: String(input),
+    redirected: false,
+    type: 'basic',
+    body: res.body,
+    get bodyUsed() {
+      return res.body.bodyUsed;
+    },
+    text: () => res.body.text(),
+    json: () => res.body.json(),
+    arrayBuffer: () => res.body.arrayBuffer(),
+    blob: () => res.body.blob(),
+  } as unknown as Response;
+};
+
+/**
+ * Node's own `fetch` for what `request` cannot send: its FormData, Blob and web streams are the
+ * global classes the SDK builds (npm undici's fetch would not recognize Node's FormData).
+ */
+function viaFetch(input: Parameters<typeof fetch>[0], init: FetchInit): Promise<Response> {
+  return globalThis.fetch(input, init);
+}
