@@ -13,9 +13,23 @@ const csv = z
   .optional()
   .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 
+/**
+ * An integer variable from `min` to `max` (default `def`), written in plain decimal digits with
+ * an optional `-`: `1000`, not `1e3`, `0x3e8`, `1000.0` or `+1000` (refused in words, although
+ * they are numbers). Digits beyond the range (however many) are refused by the range.
+ */
 const int = (def: number, min: number, max: number) => {
-  const error = `must be an integer from ${min} to ${max}`;
-  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(def);
+  const range = `must be an integer from ${min} to ${max}`;
+  return z
+    .string()
+    .transform((v, ctx) => {
+      if (/^-?\d+$/.test(v)) return Number(v);
+      const numeric = v !== '' && Number.isFinite(Number(v));
+      ctx.addIssue({ code: 'custom', message: numeric ? `${range}, written in plain decimal digits (no exponent, +, decimal point or hex)` : range });
+      return z.NEVER;
+    })
+    .pipe(z.number().min(min, { error: range }).max(max, { error: range }))
+    .default(def);
 };
 
 const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);

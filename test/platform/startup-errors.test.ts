@@ -36,6 +36,20 @@ it('reports PORT=abc with the value given', { timeout: CHILD_MS }, async () => {
   expect(lines).toEqual(['refusing to start: PORT=abc: must be an integer from 0 to 65535']);
 });
 
+it('refuses an integer not written in plain decimal digits (1e3, 0x10, 1.0, +5), though it is a number', () => {
+  const plain = 'must be an integer from 0 to 65535, written in plain decimal digits (no exponent, +, decimal point or hex)';
+  expect(problems({ PORT: '1e3' })).toEqual([`PORT=1e3: ${plain}`]);
+  expect(problems({ PORT: '0x10' })).toEqual([`PORT=0x10: ${plain}`]);
+  expect(problems({ PORT: '1.0' })).toEqual([`PORT=1.0: ${plain}`]);
+  expect(problems({ MAX_STEPS: '+5' })).toEqual(['MAX_STEPS=+5: must be an integer from 1 to 500, written in plain decimal digits (no exponent, +, decimal point or hex)']);
+  // Digits beyond the range, however many, are refused by the range; leading zeros are digits.
+  expect(problems({ PORT: '99999999999999999999' })).toEqual(['PORT=99999999999999999999: must be an integer from 0 to 65535']);
+  expect(loadConfig({ PORT: '0080' }).PORT).toBe(80);
+  // An empty or blank value counts as unset (README "Configuration").
+  expect(loadConfig({ PORT: '' }).PORT).toBe(8787);
+  expect(loadConfig({ PORT: '  ' }).PORT).toBe(8787);
+});
+
 it('fails at once with one line for a DATA_DIR that cannot be created (/proc/nope)', { timeout: CHILD_MS }, async () => {
   const { code, lines } = await refusal({ DATA_DIR: '/proc/nope' });
   expect(code).toBe(2);
