@@ -7,6 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.js';
 import { parseApprovalPolicy } from './turns/approvals/policy.js';
+import { hostListProblems, type HostEntryRules } from './host-entries.js';
 
 const csv = z
   .string()
@@ -18,6 +19,22 @@ const csv = z
  * an optional `-`: `1000`, not `1e3`, `0x3e8`, `1000.0` or `+1000` (refused in words, although
  * they are numbers). Digits beyond the range (however many) are refused by the range.
  */
+/**
+ * A comma-separated host list (src/host-entries.ts): entries trimmed; unset → `[]`. Empty or
+ * malformed entries are refused in one problem line (each entry quoted, `; ` between them).
+ */
+const hostList = (rules: HostEntryRules) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return [];
+      const problems = hostListProblems(v, rules);
+      if (problems.length === 0) return v.split(',').map((e) => e.trim());
+      ctx.addIssue({ code: 'custom', message: problems.join('; ') });
+      return z.NEVER;
+    });
+
 const int = (def: number, min: number, max: number) => {
   const range = `must be an integer from ${min} to ${max}`;
   return z
@@ -86,7 +103,7 @@ const EnvSchema = z.object({
       },
     }),
   /** Host names (besides loopback ones) a request may be addressed to when AUTH_TOKENS is empty. */
-  ALLOWED_HOSTS: csv,
+  ALLOWED_HOSTS: hostList({ wildcards: false, bracketedIPv6: true }),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024, 64 * 1024 * 1024),
   /** Ms a client has to send a whole request (headers and body); 408 after (slow or stalled senders). */
   REQUEST_TIMEOUT_MS: int(60_000, 500, 3_600_000),
@@ -158,7 +175,7 @@ const EnvSchema = z.object({
   /** dotenv-format file (`NAME=value` lines) with the secrets MCP servers of skills may use. */
   SKILL_SECRETS: z.string().min(1).optional(),
   // --- web family ---
-  WEB_FETCH_ALLOW_HOSTS: csv,
+  WEB_FETCH_ALLOW_HOSTS: hostList({ wildcards: true, bracketedIPv6: false }),
   WEB_FETCH_TIMEOUT_MS: int(15_000, 100, 300_000),
   /** Time limit for turning one fetched page into text (worker thread), ms; then plain text. */
   WEB_EXTRACT_TIMEOUT_MS: int(10_000, 100, 600_000),
@@ -218,7 +235,7 @@ const EnvSchema = z.object({
   /** First retry delay of a failed delivery, ms; doubles per attempt, capped at 1 h. */
   WEBHOOK_RETRY_BASE_MS: int(10_000, 1, 3_600_000),
   /** Hosts webhooks may reach although private/loopback (same syntax as WEB_FETCH_ALLOW_HOSTS). */
-  WEBHOOK_ALLOW_HOSTS: csv,
+  WEBHOOK_ALLOW_HOSTS: hostList({ wildcards: true, bracketedIPv6: false }),
   /** How long one delivery attempt may take, ms. */
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 120_000),
 });

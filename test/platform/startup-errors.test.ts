@@ -191,6 +191,24 @@ it('words every enumerated variable, list item, URL and secret length plainly, w
   for (const line of all) expect(line).not.toMatch(/Invalid|expected|Too small/);
 });
 
+it('refuses a malformed or empty host-list entry naming the variable and the entry', () => {
+  const wild = 'is not a host name or IP address (write the name only: no scheme, port, path or spaces; *.example.com for subdomains)';
+  expect(problems({ WEB_FETCH_ALLOW_HOSTS: 'http://x' })).toEqual([`WEB_FETCH_ALLOW_HOSTS=http://x: "http://x" ${wild}`]);
+  expect(problems({ WEBHOOK_ALLOW_HOSTS: 'a b, :80' })).toEqual([`WEBHOOK_ALLOW_HOSTS=a b, :80: "a b" ${wild}; ":80" ${wild}`]);
+  expect(problems({ ALLOWED_HOSTS: 'a,,b' })).toEqual(['ALLOWED_HOSTS=a,,b: entry 2 of 3 is empty (two commas in a row, or a comma at an end)']);
+  expect(problems({ WEB_FETCH_ALLOW_HOSTS: 'a.example,' })).toEqual(['WEB_FETCH_ALLOW_HOSTS=a.example,: entry 2 of 2 is empty (two commas in a row, or a comma at an end)']);
+  // ALLOWED_HOSTS matches Host headers exactly: no wildcards, IPv6 in brackets, no port (any port is served).
+  expect(problems({ ALLOWED_HOSTS: 'turns.internal:8787' })).toEqual([
+    'ALLOWED_HOSTS=turns.internal:8787: "turns.internal:8787" is not a host name or IP address (write the name only: no scheme, port, path, spaces or wildcards)',
+  ]);
+  expect(problems({ ALLOWED_HOSTS: '*.internal' })).toEqual([
+    'ALLOWED_HOSTS=*.internal: "*.internal" is not a host name or IP address (write the name only: no scheme, port, path, spaces or wildcards)',
+  ]);
+  expect(problems({ ALLOWED_HOSTS: 'fd00::1' })).toEqual(['ALLOWED_HOSTS=fd00::1: "fd00::1": write an IPv6 address in brackets ([fd00::1]), as in a Host header']);
+  expect(loadConfig({ ALLOWED_HOSTS: ' turns.internal , [fd00::1], 10.0.0.5' }).ALLOWED_HOSTS).toEqual(['turns.internal', '[fd00::1]', '10.0.0.5']);
+  expect(loadConfig({ WEB_FETCH_ALLOW_HOSTS: '127.0.0.1, *.corp.example, ::1, [fe80::1], host_a.' }).WEB_FETCH_ALLOW_HOSTS).toEqual(['127.0.0.1', '*.corp.example', '::1', '[fe80::1]', 'host_a.']);
+});
+
 it('refuses a HOST that does not resolve with one line and exit code 2, not a stack trace', { timeout: CHILD_MS }, async () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'host-'));
   try {
