@@ -3,6 +3,8 @@
  * Every variable is listed in README.md ("Configuration"); keep the two in step.
  * Invalid values throw {@link ConfigError} with one line per bad variable.
  */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.js';
@@ -344,6 +346,37 @@ function mayBeUnset(name: string): boolean {
   return r !== undefined && r.success && r.data === undefined;
 }
 
+/**
+ * The refusal line for a HOST name that does not resolve (`code`: the lookup's error code, such
+ * as ENOTFOUND or EAI_AGAIN).
+ */
+export function hostUnresolvedProblem(host: string, code: string): string {
+  return `HOST=${host} does not resolve to an address of this machine (${code}); set HOST to an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a name that resolves`;
+}
+
+/**
+ * Look up `host` (HOST as given; brackets and blanks as {@link loadConfig} reads them) the way
+ * listening will (system resolver). Resolves to the lookup's error code (ENOTFOUND, EAI_AGAIN, …)
+ * when it is a name that does not resolve; null for an IP address, a loopback name, unset, or a
+ * name that resolves. Never rejects.
+ */
+export async function hostLookupFailure(host: string | undefined): Promise<string | null> {
+  const h = (host ?? '').trim().replace(/^\[(.*)\]$/, '$1');
+  if (h === '' || isIP(h) !== 0 || isLoopbackHost(h)) return null;
+  try {
+    await lookup(h);
+    return null;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? 'lookup failed';
+  }
+}
+
+/** What was learned about the environment outside it, for {@link loadConfig}. */
+export interface EnvFacts {
+  /** HOST is a name that does not resolve: the lookup's error code ({@link hostLookupFailure}). */
+  hostUnresolved?: string | null;
+}
+
 /** The variables a check across variables reads (as the schema gives them, or as given when another variable is bad). */
 type CrossView = Pick<
   Env,
@@ -351,14 +384,17 @@ type CrossView = Pick<
 >;
 
 /** Rules across variables: each reports its problems (one line each) from the variables `vars`. */
-const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView) => string[] }[] = [
+const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts: EnvFacts) => string[] }[] = [
   {
-    // A public server without auth is refused.
+    // A HOST that does not resolve is said to be so (it would not listen at all), and then not
+    // also called "beyond loopback"; a public server without auth is refused.
     vars: ['HOST', 'AUTH_TOKENS'],
-    problems: (e) =>
-      !isLoopbackHost(e.HOST) && e.AUTH_TOKENS.length === 0
-        ? [`HOST=${e.HOST} is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1`]
-        : [],
+    problems: (e, facts) =>
+      facts.hostUnresolved
+        ? [hostUnresolvedProblem(e.HOST, facts.hostUnresolved)]
+        : !isLoopbackHost(e.HOST) && e.AUTH_TOKENS.length === 0
+          ? [`HOST=${e.HOST} is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1`]
+          : [],
   },
   {
     vars: ['DATABASE_URL', 'STREAM_TOKEN_SECRET'],
@@ -395,9 +431,10 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView) => str
  * @throws ConfigError listing every bad variable in one report, the rules across variables
  *   included (HOST beyond loopback with AUTH_TOKENS empty, DATABASE_URL without
  *   STREAM_TOKEN_SECRET, WEBHOOK_URL without WEBHOOK_SECRET, a WEB_SEARCH_PROVIDER without the
- *   key or URL it needs: {@link WEB_SEARCH_NEEDS}).
+ *   key or URL it needs: {@link WEB_SEARCH_NEEDS}); with `facts.hostUnresolved`, a HOST that
+ *   does not resolve ({@link hostUnresolvedProblem}) instead of the loopback rule.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, facts: EnvFacts = {}): Config {
   const cleaned: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== '') cleaned[k] = v.trim();
   const parsed = EnvSchema.safeParse(cleaned);
@@ -419,7 +456,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         WEB_SEARCH_API_KEY: cleaned.WEB_SEARCH_API_KEY,
         WEB_SEARCH_URL: cleaned.WEB_SEARCH_URL,
       };
-  for (const check of CROSS_CHECKS) if (!check.vars.some((v) => bad.has(v))) problems.push(...check.problems(view));
+  for (const check of CROSS_CHECKS) if (!check.vars.some((v) => bad.has(v))) problems.push(...check.problems(view, facts));
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const isLoopback = isLoopbackHost(e.HOST);

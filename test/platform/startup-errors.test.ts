@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, hostLookupFailure, loadConfig } from '../../src/config.js';
 import { KNOWN_TOOL_NAMES } from '../../src/assembly/tool-names.js';
 import { freePort, ROOT, spawnService, waitHealthy } from '../e2e/support/child.js';
 
@@ -218,6 +218,24 @@ it('refuses a HOST that does not resolve with one line and exit code 2, not a st
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+it('says a HOST that does not resolve does not resolve also without AUTH_TOKENS (not "beyond loopback")', { timeout: CHILD_MS }, async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'host-'));
+  try {
+    const { code, lines } = await refusal({ HOST: 'nonsense.invalid', DATA_DIR: dataDir });
+    expect(code).toBe(2);
+    expect(lines).toEqual([expect.stringMatching(/^refusing to start: HOST=nonsense\.invalid does not resolve to an address of this machine \((ENOTFOUND|EAI_AGAIN)\); set HOST to an IP address/)]);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  // Reported with the other bad variables; a name that resolves is still held to the loopback rule.
+  expect(problems({ HOST: 'nonsense.invalid', PORT: 'x' })).toEqual(['PORT=x: must be an integer from 0 to 65535', 'HOST=nonsense.invalid is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1']);
+  expect(() => loadConfig({ HOST: 'nonsense.invalid', PORT: 'x' }, { hostUnresolved: 'ENOTFOUND' })).toThrow(
+    'invalid configuration:\n  - PORT=x: must be an integer from 0 to 65535\n  - HOST=nonsense.invalid does not resolve to an address of this machine (ENOTFOUND); set HOST to an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a name that resolves',
+  );
+  expect(await hostLookupFailure('nonsense.invalid')).toMatch(/^(ENOTFOUND|EAI_AGAIN)$/);
+  for (const h of [undefined, '', '0.0.0.0', '[::1]', 'localhost']) expect(await hostLookupFailure(h)).toBeNull();
 });
 
 it('binds an IPv6 HOST written in brackets, as in a URL ([::1])', () => {
