@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { TOOL_FAMILIES } from '../config.js';
 
 /** `[A-Za-z0-9_-]{1,64}`: owns the computer home, schedules, workflows, brain pages. */
-export const AgentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'agent_id must match [A-Za-z0-9_-]{1,64}');
+export const AgentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must match the pattern /^[A-Za-z0-9_-]{1,64}$/ (1 to 64 letters, digits, _ or -)');
 
 /** One message of a list `input`: `{role: user|assistant|system|developer, content}`, nothing else. */
 export const InputMessageSchema = z.strictObject({

@@ -54,7 +54,7 @@ export function validateWorkflowInput(input: CreateWorkflowInput, maxTasks: numb
     if (p) errors.push({ path, ...p });
   };
   if (typeof input.agent_id !== 'string' || !AGENT_ID_PATTERN.test(input.agent_id)) {
-    add('agent_id', { code: 'invalid_format', message: `must match the pattern /${AGENT_ID_PATTERN.source}/` });
+    add('agent_id', { code: 'invalid_format', message: `must match the pattern /${AGENT_ID_PATTERN.source}/ (1 to 64 letters, digits, _ or -)` });
   }
   add('title', nonEmpty(input.title, MAX_TITLE_CHARS));
   const concurrency = input.concurrency ?? DEFAULT_CONCURRENCY;
