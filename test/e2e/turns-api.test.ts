@@ -2,6 +2,7 @@
  * Bad input and listing on the turn endpoints: every non-2xx carries the error envelope and no
  * client input produces a 500.
  */
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { message, startScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { api, startTestService, useScriptedService } from './support/service.js';
@@ -83,6 +84,33 @@ describe('bad requests', () => {
         details: [{ path: 'headers.idempotency-key', code: 'invalid_format', message: `${what}: it ${rule}` }],
       });
     }
+  });
+
+  it('refuses an Idempotency-Key header given twice as given twice, not as the joined value "a, b"', async () => {
+    // fetch would join the two itself; node:http sends raw header pairs as they are (Host and
+    // Content-Length included: it adds none to a list).
+    const res = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const body = JSON.stringify({ input: 'hi', agent_id: 'dup-key' });
+      const url = new URL(`${harness.svc.url}/v1/turns`);
+      const req = http.request(url, {
+        method: 'POST',
+        headers: ['Host', url.host, 'Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)), 'Idempotency-Key', 'key-a', 'idempotency-key', 'key-b'],
+      });
+      req.on('response', (r) => {
+        let text = '';
+        r.on('data', (c) => (text += c));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'the Idempotency-Key header is given 2 times; give it once',
+      details: [{ path: 'headers.idempotency-key', code: 'duplicate_header', message: 'is given 2 times; give it once' }],
+    });
+    expect((await api(harness.svc.url, 'GET', '/v1/turns?agent_id=dup-key')).body.data).toEqual([]);
   });
 
   it('answers 404 with the envelope for unknown turns and routes', async () => {
