@@ -270,6 +270,8 @@ describe('skill paths that cannot be used refuse the start with one line naming 
     expect(lines).toEqual([
       `refusing to start: SKILLS_DIR=${missing}: cannot read it as the folder of built-in skills (ENOENT: no such file or directory); point it at a folder holding one folder per skill, or unset SKILLS_DIR`,
     ]);
+    // README's Configuration table quotes this very line.
+    expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toContain(`\`${lines[0].replace(missing, '<path>')}\``);
   });
 
   it('SKILLS_DIR that is a file', { timeout: CHILD_MS }, async () => {
