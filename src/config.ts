@@ -3,13 +3,13 @@
  * Every variable is listed in README.md ("Configuration"); keep the two in step.
  * Invalid values throw {@link ConfigError} with one line per bad variable.
  */
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.js';
 import { parseApprovalPolicy } from './turns/approvals/policy.js';
-import { hostListProblems, type HostEntryRules } from './host-entries.js';
+import { hostListProblems, hostUnresolvedProblem, isLoopbackHost, type HostEntryRules } from './host-entries.js';
+
+export { hostLookupFailure, hostUnresolvedProblem, isLoopbackHost } from './host-entries.js';
 
 const csv = z
   .string()
@@ -308,11 +308,6 @@ export function webhookUrlProblem(url: string): string | null {
   return null;
 }
 
-/** True for 127.0.0.0/8, ::1 and `localhost`. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(h);
-}
 
 /**
  * One report line for a zod issue of the environment: `NAME=<value given>: <what is wrong>` (no
@@ -346,34 +341,9 @@ function mayBeUnset(name: string): boolean {
   return r !== undefined && r.success && r.data === undefined;
 }
 
-/**
- * The refusal line for a HOST name that does not resolve (`code`: the lookup's error code, such
- * as ENOTFOUND or EAI_AGAIN).
- */
-export function hostUnresolvedProblem(host: string, code: string): string {
-  return `HOST=${host} does not resolve to an address of this machine (${code}); set HOST to an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a name that resolves`;
-}
-
-/**
- * Look up `host` (HOST as given; brackets and blanks as {@link loadConfig} reads them) the way
- * listening will (system resolver). Resolves to the lookup's error code (ENOTFOUND, EAI_AGAIN, …)
- * when it is a name that does not resolve; null for an IP address, a loopback name, unset, or a
- * name that resolves. Never rejects.
- */
-export async function hostLookupFailure(host: string | undefined): Promise<string | null> {
-  const h = (host ?? '').trim().replace(/^\[(.*)\]$/, '$1');
-  if (h === '' || isIP(h) !== 0 || isLoopbackHost(h)) return null;
-  try {
-    await lookup(h);
-    return null;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code ?? 'lookup failed';
-  }
-}
-
 /** What was learned about the environment outside it, for {@link loadConfig}. */
 export interface EnvFacts {
-  /** HOST is a name that does not resolve: the lookup's error code ({@link hostLookupFailure}). */
+  /** HOST is a name that does not resolve: the lookup's error code (`hostLookupFailure` in ./host-entries.ts). */
   hostUnresolved?: string | null;
 }
 
@@ -432,7 +402,7 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
  *   included (HOST beyond loopback with AUTH_TOKENS empty, DATABASE_URL without
  *   STREAM_TOKEN_SECRET, WEBHOOK_URL without WEBHOOK_SECRET, a WEB_SEARCH_PROVIDER without the
  *   key or URL it needs: {@link WEB_SEARCH_NEEDS}); with `facts.hostUnresolved`, a HOST that
- *   does not resolve ({@link hostUnresolvedProblem}) instead of the loopback rule.
+ *   does not resolve (`hostUnresolvedProblem`) instead of the loopback rule.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, facts: EnvFacts = {}): Config {
   const cleaned: Record<string, string> = {};

@@ -1,10 +1,43 @@
 /**
- * The form of host-list entries in the environment (WEB_FETCH_ALLOW_HOSTS, WEBHOOK_ALLOW_HOSTS,
- * ALLOWED_HOSTS): a host name (`api.example.com`, a trailing dot allowed), an IPv4 address or an
- * IPv6 address, optionally `*.example.com` / `.example.com` for subdomains where the list matches
- * them. Never a URL, a port, a path or spaces — those entries would silently never match.
+ * Host names in the environment: whether HOST is loopback or resolves at all, and the form of
+ * host-list entries (WEB_FETCH_ALLOW_HOSTS, WEBHOOK_ALLOW_HOSTS, ALLOWED_HOSTS): a host name
+ * (`api.example.com`, a trailing dot allowed), an IPv4 address or an IPv6 address, optionally
+ * `*.example.com` / `.example.com` for subdomains where the list matches them. Never a URL, a
+ * port, a path or spaces — those entries would silently never match.
  */
-import { isIPv6 } from 'node:net';
+import { lookup } from 'node:dns/promises';
+import { isIP, isIPv6 } from 'node:net';
+
+/** True for 127.0.0.0/8, ::1 and `localhost`. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(h);
+}
+
+/**
+ * The refusal line for a HOST name that does not resolve (`code`: the lookup's error code, such
+ * as ENOTFOUND or EAI_AGAIN).
+ */
+export function hostUnresolvedProblem(host: string, code: string): string {
+  return `HOST=${host} does not resolve to an address of this machine (${code}); set HOST to an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a name that resolves`;
+}
+
+/**
+ * Look up `host` (HOST as given; brackets and blanks as loadConfig reads them) the way
+ * listening will (system resolver). Resolves to the lookup's error code (ENOTFOUND, EAI_AGAIN, …)
+ * when it is a name that does not resolve; null for an IP address, a loopback name, unset, or a
+ * name that resolves. Never rejects.
+ */
+export async function hostLookupFailure(host: string | undefined): Promise<string | null> {
+  const h = (host ?? '').trim().replace(/^\[(.*)\]$/, '$1');
+  if (h === '' || isIP(h) !== 0 || isLoopbackHost(h)) return null;
+  try {
+    await lookup(h);
+    return null;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? 'lookup failed';
+  }
+}
 
 /** One DNS label: letters, digits, `_` and inner `-`, up to 63 characters. */
 const LABEL = '[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?';

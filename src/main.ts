@@ -1,8 +1,9 @@
 /**
  * Entry point: `npm start` (built) or `npm run dev` (tsx). Reads the config from the environment
  * (exit code 2 with one line per bad variable — including HOST beyond loopback without
- * AUTH_TOKENS and a HOST name that does not resolve — and also for a Postgres that cannot be reached or has a newer schema), opens the
- * database (and migrates Postgres), recovers interrupted turns, and listens on HOST:PORT.
+ * AUTH_TOKENS and a HOST name that does not resolve — and also for a Postgres that cannot be
+ * reached or has a newer schema), opens the database (and migrates Postgres), recovers
+ * interrupted turns, and listens on HOST:PORT.
  * SIGINT/SIGTERM close the server, abort running turns and close the database.
  */
 import { DataDirInUseError } from './store/database.js';
