@@ -11,6 +11,7 @@ import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { MAX_TITLE_CHARS, SLUG_PATTERN, type BrainStore } from '../src/brain/brain-store.js';
 import { HttpError } from '../src/http/errors.js';
 import { AgentId } from './turn-schemas.js';
+import { queryInt } from '../src/http/query-int.js';
 
 const PageParams = z.object({
   agent_id: AgentId,
@@ -19,7 +20,7 @@ const PageParams = z.object({
 const AgentParams = z.object({ agent_id: AgentId });
 const PutPageBody = z.strictObject({ title: z.string().min(1).max(MAX_TITLE_CHARS), markdown: z.string() });
 const ListPagesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: queryInt(1, 200, 50),
   cursor: z.string().min(1).max(200).optional(),
 });
 

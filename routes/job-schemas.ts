@@ -5,6 +5,7 @@ import { MAX_INPUT_CHARS } from '../src/turns/inputs/turn-inputs.js';
 import { textField } from '../src/turns/request-schemas.js';
 import { AgentId } from './turn-schemas.js';
 import { emptyBody } from './empty-body.js';
+import { queryInt } from '../src/http/query-int.js';
 
 export const JobIdParams = z.object({ id: z.string().min(1).max(100) });
 
@@ -12,7 +13,7 @@ export const ListJobsQuery = z.object({
   agent_id: AgentId.optional(),
   /** A status, `live` (queued, running, waiting_on_user, waiting_on_approval) or `stop` (succeeded, failed, stopped). */
   status: z.enum([...JOB_STATUSES, 'live', 'stop']).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: queryInt(1, 100, 20),
   /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
   cursor: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'cursor is not one this service returned').optional(),
 });

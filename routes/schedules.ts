@@ -20,16 +20,17 @@ import { AgentIdSchema, CreateScheduleBodySchema, ScheduleStatusSchema, UpdateSc
 import type { Schedule, ScheduleService } from '../src/schedules/types.js';
 import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
 import { assertApprovalTools } from '../src/turns/approvals/request-check.js';
+import { queryInt } from '../src/http/query-int.js';
 
 const IdParams = z.object({ id: z.string().min(1).max(100) });
 const ListQuery = z
   .object({
     agent_id: AgentIdSchema.optional(),
     status: ScheduleStatusSchema.optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
+    limit: queryInt(1, 200, 50),
     cursor: z.string().min(1).max(200).optional(),
   });
-const RunsQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: z.string().min(1).max(200).optional() });
+const RunsQuery = z.object({ limit: queryInt(1, 200, 50), cursor: z.string().min(1).max(200).optional() });
 
 /** A schedule as returned over REST: the record plus links. */
 export function withLinks(s: Schedule): Schedule & { links: { self: string; runs: string } } {

@@ -16,6 +16,7 @@ import {
   ToolFamiliesSchema as ToolFamilies,
   TurnInputSchema,
 } from '../src/turns/request-schemas.js';
+import { queryInt } from '../src/http/query-int.js';
 
 // Shared with schedules (src/turns/request-schemas.ts).
 export { AgentId, Metadata, ToolFamilies };
@@ -75,7 +76,7 @@ export const TURN_STATUSES = ['queued', 'running', 'waiting', 'completed', 'fail
 export const ListTurnsQuery = z.object({
   agent_id: AgentId.optional(),
   status: z.enum(TURN_STATUSES).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: queryInt(1, 100, 20),
   /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
   cursor: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'cursor is not one this service returned').optional(),
 });

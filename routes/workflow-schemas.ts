@@ -10,6 +10,7 @@ import { textField } from '../src/turns/request-schemas.js';
 import { AgentId } from './turn-schemas.js';
 import { emptyBody } from './empty-body.js';
 import { WorkflowWebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
+import { queryInt } from '../src/http/query-int.js';
 
 export const CreateWorkflowBody = z.strictObject({
   agent_id: AgentId.default('default'),
@@ -38,7 +39,7 @@ export const WorkflowIdParams = z.object({ id: z.string().min(1).max(100) });
 export const ListWorkflowsQuery = z.object({
   agent_id: AgentId.optional(),
   status: z.enum([...WORKFLOW_STATUSES, 'live', 'done']).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: queryInt(1, 100, 20),
   /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
   cursor: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'cursor is not one this service returned').optional(),
 });

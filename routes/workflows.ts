@@ -1,7 +1,7 @@
 /**
  * Workflow endpoints (README.md "Workflows"), over `services.registry.workflows`:
  * - POST /v1/workflows — create and start (201 + Location); 400 `invalid_workflow` with one
- *   `details` line per violation (result-schema subset, limits); 503 `model_not_configured`.
+ *   `{path, code, message}` detail per violation (result-schema subset, limits); 503 `model_not_configured`.
  * - GET  /v1/workflows — newest first; filters `agent_id`, `status` (a status, `live` or `done`); cursor pagination.
  * - GET  /v1/workflows/{id} — the workflow with its tasks and results.
  * - POST /v1/workflows/{id}/cancel — no body or `{}` (any field → 400); abort running task turns,

@@ -7,15 +7,48 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.js';
 import { parseApprovalPolicy } from './turns/approvals/policy.js';
+import { hostListProblems, hostUnresolvedProblem, isLoopbackHost, type HostEntryRules } from './host-entries.js';
+
+export { hostLookupFailure, hostUnresolvedProblem, isLoopbackHost } from './host-entries.js';
 
 const csv = z
   .string()
   .optional()
   .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
 
+/**
+ * An integer variable from `min` to `max` (default `def`), written in plain decimal digits with
+ * an optional `-`: `1000`, not `1e3`, `0x3e8`, `1000.0` or `+1000` (refused in words, although
+ * they are numbers). Digits beyond the range (however many) are refused by the range.
+ */
+/**
+ * A comma-separated host list (src/host-entries.ts): entries trimmed; unset → `[]`. Empty or
+ * malformed entries are refused in one problem line (each entry quoted, `; ` between them).
+ */
+const hostList = (rules: HostEntryRules) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return [];
+      const problems = hostListProblems(v, rules);
+      if (problems.length === 0) return v.split(',').map((e) => e.trim());
+      ctx.addIssue({ code: 'custom', message: problems.join('; ') });
+      return z.NEVER;
+    });
+
 const int = (def: number, min: number, max: number) => {
-  const error = `must be an integer from ${min} to ${max}`;
-  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(def);
+  const range = `must be an integer from ${min} to ${max}`;
+  return z
+    .string()
+    .transform((v, ctx) => {
+      if (/^-?\d+$/.test(v)) return Number(v);
+      const numeric = v !== '' && Number.isFinite(Number(v));
+      ctx.addIssue({ code: 'custom', message: numeric ? `${range}, written in plain decimal digits (no exponent, +, decimal point or hex)` : range });
+      return z.NEVER;
+    })
+    .pipe(z.number().min(min, { error: range }).max(max, { error: range }))
+    .default(def);
 };
 
 const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
@@ -72,7 +105,7 @@ const EnvSchema = z.object({
       },
     }),
   /** Host names (besides loopback ones) a request may be addressed to when AUTH_TOKENS is empty. */
-  ALLOWED_HOSTS: csv,
+  ALLOWED_HOSTS: hostList({ wildcards: false, bracketedIPv6: true }),
   BODY_LIMIT_BYTES: int(1024 * 1024, 1024, 64 * 1024 * 1024),
   /** Ms a client has to send a whole request (headers and body); 408 after (slow or stalled senders). */
   REQUEST_TIMEOUT_MS: int(60_000, 500, 3_600_000),
@@ -144,7 +177,7 @@ const EnvSchema = z.object({
   /** dotenv-format file (`NAME=value` lines) with the secrets MCP servers of skills may use. */
   SKILL_SECRETS: z.string().min(1).optional(),
   // --- web family ---
-  WEB_FETCH_ALLOW_HOSTS: csv,
+  WEB_FETCH_ALLOW_HOSTS: hostList({ wildcards: true, bracketedIPv6: false }),
   WEB_FETCH_TIMEOUT_MS: int(15_000, 100, 300_000),
   /** Time limit for turning one fetched page into text (worker thread), ms; then plain text. */
   WEB_EXTRACT_TIMEOUT_MS: int(10_000, 100, 600_000),
@@ -204,7 +237,7 @@ const EnvSchema = z.object({
   /** First retry delay of a failed delivery, ms; doubles per attempt, capped at 1 h. */
   WEBHOOK_RETRY_BASE_MS: int(10_000, 1, 3_600_000),
   /** Hosts webhooks may reach although private/loopback (same syntax as WEB_FETCH_ALLOW_HOSTS). */
-  WEBHOOK_ALLOW_HOSTS: csv,
+  WEBHOOK_ALLOW_HOSTS: hostList({ wildcards: true, bracketedIPv6: false }),
   /** How long one delivery attempt may take, ms. */
   WEBHOOK_TIMEOUT_MS: int(10_000, 100, 120_000),
 });
@@ -275,11 +308,6 @@ export function webhookUrlProblem(url: string): string | null {
   return null;
 }
 
-/** True for 127.0.0.0/8, ::1 and `localhost`. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(h);
-}
 
 /**
  * One report line for a zod issue of the environment: `NAME=<value given>: <what is wrong>` (no
@@ -313,6 +341,12 @@ function mayBeUnset(name: string): boolean {
   return r !== undefined && r.success && r.data === undefined;
 }
 
+/** What was learned about the environment outside it, for {@link loadConfig}. */
+export interface EnvFacts {
+  /** HOST is a name that does not resolve: the lookup's error code (`hostLookupFailure` in ./host-entries.ts). */
+  hostUnresolved?: string | null;
+}
+
 /** The variables a check across variables reads (as the schema gives them, or as given when another variable is bad). */
 type CrossView = Pick<
   Env,
@@ -320,14 +354,17 @@ type CrossView = Pick<
 >;
 
 /** Rules across variables: each reports its problems (one line each) from the variables `vars`. */
-const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView) => string[] }[] = [
+const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts: EnvFacts) => string[] }[] = [
   {
-    // A public server without auth is refused.
+    // A HOST that does not resolve is said to be so (it would not listen at all), and then not
+    // also called "beyond loopback"; a public server without auth is refused.
     vars: ['HOST', 'AUTH_TOKENS'],
-    problems: (e) =>
-      !isLoopbackHost(e.HOST) && e.AUTH_TOKENS.length === 0
-        ? [`HOST=${e.HOST} is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1`]
-        : [],
+    problems: (e, facts) =>
+      facts.hostUnresolved
+        ? [hostUnresolvedProblem(e.HOST, facts.hostUnresolved)]
+        : !isLoopbackHost(e.HOST) && e.AUTH_TOKENS.length === 0
+          ? [`HOST=${e.HOST} is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1`]
+          : [],
   },
   {
     vars: ['DATABASE_URL', 'STREAM_TOKEN_SECRET'],
@@ -364,9 +401,10 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView) => str
  * @throws ConfigError listing every bad variable in one report, the rules across variables
  *   included (HOST beyond loopback with AUTH_TOKENS empty, DATABASE_URL without
  *   STREAM_TOKEN_SECRET, WEBHOOK_URL without WEBHOOK_SECRET, a WEB_SEARCH_PROVIDER without the
- *   key or URL it needs: {@link WEB_SEARCH_NEEDS}).
+ *   key or URL it needs: {@link WEB_SEARCH_NEEDS}); with `facts.hostUnresolved`, a HOST that
+ *   does not resolve (`hostUnresolvedProblem`) instead of the loopback rule.
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, facts: EnvFacts = {}): Config {
   const cleaned: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== '') cleaned[k] = v.trim();
   const parsed = EnvSchema.safeParse(cleaned);
@@ -388,7 +426,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         WEB_SEARCH_API_KEY: cleaned.WEB_SEARCH_API_KEY,
         WEB_SEARCH_URL: cleaned.WEB_SEARCH_URL,
       };
-  for (const check of CROSS_CHECKS) if (!check.vars.some((v) => bad.has(v))) problems.push(...check.problems(view));
+  for (const check of CROSS_CHECKS) if (!check.vars.some((v) => bad.has(v))) problems.push(...check.problems(view, facts));
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const isLoopback = isLoopbackHost(e.HOST);

@@ -1,15 +1,16 @@
 /**
  * Entry point: `npm start` (built) or `npm run dev` (tsx). Reads the config from the environment
  * (exit code 2 with one line per bad variable — including HOST beyond loopback without
- * AUTH_TOKENS — and also for a Postgres that cannot be reached or has a newer schema), opens the
- * database (and migrates Postgres), recovers interrupted turns, and listens on HOST:PORT.
+ * AUTH_TOKENS and a HOST name that does not resolve — and also for a Postgres that cannot be
+ * reached or has a newer schema), opens the database (and migrates Postgres), recovers
+ * interrupted turns, and listens on HOST:PORT.
  * SIGINT/SIGTERM close the server, abort running turns and close the database.
  */
 import { DataDirInUseError } from './store/database.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, hostLookupFailure, hostUnresolvedProblem, loadConfig, type Config } from './config.js';
 import { createLogger } from './log.js';
 import { createServices, type ServicesOverrides } from './services.js';
 import { SchemaTooNewError } from './store/postgres/migrate.js';
@@ -18,10 +19,11 @@ import { computerStartupWarnings } from './tools/computer/index.js';
 
 /**
  * Start the whole service. Returns a `close` function. Used by main and by the demo script.
- * @throws ConfigError on bad configuration.
+ * @throws ConfigError on bad configuration (a HOST name that does not resolve included).
  */
 export async function startService(env: NodeJS.ProcessEnv = process.env, overrides: ServicesOverrides = {}) {
-  const config = loadConfig(env);
+  // A HOST name that does not resolve is refused with the other bad variables, before anything opens.
+  const config = loadConfig(env, { hostUnresolved: await hostLookupFailure(env.HOST) });
   ensureDataDir(config.DATA_DIR);
   const log = createLogger(config.LOG_LEVEL, undefined, config.LOG_FORMAT);
   const services = createServices(config, log, overrides);
@@ -113,7 +115,8 @@ export async function main(): Promise<void> {
       process.exit(2);
     }
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') {
-      process.stderr.write(`refusing to start: HOST=${process.env.HOST} does not resolve to an address of this machine (${code}); set HOST to an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a name that resolves\n`);
+      // Resolved at start but no longer at listen (DNS changed in between).
+      process.stderr.write(`refusing to start: ${hostUnresolvedProblem(process.env.HOST ?? '', code)}\n`);
       process.exit(2);
     }
     throw err;

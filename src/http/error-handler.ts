@@ -33,7 +33,6 @@ const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'body_too_large' },
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported_media_type' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'invalid_request' },
-  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'invalid_json' },
 };
 
 /**

@@ -15,27 +15,39 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { IdempotencyKeySchema } from '../turns/request-schemas.js';
+import { IDEMPOTENCY_KEY_MAX_CHARS, IDEMPOTENCY_KEY_RULE, IdempotencyKeySchema } from '../turns/request-schemas.js';
 import { HttpError } from './errors.js';
 
 /** Response header set on a replayed create. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** The rule of an Idempotency-Key, as 400s state it. */
-const KEY_RULE = 'must be 1 to 255 visible ASCII characters (! to ~: no spaces, control or non-ASCII characters)';
+/** How many times the request carries an Idempotency-Key header (Node joins repeats as `a, b`). */
+function keyHeaderCount(request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders;
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'idempotency-key') n++;
+  return n;
+}
 
 /**
  * The request's client key in the `api:` namespace, or undefined without the header.
  * @throws HttpError 400 `invalid_request` for a bad key: the message names the header, what is
- *   wrong and the rule; details `[{path: "headers.idempotency-key", code: "invalid_format", message}]`.
+ *   wrong and the rule ({@link IDEMPOTENCY_KEY_RULE}); details `[{path: "headers.idempotency-key",
+ *   code: "invalid_format", message}]`. A header given more than once is refused as such (code
+ *   `duplicate_header`: `is given 2 times; give it once`), not as the joined value `a, b`.
  */
 export function clientIdempotencyKey(request: FastifyRequest): string | undefined {
   const raw = request.headers['idempotency-key'];
   if (raw === undefined) return undefined;
+  const count = keyHeaderCount(request);
+  if (count > 1) {
+    const message = `is given ${count} times; give it once`;
+    throw new HttpError(400, 'invalid_request', `the Idempotency-Key header ${message}`, [{ path: 'headers.idempotency-key', code: 'duplicate_header', message }]);
+  }
   const parsed = IdempotencyKeySchema.safeParse(raw);
   if (parsed.success) return `api:${parsed.data}`;
-  const what = raw.length === 0 ? 'is empty' : raw.length > 255 ? `is ${raw.length} characters long` : 'holds a character outside visible ASCII';
-  const message = `${what}: it ${KEY_RULE}`;
+  const what = raw.length === 0 ? 'is empty' : raw.length > IDEMPOTENCY_KEY_MAX_CHARS ? `is ${raw.length} characters long` : 'holds a character outside visible ASCII';
+  const message = `${what}: it ${IDEMPOTENCY_KEY_RULE}`;
   throw new HttpError(400, 'invalid_request', `the Idempotency-Key header ${message}; send a short token such as a UUID, or leave the header out`, [
     { path: 'headers.idempotency-key', code: 'invalid_format', message },
   ]);

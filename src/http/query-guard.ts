@@ -1,8 +1,7 @@
 /**
  * One value per query parameter: `?limit=1&limit=2` is refused with 400 `invalid_request` saying
  * the parameter is given twice (no route takes a list in its query), instead of the route reading
- * the pair as a value of the wrong type (`limit must be an integer, got something that is not a
- * number`).
+ * the pair as a value of the wrong type.
  */
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from './errors.js';

@@ -12,6 +12,7 @@ export type ScheduleErrorCode =
   | 'invalid_after' // `after.value` not a positive integer within bounds
   | 'invalid_cron' // croner refused the expression, or it never fires
   | 'unknown_timezone' // not an IANA zone name known to this runtime
+  | 'timezone_required' // `cron` without `timezone` (there is no default zone)
   | 'cron_too_frequent' // two slots closer than SCHEDULE_MIN_INTERVAL_S
   | 'schedule_limit_reached' // SCHEDULE_MAX_PER_AGENT active + paused schedules
   | 'schedule_finished' // pausing or resuming a completed one-shot (it has nothing left to run)
@@ -25,6 +26,7 @@ const STATUS: Record<ScheduleErrorCode, number> = {
   invalid_after: 400,
   invalid_cron: 400,
   unknown_timezone: 400,
+  timezone_required: 400,
   cron_too_frequent: 400,
   invalid_request: 400,
   schedule_limit_reached: 409,

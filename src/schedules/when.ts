@@ -139,7 +139,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /**
  * Validate a raw `when` (from REST or a tool call) and compute its first slot.
  * @throws ScheduleError `invalid_when` (not an object; none or several forms; stray keys),
- *   `invalid_at`, `at_in_past`, `invalid_after`, `unknown_timezone`, `invalid_cron`, `cron_too_frequent`
+ *   `invalid_at`, `at_in_past`, `invalid_after`, `timezone_required`, `unknown_timezone`, `invalid_cron`, `cron_too_frequent`
  */
 export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
   const forms = 'exactly one of {"at": "<ISO 8601 time with offset>"}, {"after": {"value": 10, "unit": "minute"}} or {"cron": "0 9 * * *", "timezone": "Europe/Berlin"}';
@@ -189,8 +189,11 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
   if (typeof raw.cron !== 'string' || raw.cron.trim() === '') {
     throw new ScheduleError('invalid_cron', 'when.cron must be a non-empty cron expression string, e.g. "0 9 * * 1-5"');
   }
+  if (raw.timezone === undefined || raw.timezone === null) {
+    throw new ScheduleError('timezone_required', 'when.timezone is required with when.cron (there is no default zone): an IANA name such as "Europe/Berlin" or "UTC"');
+  }
   if (typeof raw.timezone !== 'string') {
-    throw new ScheduleError('unknown_timezone', 'when.timezone is required with when.cron: an IANA name such as "Europe/Berlin" or "UTC"');
+    throw new ScheduleError('unknown_timezone', 'when.timezone must be a string: an IANA name such as "Europe/Berlin" or "UTC"');
   }
   const cron = raw.cron.trim().replace(/\s+/g, ' ');
   return { when: { cron, timezone: raw.timezone }, firstRunAt: validateCron(cron, raw.timezone, rules) };

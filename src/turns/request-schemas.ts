@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { TOOL_FAMILIES } from '../config.js';
 
 /** `[A-Za-z0-9_-]{1,64}`: owns the computer home, schedules, workflows, brain pages. */
-export const AgentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'agent_id must match [A-Za-z0-9_-]{1,64}');
+export const AgentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must match the pattern /^[A-Za-z0-9_-]{1,64}$/ (1 to 64 letters, digits, _ or -)');
 
 /** One message of a list `input`: `{role: user|assistant|system|developer, content}`, nothing else. */
 export const InputMessageSchema = z.strictObject({
@@ -79,5 +79,11 @@ export const ToolFamiliesSchema = z
   .max(TOOL_FAMILIES.length)
   .refine((a) => new Set(a).size === a.length, 'tools must not repeat a family');
 
-/** Idempotency-Key header: 1..255 visible ASCII characters. */
-export const IdempotencyKeySchema = z.string().regex(/^[\x21-\x7e]{1,255}$/, 'Idempotency-Key must be 1..255 visible ASCII characters');
+/** Most characters of an Idempotency-Key header. */
+export const IDEMPOTENCY_KEY_MAX_CHARS = 255;
+
+/** The rule of an Idempotency-Key, as 400s state it (after the header's name and what is wrong). */
+export const IDEMPOTENCY_KEY_RULE = `must be 1 to ${IDEMPOTENCY_KEY_MAX_CHARS} visible ASCII characters (! to ~: no spaces, control or non-ASCII characters)`;
+
+/** Idempotency-Key header: 1..{@link IDEMPOTENCY_KEY_MAX_CHARS} visible ASCII characters. */
+export const IdempotencyKeySchema = z.string().regex(new RegExp(`^[\\x21-\\x7e]{1,${IDEMPOTENCY_KEY_MAX_CHARS}}$`), IDEMPOTENCY_KEY_RULE);

@@ -61,53 +61,63 @@ export function matchesType(type: ResultType, value: unknown): boolean {
   }
 }
 
+/** One violation of the subset: where (JSON Pointer from the schema root, `#` = the root) and what. */
+export interface SchemaIssue {
+  pointer: string;
+  message: string;
+}
+
 /**
  * Check `schema` against the subset. Returns one "pointer: message" line per violation (JSON
  * Pointer from the schema root, `#` = the root), in document order; empty when the schema is allowed.
  * Never throws, whatever `schema` is.
  */
 export function checkResultSchema(schema: unknown): string[] {
-  const errors: string[] = [];
+  return resultSchemaIssues(schema).map((e) => `${e.pointer}: ${e.message}`);
+}
+
+/** {@link checkResultSchema}'s violations as `{pointer, message}` (a key may hold `: `). Never throws. */
+export function resultSchemaIssues(schema: unknown): SchemaIssue[] {
+  const errors: SchemaIssue[] = [];
   let size = 0;
   try {
     size = Buffer.byteLength(JSON.stringify(schema) ?? '', 'utf8');
   } catch {
-    return ['#: result_schema must be JSON'];
+    return [{ pointer: '#', message: 'result_schema must be JSON' }];
   }
-  if (size > MAX_SCHEMA_BYTES) return [`#: result_schema is ${size} bytes of JSON; the limit is ${MAX_SCHEMA_BYTES}`];
+  if (size > MAX_SCHEMA_BYTES) return [{ pointer: '#', message: `result_schema is ${size} bytes of JSON; the limit is ${MAX_SCHEMA_BYTES}` }];
   checkNode(schema, '#', 1, errors);
   return errors;
 }
 
-function checkNode(node: unknown, at: string, depth: number, errors: string[]): void {
+function checkNode(node: unknown, at: string, depth: number, errors: SchemaIssue[]): void {
   if (depth > MAX_DEPTH) {
-    errors.push(`${at}: nesting deeper than ${MAX_DEPTH} levels`);
+    errors.push({ pointer: at, message: `nesting deeper than ${MAX_DEPTH} levels` });
     return;
   }
   if (!isPlainObject(node)) {
-    errors.push(`${at}: must be a schema object like {"type": "string"}`);
+    errors.push({ pointer: at, message: `must be a schema object like {"type": "string"}` });
     return;
   }
   const type = node.type;
   if (Array.isArray(type)) {
-    errors.push(`${at}/type: must be a single type name, not a list (no unions or nullable types)`);
+    errors.push({ pointer: `${at}/type`, message: `must be a single type name, not a list (no unions or nullable types)` });
     return;
   }
   if (typeof type !== 'string' || !(RESULT_TYPES as readonly string[]).includes(type)) {
-    errors.push(
-      `${at}/type: ${type === undefined ? 'missing' : JSON.stringify(type) + ' is not allowed'}; use one of ${RESULT_TYPES.join(', ')}`,
+    errors.push({ pointer: `${at}/type`, message: `${type === undefined ? 'missing' : JSON.stringify(type) + ' is not allowed'}; use one of ${RESULT_TYPES.join(', ')}` },
     );
     const combinators = ['anyOf', 'oneOf', 'allOf', 'not', '$ref'].filter((k) => k in node);
-    for (const k of combinators) errors.push(`${at}/${k}: "${k}" is not allowed (one plain type per node)`);
+    for (const k of combinators) errors.push({ pointer: `${at}/${k}`, message: `"${k}" is not allowed (one plain type per node)` });
     return;
   }
   const t = type as ResultType;
   const allowed = ALLOWED_KEYWORDS[t];
   for (const key of Object.keys(node)) {
     if (key === 'type' || allowed.includes(key)) continue;
-    errors.push(`${at}/${escapePointer(key)}: "${key}" is not allowed for type ${t} (allowed: ${allowed.join(', ')})`);
+    errors.push({ pointer: `${at}/${escapePointer(key)}`, message: `"${key}" is not allowed for type ${t} (allowed: ${allowed.join(', ')})` });
   }
-  if ('description' in node && typeof node.description !== 'string') errors.push(`${at}/description: must be a string`);
+  if ('description' in node && typeof node.description !== 'string') errors.push({ pointer: `${at}/description`, message: `must be a string` });
   if ('enum' in node && allowed.includes('enum')) checkEnum(t, node.enum, `${at}/enum`, errors);
 
   switch (t) {
@@ -118,7 +128,7 @@ function checkNode(node: unknown, at: string, depth: number, errors: string[]): 
       checkCount(node, 'minItems', at, errors);
       checkCount(node, 'maxItems', at, errors);
       checkMinMax(node, 'minItems', 'maxItems', at, errors);
-      if (!('items' in node)) errors.push(`${at}: an array needs "items" (one schema for every element)`);
+      if (!('items' in node)) errors.push({ pointer: at, message: `an array needs "items" (one schema for every element)` });
       else checkNode(node.items, `${at}/items`, depth + 1, errors);
       break;
     case 'string':
@@ -126,21 +136,21 @@ function checkNode(node: unknown, at: string, depth: number, errors: string[]): 
       checkCount(node, 'maxLength', at, errors);
       checkMinMax(node, 'minLength', 'maxLength', at, errors);
       if ('pattern' in node) {
-        if (typeof node.pattern !== 'string') errors.push(`${at}/pattern: must be a string`);
+        if (typeof node.pattern !== 'string') errors.push({ pointer: `${at}/pattern`, message: `must be a string` });
         else {
           const problem = checkResultPattern(node.pattern);
-          if (problem) errors.push(`${at}/pattern: ${problem}`);
+          if (problem) errors.push({ pointer: `${at}/pattern`, message: `${problem}` });
         }
       }
       break;
     case 'number':
     case 'integer':
       for (const k of ['minimum', 'maximum'] as const) {
-        if (k in node && !(typeof node[k] === 'number' && Number.isFinite(node[k]))) errors.push(`${at}/${k}: must be a number`);
+        if (k in node && !(typeof node[k] === 'number' && Number.isFinite(node[k]))) errors.push({ pointer: `${at}/${k}`, message: `must be a number` });
       }
       checkMinMax(node, 'minimum', 'maximum', at, errors);
       if ('multipleOf' in node && !(typeof node.multipleOf === 'number' && node.multipleOf > 0 && Number.isFinite(node.multipleOf))) {
-        errors.push(`${at}/multipleOf: must be a number greater than 0`);
+        errors.push({ pointer: `${at}/multipleOf`, message: `must be a number greater than 0` });
       }
       break;
     case 'boolean':
@@ -148,61 +158,60 @@ function checkNode(node: unknown, at: string, depth: number, errors: string[]): 
   }
 }
 
-function checkObject(node: Record<string, unknown>, at: string, depth: number, errors: string[]): void {
+function checkObject(node: Record<string, unknown>, at: string, depth: number, errors: SchemaIssue[]): void {
   const props = node.properties;
   if (!isPlainObject(props)) {
-    errors.push(`${at}/properties: an object needs "properties" (an object of property schemas)`);
+    errors.push({ pointer: `${at}/properties`, message: `an object needs "properties" (an object of property schemas)` });
   }
   const names = isPlainObject(props) ? Object.keys(props) : [];
   if (names.length > MAX_PROPERTIES) {
-    errors.push(`${at}/properties: ${names.length} properties; at most ${MAX_PROPERTIES} per object`);
+    errors.push({ pointer: `${at}/properties`, message: `${names.length} properties; at most ${MAX_PROPERTIES} per object` });
   }
   if (node.additionalProperties !== false) {
-    errors.push(
-      `${at}/additionalProperties: must be false${
+    errors.push({ pointer: `${at}/additionalProperties`, message: `must be false${
         node.additionalProperties === undefined ? ' (missing)' : ''
-      } — open objects and records (maps with free keys) are not allowed; list every property`,
+      } — open objects and records (maps with free keys) are not allowed; list every property` },
     );
   }
   const required = node.required;
   if (!Array.isArray(required) || required.some((r) => typeof r !== 'string')) {
-    errors.push(`${at}/required: must be a list naming every property (${JSON.stringify(names)})`);
+    errors.push({ pointer: `${at}/required`, message: `must be a list naming every property (${JSON.stringify(names)})` });
   } else {
     const missing = names.filter((n) => !required.includes(n));
     const unknown = (required as string[]).filter((r) => !names.includes(r));
     if (missing.length > 0) {
-      errors.push(`${at}/required: must list every property; missing ${missing.map((m) => JSON.stringify(m)).join(', ')}`);
+      errors.push({ pointer: `${at}/required`, message: `must list every property; missing ${missing.map((m) => JSON.stringify(m)).join(', ')}` });
     }
     if (unknown.length > 0) {
-      errors.push(`${at}/required: names ${unknown.map((m) => JSON.stringify(m)).join(', ')} not in properties`);
+      errors.push({ pointer: `${at}/required`, message: `names ${unknown.map((m) => JSON.stringify(m)).join(', ')} not in properties` });
     }
-    if (new Set(required).size !== required.length) errors.push(`${at}/required: has duplicates`);
+    if (new Set(required).size !== required.length) errors.push({ pointer: `${at}/required`, message: `has duplicates` });
   }
   if (isPlainObject(props)) {
     for (const name of names) checkNode(props[name], `${at}/properties/${escapePointer(name)}`, depth + 1, errors);
   }
 }
 
-function checkEnum(type: ResultType, values: unknown, at: string, errors: string[]): void {
+function checkEnum(type: ResultType, values: unknown, at: string, errors: SchemaIssue[]): void {
   if (!Array.isArray(values) || values.length === 0) {
-    errors.push(`${at}: must be a non-empty list of values`);
+    errors.push({ pointer: at, message: `must be a non-empty list of values` });
     return;
   }
   const bad = values.filter((v) => !matchesType(type, v));
-  if (bad.length > 0) errors.push(`${at}: values ${bad.map((v) => JSON.stringify(v)).join(', ')} are not of type ${type}`);
-  if (new Set(values.map((v) => JSON.stringify(v))).size !== values.length) errors.push(`${at}: has duplicates`);
+  if (bad.length > 0) errors.push({ pointer: at, message: `values ${bad.map((v) => JSON.stringify(v)).join(', ')} are not of type ${type}` });
+  if (new Set(values.map((v) => JSON.stringify(v))).size !== values.length) errors.push({ pointer: at, message: `has duplicates` });
 }
 
-function checkCount(node: Record<string, unknown>, key: string, at: string, errors: string[]): void {
+function checkCount(node: Record<string, unknown>, key: string, at: string, errors: SchemaIssue[]): void {
   if (!(key in node)) return;
   const v = node[key];
-  if (!(typeof v === 'number' && Number.isInteger(v) && v >= 0)) errors.push(`${at}/${key}: must be an integer ≥ 0`);
+  if (!(typeof v === 'number' && Number.isInteger(v) && v >= 0)) errors.push({ pointer: `${at}/${key}`, message: `must be an integer ≥ 0` });
 }
 
-function checkMinMax(node: Record<string, unknown>, min: string, max: string, at: string, errors: string[]): void {
+function checkMinMax(node: Record<string, unknown>, min: string, max: string, at: string, errors: SchemaIssue[]): void {
   const lo = node[min];
   const hi = node[max];
-  if (typeof lo === 'number' && typeof hi === 'number' && lo > hi) errors.push(`${at}: ${min} (${lo}) is greater than ${max} (${hi})`);
+  if (typeof lo === 'number' && typeof hi === 'number' && lo > hi) errors.push({ pointer: at, message: `${min} (${lo}) is greater than ${max} (${hi})` });
 }
 
 /** The wrapper sent as `submit_result`'s parameters: `{result: <schema>}`, strict-mode shaped. */

@@ -84,7 +84,7 @@ export interface WorkflowPage {
 export interface WorkflowService {
   /**
    * Validate (result-schema subset, limits), persist and start a workflow.
-   * @throws WorkflowInputError (details: one line per violation) → HTTP 400 / tool `Error:`.
+   * @throws WorkflowInputError (details: one {path, code, message} per violation) → HTTP 400 / tool `Error:`.
    */
   create(input: CreateWorkflowInput): Promise<WorkflowRecord>;
   get(id: string): Promise<WorkflowRecord | undefined>;
@@ -97,10 +97,21 @@ export interface WorkflowService {
   waitForTerminal(id: string, signal?: AbortSignal): Promise<WorkflowRecord>;
 }
 
-/** Bad workflow input: 400 `{error: {code: 'invalid_workflow', message, details}}`, details one line per violation. */
+/**
+ * One violation of a workflow request: `path` spelled like a 400 `invalid_request`'s
+ * (`tasks[1].result_schema.properties.x.anyOf`), a `code` (`invalid_type`, `invalid_format`,
+ * `too_small`, `too_big`, `unsupported_schema`) and a `message` that follows the path.
+ */
+export interface WorkflowIssue {
+  path: string;
+  code: string;
+  message: string;
+}
+
+/** Bad workflow input: 400 `{error: {code: 'invalid_workflow', message, details}}`, details one {@link WorkflowIssue} per violation. */
 export class WorkflowInputError extends DomainError {
-  declare readonly details: string[];
-  constructor(message: string, details: string[] = []) {
+  declare readonly details: WorkflowIssue[];
+  constructor(message: string, details: WorkflowIssue[] = []) {
     super('invalid_workflow', message, 400, details);
   }
 }

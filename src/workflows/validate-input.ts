@@ -1,10 +1,12 @@
 /**
  * Validation of a workflow creation request (REST body or `workflow_start` arguments), collecting
- * every problem as one "path: message" line so the caller can fix them all at once.
+ * every problem as `{path, code, message}` (like a 400 `invalid_request`'s details) so the caller
+ * can fix them all at once.
  */
 import type { JsonObject } from '../runtime/json.js';
-import { checkResultSchema } from './result-schema.js';
-import { WorkflowInputError, type CreateWorkflowInput } from './types.js';
+import { issueLine } from '../zod-messages.js';
+import { resultSchemaIssues } from './result-schema.js';
+import { WorkflowInputError, type CreateWorkflowInput, type WorkflowIssue } from './types.js';
 
 export const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const MAX_TITLE_CHARS = 200;
@@ -23,46 +25,63 @@ export interface ValidWorkflowInput {
   model: string | null;
 }
 
-const nonEmpty = (v: unknown, max: number): string | null =>
-  typeof v !== 'string' || v.trim() === '' ? 'must be a non-empty string' : v.length > max ? `at most ${max} characters` : null;
+type Problem = Omit<WorkflowIssue, 'path'>;
+
+const nonEmpty = (v: unknown, max: number): Problem | null =>
+  typeof v !== 'string'
+    ? { code: 'invalid_type', message: 'must be a non-empty string' }
+    : v.trim() === ''
+      ? { code: 'too_small', message: 'must not be empty' }
+      : v.length > max
+        ? { code: 'too_big', message: `must be at most ${max} characters long, got ${v.length}` }
+        : null;
+
+/** `tasks[i].result_schema` plus a JSON Pointer into it (`#/properties/v`), spelled as a path: `….properties.v`. */
+const schemaPath = (base: string, pointer: string) =>
+  base + pointer.slice(1).split('/').slice(1).map((seg) => `.${seg.replace(/~1/g, '/').replace(/~0/g, '~')}`).join('');
 
 /**
  * Check `input` against the workflow rules: agent id, title, 1..`maxTasks` tasks each with a label,
  * a prompt and a result schema in the allowed subset (./result-schema.ts), concurrency 1..32.
  * @returns the input with defaults applied.
- * @throws WorkflowInputError listing each violation, e.g. `tasks[1].result_schema#/properties/x/anyOf: …`.
+ * @throws WorkflowInputError: details = every violation as `{path, code, message}`, e.g.
+ *   `{path: 'tasks[1].result_schema.properties.x.anyOf', code: 'unsupported_schema', message: '"anyOf" is not allowed …'}`;
+ *   its message names the first one.
  */
 export function validateWorkflowInput(input: CreateWorkflowInput, maxTasks: number): ValidWorkflowInput {
-  const errors: string[] = [];
+  const errors: WorkflowIssue[] = [];
+  const add = (path: string, p: Problem | null) => {
+    if (p) errors.push({ path, ...p });
+  };
   if (typeof input.agent_id !== 'string' || !AGENT_ID_PATTERN.test(input.agent_id)) {
-    errors.push(`agent_id: must match ${AGENT_ID_PATTERN.source}`);
+    add('agent_id', { code: 'invalid_format', message: `must match the pattern /${AGENT_ID_PATTERN.source}/ (1 to 64 letters, digits, _ or -)` });
   }
-  const titleProblem = nonEmpty(input.title, MAX_TITLE_CHARS);
-  if (titleProblem) errors.push(`title: ${titleProblem}`);
+  add('title', nonEmpty(input.title, MAX_TITLE_CHARS));
   const concurrency = input.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < MIN_CONCURRENCY || concurrency > MAX_CONCURRENCY) {
-    errors.push(`concurrency: must be an integer from ${MIN_CONCURRENCY} to ${MAX_CONCURRENCY}`);
+    add('concurrency', { code: Number.isInteger(concurrency) ? (concurrency < MIN_CONCURRENCY ? 'too_small' : 'too_big') : 'invalid_type', message: `must be an integer from ${MIN_CONCURRENCY} to ${MAX_CONCURRENCY}` });
   }
-  if (input.model !== undefined && (typeof input.model !== 'string' || input.model === '')) errors.push('model: must be a non-empty string');
+  if (input.model !== undefined && (typeof input.model !== 'string' || input.model === '')) add('model', { code: 'invalid_type', message: 'must be a non-empty string' });
   if (!Array.isArray(input.tasks) || input.tasks.length === 0) {
-    errors.push('tasks: must be a non-empty list');
+    add('tasks', { code: Array.isArray(input.tasks) ? 'too_small' : 'invalid_type', message: 'must be a non-empty list' });
   } else if (input.tasks.length > maxTasks) {
-    errors.push(`tasks: ${input.tasks.length} tasks; at most ${maxTasks} per workflow (WORKFLOW_MAX_TASKS)`);
+    add('tasks', { code: 'too_big', message: `must have at most ${maxTasks} tasks (WORKFLOW_MAX_TASKS), got ${input.tasks.length}` });
   } else {
     input.tasks.forEach((task, i) => {
       if (task === null || typeof task !== 'object') {
-        errors.push(`tasks[${i}]: must be an object {label, prompt, result_schema}`);
+        add(`tasks[${i}]`, { code: 'invalid_type', message: 'must be an object {label, prompt, result_schema}' });
         return;
       }
-      const label = nonEmpty(task.label, MAX_LABEL_CHARS);
-      if (label) errors.push(`tasks[${i}].label: ${label}`);
-      const prompt = nonEmpty(task.prompt, MAX_PROMPT_CHARS);
-      if (prompt) errors.push(`tasks[${i}].prompt: ${prompt}`);
-      for (const e of checkResultSchema(task.result_schema)) errors.push(`tasks[${i}].result_schema${e}`);
+      add(`tasks[${i}].label`, nonEmpty(task.label, MAX_LABEL_CHARS));
+      add(`tasks[${i}].prompt`, nonEmpty(task.prompt, MAX_PROMPT_CHARS));
+      for (const e of resultSchemaIssues(task.result_schema)) {
+        add(schemaPath(`tasks[${i}].result_schema`, e.pointer), { code: 'unsupported_schema', message: e.message });
+      }
     });
   }
   if (errors.length > 0) {
-    throw new WorkflowInputError(`invalid workflow: ${errors.length} problem${errors.length === 1 ? '' : 's'}`, errors);
+    const more = errors.length - 1;
+    throw new WorkflowInputError(`invalid workflow: ${issueLine({ path: [errors[0].path], message: errors[0].message })}${more > 0 ? ` (and ${more} more problem${more === 1 ? '' : 's'}: see details)` : ''}`, errors);
   }
   return {
     agent_id: input.agent_id,

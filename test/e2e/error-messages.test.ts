@@ -117,6 +117,19 @@ describe('validation messages', () => {
     expect(deep.body.error.details[0]).toMatchObject({ code: 'too_deep', path: expect.stringMatching(/^metadata\.a(\[0\])+…$/) });
   });
 
+  it('says what an agent_id must be without repeating the field name, in body, query and path alike', async () => {
+    const MUST = 'must match the pattern /^[A-Za-z0-9_-]{1,64}$/ (1 to 64 letters, digits, _ or -)';
+    const err = await createTurn({ input: 'hi', agent_id: 'no spaces' });
+    expect(err.message).toBe(`agent_id ${MUST}`);
+    expect(err.details).toEqual([{ path: 'agent_id', code: 'invalid_format', message: MUST }]);
+    const query = await api(harness.svc.url, 'GET', '/v1/turns?agent_id=no%20spaces');
+    expect(query.status).toBe(400);
+    expect(query.body.error.details).toEqual([{ path: 'agent_id', code: 'invalid_format', message: MUST }]);
+    const param = await api(harness.svc.url, 'GET', '/v1/agents/no%20spaces/brain/pages');
+    expect(param.status).toBe(400);
+    expect(param.body.error.message).toBe(`agent_id ${MUST}`);
+  });
+
   it('keeps the messages a schema sets itself', async () => {
     expect((await createTurn({ input: '' })).message).toBe(`input ${NO_TEXT}`);
   });

@@ -2,6 +2,7 @@
  * Bad input and listing on the turn endpoints: every non-2xx carries the error envelope and no
  * client input produces a 500.
  */
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { message, startScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { api, startTestService, useScriptedService } from './support/service.js';
@@ -85,6 +86,33 @@ describe('bad requests', () => {
     }
   });
 
+  it('refuses an Idempotency-Key header given twice as given twice, not as the joined value "a, b"', async () => {
+    // fetch would join the two itself; node:http sends raw header pairs as they are (Host and
+    // Content-Length included: it adds none to a list).
+    const res = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const body = JSON.stringify({ input: 'hi', agent_id: 'dup-key' });
+      const url = new URL(`${harness.svc.url}/v1/turns`);
+      const req = http.request(url, {
+        method: 'POST',
+        headers: ['Host', url.host, 'Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)), 'Idempotency-Key', 'key-a', 'idempotency-key', 'key-b'],
+      });
+      req.on('response', (r) => {
+        let text = '';
+        r.on('data', (c) => (text += c));
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'the Idempotency-Key header is given 2 times; give it once',
+      details: [{ path: 'headers.idempotency-key', code: 'duplicate_header', message: 'is given 2 times; give it once' }],
+    });
+    expect((await api(harness.svc.url, 'GET', '/v1/turns?agent_id=dup-key')).body.data).toEqual([]);
+  });
+
   it('answers 404 with the envelope for unknown turns and routes', async () => {
     const id = '0190a000-0000-7000-8000-000000000000';
     for (const [method, path] of [['GET', `/v1/turns/${id}`], ['POST', `/v1/turns/${id}/cancel`], ['GET', '/v1/nothing']] as const) {
@@ -94,7 +122,7 @@ describe('bad requests', () => {
     }
   });
 
-  it('says a query parameter given twice is given twice, and a number too large is out of range', async () => {
+  it('says a query parameter given twice is given twice, and a number too large is over the route\'s bound, as sent', async () => {
     const twice = await api(harness.svc.url, 'GET', '/v1/turns?limit=1&limit=2');
     expect(twice.status).toBe(400);
     expect(twice.body.error).toEqual({
@@ -102,10 +130,27 @@ describe('bad requests', () => {
       message: 'query parameter limit is given 2 times; give it once',
       details: [{ path: 'limit', code: 'duplicate_parameter', message: 'is given 2 times; give it once' }],
     });
-    const huge = await api(harness.svc.url, 'GET', '/v1/turns?limit=1e400');
-    expect(huge.status).toBe(400);
-    expect(huge.body.error.message).toBe('limit must be an integer, got a number out of range (too large to represent)');
-    expect(huge.body.error.details).toEqual([{ path: 'limit', code: 'invalid_type', message: 'must be an integer, got a number out of range (too large to represent)' }]);
+    // One issue, the route's bound (not also Number.MAX_SAFE_INTEGER), the value as sent (not 1e+23).
+    for (const sent of ['99999999999999999999999', '1e400', '101']) {
+      const huge = await api(harness.svc.url, 'GET', `/v1/turns?limit=${sent}`);
+      expect(huge.status).toBe(400);
+      expect(huge.body.error).toEqual({
+        code: 'invalid_request',
+        message: `limit must be at most 100, got ${sent}`,
+        details: [{ path: 'limit', code: 'too_big', message: `must be at most 100, got ${sent}` }],
+      });
+    }
+    const cases: [string, string, string][] = [
+      ['0', 'too_small', 'must be at least 1, got 0'],
+      ['1.5', 'invalid_type', 'must be an integer, got 1.5'],
+      ['abc', 'invalid_type', 'must be an integer, got "abc"'],
+      ['', 'invalid_type', 'must be an integer, got ""'],
+    ];
+    for (const [sent, code, message] of cases) {
+      const r = await api(harness.svc.url, 'GET', `/v1/turns?limit=${sent}`);
+      expect(r.body.error.details).toEqual([{ path: 'limit', code, message }]);
+    }
+    expect((await api(harness.svc.url, 'GET', '/v1/turns?limit=2e1')).status).toBe(200);
   });
 
   it('rejects bad list queries with 400', async () => {

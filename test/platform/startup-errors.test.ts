@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, hostLookupFailure, loadConfig } from '../../src/config.js';
 import { KNOWN_TOOL_NAMES } from '../../src/assembly/tool-names.js';
 import { freePort, ROOT, spawnService, waitHealthy } from '../e2e/support/child.js';
 
@@ -34,6 +34,20 @@ it('reports PORT=abc with the value given', { timeout: CHILD_MS }, async () => {
   const { code, lines } = await refusal({ PORT: 'abc' });
   expect(code).toBe(2);
   expect(lines).toEqual(['refusing to start: PORT=abc: must be an integer from 0 to 65535']);
+});
+
+it('refuses an integer not written in plain decimal digits (1e3, 0x10, 1.0, +5), though it is a number', () => {
+  const plain = 'must be an integer from 0 to 65535, written in plain decimal digits (no exponent, +, decimal point or hex)';
+  expect(problems({ PORT: '1e3' })).toEqual([`PORT=1e3: ${plain}`]);
+  expect(problems({ PORT: '0x10' })).toEqual([`PORT=0x10: ${plain}`]);
+  expect(problems({ PORT: '1.0' })).toEqual([`PORT=1.0: ${plain}`]);
+  expect(problems({ MAX_STEPS: '+5' })).toEqual(['MAX_STEPS=+5: must be an integer from 1 to 500, written in plain decimal digits (no exponent, +, decimal point or hex)']);
+  // Digits beyond the range, however many, are refused by the range; leading zeros are digits.
+  expect(problems({ PORT: '99999999999999999999' })).toEqual(['PORT=99999999999999999999: must be an integer from 0 to 65535']);
+  expect(loadConfig({ PORT: '0080' }).PORT).toBe(80);
+  // An empty or blank value counts as unset (README "Configuration").
+  expect(loadConfig({ PORT: '' }).PORT).toBe(8787);
+  expect(loadConfig({ PORT: '  ' }).PORT).toBe(8787);
 });
 
 it('fails at once with one line for a DATA_DIR that cannot be created (/proc/nope)', { timeout: CHILD_MS }, async () => {
@@ -177,6 +191,24 @@ it('words every enumerated variable, list item, URL and secret length plainly, w
   for (const line of all) expect(line).not.toMatch(/Invalid|expected|Too small/);
 });
 
+it('refuses a malformed or empty host-list entry naming the variable and the entry', () => {
+  const wild = 'is not a host name or IP address (write the name only: no scheme, port, path or spaces; *.example.com for subdomains)';
+  expect(problems({ WEB_FETCH_ALLOW_HOSTS: 'http://x' })).toEqual([`WEB_FETCH_ALLOW_HOSTS=http://x: "http://x" ${wild}`]);
+  expect(problems({ WEBHOOK_ALLOW_HOSTS: 'a b, :80' })).toEqual([`WEBHOOK_ALLOW_HOSTS=a b, :80: "a b" ${wild}; ":80" ${wild}`]);
+  expect(problems({ ALLOWED_HOSTS: 'a,,b' })).toEqual(['ALLOWED_HOSTS=a,,b: entry 2 of 3 is empty (two commas in a row, or a comma at an end)']);
+  expect(problems({ WEB_FETCH_ALLOW_HOSTS: 'a.example,' })).toEqual(['WEB_FETCH_ALLOW_HOSTS=a.example,: entry 2 of 2 is empty (two commas in a row, or a comma at an end)']);
+  // ALLOWED_HOSTS matches Host headers exactly: no wildcards, IPv6 in brackets, no port (any port is served).
+  expect(problems({ ALLOWED_HOSTS: 'turns.internal:8787' })).toEqual([
+    'ALLOWED_HOSTS=turns.internal:8787: "turns.internal:8787" is not a host name or IP address (write the name only: no scheme, port, path, spaces or wildcards)',
+  ]);
+  expect(problems({ ALLOWED_HOSTS: '*.internal' })).toEqual([
+    'ALLOWED_HOSTS=*.internal: "*.internal" is not a host name or IP address (write the name only: no scheme, port, path, spaces or wildcards)',
+  ]);
+  expect(problems({ ALLOWED_HOSTS: 'fd00::1' })).toEqual(['ALLOWED_HOSTS=fd00::1: "fd00::1": write an IPv6 address in brackets ([fd00::1]), as in a Host header']);
+  expect(loadConfig({ ALLOWED_HOSTS: ' turns.internal , [fd00::1], 10.0.0.5' }).ALLOWED_HOSTS).toEqual(['turns.internal', '[fd00::1]', '10.0.0.5']);
+  expect(loadConfig({ WEB_FETCH_ALLOW_HOSTS: '127.0.0.1, *.corp.example, ::1, [fe80::1], host_a.' }).WEB_FETCH_ALLOW_HOSTS).toEqual(['127.0.0.1', '*.corp.example', '::1', '[fe80::1]', 'host_a.']);
+});
+
 it('refuses a HOST that does not resolve with one line and exit code 2, not a stack trace', { timeout: CHILD_MS }, async () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'host-'));
   try {
@@ -186,6 +218,24 @@ it('refuses a HOST that does not resolve with one line and exit code 2, not a st
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+it('says a HOST that does not resolve does not resolve also without AUTH_TOKENS (not "beyond loopback")', { timeout: CHILD_MS }, async () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'host-'));
+  try {
+    const { code, lines } = await refusal({ HOST: 'nonsense.invalid', DATA_DIR: dataDir });
+    expect(code).toBe(2);
+    expect(lines).toEqual([expect.stringMatching(/^refusing to start: HOST=nonsense\.invalid does not resolve to an address of this machine \((ENOTFOUND|EAI_AGAIN)\); set HOST to an IP address/)]);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  // Reported with the other bad variables; a name that resolves is still held to the loopback rule.
+  expect(problems({ HOST: 'nonsense.invalid', PORT: 'x' })).toEqual(['PORT=x: must be an integer from 0 to 65535', 'HOST=nonsense.invalid is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1']);
+  expect(() => loadConfig({ HOST: 'nonsense.invalid', PORT: 'x' }, { hostUnresolved: 'ENOTFOUND' })).toThrow(
+    'invalid configuration:\n  - PORT=x: must be an integer from 0 to 65535\n  - HOST=nonsense.invalid does not resolve to an address of this machine (ENOTFOUND); set HOST to an IP address (127.0.0.1, 0.0.0.0, ::1, ::) or a name that resolves',
+  );
+  expect(await hostLookupFailure('nonsense.invalid')).toMatch(/^(ENOTFOUND|EAI_AGAIN)$/);
+  for (const h of [undefined, '', '0.0.0.0', '[::1]', 'localhost']) expect(await hostLookupFailure(h)).toBeNull();
 });
 
 it('binds an IPv6 HOST written in brackets, as in a URL ([::1])', () => {
@@ -220,6 +270,8 @@ describe('skill paths that cannot be used refuse the start with one line naming 
     expect(lines).toEqual([
       `refusing to start: SKILLS_DIR=${missing}: cannot read it as the folder of built-in skills (ENOENT: no such file or directory); point it at a folder holding one folder per skill, or unset SKILLS_DIR`,
     ]);
+    // README's Configuration table quotes this very line.
+    expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toContain(`\`${lines[0].replace(missing, '<path>')}\``);
   });
 
   it('SKILLS_DIR that is a file', { timeout: CHILD_MS }, async () => {

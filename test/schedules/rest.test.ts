@@ -150,7 +150,7 @@ describe('/v1/schedules validation errors', () => {
     ['bad cron expression', 'invalid_cron', { when: { cron: '0 25 * * *', timezone: 'UTC' } }],
     ['cron that never fires', 'invalid_cron', { when: { cron: '0 0 31 2 *', timezone: 'UTC' } }],
     ['unknown time zone', 'unknown_timezone', { when: { cron: '0 9 * * *', timezone: 'Europe/Atlantis' } }],
-    ['cron without time zone', 'unknown_timezone', { when: { cron: '0 9 * * *' } }],
+    ['cron without time zone', 'timezone_required', { when: { cron: '0 9 * * *' } }],
     ['too-frequent cron', 'cron_too_frequent', { when: { cron: '*/1 * * * *', timezone: 'UTC' } }],
     ['missing name', 'invalid_request', { name: undefined }],
     ['empty input', 'invalid_request', { input: '' }],

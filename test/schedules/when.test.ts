@@ -67,9 +67,11 @@ describe('validateWhen', () => {
     expect(() => validateWhen({ cron: '61 * * * *', timezone: 'UTC' }, rules)).toThrow(/minute: 61/);
   });
 
-  it('refuses an unknown or missing time zone with unknown_timezone', () => {
+  it('refuses an unknown time zone with unknown_timezone, a missing one with timezone_required', () => {
     expect(codeOf({ cron: '0 9 * * *', timezone: 'Mars/Olympus' })).toBe('unknown_timezone');
-    expect(codeOf({ cron: '0 9 * * *' })).toBe('unknown_timezone');
+    expect(codeOf({ cron: '0 9 * * *', timezone: 9 })).toBe('unknown_timezone');
+    expect(codeOf({ cron: '0 9 * * *' })).toBe('timezone_required');
+    expect(() => validateWhen({ cron: '0 9 * * *' }, rules)).toThrow('when.timezone is required with when.cron (there is no default zone): an IANA name such as "Europe/Berlin" or "UTC"');
   });
 
   it('refuses a cron firing more often than the minimum interval with cron_too_frequent', () => {

@@ -36,7 +36,7 @@ function maxConcurrent(events: LoggedEvent<WorkflowEvent>[]): number {
 const task = (p: string, schema: unknown = SCHEMA) => ({ label: p, prompt: p, result_schema: schema });
 
 describe('POST /v1/workflows', () => {
-  it('rejects result schemas outside the subset with 400, one details line per violation', async () => {
+  it('rejects result schemas outside the subset with 400, one {path, code, message} detail per violation, the message naming the first', async () => {
     const r = await api(harness.svc.url, 'POST', '/v1/workflows', {
       title: 'bad',
       tasks: [
@@ -47,10 +47,14 @@ describe('POST /v1/workflows', () => {
     });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('invalid_workflow');
-    const details: string[] = r.body.error.details;
-    expect(details).toContain('tasks[0].result_schema#/properties/v/anyOf: "anyOf" is not allowed (one plain type per node)');
-    expect(details.some((d) => d.startsWith('tasks[1].result_schema#/additionalProperties: must be false'))).toBe(true);
-    expect(details.some((d) => d.startsWith('tasks[2].result_schema#/additionalProperties: must be false (missing)'))).toBe(true);
+    const details: { path: string; code: string; message: string }[] = r.body.error.details;
+    expect(details[0]).toEqual({ path: 'tasks[0].result_schema.properties.v.type', code: 'unsupported_schema', message: 'missing; use one of object, array, string, number, integer, boolean' });
+    expect(details).toContainEqual({ path: 'tasks[0].result_schema.properties.v.anyOf', code: 'unsupported_schema', message: '"anyOf" is not allowed (one plain type per node)' });
+    expect(details).toContainEqual({ path: 'tasks[1].result_schema.additionalProperties', code: 'unsupported_schema', message: expect.stringMatching(/^must be false — /) });
+    expect(details).toContainEqual({ path: 'tasks[2].result_schema.additionalProperties', code: 'unsupported_schema', message: expect.stringMatching(/^must be false \(missing\)/) });
+    expect(r.body.error.message).toBe(
+      `invalid workflow: tasks[0].result_schema.properties.v.type: missing; use one of object, array, string, number, integer, boolean (and ${details.length - 1} more problems: see details)`,
+    );
     expect((await api(harness.svc.url, 'GET', '/v1/workflows?status=live')).body.data.filter((w: { title: string }) => w.title === 'bad')).toEqual([]);
   });
 
@@ -61,15 +65,19 @@ describe('POST /v1/workflows', () => {
     });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('invalid_workflow');
-    expect(r.body.error.details).toHaveLength(1);
-    expect(r.body.error.details[0]).toMatch(/^tasks\[0\]\.result_schema#\/properties\/code\/pattern: not supported: .*no lookahead/);
+    expect(r.body.error.details).toEqual([{ path: 'tasks[0].result_schema.properties.code.pattern', code: 'unsupported_schema', message: expect.stringMatching(/^not supported: .*no lookahead/) }]);
+    expect(r.body.error.message).toBe(`invalid workflow: tasks[0].result_schema.properties.code.pattern: ${r.body.error.details[0].message}`);
   });
 
   it('enforces WORKFLOW_MAX_TASKS, the concurrency range and unknown fields', async () => {
     const seven = Array.from({ length: 7 }, (_, i) => task(`t${i}`));
     const tooMany = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'many', tasks: seven });
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body.error.details).toEqual(['tasks: 7 tasks; at most 6 per workflow (WORKFLOW_MAX_TASKS)']);
+    expect(tooMany.body.error).toEqual({
+      code: 'invalid_workflow',
+      message: 'invalid workflow: tasks must have at most 6 tasks (WORKFLOW_MAX_TASKS), got 7',
+      details: [{ path: 'tasks', code: 'too_big', message: 'must have at most 6 tasks (WORKFLOW_MAX_TASKS), got 7' }],
+    });
     const conc = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'c', tasks: [task('t')], concurrency: 33 });
     expect(conc.status).toBe(400);
     const unknown = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'c', tasks: [task('t')], nested: true });
@@ -269,6 +277,6 @@ describe('a main turn with the workflow family', () => {
     expect(r.body.status).toBe('completed');
     const out = toolOutputs(harness.model.requests.filter((q) => q.body.input[0]?.content === main).at(-1)!.body)[0];
     expect(out).toMatch(/^Error:/);
-    expect(out).toContain('- tasks[0].result_schema#/additionalProperties: must be false (missing)');
+    expect(out).toContain('workflow not started: invalid workflow, 1 problem:\n- tasks[0].result_schema.additionalProperties must be false (missing)');
   });
 });

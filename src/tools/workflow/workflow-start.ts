@@ -4,6 +4,7 @@ import type { TurnContext } from '../../assembly/context.js';
 import { defineWorkerTool, textResult } from '../../runtime/tool.js';
 import { WorkflowInputError, type WorkflowService } from '../../workflows/types.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from '../../workflows/validate-input.js';
+import { issueLine } from '../../zod-messages.js';
 import { count } from '../count.js';
 
 const schema = z.object({
@@ -54,7 +55,7 @@ export function createWorkflowStartTool(service: WorkflowService) {
         );
       } catch (err) {
         if (err instanceof WorkflowInputError) {
-          throw new Error(`workflow not started: ${err.message}\n${err.details.map((d) => `- ${d}`).join('\n')}`);
+          throw new Error(`workflow not started: invalid workflow, ${count(err.details.length, 'problem')}:\n${err.details.map((d) => `- ${issueLine({ path: [d.path], message: d.message })}`).join('\n')}`);
         }
         throw err;
       }
