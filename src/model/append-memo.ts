@@ -9,39 +9,37 @@
  * comparisons that cost far less than the per-item work saved. Anything else (an item replaced,
  * a transcript compacted, a different conversation starting with the same item) is walked whole
  * again, so the result is always what a full walk would give.
+ *
+ * Results are shared: the memo keeps the one it returns and later extends it into a NEW value,
+ * so `extend` must never mutate the accumulator it is given, and callers must not mutate results.
  */
 export interface AppendMemo<T, A> {
-  /**
-   * The accumulated result for `items`: the memo's result extended over the items after the
-   * longest prefix it already covers, or `start()` extended over all of them.
-   */
+  /** The accumulated result for `items` (see the module doc). */
   over(items: readonly T[]): A;
 }
 
 /**
- * @param start a fresh accumulator (for an empty array);
- * @param add `acc` extended by `item` (at index `index` of the array) — may mutate and return `acc`
- *   only when `copy` makes the memo's own accumulator safe from it;
- * @param copy a copy of an accumulator the memo keeps, taken before it is extended further.
+ * @param start the result for an empty array;
+ * @param extend a new result: `acc` (the result for `items[0..from)`) extended over
+ *   `items[from..]` (from < items.length); must not mutate `acc`.
  */
-export function appendMemo<T, A>(start: () => A, add: (acc: A, item: T, index: number) => A, copy: (acc: A) => A): AppendMemo<T, A> {
-  /** Per first element: the items of the last walk and the accumulator after them (a copy of its own). */
+export function appendMemo<T, A>(start: A, extend: (acc: A, items: readonly T[], from: number) => A): AppendMemo<T, A> {
+  /** Per first element: the items of the last walk (a copy) and the result for them. */
   const memos = new WeakMap<object, { items: T[]; acc: A }>();
   return {
     over(items) {
       const first = items[0];
       const key = typeof first === 'object' && first !== null ? first : undefined;
       const memo = key ? memos.get(key) : undefined;
-      let acc: A;
+      let acc = start;
       let from = 0;
       if (memo && memo.items.length <= items.length && samePrefix(memo.items, items)) {
-        acc = copy(memo.acc);
+        if (memo.items.length === items.length) return memo.acc;
+        acc = memo.acc;
         from = memo.items.length;
-      } else {
-        acc = start();
       }
-      for (let i = from; i < items.length; i++) acc = add(acc, items[i], i);
-      if (key) memos.set(key, { items: items.slice(), acc: copy(acc) });
+      if (from < items.length) acc = extend(acc, items, from);
+      if (key) memos.set(key, { items: items.slice(), acc });
       return acc;
     },
   };

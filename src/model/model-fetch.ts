@@ -39,10 +39,14 @@ function plainBody(body: FetchInit['body']): string | Uint8Array | null | undefi
   return undefined;
 }
 
-/** Request headers as a flat name/value list (repeated names kept), lowercase names. */
+/**
+ * Request headers as a flat name/value list (repeated names kept). The SDK passes a `Headers`,
+ * read as it is; anything else goes through the `Headers` constructor (its validation included).
+ */
 function headerList(headers: FetchInit['headers']): string[] {
   const out: string[] = [];
-  new Headers(headers).forEach((value, name) => out.push(name, value));
+  const h = headers instanceof Headers ? headers : new Headers(headers);
+  h.forEach((value, name) => out.push(name, value));
   return out;
 }
 

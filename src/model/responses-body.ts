@@ -34,11 +34,11 @@ function cachedJson(value: unknown): string {
 }
 
 /** The items of `input` as JSON joined by commas, extended from the previous request's (append-memo.ts). */
-const inputJson = appendMemo<unknown, string>(
-  () => '',
-  (acc, item, i) => (i > 0 ? `${acc},${cachedJson(item)}` : cachedJson(item)),
-  (acc) => acc,
-);
+const inputJson = appendMemo<unknown, string>('', (acc, items, from) => {
+  let json = acc;
+  for (let i = from; i < items.length; i++) json += (i > 0 ? ',' : '') + cachedJson(items[i]);
+  return json;
+});
 
 /**
  * The JSON body of a Responses request: `params` serialized, with `input` (when an array) and

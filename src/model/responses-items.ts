@@ -201,9 +201,9 @@ export function toResponsesInputItem(item: TranscriptItem, pairedWithReasoning =
 const MODEL_OUTPUT = new Set(['reasoning', 'function_call', 'custom_tool_call', 'tool_search_call', 'provider_item']);
 const isModelOutput = (i: TranscriptItem) => MODEL_OUTPUT.has(i.type) || (i.type === 'message' && i.role === 'assistant');
 
-/** The input built so far, and whether a reasoning item was sent since the last input item. */
+/** The input built so far (frozen: shared by the memo and its callers), and whether a reasoning item was sent since the last input item. */
 interface InputSoFar {
-  out: ResponseInputItem[];
+  out: readonly ResponseInputItem[];
   afterReasoning: boolean;
 }
 
@@ -211,24 +211,24 @@ interface InputSoFar {
  * Conversion of whole transcripts, extended from the previous request's (append-memo.ts): each
  * round's transcript starts with the last one's items, so only the new ones are converted.
  */
-const inputs = appendMemo<TranscriptItem, InputSoFar>(
-  () => ({ out: [], afterReasoning: false }),
-  (acc, i) => {
-    if (!isModelOutput(i)) acc.afterReasoning = false;
-    const r = cachedInputItem(i, acc.afterReasoning);
-    if (r) {
-      acc.out.push(r);
-      if (i.type === 'reasoning') acc.afterReasoning = true;
-    }
-    return acc;
-  },
-  (acc) => ({ out: acc.out.slice(), afterReasoning: acc.afterReasoning }),
-);
+const inputs = appendMemo<TranscriptItem, InputSoFar>({ out: Object.freeze([]), afterReasoning: false }, (acc, items, from) => {
+  const out = acc.out.slice();
+  let afterReasoning = acc.afterReasoning;
+  for (let k = from; k < items.length; k++) {
+    const i = items[k];
+    if (!isModelOutput(i)) afterReasoning = false;
+    const r = cachedInputItem(i, afterReasoning);
+    if (!r) continue;
+    out.push(r);
+    if (i.type === 'reasoning') afterReasoning = true;
+  }
+  return { out: Object.freeze(out), afterReasoning };
+});
 
 /**
  * Map a transcript to Responses `input` (items another adapter produced are left out). The
- * returned array is the caller's; its items are shared and must not be mutated.
+ * result is frozen and may be shared with later calls: it must not be changed.
  */
 export function toResponsesInput(items: readonly TranscriptItem[]): ResponseInputItem[] {
-  return inputs.over(items).out;
+  return inputs.over(items).out as ResponseInputItem[];
 }

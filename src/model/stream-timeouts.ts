@@ -56,8 +56,13 @@ export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPor
           controller.abort(new Timeout(kind));
         };
         const requestTimer = setTimeout(expire('request'), t.requestMs);
-        let idleTimer = setTimeout(expire('idle'), t.idleMs);
         let waiting = true; // the idle clock runs only while the adapter is asked for the next event
+        // One timer for the whole request, re-armed (refresh) whenever the clock starts again; one
+        // that fires while the consumer holds an event (not waiting) does nothing.
+        const onIdle = expire('idle');
+        const idleTimer = setTimeout(() => {
+          if (waiting) onIdle();
+        }, t.idleMs);
         const onActivity = () => {
           if (waiting) idleTimer.refresh();
           hooks?.onActivity?.();
@@ -68,11 +73,10 @@ export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPor
           for (;;) {
             const r = await Promise.race([it.next(), timedOut]);
             waiting = false;
-            clearTimeout(idleTimer);
             if (r.done) return;
             yielded++;
             yield r.value;
-            idleTimer = setTimeout(expire('idle'), t.idleMs);
+            idleTimer.refresh();
             waiting = true;
           }
         } catch (err) {

@@ -49,25 +49,25 @@ describe('encodeResponsesBody', () => {
 
 describe('appendMemo', () => {
   const walks: string[] = [];
-  const memo = appendMemo<{ v: string }, string[]>(
-    () => [],
-    (acc, item) => {
-      walks.push(item.v);
-      acc.push(item.v.toUpperCase());
-      return acc;
-    },
-    (acc) => acc.slice(),
-  );
+  const memo = appendMemo<{ v: string }, readonly string[]>([], (acc, items, from) => {
+    const out = acc.slice();
+    for (let i = from; i < items.length; i++) {
+      walks.push(items[i].v);
+      out.push(items[i].v.toUpperCase());
+    }
+    return out;
+  });
 
-  it('walks only the items after the longest prefix it has seen, and gives a result of the caller’s own', () => {
+  it('walks only the items after the longest prefix it has seen, and never changes a result it gave', () => {
     const a = { v: 'a' }, b = { v: 'b' }, c = { v: 'c' };
     walks.length = 0;
-    expect(memo.over([a, b])).toEqual(['A', 'B']);
-    const r = memo.over([a, b, c]);
-    expect(r).toEqual(['A', 'B', 'C']);
-    expect(walks).toEqual(['a', 'b', 'c']);
-    r.push('mutated by the caller');
+    const first = memo.over([a, b]);
+    expect(first).toEqual(['A', 'B']);
     expect(memo.over([a, b, c])).toEqual(['A', 'B', 'C']);
+    expect(walks).toEqual(['a', 'b', 'c']);
+    expect(first).toEqual(['A', 'B']);
+    expect(memo.over([a, b, c])).toEqual(['A', 'B', 'C']);
+    expect(walks).toEqual(['a', 'b', 'c']);
   });
 
   it('rebuilds when an element changed identity, even with the same first element and length', () => {
@@ -78,5 +78,14 @@ describe('appendMemo', () => {
     expect(walks).toEqual(['a', 'x']);
     expect(memo.over([a])).toEqual(['A']);
     expect(memo.over([])).toEqual([]);
+  });
+
+  it('is not fooled by an array changed in place after it was seen', () => {
+    const a = { v: 'a' }, b = { v: 'b' };
+    const items = [a, b];
+    memo.over(items);
+    items[1] = { v: 'z' };
+    items.push({ v: 'w' });
+    expect(memo.over(items)).toEqual(['A', 'Z', 'W']);
   });
 });
