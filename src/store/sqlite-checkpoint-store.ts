@@ -20,7 +20,7 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
    * @param batch the turn event log on the same database: with it, {@link saveQueued} commits
    *   checkpoints in that log's batches (one commit with the events around them).
    */
-  constructor(db: Database, private readonly batch?: { joinBatch(write: () => void): Promise<void>; flush(): void }) {
+  constructor(db: Database, private readonly batch?: { joinBatch(write: () => void, options?: { atomic?: boolean }): Promise<void>; flush(): void }) {
     db.exec(`CREATE TABLE IF NOT EXISTS turn_items (
       turn_id TEXT NOT NULL,
       idx INTEGER NOT NULL,
@@ -85,7 +85,8 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
       if (n > 0) this.queued.set(turnId, n);
       else this.queued.delete(turnId);
     };
-    const stored = this.batch.joinBatch(() => this.write(turnId, checkpoint, items, 'nested'));
+    // Atomic by itself: one UPDATE, or items and checkpoint in saveTx's own savepoint.
+    const stored = this.batch.joinBatch(() => this.write(turnId, checkpoint, items, 'nested'), { atomic: true });
     stored.then(settled, settled);
     return stored;
   }

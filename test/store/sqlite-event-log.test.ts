@@ -176,6 +176,22 @@ describe('SqliteEventLog', () => {
     expect((await log.read('s', 0)).map((e) => e.event.type)).toEqual(['a', 'b']);
   });
 
+  it('an atomic joined write (one statement) that fails changes nothing and costs the batch nothing', async () => {
+    const db = openDatabase(':memory:');
+    db.exec('CREATE TABLE side (v TEXT NOT NULL)');
+    const log = new SqliteEventLog<Ev>(db);
+    const insertTwo = db.prepare("INSERT INTO side (v) VALUES ('first'), (?)");
+    const e1 = log.appendQueued('s', { type: 'a' });
+    const bad = log.joinBatch(() => void insertTwo.run(null), { atomic: true }); // NOT NULL on the second row
+    const good = log.joinBatch(() => void insertTwo.run('second'), { atomic: true });
+    const e2 = log.append('s', { type: 'b' });
+    await expect(bad).rejects.toThrow(/NOT NULL/);
+    await good;
+    expect([(await e1.stored).seq, (await e2).seq]).toEqual([1, 2]);
+    expect(db.prepare('SELECT v FROM side ORDER BY rowid').pluck().all()).toEqual(['first', 'second']);
+    expect((await log.read('s', 0)).map((e) => e.event.type)).toEqual(['a', 'b']);
+  });
+
   it('reads its own queued appends (a read writes what is queued first)', async () => {
     const log = new SqliteEventLog<Ev>(openDatabase(':memory:'));
     const pending = log.append('s', { type: 'a' });
