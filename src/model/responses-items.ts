@@ -109,13 +109,13 @@ const convertedTools = new WeakMap<readonly ToolDefinition[], Raw[]>();
 
 /**
  * Tool definitions are already in the Responses shape (see port.ts); copied for safety, once per
- * list object: the same list gives the same (frozen) result, so its JSON can be reused
+ * list object: the same list gives the same result (never changed), so its JSON can be reused
  * (responses-body.ts).
  */
 export function toResponsesTools(tools: readonly ToolDefinition[]): Raw[] {
   let out = convertedTools.get(tools);
   if (!out) {
-    out = Object.freeze(tools.map((t) => Object.freeze({ ...t }) as Raw)) as Raw[];
+    out = tools.map((t) => ({ ...t }) as Raw);
     convertedTools.set(tools, out);
   }
   return out;
@@ -201,7 +201,11 @@ export function toResponsesInputItem(item: TranscriptItem, pairedWithReasoning =
 const MODEL_OUTPUT = new Set(['reasoning', 'function_call', 'custom_tool_call', 'tool_search_call', 'provider_item']);
 const isModelOutput = (i: TranscriptItem) => MODEL_OUTPUT.has(i.type) || (i.type === 'message' && i.role === 'assistant');
 
-/** The input built so far (frozen: shared by the memo and its callers), and whether a reasoning item was sent since the last input item. */
+/**
+ * The input built so far (shared by the memo and its callers, never changed once returned; not
+ * frozen, as V8 copies frozen arrays some fifty times slower), and whether a reasoning item was
+ * sent since the last input item.
+ */
 interface InputSoFar {
   out: readonly ResponseInputItem[];
   afterReasoning: boolean;
@@ -211,7 +215,7 @@ interface InputSoFar {
  * Conversion of whole transcripts, extended from the previous request's (append-memo.ts): each
  * round's transcript starts with the last one's items, so only the new ones are converted.
  */
-const inputs = appendMemo<TranscriptItem, InputSoFar>({ out: Object.freeze([]), afterReasoning: false }, (acc, items, from) => {
+const inputs = appendMemo<TranscriptItem, InputSoFar>({ out: [], afterReasoning: false }, (acc, items, from) => {
   const out = acc.out.slice();
   let afterReasoning = acc.afterReasoning;
   for (let k = from; k < items.length; k++) {
@@ -222,12 +226,12 @@ const inputs = appendMemo<TranscriptItem, InputSoFar>({ out: Object.freeze([]), 
     out.push(r);
     if (i.type === 'reasoning') afterReasoning = true;
   }
-  return { out: Object.freeze(out), afterReasoning };
+  return { out, afterReasoning };
 });
 
 /**
  * Map a transcript to Responses `input` (items another adapter produced are left out). The
- * result is frozen and may be shared with later calls: it must not be changed.
+ * result may be shared with later calls: it must not be changed.
  */
 export function toResponsesInput(items: readonly TranscriptItem[]): ResponseInputItem[] {
   return inputs.over(items).out as ResponseInputItem[];
