@@ -37,6 +37,11 @@ export interface ApprovalRequest {
 
 /** The approval port of one turn. Implementations must not throw for ordinary cases. */
 export interface ApprovalGate {
+  /**
+   * Optional, synchronous: false when no call of `tool` can need approval whatever its arguments;
+   * such calls are passed without validating their arguments or asking {@link ApprovalGate.required}.
+   */
+  mayRequire?(tool: AnyWorkerAgentTool): boolean;
   /** True when this call must be approved before it runs (the turn's policy, then the tool's `needsApproval`). */
   required(tool: AnyWorkerAgentTool, params: unknown, callId: string): Promise<boolean>;
   /** The decision recorded for `callId`; undefined while there is none. */
@@ -99,7 +104,7 @@ export async function gateCalls(
     if (opts.refused(index)) continue;
     const identity = toolIdentity(call);
     const tool = tools.get(identity);
-    if (!tool) continue;
+    if (!tool || gate.mayRequire?.(tool) === false) continue;
     const validated = validateToolArguments(tool, call.arguments);
     if (!validated.ok) continue;
     let required: boolean;

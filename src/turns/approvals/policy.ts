@@ -61,6 +61,21 @@ export function effectivePolicy(requested: RequestApprovals | undefined, server:
   return requested ?? server;
 }
 
+/**
+ * False when no call of `tool` can need approval under `policy`, whatever its arguments (no
+ * `always` entry, not destructive under `destructive`, no `needsApproval` of its own): the gate
+ * then skips the call without validating its arguments or asking {@link requiresApproval}.
+ * True means "ask requiresApproval" (it may still say no).
+ */
+export function approvalPossible(policy: ApprovalPolicy, tool: AnyWorkerAgentTool): boolean {
+  if (typeof policy === 'object') {
+    const entry = policy[toolIdentity(tool)] ?? policy[tool.name];
+    if (entry) return entry === 'always';
+  }
+  if (policy === 'destructive' && tool.isDestructive) return true;
+  return tool.needsApproval !== undefined && tool.needsApproval !== false;
+}
+
 /** Whether a call of `tool` with `params` must be approved first (rules in the module doc). */
 export async function requiresApproval(policy: ApprovalPolicy, tool: AnyWorkerAgentTool, params: unknown, context: { callId: string; turn: unknown }): Promise<boolean> {
   if (typeof policy === 'object') {

@@ -6,7 +6,7 @@
  */
 import type { ApprovalDecision, ApprovalGate } from '../../runtime/approval-gate.js';
 import type { ApprovalStore } from '../../store/approval-store.js';
-import { requiresApproval, type ApprovalPolicy } from './policy.js';
+import { approvalPossible, requiresApproval, type ApprovalPolicy } from './policy.js';
 
 export interface TurnGateOptions {
   store: ApprovalStore;
@@ -23,6 +23,7 @@ export interface TurnGateOptions {
 export function createTurnApprovalGate(o: TurnGateOptions): ApprovalGate {
   const now = o.now ?? Date.now;
   return {
+    mayRequire: (tool) => approvalPossible(o.policy, tool),
     required: (tool, params, callId) => requiresApproval(o.policy, tool, params, { callId, turn: o.turnContext }),
     async decision(callId): Promise<ApprovalDecision | undefined> {
       const a = await o.store.get(o.turnId, callId);
