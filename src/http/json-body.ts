@@ -14,7 +14,8 @@
  * - encoding: bytes that are not valid UTF-8 → 400 `invalid_json` (instead of being replaced by
  *   U+FFFD and reaching the model mangled).
  * - syntax: malformed JSON → 400 `invalid_json` with the parser's position and what to send,
- *   details `[{path: "", code: "invalid_json", message}]`.
+ *   details `[{path: "", code: "invalid_json", message}]`. A leading UTF-8 byte order mark is
+ *   skipped (as secure-json-parse does), in every check.
  * - empty: a body of zero bytes is no body (`request.body` stays undefined), as without a
  *   Content-Type: routes whose body is optional (cancel, stop) accept it, routes that need one
  *   answer their usual 400 `invalid_request` (`the request body is required: …`).
@@ -144,10 +145,15 @@ export function forbiddenKeyError(found: { key: string; path: string }): HttpErr
   return new HttpError(400, 'forbidden_json_key', message, [{ path: found.path, code: 'forbidden_key', message: `"${found.key}" is not accepted as a key` }]);
 }
 
-/** The parsed body when `text` is valid JSON (JSON.parse makes `__proto__` an own key; nothing is polluted), else what JSON.parse says is wrong (e.g. "Unexpected end of JSON input"). */
+/**
+ * The parsed body when `text` is valid JSON (JSON.parse makes `__proto__` an own key; nothing is
+ * polluted), else what JSON.parse says is wrong (e.g. "Unexpected end of JSON input"). A leading
+ * UTF-8 byte order mark is skipped first, as secure-json-parse (Fastify's parser) skips it, so both
+ * parse the same text.
+ */
 function parseLoosely(text: string): { value: unknown } | { error: string } {
   try {
-    return { value: JSON.parse(text) as unknown };
+    return { value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown };
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
   }
@@ -201,8 +207,9 @@ export function installJsonBodyParser(app: FastifyInstance): void {
         if ((err as { code?: string }).code !== 'FST_ERR_CTP_INVALID_JSON_BODY') return done(err, undefined);
         const loose = parseLoosely(body);
         if ('error' in loose) return done(invalidJsonError(loose.error), undefined);
-        const found = forbiddenKeyPath(loose.value);
-        return done(found ? forbiddenKeyError(found) : err, undefined);
+        // secure-json-parse runs JSON.parse on the same text (BOM skipped), then refuses exactly
+        // what forbiddenKeyPath finds: text JSON.parse accepts fails it only with such a key.
+        return done(forbiddenKeyError(forbiddenKeyPath(loose.value)!), undefined);
       }
       const deep = tooDeepPath(value);
       if (deep !== undefined) return done(tooDeepError(deep), undefined);

@@ -75,6 +75,14 @@ describe('prototype keys in JSON bodies', () => {
     });
   }
 
+  it('refuses a prototype key after a UTF-8 byte order mark as forbidden_json_key too (the BOM is skipped, as for any body)', async () => {
+    const res = await api(svc.url, 'POST', '/v1/turns', `\ufeff{"input":"x","metadata":{"__proto__":{"polluted":true}}}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'forbidden_json_key', details: [{ path: 'metadata.__proto__', code: 'forbidden_key' }] });
+    const broken = await api(svc.url, 'POST', '/v1/turns', `\ufeff{"input":"x","__proto__":`);
+    expect(broken.body.error.code).toBe('invalid_json');
+  });
+
   it('accepts a constructor key that is not an object with prototype, and still calls broken JSON invalid_json', async () => {
     const ok = await api(svc.url, 'POST', '/v1/turns', `{"input":"x","metadata":{"constructor":"me","proto":1}}`);
     expect(ok.status).toBe(202);
