@@ -11,6 +11,10 @@
  *   is refused (as Fastify's parser does, against prototype poisoning) with 400
  *   `forbidden_json_key` naming the key and its path and saying to rename it
  *   ({@link forbiddenKeyError}) — not `invalid_json`: the body is valid JSON.
+ * - duplicate keys: a key given twice in one object (`{"input":"a","input":"b"}`) → 400
+ *   `duplicate_json_key` naming the key and its path ({@link duplicateKeyError}): a parser keeps
+ *   the last value, so the client's other value would be silently dropped. One linear scan of the
+ *   text (src/http/duplicate-keys.ts), after the depth check.
  * - encoding: bytes that are not valid UTF-8 → 400 `invalid_json` (instead of being replaced by
  *   U+FFFD and reaching the model mangled).
  * - syntax: malformed JSON → 400 `invalid_json` with the parser's position and what to send,
@@ -24,6 +28,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { issuePath } from '../zod-messages.js';
+import { duplicateKeyPath } from './duplicate-keys.js';
 import { HttpError } from './errors.js';
 
 /** Max nesting of arrays/objects in a JSON request body (the body object itself is level 1). */
@@ -145,6 +150,14 @@ export function forbiddenKeyError(found: { key: string; path: string }): HttpErr
   return new HttpError(400, 'forbidden_json_key', message, [{ path: found.path, code: 'forbidden_key', message: `"${found.key}" is not accepted as a key` }]);
 }
 
+/** 400 `duplicate_json_key` for a key given twice in one object ({@link duplicateKeyPath}). */
+export function duplicateKeyError(found: { key: string; path: string }): HttpError {
+  const message = `the JSON key ${JSON.stringify(found.key)} appears more than once in one object (at ${found.path})`;
+  return new HttpError(400, 'duplicate_json_key', `${message}: JSON parsers keep only the last value, so the others would be silently dropped; send each key once`, [
+    { path: found.path, code: 'duplicate_key', message: `${JSON.stringify(found.key)} is given more than once` },
+  ]);
+}
+
 /**
  * The parsed body when `text` is valid JSON (JSON.parse makes `__proto__` an own key; nothing is
  * polluted), else what JSON.parse says is wrong (e.g. "Unexpected end of JSON input"). A leading
@@ -213,6 +226,9 @@ export function installJsonBodyParser(app: FastifyInstance): void {
       }
       const deep = tooDeepPath(value);
       if (deep !== undefined) return done(tooDeepError(deep), undefined);
+      // Only an object with two keys or more can repeat one (saves the scan of `{"input":"…"}`).
+      const twice = body.includes(',') ? duplicateKeyPath(body) : undefined;
+      if (twice !== undefined) return done(duplicateKeyError(twice), undefined);
       // Only an escape can make an unpaired surrogate; bodies without one are not walked.
       const lone = body.includes('\\u') ? loneSurrogatePath(value) : undefined;
       if (lone !== undefined) return done(loneSurrogateError(lone), undefined);
