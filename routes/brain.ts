@@ -3,7 +3,8 @@
  * - PUT    /v1/agents/{agent_id}/brain/pages/{slug} {title, markdown} — create (201) or replace (200)
  * - GET    /v1/agents/{agent_id}/brain/pages/{slug} — the page (404 `page_not_found`)
  * - DELETE /v1/agents/{agent_id}/brain/pages/{slug} — delete (404 when absent)
- * - GET    /v1/agents/{agent_id}/brain/pages — summaries ordered by slug; `limit`, `cursor`
+ * - GET    /v1/agents/{agent_id}/brain/pages — summaries ordered by slug; `limit`, `cursor` (opaque,
+ *   routes/brain-cursor.ts; one the service never returned → 400 `invalid_request`)
  * Turns read pages with `recall`/`get_page` when created with `brain: true`.
  */
 import { z } from 'zod';
@@ -12,6 +13,7 @@ import { MAX_TITLE_CHARS, SLUG_PATTERN, type BrainStore } from '../src/brain/bra
 import { HttpError } from '../src/http/errors.js';
 import { AgentId } from './turn-schemas.js';
 import { queryInt } from '../src/http/query-int.js';
+import { BrainCursor, encodeBrainCursor } from './brain-cursor.js';
 
 const PageParams = z.object({
   agent_id: AgentId,
@@ -21,7 +23,7 @@ const AgentParams = z.object({ agent_id: AgentId });
 const PutPageBody = z.strictObject({ title: z.string().min(1).max(MAX_TITLE_CHARS), markdown: z.string() });
 const ListPagesQuery = z.object({
   limit: queryInt(1, 200, 50),
-  cursor: z.string().min(1).max(200).optional(),
+  cursor: BrainCursor.optional(),
 });
 
 const pageLink = (agentId: string, slug: string) =>
@@ -60,6 +62,6 @@ export const brainRoutes: RoutePlugin = async (app, { services }) => {
     const { agent_id } = AgentParams.parse(request.params);
     const q = ListPagesQuery.parse(request.query);
     const { pages, next } = await brain().list(agent_id, { limit: q.limit, after: q.cursor });
-    return { data: pages, next_cursor: next };
+    return { data: pages, next_cursor: encodeBrainCursor(next) };
   });
 };

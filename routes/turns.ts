@@ -3,7 +3,8 @@
  * - POST /v1/turns — create; an `Accept` that prefers `text/event-stream` (q-values weighed,
  *   src/http/negotiate.ts) → 200 SSE from the first event; one that rules out both it and
  *   `application/json` (`application/xml`) → 406 `not_acceptable`, nothing created; otherwise 202 `{id, status, links}`;
- *   `?wait=true` → 200 with the final turn.
+ *   `?wait=true` → 200 with the final turn. `cancel_on_disconnect: true`: a client that leaves the
+ *   stream or the `?wait=true` request before the turn ended cancels it (ignored for the 202 answer).
  *   `Idempotency-Key`: same key + same body (defaults filled in) → the same turn as it is now;
  *   different body → 409.
  *   `previous_turn_id` of an active turn: `multitask_strategy` decides (reject → 409, enqueue,
@@ -114,8 +115,10 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
         // The same shape as GET /v1/turns/{id} (a finished turn has no pending approvals).
         return reply.code(200).send({ ...withTurnLinks(done, services.streamTokens), pending_approvals: await services.approvals.pending(done.id, true) });
       } catch (err) {
-        if (ac.signal.aborted) return; // nobody is listening any more
-        throw err;
+        if (!ac.signal.aborted) throw err;
+        // Nobody is listening any more: like a closed stream, that cancels the turn when asked to.
+        if (cancel_on_disconnect) await turns.cancel(turn.id);
+        return;
       } finally {
         reply.raw.off('close', onClose);
       }

@@ -194,6 +194,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     queue: turnQueue,
     checkpoints,
     events: eventLog,
+    notifier: engine.eventLog.notifier,
     registry,
     modelClient,
     modelClients,

@@ -11,10 +11,15 @@
  *   is refused (as Fastify's parser does, against prototype poisoning) with 400
  *   `forbidden_json_key` naming the key and its path and saying to rename it
  *   ({@link forbiddenKeyError}) — not `invalid_json`: the body is valid JSON.
+ * - duplicate keys: a key given twice in one object (`{"input":"a","input":"b"}`) → 400
+ *   `duplicate_json_key` naming the key and its path ({@link duplicateKeyError}): a parser keeps
+ *   the last value, so the client's other value would be silently dropped. One linear scan of the
+ *   text (src/http/duplicate-keys.ts), after the depth check.
  * - encoding: bytes that are not valid UTF-8 → 400 `invalid_json` (instead of being replaced by
  *   U+FFFD and reaching the model mangled).
  * - syntax: malformed JSON → 400 `invalid_json` with the parser's position and what to send,
- *   details `[{path: "", code: "invalid_json", message}]`.
+ *   details `[{path: "", code: "invalid_json", message}]`. A leading UTF-8 byte order mark is
+ *   skipped (as secure-json-parse does), in every check.
  * - empty: a body of zero bytes is no body (`request.body` stays undefined), as without a
  *   Content-Type: routes whose body is optional (cancel, stop) accept it, routes that need one
  *   answer their usual 400 `invalid_request` (`the request body is required: …`).
@@ -23,6 +28,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
 import { issuePath } from '../zod-messages.js';
+import { duplicateKeyPath } from './duplicate-keys.js';
 import { HttpError } from './errors.js';
 
 /** Max nesting of arrays/objects in a JSON request body (the body object itself is level 1). */
@@ -144,10 +150,23 @@ export function forbiddenKeyError(found: { key: string; path: string }): HttpErr
   return new HttpError(400, 'forbidden_json_key', message, [{ path: found.path, code: 'forbidden_key', message: `"${found.key}" is not accepted as a key` }]);
 }
 
-/** The parsed body when `text` is valid JSON (JSON.parse makes `__proto__` an own key; nothing is polluted), else what JSON.parse says is wrong (e.g. "Unexpected end of JSON input"). */
+/** 400 `duplicate_json_key` for a key given twice in one object ({@link duplicateKeyPath}). */
+export function duplicateKeyError(found: { key: string; path: string }): HttpError {
+  const message = `the JSON key ${JSON.stringify(found.key)} appears more than once in one object (at ${found.path})`;
+  return new HttpError(400, 'duplicate_json_key', `${message}: JSON parsers keep only the last value, so the others would be silently dropped; send each key once`, [
+    { path: found.path, code: 'duplicate_key', message: `${JSON.stringify(found.key)} is given more than once` },
+  ]);
+}
+
+/**
+ * The parsed body when `text` is valid JSON (JSON.parse makes `__proto__` an own key; nothing is
+ * polluted), else what JSON.parse says is wrong (e.g. "Unexpected end of JSON input"). A leading
+ * UTF-8 byte order mark is skipped first, as secure-json-parse (Fastify's parser) skips it, so both
+ * parse the same text.
+ */
 function parseLoosely(text: string): { value: unknown } | { error: string } {
   try {
-    return { value: JSON.parse(text) as unknown };
+    return { value: JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) as unknown };
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
   }
@@ -201,11 +220,15 @@ export function installJsonBodyParser(app: FastifyInstance): void {
         if ((err as { code?: string }).code !== 'FST_ERR_CTP_INVALID_JSON_BODY') return done(err, undefined);
         const loose = parseLoosely(body);
         if ('error' in loose) return done(invalidJsonError(loose.error), undefined);
-        const found = forbiddenKeyPath(loose.value);
-        return done(found ? forbiddenKeyError(found) : err, undefined);
+        // secure-json-parse runs JSON.parse on the same text (BOM skipped), then refuses exactly
+        // what forbiddenKeyPath finds: text JSON.parse accepts fails it only with such a key.
+        return done(forbiddenKeyError(forbiddenKeyPath(loose.value)!), undefined);
       }
       const deep = tooDeepPath(value);
       if (deep !== undefined) return done(tooDeepError(deep), undefined);
+      // Only an object with two keys or more can repeat one (saves the scan of `{"input":"…"}`).
+      const twice = body.includes(',') ? duplicateKeyPath(body) : undefined;
+      if (twice !== undefined) return done(duplicateKeyError(twice), undefined);
       // Only an escape can make an unpaired surrogate; bodies without one are not walked.
       const lone = body.includes('\\u') ? loneSurrogatePath(value) : undefined;
       if (lone !== undefined) return done(loneSurrogateError(lone), undefined);

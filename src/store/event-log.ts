@@ -68,4 +68,12 @@ export interface EventNotifier<E extends { type: string } = { type: string }> {
    * function. A throwing listener is unsubscribed and never breaks `notify`.
    */
   subscribe(streamId: string, listener: EventListener<E>): () => void;
+  /**
+   * Optional: send `topic` (a short string, no event stored) to the {@link onBroadcast} listeners of
+   * every instance, this one at once. A wake-up only — it may arrive late or not at all (the
+   * receiver must also find the state it signals by polling). Never throws.
+   */
+  broadcast?(topic: string): void;
+  /** Optional: call `listener` with every topic broadcast from now on; returns the unsubscribe function. */
+  onBroadcast?(listener: (topic: string) => void): () => void;
 }

@@ -3,6 +3,22 @@ import type { EventListener, EventNotifier, LoggedEvent } from './event-log.js';
 
 export class InProcessEventNotifier<E extends { type: string } = { type: string }> implements EventNotifier<E> {
   private readonly listeners = new Map<string, Set<EventListener<E>>>();
+  private readonly topics = new Set<(topic: string) => void>();
+
+  broadcast(topic: string): void {
+    for (const listener of [...this.topics]) {
+      try {
+        listener(topic);
+      } catch {
+        this.topics.delete(listener);
+      }
+    }
+  }
+
+  onBroadcast(listener: (topic: string) => void): () => void {
+    this.topics.add(listener);
+    return () => void this.topics.delete(listener);
+  }
 
   notify(logged: LoggedEvent<E>): void {
     const set = this.listeners.get(logged.streamId);

@@ -1,8 +1,9 @@
 /**
  * The turn runner of one instance: claims turns from the {@link TurnQueue} (oldest first, at most
  * MAX_CONCURRENT_TURNS at once), keeps its claims alive with one heartbeat a second renewing all
- * of them in one statement (which also picks up a cancel stored by any instance), and runs each
- * claimed turn (src/turns/turn-run.ts).
+ * of them in one statement (which also picks up a cancel stored by any instance; a cancel's
+ * broadcast renews at once, so it is seen without waiting for the tick), and runs each claimed
+ * turn (src/turns/turn-run.ts).
  *
  * Wake-ups: in-process `wake()` after a turn is created or finished, and a poll every second for
  * turns enqueued elsewhere or whose owner's lease ran out.
@@ -34,6 +35,8 @@ export interface TurnRunnerDeps extends TurnRunDeps {
    * waits for arrived meanwhile (src/turns/approvals/approval-service.ts `afterWait`).
    */
   onWaiting?: (id: string) => Promise<void>;
+  /** Broadcasts of any instance: `cancel <id>` of a turn running here renews the claims now (which reads the stored cancel). */
+  notifier?: { onBroadcast?(listener: (topic: string) => void): () => void };
 }
 
 export class TurnRunner {
@@ -44,6 +47,8 @@ export class TurnRunner {
   /** One timer a second: the heartbeat renewing this instance's claims, then a claim poll. */
   private tick: NodeJS.Timeout | undefined;
   private beating = false;
+  private beatAgain = false;
+  private unlisten: (() => void) | undefined;
 
   constructor(private readonly d: TurnRunnerDeps) {}
 
@@ -55,6 +60,9 @@ export class TurnRunner {
       this.wake();
     }, HEARTBEAT_MS);
     this.tick.unref();
+    this.unlisten = this.d.notifier?.onBroadcast?.((topic) => {
+      if (topic.startsWith('cancel ') && this.running.has(topic.slice('cancel '.length))) void this.beat();
+    });
     this.wake();
   }
 
@@ -62,6 +70,7 @@ export class TurnRunner {
   async stop(timeoutMs: number): Promise<void> {
     this.stopping = true;
     if (this.tick) clearInterval(this.tick);
+    this.unlisten?.();
     const runs = [...this.running.values()];
     for (const r of runs) r.controller.abort(new Error('service shutting down'));
     await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
@@ -140,7 +149,11 @@ export class TurnRunner {
 
   /** Renew every claim of this instance at once; a claim lost or a cancel stored stops that run. */
   private async beat(): Promise<void> {
-    if (this.beating || this.running.size === 0) return;
+    if (this.beating) {
+      this.beatAgain = true; // a cancel broadcast during a renewal: the renewal may have read before it was stored
+      return;
+    }
+    if (this.running.size === 0) return;
     this.beating = true;
     const ids = [...this.running.keys()];
     try {
@@ -161,6 +174,10 @@ export class TurnRunner {
       this.d.log?.error({ err, turns: ids.length }, 'turn heartbeat failed');
     } finally {
       this.beating = false;
+      if (this.beatAgain) {
+        this.beatAgain = false;
+        void this.beat();
+      }
     }
   }
 }

@@ -19,9 +19,9 @@ import type { ModelPort } from '../model/port.js';
 import { requireModel } from '../model/require-model.js';
 import { DomainError, idempotencyKeyReused } from '../errors.js';
 import { issueLine, issuePath } from '../zod-messages.js';
-import type { TurnEvent } from '../runtime/events.js';
+import { isTerminalEvent, type TurnEvent } from '../runtime/events.js';
 import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
-import type { EventLog } from '../store/event-log.js';
+import type { EventLog, EventNotifier } from '../store/event-log.js';
 import type { ApprovalStore } from '../store/approval-store.js';
 import type { TurnQueue } from '../store/turn-queue.js';
 import type { ListTurnsQuery, TurnStore } from '../store/turn-store.js';
@@ -66,6 +66,13 @@ export interface TurnServiceDeps {
   checkpoints: TurnCheckpointStore;
   /** The turn event log (store, then notify: a PublishedEventLog). */
   events: EventLog<TurnEvent>;
+  /**
+   * The turn log's notifier (any instance's events; broadcasts on Postgres reach every instance):
+   * a cancel is broadcast (`cancel <id>`) so the runner on another instance aborts at once instead
+   * of at its next heartbeat, and waits for a turn to finish end at its terminal event instead of
+   * at the next poll. Unset: heartbeat and poll only (≤ 1 s each).
+   */
+  notifier?: Pick<EventNotifier<TurnEvent>, 'subscribe' | 'broadcast' | 'onBroadcast'>;
   registry: ServiceRegistry;
   /** The model client of MODEL_API, or undefined when no endpoint is configured (→ 503 model_not_configured). */
   modelClient: ModelPort | undefined;
@@ -89,6 +96,11 @@ export interface TurnServiceDeps {
 }
 
 const POLL_MS = 1000;
+
+/** The broadcast topic asking the runner of turn `id` (any instance) to look for a stored cancel now. */
+export function cancelTopic(id: string): string {
+  return `cancel ${id}`;
+}
 
 export class DefaultTurnService implements TurnService {
   private readonly waiters = new Waiters();
@@ -363,6 +375,7 @@ export class DefaultTurnService implements TurnService {
     // A waiting turn (paused at a checkpoint) is queued again: its runner ends it, answering every open call.
     if (await this.deps.queue.enqueue(id)) this.wake();
     const local = this.runner?.cancelLocal(id);
+    if (!local) this.deps.notifier?.broadcast?.(cancelTopic(id)); // running on another instance, or about to run
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(new Error('cancel wait timed out')), 10_000).unref();
     try {
@@ -395,16 +408,23 @@ export class DefaultTurnService implements TurnService {
     }
   }
 
-  /** The next in-process wake-up of `id`, or POLL_MS (a turn may be run by another instance). */
+  /**
+   * The next in-process wake-up of `id`, its terminal event as notified (a turn run by another
+   * instance), or POLL_MS, whichever comes first.
+   */
   private nextWake(id: string, signal?: AbortSignal): Promise<void> {
     const ac = new AbortController();
     const onAbort = () => ac.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => ac.abort(new Error('poll')), POLL_MS);
+    const unsubscribe = this.deps.notifier?.subscribe(id, (logged) => {
+      if (isTerminalEvent(logged.event)) ac.abort(new Error('ended'));
+    });
     return this.waiters.wait(id, ac.signal).catch((err) => {
       if (signal?.aborted) throw err;
     }).finally(() => {
       clearTimeout(timer);
+      unsubscribe?.();
       signal?.removeEventListener('abort', onAbort);
       if (!ac.signal.aborted) ac.abort();
     });

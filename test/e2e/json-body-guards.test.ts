@@ -75,12 +75,46 @@ describe('prototype keys in JSON bodies', () => {
     });
   }
 
+  it('refuses a prototype key after a UTF-8 byte order mark as forbidden_json_key too (the BOM is skipped, as for any body)', async () => {
+    const res = await api(svc.url, 'POST', '/v1/turns', `\ufeff{"input":"x","metadata":{"__proto__":{"polluted":true}}}`);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'forbidden_json_key', details: [{ path: 'metadata.__proto__', code: 'forbidden_key' }] });
+    const broken = await api(svc.url, 'POST', '/v1/turns', `\ufeff{"input":"x","__proto__":`);
+    expect(broken.body.error.code).toBe('invalid_json');
+  });
+
   it('accepts a constructor key that is not an object with prototype, and still calls broken JSON invalid_json', async () => {
     const ok = await api(svc.url, 'POST', '/v1/turns', `{"input":"x","metadata":{"constructor":"me","proto":1}}`);
     expect(ok.status).toBe(202);
     const broken = await api(svc.url, 'POST', '/v1/turns', `{"input":"x","__proto__":`);
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('invalid_json');
+  });
+});
+
+describe('duplicate keys in JSON bodies', () => {
+  const cases: [string, string, string, string][] = [
+    ['a top-level field', `{"input":"a","input":"b"}`, 'input', 'input'],
+    ['a field spelled with an escape', `{"input":"a","max_steps":3,"\\u0069nput":"b"}`, 'input', 'input'],
+    ['a key in a list item', `{"input":"x","metadata":{"list":[{"k":1},{"k":2,"s":"\\"k\\",","k":3}]}}`, 'k', 'metadata.list[1].k'],
+  ];
+  for (const [name, body, key, path] of cases) {
+    it(`refuses ${name} given twice with 400 duplicate_json_key naming the key and its path; nothing is stored`, async () => {
+      const before = (await api(svc.url, 'GET', '/v1/turns?limit=100')).body.data.length;
+      const res = await api(svc.url, 'POST', '/v1/turns', body);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({
+        code: 'duplicate_json_key',
+        message: `the JSON key "${key}" appears more than once in one object (at ${path}): JSON parsers keep only the last value, so the others would be silently dropped; send each key once`,
+        details: [{ path, code: 'duplicate_key', message: `"${key}" is given more than once` }],
+      });
+      expect((await api(svc.url, 'GET', '/v1/turns?limit=100')).body.data.length).toBe(before);
+    });
+  }
+
+  it('accepts the same key in different objects (siblings, list items, nested)', async () => {
+    const ok = await api(svc.url, 'POST', '/v1/turns', `{"input":"x","metadata":{"input":{"input":1},"a":{"k":1},"b":{"k":2},"list":[{"k":1},{"k":1}]}}`);
+    expect(ok.status).toBe(202);
   });
 });
 

@@ -1,4 +1,4 @@
-/** List endpoints refuse a cursor they never returned, instead of silently restarting at page one. */
+/** List endpoints refuse a cursor they never returned, instead of silently restarting at page one (or at another page). */
 import { describe, expect, it } from 'vitest';
 import { api, useScriptedService } from './support/service.js';
 
@@ -19,4 +19,30 @@ describe('list cursors', () => {
       expect(res.body).toMatchObject({ data: [], next_cursor: null });
     });
   }
+
+  describe('brain pages', () => {
+    const route = '/v1/agents/cursors/brain/pages';
+
+    it('answers 400 with the envelope for a cursor it never returned (a slug or a non-slug alike)', async () => {
+      for (const cursor of ['garbage', 'runbook', '%25%25', 'cnVu Ym9vaw']) {
+        const res = await api(harness.svc.url, 'GET', `${route}?cursor=${cursor}`);
+        expect(res.status, cursor).toBe(400);
+        expect(res.body).toMatchObject({ error: { code: 'invalid_request', details: [{ path: 'cursor' }] } });
+        expect(JSON.stringify(res.body)).toContain('cursor is not one this service returned');
+      }
+    });
+
+    it('pages with the cursors it returns', async () => {
+      for (const slug of ['a', 'b', 'c']) await api(harness.svc.url, 'PUT', `${route}/${slug}`, { title: slug, markdown: slug });
+      const slugs: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res: { status: number; body: any } = await api(harness.svc.url, 'GET', `${route}?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+        expect(res.status).toBe(200);
+        slugs.push(...res.body.data.map((p: { slug: string }) => p.slug));
+        cursor = res.body.next_cursor;
+      } while (cursor);
+      expect(slugs).toEqual(['a', 'b', 'c']);
+    });
+  });
 });

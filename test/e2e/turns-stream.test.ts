@@ -155,6 +155,29 @@ describe('POST /v1/turns', () => {
     expect(turn.status).toBe('cancelled');
   });
 
+  it('cancels the turn when the client leaves a ?wait=true request sent with cancel_on_disconnect', async () => {
+    harness.model.push({ output: [message('slow words', { chunks: ['a ', 'b ', 'c ', 'd ', 'e ', 'f ', 'g ', 'h'] })], delayMs: 300 });
+    const input = `wait then leave ${Date.now()}`;
+    const ac = new AbortController();
+    const pending = fetch(`${harness.svc.url}/v1/turns?wait=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input, cancel_on_disconnect: true }),
+      signal: ac.signal,
+    }).catch((err: Error) => err);
+    const running = await waitFor(async () => {
+      const page = (await api(harness.svc.url, 'GET', '/v1/turns?limit=5')).body;
+      return page.data.find((t: any) => t.input_preview === input && t.status === 'running');
+    });
+    ac.abort();
+    expect(await pending).toBeInstanceOf(Error);
+    const turn = await waitFor(async () => {
+      const t = (await api(harness.svc.url, 'GET', `/v1/turns/${running.id}`)).body;
+      return t.status === 'running' || t.status === 'queued' ? undefined : t;
+    }, 5_000);
+    expect(turn.status).toBe('cancelled');
+  });
+
   it('cancels during a slow sandboxed command: status cancelled and turn.cancelled lists the call', async () => {
     harness.model.push({ output: [functionCall('command', { command: 'sleep 30' }, { callId: 'call_sleep' })] });
     const created = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'sleep please', tools: ['computer'] });

@@ -9,6 +9,9 @@
  * - While the LISTEN connection is down (database restart, network), every stream with local
  *   listeners is read every {@link POLL_MS} ms instead, and the connection is re-opened; no event
  *   is missed either way. Listeners may see an event late, never twice from this notifier.
+ * - `broadcast(topic)` (no event stored: a wake-up such as "turn X was asked to cancel") reaches
+ *   this instance's `onBroadcast` listeners at once and the others' as `NOTIFY … '!<topic>'` (the
+ *   sender hears its own NOTIFY too, so a topic may arrive twice); while LISTEN is down it is lost.
  */
 import pg from 'pg';
 import type { EventListener, EventLog, EventNotifier, LoggedEvent } from '../event-log.js';
@@ -41,6 +44,7 @@ export interface PgNotifierOptions {
 export class PgEventNotifier<E extends { type: string } = { type: string }> implements EventNotifier<E> {
   private readonly streams = new Map<string, Stream<E>>();
   private readonly outgoing = new Map<string, { first: number; last: number }>();
+  private readonly topics = new Set<(topic: string) => void>();
   private flushScheduled = false;
   private sending: Promise<void> = Promise.resolve();
   private client: pg.Client | undefined;
@@ -65,6 +69,26 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
       this.flushScheduled = true;
       // One flush at a time: wake-ups of one stream must arrive in seq order.
       setImmediate(() => (this.sending = this.sending.then(() => this.flushOutgoing())));
+    }
+  }
+
+  broadcast(topic: string): void {
+    this.hear(topic);
+    void this.options.send('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, `!${topic}`]).catch((err) => this.options.onError?.(err, 'notify'));
+  }
+
+  onBroadcast(listener: (topic: string) => void): () => void {
+    this.topics.add(listener);
+    return () => void this.topics.delete(listener);
+  }
+
+  private hear(topic: string): void {
+    for (const l of [...this.topics]) {
+      try {
+        l(topic);
+      } catch {
+        this.topics.delete(l);
+      }
     }
   }
 
@@ -157,6 +181,7 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
     if (this.closed) return;
     const client = new pg.Client({ connectionString: this.options.url, application_name: 'turn-service-listen' });
     client.on('notification', (msg) => {
+      if (msg.payload?.startsWith('!')) return this.hear(msg.payload.slice(1));
       const [streamId, , last] = (msg.payload ?? '').split(' ');
       const s = this.streams.get(streamId);
       if (s && Number(last) > s.delivered) void this.catchUp(streamId);
