@@ -74,11 +74,18 @@ export class JobDriver {
    * Event-log observer of every turn event: mirrors a job turn's activity (finished tool calls,
    * answer texts, applied steering messages) into the job stream, wakes the pass at its end.
    */
-  async observeTurnEvent(logged: LoggedEvent): Promise<void> {
+  observeTurnEvent(logged: LoggedEvent): Promise<void> | undefined {
+    const type = logged.event.type;
+    const ends = type === 'turn.completed' || type === 'turn.failed' || type === 'turn.cancelled';
+    // Synchronous for the events no job looks at (no promise for most of a turn's events).
+    if (type !== 'tool.completed' && type !== 'message.completed' && type !== 'input.applied' && !ends && !APPROVAL_EVENTS.has(type)) return undefined;
+    return this.observeJobTurnEvent(logged);
+  }
+
+  private async observeJobTurnEvent(logged: LoggedEvent): Promise<void> {
     const e = logged.event as { type: string; label?: string | null; is_error?: boolean; text?: string; message_id?: string };
     const ends = e.type === 'turn.completed' || e.type === 'turn.failed' || e.type === 'turn.cancelled';
     const approval = APPROVAL_EVENTS.has(e.type);
-    if (e.type !== 'tool.completed' && e.type !== 'message.completed' && e.type !== 'input.applied' && !ends && !approval) return;
     const jobId = await this.index.jobOf(logged.streamId);
     if (!jobId) return;
     if (ends || approval) return this.wake();

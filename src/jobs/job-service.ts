@@ -70,7 +70,7 @@ export class JobService {
   }
 
   /** The turn-event observer (mirrors job turn activity; wakes the passes). */
-  observeTurnEvent(logged: LoggedEvent): Promise<void> {
+  observeTurnEvent(logged: LoggedEvent): Promise<void> | undefined {
     return this.driver.observeTurnEvent(logged);
   }
 

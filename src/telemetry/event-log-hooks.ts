@@ -27,26 +27,70 @@ export interface EventLogHooks {
 export function observeEventLog<L extends EventLog<any> & Pick<EventNotifier<any>, 'subscribe'>>(log: L, hooks: EventLogHooks): L {
   const append = log.append.bind(log);
   const subscribe = log.subscribe.bind(log);
-  const observe = async (logged: LoggedEvent): Promise<void> => {
-    for (const o of hooks.observers) {
+  const { observers } = hooks;
+  /** The rest of `observe` once an observer returned a promise: the others in order, each awaited. */
+  const observeRest = async (pending: Promise<void>, next: number, logged: LoggedEvent): Promise<void> => {
+    try {
+      await pending;
+    } catch (err) {
+      hooks.onObserverError(err, logged);
+    }
+    for (let i = next; i < observers.length; i++) {
       try {
-        await o(logged);
+        await observers[i](logged);
       } catch (err) {
         hooks.onObserverError(err, logged);
       }
+    }
+  };
+  /**
+   * Every observer on `logged`, in order; synchronous (no promise, no microtask) while observers
+   * answer synchronously — most events concern none of them — and a promise from the first one
+   * that does not.
+   */
+  const observe = (logged: LoggedEvent): void | Promise<void> => {
+    for (let i = 0; i < observers.length; i++) {
+      let r: void | Promise<void>;
+      try {
+        r = observers[i](logged);
+      } catch (err) {
+        hooks.onObserverError(err, logged);
+        continue;
+      }
+      if (r && typeof (r as Promise<void>).then === 'function') return observeRest(r, i + 1, logged);
     }
   };
   log.append = async (streamId, event) => {
     const end = hooks.metrics.eventLogAppend.startTimer();
     const logged = await append(streamId, event);
     end();
-    await observe(logged);
+    const observed = observe(logged);
+    if (observed) await observed;
     return logged;
   };
   // Write-behind appends: observed one at a time in the order stored, on a chain of their own that
   // the writer does not wait for (an observer may itself append to this log without a deadlock).
   const queued = log.appendQueued?.bind(log);
-  let observedQueued: Promise<void> = Promise.resolve();
+  // The chain exists only while an observer is still working on an earlier event: otherwise an
+  // event is observed at once, synchronously, when it is stored (stored events settle in order).
+  let observing: Promise<void> | undefined;
+  const observeInOrder = (logged: LoggedEvent) => {
+    if (observing) {
+      const next: Promise<void> = observing.then(() => observe(logged));
+      observing = next;
+      void next.then(() => {
+        if (observing === next) observing = undefined;
+      });
+      return;
+    }
+    const r = observe(logged);
+    if (!r) return;
+    const next = r;
+    observing = next;
+    void next.then(() => {
+      if (observing === next) observing = undefined;
+    });
+  };
   if (queued) {
     log.appendQueued = (streamId, event) => {
       const end = hooks.metrics.eventLogAppend.startTimer();
@@ -55,7 +99,7 @@ export function observeEventLog<L extends EventLog<any> & Pick<EventNotifier<any
         seq: q.seq,
         stored: q.stored.then((logged) => {
           end();
-          observedQueued = observedQueued.then(() => observe(logged));
+          observeInOrder(logged);
           return logged;
         }),
       };

@@ -9,7 +9,7 @@
  * One message id (`msg_<uuid>`) per terminal event, shared by its targets and kept across retries.
  */
 import { randomUUID } from 'node:crypto';
-import { isTerminalEvent } from '../runtime/events.js';
+import { isTerminalEvent, type TurnEvent } from '../runtime/events.js';
 import type { LoggedEvent } from '../store/event-log.js';
 import type { TurnRecord } from '../turns/turn-service-types.js';
 import { TURN_WEBHOOK_EVENTS, type WebhookEventType, type WebhookSpec } from './webhook-spec.js';
@@ -30,9 +30,7 @@ function plainLinks(id: string) {
 }
 
 export function turnWebhookObserver(deps: TurnWebhookDeps) {
-  return async (logged: LoggedEvent): Promise<void> => {
-    const event = logged.event;
-    if (!event.type.startsWith('turn.') || !isTerminalEvent(event)) return;
+  const deliver = async (logged: LoggedEvent, event: TurnEvent): Promise<void> => {
     const turn = await deps.getTurn(logged.streamId);
     if (!turn) return;
     const spec = await deps.webhookOf(turn.id);
@@ -52,5 +50,11 @@ export function turnWebhookObserver(deps: TurnWebhookDeps) {
     });
     const message_id = `msg_${randomUUID()}`;
     await deps.enqueue([...urls].map((url) => ({ message_id, subject_type: 'turn', subject_id: turn.id, event_type: event.type, url, payload, created_at: now })));
+  };
+  // Synchronous for every event but a turn's terminal one (no promise for most of a turn's events).
+  return (logged: LoggedEvent): Promise<void> | undefined => {
+    const event = logged.event as TurnEvent;
+    if (!event.type.startsWith('turn.') || !isTerminalEvent(event)) return undefined;
+    return deliver(logged, event);
   };
 }
