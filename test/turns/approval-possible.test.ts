@@ -10,7 +10,7 @@ import { approvalPossible, requiresApproval, type ApprovalPolicy } from '../../s
 
 const tool = (o: { destructive?: boolean; needsApproval?: boolean | ((p: { path: string }) => boolean) }) =>
   defineWorkerTool({
-    name: 'remove', description: 'Remove a path', schema: z.object({ path: z.string() }), executionMode: 'sequential',
+    name: 'remove', description: 'Remove a path', schema: z.object({ path: z.string() }), executionMode: 'sequential', describeActivity: (p) => `Removing ${p.path}`,
     ...(o.destructive ? { isDestructive: true } : {}),
     ...(o.needsApproval !== undefined ? { needsApproval: o.needsApproval } : {}),
     execute: async () => textResult('ok'),
