@@ -55,12 +55,26 @@ export function turnEventData(logged: LoggedEvent<TurnEvent>): object {
   return { ...logged.event, seq: logged.seq, turn_id: logged.streamId, created_at: logged.createdAt };
 }
 
+/**
+ * {@link turnEventData} as JSON text, made from the JSON the store kept (`logged.json`) when it can
+ * be: the same text as `JSON.stringify(turnEventData(logged))` — the three fields appended to the
+ * event's own — without serializing the event again. Otherwise (no stored JSON, or an event that
+ * has one of those fields itself, such as `turn.started`'s `turn_id`) the object.
+ */
+export function turnEventFrameData(logged: LoggedEvent<TurnEvent>): object | string {
+  const { json, event } = logged;
+  if (json === undefined || json.length < 3 || json.charCodeAt(json.length - 1) !== 125 /* } */ || 'seq' in event || 'turn_id' in event || 'created_at' in event) {
+    return turnEventData(logged);
+  }
+  return `${json.slice(0, -1)},"seq":${logged.seq},"turn_id":${JSON.stringify(logged.streamId)},"created_at":${JSON.stringify(logged.createdAt)}}`;
+}
+
 async function streamTurn(services: Services, reply: FastifyReply, turnId: string, after: number) {
   return streamEventLog(reply, {
     log: services.eventLog,
     streamId: turnId,
     after,
-    toData: turnEventData,
+    toData: turnEventFrameData,
     isTerminal: isTerminalEvent,
     maxBuffered: services.config.SSE_MAX_BUFFERED_EVENTS,
     writeTimeoutMs: services.config.SSE_WRITE_TIMEOUT_MS,

@@ -11,17 +11,23 @@
  */
 import type { LoggedEvent } from '../store/event-log.js';
 
-type ToData<E extends { type: string }> = (logged: LoggedEvent<E>) => object;
+/** The data of an event's frame: a JSON-able object, or its JSON text already made (one line). */
+type ToData<E extends { type: string }> = (logged: LoggedEvent<E>) => object | string;
 
 const byShape = new WeakMap<ToData<never>, WeakMap<LoggedEvent<never>, Buffer>>();
 
-/** The frame of `logged` with `toData(logged)` as its data (cached per `toData` and event object). */
+/**
+ * The frame of `logged` with `toData(logged)` as its data (cached per `toData` and event object).
+ * A string from `toData` is taken as the data's JSON text: it must be one line (JSON.stringify's
+ * output is).
+ */
 export function sseFrame<E extends { type: string }>(logged: LoggedEvent<E>, toData: ToData<E>): Buffer {
   let frames = byShape.get(toData as ToData<never>);
   if (!frames) byShape.set(toData as ToData<never>, (frames = new WeakMap()));
   let frame = frames.get(logged as LoggedEvent<never>);
   if (!frame) {
-    frame = Buffer.from(`id: ${logged.seq}\nevent: ${logged.event.type}\ndata: ${JSON.stringify(toData(logged))}\n\n`);
+    const data = toData(logged);
+    frame = Buffer.from(`id: ${logged.seq}\nevent: ${logged.event.type}\ndata: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
     frames.set(logged as LoggedEvent<never>, frame);
   }
   return frame;

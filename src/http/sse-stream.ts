@@ -66,8 +66,8 @@ export interface StreamEventLogOptions<E extends { type: string }> {
   streamId: string;
   /** Send events with seq > after. */
   after: number;
-  /** The JSON object sent as `data:` for one stored event. */
-  toData: (logged: LoggedEvent<E>) => object;
+  /** The JSON object sent as `data:` for one stored event, or its JSON text (one line). */
+  toData: (logged: LoggedEvent<E>) => object | string;
   /** True for the event after which the stream ends. */
   isTerminal: (event: E) => boolean;
   /**

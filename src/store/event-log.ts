@@ -17,6 +17,12 @@ export interface LoggedEvent<E extends { type: string } = { type: string }> {
   /** ISO 8601 time it was stored. */
   createdAt: string;
   event: E;
+  /**
+   * `event` as the JSON text stored, when the store has it at hand (SQLite): equal to
+   * `JSON.stringify(event)`, so a reader that sends the event on can reuse it instead of
+   * serializing again. Absent: serialize `event`.
+   */
+  json?: string;
 }
 
 export type EventListener<E extends { type: string }> = (logged: LoggedEvent<E>) => void;

@@ -187,7 +187,7 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
         else p.reject(p.error);
         continue;
       }
-      p.resolve({ streamId: p.streamId, seq: p.seq, createdAt: p.createdAt, event: p.replaced ? (JSON.parse(p.json) as E) : p.event });
+      p.resolve({ streamId: p.streamId, seq: p.seq, createdAt: p.createdAt, event: p.replaced ? (JSON.parse(p.json) as E) : p.event, json: p.json });
     }
   }
 
@@ -234,5 +234,5 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
 }
 
 function toLogged<E extends { type: string }>(row: Row): LoggedEvent<E> {
-  return { streamId: row.stream_id, seq: row.seq, createdAt: row.created_at, event: JSON.parse(row.data) };
+  return { streamId: row.stream_id, seq: row.seq, createdAt: row.created_at, event: JSON.parse(row.data), json: row.data };
 }
