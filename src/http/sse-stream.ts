@@ -128,8 +128,28 @@ export async function streamEventLog<E extends { type: string }>(
   }));
   if (!sse.isConnected) return 'disconnected';
 
+  /** Set when a live write (below) filled the socket's buffer: the loop waits for `drain` before writing more. */
+  let mustDrain = false;
+  /** True while the loop waits for a live event (nothing queued, nothing being written). */
+  let idle = false;
   const unsubscribe = log.subscribe(streamId, (logged) => {
     if (!live || behind || logged.seq <= lastSent) return;
+    // The next event of an idle live stream is written right here, as the notifier hands it over
+    // (every subscriber in one synchronous pass, like a plain fan-out loop), instead of waking the
+    // loop for it; the loop keeps what needs waiting: a full socket, the terminal event, catch-up.
+    if (idle && !mustDrain && queue.length === 0 && logged.seq === lastSent + 1 && !isTerminal(logged.event) && !closed && sse.isConnected) {
+      const res = reply.raw;
+      try {
+        if (!res.write(sseFrame(logged, toData))) {
+          mustDrain = true;
+          signalWake();
+        }
+        lastSent = logged.seq;
+        return;
+      } catch {
+        // fall through: the loop's own write finds the connection gone
+      }
+    }
     if (queue.length >= maxBuffered) {
       // Too far behind to keep live events in memory: drop the queue, catch up from the store.
       behind = true;
@@ -145,19 +165,28 @@ export async function streamEventLog<E extends { type: string }>(
    * is gone (or made no progress, then closed). A write the socket takes costs no promise at all;
    * only one it could not take waits for `drain`, watching progress.
    */
+  /**
+   * Wait until the socket takes writes again (`drain`), watching progress; false when the client
+   * is gone or made no progress for the write timeout (then the connection is closed).
+   */
+  const drained = async (): Promise<boolean> => {
+    const res = reply.raw;
+    if (!res.writableNeedDrain) return !closed && sse.isConnected;
+    const drain = new Promise<void>((resolve) => res.once('drain', resolve));
+    const r = await waitForProgress(res.socket, Promise.race([drain, closedPromise]), writeTimeoutMs);
+    if (r === 'stalled') {
+      stalled = true;
+      res.destroy();
+      return false;
+    }
+    return !closed && sse.isConnected;
+  };
+
   const write = async (logged: LoggedEvent<E>): Promise<boolean> => {
     if (closed || !sse.isConnected) return false;
     const res = reply.raw;
     try {
-      if (!res.write(sseFrame(logged, toData))) {
-        const drained = new Promise<void>((resolve) => res.once('drain', resolve));
-        const r = await waitForProgress(res.socket, Promise.race([drained, closedPromise]), writeTimeoutMs);
-        if (r === 'stalled') {
-          stalled = true;
-          res.destroy();
-          return false;
-        }
-      }
+      if (!res.write(sseFrame(logged, toData)) && !(await drained())) return false;
     } catch {
       return false;
     }
@@ -206,11 +235,18 @@ export async function streamEventLog<E extends { type: string }>(
         if (r !== 'live') return r;
         continue;
       }
+      if (mustDrain) {
+        mustDrain = false;
+        if (!(await drained())) return lost();
+        continue;
+      }
       const next = queue.shift();
       if (!next) {
+        idle = true;
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
+        idle = false;
         continue;
       }
       if (next.seq <= lastSent) continue;
