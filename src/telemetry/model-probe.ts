@@ -1,10 +1,12 @@
 /**
- * Reachability probe of the model endpoint for GET /readyz: `GET <base URL>/models`; any HTTP
+ * Reachability probe of the model endpoint for GET /readyz: `GET <base URL>/models` on the model
+ * clients' HTTP stack (src/model/model-fetch.ts); any HTTP
  * answer (also 401 or 404) means reachable, a connection failure or a timeout means not. The
  * result is cached for `ttlMs` (concurrent checks share one request), so readiness polling never
  * floods the provider.
  */
 import { connectionCause } from '../model/model-error.js';
+import { modelFetch } from '../model/model-fetch.js';
 
 export type ProbeResult = { reachable: true } | { reachable: false; reason: string };
 
@@ -19,8 +21,12 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
   let cached: { at: number; result: Promise<ProbeResult> } | undefined;
   const probe = async (): Promise<ProbeResult> => {
     try {
-      const res = await fetch(`${baseURL.replace(/\/+$/, '')}/models`, { signal: AbortSignal.timeout(timeout) });
-      await res.body?.cancel();
+      // The model clients' own HTTP stack (model-fetch.ts), so readiness sees what turns see.
+      const res = await modelFetch(`${baseURL.replace(/\/+$/, '')}/models`, { signal: AbortSignal.timeout(timeout) });
+      // The answer itself does not matter: drop it (a web stream is cancelled, a Node stream destroyed).
+      const body = res.body as unknown as { cancel?: () => Promise<void>; destroy?: () => void } | null;
+      if (body?.cancel) await body.cancel();
+      else body?.destroy?.();
       return { reachable: true };
     } catch (err) {
       const e = err as Error;

@@ -198,13 +198,16 @@ describe('the start-up line', () => {
 });
 
 describe('a model endpoint on port 1 (a "bad port" that browsers\' fetch refuses without trying)', () => {
-  it('is tried like any other port (model traffic is not a browser\'s): the refusal names ECONNREFUSED host:port', async () => {
+  it('is tried like any other port (model traffic is not a browser\'s): the turn and /readyz name ECONNREFUSED host:port', async () => {
     const baseURL = 'http://127.0.0.1:1/v1';
     const svc = await startTestService({ env: { OPENAI_BASE_URL: baseURL } });
     try {
       const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
       expect(turn.body.error.code).toBe('connection_error');
       expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:1)`);
+      // /readyz probes on the same HTTP stack, so it says the same.
+      const ready = await api(svc.url, 'GET', '/readyz');
+      expect(ready.body.error.message).toBe(`cannot reach the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:1)`);
     } finally {
       await svc.close();
     }
