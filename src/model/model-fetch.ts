@@ -105,3 +105,19 @@ export const modelFetch: typeof fetch = async (input, init = {}) => {
 function viaFetch(input: Parameters<typeof fetch>[0], init: FetchInit): Promise<Response> {
   return globalThis.fetch(input, init);
 }
+
+/**
+ * Drop a response's body without reading it, on either kind of body: undici's Node stream is
+ * drained by its `dump()` (up to 128 KiB, then closed; the connection stays reusable), a web
+ * stream is cancelled. Never rejects. Do not `destroy()` an undici body nobody listens to: it
+ * emits an `error` (RequestAbortedError) that, unheard, ends the process.
+ */
+export async function discardBody(res: Response): Promise<void> {
+  const body = res.body as unknown as { dump?: () => Promise<void>; cancel?: () => Promise<void> } | null;
+  try {
+    if (typeof body?.dump === 'function') await body.dump();
+    else if (typeof body?.cancel === 'function') await body.cancel();
+  } catch {
+    // nothing to keep from a body being dropped
+  }
+}

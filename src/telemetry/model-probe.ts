@@ -6,7 +6,7 @@
  * floods the provider.
  */
 import { connectionCause } from '../model/model-error.js';
-import { modelFetch } from '../model/model-fetch.js';
+import { discardBody, modelFetch } from '../model/model-fetch.js';
 
 export type ProbeResult = { reachable: true } | { reachable: false; reason: string };
 
@@ -23,10 +23,7 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
     try {
       // The model clients' own HTTP stack (model-fetch.ts), so readiness sees what turns see.
       const res = await modelFetch(`${baseURL.replace(/\/+$/, '')}/models`, { signal: AbortSignal.timeout(timeout) });
-      // The answer itself does not matter: drop it (a web stream is cancelled, a Node stream destroyed).
-      const body = res.body as unknown as { cancel?: () => Promise<void>; destroy?: () => void } | null;
-      if (body?.cancel) await body.cancel();
-      else body?.destroy?.();
+      await discardBody(res); // the answer itself does not matter
       return { reachable: true };
     } catch (err) {
       const e = err as Error;

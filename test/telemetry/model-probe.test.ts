@@ -1,0 +1,79 @@
+/**
+ * The /readyz model probe (src/telemetry/model-probe.ts) against real HTTP servers on loopback:
+ * any answer is "reachable" and is dropped without reading it — also a large one — and without
+ * leaving an error nobody hears (an undici body destroyed unread emits one, which would end the
+ * process); a refused connection is "unreachable" with its cause.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { discardBody, modelFetch } from '../../src/model/model-fetch.js';
+import { createModelProbe } from '../../src/telemetry/model-probe.js';
+import { freePort } from '../e2e/support/child.js';
+
+const servers: http.Server[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+async function serve(handler: http.RequestListener): Promise<string> {
+  const s = http.createServer(handler);
+  servers.push(s);
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(s.address() as AddressInfo).port}/v1`;
+}
+
+/** Errors this process did not handle while `fn` ran and shortly after. */
+async function unheard(fn: () => Promise<void>): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const onError = (err: unknown) => seen.push(err);
+  process.on('uncaughtException', onError);
+  try {
+    await fn();
+    await sleep(100);
+  } finally {
+    process.off('uncaughtException', onError);
+  }
+  return seen;
+}
+
+describe('the model probe', () => {
+  it('is reachable on any answer, drops it unread (small, large, an error status) and leaves no unheard error', async () => {
+    const big = 'x'.repeat(1 << 20);
+    const base = await serve((req, res) => {
+      if (req.url === '/v1/models') return void res.writeHead(200, { 'content-type': 'application/json' }).end(`{"data":[],"pad":"${big}"}`);
+      res.writeHead(404).end('{"error":{"message":"no such route"}}');
+    });
+    const errors = await unheard(async () => {
+      expect(await createModelProbe(base, { ttlMs: 0 }).check()).toEqual({ reachable: true });
+      expect(await createModelProbe(`${base}/nowhere`, { ttlMs: 0 }).check()).toEqual({ reachable: true });
+    });
+    expect(errors).toEqual([]);
+  });
+
+  it('is unreachable with the cause when nothing listens', async () => {
+    const base = `http://127.0.0.1:${await freePort()}/v1`;
+    const r = await createModelProbe(base, { ttlMs: 0 }).check();
+    expect(r).toEqual({ reachable: false, reason: expect.stringMatching(/^cannot reach the model endpoint .* \(ECONNREFUSED 127\.0\.0\.1:\d+\)$/) });
+  });
+});
+
+describe('discardBody', () => {
+  it('drops an unread undici body and a web body without an unheard error, and never rejects', async () => {
+    const base = await serve((_req, res) => {
+      res.writeHead(200);
+      res.write('part');
+      setTimeout(() => res.end(' rest'), 20);
+    });
+    const errors = await unheard(async () => {
+      await discardBody(await modelFetch(`${base}/a`, { method: 'GET' }));
+      await discardBody(await fetch(`${base}/b`));
+      await discardBody(new Response(null));
+    });
+    expect(errors).toEqual([]);
+  });
+});
