@@ -13,11 +13,12 @@ export function encodeBrainCursor(slug: string | null): string | null {
 
 /**
  * Query schema of `cursor`: decodes to the slug to list after; anything that is not the canonical
- * encoding of a slug is a 400 `invalid_request` issue `cursor is not one this service returned`.
+ * encoding of a slug is a 400 `invalid_request` issue `cursor is not one this service returned`,
+ * code `invalid_format` — the same issue as every other list's foreign cursor.
  */
 export const BrainCursor = z.string().transform((cursor, ctx) => {
   const slug = Buffer.from(cursor, 'base64url').toString('utf8');
   if (SLUG_PATTERN.test(slug) && encodeBrainCursor(slug) === cursor) return slug;
-  ctx.addIssue({ code: 'custom', message: 'cursor is not one this service returned' });
+  ctx.addIssue({ code: 'invalid_format', format: 'regex', input: cursor, message: 'cursor is not one this service returned' });
   return z.NEVER;
 });

@@ -8,12 +8,16 @@
  * against a scripted model that answers every request with one streamed message repeating the
  * last user text (no tool calls), so the README's curl examples can be tried without a key; the
  * data folder is a temporary one, removed on Ctrl-C.
+ *
+ * Both pass the user's environment through (AUTH_TOKENS, WEBHOOK_*, … apply) and force the
+ * scripted model, the temporary DATA_DIR and loopback: ./demo-env.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createParser } from 'eventsource-parser';
 import { startService } from '../src/main.js';
+import { demoEnv, firstToken } from './demo-env.js';
 import {
   functionCall,
   message,
@@ -89,21 +93,13 @@ async function serve(): Promise<void> {
   };
   model.push(echo);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
-  const service = await startService({
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    HOST: '127.0.0.1',
-    PORT: process.env.PORT || '8787',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_API_KEY: 'scripted',
-    MODEL: 'scripted-demo-model',
-  });
+  const service = await startService(demoEnv(model.baseURL, dataDir, { PORT: '8787', LOG_LEVEL: 'warn' }));
+  const auth = service.config.AUTH_TOKENS.length > 0 ? ` -H "Authorization: Bearer $TOKEN"` : '';
   process.stdout.write(
     `=== turn-service demo (--serve) — SCRIPTED MODEL: every turn is answered by an echo, no LLM is called ===\n` +
       `service: ${service.address}   data: ${dataDir} (removed on exit)\n` +
-      `try:  curl -s ${service.address}/v1/turns?wait=true -H 'Content-Type: application/json' -d '{"input":"hello"}'\n` +
+      `try:  curl -s '${service.address}/v1/turns?wait=true'${auth} -H 'Content-Type: application/json' -d '{"input":"hello"}'\n` +
+      (auth ? `(AUTH_TOKENS is set: TOKEN is one of its tokens)\n` : '') +
       `Ctrl-C stops it.\n`,
   );
   const stop = async () => {
@@ -120,17 +116,8 @@ async function main(): Promise<void> {
   if (process.argv.includes('--serve')) return serve();
   const model = await startScriptedResponsesServer(script);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
-  const service = await startService({
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'error',
-    OPENAI_BASE_URL: model.baseURL,
-    OPENAI_API_KEY: 'scripted',
-    MODEL: 'scripted-demo-model',
-  });
+  const service = await startService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'error' }, { PORT: '0' }));
+  const token = firstToken(process.env);
   const base = service.address;
   const out = (s: string) => process.stdout.write(`${s}\n`);
   out('=== turn-service demo — SCRIPTED MODEL: a bundled fake Responses API server, no real LLM is called ===');
@@ -139,7 +126,7 @@ async function main(): Promise<void> {
   try {
     const res = await fetch(`${base}/v1/turns`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: JSON.stringify({ input: 'Check the sandbox and tell me what you find.', tools: DEMO_TOOLS }),
     });
     if (!res.ok || !res.body) throw new Error(`POST /v1/turns → ${res.status} ${await res.text()}`);

@@ -1,6 +1,7 @@
 // Refuse, with one line, to run on a Node.js older than the one this project is built for.
 // (better-sqlite3 is compiled for Node 24's ABI; on Node 20 it crashes the process with a bare
-// "Segmentation fault".) Run first by `npm start`, `npm run dev`, `npm run demo` and `npm test`.
+// "Segmentation fault".) Run first by `npm start`, `npm run dev`, `npm run demo`, `npm test` and
+// every `npm run bench*`.
 // `bash scripts/setup <command>` finds or installs Node 24 and puts it first on PATH.
 const major = Number(process.versions.node.split('.')[0]);
 if (major < 24) {

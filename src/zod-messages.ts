@@ -53,7 +53,21 @@ function unwrap(schema: Schema): Schema {
   return s;
 }
 
+/** Schemas marked by {@link requiredInMessages}. */
+const CHECKED_LATER = new WeakSet<object>();
+
+/**
+ * Mark a field's schema as required in messages (`when`, not `when?`, in an unknown-field list)
+ * although it lets a missing value through, because a later check reports the missing field with
+ * its own code (a schedule's `when`: `invalid_when`). Returns `schema`.
+ */
+export function requiredInMessages<T extends object>(schema: T): T {
+  CHECKED_LATER.add(schema);
+  return schema;
+}
+
 function isOptional(schema: Schema): boolean {
+  if (CHECKED_LATER.has(schema)) return false;
   const t = schema._zod.def.type;
   return t === 'optional' || t === 'default' || t === 'prefault';
 }

@@ -32,6 +32,22 @@ export interface AuthOptions {
   extraCheck?: (request: FastifyRequest) => boolean;
 }
 
+/**
+ * The 401 message for a request whose bearer check failed: `invalid bearer token` for a Bearer
+ * header with a token no entry matches; for another scheme followed by credentials (`Basic …`, as
+ * `curl -u` sends) the scheme's name when it is a word of letters (at most 20; never anything
+ * after it) and what to send; for any other value, that it is not a bearer token; without the
+ * header or with an empty Bearer, that it is missing.
+ */
+export function unauthorizedMessage(header: string): string {
+  const value = header.trim();
+  if (/^Bearer\s+\S/i.test(value)) return 'invalid bearer token';
+  if (value === '' || /^Bearer$/i.test(value)) return 'missing bearer token (Authorization: Bearer <token>)';
+  const scheme = /^([A-Za-z][A-Za-z-]{0,19})\s+\S/.exec(value)?.[1];
+  const used = scheme ? `uses the ${scheme} scheme` : 'is not a bearer token';
+  return `the Authorization header ${used}; this service takes only a bearer token: send Authorization: Bearer <token>`;
+}
+
 export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
   if (opts.tokens.length === 0) return;
   app.addHook('onRequest', async (request, reply) => {
@@ -44,6 +60,6 @@ export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
     return reply
       .code(401)
       .header('WWW-Authenticate', 'Bearer')
-      .send(envelope('unauthorized', m ? 'invalid bearer token' : 'missing bearer token (Authorization: Bearer <token>)'));
+      .send(envelope('unauthorized', unauthorizedMessage(header)));
   });
 }

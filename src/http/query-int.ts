@@ -8,12 +8,16 @@ import { z } from 'zod';
 /** The value as sent, for a message: as written when short, else its length. */
 const asSent = (raw: string) => (raw.length <= 40 ? raw : `a value of ${raw.length} characters`);
 
+/** Plain decimal digits, with an optional `-` (so `-3` is below the range, not malformed). */
+const DECIMAL = /^-?[0-9]+$/;
+
 /**
- * A query parameter read as an integer from `min` to `max`; absent → `def`. Accepted: what
- * JavaScript's `Number()` reads as an integer (`20`, ` 20 `, `2e1`). Refused with one issue, the
- * value echoed as sent: not a number or not whole → `invalid_type` (`must be an integer, got
- * "abc"` / `got 1.5`), below or above the range (however large, `1e400` too) → `too_small` /
- * `too_big` (`must be at most 100, got 99999999999999999999999`).
+ * A query parameter read as an integer from `min` to `max`; absent → `def`. Accepted: plain
+ * decimal digits (`20`, `020`), as for integer environment variables. Refused with one issue, the
+ * value echoed as sent (JSON-quoted): anything else — an exponent, a decimal point, hex, a sign
+ * `+` (which arrives as a space), spaces, `""` — → `invalid_type` (`must be an integer written in
+ * plain decimal digits, got "1e1"`); below or above the range (however many digits) →
+ * `too_small` / `too_big` (`must be at most 100, got 99999999999999999999999`).
  */
 export function queryInt(min: number, max: number, def: number) {
   return z
@@ -21,10 +25,9 @@ export function queryInt(min: number, max: number, def: number) {
     .optional()
     .transform((raw, ctx) => {
       if (raw === undefined) return def;
-      const n = raw.trim() === '' ? NaN : Number(raw);
-      if (Number.isNaN(n) || (Number.isFinite(n) && !Number.isInteger(n))) {
-        const got = Number.isNaN(n) ? JSON.stringify(asSent(raw)) : asSent(raw);
-        ctx.addIssue({ code: 'invalid_type', expected: 'int', input: raw, message: `must be an integer, got ${got}` });
+      const n = DECIMAL.test(raw) ? Number(raw) : NaN;
+      if (Number.isNaN(n)) {
+        ctx.addIssue({ code: 'invalid_type', expected: 'int', input: raw, message: `must be an integer written in plain decimal digits, got ${JSON.stringify(asSent(raw))}` });
       } else if (n < min) {
         ctx.addIssue({ code: 'too_small', origin: 'number', minimum: min, inclusive: true, input: raw, message: `must be at least ${min}, got ${asSent(raw)}` });
       } else if (n > max) {

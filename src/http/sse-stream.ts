@@ -8,7 +8,8 @@
  *   and the same bytes go to every subscriber (src/http/sse-frames.ts); the plugin still sends
  *   the headers and heartbeats.
  * - Resume point: the `Last-Event-ID` header, else `?after=`, else 0 (from the first event). A
- *   value that is not a non-negative integer, or is beyond the stream's last stored seq → 400.
+ *   value that is not a non-negative integer, or is beyond the stream's last stored seq → 400
+ *   (./resume-point.ts).
  * - Stored events after the resume point are replayed, then live events follow, with no gap and
  *   no duplicate even when events are appended during the switch (see {@link streamEventLog}).
  * - The stream closes after the terminal event (or at once when the stream already ended); when
@@ -29,36 +30,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EventLog, EventNotifier, LoggedEvent } from '../store/event-log.js';
 import type { Socket } from 'node:net';
-import { badRequest } from './errors.js';
 import { sseFrame } from './sse-frames.js';
 import { progressed, sendBacklog } from './send-progress.js';
 
 const PAGE = 500;
 
-/**
- * Read the resume point of a request: `Last-Event-ID` header (wins) or `?after=`.
- * @throws HttpError 400 `invalid_last_event_id` when it is not a non-negative integer or is
- *   beyond `lastSeq` (an id this stream never produced).
- */
-export function resumePoint(request: FastifyRequest, lastSeq: number): number {
-  const header = request.headers['last-event-id'];
-  const query = (request.query as Record<string, unknown> | undefined)?.after;
-  const raw = typeof header === 'string' && header !== '' ? header : typeof query === 'string' ? query : undefined;
-  if (raw === undefined) return 0;
-  if (!/^\d+$/.test(raw.trim())) {
-    throw badRequest('invalid_last_event_id', `event id ${JSON.stringify(raw.slice(0, 40))} is not a non-negative integer (send the id of the last event received)`);
-  }
-  if (raw.trim().length > 15) {
-    throw badRequest('invalid_last_event_id', `event id ${raw.trim().slice(0, 40)}${raw.trim().length > 40 ? '…' : ''} is beyond the last stored event (${lastSeq})`, { last_event_id: lastSeq });
-  }
-  const after = Number(raw.trim());
-  if (after > lastSeq) {
-    throw badRequest('invalid_last_event_id', `event id ${after} is beyond the last stored event (${lastSeq})`, {
-      last_event_id: lastSeq,
-    });
-  }
-  return after;
-}
+export { resumePoint } from './resume-point.js';
 
 export interface StreamEventLogOptions<E extends { type: string }> {
   /** The stored log plus its notifier's `subscribe` (a PublishedEventLog: store, then notify). */

@@ -37,8 +37,9 @@ const STATUS: Record<ScheduleErrorCode, number> = {
 /** A schedule refusal; its HTTP status follows from the code. */
 export class ScheduleError extends DomainError {
   declare readonly code: ScheduleErrorCode;
-  declare readonly details?: Record<string, unknown>;
-  constructor(code: ScheduleErrorCode, message: string, details?: Record<string, unknown>) {
+  /** An object, or for a field problem the `[{path, code, message}]` list of `invalid_request`. */
+  declare readonly details?: Record<string, unknown> | readonly { path: string; code: string; message: string }[];
+  constructor(code: ScheduleErrorCode, message: string, details?: ScheduleError['details']) {
     super(code, message, STATUS[code], details);
   }
 }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { AgentIdSchema, MetadataSchema, ToolFamiliesSchema, TurnInputSchema } from '../turns/request-schemas.js';
 import { SCHEDULE_STATUSES } from './types.js';
+import { requiredInMessages } from '../zod-messages.js';
 import { TurnWebhookSpecSchema } from '../webhooks/webhook-spec.js';
 import { ApprovalsSchema } from '../turns/approvals/policy.js';
 
@@ -56,6 +57,8 @@ export const CreateScheduleBodySchema = z
     input: TurnInputSchema,
     agent_id: AgentIdSchema.optional(),
     ...SCHEDULE_OPTIONAL_FIELDS,
+    /** Required: validateWhen answers `invalid_when` when it is missing; messages list `when`, not `when?`. */
+    when: requiredInMessages(z.unknown().optional()),
     /** REST only (the schedule tools never set a webhook). */
     webhook: TurnWebhookSpecSchema.nullable().optional(),
     /** The fired turns' `approvals` (README "Tool approvals"); REST only. */

@@ -49,10 +49,18 @@ function encodeCursor(id: string): string {
   return Buffer.from(id, 'utf8').toString('base64url');
 }
 
+/**
+ * The schedule id a list cursor stands for (undefined without a cursor).
+ * @throws ScheduleError `invalid_request` for a cursor this service never returned, with the
+ *   details every list gives one: `[{path: "cursor", code: "invalid_format", message}]`.
+ */
 function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[0-9a-f-]{36}$/.test(id)) throw new ScheduleError('invalid_request', 'cursor is not one this service returned', { cursor });
+  if (!/^[0-9a-f-]{36}$/.test(id)) {
+    const message = 'cursor is not one this service returned';
+    throw new ScheduleError('invalid_request', message, [{ path: 'cursor', code: 'invalid_format', message }]);
+  }
   return id;
 }
 

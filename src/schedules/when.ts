@@ -110,7 +110,7 @@ function validateCron(expression: string, timezone: string, rules: WhenRules): n
   } catch (err) {
     throw new ScheduleError(
       'invalid_cron',
-      `when.cron ${JSON.stringify(expression)} is not a valid cron expression: ${(err as Error).message}. Use 5 fields "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5"`,
+      `when.cron ${JSON.stringify(expression)} is not a valid cron expression: ${(err as Error).message.trim().replace(/[.\s]+$/, '')}. Use 5 fields "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5"`,
       { cron: expression },
     );
   }

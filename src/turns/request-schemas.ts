@@ -66,11 +66,18 @@ export const TurnInputSchema = z.union([
 
 /** Max serialized size of `metadata`, bytes. */
 export const METADATA_MAX_BYTES = 4096;
+/** Most keys of `metadata`. */
+export const METADATA_MAX_KEYS = 32;
+/** Most characters of one `metadata` key. */
+export const METADATA_KEY_MAX_CHARS = 64;
 
-/** `metadata`: a JSON object of at most 32 keys (each ≤ 64 chars), ≤ {@link METADATA_MAX_BYTES} serialized. */
+/**
+ * `metadata`: a JSON object of at most {@link METADATA_MAX_KEYS} keys (each ≤
+ * {@link METADATA_KEY_MAX_CHARS} chars), ≤ {@link METADATA_MAX_BYTES} serialized.
+ */
 export const MetadataSchema = z
-  .record(z.string().max(64), z.unknown())
-  .refine((m) => Object.keys(m).length <= 32, 'metadata may have at most 32 keys')
+  .record(z.string().max(METADATA_KEY_MAX_CHARS), z.unknown())
+  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `metadata may have at most ${METADATA_MAX_KEYS} keys`)
   .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, `metadata must serialize to at most ${METADATA_MAX_BYTES} bytes`);
 
 /** `tools`: tool families (src/config.ts TOOL_FAMILIES), each at most once. */

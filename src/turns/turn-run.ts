@@ -34,6 +34,7 @@ import type { TurnStore } from '../store/turn-store.js';
 import type { ApprovalStore } from '../store/approval-store.js';
 import { effectivePolicy } from './approvals/policy.js';
 import { createTurnApprovalGate } from './approvals/turn-gate.js';
+import { forgetStoredUsage, watchRequests } from './cut-requests.js';
 import { countCrash, loadState, priorCallsFromLog } from './resume.js';
 import type { TaskBindingResolver } from './task-binding.js';
 import { TurnCheckpointer } from './turn-checkpoints.js';
@@ -78,6 +79,8 @@ export interface RunControl {
   cancelRequested(): boolean;
   /** True when the run must stop without ending the turn (shutdown, lost lease). */
   detached(): boolean;
+  /** True once this run's lease was lost (another instance may own the turn now). */
+  leaseLost(): boolean;
   /** Resolves when turn `id` has finished (for `previous_turn_id`). */
   waitFinished(id: string, signal: AbortSignal): Promise<void>;
 }
@@ -203,14 +206,27 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     await emit({ type: 'turn.failed', error });
     return 'finished' as const;
   };
+  /** True while a model request was sent after the last checkpoint this run stored (cut-requests.ts). */
+  let requestSinceCheckpoint = false;
+  /**
+   * A run stopped by this instance's shutdown after a model request it did not checkpoint: the
+   * resumed turn makes that request again, so its usage is unknown (cut-requests.ts). A lost lease
+   * is left to the new owner (it resumes as after a crash); a lost store cannot be written.
+   */
+  const detach = async (): Promise<'detached'> => {
+    if (requestSinceCheckpoint && storeLost === undefined && !c.leaseLost()) {
+      await forgetStoredUsage(d.checkpoints, id).catch((err: unknown) => d.log?.error({ err, turn_id: id }, 'marking the usage of a stopped turn unknown failed'));
+    }
+    return 'detached';
+  };
   try {
     const end = await run(rec, request);
-    return storeLost !== undefined ? 'detached' : end;
+    return storeLost !== undefined || end === 'detached' ? detach() : end;
   } catch (err) {
     if (storeLost !== undefined) return 'detached';
     d.log?.error({ err, turn_id: id }, 'turn run failed');
     if (!terminal && !detached()) await fail({ code: 'internal_error', message: err instanceof Error ? err.message : String(err) });
-    return terminal ? 'finished' : 'detached';
+    return terminal ? 'finished' : detach();
   }
 
   async function run(this: void, rec: TurnRecord, request: CreateTurnInput): Promise<RunEnd> {
@@ -246,7 +262,8 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
         if (crash?.type === 'fail') return fail(crash.error);
         // Cut between rounds (no round pending): a model request may have been streaming when the
         // service died — spent but never reported — so the turn's usage is unknown from here on
-        // (null), never an undercount. Cut while a round's calls ran: nothing is missing.
+        // (null), never an undercount. Cut while a round's calls ran: nothing is missing. (A
+        // graceful stop knows whether it cut a request and marks the usage itself: cut-requests.ts.)
         if (!state.round) state.usage = null;
         await checkpointer.save(state);
       }
@@ -282,7 +299,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     try {
       result = await d.runTurn({
         turnId: id,
-        model: request.model_api && d.modelFor ? d.modelFor(request.model_api) : d.model,
+        model: watchRequests(request.model_api && d.modelFor ? d.modelFor(request.model_api) : d.model, () => (requestSinceCheckpoint = true)),
         modelName: rec.model,
         instructions,
         input: state.transcript,
@@ -302,6 +319,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
           if (storeLost !== undefined) return;
           if (detached() && !c.cancelRequested() && next?.type === 'cancelled') return;
           await checkpointer.save(s, next);
+          requestSinceCheckpoint = false;
           current = s;
           if (!next && Date.now() - progressAt >= PROGRESS_EVERY_MS) await writeProgress(s);
         },

@@ -127,6 +127,7 @@ export class TurnRunner {
       previousRun,
       cancelRequested: () => entry.cancelRequested,
       detached: () => (this.stopping || entry.lost) && !entry.cancelRequested,
+      leaseLost: () => entry.lost,
       waitFinished: this.d.waitFinished,
     };
     entry.done = runClaimedTurn(this.d, id, control)

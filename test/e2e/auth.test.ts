@@ -46,6 +46,22 @@ describe('with AUTH_TOKENS set', () => {
     expect(basic.status).toBe(401);
   });
 
+  it('says which scheme a header used when it is not Bearer (curl -u sends Basic), and never echoes credentials', async () => {
+    const basic = await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: 'Basic dXNlcjp0b2stYWxwaGEtMTIzNDU2Nzg5MA==' });
+    expect(basic.status).toBe(401);
+    expect(basic.body.error).toEqual({
+      code: 'unauthorized',
+      message: 'the Authorization header uses the Basic scheme; this service takes only a bearer token: send Authorization: Bearer <token>',
+    });
+    const none = await api(svc.url, 'GET', '/v1/turns');
+    expect(none.body.error.message).toBe('missing bearer token (Authorization: Bearer <token>)');
+    const wrong = await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: 'Bearer not-a-token-0000000' });
+    expect(wrong.body.error.message).toBe('invalid bearer token');
+    // A token sent without a scheme is not named back.
+    const bare = await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: 'tok-alpha-1234567890' });
+    expect(bare.body.error.message).toBe('the Authorization header is not a bearer token; this service takes only a bearer token: send Authorization: Bearer <token>');
+  });
+
   it('keeps the API reference (/docs, /openapi.yaml) behind the token too', async () => {
     for (const p of ['/docs', '/openapi.yaml']) {
       const none = await fetch(`${svc.url}${p}`);

@@ -1,8 +1,40 @@
-/** List endpoints refuse a cursor they never returned, instead of silently restarting at page one (or at another page). */
+/**
+ * List endpoints refuse a cursor they never returned, instead of silently restarting at page one
+ * (or at another page) — every one with the same error: the `invalid_request` details list of
+ * openapi's Error.
+ */
 import { describe, expect, it } from 'vitest';
 import { api, useScriptedService } from './support/service.js';
+import { validateResponse } from './support/spec.js';
 
 const harness = useScriptedService();
+
+describe('a foreign cursor', () => {
+  it('gets one error shape on every list: 400 invalid_request, details [{path: cursor, code: invalid_format, message}]', async () => {
+    const schedule = await api(harness.svc.url, 'POST', '/v1/schedules', { name: 'cursors', input: 'x', when: { cron: '0 9 * * 1-5', timezone: 'UTC' } });
+    expect(schedule.status, JSON.stringify(schedule.body)).toBe(201);
+    const routes: [string, string][] = [
+      ['/v1/turns', '/v1/turns'],
+      ['/v1/workflows', '/v1/workflows'],
+      ['/v1/jobs', '/v1/jobs'],
+      ['/v1/schedules', '/v1/schedules'],
+      [`/v1/schedules/${schedule.body.id}/runs`, '/v1/schedules/{id}/runs'],
+      ['/v1/agents/default/brain/pages', '/v1/agents/{agent_id}/brain/pages'],
+    ];
+    for (const [route, specPath] of routes) {
+      const res = await api(harness.svc.url, 'GET', `${route}?cursor=junk`);
+      expect(res.status, route).toBe(400);
+      expect(res.body, route).toEqual({
+        error: {
+          code: 'invalid_request',
+          message: 'cursor is not one this service returned',
+          details: [{ path: 'cursor', code: 'invalid_format', message: 'cursor is not one this service returned' }],
+        },
+      });
+      expect(validateResponse(specPath, 'get', 400, res.body), route).toEqual([]);
+    }
+  });
+});
 
 describe('list cursors', () => {
   for (const route of ['/v1/turns', '/v1/workflows']) {

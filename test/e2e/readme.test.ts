@@ -1,8 +1,27 @@
-/** README.md stays in step with the code: every env var of src/config.ts is in its configuration table. */
+/**
+ * README.md stays in step with the code: every env var of src/config.ts is in its configuration
+ * table, the `metadata` limits are the schema's, and the console screenshot says how to get Chromium.
+ */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { METADATA_KEY_MAX_CHARS, METADATA_MAX_BYTES, METADATA_MAX_KEYS } from '../../src/turns/request-schemas.js';
 import { ROOT } from './support/child.js';
+
+const readme = () => readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+it('states the metadata limits of the request schema where the create body lists metadata', () => {
+  const line = /`metadata\?` \(([^)]*)\)/.exec(readme())?.[1] ?? '';
+  expect(line).toContain(`at most ${METADATA_MAX_KEYS} keys of at most ${METADATA_KEY_MAX_CHARS} characters each`);
+  expect(line).toContain(`at most ${METADATA_MAX_BYTES} bytes serialized`);
+});
+
+it('says how to install Chromium (SETUP_CHROMIUM=1) before its console screenshot command', () => {
+  const text = readme();
+  const shot = text.indexOf('--screenshot=console.png');
+  expect(shot).toBeGreaterThan(0);
+  expect(text.slice(text.lastIndexOf('\n### ', shot), shot)).toContain('SETUP_CHROMIUM=1');
+});
 
 it('documents every environment variable of src/config.ts in the README configuration table', () => {
   const config = readFileSync(path.join(ROOT, 'src/config.ts'), 'utf8');

@@ -96,14 +96,49 @@ describe('GET /v1/turns/{id}/events', () => {
     const junk = await api(svc.url, 'GET', `/v1/turns/${id}/events?after=abc`);
     expect(junk.status).toBe(400);
     expect(junk.body.error.code).toBe('invalid_last_event_id');
-    expect(junk.body.error.message).toBe('event id "abc" is not a non-negative integer (send the id of the last event received)');
+    expect(junk.body.error.message).toBe('after "abc" is not an event id: send the id of the last event received (a non-negative integer), or leave out after to start from the first event');
     // A number too long to be any stored id is beyond the log, not "not a number".
     const huge = await api(svc.url, 'GET', `/v1/turns/${id}/events?after=${'9'.repeat(30)}`);
     expect(huge.status).toBe(400);
-    expect(huge.body.error).toMatchObject({ code: 'invalid_last_event_id', message: `event id ${'9'.repeat(30)} is beyond the last stored event (3)`, details: { last_event_id: 3 } });
+    expect(huge.body.error).toMatchObject({
+      code: 'invalid_last_event_id',
+      message: `after ${'9'.repeat(30)} is beyond the last stored event (3): resume after an id of at most 3, or leave out after to start from the first event`,
+      details: { last_event_id: 3 },
+    });
     const live = newTurn();
     const early = await api(svc.url, 'GET', `/v1/turns/${live}/events?after=1`);
     expect(early.status).toBe(400);
+  });
+
+  it('names the header or parameter it read and says what to send: resume at most at the last id, or send none', async () => {
+    const id = await finishedTurn(4);
+    const beyond = await api(svc.url, 'GET', `/v1/turns/${id}/events`, undefined, { 'last-event-id': '5' });
+    expect(beyond.status).toBe(400);
+    expect(beyond.body.error).toEqual({
+      code: 'invalid_last_event_id',
+      message: 'Last-Event-ID 5 is beyond the last stored event (4): resume after an id of at most 4, or send no Last-Event-ID to start from the first event',
+      details: { last_event_id: 4 },
+    });
+    const junk = await api(svc.url, 'GET', `/v1/turns/${id}/events`, undefined, { 'last-event-id': 'x1' });
+    expect(junk.body.error.message).toBe('Last-Event-ID "x1" is not an event id: send the id of the last event received (a non-negative integer), or send no Last-Event-ID to start from the first event');
+  });
+
+  it('refuses a Last-Event-ID header given twice as such, not as the joined value "1, 3"', async () => {
+    const id = await finishedTurn(4);
+    const r = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = http.get(`${svc.url}/v1/turns/${id}/events`, { headers: { 'last-event-id': ['1', '3'] } }, (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'the Last-Event-ID header is given 2 times; give it once',
+      details: [{ path: 'headers.last-event-id', code: 'duplicate_header', message: 'is given 2 times; give it once' }],
+    });
   });
 
   it('answers 404 with the envelope for an unknown turn', async () => {

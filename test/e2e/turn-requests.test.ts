@@ -174,6 +174,14 @@ describe('input_preview', () => {
     expect(await previewOf('\u0000\u0000\nsecond line')).toBe('second line');
   });
 
+  it('holds no bidirectional controls, so a name cannot show reversed: embeddings, overrides, isolates and marks are dropped', async () => {
+    expect(await previewOf('invoice_\u202egnp.exe')).toBe('invoice_gnp.exe');
+    expect(await previewOf('a\u202ab\u202bc\u202cd\u202de\u2066f\u2067g\u2068h\u2069i\u200ej\u200fk\u061cl')).toBe('abcdefghijkl');
+    // Other format characters stay: a zero-width joiner inside an emoji sequence is part of the text.
+    expect(await previewOf('team \u{1F469}\u200d\u{1F4BB}')).toBe('team \u{1F469}\u200d\u{1F4BB}');
+    expect(await previewOf('\u202e\u2066\nsecond')).toBe('second');
+  });
+
   it('is the first line with text of a list input: a blank message is skipped, user messages come first', async () => {
     expect(await previewOf([{ role: 'user', content: '  ' }, { role: 'user', content: 'real' }])).toBe('real');
     expect(await previewOf([{ role: 'user', content: '\u200b\n' }, { role: 'user', content: '\u0000' }, { role: 'user', content: '\n\nthird\nfourth' }])).toBe('third');

@@ -1,18 +1,23 @@
 /**
  * `npm run demo` (scripts/demo.ts): one real turn against the bundled scripted model, printing
  * labels and the answer — and an `unavailable` line only for a family the demo asked for; with
- * `--serve`, the service kept up against an echoing scripted model.
+ * `--serve`, the service kept up against an echoing scripted model. Both take the user's
+ * environment (AUTH_TOKENS, WEBHOOK_*, …) and force the scripted model and a temporary DATA_DIR.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { freePort, ROOT } from '../e2e/support/child.js';
+import { startReceiver } from '../webhooks/receiver.js';
 
 it('prints the labels and the answer, and no unavailable line for families it did not ask for', { timeout: 90_000 }, async () => {
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/demo.ts')], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
+    // AUTH_TOKENS applies to the demo too: its own request sends the first token.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', AUTH_TOKENS: 'demo-test-token-0123456789abcdef, second-token-0123456789abcdef' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -55,4 +60,53 @@ it('--serve keeps the service up on PORT against an echoing scripted model until
   const dataDir = /data: (\S+) \(removed on exit\)/.exec(out)?.[1];
   expect(dataDir).toBeTruthy();
   expect(existsSync(dataDir!)).toBe(false);
+});
+
+it('--serve takes the user environment (AUTH_TOKENS, WEBHOOK_*) but keeps its scripted model and temporary data', { timeout: 90_000 }, async () => {
+  const port = await freePort();
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const receiver = await startReceiver(secret);
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'demo-env-'));
+  const userDataDir = path.join(scratch, 'user-data');
+  const token = 'demo-test-token-0123456789abcdef';
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/demo.ts'), '--serve'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port),
+      AUTH_TOKENS: token, WEBHOOK_SECRET: secret, WEBHOOK_URL: receiver.url, WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+      // Forced over by the demo: its scripted model and its temporary data folder.
+      DATA_DIR: userDataDir, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', MODEL: 'gpt-nothing', MODEL_API: 'chat',
+      DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout.on('data', (c) => (out += c));
+  proc.stderr.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
+  try {
+    for (let i = 0; i < 300 && !out.includes('Ctrl-C stops it.') && proc.exitCode === null; i++) await new Promise((r) => setTimeout(r, 200));
+    expect(out).toContain(`service: http://127.0.0.1:${port}`);
+    // The printed example is quoted for any shell and carries the bearer token header.
+    expect(out).toContain(`try:  curl -s 'http://127.0.0.1:${port}/v1/turns?wait=true' -H "Authorization: Bearer $TOKEN"`);
+    const base = `http://127.0.0.1:${port}`;
+    expect((await fetch(`${base}/v1/turns?limit=1`)).status).toBe(401);
+    const res = await fetch(`${base}/v1/turns?wait=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ input: 'hello', webhook: { url: receiver.url, events: ['turn.completed'] } }),
+    });
+    expect(res.status).toBe(200);
+    const turn = await res.json();
+    expect(turn).toMatchObject({ status: 'completed', output_text: '(scripted model, no LLM) You said: hello' });
+    // The turn's webhook is accepted (WEBHOOK_SECRET is set) and its delivery is signed with it.
+    await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(receiver.received[0].verified).toMatchObject({ type: 'turn.completed', data: { turn: { id: turn.id } } });
+    expect(existsSync(userDataDir)).toBe(false);
+  } finally {
+    proc.kill('SIGTERM');
+    await receiver.close();
+  }
+  expect(await exited).toBe(0);
+  rmSync(scratch, { recursive: true, force: true });
 });

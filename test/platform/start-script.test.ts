@@ -1,9 +1,10 @@
 /**
  * `npm start` (scripts/start.mjs) only starts the built service: it never compiles, and a missing
- * or stale build ends with one line saying to run `npm run build`.
+ * or stale build ends with one line saying to run `npm run build`. Every npm script that runs the
+ * project's code on Node checks the Node version first (scripts/node-version.mjs).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -87,4 +88,12 @@ it('answers --check with the exit code only', () => {
   expect(start('--check').status).toBe(0);
   setTime(path.join(dir, 'src/main.ts'), 3_000);
   expect(start('--check').status).toBe(1);
+});
+
+it('every npm script that runs the project on Node (dev, test, demo, the benchmarks) checks the Node version first', () => {
+  const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const runners = Object.entries(scripts).filter(([, command]) => /\b(tsx|vitest)\b/.test(command));
+  expect(runners.map(([name]) => name)).toEqual(expect.arrayContaining(['dev', 'test', 'demo', 'bench', 'bench:service', 'bench:fanout']));
+  for (const [name, command] of runners) expect(command, name).toMatch(/^node scripts\/node-version\.mjs && /);
+  expect(scripts.start).toBe('node scripts/start.mjs'); // it runs the check itself
 });

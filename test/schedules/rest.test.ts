@@ -163,6 +163,21 @@ describe('/v1/schedules validation errors', () => {
     if (code === 'invalid_request') expect(Array.isArray(err.details)).toBe(true);
   });
 
+  it('lists when as required (not when?) in an unknown-field message, and a missing when is still invalid_when', async () => {
+    const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', colour: 'blue' }), 400, 'invalid_request');
+    expect(err.message).toContain('accepted fields are name, input, agent_id?, when, instructions?');
+    await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: undefined }), 400, 'invalid_when');
+    // PATCH changes any subset: when stays optional there.
+    const id = (await call('POST', '/v1/schedules', body({ agent_id: 'validation-patch' }))).body.id;
+    expect((await expectError('PATCH', `/v1/schedules/${id}`, { colour: 'blue' }, 400, 'invalid_request')).message).toContain('when?');
+  });
+
+  it('says why a cron expression is invalid in one sentence, without a doubled period', async () => {
+    const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 0 0 9 * * 1-5', timezone: 'UTC' } }), 400, 'invalid_cron');
+    expect(err.message).toMatch(/^when\.cron "0 0 0 9 \* \* 1-5" is not a valid cron expression: [^\n]*[^.]\. Use 5 fields "minute hour day-of-month month day-of-week", e\.g\. "0 9 \* \* 1-5"$/);
+    expect(err.message).not.toContain('..');
+  });
+
   it('refuses malformed JSON and a non-JSON body', async () => {
     const bad = await api(svc.url, 'POST', '/v1/schedules', '{"name": ', { 'content-type': 'application/json' });
     expect([bad.status, bad.body.error.code]).toEqual([400, 'invalid_json']);

@@ -1,0 +1,48 @@
+/**
+ * The resume point of an SSE stream request (README "SSE events"): the `Last-Event-ID` header,
+ * else `?after=`, else 0 (from the first event). Each refusal names the one that was read and
+ * says what to send instead.
+ */
+import type { FastifyRequest } from 'fastify';
+import { badRequest, HttpError } from './errors.js';
+
+/** How often the `Last-Event-ID` header occurs in the request as sent (Node joins repeats with ", "). */
+function headerCount(request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders;
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'last-event-id') n++;
+  return n;
+}
+
+/**
+ * Read the resume point of a request: `Last-Event-ID` header (wins) or `?after=`.
+ * @returns the seq to send events after (0 without either).
+ * @throws HttpError 400 `invalid_request` (details `[{path: "headers.last-event-id", code:
+ *   "duplicate_header", message}]`) when the header is given more than once; 400
+ *   `invalid_last_event_id` when the value read is not a non-negative integer (`Last-Event-ID "x"
+ *   is not an event id: send …`; `after "x" …` for the query) or is beyond `lastSeq`, an id this
+ *   stream never produced (`… is beyond the last stored event (4): resume after at most 4, or …`;
+ *   details `{last_event_id: lastSeq}`).
+ */
+export function resumePoint(request: FastifyRequest, lastSeq: number): number {
+  const header = request.headers['last-event-id'];
+  const query = (request.query as Record<string, unknown> | undefined)?.after;
+  const fromHeader = typeof header === 'string' && header !== '';
+  if (fromHeader && headerCount(request) > 1) {
+    const message = `is given ${headerCount(request)} times; give it once`;
+    throw new HttpError(400, 'invalid_request', `the Last-Event-ID header ${message}`, [{ path: 'headers.last-event-id', code: 'duplicate_header', message }]);
+  }
+  const raw = fromHeader ? header : typeof query === 'string' ? query : undefined;
+  if (raw === undefined) return 0;
+  const name = fromHeader ? 'Last-Event-ID' : 'after';
+  const restart = fromHeader ? 'send no Last-Event-ID' : 'leave out after';
+  if (!/^\d+$/.test(raw.trim())) {
+    throw badRequest('invalid_last_event_id', `${name} ${JSON.stringify(raw.slice(0, 40))} is not an event id: send the id of the last event received (a non-negative integer), or ${restart} to start from the first event`);
+  }
+  const trimmed = raw.trim();
+  const shown = trimmed.length > 40 ? `${trimmed.slice(0, 40)}…` : trimmed;
+  if (trimmed.length > 15 || Number(trimmed) > lastSeq) {
+    throw badRequest('invalid_last_event_id', `${name} ${shown} is beyond the last stored event (${lastSeq}): resume after an id of at most ${lastSeq}, or ${restart} to start from the first event`, { last_event_id: lastSeq });
+  }
+  return Number(trimmed);
+}
