@@ -115,6 +115,12 @@ export class TurnRunner {
     while (!this.stopping && this.running.size < this.d.config.MAX_CONCURRENT_TURNS) {
       const claimed = await this.d.queue.claim(this.d.owner, Date.now(), this.d.config.TURN_LEASE_MS);
       if (!claimed) return;
+      // Our own lease ran out while its run went on here (the database was away longer than
+      // TURN_LEASE_MS, so no heartbeat could renew it) and the claim took the turn back: the claim
+      // only renewed the lease. A second run beside the first would request the model and run the
+      // tools again, store events after the turn's terminal one, and the first of the two to end
+      // would drop the other's heartbeat.
+      if (this.running.has(claimed.id)) continue;
       this.launch(claimed.id, claimed.previousRun);
     }
   }
@@ -142,7 +148,7 @@ export class TurnRunner {
       })
       .catch((err) => this.d.log?.error({ err, turn_id: id }, 'turn run crashed'))
       .finally(() => {
-        this.running.delete(id);
+        if (this.running.get(id) === entry) this.running.delete(id);
         this.d.onRunEnded(id);
         this.wake();
       });

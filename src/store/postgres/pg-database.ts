@@ -34,6 +34,19 @@ const types = {
     oid === INT8_OID && format !== 'binary' ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * Give every connection of `pool` an 'error' listener for its whole life (a no-op). The pool
+ * listens only while a connection is idle: one checked out — by a transaction between two
+ * statements, or by a waiting `connect()` it is handed to inside the very data event that also
+ * carries the server's FATAL "terminating connection" (a restart) — would otherwise emit an
+ * unhandled 'error' and crash the process. Nothing needs doing in the listener: the next statement
+ * on that connection fails with a connection error (so a transaction is never taken as committed),
+ * and the pool drops the connection when it is released (it is no longer queryable).
+ */
+export function listenForErrorsAlways(pool: pg.Pool): void {
+  pool.on('connect', (client) => client.on('error', () => undefined));
+}
+
 export class PgDatabase implements PgQueryable {
   readonly pool: pg.Pool;
 
@@ -47,6 +60,7 @@ export class PgDatabase implements PgQueryable {
       types,
     });
     this.pool.on('error', (err) => options.onIdleError?.(err));
+    listenForErrorsAlways(this.pool);
   }
 
   async query<R extends object = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<{ rows: R[]; rowCount: number }> {

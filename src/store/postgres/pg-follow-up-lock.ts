@@ -19,6 +19,7 @@
 import pg from 'pg';
 import { HttpError } from '../../http/errors.js';
 import type { FollowUpLock } from '../../turns/turn-service.js';
+import { listenForErrorsAlways } from './pg-database.js';
 import { DatabaseUnavailableError, isConnectionError } from './unavailable.js';
 
 export interface PgFollowUpLockOptions {
@@ -52,6 +53,9 @@ export class PgFollowUpLock implements FollowUpLock {
       application_name: 'turn-service follow-up lock',
     });
     this.pool.on('error', (err) => options.onError?.(err));
+    // A lock connection sits checked out while the creation runs: a server restart then must not
+    // crash the process (the lock goes with the connection; COMMIT fails and is reported).
+    listenForErrorsAlways(this.pool);
   }
 
   /**
