@@ -13,17 +13,29 @@ import { expect, it } from 'vitest';
 import { freePort, ROOT } from '../e2e/support/child.js';
 import { startReceiver } from '../webhooks/receiver.js';
 
-it('prints the labels and the answer, and no unavailable line for families it did not ask for', { timeout: 90_000 }, async () => {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/demo.ts')], {
+/** The demo (`args`) in a process of its own with `env` (PATH and HOME added): its output so far, and its exit. */
+function startDemo(args: string[], env: Record<string, string>) {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/demo.ts'), ...args], {
     cwd: ROOT,
-    // AUTH_TOKENS applies to the demo too: its own request sends the first token.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', AUTH_TOKENS: 'demo-test-token-0123456789abcdef, second-token-0123456789abcdef' },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
-  proc.stdout.on('data', (c) => (out += c));
-  proc.stderr.on('data', (c) => (out += c));
-  const code = await new Promise<number | null>((resolve) => proc.on('exit', resolve));
+  const demo = { proc, out: '', exited: new Promise<number | null>((resolve) => proc.on('exit', resolve)) };
+  proc.stdout.on('data', (c) => (demo.out += c));
+  proc.stderr.on('data', (c) => (demo.out += c));
+  return demo;
+}
+
+/** Wait (≤ 60 s) until a `--serve` demo says it is up, or has exited. */
+async function served(demo: ReturnType<typeof startDemo>): Promise<void> {
+  for (let i = 0; i < 300 && !demo.out.includes('Ctrl-C stops it.') && demo.proc.exitCode === null; i++) await new Promise((r) => setTimeout(r, 200));
+}
+
+it('prints the labels and the answer, and no unavailable line for families it did not ask for', { timeout: 90_000 }, async () => {
+  // AUTH_TOKENS applies to the demo too: its own request sends the first token.
+  const demo = startDemo([], { AUTH_TOKENS: 'demo-test-token-0123456789abcdef, second-token-0123456789abcdef' });
+  const code = await demo.exited;
+  const { out } = demo;
   expect(code, out).toBe(0);
   expect(out).toMatch(/▶ turn \S+ started — tools: .*todo/);
   expect(out).toMatch(/^answer: I planned the work with todo/m);
@@ -34,18 +46,11 @@ it('prints the labels and the answer, and no unavailable line for families it di
 
 it('--serve keeps the service up on PORT against an echoing scripted model until SIGTERM, then removes its data', { timeout: 90_000 }, async () => {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/demo.ts'), '--serve'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout.on('data', (c) => (out += c));
-  proc.stderr.on('data', (c) => (out += c));
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
+  const demo = startDemo(['--serve'], { PORT: String(port) });
+  const { proc, exited } = demo;
   try {
-    for (let i = 0; i < 300 && !out.includes('Ctrl-C stops it.'); i++) await new Promise((r) => setTimeout(r, 200));
-    expect(out).toContain(`service: http://127.0.0.1:${port}`);
+    await served(demo);
+    expect(demo.out).toContain(`service: http://127.0.0.1:${port}`);
     const base = `http://127.0.0.1:${port}`;
     for (const input of ['hello', 'and again']) {
       const res = await fetch(`${base}/v1/turns?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input }) });
@@ -57,7 +62,7 @@ it('--serve keeps the service up on PORT against an echoing scripted model until
     proc.kill('SIGTERM');
   }
   expect(await exited).toBe(0);
-  const dataDir = /data: (\S+) \(removed on exit\)/.exec(out)?.[1];
+  const dataDir = /data: (\S+) \(removed on exit\)/.exec(demo.out)?.[1];
   expect(dataDir).toBeTruthy();
   expect(existsSync(dataDir!)).toBe(false);
 });
@@ -69,26 +74,19 @@ it('--serve takes the user environment (AUTH_TOKENS, WEBHOOK_*) but keeps its sc
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'demo-env-'));
   const userDataDir = path.join(scratch, 'user-data');
   const token = 'demo-test-token-0123456789abcdef';
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/demo.ts'), '--serve'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port),
-      AUTH_TOKENS: token, WEBHOOK_SECRET: secret, WEBHOOK_URL: receiver.url, WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
-      // Forced over by the demo: its scripted model and its temporary data folder.
-      DATA_DIR: userDataDir, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', MODEL: 'gpt-nothing', MODEL_API: 'chat',
-      DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const demo = startDemo(['--serve'], {
+    PORT: String(port),
+    AUTH_TOKENS: token, WEBHOOK_SECRET: secret, WEBHOOK_URL: receiver.url, WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
+    // Forced over by the demo: its scripted model and its temporary data folder.
+    DATA_DIR: userDataDir, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', MODEL: 'gpt-nothing', MODEL_API: 'chat',
+    DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none',
   });
-  let out = '';
-  proc.stdout.on('data', (c) => (out += c));
-  proc.stderr.on('data', (c) => (out += c));
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
+  const { proc, exited } = demo;
   try {
-    for (let i = 0; i < 300 && !out.includes('Ctrl-C stops it.') && proc.exitCode === null; i++) await new Promise((r) => setTimeout(r, 200));
-    expect(out).toContain(`service: http://127.0.0.1:${port}`);
+    await served(demo);
+    expect(demo.out).toContain(`service: http://127.0.0.1:${port}`);
     // The printed example is quoted for any shell and carries the bearer token header.
-    expect(out).toContain(`try:  curl -s 'http://127.0.0.1:${port}/v1/turns?wait=true' -H "Authorization: Bearer $TOKEN"`);
+    expect(demo.out).toContain(`try:  curl -s 'http://127.0.0.1:${port}/v1/turns?wait=true' -H "Authorization: Bearer $TOKEN"`);
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/v1/turns?limit=1`)).status).toBe(401);
     const res = await fetch(`${base}/v1/turns?wait=true`, {
