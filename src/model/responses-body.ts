@@ -13,7 +13,7 @@
  * Safe because what is cached never changes: input items come from the adapter's per-item
  * conversion cache (responses-items.ts: transcript items are never mutated once appended, and
  * their converted forms are only serialized) and tool lists from {@link toResponsesTools}'s
- * cache (tool definitions are built once per round set and frozen). An object this module has
+ * cache (a turn's tool list is built once per set of loaded tools and never changed after). An object this module has
  * not seen is simply serialized. The text is the same JSON as `JSON.stringify(params)` up to the
  * order of the top-level keys (`input` and `tools` come last).
  */
