@@ -14,6 +14,9 @@
  *   no duplicate even when events are appended during the switch (see {@link streamEventLog}).
  * - The stream closes after the terminal event (or at once when the stream already ended); when
  *   the client sent `Connection: close`, so does the connection.
+ * - A live event that reaches an idle subscriber (nothing queued, socket not full) is written in
+ *   the notifier's own call — all subscribers of the event in one synchronous pass; the
+ *   subscriber's loop handles catch-up, a socket that must drain and the terminal event.
  * - A slow subscriber holds at most `maxBuffered` live events in memory; past that it stops
  *   queuing and catches up from the stored log (memory stays bounded, nothing is dropped).
  * - A client that stops reading has its connection closed once a write has waited `writeTimeoutMs`
@@ -138,11 +141,6 @@ export async function streamEventLog<E extends { type: string }>(
   });
 
   /**
-   * Write one event's frame (built once for all subscribers, sse-frames.ts); false when the client
-   * is gone (or made no progress, then closed). A write the socket takes costs no promise at all;
-   * only one it could not take waits for `drain`, watching progress.
-   */
-  /**
    * Wait until the socket takes writes again (`drain`), watching progress; false when the client
    * is gone or made no progress for the write timeout (then the connection is closed).
    */
@@ -159,6 +157,11 @@ export async function streamEventLog<E extends { type: string }>(
     return !closed && sse.isConnected;
   };
 
+  /**
+   * Write one event's frame (built once for all subscribers, sse-frames.ts); false when the client
+   * is gone (or made no progress, then closed). A write the socket takes costs no promise at all;
+   * only one it could not take waits for `drain`, watching progress.
+   */
   const write = async (logged: LoggedEvent<E>): Promise<boolean> => {
     if (closed || !sse.isConnected) return false;
     const res = reply.raw;
