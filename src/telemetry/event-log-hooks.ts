@@ -75,17 +75,8 @@ export function observeEventLog<L extends EventLog<any> & Pick<EventNotifier<any
   // event is observed at once, synchronously, when it is stored (stored events settle in order).
   let observing: Promise<void> | undefined;
   const observeInOrder = (logged: LoggedEvent) => {
-    if (observing) {
-      const next: Promise<void> = observing.then(() => observe(logged));
-      observing = next;
-      void next.then(() => {
-        if (observing === next) observing = undefined;
-      });
-      return;
-    }
-    const r = observe(logged);
-    if (!r) return;
-    const next = r;
+    const next = observing ? observing.then(() => observe(logged)) : observe(logged);
+    if (!next) return;
     observing = next;
     void next.then(() => {
       if (observing === next) observing = undefined;
