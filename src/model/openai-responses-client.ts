@@ -1,8 +1,9 @@
 /**
  * The Responses API transport on the official `openai` SDK (`POST /responses` with
- * `stream: true` through the SDK's client: its auth, retries, errors and SSE parsing), with the
- * request body serialized here (responses-body.ts): wire-format requests and events. The model
- * port adapter on top of it is src/model/responses-model.ts.
+ * `stream: true` through the SDK's client: its auth, retries and HTTP errors), with the request
+ * body serialized here (responses-body.ts) and the streamed answer read here (responses-sse.ts:
+ * the SDK's stream semantics, without parsing the frames the runtime never reads): wire-format
+ * requests and events. The model port adapter on top of it is src/model/responses-model.ts.
  *
  * Pitfall handled here: the SDK adds an abort listener to the signal passed with each request and
  * never removes it. Passing the turn's long-lived signal would leak one listener per request, so
@@ -18,10 +19,10 @@
 import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ResponsesTransport } from './responses-model.js';
-import type { Stream } from 'openai/streaming';
 import { afterResponse } from './model-error.js';
 import { encodeResponsesBody } from './responses-body.js';
 import { toModelError } from './responses-errors.js';
+import { responsesEvents } from './responses-sse.js';
 
 export interface OpenAIResponsesClientOptions {
   /** Provider base URL including `/v1` (default: the SDK's, https://api.openai.com/v1). */
@@ -57,12 +58,13 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
         try {
           // The body is sent as finished JSON text (responses-body.ts: each item serialized once
           // per turn); `post` passes a string body with its content-type verbatim, retries included.
-          stream = await client.post<Stream<ResponseStreamEvent>>('/responses', {
+          const response = await client.post('/responses', {
             body: encodeResponsesBody(request),
             headers: { 'content-type': 'application/json' },
             stream: true,
             signal: controller.signal,
-          });
+          }).asResponse();
+          stream = responsesEvents(response);
         } catch (err) {
           if (signal.aborted) return;
           throw toModelError(err, client);

@@ -9,7 +9,11 @@ import type { ModelPort } from './port.js';
 import { toResponsesRequest, type ResponsesConversationMode } from './responses-request.js';
 import { fromResponsesStream } from './responses-stream.js';
 
-/** Something that streams one Responses API request (wire types). Throws ModelErrors. */
+/**
+ * Something that streams one Responses API request (wire types), one value per wire event in
+ * order; an event the adapter never maps (`response.in_progress`, argument deltas, …) may come as
+ * its `{type}` alone (openai-responses-client.ts does: responses-sse.ts). Throws ModelErrors.
+ */
 export interface ResponsesTransport {
   stream(request: ResponseCreateParamsStreaming, signal: AbortSignal): AsyncIterable<ResponseStreamEvent>;
 }

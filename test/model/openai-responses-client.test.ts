@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { createOpenAIResponsesClient } from '../../src/model/openai-responses-client.js';
 import { ModelError } from '../../src/model/model-error.js';
+import { modelFetch } from '../../src/model/model-fetch.js';
 import {
   functionCall,
   message,
@@ -37,7 +38,16 @@ describe('OpenAI Responses client against the scripted server', () => {
     expect(types.at(-1)).toBe('response.completed');
     expect(types).toContain('response.output_text.delta');
     expect(types).toContain('response.function_call_arguments.done');
-    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    // Frames the runtime never reads are passed on as their type alone, payload unparsed; the
+    // others arrive whole, each at its place in the stream (sequence_number = position).
+    const unread = ['response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.content_part.done',
+      'response.output_text.done', 'response.function_call_arguments.delta', 'response.function_call_arguments.done',
+      'response.reasoning_summary_part.added', 'response.reasoning_summary_part.done', 'response.reasoning_summary_text.done'];
+    events.forEach((e, i) => {
+      if (unread.includes(e.type)) expect(e).toEqual({ type: e.type });
+      else expect(e.sequence_number).toBe(i);
+    });
+    expect(types.filter((t) => !unread.includes(t))).toEqual(expect.arrayContaining(['response.created', 'response.output_text.delta', 'response.output_item.done', 'response.completed']));
     const done = events.filter((e) => e.type === 'response.output_item.done').map((e) => (e as { item: unknown }).item);
     expect(done).toMatchObject([
       { type: 'reasoning', encrypted_content: 'enc-1' },
@@ -110,6 +120,24 @@ describe('OpenAI Responses client against the scripted server', () => {
     expect(seen).not.toContain('response.completed');
     expect(added).toBe(1);
     expect(removed).toBe(1);
+  });
+
+  it('on the service\'s own HTTP stack (modelFetch): a consumer that stops early, a stream that ends early and an error frame leave the process well', async () => {
+    server = await startScriptedResponsesServer([
+      { output: [message('one two three four five six')], delayMs: 2 },
+      { events: [{ type: 'response.created', response: { id: 'r', output: [] } }] },
+      { fixture: 'openai-error.1.chunks.txt' },
+      { output: [message('after')] },
+    ]);
+    const client = createOpenAIResponsesClient({ baseURL: server.baseURL, maxRetries: 0, fetch: modelFetch });
+    for await (const e of client.stream(req, new AbortController().signal)) {
+      if (e.type === 'response.output_text.delta') break;
+    }
+    expect((await collect(client.stream(req, new AbortController().signal))).map((e) => e.type)).toEqual(['response.created']);
+    await expect(collect(client.stream(req, new AbortController().signal))).rejects.toMatchObject({ code: 'insufficient_quota' });
+    await new Promise((r) => setTimeout(r, 50)); // an unhandled body error would surface here
+    const events = await collect(client.stream(req, new AbortController().signal));
+    expect(events.at(-1)?.type).toBe('response.completed');
   });
 
   it('aborts a request only while it still runs: never after a complete stream, always when the consumer stops early', async () => {
