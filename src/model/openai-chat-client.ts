@@ -1,7 +1,9 @@
 /**
- * The Chat Completions transport on the official `openai` SDK 6.x
- * (`client.chat.completions.create({ ..., stream: true })`): wire-format params in, parsed
- * `chat.completion.chunk`s out. The model port adapter on top of it is src/model/chat-model.ts.
+ * The Chat Completions transport on the official `openai` SDK
+ * (`client.chat.completions.create({ ..., stream: true })`: its auth, retries and HTTP errors; the
+ * streamed answer read by sse-events.ts with the SDK's stream semantics): wire-format params in,
+ * parsed `chat.completion.chunk`s out. The model port adapter on top of it is
+ * src/model/chat-model.ts.
  *
  * As in the Responses transport, every request gets its own AbortController linked to the turn's
  * signal and unlinked in `finally` (the SDK never removes the abort listener it adds to a
@@ -14,6 +16,7 @@ import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/
 import { errorBodyFetch, toChatModelError } from './chat-errors.js';
 import { afterResponse } from './model-error.js';
 import type { ChatTransport } from './chat-model.js';
+import { sseEvents } from './sse-events.js';
 
 export interface OpenAIChatClientOptions {
   /** Server base URL including `/v1` (default: the SDK's, https://api.openai.com/v1). */
@@ -47,7 +50,8 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
       try {
         let stream: AsyncIterable<unknown>;
         try {
-          stream = await client.chat.completions.create(params, { signal: controller.signal });
+          // The answer is read by sse-events.ts (the SDK's stream semantics, without its reader).
+          stream = sseEvents(await client.chat.completions.create(params, { signal: controller.signal }).asResponse());
         } catch (err) {
           if (signal.aborted) return;
           throw toChatModelError(err, client);

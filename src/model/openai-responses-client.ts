@@ -1,7 +1,7 @@
 /**
  * The Responses API transport on the official `openai` SDK (`POST /responses` with
  * `stream: true` through the SDK's client: its auth, retries and HTTP errors), with the request
- * body serialized here (responses-body.ts) and the streamed answer read here (responses-sse.ts:
+ * body serialized here (responses-body.ts) and the streamed answer read here (sse-events.ts:
  * the SDK's stream semantics, without parsing the frames the runtime never reads): wire-format
  * requests and events. The model port adapter on top of it is src/model/responses-model.ts.
  *
@@ -22,7 +22,7 @@ import type { ResponsesTransport } from './responses-model.js';
 import { afterResponse } from './model-error.js';
 import { encodeResponsesBody } from './responses-body.js';
 import { toModelError } from './responses-errors.js';
-import { responsesEvents } from './responses-sse.js';
+import { RESPONSES_UNREAD, sseEvents } from './sse-events.js';
 
 export interface OpenAIResponsesClientOptions {
   /** Provider base URL including `/v1` (default: the SDK's, https://api.openai.com/v1). */
@@ -64,7 +64,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
             stream: true,
             signal: controller.signal,
           }).asResponse();
-          stream = responsesEvents(response);
+          stream = sseEvents<ResponseStreamEvent>(response, RESPONSES_UNREAD);
         } catch (err) {
           if (signal.aborted) return;
           throw toModelError(err, client);

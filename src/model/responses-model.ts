@@ -12,7 +12,7 @@ import { fromResponsesStream } from './responses-stream.js';
 /**
  * Something that streams one Responses API request (wire types), one value per wire event in
  * order; an event the adapter never maps (`response.in_progress`, argument deltas, …) may come as
- * its `{type}` alone (openai-responses-client.ts does: responses-sse.ts). Throws ModelErrors.
+ * its `{type}` alone (openai-responses-client.ts does: sse-events.ts). Throws ModelErrors.
  */
 export interface ResponsesTransport {
   stream(request: ResponseCreateParamsStreaming, signal: AbortSignal): AsyncIterable<ResponseStreamEvent>;

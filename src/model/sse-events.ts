@@ -1,31 +1,30 @@
 /**
- * A Responses API event stream read from the HTTP response: the body's server-sent events
- * (parsed by `eventsource-parser`, the WHATWG rules) → `ResponseStreamEvent`s, with the `openai`
- * SDK's own stream semantics (node_modules/openai/core/streaming.js, `Stream.fromSSEResponse` in
- * its default mode): `data: [DONE]` ends the stream; a `data:` that is not JSON fails it; an
- * `event: error` frame, or a payload with a top-level `error`, is thrown as the SDK's `APIError`
- * (whose `error` is the payload's `error`, or the payload); an unfinished frame at the end of the
- * body (no blank line after it) is still delivered.
+ * A model's streamed answer read from the HTTP response (Responses API events, Chat Completions
+ * chunks): the body's server-sent events (parsed by `eventsource-parser`, the WHATWG rules) →
+ * parsed payloads, with the `openai` SDK's own stream semantics (node_modules/openai/core/
+ * streaming.js, `Stream.fromSSEResponse` in its default mode): `data: [DONE]` ends the stream; a
+ * `data:` that is not JSON fails it; an `event: error` frame, or a payload with a top-level
+ * `error`, is thrown as the SDK's `APIError` (whose `error` is the payload's `error`, or the
+ * payload); an unfinished frame at the end of the body (no blank line after it) is still
+ * delivered. (The SDK's `thread.*` events of the Assistants API are not a model stream's and get
+ * no special treatment.)
  *
  * Why not the SDK's reader: it splits lines byte by byte through its own decoder and parses
  * every frame's JSON, which made it the largest part of the service's CPU per model round
- * (`npm run bench:profile`). Here a chunk is decoded once, frames are split by the parser, and
- * the frames the runtime never reads (named in {@link SKIPPED}; src/model/responses-stream.ts
- * maps the rest) are not parsed at all when the provider names its events (`event:` lines, as
- * OpenAI does): they are yielded as `{type}` alone. A stream without `event:` lines has every
- * frame parsed.
+ * (`npm run bench:profile`). Here a chunk is decoded once and frames are split by the parser;
+ * frames the caller never reads ({@link RESPONSES_UNREAD} for the Responses API) are not parsed
+ * at all when the provider names its events (`event:` lines, as OpenAI does): they are yielded as
+ * `{type}` alone. A frame without an `event:` line is always parsed.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { APIError, OpenAIError } from 'openai';
-import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 
 /**
- * Event names whose payload the runtime ignores (src/model/responses-stream.ts maps only
- * `response.created`, text and reasoning-summary deltas, `response.output_item.done`, the
- * terminal `response.completed|incomplete|failed` and `error`). Each is documented by the
- * Responses streaming reference with a payload that never carries a top-level `error`.
+ * Responses API event names whose payload the runtime ignores (src/model/responses-stream.ts maps
+ * only `response.created`, text and reasoning-summary deltas, `response.output_item.done`, the
+ * terminal `response.completed|incomplete|failed` and `error`). None of them is an error event.
  */
-const SKIPPED = new Set([
+export const RESPONSES_UNREAD: ReadonlySet<string> = new Set([
   'response.in_progress',
   'response.queued',
   'response.output_item.added',
@@ -39,14 +38,16 @@ const SKIPPED = new Set([
   'response.reasoning_summary_text.done',
 ]);
 
+const NONE: ReadonlySet<string> = new Set();
+
 /**
- * The events of `response` (a 2xx streamed answer to `POST /responses`).
- * Yields one value per frame: the parsed payload, or for a frame named in {@link SKIPPED} only
- * `{type: <its event name>}` (its payload unread; the consumer still sees the activity).
+ * The events of `response` (a 2xx streamed answer of a model endpoint).
+ * Yields one value per frame: the parsed payload, or for a frame whose `event:` name is in
+ * `unread` only `{type: <that name>}` (its payload unread; the consumer still sees the activity).
  * @throws OpenAIError when the response has no body; SyntaxError when a frame's data is not JSON;
  *   APIError for an error frame; whatever reading the body throws (a broken connection).
  */
-export async function* responsesEvents(response: Response): AsyncGenerator<ResponseStreamEvent> {
+export async function* sseEvents<T = unknown>(response: Response, unread: ReadonlySet<string> = NONE): AsyncGenerator<T> {
   const body = response.body as unknown as AsyncIterable<Uint8Array> | null;
   if (!body) throw new OpenAIError('Attempted to iterate over a response with no body');
   const frames: EventSourceMessage[] = [];
@@ -68,8 +69,8 @@ export async function* responsesEvents(response: Response): AsyncGenerator<Respo
       for (let i = 0; i < frames.length; i++) {
         const frame = frames[i];
         if (frame.data === '[DONE]') return;
-        if (frame.event !== undefined && SKIPPED.has(frame.event)) {
-          yield { type: frame.event } as ResponseStreamEvent;
+        if (frame.event !== undefined && unread.has(frame.event)) {
+          yield { type: frame.event } as T;
           continue;
         }
         let data: { error?: unknown } | null;
@@ -80,7 +81,7 @@ export async function* responsesEvents(response: Response): AsyncGenerator<Respo
         }
         if (frame.event === 'error') throw new APIError(undefined, (data?.error ?? data) as object, undefined, response.headers);
         if (data && data.error) throw new APIError(undefined, data.error as object, undefined, response.headers);
-        yield data as ResponseStreamEvent;
+        yield data as T;
       }
       frames.length = 0;
     }

@@ -1,5 +1,5 @@
 /**
- * The service's reader of a Responses event stream (src/model/responses-sse.ts) against the
+ * The service's reader of a Responses event stream (src/model/sse-events.ts) against the
  * `openai` SDK's own (`Stream.fromSSEResponse`), on the same bytes from a real HTTP server: awkward
  * chunking (frames and UTF-8 characters split across writes), CRLF and CR line ends, comments,
  * `[DONE]`, error frames, malformed JSON and an unfinished last frame, read through the service's
@@ -12,7 +12,7 @@ import OpenAI, { APIError } from 'openai';
 import { Stream } from 'openai/streaming';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelFetch } from '../../src/model/model-fetch.js';
-import { responsesEvents } from '../../src/model/responses-sse.js';
+import { RESPONSES_UNREAD, sseEvents } from '../../src/model/sse-events.js';
 
 /** Bytes to send per request path, each inner array one `write`. */
 const bodies = new Map<string, Buffer[]>();
@@ -98,10 +98,11 @@ describe('Responses event stream reader (same results as the SDK reader)', () =>
         const path = `/${encodeURIComponent(c.name)}/${size}`;
         bodies.set(path, chunked(c.text, size));
         const theirs = await read(path, sdk);
-        const ours = await read(path, responsesEvents);
+        const ours = await read(path, (res) => sseEvents(res, RESPONSES_UNREAD));
         expect(theirs.events.length + (theirs.error ? 1 : 0)).toBeGreaterThan(0);
         expect(ours).toEqual(expected(theirs, c.unread));
-        expect(await read(path, responsesEvents, 'fetch')).toEqual(ours);
+        expect(await read(path, (res) => sseEvents(res, RESPONSES_UNREAD), 'fetch')).toEqual(ours);
+        expect(await read(path, (res) => sseEvents(res))).toEqual(theirs); // nothing left unread: the SDK's results exactly
         if (ours.error?.name === 'APIError') expect(ours.error).toMatchObject({ error: expect.anything() });
       });
     }
@@ -110,7 +111,7 @@ describe('Responses event stream reader (same results as the SDK reader)', () =>
   it('an error frame becomes the SDK APIError carrying the payload error', async () => {
     bodies.set('/err', [Buffer.from(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { code: 'quota', message: 'no quota' } })}\n\n`)]);
     const res = await fetch(`${base}/err`);
-    const err = await (async () => { for await (const _ of responsesEvents(res)) void _; })().catch((e: unknown) => e);
+    const err = await (async () => { for await (const _ of sseEvents(res, RESPONSES_UNREAD)) void _; })().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(APIError);
     expect((err as APIError).error).toEqual({ code: 'quota', message: 'no quota' });
   });
