@@ -22,11 +22,22 @@
  * its body, connection errors reject (the SDK reports them as connection errors). A request whose
  * body is not text or bytes (a web stream, form data, a Blob: uploads, which the model port never
  * makes) or whose input is a `Request` goes through Node's own `fetch`.
+ *
+ * No time limit of its own while waiting for the response headers or for more of the body: undici's
+ * defaults (`headersTimeout`, `bodyTimeout`: 300 s) would cut a request the configuration allows
+ * to wait longer (MODEL_IDLE_TIMEOUT_MS up to 1 h, MODEL_REQUEST_TIMEOUT_MS up to a day), with
+ * undici's error instead of `model_timeout`. Every caller bounds its requests through the signal
+ * instead: stream-timeouts.ts (idle and whole-request limits, around every model stream), the SDK's
+ * own `timeout` (MODEL_REQUEST_TIMEOUT_MS, until the response headers) and the readiness probe's
+ * `AbortSignal.timeout`. Connecting keeps undici's limit (10 s; the SDK reports a connection error).
  */
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
 
-/** Keep-alive connections of the model clients, following redirects like fetch. */
-const dispatcher: Dispatcher = new Agent().compose(interceptors.redirect({ maxRedirections: 20 }));
+/**
+ * Keep-alive connections of the model clients, following redirects like fetch; undici's header
+ * and body time limits off (0), see the module doc.
+ */
+const dispatcher: Dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 }).compose(interceptors.redirect({ maxRedirections: 20 }));
 
 type FetchInit = NonNullable<Parameters<typeof fetch>[1]>;
 

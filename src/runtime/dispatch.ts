@@ -114,6 +114,16 @@ export const PRIOR_TERMINATE = 'Error: a prior tool call already ended this turn
 export const NOT_STARTED_CANCEL = 'Error: the turn was cancelled before this tool call started';
 const RUNNING_CANCEL = 'Error: the turn was cancelled while this tool call was running';
 
+/**
+ * True for the `tool.completed` of a call that was running when the turn's signal was aborted
+ * (its output says the turn was cancelled while it ran). A run stopped without ending its turn
+ * (src/turns/turn-run.ts: a shutdown, a lost lease) does not store it, so the call stays started
+ * but not completed, as a crash leaves it, and the resumed round treats it so.
+ */
+export function isStoppedWhileRunning(event: TurnEvent): boolean {
+  return event.type === 'tool.completed' && event.is_error && event.output === RUNNING_CANCEL && event.status === undefined;
+}
+
 function safeLabel(fn: () => string | null | undefined, fallback: string | null): string | null {
   try {
     const v = fn();

@@ -28,7 +28,7 @@ import type { NextStep, RoundDeps } from './round-types.js';
 import { searchAndLoad } from './tool-search.js';
 import type { TurnState } from './turn-state.js';
 
-/** The output of a non-read-only call cut by a crash (it is not run again). */
+/** The output of a non-read-only call cut by a crash or a graceful stop (it is not run again). */
 export function interruptedOutput(tool: string): string {
   return `Error: interrupted by a service restart while ${tool} was running; it may or may not have taken effect — check before retrying.`;
 }

@@ -12,7 +12,9 @@
  * `previous_turn_id` always continues the real conversation.
  *
  * A run stopped by shutdown (or whose lease was lost) does not end the turn: no terminal event,
- * the lease is released (or left to its new owner) and the turn resumes from its checkpoint.
+ * the lease is released (or left to its new owner) and the turn resumes from its checkpoint. The
+ * calls it cut are left as a crash leaves them — started, not completed (no cancel outcome is
+ * stored) — so the resumed round runs a read-only one again and reports any other interrupted.
  *
  * Steering messages (src/turns/inputs/) are added at round boundaries through the loop's
  * `atRoundBoundary` hook. A new turn whose `previous_turn_id` is still active (double-texting
@@ -25,6 +27,7 @@ import type { assembleTools } from '../assembly/assemble.js';
 import type { Config } from '../config.js';
 import type { ModelPort, TranscriptItem } from '../model/port.js';
 import { isModelAccessError } from '../model/model-error.js';
+import { isStoppedWhileRunning } from '../runtime/dispatch.js';
 import { isTerminalEvent, type TurnEvent } from '../runtime/events.js';
 import { initialTurnState, type TurnState } from '../runtime/turn-state.js';
 import type { RunTurnOptions, RunTurnResult } from '../runtime/turn-types.js';
@@ -148,10 +151,21 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     c.controller.abort(new Error('the turn event log is unavailable'));
   };
   const detached = () => storeLost !== undefined || c.detached();
+  /**
+   * The cancel outcomes of calls this run's stop cut (shutdown or lost lease): not stored, so the
+   * resumed round treats those calls as cut by a crash. Stored after all, before the terminal
+   * event, when a client's cancel then ends the turn here.
+   */
+  const withheld: TurnEvent[] = [];
   const append = async (event: TurnEvent) => {
     if (terminal || storeLost !== undefined) return; // nothing after the terminal event, nor after a lost one
+    if (isStoppedWhileRunning(event) && detached() && !c.cancelRequested()) {
+      withheld.push(event);
+      return;
+    }
     if (isTerminalEvent(event)) {
       if (detached() && !c.cancelRequested()) return; // shutdown, lost lease or lost store: the turn goes on later
+      for (const cut of withheld.splice(0)) await append(cut);
       // Steering messages the turn will never apply are reported before it ends (src/turns/inputs/).
       const unapplied = await d.inputs?.closeQueue(id, current?.inputCursor ?? 0).catch((err: unknown) => void d.log?.error({ err, turn_id: id }, 'closing the steering queue failed'));
       for (const m of unapplied ?? []) await append(notApplied(m.id, event));

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineWorkerTool, textResult, type AnyWorkerAgentTool } from '../../src/runtime/tool.js';
 import type { TurnEvent } from '../../src/runtime/events.js';
+import { isStoppedWhileRunning } from '../../src/runtime/dispatch.js';
 import { runScriptedTurn } from '../support/run-turn-harness.js';
 import { functionCall, message, type ResponsesRequestBody } from '../support/scripted-responses-server.js';
 
@@ -172,6 +173,22 @@ describe('dispatch of function calls', () => {
       ['c1', 'Error: the turn was cancelled while this tool call was running'],
       ['c2', 'Error: the turn was cancelled before this tool call started'],
     ]);
+    // Only the call cut while it ran is told apart (a run stopped without ending its turn withholds it).
+    expect(events.filter(isStoppedWhileRunning)).toEqual([expect.objectContaining({ type: 'tool.completed', call_id: 'c1' })]);
+  });
+
+  it('tells apart no other tool.completed as stopped while running: results, failures, refusals', async () => {
+    const ok = parallelTool('ok', async (p) => p.v);
+    const bad = parallelTool('bad', async () => { throw new Error('the turn was cancelled while this tool call was running'); });
+    const { events } = await runScriptedTurn({
+      tools: [ok, bad],
+      script: [
+        { output: [functionCall('ok', { v: 'Error: the turn was cancelled while this tool call was running' }), functionCall('bad', { v: 'x' }), functionCall('nope', {})] },
+        { output: [message('done')] },
+      ],
+    });
+    expect(of(events, 'tool.completed')).toHaveLength(3);
+    expect(events.filter(isStoppedWhileRunning)).toEqual([]);
   });
 
   it('ends the turn after a terminating tool; later calls of the round are not started', async () => {

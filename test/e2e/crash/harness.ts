@@ -1,6 +1,7 @@
 /**
  * Crash-test harness: the real service process (src/main.ts) on a fixed loopback port and a
- * temporary DATA_DIR, killed with SIGKILL and started again on the same DATA_DIR, against a
+ * temporary DATA_DIR, killed with SIGKILL (or stopped gracefully with SIGTERM) and started again
+ * on the same DATA_DIR, against a
  * scripted Responses server in the test process. Also: a slow SearXNG-format search server (a
  * read-only tool that takes long), an SSE reader, and direct reads of the SQLite file.
  */
@@ -20,6 +21,8 @@ export interface CrashRig {
   start(extraEnv?: Record<string, string>): Promise<void>;
   /** SIGKILL the running service and wait for it to exit. */
   kill(): Promise<void>;
+  /** SIGTERM the running service (a graceful stop) and wait for it to exit; resolves to its exit code. */
+  stop(): Promise<number | null>;
   /** Stop the service (SIGTERM) if running and remove DATA_DIR. */
   dispose(): Promise<void>;
   /** Create a turn (202). */
@@ -55,6 +58,13 @@ export async function crashRig(modelBaseURL: string, env: Record<string, string>
       child.proc.kill('SIGKILL');
       await child.exited;
       child = undefined;
+    },
+    async stop() {
+      if (!child) return null;
+      child.proc.kill('SIGTERM');
+      const code = await child.exited;
+      child = undefined;
+      return code;
     },
     async dispose() {
       if (child) {

@@ -1,0 +1,132 @@
+/**
+ * A graceful stop (SIGTERM) of the real service process while a tool call runs, then a start on
+ * the same DATA_DIR: the cut call is treated as after a crash (resume.test.ts) — a read-only call
+ * runs again and the model gets its real output, any other call is not run again and is reported
+ * interrupted — never as a cancel. A client's cancel during a call still ends it cancelled.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
+import { api } from '../support/service.js';
+import type { SseEvent } from '../support/sse-client.js';
+import { crashRig, pairing, slowSearchServer, type CrashRig } from './harness.js';
+
+let model: ScriptedResponsesServer;
+beforeAll(async () => {
+  model = await startScriptedResponsesServer();
+});
+afterAll(async () => {
+  await model.close();
+});
+
+const CANCEL_OUTPUT = 'Error: the turn was cancelled while this tool call was running';
+
+async function waitUntil(fn: () => boolean, ms = 120_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > end) throw new Error('waitUntil timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * The turn's whole stream, checked to be one coherent log: ids 1..n, one `turn.resumed`, ending
+ * `turn.completed`, and the events after `before` (read before the stop) continuing it.
+ */
+async function coherentStream(rig: CrashRig, id: string, before: SseEvent[]): Promise<SseEvent[]> {
+  const lastSeen = Number(before.at(-1)!.id);
+  const after = await rig.events(id, { after: lastSeen });
+  const all = await rig.events(id);
+  expect(after.map((e) => Number(e.id))).toEqual(after.map((_, i) => lastSeen + i + 1));
+  expect(all.map((e) => Number(e.id))).toEqual(all.map((_, i) => i + 1));
+  expect(all.filter((e) => e.event === 'turn.resumed')).toHaveLength(1);
+  expect(all.at(-1)!.event).toBe('turn.completed');
+  return all;
+}
+
+describe('a turn stopped with SIGTERM during a tool call resumes on restart as after a crash', () => {
+  it('a read-only call runs again and the model gets its real output, not a cancel error', async () => {
+    const search = await slowSearchServer(4000);
+    const rig = await crashRig(model.baseURL, { WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: search.url });
+    try {
+      await rig.start();
+      const first = model.requests.length;
+      model.push({ output: [functionCall('web_search', { query: 'maps' }, { callId: 'call_search' })] });
+      const id = await rig.createTurn({ input: 'search maps', tools: ['web'] });
+      const before = await rig.events(id, { stopWhen: (e) => e.event === 'tool.started' });
+      await waitUntil(() => search.hits() === 1);
+      expect(await rig.stop()).toBe(0);
+      model.push({ output: [message('done searching')] });
+      await rig.start();
+      expect(await rig.finished(id)).toMatchObject({ status: 'completed', output_text: 'done searching' });
+      expect(search.hits()).toBe(2); // read-only: run again
+      const requests = model.requests.slice(first);
+      expect(requests).toHaveLength(2); // round 1 once, round 2 once
+      const input = requests[1].body.input;
+      expect(pairing(input)).toEqual({ calls: ['call_search'], outputs: ['call_search'] });
+      const output = input.find((i: any) => i.type === 'function_call_output').output as string;
+      expect(output).toContain('found it');
+      expect(output).not.toContain('cancelled');
+      const all = await coherentStream(rig, id, before);
+      const completed = all.filter((e) => e.event === 'tool.completed');
+      expect(completed.map((e) => e.json.call_id)).toEqual(['call_search']);
+      expect(completed[0].json).toMatchObject({ is_error: false });
+      expect(all.some((e) => e.event === 'turn.cancelled')).toBe(false);
+    } finally {
+      await rig.dispose();
+      await search.close();
+    }
+  }, 400_000);
+
+  it('a non-read-only command is not run again and is reported interrupted, as after a crash', async () => {
+    const rig = await crashRig(model.baseURL);
+    try {
+      await rig.start();
+      const first = model.requests.length;
+      model.push({ output: [functionCall('command', { command: 'echo x >> marker; sleep 5' }, { callId: 'call_cmd' })] });
+      const id = await rig.createTurn({ input: 'append to marker', tools: ['computer'], agent_id: 'graceful' });
+      const marker = path.join(rig.dataDir, 'agents', 'graceful', 'home', 'marker');
+      const before = await rig.events(id, { stopWhen: (e) => e.event === 'tool.started' });
+      await waitUntil(() => existsSync(marker) && readFileSync(marker, 'utf8') === 'x\n');
+      expect(await rig.stop()).toBe(0);
+      model.push({ output: [message('noted')] });
+      await rig.start();
+      expect(await rig.finished(id)).toMatchObject({ status: 'completed', output_text: 'noted' });
+      const requests = model.requests.slice(first);
+      expect(requests).toHaveLength(2);
+      const input = requests[1].body.input;
+      const expected = 'Error: interrupted by a service restart while command was running; it may or may not have taken effect — check before retrying.';
+      expect(input.filter((i: any) => i.type === 'function_call_output')).toEqual([{ type: 'function_call_output', call_id: 'call_cmd', output: expected }]);
+      const all = await coherentStream(rig, id, before);
+      const completed = all.filter((e) => e.event === 'tool.completed');
+      expect(completed).toHaveLength(1);
+      expect(completed[0].json).toMatchObject({ call_id: 'call_cmd', status: 'interrupted', is_error: true, output: expected });
+      await new Promise((r) => setTimeout(r, 500));
+      expect(readFileSync(marker, 'utf8')).toBe('x\n'); // not run again
+    } finally {
+      await rig.dispose();
+    }
+  }, 400_000);
+});
+
+it("a client's cancel during a read-only call still ends the turn cancelled with the call's cancel outcome", async () => {
+  const search = await slowSearchServer(30_000);
+  const rig = await crashRig(model.baseURL, { WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: search.url });
+  try {
+    await rig.start();
+    model.push({ output: [functionCall('web_search', { query: 'maps' }, { callId: 'call_search' })] });
+    const id = await rig.createTurn({ input: 'search maps', tools: ['web'] });
+    await rig.events(id, { stopWhen: (e) => e.event === 'tool.started' });
+    await waitUntil(() => search.hits() === 1);
+    const cancelled = await api(rig.url, 'POST', `/v1/turns/${id}/cancel`);
+    expect(cancelled.body.status).toBe('cancelled');
+    const all = await rig.events(id);
+    const completed = all.filter((e) => e.event === 'tool.completed');
+    expect(completed.map((e) => e.json)).toEqual([expect.objectContaining({ call_id: 'call_search', is_error: true, output: CANCEL_OUTPUT })]);
+    expect(all.at(-1)).toMatchObject({ event: 'turn.cancelled', json: { calls: [{ call_id: 'call_search', state: 'cancelled' }] } });
+  } finally {
+    await rig.dispose();
+    await search.close();
+  }
+}, 400_000);
