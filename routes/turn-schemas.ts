@@ -87,8 +87,10 @@ export const ListTurnsQuery = z.object({
  */
 export const CancelTurnBody = emptyBody('cancel');
 
+/** GET /v1/turns/{id}/events: `after` (read by src/http/resume-point.ts), `stream_token` (checked by src/http/stream-token.ts). */
 export const EventsQuery = z.object({
   after: z.string().optional(),
+  stream_token: z.string().optional(),
 });
 
 /** Idempotency-Key header: 1..255 visible ASCII characters. */

@@ -47,4 +47,5 @@ export const ListWorkflowsQuery = z.object({
 /** POST /v1/workflows/{id}/cancel: no body or `{}`; any field is 400 `… cancel takes no fields; send no body or {}`. */
 export const CancelWorkflowBody = emptyBody('cancel');
 
-export const WorkflowEventsQuery = z.object({ after: z.string().optional() });
+/** GET /v1/workflows/{id}/events: `after` (src/http/resume-point.ts), `stream_token` (src/http/stream-token.ts). */
+export const WorkflowEventsQuery = z.object({ after: z.string().optional(), stream_token: z.string().optional() });

@@ -165,6 +165,42 @@ describe('bad requests', () => {
     expect((await api(harness.svc.url, 'GET', '/v1/turns?limit=020')).status).toBe(200);
   });
 
+  it('refuses a query parameter the route does not accept, naming the ones it does, before anything is created or streamed', async () => {
+    const before = (await api(harness.svc.url, 'GET', '/v1/turns?limit=100')).body.data.length;
+    const typo = await api(harness.svc.url, 'POST', '/v1/turns?wiat=true', { input: 'not created' });
+    expect(typo.status).toBe(400);
+    const accepts = 'is not accepted by POST /v1/turns, which accepts only wait: check the spelling or leave it out';
+    expect(typo.body.error).toEqual({
+      code: 'invalid_request',
+      message: `query parameter wiat ${accepts}`,
+      details: [{ path: 'wiat', code: 'unknown_parameter', message: accepts }],
+    });
+    expect((await api(harness.svc.url, 'GET', '/v1/turns?limit=100')).body.data.length).toBe(before);
+
+    harness.model.push({ output: [message('done')] });
+    const done = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'events' });
+    expect(done.body.status).toBe('completed');
+    // A misspelt `after` would replay from the first event: refused, whatever the Accept.
+    const events = await fetch(`${harness.svc.url}/v1/turns/${done.body.id}/events?last_event_id=3`, { headers: { accept: 'text/event-stream' } });
+    expect(events.status).toBe(400);
+    expect((await events.json()).error.details).toEqual([
+      { path: 'last_event_id', code: 'unknown_parameter', message: `is not accepted by GET /v1/turns/{id}/events, which accepts only after, stream_token: check the spelling or leave it out` },
+    ]);
+    const ok = await fetch(`${harness.svc.url}/v1/turns/${done.body.id}/events?after=1`, { headers: { accept: 'text/event-stream' } });
+    expect(ok.status).toBe(200);
+    await ok.body?.cancel();
+
+    const none = await api(harness.svc.url, 'GET', `/v1/turns/${done.body.id}?verbose=1&limit=1&limit=2`);
+    expect(none.status).toBe(400);
+    expect(none.body.error.details).toEqual([
+      { path: 'verbose', code: 'unknown_parameter', message: 'is not accepted: GET /v1/turns/{id} takes no query parameters; leave it out' },
+      { path: 'limit', code: 'unknown_parameter', message: 'is not accepted: GET /v1/turns/{id} takes no query parameters; leave it out' },
+      { path: 'limit', code: 'duplicate_parameter', message: 'is given 2 times; give it once' },
+    ]);
+    // Pages and probes outside /v1 are not checked (a browser or probe may add its own).
+    expect((await api(harness.svc.url, 'GET', '/healthz?probe=k8s')).status).toBe(200);
+  });
+
   it('rejects bad list queries with 400', async () => {
     for (const q of ['status=done', 'limit=0', 'limit=101', 'agent_id=a%20b']) {
       const r = await api(harness.svc.url, 'GET', `/v1/turns?${q}`);
