@@ -106,11 +106,16 @@ describe('request schemas in openapi.yaml agree with the zod schemas the routes 
     { input: '\u0000x' },
     { input: 'hi', multitask_strategy: 'enqueue' },
     { input: 'hi', multitask_strategy: 'reject', previous_turn_id: 'p' },
+    // null for an optional field is the field left out; for `input` (required) it is refused.
+    { input: 'hi', instructions: null, model: null, model_api: null, agent_id: null, tools: null, max_steps: null, previous_turn_id: null, metadata: null, brain: null, skills: null, webhook: null, approvals: null, cancel_on_disconnect: null },
+    { input: 'hi', multitask_strategy: null },
+    { input: 'hi', multitask_strategy: 'enqueue', previous_turn_id: null },
+    { input: null },
   ];
   it.each(bodies.map((b) => [JSON.stringify(b), b]))('CreateTurnRequest %s', (_name, body) => {
     expect(validateComponent('CreateTurnRequest', body).length === 0).toBe(CreateTurnBody.safeParse(body).success);
   });
-  it.each([{}, { tools: ['todo'] }, { agent_id: '!' }, { tools: ['x'] }, { extra: 1 }, { brain: true, model: 'm' }].map((b) => [JSON.stringify(b), b]))(
+  it.each([{}, { tools: ['todo'] }, { agent_id: '!' }, { tools: ['x'] }, { extra: 1 }, { brain: true, model: 'm' }, { agent_id: null, tools: null, model: null, brain: null }].map((b) => [JSON.stringify(b), b]))(
     'ToolsPreviewRequest %s',
     (_name, body) => {
       expect(validateComponent('ToolsPreviewRequest', body).length === 0).toBe(PreviewToolsBody.safeParse(body).success);

@@ -201,6 +201,25 @@ describe('bad requests', () => {
     expect((await api(harness.svc.url, 'GET', '/healthz?probe=k8s')).status).toBe(200);
   });
 
+  it('reads null for an optional field of a new turn (as GET shows an unset one) as the field left out; null input is still refused', async () => {
+    harness.model.push({ output: [message('nulls')] });
+    const nulls = { instructions: null, model: null, model_api: null, agent_id: null, tools: null, max_steps: null, previous_turn_id: null, multitask_strategy: null, metadata: null, brain: null, skills: null, webhook: null, approvals: null, cancel_on_disconnect: null };
+    const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'null fields', ...nulls });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'completed', agent_id: 'default', model: 'scripted-model', metadata: null, previous_turn_id: null, output_text: 'nulls' });
+    // What GET answers can be sent back as it is.
+    const got = (await api(harness.svc.url, 'GET', `/v1/turns/${r.body.id}`)).body;
+    harness.model.push({ output: [message('again')] });
+    const again = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'again', metadata: got.metadata, previous_turn_id: null });
+    expect(again.body.status).toBe('completed');
+
+    const noInput = await api(harness.svc.url, 'POST', '/v1/turns', { input: null });
+    expect(noInput.status).toBe(400);
+    expect(noInput.body.error.details).toMatchObject([{ path: 'input', code: 'invalid_union' }]);
+    const preview = await api(harness.svc.url, 'POST', '/v1/tools/preview', { agent_id: null, tools: null, model: null, brain: null });
+    expect(preview.status).toBe(200);
+  });
+
   it('rejects bad list queries with 400', async () => {
     for (const q of ['status=done', 'limit=0', 'limit=101', 'agent_id=a%20b']) {
       const r = await api(harness.svc.url, 'GET', `/v1/turns?${q}`);
