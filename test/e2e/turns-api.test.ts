@@ -280,7 +280,7 @@ describe('without a model endpoint', () => {
       expect(ready.body.error).toEqual({
         code: 'model_not_configured',
         message: 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL',
-        details: { checks: { database: 'ok', engine: 'sqlite', model: 'not_configured' } },
+        details: { checks: { database: 'ok', engine: 'sqlite', model: 'not_configured' }, settings: ['OPENAI_API_KEY', 'OPENAI_BASE_URL'] },
       });
       expect((await api(bare.url, 'GET', '/healthz')).status).toBe(200);
     } finally {
