@@ -6,13 +6,15 @@
  * As in the Responses transport, every request gets its own AbortController linked to the turn's
  * signal and unlinked in `finally` (the SDK never removes the abort listener it adds to a
  * request's signal). SDK retries cover connection errors, 408/409/429 and 5xx (`maxRetries`);
- * what remains is thrown as a {@link ModelError} (chat-errors.ts). An aborted request ends the
+ * what remains is thrown as a {@link ModelError} (chat-errors.ts); a 2xx answer that is not an
+ * event stream is `not_event_stream` (event-stream-check.ts). An aborted request ends the
  * iteration quietly.
  */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { errorBodyFetch, toChatModelError } from './chat-errors.js';
 import { afterResponse } from './model-error.js';
+import { assertEventStream } from './event-stream-check.js';
 import type { ChatTransport } from './chat-model.js';
 
 export interface OpenAIChatClientOptions {
@@ -47,7 +49,10 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
       try {
         let stream: AsyncIterable<unknown>;
         try {
-          stream = await client.chat.completions.create(params, { signal: controller.signal });
+          const answer = await client.chat.completions.create(params, { signal: controller.signal }).withResponse();
+          // A 2xx that is no event stream (a wrong OPENAI_BASE_URL) says so, not "stream ended".
+          await assertEventStream(answer.response);
+          stream = answer.data;
         } catch (err) {
           if (signal.aborted) return;
           throw toChatModelError(err, client);

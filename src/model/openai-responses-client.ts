@@ -10,6 +10,8 @@
  * lifetime and unlinked in `finally`; it is aborted only when the request is still running then
  * (the consumer stopped early), never after a complete stream.
  *
+ * A 2xx answer that is not an event stream is ModelError `not_event_stream` (event-stream-check.ts).
+ *
  * Retries: the SDK retries connection errors, 408/409/429 and 5xx with exponential backoff
  * (`maxRetries`, honouring `retry-after`/`retry-after-ms`). Errors that remain are thrown as
  * {@link ModelError}. When the turn signal aborts, the iteration simply ends early (the loop
@@ -20,6 +22,7 @@ import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/
 import type { ResponsesTransport } from './responses-model.js';
 import type { Stream } from 'openai/streaming';
 import { afterResponse } from './model-error.js';
+import { assertEventStream } from './event-stream-check.js';
 import { encodeResponsesBody } from './responses-body.js';
 import { toModelError } from './responses-errors.js';
 
@@ -57,12 +60,17 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
         try {
           // The body is sent as finished JSON text (responses-body.ts: each item serialized once
           // per turn); `post` passes a string body with its content-type verbatim, retries included.
-          stream = await client.post<Stream<ResponseStreamEvent>>('/responses', {
-            body: encodeResponsesBody(request),
-            headers: { 'content-type': 'application/json' },
-            stream: true,
-            signal: controller.signal,
-          });
+          const answer = await client
+            .post<Stream<ResponseStreamEvent>>('/responses', {
+              body: encodeResponsesBody(request),
+              headers: { 'content-type': 'application/json' },
+              stream: true,
+              signal: controller.signal,
+            })
+            .withResponse();
+          // A 2xx that is no event stream (a wrong OPENAI_BASE_URL) says so, not "stream ended".
+          await assertEventStream(answer.response);
+          stream = answer.data;
         } catch (err) {
           if (signal.aborted) return;
           throw toModelError(err, client);
