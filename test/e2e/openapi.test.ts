@@ -99,6 +99,8 @@ describe('request schemas in openapi.yaml agree with the zod schemas the routes 
     { input: 'hi', max_steps: 0 },
     { input: 'hi', max_steps: 1.5 },
     { input: 'hi', metadata: 'no' },
+    { input: 'hi', metadata: { ['k'.repeat(64)]: 1 } },
+    { input: 'hi', metadata: { ['k'.repeat(65)]: 1 } },
     { input: 'hi', brain: 'yes' },
     { input: 42 },
     { input: '\u0000' },
