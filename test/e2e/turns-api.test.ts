@@ -197,6 +197,9 @@ describe('bad requests', () => {
       { path: 'limit', code: 'unknown_parameter', message: 'is not accepted: GET /v1/turns/{id} takes no query parameters; leave it out' },
       { path: 'limit', code: 'duplicate_parameter', message: 'is given 2 times; give it once' },
     ]);
+    // HEAD takes the query of its GET.
+    expect((await fetch(`${harness.svc.url}/v1/turns?limit=1`, { method: 'HEAD' })).status).toBe(200);
+    expect((await fetch(`${harness.svc.url}/v1/turns?limt=1`, { method: 'HEAD' })).status).toBe(400);
     // Pages and probes outside /v1 are not checked (a browser or probe may add its own).
     expect((await api(harness.svc.url, 'GET', '/healthz?probe=k8s')).status).toBe(200);
   });
