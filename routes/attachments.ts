@@ -22,7 +22,7 @@ export function contentDisposition(name: string): string {
 }
 
 export const attachmentRoutes: RoutePlugin = async (app, { services }) => {
-  app.get('/v1/turns/:id/attachments/:attachment_id', async (request, reply) => {
+  app.get('/v1/turns/:id/attachments/:attachment_id', { config: { query: Query } }, async (request, reply) => {
     const { id, attachment_id } = Params.parse(request.params);
     Query.parse(request.query);
     if (!(await services.turns.get(id))) throw notFound('turn', id);

@@ -58,7 +58,7 @@ export const brainRoutes: RoutePlugin = async (app, { services }) => {
     return { agent_id, slug, deleted: true };
   });
 
-  app.get('/v1/agents/:agent_id/brain/pages', async (request) => {
+  app.get('/v1/agents/:agent_id/brain/pages', { config: { query: ListPagesQuery } }, async (request) => {
     const { agent_id } = AgentParams.parse(request.params);
     const q = ListPagesQuery.parse(request.query);
     const { pages, next } = await brain().list(agent_id, { limit: q.limit, after: q.cursor });

@@ -14,7 +14,7 @@
  */
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError } from '../src/http/errors.js';
-import { MODEL_NOT_CONFIGURED } from '../src/model/require-model.js';
+import { MODEL_NOT_CONFIGURED, MODEL_ENDPOINT_SETTINGS } from '../src/model/require-model.js';
 
 export const healthRoutes: RoutePlugin = async (app, { services }) => {
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -32,7 +32,7 @@ export const healthRoutes: RoutePlugin = async (app, { services }) => {
       });
     }
     if (!services.modelClient) {
-      throw new HttpError(503, 'model_not_configured', MODEL_NOT_CONFIGURED, { checks: { database: 'ok', engine, model, ...(listen ? { listen } : {}) } });
+      throw new HttpError(503, 'model_not_configured', MODEL_NOT_CONFIGURED, { checks: { database: 'ok', engine, model, ...(listen ? { listen } : {}) }, settings: [...MODEL_ENDPOINT_SETTINGS] });
     }
     const probe = services.modelProbe ? await services.modelProbe.check() : undefined;
     if (probe && !probe.reachable) throw new HttpError(503, 'not_ready', probe.reason, { checks: { database: 'ok', engine, model: 'unreachable', ...(listen ? { listen } : {}) } });

@@ -26,4 +26,5 @@ export const JobMessageBody = z.strictObject({
 /** POST /v1/jobs/{id}/stop: no body or `{}`; any field is 400 `… stop takes no fields; send no body or {}`. */
 export const StopJobBody = emptyBody('stop');
 
-export const JobEventsQuery = z.object({ after: z.string().optional() });
+/** GET /v1/jobs/{id}/events: `after` (src/http/resume-point.ts), `stream_token` (src/http/stream-token.ts). */
+export const JobEventsQuery = z.object({ after: z.string().optional(), stream_token: z.string().optional() });

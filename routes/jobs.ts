@@ -55,7 +55,7 @@ export const jobRoutes: RoutePlugin = async (app, { services }) => {
     return job;
   };
 
-  app.get('/v1/jobs', async (request) => {
+  app.get('/v1/jobs', { config: { query: ListJobsQuery } }, async (request) => {
     const q = ListJobsQuery.parse(request.query);
     const statuses = q.status === 'live' ? LIVE_JOB_STATUSES : q.status === 'stop' ? TERMINAL_JOB_STATUSES : q.status ? [q.status] : undefined;
     const page = await jobs().list({ agent_id: q.agent_id, statuses, limit: q.limit, cursor: q.cursor });
@@ -87,7 +87,7 @@ export const jobRoutes: RoutePlugin = async (app, { services }) => {
     return jobView((await jobs().stop(id))!, services.streamTokens);
   });
 
-  app.get('/v1/jobs/:id/events', { sse: 'manual' }, async (request, reply) => {
+  app.get('/v1/jobs/:id/events', { sse: 'manual', config: { query: JobEventsQuery } }, async (request, reply) => {
     const { id } = JobIdParams.parse(request.params);
     JobEventsQuery.parse(request.query);
     await found(id);

@@ -6,7 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
-import { tokenMatches } from '../src/http/auth.js';
+import { tokenMatches, unauthorizedDetails } from '../src/http/auth.js';
 import { envelope } from '../src/http/errors.js';
 
 export const METRICS_PATH = '/metrics';
@@ -24,7 +24,11 @@ export const metricsRoutes: RoutePlugin = async (app, { services }) => {
     // Without AUTH_TOKENS the global auth hook lets everything through; METRICS_TOKEN still guards this route.
     onRequest: async (request, reply) => {
       if (!METRICS_TOKEN || AUTH_TOKENS.length > 0 || hasMetricsToken(request, METRICS_TOKEN)) return;
-      return reply.code(401).header('WWW-Authenticate', 'Bearer').send(envelope('unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>'));
+      const { reason } = unauthorizedDetails(request.headers.authorization ?? '');
+      return reply
+        .code(401)
+        .header('WWW-Authenticate', 'Bearer')
+        .send(envelope('unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', { reason, expected: 'Authorization: Bearer <METRICS_TOKEN>' }));
     },
   }, async (_request, reply) => {
     const { contentType, body } = await services.metrics.scrape();

@@ -67,7 +67,7 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
     return reply.code(201).header('Location', out.links.self).send(out);
   });
 
-  app.get('/v1/schedules', async (request) => {
+  app.get('/v1/schedules', { config: { query: ListQuery } }, async (request) => {
     const q = ListQuery.parse(request.query);
     const page = await schedules().list(q);
     return { data: page.data.map(withLinks), next_cursor: page.next_cursor };
@@ -95,7 +95,7 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
     return { id: deleted.id, deleted: true };
   });
 
-  app.get('/v1/schedules/:id/runs', async (request) => {
+  app.get('/v1/schedules/:id/runs', { config: { query: RunsQuery } }, async (request) => {
     const { id } = IdParams.parse(request.params);
     const q = RunsQuery.parse(request.query);
     const page = await schedules().listRuns(id, q);

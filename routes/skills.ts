@@ -54,9 +54,13 @@ export const skillRoutes: RoutePlugin = async (app, { services }) => {
 
   app.put('/v1/skills/:name', async (request, reply) => {
     const { name } = SkillParams.parse(request.params);
-    const type = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase() as ArchiveContentType;
+    const sent = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const type = sent as ArchiveContentType;
     if (!Buffer.isBuffer(request.body) || !(ARCHIVE_CONTENT_TYPES as readonly string[]).includes(type)) {
-      throw new HttpError(415, 'unsupported_media_type', `send the skill as a .tar.gz with Content-Type: application/gzip or a .zip with Content-Type: application/zip`);
+      throw new HttpError(415, 'unsupported_media_type', `send the skill as a .tar.gz with Content-Type: application/gzip or a .zip with Content-Type: application/zip`, {
+        content_type: sent === '' ? null : sent,
+        accepted: [...ARCHIVE_CONTENT_TYPES],
+      });
     }
     const { skill, created } = await skillRegistry(services).install(name, request.body, type);
     return reply.code(created ? 201 : 200).header('Location', skillLink(name)).send({ ...summarize(skill), files: await listFiles(skill.dir) });

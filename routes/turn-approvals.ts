@@ -11,8 +11,10 @@ import { z } from 'zod';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { notFound } from '../src/http/errors.js';
 import { TurnIdParams } from './turn-schemas.js';
+import { nullAsAbsent } from '../src/zod-null-fields.js';
 
-export const ApprovalDecisionBody = z
+/** POST /v1/turns/{id}/approvals body; `reason` or `arguments` sent as `null` is read as left out (as GET shows an unset one). */
+export const ApprovalDecisionBody = nullAsAbsent(z
   .strictObject({
     call_id: z.string().min(1).max(200),
     decision: z.enum(['approve', 'reject']),
@@ -21,7 +23,7 @@ export const ApprovalDecisionBody = z
     /** Approve only: run the call with these arguments instead (checked by the tool's schema). */
     arguments: z.record(z.string(), z.unknown()).optional(),
   })
-  .refine((b) => b.arguments === undefined || b.decision === 'approve', { message: 'arguments may only be given with decision "approve"', path: ['arguments'] });
+  .refine((b) => b.arguments === undefined || b.decision === 'approve', { message: 'arguments may only be given with decision "approve"', path: ['arguments'] }));
 
 export const turnApprovalRoutes: RoutePlugin = async (app, { services }) => {
   app.post('/v1/turns/:id/approvals', async (request) => {

@@ -17,6 +17,7 @@ import {
   TurnInputSchema,
 } from '../src/turns/request-schemas.js';
 import { queryInt } from '../src/http/query-int.js';
+import { nullAsAbsent } from '../src/zod-null-fields.js';
 
 // Shared with schedules (src/turns/request-schemas.ts).
 export { AgentId, Metadata, ToolFamilies };
@@ -34,8 +35,9 @@ export const MULTITASK_WITHOUT_PREVIOUS = 'must come with previous_turn_id: it s
 /**
  * POST /v1/turns body. `multitask_strategy` is only accepted together with `previous_turn_id`
  * ({@link MULTITASK_WITHOUT_PREVIOUS}): it decides what happens to that turn while it is active.
+ * An optional field sent as `null` is read as left out (src/zod-null-fields.ts).
  */
-export const CreateTurnBody = z.strictObject({
+export const CreateTurnBody = nullAsAbsent(z.strictObject({
   input: TurnInputSchema,
   instructions: z.string().optional(),
   model: z.string().min(1).max(200).optional(),
@@ -62,7 +64,7 @@ export const CreateTurnBody = z.strictObject({
   if (ctx.value.multitask_strategy !== undefined && ctx.value.previous_turn_id === undefined) {
     ctx.issues.push({ code: 'custom', path: ['multitask_strategy'], message: MULTITASK_WITHOUT_PREVIOUS, input: ctx.value.multitask_strategy });
   }
-});
+}));
 export type CreateTurnBody = z.infer<typeof CreateTurnBody>;
 
 export const CreateTurnQuery = z.object({
@@ -87,16 +89,19 @@ export const ListTurnsQuery = z.object({
  */
 export const CancelTurnBody = emptyBody('cancel');
 
+/** GET /v1/turns/{id}/events: `after` (read by src/http/resume-point.ts), `stream_token` (checked by src/http/stream-token.ts). */
 export const EventsQuery = z.object({
   after: z.string().optional(),
+  stream_token: z.string().optional(),
 });
 
 /** Idempotency-Key header: 1..255 visible ASCII characters. */
 export const IdempotencyKey = IdempotencyKeySchema;
 
-export const PreviewToolsBody = z.strictObject({
+/** POST /v1/tools/preview body; an optional field sent as `null` is read as left out. */
+export const PreviewToolsBody = nullAsAbsent(z.strictObject({
   agent_id: AgentId.default('default'),
   tools: ToolFamilies.optional(),
   model: z.string().min(1).max(200).optional(),
   brain: z.boolean().optional(),
-});
+}));

@@ -88,7 +88,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
 
   // `manual`: the route weighs Accept q-values itself (src/http/negotiate.ts); @fastify/sse's `dual`
   // gate would stream for any text/event-stream with q > 0, however it ranks against JSON.
-  app.post('/v1/turns', { sse: 'manual' }, async (request: FastifyRequest, reply) => {
+  app.post('/v1/turns', { sse: 'manual', config: { query: CreateTurnQuery } }, async (request: FastifyRequest, reply) => {
     // Before anything is created: an Accept that takes neither answer gets none.
     const kind = negotiateResponse(request.headers.accept);
     if (kind === undefined) throw jsonOrEventStreamNotAcceptable('POST /v1/turns', request.headers.accept);
@@ -140,7 +140,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     return reply.code(202).header('Location', links.self).send({ id: turn.id, status: turn.status, links });
   });
 
-  app.get('/v1/turns', async (request) => {
+  app.get('/v1/turns', { config: { query: ListTurnsQuery } }, async (request) => {
     const q = ListTurnsQuery.parse(request.query);
     const page = await turns.list({ agent_id: q.agent_id, status: q.status, limit: q.limit + 1, before: q.cursor });
     const records: TurnRecord[] = page.slice(0, q.limit);
@@ -156,7 +156,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     return { ...withTurnLinks(turn, services.streamTokens), pending_approvals };
   });
 
-  app.get('/v1/turns/:id/events', { sse: 'manual' }, async (request, reply) => {
+  app.get('/v1/turns/:id/events', { sse: 'manual', config: { query: EventsQuery } }, async (request, reply) => {
     const { id } = TurnIdParams.parse(request.params);
     EventsQuery.parse(request.query);
     if (!(await turns.get(id))) throw notFound('turn', id);

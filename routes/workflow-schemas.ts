@@ -11,8 +11,10 @@ import { AgentId } from './turn-schemas.js';
 import { emptyBody } from './empty-body.js';
 import { WorkflowWebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
 import { queryInt } from '../src/http/query-int.js';
+import { nullAsAbsent } from '../src/zod-null-fields.js';
 
-export const CreateWorkflowBody = z.strictObject({
+/** POST /v1/workflows body; an optional top-level field sent as `null` is read as left out (src/zod-null-fields.ts). */
+export const CreateWorkflowBody = nullAsAbsent(z.strictObject({
   agent_id: AgentId.default('default'),
   title: z.string().min(1).max(200),
   tasks: z
@@ -32,7 +34,7 @@ export const CreateWorkflowBody = z.strictObject({
   model: z.string().min(1).max(200).optional(),
   /** Where to POST the workflow's terminal event (src/webhooks/). */
   webhook: WorkflowWebhookSpecSchema.optional(),
-});
+}));
 
 export const WorkflowIdParams = z.object({ id: z.string().min(1).max(100) });
 
@@ -47,4 +49,5 @@ export const ListWorkflowsQuery = z.object({
 /** POST /v1/workflows/{id}/cancel: no body or `{}`; any field is 400 `… cancel takes no fields; send no body or {}`. */
 export const CancelWorkflowBody = emptyBody('cancel');
 
-export const WorkflowEventsQuery = z.object({ after: z.string().optional() });
+/** GET /v1/workflows/{id}/events: `after` (src/http/resume-point.ts), `stream_token` (src/http/stream-token.ts). */
+export const WorkflowEventsQuery = z.object({ after: z.string().optional(), stream_token: z.string().optional() });

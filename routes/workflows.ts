@@ -71,7 +71,7 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
     return reply.code(201).header('Location', workflowLinks(wf.id).self).send(withLinks(wf));
   });
 
-  app.get('/v1/workflows', async (request) => {
+  app.get('/v1/workflows', { config: { query: ListWorkflowsQuery } }, async (request) => {
     const q = ListWorkflowsQuery.parse(request.query);
     const page = await workflows().list(q);
     return { data: page.workflows.map(withLinks), next_cursor: page.next_cursor };
@@ -89,7 +89,7 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
     return withLinks((await workflows().cancel(id))!);
   });
 
-  app.get('/v1/workflows/:id/events', { sse: 'manual' }, async (request, reply) => {
+  app.get('/v1/workflows/:id/events', { sse: 'manual', config: { query: WorkflowEventsQuery } }, async (request, reply) => {
     const { id } = WorkflowIdParams.parse(request.params);
     WorkflowEventsQuery.parse(request.query);
     await found(id);

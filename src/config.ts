@@ -345,12 +345,18 @@ function mayBeUnset(name: string): boolean {
 export interface EnvFacts {
   /** HOST is a name that does not resolve: the lookup's error code (`hostLookupFailure` in ./host-entries.ts). */
   hostUnresolved?: string | null;
+  /**
+   * WEBHOOK_URL's host is a private, loopback, link-local or metadata address not listed in
+   * WEBHOOK_ALLOW_HOSTS, so no delivery could ever succeed: the report line
+   * (`webhookUrlRefusal` in ./webhooks/webhook-spec.ts).
+   */
+  webhookUrlRefused?: string | null;
 }
 
 /** The variables a check across variables reads (as the schema gives them, or as given when another variable is bad). */
 type CrossView = Pick<
   Env,
-  'HOST' | 'AUTH_TOKENS' | 'DATABASE_URL' | 'STREAM_TOKEN_SECRET' | 'WEBHOOK_URL' | 'WEBHOOK_SECRET' | 'WEB_SEARCH_PROVIDER' | 'WEB_SEARCH_API_KEY' | 'WEB_SEARCH_URL'
+  'HOST' | 'AUTH_TOKENS' | 'DATABASE_URL' | 'STREAM_TOKEN_SECRET' | 'WEBHOOK_URL' | 'WEBHOOK_SECRET' | 'WEBHOOK_ALLOW_HOSTS' | 'WEB_SEARCH_PROVIDER' | 'WEB_SEARCH_API_KEY' | 'WEB_SEARCH_URL'
 >;
 
 /** Rules across variables: each reports its problems (one line each) from the variables `vars`. */
@@ -381,6 +387,11 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
     },
   },
   {
+    // A private target not in WEBHOOK_ALLOW_HOSTS would fail every delivery for 24 h: refused now.
+    vars: ['WEBHOOK_URL', 'WEBHOOK_ALLOW_HOSTS'],
+    problems: (_e, facts) => (facts.webhookUrlRefused ? [facts.webhookUrlRefused] : []),
+  },
+  {
     vars: ['WEBHOOK_URL', 'WEBHOOK_SECRET'],
     problems: (e) => (e.WEBHOOK_URL !== undefined && !e.WEBHOOK_SECRET ? ['WEBHOOK_URL is set but WEBHOOK_SECRET is not: set WEBHOOK_SECRET=whsec_<base64> to sign deliveries'] : []),
   },
@@ -402,7 +413,8 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
  *   included (HOST beyond loopback with AUTH_TOKENS empty, DATABASE_URL without
  *   STREAM_TOKEN_SECRET, WEBHOOK_URL without WEBHOOK_SECRET, a WEB_SEARCH_PROVIDER without the
  *   key or URL it needs: {@link WEB_SEARCH_NEEDS}); with `facts.hostUnresolved`, a HOST that
- *   does not resolve (`hostUnresolvedProblem`) instead of the loopback rule.
+ *   does not resolve (`hostUnresolvedProblem`) instead of the loopback rule; with
+ *   `facts.webhookUrlRefused`, a WEBHOOK_URL on a private address not in WEBHOOK_ALLOW_HOSTS.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, facts: EnvFacts = {}): Config {
   const cleaned: Record<string, string> = {};
@@ -422,6 +434,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, facts: EnvFacts
         STREAM_TOKEN_SECRET: cleaned.STREAM_TOKEN_SECRET,
         WEBHOOK_URL: cleaned.WEBHOOK_URL,
         WEBHOOK_SECRET: cleaned.WEBHOOK_SECRET,
+        WEBHOOK_ALLOW_HOSTS: (cleaned.WEBHOOK_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
         WEB_SEARCH_PROVIDER: cleaned.WEB_SEARCH_PROVIDER as CrossView['WEB_SEARCH_PROVIDER'],
         WEB_SEARCH_API_KEY: cleaned.WEB_SEARCH_API_KEY,
         WEB_SEARCH_URL: cleaned.WEB_SEARCH_URL,

@@ -1,7 +1,8 @@
 /**
  * Entry point: `npm start` (built) or `npm run dev` (tsx). Reads the config from the environment
  * (exit code 2 with one line per bad variable — including HOST beyond loopback without
- * AUTH_TOKENS and a HOST name that does not resolve — and also for a Postgres that cannot be
+ * AUTH_TOKENS, a HOST name that does not resolve and a WEBHOOK_URL on a private address not in
+ * WEBHOOK_ALLOW_HOSTS — and also for a Postgres that cannot be
  * reached or has a newer schema), opens the database (and migrates Postgres), recovers
  * interrupted turns, and listens on HOST:PORT.
  * SIGINT/SIGTERM close the server, abort running turns and close the database.
@@ -16,14 +17,20 @@ import { createServices, type ServicesOverrides } from './services.js';
 import { SchemaTooNewError } from './store/postgres/migrate.js';
 import { DatabaseUnavailableError } from './store/postgres/unavailable.js';
 import { computerStartupWarnings } from './tools/computer/index.js';
+import { webhookUrlRefusal } from './webhooks/webhook-spec.js';
 
 /**
  * Start the whole service. Returns a `close` function. Used by main and by the demo script.
  * @throws ConfigError on bad configuration (a HOST name that does not resolve included).
  */
 export async function startService(env: NodeJS.ProcessEnv = process.env, overrides: ServicesOverrides = {}) {
-  // A HOST name that does not resolve is refused with the other bad variables, before anything opens.
-  const config = loadConfig(env, { hostUnresolved: await hostLookupFailure(env.HOST) });
+  // A HOST name that does not resolve, and a WEBHOOK_URL no delivery could reach (a private address
+  // not in WEBHOOK_ALLOW_HOSTS), are refused with the other bad variables, before anything opens.
+  const [hostUnresolved, webhookUrlRefused] = await Promise.all([
+    hostLookupFailure(env.HOST),
+    webhookUrlRefusal(env.WEBHOOK_URL, (env.WEBHOOK_ALLOW_HOSTS ?? '').split(',')),
+  ]);
+  const config = loadConfig(env, { hostUnresolved, webhookUrlRefused });
   ensureDataDir(config.DATA_DIR);
   const log = createLogger(config.LOG_LEVEL, undefined, config.LOG_FORMAT);
   const services = createServices(config, log, overrides);

@@ -48,6 +48,18 @@ export function unauthorizedMessage(header: string): string {
   return `the Authorization header ${used}; this service takes only a bearer token: send Authorization: Bearer <token>`;
 }
 
+/**
+ * The 401 `details` for the same header: `reason` — `missing_token` (no header, or `Bearer` with
+ * nothing after it), `invalid_token` (a bearer token no entry matches) or `not_bearer` (another
+ * scheme, or a value that is no bearer token) — and `expected`, the header to send
+ * (`Authorization: Bearer <token>`). Never echoes the header's value.
+ */
+export function unauthorizedDetails(header: string): { reason: 'missing_token' | 'invalid_token' | 'not_bearer'; expected: string } {
+  const value = header.trim();
+  const reason = /^Bearer\s+\S/i.test(value) ? 'invalid_token' : value === '' || /^Bearer$/i.test(value) ? 'missing_token' : 'not_bearer';
+  return { reason, expected: 'Authorization: Bearer <token>' };
+}
+
 export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
   if (opts.tokens.length === 0) return;
   app.addHook('onRequest', async (request, reply) => {
@@ -60,6 +72,6 @@ export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
     return reply
       .code(401)
       .header('WWW-Authenticate', 'Bearer')
-      .send(envelope('unauthorized', unauthorizedMessage(header)));
+      .send(envelope('unauthorized', unauthorizedMessage(header), unauthorizedDetails(header)));
   });
 }

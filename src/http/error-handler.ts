@@ -7,7 +7,7 @@
  * field's, {@link innermostIssues}: `input[1].role`, `approvals.todo`),
  * malformed JSON → 400 `invalid_json`, body over BODY_LIMIT_BYTES → 413 `body_too_large`,
  * unsupported or missing Content-Type → 415 `unsupported_media_type` (saying to send
- * `Content-Type: application/json`), a wrong method on a known path → 405 `method_not_allowed`
+ * `Content-Type: application/json`; details `{content_type, accepted}`), a wrong method on a known path → 405 `method_not_allowed`
  * with `Allow`. Unknown errors → 500 `internal_error`
  * with a generic message (the real one is logged, never sent). Errors Fastify and Node raise
  * outside the error handler (routing: {@link frameworkErrorHandler}; HTTP parsing:
@@ -27,6 +27,11 @@ function mediaTypeMessage(contentType: string | undefined): string {
   return contentType
     ? `Content-Type ${JSON.stringify(contentType.split(';')[0].trim())} is not supported: send Content-Type: application/json`
     : 'the request has a body but no Content-Type: send Content-Type: application/json';
+}
+
+/** The 415's details: the media type received (null without a Content-Type) and the one accepted. */
+function mediaTypeDetails(contentType: string | undefined): { content_type: string | null; accepted: string[] } {
+  return { content_type: contentType ? contentType.split(';')[0].trim() : null, accepted: ['application/json'] };
 }
 
 const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
@@ -63,7 +68,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const fe = err as FastifyError;
     const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined;
     if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply.code(415).send(envelope('unsupported_media_type', mediaTypeMessage(request.headers['content-type'])));
+      return reply.code(415).send(envelope('unsupported_media_type', mediaTypeMessage(request.headers['content-type']), mediaTypeDetails(request.headers['content-type'])));
     }
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const limit = request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit;

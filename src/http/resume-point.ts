@@ -21,8 +21,9 @@ function headerCount(request: FastifyRequest): number {
  *   "duplicate_header", message}]`) when the header is given more than once; 400
  *   `invalid_last_event_id` when the value read is not a non-negative integer (`Last-Event-ID "x"
  *   is not an event id: send …`; `after "x" …` for the query) or is beyond `lastSeq`, an id this
- *   stream never produced (`… is beyond the last stored event (4): resume after at most 4, or …`;
- *   details `{last_event_id: lastSeq}`).
+ *   stream never produced (`… is beyond the last stored event (4): resume after at most 4, or …`);
+ *   both with details `{path, last_event_id}`: which was read (`headers.last-event-id` or `after`,
+ *   spelled as in the other 400s) and the last stored id, where the client can resume.
  */
 export function resumePoint(request: FastifyRequest, lastSeq: number): number {
   const header = request.headers['last-event-id'];
@@ -36,13 +37,14 @@ export function resumePoint(request: FastifyRequest, lastSeq: number): number {
   if (raw === undefined) return 0;
   const name = fromHeader ? 'Last-Event-ID' : 'after';
   const restart = fromHeader ? 'send no Last-Event-ID' : 'leave out after';
+  const details = { path: fromHeader ? 'headers.last-event-id' : 'after', last_event_id: lastSeq };
   if (!/^\d+$/.test(raw.trim())) {
-    throw badRequest('invalid_last_event_id', `${name} ${JSON.stringify(raw.slice(0, 40))} is not an event id: send the id of the last event received (a non-negative integer), or ${restart} to start from the first event`);
+    throw badRequest('invalid_last_event_id', `${name} ${JSON.stringify(raw.slice(0, 40))} is not an event id: send the id of the last event received (a non-negative integer), or ${restart} to start from the first event`, details);
   }
   const trimmed = raw.trim();
   const shown = trimmed.length > 40 ? `${trimmed.slice(0, 40)}…` : trimmed;
   if (trimmed.length > 15 || Number(trimmed) > lastSeq) {
-    throw badRequest('invalid_last_event_id', `${name} ${shown} is beyond the last stored event (${lastSeq}): resume after an id of at most ${lastSeq}, or ${restart} to start from the first event`, { last_event_id: lastSeq });
+    throw badRequest('invalid_last_event_id', `${name} ${shown} is beyond the last stored event (${lastSeq}): resume after an id of at most ${lastSeq}, or ${restart} to start from the first event`, details);
   }
   return Number(trimmed);
 }

@@ -9,6 +9,8 @@ import type { FastifyInstance } from 'fastify';
 export interface RegisteredRoute {
   method: string;
   url: string;
+  /** The query parameters it accepts: the keys of its declared query schema (src/http/query-guard.ts); empty without one. */
+  query: string[];
 }
 
 const ROUTES = new WeakMap<FastifyInstance, RegisteredRoute[]>();
@@ -17,7 +19,8 @@ const ROUTES = new WeakMap<FastifyInstance, RegisteredRoute[]>();
 export function recordRoutes(app: FastifyInstance): void {
   const routes: RegisteredRoute[] = [];
   app.addHook('onRoute', (r) => {
-    for (const method of [r.method].flat()) routes.push({ method: String(method), url: r.url });
+    const query = r.config?.query ? Object.keys(r.config.query.shape) : [];
+    for (const method of [r.method].flat()) routes.push({ method: String(method), url: r.url, query });
   });
   ROUTES.set(app, routes);
 }

@@ -187,7 +187,8 @@ export function hasValidStreamToken(request: FastifyRequest): boolean {
  * query parameter on `GET /v1/turns/{id}/events` and `GET /v1/workflows/{id}/events` when the
  * request has no Authorization header: valid for that kind of stream and that id → marked for {@link hasValidStreamToken}; expired → 401
  * `stream_token_expired`; anything else → 401 `invalid_stream_token` (both with the error
- * envelope). A stream token anywhere else is ignored (the bearer check then refuses the request),
+ * envelope, details `{stream: "turn"|"workflow"|"job", id, refresh}`, `refresh` being the path to
+ * GET, with a bearer token, for a fresh `links.events`). A stream token anywhere else is ignored (the bearer check then refuses the request),
  * and no other query parameter is ever treated as a credential. Does nothing when `tokens` is
  * undefined (auth off).
  */
@@ -205,13 +206,16 @@ export function installStreamTokenCheck(app: FastifyInstance, tokens: StreamToke
       accepted.add(request);
       return;
     }
+    // Where a fresh token comes from: the record's links.events (with a bearer token).
+    const details = { stream: stream.kind, id: stream.id, refresh: `/v1/${KIND_PATH[stream.kind]}/${encodeURIComponent(stream.id)}` };
     const body =
       check.reason === 'expired'
         ? envelope(
             'stream_token_expired',
             `stream token expired: fetch the ${stream.kind} again (GET /v1/${KIND_PATH[stream.kind]}/{id}) for a fresh links.events`,
+            details,
           )
-        : envelope('invalid_stream_token', `stream token is not valid for this ${stream.kind}'s events`);
+        : envelope('invalid_stream_token', `stream token is not valid for this ${stream.kind}'s events: fetch the ${stream.kind} (GET /v1/${KIND_PATH[stream.kind]}/{id}) for its links.events`, details);
     return reply.code(401).header('WWW-Authenticate', 'Bearer').send(body);
   });
 }

@@ -5,7 +5,8 @@
  * - `http_<status>` when the provider returned an HTTP error without a code;
  * - `connection_error` when the request could not reach the provider;
  * - `stream_interrupted` when the stream ended or broke before a terminal event;
- * - `response_failed` for a failed response without an error code.
+ * - `response_failed` for a failed response without an error code;
+ * - `not_event_stream` when a 2xx answer is not `text/event-stream` (src/model/event-stream-check.ts).
  * Adapters convert their SDK's errors (e.g. src/model/responses-errors.ts).
  */
 export class ModelError extends Error {
@@ -95,12 +96,14 @@ const MODEL_ACCESS_CODES = new Set([
   'unknown_url',
   'unsupported_country_region_territory',
   'DeploymentNotFound',
+  // A 2xx answer that is no event stream: OPENAI_BASE_URL points at something else (event-stream-check.ts).
+  'not_event_stream',
 ]);
 
 /**
  * True when a turn's error `code` says the model endpoint refused this service's key or does not
- * know its model (HTTP 401/403/404 as mapped above): an operator must fix the configuration, so it
- * is logged like a model endpoint in trouble. E.g. `http_401`, `"404"`, `model_not_found` → true;
+ * know its model (HTTP 401/403/404 as mapped above), or is no model API at all (`not_event_stream`):
+ * an operator must fix the configuration, so it is logged like a model endpoint in trouble. E.g. `http_401`, `"404"`, `model_not_found` → true;
  * `rate_limit_exceeded`, `http_400` → false.
  */
 export function isModelAccessError(code: string): boolean {

@@ -8,13 +8,15 @@
  * As in the Responses transport, every request gets its own AbortController linked to the turn's
  * signal and unlinked in `finally` (the SDK never removes the abort listener it adds to a
  * request's signal). SDK retries cover connection errors, 408/409/429 and 5xx (`maxRetries`);
- * what remains is thrown as a {@link ModelError} (chat-errors.ts). An aborted request ends the
+ * what remains is thrown as a {@link ModelError} (chat-errors.ts); a 2xx answer that is not an
+ * event stream is `not_event_stream` (event-stream-check.ts). An aborted request ends the
  * iteration quietly.
  */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { errorBodyFetch, toChatModelError } from './chat-errors.js';
 import { afterResponse } from './model-error.js';
+import { assertEventStream } from './event-stream-check.js';
 import type { ChatTransport } from './chat-model.js';
 import { sseEvents } from './sse-events.js';
 
@@ -50,8 +52,11 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
       try {
         let stream: AsyncIterable<unknown>;
         try {
-          // The answer is read by sse-events.ts (the SDK's stream semantics, without its reader).
-          stream = sseEvents(await client.chat.completions.create(params, { signal: controller.signal }).asResponse());
+          // The answer is read by sse-events.ts (the SDK's stream semantics, without its reader); a 2xx
+          // that is no event stream (a wrong OPENAI_BASE_URL) says so, not "stream ended".
+          const response = await client.chat.completions.create(params, { signal: controller.signal }).asResponse();
+          await assertEventStream(response);
+          stream = sseEvents(response);
         } catch (err) {
           if (signal.aborted) return;
           throw toChatModelError(err, client);

@@ -11,6 +11,8 @@
  * lifetime and unlinked in `finally`; it is aborted only when the request is still running then
  * (the consumer stopped early), never after a complete stream.
  *
+ * A 2xx answer that is not an event stream is ModelError `not_event_stream` (event-stream-check.ts).
+ *
  * Retries: the SDK retries connection errors, 408/409/429 and 5xx with exponential backoff
  * (`maxRetries`, honouring `retry-after`/`retry-after-ms`). Errors that remain are thrown as
  * {@link ModelError}. When the turn signal aborts, the iteration simply ends early (the loop
@@ -20,6 +22,7 @@ import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ResponsesTransport } from './responses-model.js';
 import { afterResponse } from './model-error.js';
+import { assertEventStream } from './event-stream-check.js';
 import { encodeResponsesBody } from './responses-body.js';
 import { toModelError } from './responses-errors.js';
 import { RESPONSES_UNREAD, sseEvents } from './sse-events.js';
@@ -64,6 +67,8 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
             stream: true,
             signal: controller.signal,
           }).asResponse();
+          // A 2xx that is no event stream (a wrong OPENAI_BASE_URL) says so, not "stream ended".
+          await assertEventStream(response);
           stream = sseEvents<ResponseStreamEvent>(response, RESPONSES_UNREAD);
         } catch (err) {
           if (signal.aborted) return;

@@ -8,19 +8,24 @@ import { DomainError } from '../errors.js';
 /** The message of `model_not_configured` (POST /v1/turns and GET /readyz): what to set. */
 export const MODEL_NOT_CONFIGURED = 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL';
 
+/** The variables that configure a model endpoint (`details.settings` of `model_not_configured`). */
+export const MODEL_ENDPOINT_SETTINGS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL'] as const;
+
 /**
  * The model a new turn (or a schedule's / workflow's future turns) will use.
  * @param endpointConfigured whether a model client exists (OPENAI_API_KEY and/or OPENAI_BASE_URL).
  * @param requested the request's `model`, if any; wins over `fallback`.
  * @param fallback the configured MODEL, if any.
- * @throws DomainError 503 `model_not_configured` without an endpoint; 400 `model_required`
- *   when neither the request nor MODEL names a model.
+ * @throws DomainError 503 `model_not_configured` without an endpoint (details `{checks: {model:
+ *   "not_configured"}, settings: ["OPENAI_API_KEY", "OPENAI_BASE_URL"]}`, as GET /readyz says it);
+ *   400 `model_required` when neither the request nor MODEL names a model (details `{settings:
+ *   ["MODEL"], field: "model"}`).
  */
 export function requireModel(endpointConfigured: boolean, requested: string | null | undefined, fallback: string | undefined): string {
   if (!endpointConfigured) {
-    throw new DomainError('model_not_configured', MODEL_NOT_CONFIGURED, 503);
+    throw new DomainError('model_not_configured', MODEL_NOT_CONFIGURED, 503, { checks: { model: 'not_configured' }, settings: [...MODEL_ENDPOINT_SETTINGS] });
   }
   const model = requested || fallback;
-  if (!model) throw new DomainError('model_required', 'no `model` in the request and no MODEL configured: send `model` or set MODEL', 400);
+  if (!model) throw new DomainError('model_required', 'no `model` in the request and no MODEL configured: send `model` or set MODEL', 400, { field: 'model', settings: ['MODEL'] });
   return model;
 }

@@ -136,20 +136,30 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** What a value is, for `details.got` (`missing`, `null`, `array`, `string`, …). */
+function kindOf(v: unknown): string {
+  return v === undefined ? 'missing' : v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+}
+
+const WHEN_FORMS = ['at', 'after', 'cron'];
+
 /**
  * Validate a raw `when` (from REST or a tool call) and compute its first slot.
- * @throws ScheduleError `invalid_when` (not an object; none or several forms; stray keys),
- *   `invalid_at`, `at_in_past`, `invalid_after`, `timezone_required`, `unknown_timezone`, `invalid_cron`, `cron_too_frequent`
+ * @throws ScheduleError `invalid_when` (not an object: details `{got, forms}`; none or several
+ *   forms, stray keys: `{given, forms}`), `invalid_at` (`{at}`), `at_in_past` (`{at, now}`),
+ *   `invalid_after` (`{after}` or `{value}`), `timezone_required` (`{cron, missing: ["timezone"]}`),
+ *   `unknown_timezone` (`{timezone}`), `invalid_cron` (`{cron}`), `cron_too_frequent`
+ *   (`{cron, interval_s, min_interval_s}`).
  */
 export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
   const forms = 'exactly one of {"at": "<ISO 8601 time with offset>"}, {"after": {"value": 10, "unit": "minute"}} or {"cron": "0 9 * * *", "timezone": "Europe/Berlin"}';
-  if (!isObject(raw)) throw new ScheduleError('invalid_when', `when must be an object: ${forms}`);
+  if (!isObject(raw)) throw new ScheduleError('invalid_when', `when must be an object: ${forms}`, { got: kindOf(raw), forms: WHEN_FORMS });
   const present = (['at', 'after', 'cron'] as const).filter((k) => raw[k] !== undefined && raw[k] !== null);
   if (present.length !== 1) {
     throw new ScheduleError(
       'invalid_when',
       present.length === 0 ? `when has none of at, after, cron: give ${forms}` : `when has both ${present.join(' and ')}: give ${forms}`,
-      { given: present },
+      { given: present, forms: WHEN_FORMS },
     );
   }
   const form = present[0];
@@ -158,10 +168,11 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
   if (stray.length > 0) {
     throw new ScheduleError('invalid_when', `when.${form} cannot be combined with ${stray.join(', ')}: give ${forms}`, {
       given: [form, ...stray],
+      forms: WHEN_FORMS,
     });
   }
   if (form === 'at') {
-    if (typeof raw.at !== 'string') throw new ScheduleError('invalid_at', 'when.at must be a string (ISO 8601 with offset)');
+    if (typeof raw.at !== 'string') throw new ScheduleError('invalid_at', 'when.at must be a string (ISO 8601 with offset)', { at: raw.at });
     const at = parseIsoWithOffset(raw.at);
     if (at <= rules.now) {
       throw new ScheduleError('at_in_past', `when.at ${raw.at} is not in the future (now is ${new Date(rules.now).toISOString()})`, {
@@ -169,13 +180,13 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
         now: new Date(rules.now).toISOString(),
       });
     }
-    if (at - rules.now > MAX_AHEAD_MS) throw new ScheduleError('invalid_at', `when.at ${raw.at} is more than 10 years ahead`);
+    if (at - rules.now > MAX_AHEAD_MS) throw new ScheduleError('invalid_at', `when.at ${raw.at} is more than 10 years ahead`, { at: raw.at });
     return { when: { at: raw.at.trim() }, firstRunAt: at };
   }
   if (form === 'after') {
     const after = raw.after;
     if (!isObject(after) || typeof after.unit !== 'string' || !AFTER_UNITS.includes(after.unit as AfterUnit)) {
-      throw new ScheduleError('invalid_after', `when.after must be {"value": <positive integer>, "unit": one of ${AFTER_UNITS.join('|')}}`);
+      throw new ScheduleError('invalid_after', `when.after must be {"value": <positive integer>, "unit": one of ${AFTER_UNITS.join('|')}}`, { after, units: AFTER_UNITS });
     }
     const value = after.value;
     const unit = after.unit as AfterUnit;
@@ -187,13 +198,16 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
     return { when: { after: { value, unit } }, firstRunAt: rules.now + value * UNIT_MS[unit] };
   }
   if (typeof raw.cron !== 'string' || raw.cron.trim() === '') {
-    throw new ScheduleError('invalid_cron', 'when.cron must be a non-empty cron expression string, e.g. "0 9 * * 1-5"');
+    throw new ScheduleError('invalid_cron', 'when.cron must be a non-empty cron expression string, e.g. "0 9 * * 1-5"', { cron: raw.cron });
   }
   if (raw.timezone === undefined || raw.timezone === null) {
-    throw new ScheduleError('timezone_required', 'when.timezone is required with when.cron (there is no default zone): an IANA name such as "Europe/Berlin" or "UTC"');
+    throw new ScheduleError('timezone_required', 'when.timezone is required with when.cron (there is no default zone): an IANA name such as "Europe/Berlin" or "UTC"', {
+      cron: raw.cron,
+      missing: ['timezone'],
+    });
   }
   if (typeof raw.timezone !== 'string') {
-    throw new ScheduleError('unknown_timezone', 'when.timezone must be a string: an IANA name such as "Europe/Berlin" or "UTC"');
+    throw new ScheduleError('unknown_timezone', 'when.timezone must be a string: an IANA name such as "Europe/Berlin" or "UTC"', { timezone: raw.timezone });
   }
   const cron = raw.cron.trim().replace(/\s+/g, ' ');
   return { when: { cron, timezone: raw.timezone }, firstRunAt: validateCron(cron, raw.timezone, rules) };

@@ -55,7 +55,13 @@ export async function sendWebhook(url: string, messageId: string, body: string, 
   try {
     target = await checkTarget(new URL(url), opts.resolver, opts.allowHosts);
   } catch (err) {
-    return { status: null, error: (err as Error).message.replace('refused to fetch', 'refused to deliver to').replace('web_fetch only reaches', 'webhooks only reach') };
+    // A refused address names the way out, as the 400 at creation does.
+    return {
+      status: null,
+      error: (err as Error).message
+        .replace('refused to fetch', 'refused to deliver to')
+        .replace('web_fetch only reaches public internet addresses', 'webhooks only reach public internet addresses unless the host is listed in WEBHOOK_ALLOW_HOSTS'),
+    };
   }
   const agent = new Agent({ connect: { lookup: pinnedLookup(target), timeout: opts.timeoutMs } });
   try {

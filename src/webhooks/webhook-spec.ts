@@ -59,6 +59,31 @@ export function webhookPolicy(config: { WEBHOOK_SECRET?: string; WEBHOOK_ALLOW_H
 }
 
 /**
+ * Why the service-wide WEBHOOK_URL can never be delivered to, for the start-up check: its host is
+ * (or resolves to) a private, loopback, link-local or metadata address and is not listed in
+ * `allowHosts` (WEBHOOK_ALLOW_HOSTS as given; entries are trimmed and compared without case).
+ * @returns one config report line naming the host, the address, the reason and WEBHOOK_ALLOW_HOSTS
+ *   (`WEBHOOK_URL: 127.0.0.1 is a loopback address — webhooks only reach public addresses: add
+ *   127.0.0.1 to WEBHOOK_ALLOW_HOSTS to deliver to it, or use a public URL`), or null when it may
+ *   be delivered to, when `url` is not an http(s) URL (the config reports that itself) or when the
+ *   host does not resolve now (a receiver that is not up yet; each delivery checks again).
+ */
+export async function webhookUrlRefusal(url: string | undefined, allowHosts: readonly string[], resolver: HostResolver = systemResolver): Promise<string | null> {
+  if (url === undefined || url.trim() === '' || webhookUrlProblem(url.trim()) !== null) return null;
+  const target = new URL(url.trim());
+  try {
+    await checkTarget(target, resolver, allowHosts);
+    return null;
+  } catch (err) {
+    if (!(err instanceof FetchTargetError) || !err.message.startsWith('refused')) return null;
+    const what = /^refused to fetch (.+): (.+) address — /.exec(err.message);
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    const said = what ? `${what[1]} is a ${what[2]} address` : err.message;
+    return `WEBHOOK_URL: ${said} — webhooks only reach public addresses: add ${host} to WEBHOOK_ALLOW_HOSTS to deliver to it, or use a public URL`;
+  }
+}
+
+/**
  * Check a webhook target before anything is stored.
  * @throws HttpError 503 `webhooks_not_configured` (no WEBHOOK_SECRET to sign with), 400
  *   `invalid_webhook_url` naming the reason (not absolute, not http(s), credentials, refused or

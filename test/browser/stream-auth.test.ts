@@ -64,7 +64,9 @@ describe('stream tokens in links.events', () => {
     const token = new URL(a.links.events, svc.url).searchParams.get('stream_token')!;
     const res = await request(`${svc.url}/v1/turns/${b.id}/events?stream_token=${token}`);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ error: { code: 'invalid_stream_token', message: expect.any(String) } });
+    expect(res.body).toEqual({
+      error: { code: 'invalid_stream_token', message: expect.any(String), details: { stream: 'turn', id: b.id, refresh: `/v1/turns/${b.id}` } },
+    });
   });
 
   it('refuses an expired token with 401 stream_token_expired', async () => {
@@ -73,6 +75,7 @@ describe('stream tokens in links.events', () => {
     const res = await request(`${svc.url}/v1/turns/${turn.id}/events?stream_token=${expired}`);
     expect(res.status).toBe(401);
     expect(res.body.error.code).toBe('stream_token_expired');
+    expect(res.body.error.details).toEqual({ stream: 'turn', id: turn.id, refresh: `/v1/turns/${turn.id}` });
     // The same signature scheme with a future expiry is accepted: only the expiry made the difference.
     const fresh = signStreamToken(SECRET, turn.id, Math.floor(Date.now() / 1000) + 60);
     expect((await readSse(`${svc.url}/v1/turns/${turn.id}/events?stream_token=${fresh}`)).status).toBe(200);
@@ -153,7 +156,9 @@ describe('workflow stream tokens in links.events', () => {
     const tokenOf = (link: string) => new URL(link, svc.url).searchParams.get('stream_token')!;
     const foreign = await request(`${svc.url}/v1/workflows/${b.id}/events?stream_token=${tokenOf(a.links.events)}`);
     expect(foreign.status).toBe(401);
-    expect(foreign.body).toEqual({ error: { code: 'invalid_stream_token', message: expect.any(String) } });
+    expect(foreign.body).toEqual({
+      error: { code: 'invalid_stream_token', message: expect.any(String), details: { stream: 'workflow', id: b.id, refresh: `/v1/workflows/${b.id}` } },
+    });
 
     // Same id, other kind: a turn token signed for the workflow's id does not open the workflow
     // stream, and a workflow token does not open a turn stream of the same id.

@@ -52,14 +52,18 @@ describe('with AUTH_TOKENS set', () => {
     expect(basic.body.error).toEqual({
       code: 'unauthorized',
       message: 'the Authorization header uses the Basic scheme; this service takes only a bearer token: send Authorization: Bearer <token>',
+      details: { reason: 'not_bearer', expected: 'Authorization: Bearer <token>' },
     });
     const none = await api(svc.url, 'GET', '/v1/turns');
     expect(none.body.error.message).toBe('missing bearer token (Authorization: Bearer <token>)');
+    expect(none.body.error.details).toEqual({ reason: 'missing_token', expected: 'Authorization: Bearer <token>' });
     const wrong = await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: 'Bearer not-a-token-0000000' });
     expect(wrong.body.error.message).toBe('invalid bearer token');
+    expect(wrong.body.error.details).toEqual({ reason: 'invalid_token', expected: 'Authorization: Bearer <token>' });
     // A token sent without a scheme is not named back.
     const bare = await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: 'tok-alpha-1234567890' });
     expect(bare.body.error.message).toBe('the Authorization header is not a bearer token; this service takes only a bearer token: send Authorization: Bearer <token>');
+    expect(JSON.stringify(bare.body)).not.toContain('tok-alpha');
   });
 
   it('keeps the API reference (/docs, /openapi.yaml) behind the token too', async () => {

@@ -181,6 +181,7 @@ describe('Content-Type', () => {
     expect((await res.json()).error).toEqual({
       code: 'unsupported_media_type',
       message: 'the request has a body but no Content-Type: send Content-Type: application/json',
+      details: { content_type: null, accepted: ['application/json'] },
     });
   });
 
@@ -188,6 +189,7 @@ describe('Content-Type', () => {
     const res = await api(harness.svc.url, 'POST', '/v1/turns', '{"input":"hi"}', { 'content-type': 'text/plain' });
     expect(res.status).toBe(415);
     expect(res.body.error.message).toBe('Content-Type "text/plain" is not supported: send Content-Type: application/json');
+    expect(res.body.error.details).toEqual({ content_type: 'text/plain', accepted: ['application/json'] });
   });
 });
 

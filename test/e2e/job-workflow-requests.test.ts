@@ -39,10 +39,10 @@ async function waitingJob(): Promise<string> {
 }
 
 /** A workflow whose one task's model answer is held for a long time: it stays running until cancelled. */
-async function runningWorkflow(): Promise<string> {
+async function runningWorkflow(extra: Record<string, unknown> = {}): Promise<string> {
   const p = `requests: slow task #${++n}`;
   harness.model.push(...routedEntries({ [p]: [{ output: [message('late')], holdMs: 30_000 }] }));
-  const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'held', tasks: [{ label: p, prompt: p, result_schema: SCHEMA }] });
+  const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'held', tasks: [{ label: p, prompt: p, result_schema: SCHEMA }], ...extra });
   expect(r.status).toBe(201);
   await waitFor(() => harness.model.requests.some((q) => firstUserText(q.body) === p)); // the held request is in flight
   return r.body.id;
@@ -88,6 +88,17 @@ describe('POST /v1/jobs/{id}/stop body', () => {
       expect(nul.body.error.message).toMatch(/^the request body must be \{\} or absent: (stop|cancel) takes no fields; send no body or \{\}$/);
     }
   });
+});
+
+describe('POST /v1/workflows body', () => {
+  it('reads null for an optional field as the field left out, and refuses null for a required one', async () => {
+    const id = await runningWorkflow({ agent_id: null, concurrency: null, brain: null, model: null, webhook: null });
+    expect((await api(harness.svc.url, 'GET', `/v1/workflows/${id}`)).body).toMatchObject({ id, agent_id: 'default', status: 'running' });
+    expect((await api(harness.svc.url, 'POST', `/v1/workflows/${id}/cancel`)).status).toBe(200);
+    const noTitle = await api(harness.svc.url, 'POST', '/v1/workflows', { title: null, tasks: [{ label: 'l', prompt: 'p', result_schema: SCHEMA }] });
+    expect(noTitle.status).toBe(400);
+    expect(noTitle.body.error.details).toMatchObject([{ path: 'title', code: 'invalid_type' }]);
+  }, 60_000);
 });
 
 describe('POST /v1/workflows/{id}/cancel body', () => {

@@ -29,7 +29,11 @@ describe.each(CREATES)('POST %s', (path, body) => {
       const r = await api(bare.url, 'POST', path, body);
       expect(r.status).toBe(503);
       expect(r.body).toEqual({
-        error: { code: 'model_not_configured', message: 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL' },
+        error: {
+          code: 'model_not_configured',
+          message: 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL',
+          details: { checks: { model: 'not_configured' }, settings: ['OPENAI_API_KEY', 'OPENAI_BASE_URL'] },
+        },
       });
     } finally {
       await bare.close();
@@ -42,7 +46,7 @@ describe.each(CREATES)('POST %s', (path, body) => {
       const r = await api(noModel.url, 'POST', path, body);
       expect(r.status).toBe(400);
       expect(r.body).toEqual({
-        error: { code: 'model_required', message: 'no `model` in the request and no MODEL configured: send `model` or set MODEL' },
+        error: { code: 'model_required', message: 'no `model` in the request and no MODEL configured: send `model` or set MODEL', details: { field: 'model', settings: ['MODEL'] } },
       });
       const named = await api(noModel.url, 'POST', path, { ...body, model: 'named-model' });
       expect(named.status, JSON.stringify(named.body)).toBeLessThan(300);

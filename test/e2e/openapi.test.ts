@@ -35,11 +35,27 @@ describe('openapi.yaml', () => {
     expect([...documented].filter((r) => !served.has(r)).sort()).toEqual([]);
   });
 
-  it('documents the responses the HTTP layer sends on every route: 405 (with Allow), 408, 421, 431, and 414 where the path has parameters', () => {
+  it('documents, for every /v1 route, exactly the query parameters the route accepts (the keys of its declared query schema)', () => {
+    const declared: string[] = [];
+    const documented: string[] = [];
+    for (const r of registeredRoutes(harness.svc.app)) {
+      const m = r.method.toLowerCase();
+      if (!METHODS.includes(m) || !r.url.startsWith('/v1/')) continue;
+      const p = r.url.replace(/\/$/, '').replace(/:([A-Za-z_]+)/g, '{$1}');
+      const op = (spec.paths as Record<string, Record<string, { parameters?: { in: string; name: string }[] }>>)[p]?.[m];
+      declared.push(`${m} ${p}: ${[...r.query].sort().join(',')}`);
+      documented.push(`${m} ${p}: ${(op?.parameters ?? []).filter((q) => q.in === 'query').map((q) => q.name).sort().join(',')}`);
+    }
+    expect(declared.length).toBeGreaterThan(30);
+    expect(documented).toEqual(declared);
+  });
+
+  it('documents the responses the HTTP layer sends on every route: 405 (with Allow), 408, 421, 431, 414 where the path has parameters, and a 400 on every /v1 route (its query is checked)', () => {
     const missing: string[] = [];
     for (const [p, item] of Object.entries(spec.paths as Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>)) {
       for (const [m, op] of Object.entries(item)) {
         if (!METHODS.includes(m)) continue;
+        if (p.startsWith('/v1/') && !op.responses['400']) missing.push(`${m} ${p} 400`);
         const want: [string, string][] = [['405', 'MethodNotAllowed'], ['408', 'RequestTimeout'], ['421', 'HostNotAllowed'], ['431', 'HeadersTooLarge'], ...(p.includes('{') ? [['414', 'UriTooLong'] as [string, string]] : [])];
         for (const [status, name] of want) if (op.responses[status]?.$ref !== `#/components/responses/${name}`) missing.push(`${m} ${p} ${status}`);
       }
@@ -83,6 +99,8 @@ describe('request schemas in openapi.yaml agree with the zod schemas the routes 
     { input: 'hi', max_steps: 0 },
     { input: 'hi', max_steps: 1.5 },
     { input: 'hi', metadata: 'no' },
+    { input: 'hi', metadata: { ['k'.repeat(64)]: 1 } },
+    { input: 'hi', metadata: { ['k'.repeat(65)]: 1 } },
     { input: 'hi', brain: 'yes' },
     { input: 42 },
     { input: '\u0000' },
@@ -90,11 +108,16 @@ describe('request schemas in openapi.yaml agree with the zod schemas the routes 
     { input: '\u0000x' },
     { input: 'hi', multitask_strategy: 'enqueue' },
     { input: 'hi', multitask_strategy: 'reject', previous_turn_id: 'p' },
+    // null for an optional field is the field left out; for `input` (required) it is refused.
+    { input: 'hi', instructions: null, model: null, model_api: null, agent_id: null, tools: null, max_steps: null, previous_turn_id: null, metadata: null, brain: null, skills: null, webhook: null, approvals: null, cancel_on_disconnect: null },
+    { input: 'hi', multitask_strategy: null },
+    { input: 'hi', multitask_strategy: 'enqueue', previous_turn_id: null },
+    { input: null },
   ];
   it.each(bodies.map((b) => [JSON.stringify(b), b]))('CreateTurnRequest %s', (_name, body) => {
     expect(validateComponent('CreateTurnRequest', body).length === 0).toBe(CreateTurnBody.safeParse(body).success);
   });
-  it.each([{}, { tools: ['todo'] }, { agent_id: '!' }, { tools: ['x'] }, { extra: 1 }, { brain: true, model: 'm' }].map((b) => [JSON.stringify(b), b]))(
+  it.each([{}, { tools: ['todo'] }, { agent_id: '!' }, { tools: ['x'] }, { extra: 1 }, { brain: true, model: 'm' }, { agent_id: null, tools: null, model: null, brain: null }].map((b) => [JSON.stringify(b), b]))(
     'ToolsPreviewRequest %s',
     (_name, body) => {
       expect(validateComponent('ToolsPreviewRequest', body).length === 0).toBe(PreviewToolsBody.safeParse(body).success);

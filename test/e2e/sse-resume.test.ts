@@ -103,7 +103,7 @@ describe('GET /v1/turns/{id}/events', () => {
     expect(huge.body.error).toMatchObject({
       code: 'invalid_last_event_id',
       message: `after ${'9'.repeat(30)} is beyond the last stored event (3): resume after an id of at most 3, or leave out after to start from the first event`,
-      details: { last_event_id: 3 },
+      details: { path: 'after', last_event_id: 3 },
     });
     const live = newTurn();
     const early = await api(svc.url, 'GET', `/v1/turns/${live}/events?after=1`);
@@ -117,10 +117,16 @@ describe('GET /v1/turns/{id}/events', () => {
     expect(beyond.body.error).toEqual({
       code: 'invalid_last_event_id',
       message: 'Last-Event-ID 5 is beyond the last stored event (4): resume after an id of at most 4, or send no Last-Event-ID to start from the first event',
-      details: { last_event_id: 4 },
+      details: { path: 'headers.last-event-id', last_event_id: 4 },
     });
     const junk = await api(svc.url, 'GET', `/v1/turns/${id}/events`, undefined, { 'last-event-id': 'x1' });
-    expect(junk.body.error.message).toBe('Last-Event-ID "x1" is not an event id: send the id of the last event received (a non-negative integer), or send no Last-Event-ID to start from the first event');
+    expect(junk.body.error).toEqual({
+      code: 'invalid_last_event_id',
+      message: 'Last-Event-ID "x1" is not an event id: send the id of the last event received (a non-negative integer), or send no Last-Event-ID to start from the first event',
+      details: { path: 'headers.last-event-id', last_event_id: 4 },
+    });
+    const junkQuery = await api(svc.url, 'GET', `/v1/turns/${id}/events?after=abc`);
+    expect(junkQuery.body.error.details).toEqual({ path: 'after', last_event_id: 4 });
   });
 
   it('refuses a Last-Event-ID header given twice as such, not as the joined value "1, 3"', async () => {

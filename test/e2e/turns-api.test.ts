@@ -165,6 +165,64 @@ describe('bad requests', () => {
     expect((await api(harness.svc.url, 'GET', '/v1/turns?limit=020')).status).toBe(200);
   });
 
+  it('refuses a query parameter the route does not accept, naming the ones it does, before anything is created or streamed', async () => {
+    const before = (await api(harness.svc.url, 'GET', '/v1/turns?limit=100')).body.data.length;
+    const typo = await api(harness.svc.url, 'POST', '/v1/turns?wiat=true', { input: 'not created' });
+    expect(typo.status).toBe(400);
+    const accepts = 'is not accepted by POST /v1/turns, which accepts only wait: check the spelling or leave it out';
+    expect(typo.body.error).toEqual({
+      code: 'invalid_request',
+      message: `query parameter wiat ${accepts}`,
+      details: [{ path: 'wiat', code: 'unknown_parameter', message: accepts }],
+    });
+    expect((await api(harness.svc.url, 'GET', '/v1/turns?limit=100')).body.data.length).toBe(before);
+
+    harness.model.push({ output: [message('done')] });
+    const done = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'events' });
+    expect(done.body.status).toBe('completed');
+    // A misspelt `after` would replay from the first event: refused, whatever the Accept.
+    const events = await fetch(`${harness.svc.url}/v1/turns/${done.body.id}/events?last_event_id=3`, { headers: { accept: 'text/event-stream' } });
+    expect(events.status).toBe(400);
+    expect((await events.json()).error.details).toEqual([
+      { path: 'last_event_id', code: 'unknown_parameter', message: `is not accepted by GET /v1/turns/{id}/events, which accepts only after, stream_token: check the spelling or leave it out` },
+    ]);
+    const ok = await fetch(`${harness.svc.url}/v1/turns/${done.body.id}/events?after=1`, { headers: { accept: 'text/event-stream' } });
+    expect(ok.status).toBe(200);
+    await ok.body?.cancel();
+
+    const none = await api(harness.svc.url, 'GET', `/v1/turns/${done.body.id}?verbose=1&limit=1&limit=2`);
+    expect(none.status).toBe(400);
+    expect(none.body.error.details).toEqual([
+      { path: 'verbose', code: 'unknown_parameter', message: 'is not accepted: GET /v1/turns/{id} takes no query parameters; leave it out' },
+      { path: 'limit', code: 'unknown_parameter', message: 'is not accepted: GET /v1/turns/{id} takes no query parameters; leave it out' },
+      { path: 'limit', code: 'duplicate_parameter', message: 'is given 2 times; give it once' },
+    ]);
+    // HEAD takes the query of its GET.
+    expect((await fetch(`${harness.svc.url}/v1/turns?limit=1`, { method: 'HEAD' })).status).toBe(200);
+    expect((await fetch(`${harness.svc.url}/v1/turns?limt=1`, { method: 'HEAD' })).status).toBe(400);
+    // Pages and probes outside /v1 are not checked (a browser or probe may add its own).
+    expect((await api(harness.svc.url, 'GET', '/healthz?probe=k8s')).status).toBe(200);
+  });
+
+  it('reads null for an optional field of a new turn (as GET shows an unset one) as the field left out; null input is still refused', async () => {
+    harness.model.push({ output: [message('nulls')] });
+    const nulls = { instructions: null, model: null, model_api: null, agent_id: null, tools: null, max_steps: null, previous_turn_id: null, multitask_strategy: null, metadata: null, brain: null, skills: null, webhook: null, approvals: null, cancel_on_disconnect: null };
+    const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'null fields', ...nulls });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'completed', agent_id: 'default', model: 'scripted-model', metadata: null, previous_turn_id: null, output_text: 'nulls' });
+    // What GET answers can be sent back as it is.
+    const got = (await api(harness.svc.url, 'GET', `/v1/turns/${r.body.id}`)).body;
+    harness.model.push({ output: [message('again')] });
+    const again = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'again', metadata: got.metadata, previous_turn_id: null });
+    expect(again.body.status).toBe('completed');
+
+    const noInput = await api(harness.svc.url, 'POST', '/v1/turns', { input: null });
+    expect(noInput.status).toBe(400);
+    expect(noInput.body.error.details).toMatchObject([{ path: 'input', code: 'invalid_union' }]);
+    const preview = await api(harness.svc.url, 'POST', '/v1/tools/preview', { agent_id: null, tools: null, model: null, brain: null });
+    expect(preview.status).toBe(200);
+  });
+
   it('rejects bad list queries with 400', async () => {
     for (const q of ['status=done', 'limit=0', 'limit=101', 'agent_id=a%20b']) {
       const r = await api(harness.svc.url, 'GET', `/v1/turns?${q}`);
@@ -225,7 +283,7 @@ describe('without a model endpoint', () => {
       expect(ready.body.error).toEqual({
         code: 'model_not_configured',
         message: 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL',
-        details: { checks: { database: 'ok', engine: 'sqlite', model: 'not_configured' } },
+        details: { checks: { database: 'ok', engine: 'sqlite', model: 'not_configured' }, settings: ['OPENAI_API_KEY', 'OPENAI_BASE_URL'] },
       });
       expect((await api(bare.url, 'GET', '/healthz')).status).toBe(200);
     } finally {

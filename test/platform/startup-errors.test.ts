@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, hostLookupFailure, loadConfig } from '../../src/config.js';
 import { KNOWN_TOOL_NAMES } from '../../src/assembly/tool-names.js';
 import { freePort, ROOT, spawnService, waitHealthy } from '../e2e/support/child.js';
+import { webhookUrlRefusal } from '../../src/webhooks/webhook-spec.js';
 
 async function refusal(env: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {
   const child = spawnService({ PORT: '0', DATA_DIR: '/tmp', ...env });
@@ -333,4 +334,51 @@ it('refuses an AUTH_TOKENS entry shorter than 16 characters with one line naming
 
 it('counts the IPv4-mapped loopback address (::ffff:127.0.0.1) as loopback', () => {
   expect(loadConfig({ HOST: '::ffff:127.0.0.1' }).isLoopback).toBe(true);
+});
+
+describe('a WEBHOOK_URL no delivery could reach', () => {
+  const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+
+  it('refuses a loopback WEBHOOK_URL not in WEBHOOK_ALLOW_HOSTS with one line naming WEBHOOK_ALLOW_HOSTS, and starts once it is listed', { timeout: 2 * CHILD_MS }, async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'webhook-url-'));
+    try {
+      const { code, lines } = await refusal({ WEBHOOK_URL: 'http://127.0.0.1:9/hooks', WEBHOOK_SECRET: secret, DATA_DIR: dataDir });
+      expect(code).toBe(2);
+      expect(lines).toEqual([
+        'refusing to start: WEBHOOK_URL: 127.0.0.1 is a loopback address — webhooks only reach public addresses: add 127.0.0.1 to WEBHOOK_ALLOW_HOSTS to deliver to it, or use a public URL',
+      ]);
+      const port = await freePort();
+      const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, WEBHOOK_URL: 'http://127.0.0.1:9/hooks', WEBHOOK_SECRET: secret, WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
+      try {
+        await waitHealthy(`http://127.0.0.1:${port}`, child, CHILD_MS - 5_000);
+      } finally {
+        child.proc.kill('SIGTERM');
+        await child.exited;
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('names the address a host name resolves to, leaves a name that does not resolve (yet) to the deliveries, and reports it with the other bad variables', async () => {
+    expect(await webhookUrlRefusal('http://localhost:8080/hooks', [])).toMatch(
+      /^WEBHOOK_URL: localhost \(resolves to (127\.0\.0\.1|::1)\) is a loopback address — webhooks only reach public addresses: add localhost to WEBHOOK_ALLOW_HOSTS to deliver to it, or use a public URL$/,
+    );
+    expect(await webhookUrlRefusal('http://LOCALHOST:8080/hooks', [' localhost '])).toBeNull();
+    expect(await webhookUrlRefusal('http://[::1]/hooks', ['::1'])).toBeNull();
+    expect(await webhookUrlRefusal('http://[fd00::5]/hooks', [])).toMatch(/^WEBHOOK_URL: fd00::5 is a .* address — .* add fd00::5 to WEBHOOK_ALLOW_HOSTS/);
+    expect(await webhookUrlRefusal('https://93.184.215.14/hooks', [])).toBeNull();
+    expect(await webhookUrlRefusal('http://nonsense.invalid/hooks', [])).toBeNull();
+    expect(await webhookUrlRefusal('ftp://127.0.0.1/hooks', [])).toBeNull(); // the URL check reports that one
+    expect(await webhookUrlRefusal(undefined, [])).toBeNull();
+    const refused = (await webhookUrlRefusal('http://10.1.2.3/h', []))!;
+    expect(problems({ PORT: 'x', WEBHOOK_URL: 'http://10.1.2.3/h' })).not.toContain(refused);
+    let err: unknown;
+    try {
+      loadConfig({ PORT: 'x', WEBHOOK_URL: 'http://10.1.2.3/h', WEBHOOK_SECRET: secret }, { webhookUrlRefused: refused });
+    } catch (e) {
+      err = e;
+    }
+    expect((err as ConfigError).problems).toEqual(['PORT=x: must be an integer from 0 to 65535', refused]);
+  });
 });

@@ -161,12 +161,17 @@ describe('/v1/schedules validation errors', () => {
     const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', ...over }), 400, code);
     if (code === 'cron_too_frequent') expect(err.details).toMatchObject({ interval_s: 60, min_interval_s: 300 });
     if (code === 'invalid_request') expect(Array.isArray(err.details)).toBe(true);
+    // Every refusal carries details: the values at fault (a `when` rule names what it read).
+    else expect(err.details, code).toEqual(expect.any(Object));
+    if (code === 'timezone_required') expect(err.details).toEqual({ cron: '0 9 * * *', missing: ['timezone'] });
+    if (code === 'invalid_when' && 'when' in over && over.when) expect(err.details).toMatchObject({ forms: ['at', 'after', 'cron'] });
   });
 
   it('lists when as required (not when?) in an unknown-field message, and a missing when is still invalid_when', async () => {
     const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', colour: 'blue' }), 400, 'invalid_request');
     expect(err.message).toContain('accepted fields are name, input, agent_id?, when, instructions?');
-    await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: undefined }), 400, 'invalid_when');
+    const missing = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: undefined }), 400, 'invalid_when');
+    expect(missing.details).toEqual({ got: 'missing', forms: ['at', 'after', 'cron'] });
     // PATCH changes any subset: when stays optional there.
     const id = (await call('POST', '/v1/schedules', body({ agent_id: 'validation-patch' }))).body.id;
     expect((await expectError('PATCH', `/v1/schedules/${id}`, { colour: 'blue' }, 400, 'invalid_request')).message).toContain('when?');

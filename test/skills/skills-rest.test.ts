@@ -89,6 +89,7 @@ describe('installing skills', () => {
     const plain = await put('alpha', Buffer.from('hello'), 'text/plain');
     expect(plain.status).toBe(415);
     expect(plain.body.error.message).toContain('Content-Type: application/gzip');
+    expect(plain.body.error.details).toEqual({ content_type: 'text/plain', accepted: ['application/gzip', 'application/zip'] });
     const json = await put('alpha', Buffer.from('{}'), 'application/json');
     expect(json.status).toBe(415);
     const broken = await put('alpha', Buffer.from('not gzip at all'));

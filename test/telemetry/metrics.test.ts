@@ -93,7 +93,13 @@ describe('GET /metrics access', () => {
     try {
       const refused = await fetch(`${svc.url}/metrics`);
       expect(refused.status).toBe(401);
-      expect((await refused.json()).error.code).toBe('unauthorized');
+      expect((await refused.json()).error).toEqual({
+        code: 'unauthorized',
+        message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>',
+        details: { reason: 'missing_token', expected: 'Authorization: Bearer <METRICS_TOKEN>' },
+      });
+      const wrong = await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer not-the-scrape-token' } });
+      expect((await wrong.json()).error.details).toEqual({ reason: 'invalid_token', expected: 'Authorization: Bearer <METRICS_TOKEN>' });
       expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(200);
       expect((await fetch(`${svc.url}/v1/turns`)).status).toBe(200);
     } finally {

@@ -300,6 +300,23 @@ describe('refused webhook targets', () => {
     });
   });
 
+  it('a delivery to an address the policy refuses (a WEBHOOK_URL whose host became private) fails naming WEBHOOK_ALLOW_HOSTS', async () => {
+    // The service started without the start-up check (it runs in the entry point): the state a
+    // host name that resolved publicly at start and privately later leaves the dispatcher in.
+    await withService({ WEBHOOK_ALLOW_HOSTS: '', WEBHOOK_URL: receiver.url, WEBHOOK_RETRY_BASE_MS: '60000' }, async (svc) => {
+      receiver.received.length = 0;
+      model.push({ output: [message('nowhere')] });
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'x' });
+      await expect.poll(async () => (await deliveriesOf(svc, turn.body.id))[0]?.attempts.length ?? 0).toBe(1);
+      const [d] = await deliveriesOf(svc, turn.body.id);
+      expect(d.attempts[0]).toMatchObject({
+        status: null,
+        error: 'refused to deliver to 127.0.0.1: loopback address — webhooks only reach public internet addresses unless the host is listed in WEBHOOK_ALLOW_HOSTS',
+      });
+      expect(receiver.received).toEqual([]);
+    });
+  });
+
   it('without WEBHOOK_SECRET a webhook is refused with 503 webhooks_not_configured', async () => {
     const svc = await startTestService({ modelBaseURL: model.baseURL, env: { WEBHOOK_ALLOW_HOSTS: '127.0.0.1' } });
     try {
