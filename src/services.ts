@@ -35,6 +35,7 @@ import { Scheduler, schedulerService } from './schedules/scheduler.js';
 import { createScheduleService } from './schedules/service.js';
 import { runTurn as loopRunTurn } from './runtime/loop.js';
 import { SkillRegistry } from './skills/skill-registry.js';
+import { PgSkillCatalog } from './store/postgres/pg-skill-catalog.js';
 import { checkSkillPaths } from './skills/startup-paths.js';
 import { AttachmentStore } from './attachments/attachment-store.js';
 import type { WorkflowEvent } from './workflows/events.js';
@@ -244,7 +245,8 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   background.push({ name: 'jobs', start: () => jobService.startPasses(), stop: () => jobService.stopPasses() });
   registry.brain = stores.brain;
   background.push({ name: 'webhooks', start: () => dispatcher.start(), stop: () => dispatcher.stop() });
-  const skills = new SkillRegistry({ db, installDir: path.join(config.DATA_DIR, 'skills'), builtinsDir: config.SKILLS_DIR, log });
+  // With Postgres the installed skills (archives) and enabled lists are shared; DATA_DIR/skills holds this instance's unpacked copies.
+  const skills = new SkillRegistry({ db, installDir: path.join(config.DATA_DIR, 'skills'), builtinsDir: config.SKILLS_DIR, catalog: stores.pg && new PgSkillCatalog(stores.pg), log });
   registry.skills = skills;
   registry.attachments = new AttachmentStore(path.join(config.DATA_DIR, 'attachments'));
   // Several instances share agent homes: the home lock holds across them (Postgres advisory lock per agent).
