@@ -9,8 +9,9 @@
  *   enabled skills <a>, <b>`); at most {@link MAX_SERVERS_PER_TURN} distinct servers; with
  *   COMPUTER_NETWORK=off a streamable_http server cannot be reached and is withheld;
  * - `problems`: one line per thing withheld, shown in `turn.started.unavailable` (family `skills`).
- * With a shared catalog (several instances on Postgres) the registry is synced first, so a skill
- * installed or deleted on another instance counts for this turn.
+ * With a shared catalog (several instances on Postgres) the registry is synced before the names
+ * are looked up (not for a turn without skills), so a skill installed or deleted on another
+ * instance counts for this turn.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { TurnContext } from '../assembly/context.js';
@@ -51,8 +52,9 @@ async function resolve(ctx: TurnContext): Promise<TurnSkills> {
   const registry = ctx.services.skills;
   const empty: TurnSkills = { skills: [], servers: [], problems: [] };
   if (!registry || ctx.kind === 'workflow_task') return empty;
-  await registry.sync();
   const names = ctx.skills ?? (await registry.enabledFor(ctx.agentId));
+  if (names.length === 0) return empty;
+  await registry.sync();
   const problems: string[] = [];
   const skills: Skill[] = [];
   for (const name of names) {
