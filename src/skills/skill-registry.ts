@@ -258,7 +258,7 @@ export class SkillRegistry {
       try {
         version = await this.o.catalog.put(name, body, contentType);
       } catch (err) {
-        this.etags.delete(name); // the local copy is not what the catalog holds: the next sync fixes it
+        await this.dropLocal(name); // the local copy is not what the catalog holds: the next sync unpacks the catalog's, if any
         throw err;
       }
       return { skill: await this.setInstalled(name, version), created: version.created };

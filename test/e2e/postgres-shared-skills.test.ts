@@ -3,14 +3,16 @@
  * instance A is listed by B and used by a turn B runs (unpacked into B's DATA_DIR by the turn
  * itself, with no request to B reading skills before), an instance started later unpacks it at
  * start, a replacement and a delete made on one instance are what every other instance answers
- * next (their local copies follow), enabled lists are shared, and a local skill folder the
- * database does not know is moved aside at start.
+ * next (their local copies follow), enabled lists are shared, a local skill folder the
+ * database does not know is moved aside at start, and while the database is away skill requests
+ * answer 503 `database_unavailable` and an install cut by it leaves nothing behind.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { skillMd, tarGz, zipArchive } from '../support/archives.js';
 import { describePostgres } from '../support/postgres.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 import { usePgInstances, type PgInstance } from './support/pg-instances.js';
 import { readSse } from './support/sse-client.js';
@@ -108,5 +110,38 @@ describePostgres('installed skills shared by two instances on one Postgres', () 
     const aside = readdirSync(path.join(d.dataDir, 'skills-unshared'));
     expect(aside).toEqual([expect.stringMatching(/^local-only-\d+$/)]);
     expect(readFileSync(path.join(d.dataDir, 'skills-unshared', aside[0], 'SKILL.md'), 'utf8')).toContain('Installed before Postgres');
+  }, 120_000);
+
+  it('answers 503 database_unavailable while the database is away; an install it cut is not kept', async () => {
+    const target = new URL(pg.env.DATABASE_URL);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
+    try {
+      const viaProxy = new URL(pg.env.DATABASE_URL);
+      viaProxy.host = `127.0.0.1:${proxy.port}`;
+      let dataDir = '';
+      const e = await pg.start('e', { env: { DATABASE_URL: viaProxy.toString() }, prepare: (d) => (dataDir = d) });
+      const skill = (name: string) => tarGz([{ name: 'SKILL.md', data: skillMd(name, `The ${name} skill`) }]);
+      expect((await put(e.url, 'kept', skill('kept'))).status).toBe(201);
+      await proxy.stop();
+      for (const r of [
+        await api(e.url, 'GET', '/v1/skills'),
+        await api(e.url, 'GET', '/v1/skills/kept'),
+        await put(e.url, 'lost', skill('lost')),
+        await api(e.url, 'DELETE', '/v1/skills/kept'),
+        await api(e.url, 'PUT', '/v1/agents/x/skills', { enabled: ['kept'] }),
+        await api(e.url, 'GET', '/v1/agents/x/skills'),
+      ]) {
+        expect(r.status).toBe(503);
+        expect(r.body.error.code).toBe('database_unavailable');
+      }
+      expect(existsSync(path.join(dataDir, 'skills', 'lost'))).toBe(false);
+      await proxy.start();
+      expect(await names(e.url)).toEqual(expect.arrayContaining(['kept']));
+      expect(await names(e.url)).not.toContain('lost');
+      expect(readdirSync(path.join(dataDir, 'skills')).sort()).toEqual(expect.arrayContaining(['kept']));
+      expect(existsSync(path.join(dataDir, 'skills', 'lost'))).toBe(false);
+    } finally {
+      await proxy.close();
+    }
   }, 120_000);
 });
