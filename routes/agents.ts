@@ -16,11 +16,11 @@ export const agentRoutes: RoutePlugin = async (app, { services }) => {
   app.put('/v1/agents/:agent_id/skills', async (request) => {
     const { agent_id } = AgentParams.parse(request.params);
     const body = PutSkillsBody.parse(request.body ?? undefined);
-    return { agent_id, enabled: skillRegistry(services).setEnabled(agent_id, body.enabled) };
+    return { agent_id, enabled: await skillRegistry(services).setEnabled(agent_id, body.enabled) };
   });
 
   app.get('/v1/agents/:agent_id/skills', async (request) => {
     const { agent_id } = AgentParams.parse(request.params);
-    return { agent_id, enabled: skillRegistry(services).enabledFor(agent_id) };
+    return { agent_id, enabled: await skillRegistry(services).enabledFor(agent_id) };
   });
 };

@@ -4,7 +4,9 @@
  * the attachment's content type, `Content-Disposition: attachment` (UTF-8 file name, RFC 6266 /
  * RFC 8187), `X-Content-Type-Options: nosniff` and a sandboxing CSP, so a browser never runs it
  * as part of this origin. With AUTH_TOKENS set, the turn's stream token (`?stream_token=` from
- * its `links.events`) works here too, for browser downloads. 404 `attachment_not_found`.
+ * its `links.events`) works here too, for browser downloads. 404 `attachment_not_found`. With
+ * DATABASE_URL the bytes come from Postgres, so any instance serves any turn's attachment (503
+ * `database_unavailable` while it does not answer).
  */
 import { z } from 'zod';
 import { HttpError, notFound } from '../src/http/errors.js';

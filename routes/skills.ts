@@ -7,6 +7,9 @@
  * - GET    /v1/skills — every skill (built-in and installed), by name.
  * - GET    /v1/skills/{name} — one skill and its files; 404 `skill_not_found`.
  * - DELETE /v1/skills/{name} — delete an installed skill.
+ * With DATABASE_URL the installed skills are shared by every instance: reads sync the local
+ * copies with the database first (SkillRegistry.sync), so each answer reflects every install and
+ * delete made before it on any instance.
  */
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -28,9 +31,14 @@ export function skillRegistry(services: Services): SkillRegistry {
   return r;
 }
 
-/** @throws HttpError 400 `unknown_skill` naming every unknown skill in `names`. */
-export function assertKnownSkills(services: Services, names: string[]): void {
-  const unknown = skillRegistry(services).unknown(names);
+/**
+ * @throws HttpError 400 `unknown_skill` naming every unknown skill in `names` (after a sync with
+ *   the shared catalog, if any); 503 `skills_unavailable`, `database_unavailable`.
+ */
+export async function assertKnownSkills(services: Services, names: string[]): Promise<void> {
+  const registry = skillRegistry(services);
+  await registry.sync();
+  const unknown = registry.unknown(names);
   if (unknown.length > 0) throw unknownSkills(unknown);
 }
 
@@ -66,11 +74,17 @@ export const skillRoutes: RoutePlugin = async (app, { services }) => {
     return reply.code(created ? 201 : 200).header('Location', skillLink(name)).send({ ...summarize(skill), files: await listFiles(skill.dir) });
   });
 
-  app.get('/v1/skills', async () => ({ data: skillRegistry(services).list().map(summarize) }));
+  app.get('/v1/skills', async () => {
+    const registry = skillRegistry(services);
+    await registry.sync();
+    return { data: registry.list().map(summarize) };
+  });
 
   app.get('/v1/skills/:name', async (request) => {
     const { name } = SkillParams.parse(request.params);
-    const skill = skillRegistry(services).get(name);
+    const registry = skillRegistry(services);
+    await registry.sync();
+    const skill = registry.get(name);
     if (!skill) throw skillNotFound(name);
     return { ...summarize(skill), files: await listFiles(skill.dir) };
   });

@@ -98,7 +98,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     // service uses itself (the scheduler's `schedule_run:<run id>`).
     const idempotencyKey = clientIdempotencyKey(request);
     const { cancel_on_disconnect, ...input } = body;
-    if (input.skills) assertKnownSkills(services, input.skills);
+    if (input.skills) await assertKnownSkills(services, input.skills);
     if (input.webhook) await assertWebhookTarget(input.webhook.url, webhookPolicy(services.config));
     if (input.approvals) await assertApprovalTools(services, input);
     const turn = await turns.create(input, {

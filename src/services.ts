@@ -35,8 +35,10 @@ import { Scheduler, schedulerService } from './schedules/scheduler.js';
 import { createScheduleService } from './schedules/service.js';
 import { runTurn as loopRunTurn } from './runtime/loop.js';
 import { SkillRegistry } from './skills/skill-registry.js';
+import { PgSkillCatalog } from './store/postgres/pg-skill-catalog.js';
 import { checkSkillPaths } from './skills/startup-paths.js';
-import { AttachmentStore } from './attachments/attachment-store.js';
+import { FileAttachmentStore } from './attachments/attachment-store.js';
+import { PgAttachmentStore } from './store/postgres/pg-attachment-store.js';
 import type { WorkflowEvent } from './workflows/events.js';
 import { DefaultWorkflowService } from './workflows/workflow-service.js';
 import type { JobEvent } from './jobs/events.js';
@@ -244,9 +246,11 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   background.push({ name: 'jobs', start: () => jobService.startPasses(), stop: () => jobService.stopPasses() });
   registry.brain = stores.brain;
   background.push({ name: 'webhooks', start: () => dispatcher.start(), stop: () => dispatcher.stop() });
-  const skills = new SkillRegistry({ db, installDir: path.join(config.DATA_DIR, 'skills'), builtinsDir: config.SKILLS_DIR, log });
+  // With Postgres the installed skills (archives) and enabled lists are shared; DATA_DIR/skills holds this instance's unpacked copies.
+  const skills = new SkillRegistry({ db, installDir: path.join(config.DATA_DIR, 'skills'), builtinsDir: config.SKILLS_DIR, catalog: stores.pg && new PgSkillCatalog(stores.pg), log });
   registry.skills = skills;
-  registry.attachments = new AttachmentStore(path.join(config.DATA_DIR, 'attachments'));
+  // With Postgres the attachments' bytes live in the database, so any instance serves a download.
+  registry.attachments = stores.pg ? new PgAttachmentStore(stores.pg) : new FileAttachmentStore(path.join(config.DATA_DIR, 'attachments'));
   // Several instances share agent homes: the home lock holds across them (Postgres advisory lock per agent).
   if (stores.pg) registry.homeLocks = new PgHomeLocks(stores.pg.pool, { onError: (err) => log.warn({ err }, 'the connection holding an agent-home lock failed; the lock is gone with it') });
 

@@ -1,14 +1,18 @@
 /**
- * Reply attachments: files a turn hands to the user (`reply_attachment`), kept as snapshots under
- * `DATA_DIR/attachments/<turn_id>/<attachment_id>` (the bytes) with `<attachment_id>.json` (the
- * metadata) beside them, served by `GET /v1/turns/{id}/attachments/{attachment_id}`. A snapshot
- * never changes: later edits of the source file do not reach it.
+ * Reply attachments: files a turn hands to the user (`reply_attachment`), kept as snapshots and
+ * served by `GET /v1/turns/{id}/attachments/{attachment_id}`. A snapshot never changes: later
+ * edits of the source file do not reach it. Two stores behind {@link AttachmentStore}:
+ * - {@link FileAttachmentStore} (alone, SQLite): `DATA_DIR/attachments/<turn_id>/<attachment_id>`
+ *   (the bytes) with `<attachment_id>.json` (the metadata) beside them;
+ * - the Postgres store (with DATABASE_URL, src/store/postgres/pg-attachment-store.ts): the bytes in
+ *   the database, so any instance serves a download.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 
 /** Max size of one attachment, bytes. */
@@ -16,7 +20,12 @@ export const MAX_ATTACHMENT_BYTES = 50 * 1024 * 1024;
 /** Attachment ids: `att_` + 32 hex digits. */
 export const ATTACHMENT_ID = /^att_[0-9a-f]{32}$/;
 /** Turn ids as stored (UUIDv7 or similar): letters, digits, `-`. */
-const TURN_ID = /^[A-Za-z0-9-]{1,100}$/;
+export const TURN_ID = /^[A-Za-z0-9-]{1,100}$/;
+
+/** A new attachment id (`att_` + 32 hex digits). */
+export function newAttachmentId(): string {
+  return `att_${randomUUID().replace(/-/g, '')}`;
+}
 
 export interface Attachment {
   attachment_id: string;
@@ -32,7 +41,25 @@ export interface Attachment {
   source: string;
 }
 
-export class AttachmentStore {
+/** What {@link AttachmentStore.save} is told about the file besides its bytes. */
+export type AttachmentMeta = Omit<Attachment, 'attachment_id' | 'turn_id' | 'created_at'>;
+
+/** Where reply attachments are kept. Errors of the storage (disk, database) are thrown as they come. */
+export interface AttachmentStore {
+  /**
+   * Copy `meta.size` bytes (≤ MAX_ATTACHMENT_BYTES, 50 MiB) from the start of the open `source`
+   * into a new attachment of `turnId`; it is visible to {@link get} only once complete.
+   * @throws Error for a turn id that is not `[A-Za-z0-9-]{1,100}`.
+   */
+  save(turnId: string, source: FileHandle, meta: AttachmentMeta): Promise<Attachment>;
+  /** The attachment's metadata, or undefined when `turnId` has no attachment `id` (also for ids of the wrong form). */
+  get(turnId: string, id: string): Promise<Attachment | undefined>;
+  /** A stream of the attachment's bytes (call after {@link get} found it). */
+  open(a: Attachment): Readable;
+}
+
+/** Attachments as files under one folder (DATA_DIR/attachments) of this instance. */
+export class FileAttachmentStore implements AttachmentStore {
   constructor(private readonly root: string) {}
 
   private dir(turnId: string): string {
@@ -40,14 +67,11 @@ export class AttachmentStore {
     return path.join(this.root, turnId);
   }
 
-  /**
-   * Copy `size` bytes from the open `source` into a new attachment of `turnId`.
-   * The copy is written to a temporary name and renamed when complete.
-   */
-  async save(turnId: string, source: FileHandle, meta: Omit<Attachment, 'attachment_id' | 'turn_id' | 'created_at'>): Promise<Attachment> {
+  /** See {@link AttachmentStore.save}: the copy is written to a temporary name and renamed when complete. */
+  async save(turnId: string, source: FileHandle, meta: AttachmentMeta): Promise<Attachment> {
     const dir = this.dir(turnId);
     await mkdir(dir, { recursive: true });
-    const id = `att_${randomUUID().replace(/-/g, '')}`;
+    const id = newAttachmentId();
     const tmp = path.join(dir, `.${id}.part`);
     try {
       await pipeline(source.createReadStream({ start: 0, end: Math.max(0, meta.size - 1), autoClose: false }), createWriteStream(tmp, { mode: 0o600 }));
@@ -61,7 +85,6 @@ export class AttachmentStore {
     return attachment;
   }
 
-  /** The attachment's metadata, or undefined when `turnId` has no attachment `id`. */
   async get(turnId: string, id: string): Promise<Attachment | undefined> {
     if (!ATTACHMENT_ID.test(id) || !TURN_ID.test(turnId)) return undefined;
     try {
@@ -72,8 +95,7 @@ export class AttachmentStore {
     }
   }
 
-  /** A stream of the attachment's bytes (call after {@link get} found it). */
-  open(a: Attachment): ReadStream {
+  open(a: Attachment): Readable {
     return createReadStream(path.join(this.dir(a.turn_id), a.attachment_id));
   }
 }

@@ -47,6 +47,18 @@ async function writeEntries(root: string, entries: ArchiveEntry[]): Promise<void
 export async function installArchive(skillsDir: string, name: string, body: Buffer, contentType: ArchiveContentType) {
   const entries = await readArchive(body, contentType);
   const checked = checkArchiveSkill(name, entries);
+  await installEntries(skillsDir, name, entries);
+  return { ...checked, files: entries.filter((e) => e.kind === 'file').length };
+}
+
+/**
+ * Write checked archive `entries` as skill `name` into `skillsDir/name`, replacing an existing
+ * folder atomically: the entries go to a fresh staging folder beside the skills, which is then
+ * swapped into place with rename(2) (the old folder is renamed away first and deleted after), so a
+ * reader sees the old or the new skill, never a mix. The staging folder is deleted on failure.
+ * @throws SkillArchiveError when an entry cannot be written; file-system errors as they come.
+ */
+export async function installEntries(skillsDir: string, name: string, entries: ArchiveEntry[]): Promise<void> {
   const staging = path.join(skillsDir, `.staging-${randomUUID()}`);
   const target = path.join(skillsDir, name);
   const old = path.join(skillsDir, `.old-${randomUUID()}`);
@@ -60,5 +72,4 @@ export async function installArchive(skillsDir: string, name: string, body: Buff
     await rm(staging, { recursive: true, force: true });
     await rm(old, { recursive: true, force: true });
   }
-  return { ...checked, files: entries.filter((e) => e.kind === 'file').length };
 }

@@ -9,6 +9,9 @@
  *   enabled skills <a>, <b>`); at most {@link MAX_SERVERS_PER_TURN} distinct servers; with
  *   COMPUTER_NETWORK=off a streamable_http server cannot be reached and is withheld;
  * - `problems`: one line per thing withheld, shown in `turn.started.unavailable` (family `skills`).
+ * With a shared catalog (several instances on Postgres) the registry is synced before the names
+ * are looked up (not for a turn without skills), so a skill installed or deleted on another
+ * instance counts for this turn.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { TurnContext } from '../assembly/context.js';
@@ -29,23 +32,29 @@ export interface TurnSkills {
   problems: string[];
 }
 
-const cache = new WeakMap<TurnContext, TurnSkills>();
+const cache = new WeakMap<TurnContext, Promise<TurnSkills>>();
 
-/** The turn's skills (empty when there is no skill registry or nothing is enabled). */
-export function turnSkills(ctx: TurnContext): TurnSkills {
+/**
+ * The turn's skills (empty when there is no skill registry or nothing is enabled), resolved once
+ * per context. @throws DatabaseUnavailableError when a shared catalog cannot be read.
+ */
+export function turnSkills(ctx: TurnContext): Promise<TurnSkills> {
   let t = cache.get(ctx);
   if (!t) {
     t = resolve(ctx);
     cache.set(ctx, t);
+    t.catch(() => cache.delete(ctx)); // a failed read is tried again by the next caller
   }
   return t;
 }
 
-function resolve(ctx: TurnContext): TurnSkills {
+async function resolve(ctx: TurnContext): Promise<TurnSkills> {
   const registry = ctx.services.skills;
   const empty: TurnSkills = { skills: [], servers: [], problems: [] };
   if (!registry || ctx.kind === 'workflow_task') return empty;
-  const names = ctx.skills ?? registry.enabledFor(ctx.agentId);
+  const names = ctx.skills ?? (await registry.enabledFor(ctx.agentId));
+  if (names.length === 0) return empty;
+  await registry.sync();
   const problems: string[] = [];
   const skills: Skill[] = [];
   for (const name of names) {

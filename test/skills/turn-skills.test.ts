@@ -57,27 +57,27 @@ describe('the skills of a turn', () => {
 
   it('withholds an http server without network, caps servers at 32, and reports background-only and deleted skills', async () => {
     const { registry } = await setup();
-    const off = turnSkills(ctx(registry, { skills: ['web-api'] }));
+    const off = await turnSkills(ctx(registry, { skills: ['web-api'] }));
     expect(off.skills.map((s) => s.name)).toEqual(['web-api']);
     expect(off.servers).toEqual([]);
     expect(off.problems).toEqual(['MCP server "api" (streamable_http, skill web-api) is not reachable: commands have no network (COMPUTER_NETWORK=off); set COMPUTER_NETWORK=on to use it']);
-    expect(turnSkills(ctx(registry, { skills: ['web-api'], network: 'on' })).servers.map((s) => s.decl.value)).toEqual(['api']);
+    expect((await turnSkills(ctx(registry, { skills: ['web-api'], network: 'on' }))).servers.map((s) => s.decl.value)).toEqual(['api']);
 
-    const many = turnSkills(ctx(registry, { skills: ['many'] }));
+    const many = await turnSkills(ctx(registry, { skills: ['many'] }));
     expect(many.servers).toHaveLength(32);
     expect(many.problems).toHaveLength(8);
     expect(many.problems[0]).toBe('MCP server "s32" is withheld: at most 32 MCP servers per turn');
 
-    registry.setEnabled('agent-x', ['jobs', 'web-api']);
-    const fromAgent = turnSkills(ctx(registry, { agentId: 'agent-x', network: 'on' }));
+    await registry.setEnabled('agent-x', ['jobs', 'web-api']);
+    const fromAgent = await turnSkills(ctx(registry, { agentId: 'agent-x', network: 'on' }));
     expect(fromAgent.skills.map((s) => s.name)).toEqual(['web-api']);
     expect(fromAgent.problems).toEqual(['skill jobs is for background jobs only (runtime: background_job)']);
     // The turn's own list replaces the agent's.
-    expect(turnSkills(ctx(registry, { agentId: 'agent-x', skills: [] })).skills).toEqual([]);
+    expect((await turnSkills(ctx(registry, { agentId: 'agent-x', skills: [] }))).skills).toEqual([]);
 
     await registry.install('temp', tarGz([{ name: 'SKILL.md', data: skillMd('temp', 'short-lived') }]), 'application/gzip');
-    registry.setEnabled('agent-y', ['temp']);
+    await registry.setEnabled('agent-y', ['temp']);
     await registry.remove('temp');
-    expect(turnSkills(ctx(registry, { agentId: 'agent-y' })).problems).toEqual(['skill temp is enabled for agent agent-y but not installed']);
+    expect((await turnSkills(ctx(registry, { agentId: 'agent-y' }))).problems).toEqual(['skill temp is enabled for agent agent-y but not installed']);
   });
 });

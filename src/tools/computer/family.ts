@@ -111,7 +111,7 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
         config: ctx.config,
         sandbox: mode,
         // The user running bwrap (when the service is root) must be able to read the mcporter config.
-        prepareCommand: () => prepareSkillCommand(turnSkills(ctx), ctx.config, mode?.kind === 'bwrap', mode?.kind === 'bwrap' ? mode.user?.account : undefined),
+        prepareCommand: async () => prepareSkillCommand(await turnSkills(ctx), ctx.config, mode?.kind === 'bwrap', mode?.kind === 'bwrap' ? mode.user?.account : undefined),
       };
       const tools: AnyWorkerAgentTool[] = [];
       if ('mode' in sandbox) tools.push(commandTool(deps, sandbox.mode));

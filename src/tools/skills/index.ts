@@ -26,7 +26,7 @@ export const skillsFamily: FamilyCreator = {
   family: 'skills',
   async create(ctx: TurnContext): Promise<FamilyResult> {
     if (ctx.kind === 'workflow_task') return { unavailable: 'not allowed in workflow task turns' };
-    const t = turnSkills(ctx);
+    const t = await turnSkills(ctx);
     const unavailable = t.problems.length > 0 ? t.problems.join('; ') : undefined;
     if (t.skills.length === 0) return unavailable ? { unavailable } : { tools: [] };
     const secrets = t.servers.length > 0 ? await loadSecrets(ctx.config.SKILL_SECRETS).catch(() => new Map<string, string>()) : new Map<string, string>();

@@ -16,5 +16,7 @@ import { webhooks } from './010-webhooks.js';
 import { jobPendingApprovals } from './012-job-pending-approvals.js';
 import { turnInputClosures } from './015-turn-input-closures.js';
 import { turnContinuationsIndex } from './016-turn-continuations-index.js';
+import { sharedSkills } from './017-shared-skills.js';
+import { replyAttachments } from './018-reply-attachments.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks, jobPendingApprovals, turnInputClosures, turnContinuationsIndex];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks, jobPendingApprovals, turnInputClosures, turnContinuationsIndex, sharedSkills, replyAttachments];
