@@ -179,7 +179,8 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.options.url, application_name: 'turn-service-listen' });
+    // Keep-alive: a LISTEN connection whose peer vanished without a reset is noticed (and re-opened).
+    const client = new pg.Client({ connectionString: this.options.url, application_name: 'turn-service-listen', keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     client.on('notification', (msg) => {
       if (msg.payload?.startsWith('!')) return this.hear(msg.payload.slice(1));
       const [streamId, , last] = (msg.payload ?? '').split(' ');
