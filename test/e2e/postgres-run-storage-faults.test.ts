@@ -7,6 +7,7 @@
  * moment (test/support/pg-fault-proxy.ts); a scripted model.
  */
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import pg from 'pg';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer, type ScriptEntry } from '../support/scripted-responses-server.js';
 import { startPgFaultProxy, type PgFaultProxy } from '../support/pg-fault-proxy.js';
 import { describePostgres, freshSchema } from '../support/postgres.js';
@@ -141,5 +142,70 @@ describePostgres('storage faults of a running turn on Postgres', () => {
     const resumed = logs.filter((l) => l.turn_id === id && l.msg === 'turn resumed');
     expect(resumed.map((l) => l.previous_run)).toEqual(['released']);
     expect(logs.some((l) => l.turn_id === id && /finishing the turn record failed/.test(l.msg ?? ''))).toBe(true);
+  }, 60_000);
+});
+
+describePostgres('a statement of a running turn that the database holds past DATABASE_STATEMENT_TIMEOUT_MS', () => {
+  let model: ScriptedResponsesServer;
+  let svc: TestService;
+  let url: string;
+  const logs: { msg?: string; turn_id?: string; err?: { message?: string; code?: string } }[] = [];
+
+  beforeAll(async () => {
+    model = await startScriptedResponsesServer();
+    url = (await freshSchema()).url;
+    svc = await startTestService({
+      modelBaseURL: model.baseURL,
+      env: { DATABASE_URL: url, STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters', LOG_LEVEL: 'info', DATABASE_STATEMENT_TIMEOUT_MS: '1000' },
+      logDestination: { write: (line) => void logs.push(JSON.parse(line)) },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await svc?.close();
+    await model?.close();
+  });
+
+  it('stops the run (its heartbeat would keep the lease forever) and the turn resumes and completes once the database lets go', async () => {
+    // Once the turn is under way (asked for its first response), another session blocks every
+    // INSERT into turn_items (reads still pass): the checkpoint after the round, which stores the
+    // call and its output, waits on the server — as behind a lock nobody lets go — while the
+    // turn's heartbeat, on other connections, goes on renewing its lease.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    let locked: Promise<unknown> | undefined;
+    const lock = () => (locked ??= admin.query('BEGIN').then(() => admin.query('LOCK TABLE turn_items IN SHARE MODE')));
+    try {
+      model.push(todoThenAnswer({ onCall: lock }), todoThenAnswer({ onCall: lock }));
+      const r = await api(svc.url, 'POST', '/v1/turns', { input: 'held statement', tools: ['todo'] });
+      expect(r.status).toBe(202);
+      const id = r.body.id as string;
+      const end = Date.now() + 15_000;
+      const stopped = () => logs.find((l) => l.turn_id === id && /storing the turn checkpoint failed/.test(l.msg ?? ''));
+      while (!stopped()) {
+        if (Date.now() > end) throw new Error(`the run did not stop while its statement was held: ${JSON.stringify(logs.filter((l) => l.turn_id === id))}`);
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      expect(stopped()!.err).toMatchObject({ code: 'database_unavailable', message: expect.stringMatching(/statement timeout/) });
+      await locked;
+      await admin.query('COMMIT');
+      const done = Date.now() + 30_000;
+      let rec: Record<string, unknown>;
+      for (;;) {
+        rec = (await api(svc.url, 'GET', `/v1/turns/${id}`)).body;
+        if (rec.status === 'completed' || rec.status === 'failed' || Date.now() > done) break;
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      expect(rec.status, JSON.stringify(rec.error)).toBe('completed');
+      expect(rec.output_text).toBe('done: held statement');
+      const s = await readSse(`${svc.url}/v1/turns/${id}/events`, { timeoutMs: 20_000 });
+      const types = s.events.map((e) => e.event);
+      expect(types).toContain('turn.resumed');
+      expect(types.filter((t) => t === 'turn.completed')).toHaveLength(1);
+      expect(types.at(-1)).toBe('turn.completed');
+      expect(types.filter((t) => t === 'tool.started')).toHaveLength(1); // the round's call ran once
+    } finally {
+      await admin.end();
+    }
   }, 60_000);
 });
