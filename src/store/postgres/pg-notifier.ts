@@ -32,6 +32,8 @@ const READ_PAGE = 1000;
 export const RETRY_MIN_MS = 250;
 /** Longest delay between tries of a failed NOTIFY or catch-up read, ms. */
 export const RETRY_MAX_MS = 5000;
+/** Ms the LISTEN connection may take to connect, and its LISTEN statement to be answered. */
+const LISTEN_TIMEOUT_MS = 10_000;
 /** While LISTEN is up: how often the followed streams' positions are checked against the log, ms. */
 export const SAFETY_POLL_MS = 5000;
 
@@ -297,7 +299,16 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
   private async connect(): Promise<void> {
     if (this.closed) return;
     // Keep-alive: a LISTEN connection whose peer vanished without a reset is noticed (and re-opened).
-    const client = new pg.Client({ connectionString: this.options.url, application_name: 'turn-service-listen', keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    // Bounded connect and LISTEN: a server that accepts the connection but does not answer (stopped,
+    // overloaded) fails this try, and the next one follows, instead of blocking reconnection for good.
+    const client = new pg.Client({
+      connectionString: this.options.url,
+      application_name: 'turn-service-listen',
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      connectionTimeoutMillis: LISTEN_TIMEOUT_MS,
+      query_timeout: LISTEN_TIMEOUT_MS,
+    });
     client.on('notification', (msg) => {
       if (msg.payload?.startsWith('!')) return this.hear(msg.payload.slice(1));
       const [streamId, , last] = (msg.payload ?? '').split(' ');
