@@ -104,9 +104,9 @@ describePostgres('a live reader recovers from failures while LISTEN stays up', (
     await admin.connect();
     closers.push(() => admin.end());
     const { rows } = await admin.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE application_name = 'turn-service-listen' AND query ILIKE 'LISTEN%' ORDER BY backend_start DESC`,
+      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'turn-service-listen' AND query ILIKE 'LISTEN%'`,
     );
-    expect(rows.length).toBe(2); // a's and b's
+    expect(rows.length).toBe(2); // a's and b's (this file's database; other files' connections are not touched)
     // Stop both LISTEN backends: a NOTIFY is queued for them, never delivered while they stand still.
     for (const r of rows) process.kill(r.pid, 'SIGSTOP');
     closers.push(async () => {

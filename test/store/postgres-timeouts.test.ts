@@ -98,7 +98,7 @@ describePostgres('bounded statements on the stores pool', () => {
     const admin = await adminClient(url);
     // Open the lock's connection once, then stop its backend while it sits idle in the pool.
     await lock.run('agent-1', async () => undefined);
-    const { rows } = await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = 'turn-service follow-up lock'`);
+    const { rows } = await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'turn-service follow-up lock'`);
     expect(rows).toHaveLength(1);
     stopBackend(rows[0].pid);
     const started = Date.now();
