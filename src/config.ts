@@ -209,6 +209,12 @@ const EnvSchema = z.object({
     .optional(),
   /** Connections in the Postgres pool of this instance. */
   DATABASE_POOL_MAX: int(10, 1, 1000),
+  /**
+   * Ms one Postgres statement may take: the server cancels it past this, the client gives up 5 s
+   * later (as long again when shorter) when no answer came (a stopped server, a dead connection); either fails as
+   * `database_unavailable`. Migrations are exempt.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: int(30_000, 100, 3_600_000),
   // --- browser clients ---
   CORS_ORIGINS: csv,
   STREAM_TOKEN_SECRET: secret16().optional(),

@@ -186,7 +186,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const inputs = new TurnInputs({ store: engine.turnInputs, turns: turnStore, events: eventLog, notifier: engine.eventLog.notifier, idempotency: stores.idempotency });
   // Several instances on one Postgres: follow-ups of one agent are created one at a time across them.
   const followUpLock = config.DATABASE_URL
-    ? new PgFollowUpLock({ url: config.DATABASE_URL, onError: (err) => log.warn({ err }, 'a follow-up lock connection failed; the pool reconnects on next use') })
+    ? new PgFollowUpLock({ url: config.DATABASE_URL, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS, onError: (err) => log.warn({ err }, 'a follow-up lock connection failed; the pool reconnects on next use') })
     : undefined;
   const turns = new DefaultTurnService({
     config,

@@ -91,7 +91,13 @@ export function postgresStores(pg: PgDatabase): ControlPlaneStores {
 }
 
 /** The stores `config` asks for. `onIdleError` hears about dropped idle Postgres connections. */
-export function controlPlaneStores(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX'>, db: Database, onIdleError?: (err: Error) => void): ControlPlaneStores {
+export function controlPlaneStores(
+  config: Pick<Config, 'DATABASE_URL' | 'DATABASE_POOL_MAX' | 'DATABASE_STATEMENT_TIMEOUT_MS'>,
+  db: Database,
+  onIdleError?: (err: Error) => void,
+): ControlPlaneStores {
   if (config.DATABASE_URL === undefined) return sqliteStores(db);
-  return postgresStores(new PgDatabase({ url: config.DATABASE_URL, max: config.DATABASE_POOL_MAX, onIdleError }));
+  return postgresStores(
+    new PgDatabase({ url: config.DATABASE_URL, max: config.DATABASE_POOL_MAX, statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS, onIdleError }),
+  );
 }

@@ -14,12 +14,11 @@ import type { JobEvent } from '../jobs/events.js';
 import type { TurnCheckpointStore } from './checkpoint-store.js';
 import type { ControlPlaneStores } from './control-plane.js';
 import type { Database } from './database.js';
-import type { EventLog } from './event-log.js';
 import { InProcessEventNotifier } from './in-process-notifier.js';
 import { PgApprovalStore } from './postgres/pg-approval-store.js';
 import { PgCheckpointStore } from './postgres/pg-checkpoint-store.js';
 import { PgEventLog } from './postgres/pg-event-log.js';
-import { PgEventNotifier } from './postgres/pg-notifier.js';
+import { PgEventNotifier, type PgNotifierOptions } from './postgres/pg-notifier.js';
 import { PgTurnQueue } from './postgres/pg-turn-queue.js';
 import { PgTurnStore } from './postgres/pg-turn-store.js';
 import { PublishedEventLog } from './published-event-log.js';
@@ -84,8 +83,8 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
       },
     };
   }
-  const notifierFor = <E extends { type: string }>(log: EventLog<E>) =>
-    new PgEventNotifier<E>({ url, send: (sql, params) => pg.query(sql, params), log: log as unknown as EventLog<{ type: string }>, onError });
+  const notifierFor = <E extends { type: string }>(log: PgEventLog<E>) =>
+    new PgEventNotifier<E>({ url, send: (sql, params) => pg.query(sql, params), log: log as unknown as PgNotifierOptions['log'], onError });
   const turnLog = new PgEventLog<TurnEvent>(pg);
   const workflowLog = new PgEventLog<WorkflowEvent>(pg);
   const turnNotifier = notifierFor(turnLog);

@@ -27,7 +27,7 @@ export class TurnCheckpointer {
     private storedItems: number,
   ) {}
 
-  /** True after a write-behind save failed: the stored item count is read again before the next. */
+  /** True after a save failed: the stored item count is read again before the next. */
   private resync = false;
 
   /**
@@ -35,6 +35,9 @@ export class TurnCheckpointer {
    * (SQLite) the checkpoint is write-behind: it is committed with the turn's events of the same
    * event-loop turn — before any tool of the round runs (`tool.started` is waited for), before
    * the turn's record is finished — and this resolves once it is queued.
+   * After a failed save the next one first reads the stored item count again: a save whose
+   * commit went through but whose answer was lost (the connection dropped) did store its items,
+   * and the next save must continue after them, not repeat them.
    * @throws (without `saveQueued`) what the store throws.
    */
   async save(state: TurnState, next?: NextStep): Promise<void> {
@@ -51,7 +54,12 @@ export class TurnCheckpointer {
       this.storedItems = state.transcript.length;
       return;
     }
-    await this.store.save(this.turnId, checkpoint, newItems);
+    try {
+      await this.store.save(this.turnId, checkpoint, newItems);
+    } catch (err) {
+      this.resync = true;
+      throw err;
+    }
     this.storedItems = state.transcript.length;
   }
 }

@@ -15,6 +15,11 @@
  * the lease is released (or left to its new owner) and the turn resumes from its checkpoint. The
  * calls it cut are left as a crash leaves them — started, not completed (no cancel outcome is
  * stored) — so the resumed round runs a read-only one again and reports any other interrupted.
+ * So does a run whose storage failed: an event or a checkpoint that could not be stored, the
+ * turn-record read or write its ending needs, or any statement that found the database
+ * unavailable (`database_unavailable`, e.g. a statement past DATABASE_STATEMENT_TIMEOUT_MS) — the
+ * run never goes on without its events or checkpoints, and never reports an unfinished turn as
+ * finished.
  *
  * Steering messages (src/turns/inputs/) are added at round boundaries through the loop's
  * `atRoundBoundary` hook. A new turn whose `previous_turn_id` is still active (double-texting
@@ -28,6 +33,7 @@ import type { Config } from '../config.js';
 import type { ModelPort, TranscriptItem } from '../model/port.js';
 import { isModelAccessError } from '../model/model-error.js';
 import { isStoppedWhileRunning } from '../runtime/dispatch.js';
+import { isDomainError } from '../errors.js';
 import { isTerminalEvent, type TurnEvent } from '../runtime/events.js';
 import { initialTurnState, type TurnState } from '../runtime/turn-state.js';
 import type { RunTurnOptions, RunTurnResult } from '../runtime/turn-types.js';
@@ -138,17 +144,19 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     }
   };
   /**
-   * Set when an event of this run could not be stored (the database went away, a disk filled):
-   * the run stores nothing more, stops (its signal aborted) and ends `detached`, so the turn
-   * resumes from its last checkpoint with `turn.resumed` once the store is back — as after a
-   * crash — instead of going on with events missing from its stream.
+   * Set when this run could not store what it must (an event, a checkpoint, the finished record —
+   * the database went away, a statement timed out, a disk filled): the run stores nothing more,
+   * stops (its signal aborted) and ends `detached`, so the turn resumes from its last checkpoint
+   * with `turn.resumed` once the store is back — as after a crash — instead of going on with
+   * events or checkpoints missing.
+   * @param what what failed, for the log line.
    */
   let storeLost: unknown;
-  const loseStore = (err: unknown) => {
+  const loseStore = (err: unknown, what = 'failed to append turn event') => {
     if (storeLost !== undefined) return;
     storeLost = err;
-    d.log?.error({ err, turn_id: id }, 'failed to append turn event: the run stops; the turn resumes from its checkpoint');
-    c.controller.abort(new Error('the turn event log is unavailable'));
+    d.log?.error({ err, turn_id: id }, `${what}: the run stops; the turn resumes from its checkpoint`);
+    c.controller.abort(new Error('the turn store is unavailable'));
   };
   const detached = () => storeLost !== undefined || c.detached();
   /**
@@ -169,17 +177,31 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       // Steering messages the turn will never apply are reported before it ends (src/turns/inputs/).
       const unapplied = await d.inputs?.closeQueue(id, current?.inputCursor ?? 0).catch((err: unknown) => void d.log?.error({ err, turn_id: id }, 'closing the steering queue failed'));
       for (const m of unapplied ?? []) await append(notApplied(m.id, event));
+      if (storeLost !== undefined) return;
+      // The record is read BEFORE the run counts as ended: when the read (or, without
+      // finishInBatch, the finish) fails, the turn is not finished, so the run stops and the turn
+      // resumes and ends again — it must not report `finished` with no terminal event stored.
+      let outcome: TurnOutcome;
+      try {
+        const rec = await d.store.get(id);
+        if (!rec) throw new Error(`turn ${id} has no record`);
+        outcome = outcomeFromEvent(event, rec);
+        if (current && event.type !== 'turn.completed') Object.assign(outcome, { output_text: current.lastText, steps: current.steps, usage: current.usage ? { ...current.usage } : null });
+        if (!d.store.finishInBatch) {
+          await d.events.flushQueued?.(); // the final checkpoint and the events before it, before the record says finished
+          await d.store.finish(id, outcome);
+        }
+      } catch (err) {
+        loseStore(err, 'finishing the turn record failed');
+        return;
+      }
+      if (terminal) return; // ended meanwhile (an event appended while the record was read)
       terminal = event;
-      const outcome = outcomeFromEvent(event, (await d.store.get(id))!);
-      if (current && event.type !== 'turn.completed') Object.assign(outcome, { output_text: current.lastText, steps: current.steps, usage: current.usage ? { ...current.usage } : null });
       if (d.store.finishInBatch) {
         // One commit for the finished record and the terminal event appended just below (same
         // synchronous step), after the final checkpoint and the events before it (queued or stored earlier):
         // no crash can leave one without the other, and the event streams once the record says so.
         finishing = { written: d.store.finishInBatch(id, outcome), outcome };
-      } else {
-        await d.events.flushQueued?.(); // the final checkpoint and the events before it, before the record says finished
-        await d.store.finish(id, outcome);
       }
       logFinished(d, id, outcome, startedAt);
     }
@@ -238,6 +260,12 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     return storeLost !== undefined || end === 'detached' ? detach() : end;
   } catch (err) {
     if (storeLost !== undefined) return 'detached';
+    if (databaseUnavailable(err)) {
+      // A read or write of the run found the database away (or a statement timed out): the turn
+      // is not at fault — it resumes once the database answers, instead of failing.
+      loseStore(err, 'the database is unavailable');
+      return 'detached';
+    }
     d.log?.error({ err, turn_id: id }, 'turn run failed');
     if (!terminal && !detached()) await fail({ code: 'internal_error', message: err instanceof Error ? err.message : String(err) });
     return terminal ? 'finished' : detach();
@@ -332,7 +360,14 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
           // A round whose events were not all stored is not checkpointed: it runs again on resume.
           if (storeLost !== undefined) return;
           if (detached() && !c.cancelRequested() && next?.type === 'cancelled') return;
-          await checkpointer.save(s, next);
+          try {
+            await checkpointer.save(s, next);
+          } catch (err) {
+            // Never run on without checkpoints (the loop would swallow this): stop, and resume from
+            // what is stored — which may be this very save, when only its answer was lost.
+            loseStore(err, 'storing the turn checkpoint failed');
+            return;
+          }
           requestSinceCheckpoint = false;
           current = s;
           if (!next && Date.now() - progressAt >= PROGRESS_EVERY_MS) await writeProgress(s);
@@ -359,6 +394,11 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     }
     return 'finished';
   }
+}
+
+/** True for the store's "database unavailable" refusal (HTTP 503 `database_unavailable`: down, unreachable or timed out). */
+function databaseUnavailable(err: unknown): boolean {
+  return isDomainError(err) && err.code === 'database_unavailable';
 }
 
 /**

@@ -41,6 +41,14 @@ describe('database configuration', () => {
     }
   });
 
+  it('bounds Postgres statements: 30 s by default, DATABASE_STATEMENT_TIMEOUT_MS from 100 ms to 1 h', () => {
+    expect(loadConfig({}).DATABASE_STATEMENT_TIMEOUT_MS).toBe(30_000);
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '2500' }).DATABASE_STATEMENT_TIMEOUT_MS).toBe(2500);
+    for (const bad of ['0', '99', '3600001', '1e4']) {
+      expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: bad })).toThrow(new RegExp(`DATABASE_STATEMENT_TIMEOUT_MS=${bad}: must be an integer from 100 to 3600000`));
+    }
+  });
+
   it('never repeats a secret in a configuration error', () => {
     expect(() => loadConfig({ STREAM_TOKEN_SECRET: 'short-secret' })).toThrow(/STREAM_TOKEN_SECRET: /);
     expect(() => loadConfig({ STREAM_TOKEN_SECRET: 'short-secret' })).not.toThrow(/short-secret/);

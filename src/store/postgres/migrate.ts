@@ -3,6 +3,8 @@
  * - all pending migrations run in ONE transaction that first takes the transaction-scoped advisory
  *   lock {@link MIGRATION_LOCK_KEY} (`pg_advisory_xact_lock`), so instances starting together
  *   apply each migration once: the second waits for the first to commit, then finds nothing to do;
+ *   its statements have no time limit (a migration may rewrite a big table; the wait for another
+ *   instance's migration lasts as long as that takes) — DATABASE_STATEMENT_TIMEOUT_MS does not apply;
  * - applied versions are rows of `schema_migrations(version, name, applied_at)`; every migration
  *   whose version is not there yet is applied, lowest first — also one numbered below the highest
  *   applied version (version numbers are reserved per feature, so they may land out of order; each
@@ -78,7 +80,7 @@ export async function migrate(db: PgDatabase, migrations: readonly Migration[]):
       applied.push(m.version);
     }
     return { from, to: Math.max(from, latest), applied };
-  });
+  }, { statementTimeoutMs: 0 });
 }
 
 /** Applied versions, ascending. */

@@ -5,6 +5,12 @@
  *   throw); connection failures surface as {@link DatabaseUnavailableError} (HTTP 503), never as a
  *   crash: the pool's `error` event (an idle connection dropped by the server) is logged, and the
  *   next query opens a new connection — so the service recovers on its own when the server returns;
+ * - bounded statements ({@link boundedStatements}): the server cancels a statement that runs past
+ *   `statementTimeoutMs` (DATABASE_STATEMENT_TIMEOUT_MS), and the client gives up on one that got
+ *   no answer up to {@link READ_TIMEOUT_GRACE_MS} later (a stopped server, a connection dead without a
+ *   reset) and drops its connection — both as {@link DatabaseUnavailableError}, so no caller waits
+ *   forever (a turn's run stops and resumes instead of holding its lease with a write that never
+ *   returns);
  * - `int8` columns parsed to JS numbers (ms timestamps, counts; all far below 2^53);
  * - `ping()` for /readyz.
  */
@@ -24,8 +30,62 @@ export interface PgDatabaseOptions {
   max: number;
   /** Ms to wait for a free/new connection before failing with 503 (default 5000). */
   connectTimeoutMs?: number;
+  /**
+   * Ms one statement may take (DATABASE_STATEMENT_TIMEOUT_MS; default
+   * {@link DEFAULT_STATEMENT_TIMEOUT_MS}): see {@link boundedStatements}.
+   */
+  statementTimeoutMs?: number;
   /** Called when an idle connection fails (logged; never thrown). */
   onIdleError?: (err: Error) => void;
+}
+
+/** Default of {@link PgDatabaseOptions.statementTimeoutMs} (DATABASE_STATEMENT_TIMEOUT_MS), ms. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/**
+ * Ms the client waits for an answer beyond the statement timeout before it gives the statement up
+ * (the server, when it is alive, cancels it first and answers with its own error); shorter timeouts
+ * get as long again as grace instead.
+ */
+export const READ_TIMEOUT_GRACE_MS = 5000;
+
+/** The client-side read timeout of statements limited to `statementTimeoutMs` on the server, ms. */
+function readTimeoutMs(statementTimeoutMs: number): number {
+  return statementTimeoutMs + Math.min(READ_TIMEOUT_GRACE_MS, statementTimeoutMs);
+}
+/** Longest timer Node accepts (ms): a client-side read timeout meaning "none". */
+const NO_READ_TIMEOUT = 2_147_483_647;
+
+/**
+ * `pg` connection settings that bound every statement of a pool's connections:
+ * - `statement_timeout` = `statementTimeoutMs`: the server cancels a statement running longer
+ *   (SQLSTATE 57014, e.g. one waiting for a lock that is never let go);
+ * - `query_timeout` = `statementTimeoutMs` + min({@link READ_TIMEOUT_GRACE_MS}, `statementTimeoutMs`): the client stops
+ *   waiting for an answer that does not come (server stopped or hung, connection silently dead) —
+ *   the statement fails with "Query read timeout" and its connection must be dropped;
+ * - `idle_in_transaction_session_timeout` = max(60 s, 2 × `statementTimeoutMs`): a transaction left
+ *   open by a client that stopped (a frozen process) does not hold its locks forever;
+ * - TCP keep-alive, so a connection whose peer vanished is noticed even while idle.
+ * Both timeouts fail as {@link DatabaseUnavailableError} through {@link isConnectionError}.
+ * @param statementTimeoutMs ms, > 0.
+ */
+export function boundedStatements(statementTimeoutMs: number) {
+  return {
+    statement_timeout: statementTimeoutMs,
+    query_timeout: readTimeoutMs(statementTimeoutMs),
+    idle_in_transaction_session_timeout: Math.max(60_000, 2 * statementTimeoutMs),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  };
+}
+
+/** Options of {@link PgDatabase.transaction}. */
+export interface TransactionOptions {
+  /**
+   * Ms each statement of this transaction may take instead of the pool's statement timeout; `0`:
+   * no limit (schema migrations, which may wait for another instance's migration and rewrite big
+   * tables).
+   */
+  statementTimeoutMs?: number;
 }
 
 const INT8_OID = 20;
@@ -57,6 +117,7 @@ export class PgDatabase implements PgQueryable {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       idleTimeoutMillis: 30_000,
       application_name: 'turn-service',
+      ...boundedStatements(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS),
       types,
     });
     this.pool.on('error', (err) => options.onIdleError?.(err));
@@ -74,24 +135,30 @@ export class PgDatabase implements PgQueryable {
 
   /**
    * Run `fn` in one transaction on one client. COMMIT when it resolves, ROLLBACK when it throws
-   * (the error is rethrown; connection failures as {@link DatabaseUnavailableError}).
+   * (the error is rethrown; connection failures and timeouts as {@link DatabaseUnavailableError},
+   * after which the client is dropped, never reused). A COMMIT whose answer was lost may have
+   * committed: callers that must know re-read what they wrote.
+   * @param options.statementTimeoutMs per-statement limit of this transaction (0: none).
    */
-  async transaction<T>(fn: (tx: PgQueryable) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: PgQueryable) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
     } catch (err) {
       throw isConnectionError(err) ? new DatabaseUnavailableError(err) : err;
     }
+    const limit = options.statementTimeoutMs;
+    const readTimeout = limit === undefined ? undefined : limit === 0 ? NO_READ_TIMEOUT : readTimeoutMs(limit);
     const tx: PgQueryable = {
       query: async <R extends object>(sql: string, params: unknown[] = []) => {
-        const r = await client.query(sql, params);
+        const r = await client.query({ text: sql, values: params, ...(readTimeout ? { query_timeout: readTimeout } : {}) } as pg.QueryConfig);
         return { rows: r.rows as R[], rowCount: r.rowCount ?? 0 };
       },
     };
     let broken: unknown;
     try {
       await client.query('BEGIN');
+      if (limit !== undefined) await tx.query(`SET LOCAL statement_timeout = ${Math.max(0, Math.round(limit))}`);
       const out = await fn(tx);
       await client.query('COMMIT');
       return out;

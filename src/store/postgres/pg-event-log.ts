@@ -194,6 +194,19 @@ export class PgEventLog<E extends { type: string } = { type: string }> implement
     return rows[0].seq ?? 0;
   }
 
+  /**
+   * The last stored seq of each of `streamIds` that has events, in one statement (streams without
+   * events are absent from the map). For the notifier's safety poll.
+   */
+  async lastSeqs(streamIds: readonly string[]): Promise<Map<string, number>> {
+    if (streamIds.length === 0) return new Map();
+    const { rows } = await this.db.query<{ stream_id: string; seq: number }>(
+      'SELECT stream_id, MAX(seq) AS seq FROM event_log WHERE stream_id = ANY($1::text[]) GROUP BY stream_id',
+      [[...streamIds]],
+    );
+    return new Map(rows.map((r) => [r.stream_id, r.seq]));
+  }
+
   async last(streamId: string): Promise<LoggedEvent<E> | undefined> {
     const { rows } = await this.db.query<Row>(
       'SELECT stream_id, seq, data, created_at FROM event_log WHERE stream_id = $1 ORDER BY seq DESC LIMIT 1',

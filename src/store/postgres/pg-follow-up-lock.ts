@@ -19,7 +19,7 @@
 import pg from 'pg';
 import { HttpError } from '../../http/errors.js';
 import type { FollowUpLock } from '../../turns/turn-service.js';
-import { listenForErrorsAlways } from './pg-database.js';
+import { boundedStatements, DEFAULT_STATEMENT_TIMEOUT_MS, listenForErrorsAlways } from './pg-database.js';
 import { DatabaseUnavailableError, isConnectionError } from './unavailable.js';
 
 export interface PgFollowUpLockOptions {
@@ -31,6 +31,12 @@ export interface PgFollowUpLockOptions {
   waitMs?: number;
   /** Ms to wait for a lock connection (default 5000), then 503 `database_unavailable`. */
   connectTimeoutMs?: number;
+  /**
+   * Ms a statement on a lock connection may take (DATABASE_STATEMENT_TIMEOUT_MS, default 30000;
+   * the lock wait itself is bounded by `waitMs`, which it always leaves room for): past it the
+   * statement fails with 503 `database_unavailable` instead of hanging (see `boundedStatements`).
+   */
+  statementTimeoutMs?: number;
   /** Hears about a lock connection that failed (idle, or after the creation it served). */
   onError?: (err: unknown) => void;
 }
@@ -51,6 +57,8 @@ export class PgFollowUpLock implements FollowUpLock {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
       idleTimeoutMillis: 30_000,
       application_name: 'turn-service follow-up lock',
+      // The lock wait (lock_timeout = waitMs) must end with its own error, not the statement timeout.
+      ...boundedStatements(Math.max(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS, this.waitMs + 1000)),
     });
     this.pool.on('error', (err) => options.onError?.(err));
     // A lock connection sits checked out while the creation runs: a server restart then must not

@@ -18,13 +18,20 @@ export class DatabaseUnavailableError extends DomainError {
 /** Node socket error codes that mean "no connection to the server". */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/** SQLSTATEs of a server going away (https://www.postgresql.org/docs/current/errcodes-appendix.html). */
-const SERVER_GONE = new Set(['57P01', '57P02', '57P03', '53300']);
+/**
+ * SQLSTATEs of a server going away or not answering in time
+ * (https://www.postgresql.org/docs/current/errcodes-appendix.html): admin shutdown, crash
+ * shutdown, cannot connect now, too many connections, and 57014 `query_canceled` — a statement
+ * cancelled by `statement_timeout` (the service cancels nothing else).
+ */
+const SERVER_GONE = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 
 /**
- * True when `err` means the database cannot be reached (connection refused/reset, class 08
- * connection exceptions, admin shutdown / crash / starting up, too many connections, the pool's
- * connect timeout, a client whose connection broke), as opposed to an error in the statement.
+ * True when `err` means the database cannot be reached or did not answer in time (connection
+ * refused/reset, class 08 connection exceptions, admin shutdown / crash / starting up, too many
+ * connections, the pool's connect timeout, a client whose connection broke, a statement cancelled
+ * by `statement_timeout`, the client's read timeout — "Query read timeout"), as opposed to an
+ * error in the statement. A connection that saw one of these is dropped, not reused.
  */
 export function isConnectionError(err: unknown): boolean {
   if (err instanceof DatabaseUnavailableError) return true;
@@ -33,7 +40,7 @@ export function isConnectionError(err: unknown): boolean {
   const code = typeof e.code === 'string' ? e.code : '';
   if (SOCKET_CODES.has(code) || SERVER_GONE.has(code) || code.startsWith('08')) return true;
   const message = typeof e.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|Client was closed|terminating connection/i.test(
+  return /Connection terminated|timeout exceeded when trying to connect|connection error and is not queryable|Client was closed|terminating connection|Query read timeout/i.test(
     message,
   );
 }
