@@ -12,7 +12,7 @@
  * The message is the server's `error.message` when it sent one.
  */
 import { APIConnectionError, APIError } from 'openai';
-import { connectionError, ModelError } from './model-error.js';
+import { accessMessage, connectionError, ModelError } from './model-error.js';
 
 type Raw = Record<string, unknown>;
 
@@ -31,7 +31,7 @@ export function toChatModelError(err: unknown, endpoint?: { baseURL: string }): 
       (typeof body.type === 'string' && body.type ? body.type : undefined) ??
       'model_error';
     const message = (typeof body.message === 'string' && body.message) || err.message || code;
-    return new ModelError(code, message, err.status);
+    return new ModelError(code, accessMessage(err.status, message, endpoint?.baseURL), err.status);
   }
   const e = err as Error;
   return new ModelError('stream_interrupted', `model stream broke: ${e?.message ?? String(err)}`);

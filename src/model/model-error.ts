@@ -77,6 +77,23 @@ export function connectionError(err: unknown, baseURL?: string): ModelError {
 }
 
 /**
+ * The message of a provider's HTTP 401, 403 or 404 answer: says that the model endpoint answered
+ * (not this service — a provider's `not_found` reads like the service's own otherwise) and which
+ * setting to check, followed by the provider's own message. Other statuses keep the provider's
+ * message as it is.
+ * @param status the HTTP status of the provider's answer.
+ * @param message the provider's message (or the SDK's).
+ * @param baseURL the endpoint (OPENAI_BASE_URL), when known.
+ * @returns e.g. `the model endpoint http://127.0.0.1:8000/v1 answered HTTP 404 (check OPENAI_BASE_URL
+ *   — the API's base URL, usually ending in /v1 — and MODEL): no route POST /v1/responses`.
+ */
+export function accessMessage(status: number | undefined, message: string, baseURL?: string): string {
+  const hint = status === 401 ? 'check OPENAI_API_KEY' : status === 403 ? 'the key has no access to this model, or not from this region: check OPENAI_API_KEY and MODEL' : status === 404 ? 'check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1 — and MODEL' : undefined;
+  if (!hint) return message;
+  return `the model endpoint${baseURL ? ` ${baseURL}` : ''} answered HTTP ${status} (${hint}): ${message}`;
+}
+
+/**
  * Provider codes of a model that cannot serve this service as configured — the provider answered
  * HTTP 401 (bad or missing key), 403 (no access to the model or the region) or 404 (unknown model,
  * deployment or URL). Adapters turn such an answer into the provider's string code when it sent
@@ -96,6 +113,10 @@ const MODEL_ACCESS_CODES = new Set([
   'unknown_url',
   'unsupported_country_region_territory',
   'DeploymentNotFound',
+  // Generic codes some servers send with their 401/403/404 (their messages say the model endpoint answered: accessMessage).
+  'not_found',
+  'unauthorized',
+  'forbidden',
   // A 2xx answer that is no event stream: OPENAI_BASE_URL points at something else (event-stream-check.ts).
   'not_event_stream',
 ]);

@@ -1,6 +1,6 @@
 /** Conversion of `openai` SDK errors into {@link ModelError}s (Responses adapter). */
 import { APIConnectionError, APIError } from 'openai';
-import { connectionError, ModelError } from './model-error.js';
+import { accessMessage, connectionError, ModelError } from './model-error.js';
 
 /**
  * Convert anything thrown while talking to the model into a {@link ModelError}.
@@ -19,7 +19,7 @@ export function toModelError(err: unknown, endpoint?: { baseURL: string }): Mode
       (typeof err.type === 'string' && err.type) ||
       'model_error';
     const message = (typeof body?.message === 'string' && body.message) || err.message || code;
-    return new ModelError(code, message, err.status);
+    return new ModelError(code, accessMessage(err.status, message, endpoint?.baseURL), err.status);
   }
   const e = err as Error;
   // undici reports a reset/closed socket mid-body as TypeError("terminated") or similar.

@@ -84,7 +84,11 @@ export async function readModelResponse(
   if (signal.aborted && !terminal) return { ...out, ...unfinished(), status: 'aborted' };
   if (!terminal) {
     // Ended normally without a terminal event: the provider answered, so tokens may have been spent.
-    return { ...out, ...unfinished(true), status: 'failed', error: { code: 'stream_interrupted', message: 'the model stream ended before the response completed' } };
+    // Without a single event, what answered was likely no model API (an empty or plain body).
+    const message = received
+      ? 'the model stream ended before the response completed'
+      : 'the model endpoint answered but its stream ended without a single event (an empty body, or no server-sent events): check OPENAI_BASE_URL';
+    return { ...out, ...unfinished(true), status: 'failed', error: { code: 'stream_interrupted', message } };
   }
   const indices = [...done.keys()].sort((a, b) => a - b);
   out.items = indices.length > 0 ? indices.map((i) => done.get(i)!) : (finalItems ?? []);

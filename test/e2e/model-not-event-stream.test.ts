@@ -60,6 +60,17 @@ describe('a 2xx model answer that is not an event stream', () => {
   });
 });
 
+describe('a 2xx model answer without a Content-Type', () => {
+  it.each(['responses', 'chat'])('that holds no event fails a %s turn saying no event came and to check OPENAI_BASE_URL', async (api_) => {
+    answer = { type: null, body: 'plain' };
+    const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi', model_api: api_ });
+    expect(turn.body.error).toEqual({
+      code: 'stream_interrupted',
+      message: 'the model endpoint answered but its stream ended without a single event (an empty body, or no server-sent events): check OPENAI_BASE_URL',
+    });
+  });
+});
+
 describe('an event stream', () => {
   let model: ScriptedResponsesServer;
   beforeAll(async () => {
@@ -69,12 +80,15 @@ describe('an event stream', () => {
     await model?.close();
   });
 
-  it('still runs the turn (the check passes text/event-stream)', async () => {
+  it('still runs the turn (the check passes text/event-stream); one that stops after some events says the stream ended early', async () => {
     const ok = await startTestService({ modelBaseURL: model.baseURL });
     try {
       model.push({ output: [message('streamed')] });
       const turn = await api(ok.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
       expect(turn.body).toMatchObject({ status: 'completed', output_text: 'streamed' });
+      model.push({ output: [message('a b c d')], cutAfter: 3, cutMode: 'end' });
+      const cut = await api(ok.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+      expect(cut.body.error).toEqual({ code: 'stream_interrupted', message: 'the model stream ended before the response completed' });
     } finally {
       await ok.close();
     }

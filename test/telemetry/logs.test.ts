@@ -78,8 +78,8 @@ describe('turn lifecycle lines', () => {
 
 describe('a model that refuses the key or does not know the model', () => {
   const openaiError = (message: string, code: string | null) => ({ error: { message, type: 'invalid_request_error', param: null, code } });
-  /** Each failing turn's `turn finished` line as [level, error code]. */
-  async function finishedLines(api_: 'responses' | 'chat', answers: { status: number; body: unknown }[]) {
+  /** Each failing turn's `turn finished` line as [level, error code] (`messages` gets the turns' error messages). */
+  async function finishedLines(api_: 'responses' | 'chat', answers: { status: number; body: unknown }[], messages: string[] = []) {
     const model = api_ === 'chat' ? await startScriptedChatServer() : await startScriptedResponsesServer();
     const out = capture();
     const svc = await startTestService({ modelBaseURL: model.baseURL, env: { LOG_LEVEL: 'info', MODEL_API: api_ }, logDestination: out });
@@ -92,6 +92,7 @@ describe('a model that refuses the key or does not know the model', () => {
         await expect.poll(() => out.json().some((l) => l.msg === 'turn finished' && l.turn_id === turn.body.id)).toBe(true);
         const line = out.json().find((l) => l.msg === 'turn finished' && l.turn_id === turn.body.id);
         lines.push([line.level, line.error.code]);
+        messages.push(turn.body.error.message);
       }
       return lines;
     } finally {
@@ -115,6 +116,20 @@ describe('a model that refuses the key or does not know the model', () => {
       { status: 404, body: { error: { message: 'model "llama9" not found, try pulling it first', type: 'api_error', param: null, code: null } } },
       { status: 400, body: { error: { message: 'bad messages', type: 'BadRequestError', code: 400 } } },
     ])).toEqual([['error', 'http_401'], ['error', 'http_404'], ['info', 'http_400']]);
+  });
+
+  it('says the model endpoint answered a 401/403/404, and which setting to check — also when its code is a generic not_found', async () => {
+    const messages: string[] = [];
+    expect(await finishedLines('responses', [
+      { status: 404, body: openaiError('no route POST /nf/v1/responses', 'not_found') },
+      { status: 401, body: openaiError('Unauthorized', 'unauthorized') },
+      { status: 403, body: openaiError('Forbidden', null) },
+      { status: 429, body: openaiError('slow down', 'rate_limit_exceeded') },
+    ], messages)).toEqual([['error', 'not_found'], ['error', 'unauthorized'], ['error', 'http_403'], ['info', 'rate_limit_exceeded']]);
+    expect(messages[0]).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 404 \(check OPENAI_BASE_URL .* and MODEL\): no route POST \/nf\/v1\/responses$/);
+    expect(messages[1]).toMatch(/answered HTTP 401 \(check OPENAI_API_KEY\): Unauthorized$/);
+    expect(messages[2]).toMatch(/answered HTTP 403 \(.*OPENAI_API_KEY and MODEL\): Forbidden$/);
+    expect(messages[3]).toBe('slow down');
   });
 });
 
