@@ -54,7 +54,14 @@ const int = (def: number, min: number, max: number) => {
 const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
 
 /** An absolute URL (WHATWG parse), refused in plain words rather than zod's `Invalid URL`. */
-const url = () => z.string().url({ error: 'must be an absolute URL such as https://example.com/v1' });
+/** An absolute http(s) URL (every URL setting is reached over HTTP: the model, search, OTLP endpoints). */
+const url = () =>
+  z
+    .string()
+    .url({ error: 'must be an absolute URL such as https://example.com/v1' })
+    .refine((v) => !URL.canParse(v) || /^https?:$/.test(new URL(v).protocol), {
+      error: (i) => `must be an http:// or https:// URL, got ${new URL(String(i.input)).protocol}//…`,
+    });
 
 /** Fewest characters of a bearer token or shared secret (AUTH_TOKENS entries, METRICS_TOKEN, STREAM_TOKEN_SECRET). */
 const MIN_TOKEN_CHARS = 16;
