@@ -111,12 +111,14 @@ export async function storedTranscript(d: Pick<TurnRunDeps, 'store' | 'checkpoin
 
 /**
  * How a run ended: `finished` (the record is finished), `detached` (stopped without ending the
- * turn: shutdown or lost lease — it resumes from its checkpoint), `waiting` (paused at a
- * checkpoint; claimable again once enqueued), `deferred` (not started: its `previous_turn_id` is
- * still active — double-texting with `multitask_strategy: enqueue` or `interrupt`; it goes back to
- * the queue and is claimed again shortly).
+ * turn: shutdown or lost lease — it resumes from its checkpoint), `stalled` (stopped because what
+ * it had to store could not be stored: it resumes from its checkpoint after a pause, see
+ * src/turns/turn-runner.ts), `waiting` (paused at a checkpoint; claimable again once enqueued),
+ * `deferred` (not started: its `previous_turn_id` is still active — double-texting with
+ * `multitask_strategy: enqueue` or `interrupt`; it goes back to the queue and is claimed again
+ * shortly).
  */
-export type RunEnd = 'finished' | 'detached' | 'waiting' | 'deferred';
+export type RunEnd = 'finished' | 'detached' | 'stalled' | 'waiting' | 'deferred';
 
 export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl): Promise<RunEnd> {
   const rec = await d.store.get(id);
@@ -257,14 +259,15 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
   };
   try {
     const end = await run(rec, request);
-    return storeLost !== undefined || end === 'detached' ? detach() : end;
+    if (storeLost !== undefined) return 'stalled';
+    return end === 'detached' ? detach() : end;
   } catch (err) {
-    if (storeLost !== undefined) return 'detached';
+    if (storeLost !== undefined) return 'stalled';
     if (databaseUnavailable(err)) {
       // A read or write of the run found the database away (or a statement timed out): the turn
       // is not at fault — it resumes once the database answers, instead of failing.
       loseStore(err, 'the database is unavailable');
-      return 'detached';
+      return 'stalled';
     }
     d.log?.error({ err, turn_id: id }, 'turn run failed');
     if (!terminal && !detached()) await fail({ code: 'internal_error', message: err instanceof Error ? err.message : String(err) });

@@ -14,12 +14,23 @@ import { runClaimedTurn, type RunControl, type TurnRunDeps } from './turn-run.js
 export const HEARTBEAT_MS = 1000;
 /** How long a turn that cannot start yet (its previous turn is active) stays out of the queue. */
 export const DEFER_MS = 500;
+/**
+ * Pause before a turn whose run stopped on a storage failure (`stalled`) is let go for its next
+ * run, ms: this, doubled for each further such stop of the same turn in a row on this instance, up
+ * to {@link STALL_MAX_MS}. A passing outage costs the first pause; a failure that persists while
+ * the database still answers reads (a full disk, a row it refuses) resumes the turn — and pays
+ * for its model request — a few times an hour instead of in a tight loop.
+ */
+export const STALL_BASE_MS = 500;
+export const STALL_MAX_MS = 300_000;
 
 interface Running {
   controller: AbortController;
   done: Promise<void>;
   cancelRequested: boolean;
   lost: boolean;
+  /** Set while the run, stalled, pauses before its turn is let go: ends the pause now. */
+  endPause?: () => void;
 }
 
 export interface TurnRunnerDeps extends TurnRunDeps {
@@ -49,6 +60,8 @@ export class TurnRunner {
   private beating = false;
   private beatAgain = false;
   private unlisten: (() => void) | undefined;
+  /** Turn id → its runs in a row here that ended `stalled` (cleared by any other ending). */
+  private readonly stalls = new Map<string, number>();
 
   constructor(private readonly d: TurnRunnerDeps) {}
 
@@ -73,6 +86,7 @@ export class TurnRunner {
     this.unlisten?.();
     const runs = [...this.running.values()];
     for (const r of runs) r.controller.abort(new Error('service shutting down'));
+    for (const r of runs) r.endPause?.();
     await Promise.race([Promise.all(runs.map((r) => r.done)), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
   }
 
@@ -88,6 +102,11 @@ export class TurnRunner {
   cancelLocal(id: string): Promise<void> | undefined {
     const r = this.running.get(id);
     if (!r) return undefined;
+    if (r.endPause) {
+      // Its run already stopped (stalled): let the turn go now; its next run reads the stored cancel.
+      r.endPause();
+      return undefined;
+    }
     r.cancelRequested = true;
     r.controller.abort(new Error('cancelled by request'));
     return r.done;
@@ -138,8 +157,10 @@ export class TurnRunner {
     };
     entry.done = runClaimedTurn(this.d, id, control)
       .then(async (end) => {
+        if (end === 'stalled') await this.pauseStalled(id, entry);
+        else this.stalls.delete(id);
         if (entry.lost) return;
-        if (end === 'detached') await this.d.queue.release(id, this.d.owner);
+        if (end === 'detached' || end === 'stalled') await this.d.queue.release(id, this.d.owner);
         else if (end === 'waiting') {
           if (await this.d.queue.wait(id, this.d.owner)) await this.d.onWaiting?.(id);
         }
@@ -152,6 +173,27 @@ export class TurnRunner {
         this.d.onRunEnded(id);
         this.wake();
       });
+  }
+
+  /**
+   * Hold stalled turn `id` (its claim still renewed by the heartbeat, so no instance takes it) for
+   * {@link STALL_BASE_MS} doubled per stall in a row, at most {@link STALL_MAX_MS}; ends early when
+   * this runner stops, the claim is lost or a client cancels the turn.
+   */
+  private async pauseStalled(id: string, entry: Running): Promise<void> {
+    const n = (this.stalls.get(id) ?? 0) + 1;
+    this.stalls.set(id, n);
+    const ms = Math.min(STALL_BASE_MS * 2 ** Math.min(n - 1, 30), STALL_MAX_MS);
+    this.d.log?.info({ turn_id: id, stalls_in_a_row: n, resume_in_ms: ms }, 'stalled turn: it resumes from its checkpoint after a pause');
+    if (this.stopping || entry.lost) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => entry.endPause?.(), ms);
+      entry.endPause = () => {
+        clearTimeout(timer);
+        entry.endPause = undefined;
+        resolve();
+      };
+    });
   }
 
   /** Renew every claim of this instance at once; a claim lost or a cancel stored stops that run. */
@@ -172,6 +214,9 @@ export class TurnRunner {
         if (!r) {
           entry.lost = true;
           entry.controller.abort(new Error('lease lost'));
+          entry.endPause?.();
+        } else if (r.cancelRequested && entry.endPause) {
+          entry.endPause(); // stalled: its next run reads the stored cancel
         } else if (r.cancelRequested && !entry.cancelRequested) {
           entry.cancelRequested = true;
           entry.controller.abort(new Error('cancelled by request'));

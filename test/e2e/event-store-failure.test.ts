@@ -46,3 +46,31 @@ it('resumes the turn from its checkpoint when an event could not be stored, so n
   const turn = await api(svc.url, 'GET', `/v1/turns/${created.body.id}`);
   expect(turn.body).toMatchObject({ status: 'completed', output_text: 'the whole answer' });
 });
+
+it('a failure that persists resumes the turn after pauses that double (0.5 s, 1 s, 2 s …), not in a tight loop of model requests; it completes once storing works again', async () => {
+  const db = svc.services.db;
+  db.exec(`CREATE TEMP TRIGGER refuse_every_delta BEFORE INSERT ON event_log
+    WHEN NEW.type = 'message.delta'
+    BEGIN SELECT RAISE(ABORT, 'disk full (refused by the test)'); END`);
+  const seen = model.requests.length;
+  const times: number[] = [];
+  // Every run is answered at once (no delay): only the runner's pauses space the requests out.
+  model.push(...Array.from({ length: 40 }, () => (() => {
+    times.push(Date.now());
+    return { output: [message('answer')] };
+  })));
+  const created = await api(svc.url, 'POST', '/v1/turns', { input: 'go' });
+  expect(created.status).toBe(202);
+  await new Promise((r) => setTimeout(r, 3200));
+  const runs = model.requests.length - seen;
+  // 0 s, 0.5 s, 1.5 s, 3.5 s: three or four runs in 3.2 s (a tight loop made hundreds).
+  expect(runs).toBeGreaterThanOrEqual(3);
+  expect(runs).toBeLessThanOrEqual(4);
+  const gaps = times.slice(1).map((t, i) => t - times[i]);
+  expect(gaps[0]).toBeGreaterThanOrEqual(450);
+  expect(gaps[1]).toBeGreaterThanOrEqual(950);
+  db.exec('DROP TRIGGER refuse_every_delta');
+  const sse = await readSse(`${svc.url}/v1/turns/${created.body.id}/events`, { timeoutMs: 10_000 });
+  expect(sse.events.at(-1)?.event).toBe('turn.completed');
+  expect(sse.events.map((e) => e.id)).toEqual(sse.events.map((_, i) => String(i + 1)));
+}, 20_000);
