@@ -74,3 +74,23 @@ it('a failure that persists resumes the turn after pauses that double (0.5 s, 1 
   expect(sse.events.at(-1)?.event).toBe('turn.completed');
   expect(sse.events.map((e) => e.id)).toEqual(sse.events.map((_, i) => String(i + 1)));
 }, 20_000);
+
+it('a cancel during such a pause ends the turn at once (the pause is cut short)', async () => {
+  const db = svc.services.db;
+  db.exec(`CREATE TEMP TRIGGER refuse_every_delta2 BEFORE INSERT ON event_log
+    WHEN NEW.type = 'message.delta'
+    BEGIN SELECT RAISE(ABORT, 'disk full (refused by the test)'); END`);
+  try {
+    const seen = model.requests.length;
+    model.push(...Array.from({ length: 10 }, () => ({ output: [message('answer')] })));
+    const created = await api(svc.url, 'POST', '/v1/turns', { input: 'go' });
+    // Four stalls in a row: the pause before the next run is 4 s.
+    await expect.poll(() => model.requests.length - seen, { timeout: 6000 }).toBe(4);
+    const t0 = Date.now();
+    const cancelled = await api(svc.url, 'POST', `/v1/turns/${created.body.id}/cancel`);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect(Date.now() - t0).toBeLessThan(2000);
+  } finally {
+    db.exec('DROP TRIGGER refuse_every_delta2');
+  }
+}, 20_000);
