@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { redactUserinfo, webhookUrlProblem } from '../config.js';
 import { HttpError } from '../http/errors.js';
+import { addressPhrase } from '../tools/web/address-policy.js';
 import { checkTarget, FetchTargetError, systemResolver, type HostResolver } from '../tools/web/target-guard.js';
 
 /** Event types a webhook can receive: a turn's terminal events, and a workflow's. */
@@ -76,9 +77,8 @@ export async function webhookUrlRefusal(url: string | undefined, allowHosts: rea
     return null;
   } catch (err) {
     if (!(err instanceof FetchTargetError) || !err.message.startsWith('refused')) return null;
-    const what = /^refused to fetch (.+): (.+) address — /.exec(err.message);
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    const said = what ? `${what[1]} is a ${what[2]} address` : err.message;
+    const said = err.blocked ? `${err.blocked.shown} is ${addressPhrase(err.blocked.reason, true)}` : err.message;
     return `WEBHOOK_URL: ${said} — webhooks only reach public addresses: add ${host} to WEBHOOK_ALLOW_HOSTS to deliver to it, or use a public URL`;
   }
 }
