@@ -85,13 +85,14 @@ export async function webhookUrlRefusal(url: string | undefined, allowHosts: rea
 
 /**
  * Check a webhook target before anything is stored.
- * @throws HttpError 503 `webhooks_not_configured` (no WEBHOOK_SECRET to sign with), 400
+ * @throws HttpError 503 `webhooks_not_configured` (no WEBHOOK_SECRET to sign with; details
+ *   `{field: "webhook", missing: ["WEBHOOK_SECRET"]}`), 400
  *   `invalid_webhook_url` naming the reason (not absolute, not http(s), credentials, refused or
  *   unresolvable host); the URL in the message and `details.url` has its userinfo redacted
  *   (`https://***@host/…`).
  */
 export async function assertWebhookTarget(url: string, opts: { secret: string | undefined; allowHosts: readonly string[]; resolver: HostResolver }): Promise<void> {
-  if (!opts.secret) throw new HttpError(503, 'webhooks_not_configured', 'this service has no WEBHOOK_SECRET to sign deliveries with: ask its operator to set WEBHOOK_SECRET, or send the request without `webhook`');
+  if (!opts.secret) throw new HttpError(503, 'webhooks_not_configured', 'this service has no WEBHOOK_SECRET to sign deliveries with: ask its operator to set WEBHOOK_SECRET, or send the request without `webhook`', { field: 'webhook', missing: ['WEBHOOK_SECRET'] });
   const problem = webhookUrlProblem(url);
   if (problem) throw new HttpError(400, 'invalid_webhook_url', `webhook.url: ${problem}`, { url: redactUserinfo(url) });
   try {
