@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { registeredRoutes } from '../../src/app.js';
+import { TOOL_FAMILIES } from '../../src/config.js';
 import { eventComponentName, turnEventComponents } from '../../src/http/event-schemas.js';
 import { TurnEvent } from '../../src/runtime/events.js';
 import { CreateTurnBody, PreviewToolsBody } from '../../routes/turn-schemas.js';
@@ -96,6 +97,9 @@ describe('request schemas in openapi.yaml agree with the zod schemas the routes 
     { input: 'hi', agent_id: 'x'.repeat(65) },
     { input: 'hi', tools: ['shell'] },
     { input: 'hi', tools: ['todo', 'todo'] },
+    // Every family at once (TOOL_FAMILIES): valid, so the spec's maxItems must allow it.
+    { input: 'hi', tools: [...TOOL_FAMILIES] },
+    { input: 'hi', tools: [...TOOL_FAMILIES, 'todo'] },
     { input: 'hi', max_steps: 0 },
     { input: 'hi', max_steps: 1.5 },
     { input: 'hi', metadata: 'no' },
@@ -117,7 +121,13 @@ describe('request schemas in openapi.yaml agree with the zod schemas the routes 
   it.each(bodies.map((b) => [JSON.stringify(b), b]))('CreateTurnRequest %s', (_name, body) => {
     expect(validateComponent('CreateTurnRequest', body).length === 0).toBe(CreateTurnBody.safeParse(body).success);
   });
-  it.each([{}, { tools: ['todo'] }, { agent_id: '!' }, { tools: ['x'] }, { extra: 1 }, { brain: true, model: 'm' }, { agent_id: null, tools: null, model: null, brain: null }].map((b) => [JSON.stringify(b), b]))(
+  it('lists exactly the tool families of TOOL_FAMILIES, and lets tools hold each once', () => {
+    expect(spec.components.schemas.ToolFamily.enum).toEqual([...TOOL_FAMILIES]);
+    for (const name of ['CreateTurnRequest', 'ToolsPreviewRequest', 'CreateScheduleRequest', 'UpdateScheduleRequest']) {
+      expect(spec.components.schemas[name].properties.tools.maxItems, name).toBe(TOOL_FAMILIES.length);
+    }
+  });
+  it.each([{}, { tools: ['todo'] }, { tools: [...TOOL_FAMILIES] }, { agent_id: '!' }, { tools: ['x'] }, { extra: 1 }, { brain: true, model: 'm' }, { agent_id: null, tools: null, model: null, brain: null }].map((b) => [JSON.stringify(b), b]))(
     'ToolsPreviewRequest %s',
     (_name, body) => {
       expect(validateComponent('ToolsPreviewRequest', body).length === 0).toBe(PreviewToolsBody.safeParse(body).success);
