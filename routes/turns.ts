@@ -3,7 +3,8 @@
  * - POST /v1/turns — create; an `Accept` that prefers `text/event-stream` (q-values weighed,
  *   src/http/negotiate.ts) → 200 SSE from the first event; one that rules out both it and
  *   `application/json` (`application/xml`) → 406 `not_acceptable`, nothing created; otherwise 202 `{id, status, links}`;
- *   `?wait=true` → 200 with the final turn. `cancel_on_disconnect: true`: a client that leaves the
+ *   `?wait=true` → 200 with the final turn (on shutdown before it ended: 503 `shutting_down` with the
+ *   turn's id, {@link sendShuttingDown}). `cancel_on_disconnect: true`: a client that leaves the
  *   stream or the `?wait=true` request before the turn ended cancels it (ignored for the 202 answer).
  *   `Idempotency-Key`: same key + same body (defaults filled in) → the same turn as it is now;
  *   different body → 409.
@@ -19,7 +20,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
-import { HttpError, notFound } from '../src/http/errors.js';
+import { envelope, HttpError, notFound } from '../src/http/errors.js';
 import { acceptsEventStream, eventStreamNotAcceptable, jsonOrEventStreamNotAcceptable, negotiateResponse } from '../src/http/negotiate.js';
 import { clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import { resumePoint, streamEventLog } from '../src/http/sse-stream.js';
@@ -83,8 +84,48 @@ async function streamTurn(services: Services, reply: FastifyReply, turnId: strin
   });
 }
 
+/** Retry-After (seconds) of the 503 a `?wait=true` request gets on shutdown: about a restart. */
+export const SHUTDOWN_RETRY_AFTER_S = 5;
+
+/** How long closing the app waits for the `?wait=true` requests it answers to be sent. */
+const SHUTDOWN_ANSWER_MS = 2000;
+
+/**
+ * Answer a `?wait=true` request whose turn had not ended when the service began to shut down:
+ * 503 `shutting_down` with `Retry-After`, `Location` and `X-Turn-Id`, a message saying the turn is
+ * kept and goes on after the restart and how to follow it, details `{turn_id, status, events}`
+ * (`events` the turn's event stream path). The turn is not cancelled, whatever
+ * `cancel_on_disconnect` says: the client did not leave.
+ */
+function sendShuttingDown(reply: FastifyReply, turnId: string, status: string) {
+  const self = `/v1/turns/${encodeURIComponent(turnId)}`;
+  const events = `${self}/events`;
+  return reply
+    .code(503)
+    .header('Retry-After', String(SHUTDOWN_RETRY_AFTER_S))
+    .header('Location', self)
+    .header('X-Turn-Id', turnId)
+    .header('Connection', 'close')
+    .send(envelope(
+      'shutting_down',
+      `the service is shutting down before turn ${turnId} ended; the turn is kept and goes on after the restart: follow it with GET ${events} (resume with Last-Event-ID) or read it with GET ${self} once the service is back`,
+      { turn_id: turnId, status, events },
+    ));
+}
+
 export const turnRoutes: RoutePlugin = async (app, { services }) => {
   const { turns } = services;
+  // `?wait=true` requests still waiting: on close they are answered 503 shutting_down (with the
+  // turn's id) before Fastify cuts the connections, instead of being cut with no answer.
+  const closing = new AbortController();
+  const waiting = new Set<Promise<void>>();
+  app.addHook('preClose', async () => {
+    closing.abort(new Error('shutting down'));
+    if (waiting.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...waiting]), new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_ANSWER_MS)))]);
+    clearTimeout(timer);
+  });
 
   // `manual`: the route weighs Accept q-values itself (src/http/negotiate.ts); @fastify/sse's `dual`
   // gate would stream for any text/event-stream with q > 0, however it ranks against JSON.
@@ -124,11 +165,19 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       const ac = new AbortController();
       const onClose = () => ac.abort(new Error('client went away'));
       reply.raw.on('close', onClose); // the response closes early only when the client left
+      const answered = new Promise<void>((resolve) => reply.raw.once('close', () => resolve()));
+      waiting.add(answered);
+      void answered.then(() => waiting.delete(answered));
       try {
-        const done = await turns.waitForTerminal(turn.id, ac.signal);
+        const done = await turns.waitForTerminal(turn.id, AbortSignal.any([ac.signal, closing.signal]));
         // The same shape as GET /v1/turns/{id} (a finished turn has no pending approvals).
         return reply.code(200).send({ ...withTurnLinks(done, services.streamTokens), pending_approvals: await services.approvals.pending(done.id, true) });
       } catch (err) {
+        if (closing.signal.aborted && !ac.signal.aborted) {
+          // Shutdown, not the client: answer with the turn's id instead of a cut connection.
+          const now = await turns.get(turn.id).catch(() => undefined);
+          return sendShuttingDown(reply, turn.id, now?.status ?? turn.status);
+        }
         if (!ac.signal.aborted) throw err;
         // Nobody is listening any more: like a closed stream, that cancels the turn when asked to.
         if (cancel_on_disconnect) await turns.cancel(turn.id);

@@ -7,7 +7,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import fastifySseModule from '@fastify/sse';
 import { installAuth } from './http/auth.js';
-import { installHostCheck } from './http/host-check.js';
+import { installHostCheck, installHostRequired } from './http/host-check.js';
 import { registerCors } from './http/cors.js';
 import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-token.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.js';
@@ -81,7 +81,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     // requests every connectionsCheckingInterval (its default 30 s); a quarter of the timeout
     // keeps the cut close to it. Responses (SSE streams) are not limited by it.
     requestTimeout: config.REQUEST_TIMEOUT_MS,
-    http: { connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(config.REQUEST_TIMEOUT_MS / 4))) },
+    // Node's own Host check answers an empty 400; installHostRequired answers with the envelope.
+    http: { connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(config.REQUEST_TIMEOUT_MS / 4))), requireHostHeader: false },
     genReqId: () => crypto.randomUUID(),
     // `/v1/turns/` is `/v1/turns` (a trailing slash read as an empty id gave 400), `//` is `/`.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
@@ -97,6 +98,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   // HTTP server spans (only when tracing is on); before every hook and route so all are covered.
   if (services.tracing) await app.register(httpSpansPlugin(services.tracing));
   app.removeContentTypeParser('text/plain');
+  // An HTTP/1.1 request without Host: 400 missing_host, before every other hook.
+  installHostRequired(app);
   installJsonBodyParser(app);
   installBodyTimeout(app, config.REQUEST_TIMEOUT_MS);
   installExpectContinue(app, config.BODY_LIMIT_BYTES);

@@ -33,15 +33,16 @@ export interface AuthOptions {
 }
 
 /**
- * The 401 message for a request whose bearer check failed: `invalid bearer token` for a Bearer
- * header with a token no entry matches; for another scheme followed by credentials (`Basic …`, as
+ * The 401 message for a request whose bearer check failed: `invalid bearer token: …` for a Bearer
+ * header with a token no entry matches (saying to send one of AUTH_TOKENS, and that METRICS_TOKEN
+ * works on GET /metrics only); for another scheme followed by credentials (`Basic …`, as
  * `curl -u` sends) the scheme's name when it is a word of letters (at most 20; never anything
  * after it) and what to send; for any other value, that it is not a bearer token; without the
  * header or with an empty Bearer, that it is missing.
  */
 export function unauthorizedMessage(header: string): string {
   const value = header.trim();
-  if (/^Bearer\s+\S/i.test(value)) return 'invalid bearer token';
+  if (/^Bearer\s+\S/i.test(value)) return 'invalid bearer token: it is none of the tokens in AUTH_TOKENS; send Authorization: Bearer <one of AUTH_TOKENS> (METRICS_TOKEN is accepted on GET /metrics only)';
   if (value === '' || /^Bearer$/i.test(value)) return 'missing bearer token (Authorization: Bearer <token>)';
   const scheme = /^([A-Za-z][A-Za-z-]{0,19})\s+\S/.exec(value)?.[1];
   const used = scheme ? `uses the ${scheme} scheme` : 'is not a bearer token';

@@ -13,7 +13,7 @@
  * outside the error handler (routing: {@link frameworkErrorHandler}; HTTP parsing:
  * {@link clientErrorHandler}) get the envelope too.
  */
-import { STATUS_CODES } from 'node:http';
+import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
@@ -100,28 +100,43 @@ export function installErrorHandlers(app: FastifyInstance): void {
         .send(envelope('method_not_allowed', `${request.method} is not allowed on ${path}: use ${allow.join(' or ')}`, { allow }));
       return;
     }
-    reply.code(404).send(envelope('not_found', `no route ${request.method} ${path}`));
+    reply.code(404).send(envelope('not_found', `no route ${request.method} ${path}: check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has`, { method: request.method, path, routes: '/openapi.yaml' }));
   });
 }
 
-/** Fastify's routing errors (FST_ERR_BAD_URL, FST_ERR_MAX_PARAM_LENGTH…) → envelope codes. */
-const FRAMEWORK_CODES: Record<string, { status: number; code: string; message: string }> = {
-  FST_ERR_BAD_URL: { status: 400, code: 'invalid_url', message: 'the URL path is not valid percent-encoded UTF-8' },
-  FST_ERR_MAX_PARAM_LENGTH: { status: 414, code: 'uri_too_long', message: 'a path parameter is too long' },
-};
+/** The longest path parameter Fastify's router accepts (its `maxParamLength` default; the app keeps it). */
+const MAX_PARAM_LENGTH = 100;
 
 /**
  * Fastify's `frameworkErrors` option: errors raised while routing, before any hook or the error
- * handler runs (bad percent-encoding, over-long path parameter). Sent with the envelope.
+ * handler runs, sent with the envelope: bad percent-encoding in the path → 400 `invalid_url`
+ * (details `{part: "path", path}`), an over-long path parameter → 414 `uri_too_long` (details
+ * `{max_param_length}`); each message says what to send instead.
  */
-export function frameworkErrorHandler(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
-  const known = err.code ? FRAMEWORK_CODES[err.code] : undefined;
-  if (known) {
-    reply.code(known.status).send(envelope(known.code, known.message));
+export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_BAD_URL') {
+    reply.code(400).send(badEscape('path', request.url.split('?')[0]));
+    return;
+  }
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    reply.code(414).send(envelope('uri_too_long', `a path parameter is longer than ${MAX_PARAM_LENGTH} characters: no id or name this service hands out is that long; check the URL`, { max_param_length: MAX_PARAM_LENGTH }));
     return;
   }
   const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;
   reply.code(status).send(status >= 500 ? envelope('internal_error', 'internal server error') : envelope('bad_request', err.message));
+}
+
+/**
+ * The 400 `invalid_url` envelope for a URL whose `part` (`path` or `query`) holds a percent-escape
+ * that is not `%` and two hex digits or does not decode to UTF-8 (`%zz`, `%E0%A4%A`); details
+ * `{part, <part>: the raw text}`.
+ */
+export function badEscape(part: 'path' | 'query', raw: string): ReturnType<typeof envelope> {
+  return envelope(
+    'invalid_url',
+    `the URL ${part} is not valid percent-encoded UTF-8: write a literal % as %25 and percent-encode other characters byte by byte from UTF-8 (as encodeURIComponent does)`,
+    { part, [part]: raw },
+  );
 }
 
 /**
@@ -132,14 +147,19 @@ export function frameworkErrorHandler(err: FastifyError, _request: FastifyReques
 export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: string }, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   let status = 400;
-  let body = envelope('malformed_request', `malformed HTTP request${err.code ? ` (${err.code})` : ''}`);
+  const reason = (err as { reason?: unknown }).reason;
+  let body = envelope(
+    'malformed_request',
+    `malformed HTTP request${err.code ? ` (${err.code}${typeof reason === 'string' ? `: ${reason}` : ''})` : ''}: the HTTP parser refused the request line, a header or the framing (Content-Length, Transfer-Encoding); send a well-formed HTTP/1.1 request`,
+    { parser_code: err.code ?? null, ...(typeof reason === 'string' ? { reason } : {}) },
+  );
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     status = 408;
     const ms = this.server.requestTimeout;
     body = envelope('request_timeout', `the request headers did not arrive within ${ms} ms (REQUEST_TIMEOUT_MS): send the whole request at once, or raise REQUEST_TIMEOUT_MS for slow links`);
   } else if (err.code === 'HPE_HEADER_OVERFLOW') {
     status = 431;
-    body = envelope('headers_too_large', 'the request headers are too large');
+    body = envelope('headers_too_large', `the request headers are larger than ${maxHeaderSize} bytes in total: send fewer or shorter headers (large cookies are a common cause)`, { max_bytes: maxHeaderSize });
   }
   this.log.debug({ err }, 'client error');
   if (socket.writable) {

@@ -20,7 +20,19 @@ export class HttpError extends DomainError {
   }
 }
 
-export const notFound = (what: string, id: string) => new HttpError(404, 'not_found', `${what} ${id} not found`);
+/** The collection path that lists each kind of resource {@link notFound} names. */
+const LISTS = { turn: '/v1/turns', workflow: '/v1/workflows', job: '/v1/jobs' } as const;
+
+/**
+ * 404 `not_found` for an unknown turn, workflow or job: the message says to check the id and which
+ * GET lists the existing ones; details `{resource, id, list}` (`list` that GET, e.g. `GET /v1/turns`).
+ */
+export const notFound = (what: keyof typeof LISTS, id: string) =>
+  new HttpError(404, 'not_found', `${what} ${id} not found: check the id; GET ${LISTS[what]} lists the ${what}s there are`, {
+    resource: what,
+    id,
+    list: `GET ${LISTS[what]}`,
+  });
 export const badRequest = (code: string, message: string, details?: unknown) => new HttpError(400, code, message, details);
 export const conflict = (code: string, message: string, details?: unknown) => new HttpError(409, code, message, details);
 

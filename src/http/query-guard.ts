@@ -3,6 +3,8 @@
  * - a name the route does not accept (a typo such as `?wiat=true` or `?last_event_id=3`) is refused
  *   instead of silently ignored — the request would otherwise succeed doing something else (202
  *   instead of waiting, a replay from the first event);
+ * - a percent-escape that is not `%` and two hex digits, or not UTF-8 (`?%zz=1`), is refused as
+ *   400 `invalid_url` (details `{part: "query", query, bad}`), as one in the path is;
  * - a name given twice (`?limit=1&limit=2`) is refused (no route takes a list in its query) instead
  *   of the route reading the pair as a value of the wrong type.
  * A route declares the parameters it accepts with its query schema in the route options, `{config:
@@ -12,7 +14,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { badRequest } from './errors.js';
+import { badEscape } from './error-handler.js';
+import { badRequest, HttpError } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -46,7 +49,8 @@ export function queryIssues(query: Record<string, unknown>, accepted: readonly s
     ? `is not accepted: ${route} takes no query parameters; leave it out`
     : `is not accepted by ${route}, which accepts only ${accepted.join(', ')}: check the spelling or leave it out`;
   for (const name of Object.keys(query)) {
-    if (!accepted.includes(name)) issues.push({ path: name, code: 'unknown_parameter', message: unknown });
+    if (accepted.includes(name)) continue;
+    issues.push({ path: name, code: 'unknown_parameter', message: name === '' ? `has an empty name (\`?=value\`): ${route} ${accepted.length === 0 ? 'takes no query parameters' : `accepts only ${accepted.join(', ')}`}; write the name before the =` : unknown });
   }
   for (const [name, v] of Object.entries(query)) {
     if (Array.isArray(v)) issues.push({ path: name, code: 'duplicate_parameter', message: `is given ${v.length} times; give it once` });
@@ -67,6 +71,10 @@ export function installQueryGuard(app: FastifyInstance): void {
     const query = request.query as Record<string, unknown> | undefined;
     if (!query || typeof query !== 'object') return;
     const url = request.routeOptions.url;
+    const rawQuery = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+    if (url?.startsWith('/v1/') && badlyEscaped(rawQuery).length > 0) {
+      throw new HttpError(400, 'invalid_url', badEscape('query', rawQuery).error.message, { part: 'query', query: rawQuery, bad: badlyEscaped(rawQuery) });
+    }
     if (url === undefined || !url.startsWith('/v1/')) {
       // Outside the API only repeats are refused (as before); unknown names are left to the page.
       const repeated = queryIssues(query, Object.keys(query), routeName(request));
@@ -80,5 +88,22 @@ export function installQueryGuard(app: FastifyInstance): void {
 }
 
 function refusal(issues: QueryIssue[]) {
-  return badRequest('invalid_request', issues.map((i) => `query parameter ${i.path} ${i.message}`).join('; '), issues);
+  const line = (i: QueryIssue) => (i.path === '' ? `a query parameter ${i.message}` : `query parameter ${i.path} ${i.message}`);
+  return badRequest('invalid_request', issues.map(line).join('; '), issues);
+}
+
+/**
+ * The `name=value` pieces of the raw query string `query` (after `?`) with a bad percent-escape: a
+ * `%` not followed by two hex digits, or escapes that do not decode to UTF-8. The query parser keeps
+ * such text as it is (`?%zz=1` reads as a parameter named `%zz`), so they are found here.
+ */
+export function badlyEscaped(query: string): string[] {
+  return query.split('&').filter((piece) => {
+    try {
+      decodeURIComponent(piece.replace(/\+/g, ' '));
+      return false;
+    } catch {
+      return true;
+    }
+  });
 }

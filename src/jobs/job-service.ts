@@ -10,6 +10,7 @@
  */
 import { uuidv7 } from 'uuidv7';
 import { DomainError, idempotencyKeyReused } from '../errors.js';
+import { notFound } from '../http/errors.js';
 import type { LoggedEvent } from '../store/event-log.js';
 import type { PublishedEventLog } from '../store/published-event-log.js';
 import type { JobEvent } from './events.js';
@@ -182,7 +183,7 @@ export class JobService {
     return keys.run<SentJobMessage | undefined>(JOB_MESSAGE_KEY_SCOPE, key, hash, {
       create: async () => {
         const sent = await this.send(id, message);
-        if (!sent) throw new DomainError('not_found', `job ${id} not found`, 404);
+        if (!sent) throw notFound('job', id);
         return sent;
       },
       idOf: (s) => `${s!.job.id} ${s!.delivery} ${s!.seq} ${s!.message_id ?? '-'}`,

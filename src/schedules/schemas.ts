@@ -10,6 +10,7 @@ import { SCHEDULE_STATUSES } from './types.js';
 import { requiredInMessages } from '../zod-messages.js';
 import { TurnWebhookSpecSchema } from '../webhooks/webhook-spec.js';
 import { ApprovalsSchema } from '../turns/approvals/policy.js';
+import { nullAsAbsent } from '../zod-null-fields.js';
 
 // The turn request fields are the same as for POST /v1/turns (one definition).
 export { AgentIdSchema, METADATA_MAX_BYTES, MetadataSchema, ToolFamiliesSchema, TurnInputSchema } from '../turns/request-schemas.js';
@@ -50,8 +51,13 @@ const SCHEDULE_OPTIONAL_FIELDS = {
   paused: z.boolean().optional(),
 };
 
-/** Body of POST /v1/schedules. */
-export const CreateScheduleBodySchema = z
+/**
+ * Body of POST /v1/schedules. An optional top-level field sent as `null` is read as left out
+ * (src/zod-null-fields.ts), as for POST /v1/turns: `tools`, `agent_id`, `brain`, `paused` too, not
+ * only the fields whose `null` PATCH reads as "clear"; `when: null` is a missing `when`
+ * (`invalid_when`). Nested fields (`webhook.events`, …) still refuse `null`.
+ */
+export const CreateScheduleBodySchema = nullAsAbsent(z
   .object({
     name: ScheduleNameSchema,
     input: TurnInputSchema,
@@ -64,10 +70,15 @@ export const CreateScheduleBodySchema = z
     /** The fired turns' `approvals` (README "Tool approvals"); REST only. */
     approvals: ApprovalsSchema.nullable().optional(),
   })
-  .strict();
+  .strict());
 export type CreateScheduleBody = z.infer<typeof CreateScheduleBodySchema>;
 
-/** Body of PATCH /v1/schedules/{id} (and `schedule_update.changes`): at least one field. */
+/**
+ * Body of PATCH /v1/schedules/{id} (and `schedule_update.changes`): at least one field. Here `null`
+ * clears a field that may be unset (`instructions`, `model`, `max_steps`, `metadata`, `webhook`,
+ * `approvals`); the others (`name`, `input`, `when`, `tools`, `brain`, `paused`) always have a
+ * value and refuse `null` — leave them out to keep them.
+ */
 export const UpdateScheduleBodySchema = z
   .object({
     name: ScheduleNameSchema.optional(),

@@ -13,7 +13,7 @@ import { buildTurnContext } from './turn-context.js';
 import { assembleTools as defaultAssemble } from '../assembly/assemble.js';
 import type { ServiceRegistry } from '../assembly/services.js';
 import type { Config } from '../config.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError, notFound } from '../http/errors.js';
 import { modelFor, type ModelClients } from '../model/model-clients.js';
 import type { ModelPort } from '../model/port.js';
 import { requireModel } from '../model/require-model.js';
@@ -391,7 +391,7 @@ export class DefaultTurnService implements TurnService {
   async waitForTerminal(id: string, signal?: AbortSignal): Promise<TurnRecord> {
     for (;;) {
       const rec = await this.deps.store.get(id);
-      if (!rec) throw new HttpError(404, 'not_found', `turn ${id} not found`);
+      if (!rec) throw notFound('turn', id);
       if (isFinished(rec) && !this.runner?.isRunning(id)) return rec;
       signal?.throwIfAborted();
       await this.nextWake(id, signal);

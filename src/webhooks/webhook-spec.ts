@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { redactUserinfo, webhookUrlProblem } from '../config.js';
 import { HttpError } from '../http/errors.js';
+import { addressPhrase } from '../tools/web/address-policy.js';
 import { checkTarget, FetchTargetError, systemResolver, type HostResolver } from '../tools/web/target-guard.js';
 
 /** Event types a webhook can receive: a turn's terminal events, and a workflow's. */
@@ -76,22 +77,22 @@ export async function webhookUrlRefusal(url: string | undefined, allowHosts: rea
     return null;
   } catch (err) {
     if (!(err instanceof FetchTargetError) || !err.message.startsWith('refused')) return null;
-    const what = /^refused to fetch (.+): (.+) address — /.exec(err.message);
     const host = target.hostname.replace(/^\[|\]$/g, '');
-    const said = what ? `${what[1]} is a ${what[2]} address` : err.message;
+    const said = err.blocked ? `${err.blocked.shown} is ${addressPhrase(err.blocked.reason, true)}` : err.message;
     return `WEBHOOK_URL: ${said} — webhooks only reach public addresses: add ${host} to WEBHOOK_ALLOW_HOSTS to deliver to it, or use a public URL`;
   }
 }
 
 /**
  * Check a webhook target before anything is stored.
- * @throws HttpError 503 `webhooks_not_configured` (no WEBHOOK_SECRET to sign with), 400
+ * @throws HttpError 503 `webhooks_not_configured` (no WEBHOOK_SECRET to sign with; details
+ *   `{field: "webhook", missing: ["WEBHOOK_SECRET"]}`), 400
  *   `invalid_webhook_url` naming the reason (not absolute, not http(s), credentials, refused or
  *   unresolvable host); the URL in the message and `details.url` has its userinfo redacted
  *   (`https://***@host/…`).
  */
 export async function assertWebhookTarget(url: string, opts: { secret: string | undefined; allowHosts: readonly string[]; resolver: HostResolver }): Promise<void> {
-  if (!opts.secret) throw new HttpError(503, 'webhooks_not_configured', 'this service has no WEBHOOK_SECRET to sign deliveries with: ask its operator to set WEBHOOK_SECRET, or send the request without `webhook`');
+  if (!opts.secret) throw new HttpError(503, 'webhooks_not_configured', 'this service has no WEBHOOK_SECRET to sign deliveries with: ask its operator to set WEBHOOK_SECRET, or send the request without `webhook`', { field: 'webhook', missing: ['WEBHOOK_SECRET'] });
   const problem = webhookUrlProblem(url);
   if (problem) throw new HttpError(400, 'invalid_webhook_url', `webhook.url: ${problem}`, { url: redactUserinfo(url) });
   try {

@@ -58,7 +58,7 @@ describe('with AUTH_TOKENS set', () => {
     expect(none.body.error.message).toBe('missing bearer token (Authorization: Bearer <token>)');
     expect(none.body.error.details).toEqual({ reason: 'missing_token', expected: 'Authorization: Bearer <token>' });
     const wrong = await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: 'Bearer not-a-token-0000000' });
-    expect(wrong.body.error.message).toBe('invalid bearer token');
+    expect(wrong.body.error.message).toBe('invalid bearer token: it is none of the tokens in AUTH_TOKENS; send Authorization: Bearer <one of AUTH_TOKENS> (METRICS_TOKEN is accepted on GET /metrics only)');
     expect(wrong.body.error.details).toEqual({ reason: 'invalid_token', expected: 'Authorization: Bearer <token>' });
     // A token sent without a scheme is not named back.
     const bare = await api(svc.url, 'GET', '/v1/turns', undefined, { authorization: 'tok-alpha-1234567890' });

@@ -51,12 +51,36 @@ function expectEnvelope(response: string, status: number, code: string, document
 const get = (path: string, extra = '') => `GET ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}Connection: close\r\n\r\n`;
 
 describe('errors raised by Fastify or Node carry the envelope', () => {
-  it('bad percent-encoding in the path → 400 invalid_url', async () => {
-    expectEnvelope(await raw(get('/v1/turns/%E0%A4%A/events')), 400, 'invalid_url');
+  it('bad percent-encoding in the path → 400 invalid_url, saying how to encode, details {part, path}', async () => {
+    const r = await raw(get('/v1/turns/%E0%A4%A/events'));
+    expectEnvelope(r, 400, 'invalid_url');
+    expect(parse(r).body.error.message).toMatch(/^the URL path is not valid percent-encoded UTF-8: write a literal % as %25/);
+    expect(parse(r).body.error.details).toEqual({ part: 'path', path: '/v1/turns/%E0%A4%A/events' });
   });
 
-  it('a path parameter over the max length → 414 uri_too_long', async () => {
-    expectEnvelope(await raw(get(`/v1/turns/${'a'.repeat(5000)}`)), 414, 'uri_too_long', ['/v1/turns/{id}', 'get']);
+  it('bad percent-encoding in the query of an API route → 400 invalid_url too (not an unknown parameter named %zz), details {part, query, bad}', async () => {
+    for (const [query, bad] of [['%zz=1', ['%zz=1']], ['limit=1&after=%E0%A4%A', ['after=%E0%A4%A']]] as const) {
+      const r = await raw(get(`/v1/turns?${query}`));
+      expectEnvelope(r, 400, 'invalid_url', ['/v1/turns', 'get']);
+      expect(parse(r).body.error.message).toMatch(/^the URL query is not valid percent-encoded UTF-8: /);
+      expect(parse(r).body.error.details).toEqual({ part: 'query', query, bad });
+    }
+    // Well-formed escapes are read as usual.
+    expect(parse(await raw(get('/v1/turns?%6Cimit=1'))).status).toBe(200);
+  });
+
+  it('a query parameter with an empty name is refused saying so (not "query parameter  is not accepted")', async () => {
+    const r = parse(await raw(get('/v1/turns?=1')));
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toMatch(/^a query parameter has an empty name \(`\?=value`\): GET \/v1\/turns accepts only .*; write the name before the =$/);
+    expect(r.body.error.details).toEqual([{ path: '', code: 'unknown_parameter', message: expect.stringMatching(/^has an empty name/) }]);
+  });
+
+  it('a path parameter over the max length → 414 uri_too_long, naming the limit', async () => {
+    const r = await raw(get(`/v1/turns/${'a'.repeat(5000)}`));
+    expectEnvelope(r, 414, 'uri_too_long', ['/v1/turns/{id}', 'get']);
+    expect(parse(r).body.error.details).toEqual({ max_param_length: 100 });
+    expect(parse(r).body.error.message).toMatch(/longer than 100 characters: .*check the URL$/);
   });
 
   it('an unknown route → 404 not_found; a known path with another method → 405 method_not_allowed', async () => {
@@ -66,8 +90,11 @@ describe('errors raised by Fastify or Node carry the envelope', () => {
     expect(deleted).toMatch(/\r\nallow: GET, HEAD, POST\r\n/i);
   });
 
-  it('a malformed Content-Length → 400 malformed_request', async () => {
-    expectEnvelope(await raw(`POST /v1/turns HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}`), 400, 'malformed_request');
+  it('a malformed Content-Length → 400 malformed_request, with the parser\'s code and reason in details', async () => {
+    const r = await raw(`POST /v1/turns HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n{}`);
+    expectEnvelope(r, 400, 'malformed_request');
+    expect(parse(r).body.error.details).toEqual({ parser_code: 'HPE_INVALID_CONTENT_LENGTH', reason: expect.any(String) });
+    expect(parse(r).body.error.message).toMatch(/^malformed HTTP request \(HPE_INVALID_CONTENT_LENGTH: .+\): .*send a well-formed HTTP\/1\.1 request$/);
   });
 
   it('an invalid method token or header → 400 malformed_request', async () => {
@@ -76,7 +103,27 @@ describe('errors raised by Fastify or Node carry the envelope', () => {
   });
 
   it('headers over the size limit → 431 headers_too_large', async () => {
-    expectEnvelope(await raw(get('/v1/turns', `X-Big: ${'a'.repeat(20_000)}\r\n`)), 431, 'headers_too_large', ['/v1/turns', 'get']);
+    const r = await raw(get('/v1/turns', `X-Big: ${'a'.repeat(20_000)}\r\n`));
+    expectEnvelope(r, 431, 'headers_too_large', ['/v1/turns', 'get']);
+    expect(parse(r).body.error.details).toEqual({ max_bytes: 16384 });
+    expect(parse(r).body.error.message).toMatch(/larger than 16384 bytes in total: send fewer or shorter headers/);
+  });
+
+  it('an HTTP/1.1 request without Host → 400 missing_host (details, message saying to send Host), on API and service routes alike; HTTP/1.0 may leave it out', async () => {
+    for (const path of ['/v1/turns', '/healthz', '/v1/nope']) {
+      const r = await raw(`GET ${path} HTTP/1.1\r\nConnection: close\r\n\r\n`);
+      expectEnvelope(r, 400, 'missing_host', path === '/v1/nope' ? undefined : [path, 'get']);
+      const { body } = parse(r);
+      expect(body.error.message).toMatch(/no Host header.*send `Host: /);
+      expect(body.error.details).toEqual({ header: 'host', http_version: '1.1' });
+      expect(r).toMatch(/\r\nconnection: close\r\n/i);
+    }
+    // Kept alive by the client: the server still closes after the answer (raw() gives up after 3 s).
+    const started = Date.now();
+    expectEnvelope(await raw(`GET /healthz HTTP/1.1\r\n\r\n`), 400, 'missing_host');
+    expect(Date.now() - started).toBeLessThan(2000);
+    const old = parse(await raw(`GET /healthz HTTP/1.0\r\n\r\n`));
+    expect([old.status, old.body]).toEqual([200, { status: 'ok' }]);
   });
 
   it('a Content-Length that disagrees with the body sent → 400 with the envelope', async () => {

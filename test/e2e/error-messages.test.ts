@@ -210,10 +210,37 @@ describe('wrong method on a known path', () => {
     expect(del.headers.get('allow')).toBe('GET, HEAD');
   });
 
-  it('still answers 404 for a path no route has', async () => {
-    const r = await api(harness.svc.url, 'GET', '/v1/nothing-here');
+  it('still answers 404 for a path no route has, naming it and where the routes are listed', async () => {
+    const r = await api(harness.svc.url, 'GET', '/v1/nothing-here?x=1');
     expect(r.status).toBe(404);
     expect(r.headers.get('allow')).toBeNull();
-    expect(r.body.error.code).toBe('not_found');
+    expect(r.body.error).toEqual({
+      code: 'not_found',
+      message: 'no route GET /v1/nothing-here: check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has',
+      details: { method: 'GET', path: '/v1/nothing-here', routes: '/openapi.yaml' },
+    });
+  });
+});
+
+describe('an unknown turn, workflow or job', () => {
+  it('is a 404 not_found whose message says to check the id and which GET lists them, with details {resource, id, list}', async () => {
+    const cases: [string, string, unknown, string, string][] = [
+      ['GET', '/v1/turns/nope', undefined, 'turn', '/v1/turns'],
+      ['GET', '/v1/turns/nope/events', undefined, 'turn', '/v1/turns'],
+      ['POST', '/v1/turns/nope/messages', { content: 'hi' }, 'turn', '/v1/turns'],
+      ['GET', '/v1/workflows/nope', undefined, 'workflow', '/v1/workflows'],
+      ['POST', '/v1/workflows/nope/cancel', undefined, 'workflow', '/v1/workflows'],
+      ['GET', '/v1/jobs/nope', undefined, 'job', '/v1/jobs'],
+      ['POST', '/v1/jobs/nope/messages', { message: 'hi' }, 'job', '/v1/jobs'],
+    ];
+    for (const [method, path, body, resource, list] of cases) {
+      const r = await api(harness.svc.url, method, path, body);
+      expect([path, r.status]).toEqual([path, 404]);
+      expect(r.body.error).toEqual({
+        code: 'not_found',
+        message: `${resource} nope not found: check the id; GET ${list} lists the ${resource}s there are`,
+        details: { resource, id: 'nope', list: `GET ${list}` },
+      });
+    }
   });
 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { registeredRoutes } from '../../src/app.js';
+import { TOOL_FAMILIES } from '../../src/config.js';
 import { eventComponentName, turnEventComponents } from '../../src/http/event-schemas.js';
 import { TurnEvent } from '../../src/runtime/events.js';
 import { CreateTurnBody, PreviewToolsBody } from '../../routes/turn-schemas.js';
@@ -50,12 +51,12 @@ describe('openapi.yaml', () => {
     expect(documented).toEqual(declared);
   });
 
-  it('documents the responses the HTTP layer sends on every route: 405 (with Allow), 408, 421, 431, 414 where the path has parameters, and a 400 on every /v1 route (its query is checked)', () => {
+  it('documents the responses the HTTP layer sends on every route: 405 (with Allow), 408, 421, 431, 414 where the path has parameters, and a 400 on every route (the query of a /v1 route is checked; any route refuses an HTTP/1.1 request without Host, a bad escape in the path, a malformed request)', () => {
     const missing: string[] = [];
     for (const [p, item] of Object.entries(spec.paths as Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>)) {
       for (const [m, op] of Object.entries(item)) {
         if (!METHODS.includes(m)) continue;
-        if (p.startsWith('/v1/') && !op.responses['400']) missing.push(`${m} ${p} 400`);
+        if (!op.responses['400']) missing.push(`${m} ${p} 400`);
         const want: [string, string][] = [['405', 'MethodNotAllowed'], ['408', 'RequestTimeout'], ['421', 'HostNotAllowed'], ['431', 'HeadersTooLarge'], ...(p.includes('{') ? [['414', 'UriTooLong'] as [string, string]] : [])];
         for (const [status, name] of want) if (op.responses[status]?.$ref !== `#/components/responses/${name}`) missing.push(`${m} ${p} ${status}`);
       }
@@ -96,6 +97,9 @@ describe('request schemas in openapi.yaml agree with the zod schemas the routes 
     { input: 'hi', agent_id: 'x'.repeat(65) },
     { input: 'hi', tools: ['shell'] },
     { input: 'hi', tools: ['todo', 'todo'] },
+    // Every family at once (TOOL_FAMILIES): valid, so the spec's maxItems must allow it.
+    { input: 'hi', tools: [...TOOL_FAMILIES] },
+    { input: 'hi', tools: [...TOOL_FAMILIES, 'todo'] },
     { input: 'hi', max_steps: 0 },
     { input: 'hi', max_steps: 1.5 },
     { input: 'hi', metadata: 'no' },
@@ -117,7 +121,13 @@ describe('request schemas in openapi.yaml agree with the zod schemas the routes 
   it.each(bodies.map((b) => [JSON.stringify(b), b]))('CreateTurnRequest %s', (_name, body) => {
     expect(validateComponent('CreateTurnRequest', body).length === 0).toBe(CreateTurnBody.safeParse(body).success);
   });
-  it.each([{}, { tools: ['todo'] }, { agent_id: '!' }, { tools: ['x'] }, { extra: 1 }, { brain: true, model: 'm' }, { agent_id: null, tools: null, model: null, brain: null }].map((b) => [JSON.stringify(b), b]))(
+  it('lists exactly the tool families of TOOL_FAMILIES, and lets tools hold each once', () => {
+    expect(spec.components.schemas.ToolFamily.enum).toEqual([...TOOL_FAMILIES]);
+    for (const name of ['CreateTurnRequest', 'ToolsPreviewRequest', 'CreateScheduleRequest', 'UpdateScheduleRequest']) {
+      expect(spec.components.schemas[name].properties.tools.maxItems, name).toBe(TOOL_FAMILIES.length);
+    }
+  });
+  it.each([{}, { tools: ['todo'] }, { tools: [...TOOL_FAMILIES] }, { agent_id: '!' }, { tools: ['x'] }, { extra: 1 }, { brain: true, model: 'm' }, { agent_id: null, tools: null, model: null, brain: null }].map((b) => [JSON.stringify(b), b]))(
     'ToolsPreviewRequest %s',
     (_name, body) => {
       expect(validateComponent('ToolsPreviewRequest', body).length === 0).toBe(PreviewToolsBody.safeParse(body).success);

@@ -370,6 +370,9 @@ describe('a WEBHOOK_URL no delivery could reach', () => {
     expect(await webhookUrlRefusal('http://LOCALHOST:8080/hooks', [' localhost '])).toBeNull();
     expect(await webhookUrlRefusal('http://[::1]/hooks', ['::1'])).toBeNull();
     expect(await webhookUrlRefusal('http://[fd00::5]/hooks', [])).toMatch(/^WEBHOOK_URL: fd00::5 is a .* address — .* add fd00::5 to WEBHOOK_ALLOW_HOSTS/);
+    // a / an, and an embedded IPv4 form names its address once.
+    expect(await webhookUrlRefusal('http://0.0.0.0/x', [])).toMatch(/^WEBHOOK_URL: 0\.0\.0\.0 is an unspecified address — /);
+    expect(await webhookUrlRefusal('http://[::ffff:127.0.0.1]/x', [])).toMatch(/^WEBHOOK_URL: ::ffff:7f00:1 is the IPv4-mapped form of loopback address 127\.0\.0\.1 — webhooks only reach public addresses: add ::ffff:7f00:1 to WEBHOOK_ALLOW_HOSTS/);
     expect(await webhookUrlRefusal('https://93.184.215.14/hooks', [])).toBeNull();
     expect(await webhookUrlRefusal('http://nonsense.invalid/hooks', [])).toBeNull();
     expect(await webhookUrlRefusal('ftp://127.0.0.1/hooks', [])).toBeNull(); // the URL check reports that one

@@ -97,6 +97,31 @@ describe('/v1/schedules CRUD', () => {
     await api(svc.url, 'DELETE', `/v1/schedules/${r.body.id}`);
   });
 
+  it('reads null for any optional top-level field of POST as the field left out; a nested null and when: null are refused', async () => {
+    const nulls = { agent_id: null, tools: null, brain: null, paused: null, instructions: null, model: null, max_steps: null, metadata: null, webhook: null, approvals: null };
+    const r = await call('POST', '/v1/schedules', body({ name: 'nulls', when: { after: { value: 3, unit: 'day' } }, ...nulls }));
+    expect(r.status).toBe(201);
+    const plain = await call('POST', '/v1/schedules', body({ name: 'nulls', when: { after: { value: 3, unit: 'day' } } }));
+    const shape = (s: Record<string, unknown>) => ({ ...s, id: undefined, created_at: undefined, updated_at: undefined, next_run_at: undefined, links: undefined });
+    expect(shape(r.body)).toEqual(shape(plain.body));
+    expect(r.body).toMatchObject({ agent_id: 'default', tools: svc.services.config.DEFAULT_TOOLS, brain: false, status: 'active' });
+    for (const id of [r.body.id, plain.body.id]) await api(svc.url, 'DELETE', `/v1/schedules/${id}`);
+    const nested = await expectError('POST', '/v1/schedules', body({ agent_id: 'nulls', webhook: { url: 'https://example.com/h', events: null } }), 400, 'invalid_request');
+    expect(nested.details).toEqual([expect.objectContaining({ path: 'webhook.events', code: 'invalid_type' })]);
+    await expectError('POST', '/v1/schedules', body({ agent_id: 'nulls', when: null }), 400, 'invalid_when');
+  });
+
+  it('PATCH: null clears instructions, model, max_steps, metadata, webhook, approvals; tools, brain, paused, name refuse it', async () => {
+    const id = (await call('POST', '/v1/schedules', body({ agent_id: 'patch-nulls', instructions: 'Be brief', model: 'm1', max_steps: 7, metadata: { a: 1 } }))).body.id;
+    const cleared = await call('PATCH', `/v1/schedules/${id}`, { instructions: null, model: null, max_steps: null, metadata: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toMatchObject({ instructions: null, model: null, max_steps: null, metadata: null });
+    for (const field of ['tools', 'brain', 'paused', 'name']) {
+      const err = await expectError('PATCH', `/v1/schedules/${id}`, { [field]: null }, 400, 'invalid_request');
+      expect(err.details[0].path, field).toBe(field);
+    }
+  });
+
   it('lists newest first, filtered by agent_id and status, with cursor pagination', async () => {
     const ids: string[] = [];
     for (const [name, paused] of [['a', false], ['b', true], ['c', false]] as const) {

@@ -323,6 +323,7 @@ describe('refused webhook targets', () => {
       const res = await api(svc.url, 'POST', '/v1/turns', { input: 'x', webhook: { url: receiver.url } });
       expect(res.status).toBe(503);
       expect(res.body.error.code).toBe('webhooks_not_configured');
+      expect(res.body.error.details).toEqual({ field: 'webhook', missing: ['WEBHOOK_SECRET'] });
     } finally {
       await svc.close();
     }

@@ -127,3 +127,16 @@ export function blockedReason(address: string): string | null {
   for (const [list, reason] of V6_LISTS) if (list.check(address, 'ipv6')) return reason;
   return null;
 }
+
+/**
+ * A {@link blockedReason} as a noun phrase for messages: `loopback address`, and for an embedded
+ * IPv4 form the reason as it is (`IPv4-mapped form of loopback address 127.0.0.1`, which already
+ * names the address). With `article`, preceded by `a`/`an` (`an unspecified address`), or `the`
+ * for an embedded form (`the IPv4-mapped form of loopback address 127.0.0.1`).
+ */
+export function addressPhrase(reason: string, article = false): string {
+  const embedded = / form of /.test(reason);
+  const phrase = embedded ? reason : `${reason} address`;
+  if (!article) return phrase;
+  return `${embedded ? 'the' : /^[aeiou]/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
+}

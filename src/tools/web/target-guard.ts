@@ -9,7 +9,7 @@
  */
 import dns from 'node:dns';
 import net from 'node:net';
-import { blockedReason } from './address-policy.js';
+import { addressPhrase, blockedReason } from './address-policy.js';
 
 /** One resolved address. */
 export interface ResolvedAddress {
@@ -31,7 +31,11 @@ export const systemResolver: HostResolver = async (hostname) => {
 
 /** A refusal or resolution failure; its message is model-facing. */
 export class FetchTargetError extends Error {
-  constructor(message: string) {
+  /**
+   * @param blocked for a refused address: the host as shown (`localhost (resolves to ::1)`) and
+   *   its {@link blockedReason}, for callers that word their own message.
+   */
+  constructor(message: string, readonly blocked?: { shown: string; reason: string }) {
     super(message);
     this.name = 'FetchTargetError';
   }
@@ -101,7 +105,8 @@ export async function checkTarget(url: URL, resolver: HostResolver, allowHosts: 
       if (reason) {
         const shown = literal !== 0 ? host : `${host} (resolves to ${a.address})`;
         throw new FetchTargetError(
-          `refused to fetch ${shown}: ${reason} address — web_fetch only reaches public internet addresses`,
+          `refused to fetch ${shown}: ${addressPhrase(reason)} — web_fetch only reaches public internet addresses`,
+          { shown, reason },
         );
       }
     }

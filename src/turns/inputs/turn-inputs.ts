@@ -22,6 +22,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../../errors.js';
+import { notFound } from '../../http/errors.js';
 import type { TranscriptItem } from '../../model/port.js';
 import type { TurnEvent } from '../../runtime/events.js';
 import type { BoundaryInput } from '../../runtime/turn-types.js';
@@ -128,7 +129,7 @@ export class TurnInputs {
     const tooLong = steeringTooLong('content', content);
     if (tooLong) throw tooLong;
     const rec = await this.d.turns.get(turnId);
-    if (!rec) throw new DomainError('not_found', `turn ${turnId} not found`, 404);
+    if (!rec) throw notFound('turn', turnId);
     if (isFinished(rec)) throw turnFinished(turnId, rec.status);
     const sending = this.storeAndLog(turnId, content, source, rec.status);
     const set = this.sending.get(turnId) ?? new Set();

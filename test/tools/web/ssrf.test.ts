@@ -41,7 +41,7 @@ describe('web_fetch SSRF guard (no allowlist)', () => {
   const cases: [string, RegExp][] = [
     ['127.0.0.1', /refused to fetch 127\.0\.0\.1: loopback address/],
     ['[::1]', /refused to fetch ::1: loopback address/],
-    ['[::ffff:127.0.0.1]', /refused to fetch ::ffff:7f00:1: IPv4-mapped form of loopback address 127\.0\.0\.1/],
+    ['[::ffff:127.0.0.1]', /refused to fetch ::ffff:7f00:1: IPv4-mapped form of loopback address 127\.0\.0\.1 — /], // the address named once
     ['2130706433', /refused to fetch 127\.0\.0\.1: loopback address/], // decimal
     ['0177.0.0.1', /refused to fetch 127\.0\.0\.1: loopback address/], // octal
     ['0x7f.0.0.1', /refused to fetch 127\.0\.0\.1: loopback address/], // hex
