@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
 import { api } from '../support/service.js';
-import { crashRig, pairing } from './harness.js';
+import { crashRig, pairing, waitUntil } from './harness.js';
 
 let model: ScriptedResponsesServer;
 beforeAll(async () => {
@@ -18,14 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await model.close();
 });
-
-async function waitUntil(fn: () => Promise<boolean>, ms = 120_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error('waitUntil timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('a turn waiting for approval across a SIGKILL', () => {
   it('is still waiting after the restart; approving it then runs the call once and completes the turn', async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
 import { api } from '../support/service.js';
 import { firstUserText, routedEntries, SCHEMA } from '../../workflows/support.js';
-import { crashRig, type CrashRig } from './harness.js';
+import { crashRig, waitUntil, type CrashRig } from './harness.js';
 
 let model: ScriptedResponsesServer;
 beforeAll(async () => {
@@ -20,14 +20,6 @@ afterAll(async () => {
 });
 
 const held = (ms = 60_000) => ({ output: [message('too late')], holdMs: ms });
-
-async function waitUntil(fn: () => boolean | Promise<boolean>, ms = 120_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > end) throw new Error('waitUntil timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Start a turn whose model request hangs, and kill the service once the request is in flight. */
 async function killDuringRequest(rig: CrashRig, start: () => Promise<void>): Promise<void> {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
 import { api } from '../support/service.js';
 import type { SseEvent } from '../support/sse-client.js';
-import { crashRig, pairing, slowSearchServer, type CrashRig } from './harness.js';
+import { crashRig, pairing, slowSearchServer, waitUntil, type CrashRig } from './harness.js';
 
 let model: ScriptedResponsesServer;
 beforeAll(async () => {
@@ -21,14 +21,6 @@ afterAll(async () => {
 });
 
 const CANCEL_OUTPUT = 'Error: the turn was cancelled while this tool call was running';
-
-async function waitUntil(fn: () => boolean, ms = 120_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error('waitUntil timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * The turn's whole stream, checked to be one coherent log: ids 1..n, one `turn.resumed`, ending

@@ -135,3 +135,15 @@ export function pairing(input: { type?: string; call_id?: string }[]): { calls: 
     outputs: input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id!).sort(),
   };
 }
+
+/**
+ * Resolve once `fn` answers true (checked every 50 ms; it may answer with a promise).
+ * @throws Error `waitUntil timed out` after `ms` (default 120 s: these tests restart real processes).
+ */
+export async function waitUntil(fn: () => boolean | Promise<boolean>, ms = 120_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > end) throw new Error('waitUntil timed out');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
 import type { SseEvent } from '../support/sse-client.js';
-import { crashRig, pairing, slowSearchServer, type CrashRig } from './harness.js';
+import { crashRig, pairing, slowSearchServer, waitUntil, type CrashRig } from './harness.js';
 
 let model: ScriptedResponsesServer;
 beforeAll(async () => {
@@ -22,14 +22,6 @@ afterAll(async () => {
 });
 
 const slowText = (text: string) => ({ output: [message(text, { chunks: text.split(' ').map((w) => `${w} `) })], delayMs: 250 });
-
-async function waitUntil(fn: () => boolean, ms = 120_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error('waitUntil timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Events before the kill + events after reconnecting with Last-Event-ID = every stored event once, in order. */
 async function expectSeamlessStream(rig: CrashRig, id: string, before: SseEvent[]): Promise<SseEvent[]> {

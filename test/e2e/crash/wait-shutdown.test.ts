@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
 import { validateResponse } from '../support/spec.js';
-import { crashRig, slowSearchServer } from './harness.js';
+import { crashRig, slowSearchServer, waitUntil } from './harness.js';
 
 let model: ScriptedResponsesServer;
 beforeAll(async () => {
@@ -16,14 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await model.close();
 });
-
-async function waitUntil(fn: () => boolean, ms = 120_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error('waitUntil timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('POST /v1/turns?wait=true during a graceful stop', () => {
   it('is answered 503 shutting_down with the turn id, its events path and Retry-After; the turn completes after the restart', async () => {
