@@ -252,7 +252,16 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   // With Postgres the attachments' bytes live in the database, so any instance serves a download.
   registry.attachments = stores.pg ? new PgAttachmentStore(stores.pg) : new FileAttachmentStore(path.join(config.DATA_DIR, 'attachments'));
   // Several instances share agent homes: the home lock holds across them (Postgres advisory lock per agent).
-  if (stores.pg) registry.homeLocks = new PgHomeLocks(stores.pg.pool, { onError: (err) => log.warn({ err }, 'the connection holding an agent-home lock failed; the lock is gone with it') });
+  // On a pool of their own: a command holds its lock's connection while it runs.
+  const homeLocks = config.DATABASE_URL
+    ? PgHomeLocks.withOwnPool({
+        url: config.DATABASE_URL,
+        max: config.MAX_CONCURRENT_TURNS,
+        statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+        onError: (err) => log.warn({ err }, 'the connection holding an agent-home lock failed; the lock is gone with it'),
+      })
+    : undefined;
+  if (homeLocks) registry.homeLocks = homeLocks;
 
   let started = false;
   return {
@@ -297,6 +306,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
       if (started) for (const b of [...background].reverse()) await b.stop();
       await turns.stop();
       await turns.close();
+      await homeLocks?.close();
       await engine.close();
       await stores.close();
       db.close();

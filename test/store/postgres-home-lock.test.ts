@@ -70,3 +70,33 @@ describePostgres('agent-home lock across instances (Postgres advisory lock)', ()
     await (await b.acquire('agent-1', 'exclusive'))();
   });
 });
+
+describePostgres('agent-home locks in the service (their own pool)', () => {
+  it('locks held by running commands (up to MAX_CONCURRENT_TURNS) leave every connection of the stores pool to the turns', async () => {
+    const { url } = await freshSchema();
+    const { startTestService } = await import('../e2e/support/service.js');
+    const { api } = await import('../e2e/support/service.js');
+    const { message, startScriptedResponsesServer } = await import('../support/scripted-responses-server.js');
+    const model = await startScriptedResponsesServer();
+    const svc = await startTestService({ modelBaseURL: model.baseURL, env: { DATABASE_URL: url, DATABASE_POOL_MAX: '2', MAX_CONCURRENT_TURNS: '3', STREAM_TOKEN_SECRET: 'home-lock-test-secret-0123456789' } });
+    try {
+      const locks = svc.services.registry.homeLocks!;
+      const held = await Promise.all(['agent-a', 'agent-b', 'agent-c'].map((agent) => locks.acquire(agent, 'exclusive')));
+      // Both connections of the stores pool can still be had at once (with the locks on it, none could).
+      const stores = svc.services.stores.pg!.pool;
+      const both = await Promise.all([stores.connect(), stores.connect()]);
+      for (const c of both) c.release();
+      const lockSessions = await stores.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'turn-service home locks' AND datname = current_database()`);
+      expect(lockSessions.rows[0].n).toBe(3);
+      model.push({ output: [message('still served')] });
+      const t0 = Date.now();
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+      expect(turn.body).toMatchObject({ status: 'completed', output_text: 'still served' });
+      expect(Date.now() - t0).toBeLessThan(4000); // not after a 5 s wait for a connection
+      for (const release of held) await release();
+    } finally {
+      await svc.close();
+      await model.close();
+    }
+  });
+});

@@ -16,7 +16,8 @@
  * reported to `onError` and the holder finishes (its work is already under way); the next
  * acquisition takes the lock again.
  */
-import type pg from 'pg';
+import pg from 'pg';
+import { boundedStatements, DEFAULT_STATEMENT_TIMEOUT_MS, listenForErrorsAlways } from './pg-database.js';
 import type { HomeLockMode, InstanceHomeLock } from '../../tools/computer/home-lock.js';
 import { DatabaseUnavailableError, isConnectionError } from './unavailable.js';
 
@@ -48,8 +49,41 @@ export class PgHomeLocks implements InstanceHomeLock {
   private readonly shared = new Map<string, Hold>();
   private readonly pollMs: number;
 
-  constructor(private readonly pool: pg.Pool, private readonly options: PgHomeLocksOptions = {}) {
+  constructor(private readonly pool: pg.Pool, private readonly options: PgHomeLocksOptions = {}, private readonly ownPool = false) {
     this.pollMs = options.pollMs ?? 100;
+  }
+
+  /**
+   * Locks on a pool of their own on `url`: at most `max` connections — one per agent whose home is
+   * in use on this instance, so MAX_CONCURRENT_TURNS is enough — each statement bounded by
+   * `statementTimeoutMs` (DATABASE_STATEMENT_TIMEOUT_MS), idle ones closed after 30 s. A held
+   * connection that breaks (a server restart) does not crash the process: `onError` hears of it.
+   * Close it with {@link close}.
+   */
+  static withOwnPool(o: PgHomeLocksOptions & { url: string; max: number; statementTimeoutMs?: number }): PgHomeLocks {
+    const pool = new pg.Pool({
+      connectionString: o.url,
+      max: o.max,
+      connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: 30_000,
+      application_name: 'turn-service home locks',
+      ...boundedStatements(o.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS),
+    });
+    pool.on('error', (err) => o.onError?.(err));
+    listenForErrorsAlways(pool);
+    return new PgHomeLocks(pool, o, true);
+  }
+
+  /**
+   * End the pool made by {@link withOwnPool} (a no-op on a pool given). Waits at most 2 s for held
+   * locks to be let go (a command still stopping at shutdown): the server drops the locks of the
+   * connections that go with the process.
+   */
+  async close(): Promise<void> {
+    if (!this.ownPool) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.pool.end().catch(() => undefined), new Promise((r) => (timer = setTimeout(r, 2000)))]);
+    clearTimeout(timer);
   }
 
   async acquire(agentId: string, mode: HomeLockMode, signal?: AbortSignal): Promise<() => Promise<void>> {
