@@ -60,7 +60,12 @@ const url = () =>
     .string()
     .url({ error: 'must be an absolute URL such as https://example.com/v1' })
     .refine((v) => !URL.canParse(v) || /^https?:$/.test(new URL(v).protocol), {
-      error: (i) => `must be an http:// or https:// URL, got ${new URL(String(i.input)).protocol}//…`,
+      error: (i) => {
+        const v = String(i.input);
+        // `localhost:8000/v1` parses as scheme `localhost:`: the scheme was left out.
+        if (!v.slice(v.indexOf(':') + 1).startsWith('//')) return `must be an http:// or https:// URL: the scheme is missing (did you mean http://${v}?)`;
+        return `must be an http:// or https:// URL, got ${new URL(v).protocol}//…`;
+      },
     });
 
 /** Fewest characters of a bearer token or shared secret (AUTH_TOKENS entries, METRICS_TOKEN, STREAM_TOKEN_SECRET). */

@@ -85,10 +85,11 @@ export function connectionError(err: unknown, baseURL?: string): ModelError {
  * @param message the provider's message (or the SDK's).
  * @param baseURL the endpoint (OPENAI_BASE_URL), when known.
  * @returns e.g. `the model endpoint http://127.0.0.1:8000/v1 answered HTTP 404 (check OPENAI_BASE_URL
- *   — the API's base URL, usually ending in /v1 — and MODEL): no route POST /v1/responses`.
+ *   — the API's base URL, usually ending in /v1 — and the model name (MODEL, or the turn's
+ *   `model`)): no route POST /v1/responses`.
  */
 export function accessMessage(status: number | undefined, message: string, baseURL?: string): string {
-  const hint = status === 401 ? 'check OPENAI_API_KEY' : status === 403 ? 'the key has no access to this model, or not from this region: check OPENAI_API_KEY and MODEL' : status === 404 ? 'check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1 — and MODEL' : undefined;
+  const hint = status === 401 ? 'check OPENAI_API_KEY' : status === 403 ? 'the key has no access to this model, or not from this region: check OPENAI_API_KEY and the model name (MODEL, or the turn\'s `model`)' : status === 404 ? 'check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1 — and the model name (MODEL, or the turn\'s `model`)' : undefined;
   if (!hint) return message;
   return `the model endpoint${baseURL ? ` ${baseURL}` : ''} answered HTTP ${status} (${hint}): ${message}`;
 }

@@ -188,6 +188,7 @@ it('words every enumerated variable, list item, URL and secret length plainly, w
   // Every URL setting is reached over HTTP: another scheme is refused at start, not on every request.
   expect(problems({ OPENAI_BASE_URL: 'ftp://models.example/v1' })).toEqual(['OPENAI_BASE_URL=ftp://models.example/v1: must be an http:// or https:// URL, got ftp://…']);
   expect(problems({ WEB_SEARCH_URL: 'file:///etc/passwd' })).toEqual(['WEB_SEARCH_URL=file:///etc/passwd: must be an http:// or https:// URL, got file://…']);
+  expect(problems({ OPENAI_BASE_URL: 'localhost:8000/v1' })).toEqual(['OPENAI_BASE_URL=localhost:8000/v1: must be an http:// or https:// URL: the scheme is missing (did you mean http://localhost:8000/v1?)']);
   expect(problems({ METRICS_TOKEN: 'short' })).toEqual(['METRICS_TOKEN: must be at least 16 characters (a random string; the value is not shown)']);
   // Nothing in zod's own wording is left in any of these lines.
   const all = problems({ LOG_LEVEL: 'x', TOOL_SEARCH_MODE: 'x', CONVERSATION_MODE: 'x', COMPUTER_SANDBOX: 'x', OTEL_TRACES_EXPORTER: 'x', WEB_SEARCH_URL: 'x', OTEL_EXPORTER_OTLP_ENDPOINT: 'x', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'x' });

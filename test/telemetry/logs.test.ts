@@ -126,9 +126,9 @@ describe('a model that refuses the key or does not know the model', () => {
       { status: 403, body: openaiError('Forbidden', null) },
       { status: 429, body: openaiError('slow down', 'rate_limit_exceeded') },
     ], messages)).toEqual([['error', 'not_found'], ['error', 'unauthorized'], ['error', 'http_403'], ['info', 'rate_limit_exceeded']]);
-    expect(messages[0]).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 404 \(check OPENAI_BASE_URL .* and MODEL\): no route POST \/nf\/v1\/responses$/);
+    expect(messages[0]).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 404 \(check OPENAI_BASE_URL .* and the model name \(MODEL, or the turn's `model`\)\): no route POST \/nf\/v1\/responses$/);
     expect(messages[1]).toMatch(/answered HTTP 401 \(check OPENAI_API_KEY\): Unauthorized$/);
-    expect(messages[2]).toMatch(/answered HTTP 403 \(.*OPENAI_API_KEY and MODEL\): Forbidden$/);
+    expect(messages[2]).toMatch(/answered HTTP 403 \(.*OPENAI_API_KEY and the model name \(MODEL, or the turn's `model`\)\): Forbidden$/);
     expect(messages[3]).toBe('slow down');
   });
 });
