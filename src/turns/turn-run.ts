@@ -125,8 +125,9 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
   const request = await d.store.getRequest(id);
   if (!rec || !request) return 'finished';
   const startedAt = Date.now();
-  d.log?.info({ turn_id: id, agent_id: rec.agent_id, kind: rec.kind, model: rec.model, previous_run: c.previousRun }, c.previousRun === 'none' ? 'turn started' : 'turn resumed');
   let seq = await d.events.lastSeq(id);
+  // Resumed: after a restart or a lost run (previous_run), or after a pause (an approval, an answer: events stored already).
+  d.log?.info({ turn_id: id, agent_id: rec.agent_id, kind: rec.kind, model: rec.model, previous_run: c.previousRun }, c.previousRun === 'none' && seq === 0 ? 'turn started' : 'turn resumed');
   let terminal: TurnEvent | undefined;
   /** The last state checkpointed (the final one before a terminal event). */
   let current: TurnState | undefined;

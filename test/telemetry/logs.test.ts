@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { api, startTestService } from '../e2e/support/service.js';
 import { freePort, spawnService, waitHealthy } from '../e2e/support/child.js';
-import { message, startScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { functionCall, message, startScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { startScriptedChatServer } from '../support/scripted-chat-server.js';
 
 function capture() {
@@ -69,6 +69,29 @@ describe('turn lifecycle lines', () => {
       const finished = mine.find((l) => l.msg === 'turn finished');
       expect(finished).toMatchObject({ level: 'info', status: 'completed', stop_reason: 'stop', steps: 1, usage: turn.body.usage });
       expect(finished.duration_ms).toBeGreaterThanOrEqual(0);
+    } finally {
+      await svc.close();
+      await model.close();
+    }
+  });
+});
+
+describe('turn started / turn resumed', () => {
+  it('logs `turn resumed` (not a second `turn started`) when a turn goes on after an approval', async () => {
+    const model = await startScriptedResponsesServer([
+      { output: [functionCall('todo', { todos: [{ id: '1', content: 'x', status: 'pending' }] }, { callId: 'call_a' })] },
+      { output: [message('approved and done')] },
+    ]);
+    const out = capture();
+    const svc = await startTestService({ modelBaseURL: model.baseURL, env: { LOG_LEVEL: 'info' }, logDestination: out });
+    try {
+      const created = await api(svc.url, 'POST', '/v1/turns', { input: 'plan', tools: ['todo'], approvals: { todo: 'always' } });
+      const id = created.body.id as string;
+      await expect.poll(async () => (await api(svc.url, 'GET', `/v1/turns/${id}`)).body.status).toBe('waiting');
+      expect((await api(svc.url, 'POST', `/v1/turns/${id}/approvals`, { call_id: 'call_a', decision: 'approve' })).status).toBe(200);
+      await expect.poll(async () => (await api(svc.url, 'GET', `/v1/turns/${id}`)).body.status).toBe('completed');
+      const lines = out.json().filter((l) => l.turn_id === id && (l.msg === 'turn started' || l.msg === 'turn resumed')).map((l) => l.msg);
+      expect(lines).toEqual(['turn started', 'turn resumed']);
     } finally {
       await svc.close();
       await model.close();
