@@ -30,7 +30,15 @@ export const attachmentRoutes: RoutePlugin = async (app, { services }) => {
     if (!(await services.turns.get(id))) throw notFound('turn', id);
     const store = services.registry.attachments;
     const a = store ? await store.get(id, attachment_id) : undefined;
-    if (!store || !a) throw new HttpError(404, 'attachment_not_found', `turn ${id} has no attachment ${attachment_id}`, { turn_id: id, attachment_id });
+    if (!store || !a) {
+      // No route lists a turn's attachments: each is announced by a presentation event of the turn.
+      throw new HttpError(404, 'attachment_not_found', `turn ${id} has no attachment ${attachment_id}: check the id; the turn's presentation events (GET /v1/turns/${id}/events) carry the URL of each attachment it made`, {
+        resource: 'attachment',
+        id: attachment_id,
+        turn_id: id,
+        attachment_id,
+      });
+    }
     return reply
       .header('content-type', a.mime_type)
       .header('content-length', String(a.size))

@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { MAX_TITLE_CHARS, SLUG_PATTERN, type BrainStore } from '../src/brain/brain-store.js';
-import { HttpError } from '../src/http/errors.js';
+import { HttpError, notFoundHint } from '../src/http/errors.js';
 import { AgentId } from './turn-schemas.js';
 import { queryInt } from '../src/http/query-int.js';
 import { BrainCursor, encodeBrainCursor } from './brain-cursor.js';
@@ -35,8 +35,10 @@ export const brainRoutes: RoutePlugin = async (app, { services }) => {
     if (!b) throw new HttpError(503, 'brain_unavailable', 'the brain store is not configured on this server');
     return b;
   };
-  const pageNotFound = (agentId: string, slug: string) =>
-    new HttpError(404, 'page_not_found', `agent ${agentId} has no brain page ${JSON.stringify(slug)}`, { agent_id: agentId, slug });
+  const pageNotFound = (agentId: string, slug: string) => {
+    const { hint, details } = notFoundHint('brain_page', slug, `/v1/agents/${encodeURIComponent(agentId)}/brain/pages`, 'pages', 'slug');
+    return new HttpError(404, 'page_not_found', `agent ${agentId} has no brain page ${JSON.stringify(slug)}: ${hint}`, { ...details, agent_id: agentId, slug });
+  };
 
   app.put('/v1/agents/:agent_id/brain/pages/:slug', async (request, reply) => {
     const { agent_id, slug } = PageParams.parse(request.params);

@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError } from '../src/http/errors.js';
+import { scheduleNotFound } from '../src/schedules/errors.js';
 import { clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import { requireModel } from '../src/model/require-model.js';
 import { turnEventsLink } from '../src/http/stream-token.js';
@@ -46,7 +47,7 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
   };
   const found = async (id: string): Promise<Schedule> => {
     const s = await schedules().get(id);
-    if (!s) throw new HttpError(404, 'schedule_not_found', `no schedule with id ${JSON.stringify(id)}`, { id });
+    if (!s) throw scheduleNotFound(id);
     return s;
   };
 

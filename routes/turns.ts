@@ -15,7 +15,8 @@
  * Every turn returned (wait=true, list, get, cancel) carries `links` (self, events, cancel).
  * - GET /v1/turns/{id}/events — resumable SSE (src/http/sse-stream.ts); an `Accept` without
  *   `text/event-stream` (say `application/json` alone) → 406 `not_acceptable`.
- * - POST /v1/turns/{id}/cancel — no body or `{}` (any field → 400); abort; a finished turn is returned unchanged; an active workflow
+ * - POST /v1/turns/{id}/cancel — no body or `{}` (any field → 400); abort; returns the turn as GET does (with
+ *   `pending_approvals`); a finished turn is returned unchanged; an active workflow
  *   task or background job turn → 409 `turn_owned` (stop the job / cancel the workflow instead).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -223,7 +224,8 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     if (owned) throw owned;
     const turn = await turns.cancel(id);
     if (!turn) throw notFound('turn', id);
-    return withTurnLinks(turn, services.streamTokens);
+    // The same shape as GET /v1/turns/{id}: a cancelled turn has no pending approvals left.
+    return { ...withTurnLinks(turn, services.streamTokens), pending_approvals: await services.approvals.pending(id, isFinished(turn)) };
   });
 };
 

@@ -61,6 +61,28 @@ export function unauthorizedDetails(header: string): { reason: 'missing_token' |
   return { reason, expected: 'Authorization: Bearer <token>' };
 }
 
+/** Query parameter names (lower case) a client may put a bearer token in by mistake (stream tokens, `stream_token`, are another mechanism). */
+const TOKEN_PARAMS = new Set(['access_token', 'auth_token', 'token', 'api_key', 'apikey', 'key', 'bearer', 'authorization']);
+
+/**
+ * The name (as sent) of the first query parameter of request target `url` that looks like a
+ * bearer token put in the URL (`access_token`, `token`, `api_key`, `key`, …; any case), or
+ * undefined. Only the name: the value is never read back to the client.
+ */
+export function tokenQueryParameter(url: string): string | undefined {
+  const q = url.indexOf('?');
+  if (q === -1) return undefined;
+  for (const name of new URLSearchParams(url.slice(q + 1)).keys()) if (TOKEN_PARAMS.has(name.toLowerCase())) return name;
+  return undefined;
+}
+
+/**
+ * Install the bearer check (a no-op without tokens): a request to a route that is not open, with
+ * no valid `Authorization: Bearer` and no other credential `extraCheck` accepts, gets 401
+ * `unauthorized` with `WWW-Authenticate: Bearer`. Without an Authorization header but with a
+ * token-like query parameter ({@link tokenQueryParameter}) the message says tokens in the URL are
+ * not accepted (details `{reason: "token_in_url", parameter, expected}`).
+ */
 export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
   if (opts.tokens.length === 0) return;
   app.addHook('onRequest', async (request, reply) => {
@@ -70,9 +92,11 @@ export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
     const m = /^Bearer\s+(.+)$/i.exec(header);
     if (m && tokenMatches(m[1].trim(), opts.tokens)) return;
     if (opts.extraCheck?.(request)) return;
-    return reply
-      .code(401)
-      .header('WWW-Authenticate', 'Bearer')
-      .send(envelope('unauthorized', unauthorizedMessage(header), unauthorizedDetails(header)));
+    const parameter = request.headers.authorization === undefined ? tokenQueryParameter(request.url) : undefined;
+    const expected = 'Authorization: Bearer <token>';
+    const body = parameter
+      ? envelope('unauthorized', `tokens in the URL are not accepted (query parameter ${parameter}): send ${expected} instead`, { reason: 'token_in_url', parameter, expected })
+      : envelope('unauthorized', unauthorizedMessage(header), unauthorizedDetails(header));
+    return reply.code(401).header('WWW-Authenticate', 'Bearer').send(body);
   });
 }

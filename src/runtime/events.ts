@@ -193,10 +193,26 @@ export const TurnCompletedEvent = z.object({
   usage: usage.nullable(),
 });
 
+/**
+ * The description of a failed turn's `error.code` (the `turn.failed` event's and the turn's), in
+ * openapi.yaml: the codes a turn can fail with — answerless endings (src/runtime/policies), model
+ * errors (src/model/model-error.ts and the adapters) and the service's own (src/turns). Not an
+ * enum: providers add codes.
+ */
+export const TURN_ERROR_CODE_DESCRIPTION =
+  'Why the turn failed; not a closed list (providers add codes). ' +
+  'Ended without answer text (README "Turn endings"): `max_output_tokens`, `empty_response`, `max_steps`, `content_filter` or another incomplete reason. ' +
+  'The model request failed: the provider\'s own code, e.g. `rate_limit_exceeded`, `insufficient_quota`, `context_length_exceeded`, `server_error`, or — the model endpoint refused this service\'s configuration (HTTP 401, 403, 404): fix OPENAI_API_KEY, MODEL or OPENAI_BASE_URL — `invalid_api_key`, `model_not_found`, `unknown_url`, `authentication_error`, `permission_error`, `DeploymentNotFound`, …; ' +
+  '`http_<status>` (an HTTP error without a code, e.g. `http_503`); `connection_error` (OPENAI_BASE_URL could not be reached; the message names it and the cause, e.g. ECONNREFUSED); ' +
+  '`model_timeout` (no event for MODEL_IDLE_TIMEOUT_MS, retries spent); `stream_interrupted` (the stream broke or ended before the response completed); ' +
+  '`not_event_stream` (a 2xx answer that is not `text/event-stream`: OPENAI_BASE_URL points at something else); `response_failed` (a failed response without a code); `model_error`. ' +
+  'The service: `internal_error` (an unexpected failure; the message says which), `resume_failed` (the checkpoint of a turn cut by a restart cannot be read), ' +
+  '`crash_loop` (the same step was cut by TURN_MAX_CRASHES crashes), `binding_unavailable` (the workflow task of this turn no longer accepts it), `invalid_tool_set` (two of the turn\'s tools share a name, or a tool\'s schema cannot be compiled).';
+
 export const TurnFailedEvent = z.object({
   type: z.literal('turn.failed'),
   error: z.object({
-    code: z.string().describe('e.g. `interrupted`, `max_output_tokens` / `empty_response` / `max_steps` (no answer text; README "Turn endings"), a provider error code, `internal_error`.'),
+    code: z.string().describe(TURN_ERROR_CODE_DESCRIPTION),
     message: z.string(),
   }),
 });

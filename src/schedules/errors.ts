@@ -3,6 +3,7 @@
  * REST layer answers with, and optional `details`. Tools show `message` to the model as `Error: …`.
  */
 import { DomainError } from '../errors.js';
+import { notFoundHint } from '../http/errors.js';
 
 /** Stable error codes (documented in openapi.yaml under ScheduleErrorCode). */
 export type ScheduleErrorCode =
@@ -46,4 +47,13 @@ export class ScheduleError extends DomainError {
 
 export function isScheduleError(err: unknown): err is ScheduleError {
   return err instanceof ScheduleError;
+}
+
+/**
+ * 404 `schedule_not_found` for an unknown schedule id: `no schedule with id "x": check the id;
+ * GET /v1/schedules lists the schedules there are`, details `{resource: "schedule", id, list}`.
+ */
+export function scheduleNotFound(id: string): ScheduleError {
+  const { hint, details } = notFoundHint('schedule', id, '/v1/schedules', 'schedules');
+  return new ScheduleError('schedule_not_found', `no schedule with id ${JSON.stringify(id)}: ${hint}`, details);
 }

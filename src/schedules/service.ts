@@ -19,7 +19,7 @@ import { idempotencyKeyReused } from '../errors.js';
 import { uuidv7 } from 'uuidv7';
 import { familySet, requestHash, sameRequest } from '../turns/turn-input.js';
 import type { Clock } from './clock.js';
-import { ScheduleError } from './errors.js';
+import { ScheduleError, scheduleNotFound } from './errors.js';
 import { toSchedule, toScheduleRun, type ScheduleStore, type StoredSchedule } from './store.js';
 import type {
   CreateScheduleInput,
@@ -97,7 +97,7 @@ export function createScheduleService(deps: ScheduleServiceDeps): ScheduleServic
   const { store, clock, config } = deps;
   const rules = () => ({ now: clock.now(), minIntervalS: config.SCHEDULE_MIN_INTERVAL_S });
 
-  const notFound = (id: string) => new ScheduleError('schedule_not_found', `no schedule with id ${JSON.stringify(id)}`, { id });
+  const notFound = (id: string) => scheduleNotFound(id);
 
   async function mustGet(id: string): Promise<StoredSchedule> {
     const s = await store.get(id);

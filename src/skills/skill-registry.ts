@@ -20,7 +20,7 @@
  */
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { HttpError } from '../http/errors.js';
+import { HttpError, notFoundHint } from '../http/errors.js';
 import type { Database } from '../store/database.js';
 import { SkillArchiveError, type ArchiveEntry } from './archive-entries.js';
 import type { SkillCatalog, SkillVersion } from './skill-catalog.js';
@@ -315,5 +315,12 @@ export class SkillRegistry {
   }
 }
 
-export const skillNotFound = (name: string) => new HttpError(404, 'skill_not_found', `skill ${name} is not installed`, { name });
+/**
+ * 404 `skill_not_found`: `skill x is not installed: check the name; GET /v1/skills lists the skills
+ * there are`, details `{resource: "skill", id, list, name}` (`id` and `name` both the name).
+ */
+export const skillNotFound = (name: string) => {
+  const { hint, details } = notFoundHint('skill', name, '/v1/skills', 'skills', 'name');
+  return new HttpError(404, 'skill_not_found', `skill ${name} is not installed: ${hint}`, { ...details, name });
+};
 const builtin = (name: string) => new HttpError(409, 'skill_builtin', `skill ${name} is a built-in from SKILLS_DIR and cannot be replaced or deleted over the API`, { name });

@@ -3,7 +3,8 @@
  * clients' HTTP stack (src/model/model-fetch.ts); any HTTP
  * answer (also 401 or 404) means reachable, a connection failure or a timeout means not. The
  * result is cached for `ttlMs` (concurrent checks share one request), so readiness polling never
- * floods the provider.
+ * floods the provider. The reason of an unreachable endpoint names it and the cause, and says what
+ * to check (OPENAI_BASE_URL, whether the model server runs).
  */
 import { connectionCause } from '../model/model-error.js';
 import { discardBody, modelFetch } from '../model/model-fetch.js';
@@ -28,7 +29,7 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
     } catch (err) {
       const e = err as Error;
       const cause = e.name === 'TimeoutError' ? `no answer within ${timeout} ms` : (connectionCause(err) ?? e.message);
-      return { reachable: false, reason: `cannot reach the model endpoint ${baseURL} (${cause})` };
+      return { reachable: false, reason: `cannot reach the model endpoint ${baseURL} (${cause}): check OPENAI_BASE_URL and that the model server is running and reachable from this host` };
     }
   };
   return {

@@ -365,6 +365,12 @@ describe('decisions', () => {
     expect(c.status).toBe(200);
     const t = await turnWhen(harness, id, (x) => x.status === 'cancelled');
     expect(t.pending_approvals).toEqual([]);
+    // The cancel answer is the turn as GET returns it, pending_approvals included (none once cancelled).
+    expect(Object.keys(c.body).sort()).toEqual(Object.keys(t).sort());
+    expect([c.body.status, c.body.pending_approvals]).toEqual(['cancelled', []]);
+    expect(validateResponse('/v1/turns/{id}/cancel', 'post', 200, c.body)).toEqual([]);
+    const again = await api(harness.svc.url, 'POST', `/v1/turns/${id}/cancel`);
+    expect(again.body).toEqual(t);
     const all = (await readSse(`${harness.svc.url}/v1/turns/${id}/events`)).events;
     expect(all.at(-1)!.json).toMatchObject({ type: 'turn.cancelled', calls: [{ call_id: 'call_c1', state: 'not_started' }, { call_id: 'call_c2', state: 'not_started' }] });
     const late = await decide(harness, id, { call_id: 'call_c1', decision: 'approve' });

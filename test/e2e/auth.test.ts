@@ -66,6 +66,28 @@ describe('with AUTH_TOKENS set', () => {
     expect(JSON.stringify(bare.body)).not.toContain('tok-alpha');
   });
 
+  it('refuses a token in the URL, saying to send it in the Authorization header instead (never echoing it)', async () => {
+    for (const [query, parameter] of [['access_token=tok-alpha-1234567890', 'access_token'], ['limit=1&TOKEN=tok-alpha-1234567890', 'TOKEN'], ['api_key=tok-beta-4567890123', 'api_key'], ['key=x', 'key']]) {
+      const r = await api(svc.url, 'GET', `/v1/turns?${query}`);
+      expect(r.status, query).toBe(401);
+      expect(r.headers.get('www-authenticate')).toBe('Bearer');
+      expect(r.body.error).toEqual({
+        code: 'unauthorized',
+        message: `tokens in the URL are not accepted (query parameter ${parameter}): send Authorization: Bearer <token> instead`,
+        details: { reason: 'token_in_url', parameter, expected: 'Authorization: Bearer <token>' },
+      });
+      expect(JSON.stringify(r.body)).not.toMatch(/tok-(alpha|beta)/);
+      expect(validateResponse('/v1/turns', 'get', 401, r.body)).toEqual([]);
+    }
+    // With an Authorization header, that header is what the message is about.
+    const wrong = await api(svc.url, 'GET', '/v1/turns?access_token=tok-alpha-1234567890', undefined, { authorization: 'Bearer not-a-token-0000000' });
+    expect(wrong.body.error.details.reason).toBe('invalid_token');
+    // Other parameters (and a stream token outside the routes that take one) are no token in the URL.
+    for (const query of ['limit=1', 'stream_token=abc', 'monkey=1']) {
+      expect((await api(svc.url, 'GET', `/v1/turns?${query}`)).body.error.details.reason, query).toBe('missing_token');
+    }
+  });
+
   it('keeps the API reference (/docs, /openapi.yaml) behind the token too', async () => {
     for (const p of ['/docs', '/openapi.yaml']) {
       const none = await fetch(`${svc.url}${p}`);

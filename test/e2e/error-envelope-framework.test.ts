@@ -126,6 +126,15 @@ describe('errors raised by Fastify or Node carry the envelope', () => {
     expect([old.status, old.body]).toEqual([200, { status: 'ok' }]);
   });
 
+  it('an HTTP/1.1 request with an empty Host → 400 missing_host saying the header is empty (not 421 for a host named "")', async () => {
+    for (const host of ['Host:', 'Host: ', 'Host: \t']) {
+      const r = await raw(`GET /v1/turns HTTP/1.1\r\n${host}\r\nConnection: close\r\n\r\n`);
+      expectEnvelope(r, 400, 'missing_host', ['/v1/turns', 'get']);
+      expect(parse(r).body.error.message).toMatch(/^the Host header is empty, .*send `Host: /);
+      expect(parse(r).body.error.details).toEqual({ header: 'host', http_version: '1.1' });
+    }
+  });
+
   it('a Content-Length that disagrees with the body sent → 400 with the envelope', async () => {
     const r = await raw(`POST /v1/turns HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`);
     expectEnvelope(r, 400, 'malformed_request');

@@ -3,11 +3,13 @@
  * SSE event schemas equal the ones derived from the zod event schemas, and real responses —
  * JSON bodies, errors and every streamed event — validate against the spec.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { registeredRoutes } from '../../src/app.js';
 import { TOOL_FAMILIES } from '../../src/config.js';
 import { eventComponentName, turnEventComponents } from '../../src/http/event-schemas.js';
-import { TurnEvent } from '../../src/runtime/events.js';
+import { TURN_ERROR_CODE_DESCRIPTION, TurnEvent } from '../../src/runtime/events.js';
 import { CreateTurnBody, PreviewToolsBody } from '../../routes/turn-schemas.js';
 import { message, functionCall } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from './support/service.js';
@@ -75,6 +77,28 @@ describe('openapi.yaml', () => {
     expect(spec.components.schemas.TurnSseItem.properties.event.enum).toEqual(types);
     expect(Object.keys(spec.components.schemas.TurnEvent.discriminator.mapping)).toEqual(types);
     expect(spec.components.schemas.TurnEvent.oneOf.map((r: { $ref: string }) => r.$ref.split('/').pop())).toEqual(types.map(eventComponentName));
+  });
+
+  it('describes every error code a turn can fail with, the same on the turn and on turn.failed', () => {
+    const turnError = spec.components.schemas.Turn.properties.error.oneOf.find((o: { type: string }) => o.type === 'object');
+    expect(turnError.properties.code.description).toBe(TURN_ERROR_CODE_DESCRIPTION);
+    expect(spec.components.schemas.TurnFailedEvent.properties.error.properties.code.description).toBe(TURN_ERROR_CODE_DESCRIPTION);
+    // The codes the source fails a turn with: model errors, and the failures the loop and the turn runner write.
+    const codes = new Set<string>();
+    for (const dir of ['src/model', 'src/runtime', 'src/runtime/policies', 'src/turns']) {
+      for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
+        const text = readFileSync(path.join(dir, f), 'utf8');
+        for (const re of [/new ModelError\(\s*'([a-z_]+)'/g, /error: \{ code: '([a-z_]+)'/g, /fail\(\{ code: '([a-z_]+)'/g, /error \?\? \{ code: '([a-z_]+)'/g]) {
+          for (const m of text.matchAll(re)) codes.add(m[1]);
+        }
+      }
+    }
+    // `failed`: the fallback when a failed result carries no error, which no path produces.
+    codes.delete('failed');
+    for (const code of ['connection_error', 'stream_interrupted', 'model_timeout', 'not_event_stream', 'internal_error', 'resume_failed', 'crash_loop']) expect(codes).toContain(code);
+    const undocumented = [...codes].filter((c) => !TURN_ERROR_CODE_DESCRIPTION.includes(`\`${c}\``));
+    expect(undocumented).toEqual([]);
+    for (const code of ['max_output_tokens', 'empty_response', 'max_steps', 'http_<status>', 'invalid_api_key', 'model_not_found']) expect(TURN_ERROR_CODE_DESCRIPTION).toContain(`\`${code}\``);
   });
 });
 

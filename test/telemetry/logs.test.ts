@@ -177,7 +177,7 @@ describe('a model endpoint that refuses connections', () => {
       const ready = await api(svc.url, 'GET', '/readyz');
       expect(ready.status).toBe(503);
       expect(ready.body.error.code).toBe('not_ready');
-      expect(ready.body.error.message).toBe(`cannot reach the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:${port})`);
+      expect(ready.body.error.message).toBe(`cannot reach the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:${port}): check OPENAI_BASE_URL and that the model server is running and reachable from this host`);
       expect(ready.body.error.details.checks).toMatchObject({ database: 'ok', model: 'unreachable' });
     } finally {
       await svc.close();
@@ -245,7 +245,7 @@ describe('a model endpoint on port 1 (a "bad port" that browsers\' fetch refuses
       expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:1)`);
       // /readyz probes on the same HTTP stack, so it says the same.
       const ready = await api(svc.url, 'GET', '/readyz');
-      expect(ready.body.error.message).toBe(`cannot reach the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:1)`);
+      expect(ready.body.error.message).toBe(`cannot reach the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:1): check OPENAI_BASE_URL and that the model server is running and reachable from this host`);
     } finally {
       await svc.close();
     }

@@ -58,7 +58,7 @@ describe('the model probe', () => {
   it('is unreachable with the cause when nothing listens', async () => {
     const base = `http://127.0.0.1:${await freePort()}/v1`;
     const r = await createModelProbe(base, { ttlMs: 0 }).check();
-    expect(r).toEqual({ reachable: false, reason: expect.stringMatching(/^cannot reach the model endpoint .* \(ECONNREFUSED 127\.0\.0\.1:\d+\)$/) });
+    expect(r).toEqual({ reachable: false, reason: expect.stringMatching(/^cannot reach the model endpoint .* \(ECONNREFUSED 127\.0\.0\.1:\d+\): check OPENAI_BASE_URL and that the model server is running/) });
   });
 });
 
