@@ -9,8 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
 import { api } from '../support/service.js';
-import type { SseEvent } from '../support/sse-client.js';
-import { crashRig, pairing, slowSearchServer, waitUntil, type CrashRig } from './harness.js';
+import { crashRig, pairing, slowSearchServer, waitUntil, expectSeamlessStream } from './harness.js';
 
 let model: ScriptedResponsesServer;
 beforeAll(async () => {
@@ -21,21 +20,6 @@ afterAll(async () => {
 });
 
 const CANCEL_OUTPUT = 'Error: the turn was cancelled while this tool call was running';
-
-/**
- * The turn's whole stream, checked to be one coherent log: ids 1..n, one `turn.resumed`, ending
- * `turn.completed`, and the events after `before` (read before the stop) continuing it.
- */
-async function coherentStream(rig: CrashRig, id: string, before: SseEvent[]): Promise<SseEvent[]> {
-  const lastSeen = Number(before.at(-1)!.id);
-  const after = await rig.events(id, { after: lastSeen });
-  const all = await rig.events(id);
-  expect(after.map((e) => Number(e.id))).toEqual(after.map((_, i) => lastSeen + i + 1));
-  expect(all.map((e) => Number(e.id))).toEqual(all.map((_, i) => i + 1));
-  expect(all.filter((e) => e.event === 'turn.resumed')).toHaveLength(1);
-  expect(all.at(-1)!.event).toBe('turn.completed');
-  return all;
-}
 
 describe('a turn stopped with SIGTERM during a tool call resumes on restart as after a crash', () => {
   it('a read-only call runs again and the model gets its real output, not a cancel error', async () => {
@@ -60,7 +44,7 @@ describe('a turn stopped with SIGTERM during a tool call resumes on restart as a
       const output = input.find((i: any) => i.type === 'function_call_output').output as string;
       expect(output).toContain('found it');
       expect(output).not.toContain('cancelled');
-      const all = await coherentStream(rig, id, before);
+      const all = await expectSeamlessStream(rig, id, before);
       const completed = all.filter((e) => e.event === 'tool.completed');
       expect(completed.map((e) => e.json.call_id)).toEqual(['call_search']);
       expect(completed[0].json).toMatchObject({ is_error: false });
@@ -90,7 +74,7 @@ describe('a turn stopped with SIGTERM during a tool call resumes on restart as a
       const input = requests[1].body.input;
       const expected = 'Error: interrupted by a service restart while command was running; it may or may not have taken effect — check before retrying.';
       expect(input.filter((i: any) => i.type === 'function_call_output')).toEqual([{ type: 'function_call_output', call_id: 'call_cmd', output: expected }]);
-      const all = await coherentStream(rig, id, before);
+      const all = await expectSeamlessStream(rig, id, before);
       const completed = all.filter((e) => e.event === 'tool.completed');
       expect(completed).toHaveLength(1);
       expect(completed[0].json).toMatchObject({ call_id: 'call_cmd', status: 'interrupted', is_error: true, output: expected });

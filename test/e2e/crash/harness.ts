@@ -10,6 +10,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { expect } from 'vitest';
 import { api } from '../support/service.js';
 import { freePort, spawnService, waitHealthy, type Child } from '../support/child.js';
 import { readSse, type SseEvent } from '../support/sse-client.js';
@@ -146,4 +147,22 @@ export async function waitUntil(fn: () => boolean | Promise<boolean>, ms = 120_0
     if (Date.now() > end) throw new Error('waitUntil timed out');
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/**
+ * The turn's whole stream after a restart, checked to be one seamless log: the events read before
+ * the kill or stop (`before`) followed by those read again from `Last-Event-ID` are every stored
+ * event once, in order (ids 1..n), with one `turn.resumed`, ending `turn.completed`.
+ * @returns every event of the turn.
+ */
+export async function expectSeamlessStream(rig: CrashRig, id: string, before: SseEvent[]): Promise<SseEvent[]> {
+  const lastSeen = Number(before.at(-1)!.id);
+  const after = await rig.events(id, { after: lastSeen });
+  const all = await rig.events(id);
+  expect(after.map((e) => Number(e.id))).toEqual(after.map((_, i) => lastSeen + i + 1));
+  expect([...before.map((e) => e.id), ...after.map((e) => e.id)].slice(0, all.length)).toEqual(all.map((e) => e.id));
+  expect(all.map((e) => Number(e.id))).toEqual(all.map((_, i) => i + 1));
+  expect(all.filter((e) => e.event === 'turn.resumed')).toHaveLength(1);
+  expect(all.at(-1)!.event).toBe('turn.completed');
+  return all;
 }

@@ -10,8 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
-import type { SseEvent } from '../support/sse-client.js';
-import { crashRig, pairing, slowSearchServer, waitUntil, type CrashRig } from './harness.js';
+import { crashRig, pairing, slowSearchServer, waitUntil, expectSeamlessStream } from './harness.js';
 
 let model: ScriptedResponsesServer;
 beforeAll(async () => {
@@ -22,19 +21,6 @@ afterAll(async () => {
 });
 
 const slowText = (text: string) => ({ output: [message(text, { chunks: text.split(' ').map((w) => `${w} `) })], delayMs: 250 });
-
-/** Events before the kill + events after reconnecting with Last-Event-ID = every stored event once, in order. */
-async function expectSeamlessStream(rig: CrashRig, id: string, before: SseEvent[]): Promise<SseEvent[]> {
-  const lastSeen = Number(before.at(-1)!.id);
-  const after = await rig.events(id, { after: lastSeen });
-  const all = await rig.events(id);
-  expect(after.map((e) => Number(e.id))).toEqual(after.map((_, i) => lastSeen + i + 1));
-  expect([...before.map((e) => e.id), ...after.map((e) => e.id)].slice(0, all.length)).toEqual(all.map((e) => e.id));
-  expect(all.map((e) => Number(e.id))).toEqual(all.map((_, i) => i + 1));
-  expect(all.filter((e) => e.event === 'turn.resumed')).toHaveLength(1);
-  expect(all.at(-1)!.event).toBe('turn.completed');
-  return all;
-}
 
 describe('a turn killed with SIGKILL resumes on restart', () => {
   it('during a model stream: the cut response is requested again, the stream continues without a gap', async () => {
