@@ -64,16 +64,20 @@ export function connectionCause(err: unknown): string | undefined {
   return undefined;
 }
 
+/** What to do about a `connection_error` (as /readyz says it: src/telemetry/model-probe.ts). */
+export const CONNECTION_HINT = 'check OPENAI_BASE_URL and that the model server is running and reachable from this host';
+
 /**
  * The `connection_error` for a request that could not reach the model: names the endpoint (when
- * known) and the cause, e.g. `could not connect to the model endpoint http://127.0.0.1:4999/v1
- * (ECONNREFUSED 127.0.0.1:4999)`.
+ * known) and the cause, then what to check, e.g. `could not connect to the model endpoint
+ * http://127.0.0.1:4999/v1 (ECONNREFUSED 127.0.0.1:4999): check OPENAI_BASE_URL and that the model
+ * server is running and reachable from this host`.
  */
 export function connectionError(err: unknown, baseURL?: string): ModelError {
   const cause = connectionCause(err);
   const where = baseURL ? `the model endpoint ${baseURL}` : 'the model provider';
   const fallback = (err as Error)?.message;
-  return new ModelError('connection_error', `could not connect to ${where}${cause ? ` (${cause})` : fallback ? `: ${fallback}` : ''}`);
+  return new ModelError('connection_error', `could not connect to ${where}${cause ? ` (${cause})` : fallback ? ` (${fallback})` : ''}: ${CONNECTION_HINT}`);
 }
 
 /**

@@ -22,11 +22,11 @@ describe('connectionCause: the system-level reason of a failed model connection'
   it('names the innermost message when no error of the chain has a code (a WHATWG fetch refusing port 1 says "bad port")', () => {
     const err = new Error('Connection error.', { cause: new TypeError('fetch failed', { cause: new Error('bad port') }) });
     expect(connectionCause(err)).toBe('bad port');
-    expect(connectionError(err, 'http://127.0.0.1:1/v1').message).toBe('could not connect to the model endpoint http://127.0.0.1:1/v1 (bad port)');
+    expect(connectionError(err, 'http://127.0.0.1:1/v1').message).toBe('could not connect to the model endpoint http://127.0.0.1:1/v1 (bad port): check OPENAI_BASE_URL and that the model server is running and reachable from this host');
   });
 
   it('is undefined for an error without a cause', () => {
     expect(connectionCause(new Error('Connection error.'))).toBeUndefined();
-    expect(connectionError(new Error('Connection error.')).message).toBe('could not connect to the model provider: Connection error.');
+    expect(connectionError(new Error('Connection error.')).message).toBe('could not connect to the model provider (Connection error.): check OPENAI_BASE_URL and that the model server is running and reachable from this host');
   });
 });

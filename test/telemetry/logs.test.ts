@@ -167,7 +167,7 @@ describe('a model endpoint that refuses connections', () => {
       expect(turn.body.status).toBe('failed');
       expect(turn.body.error.code).toBe('connection_error');
       expect(turn.body.usage).toEqual({ input_tokens: 0, output_tokens: 0 }); // nothing reached the model: nothing spent
-      expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:${port})`);
+      expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:${port}): check OPENAI_BASE_URL and that the model server is running and reachable from this host`);
       const logged = out.json().filter((l) => l.level === 'error' && String(l.msg).includes(`ECONNREFUSED 127.0.0.1:${port}`));
       expect(logged.length).toBeGreaterThanOrEqual(1);
       expect(logged[0].msg).toContain(baseURL);
@@ -194,7 +194,7 @@ describe('a model endpoint that closes every connection before answering', () =>
     try {
       const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
       expect(turn.body).toMatchObject({ status: 'failed', error: { code: 'connection_error' } });
-      expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (UND_ERR_SOCKET: other side closed)`);
+      expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (UND_ERR_SOCKET: other side closed): check OPENAI_BASE_URL and that the model server is running and reachable from this host`);
     } finally {
       await svc.close();
       await new Promise((r) => server.close(r));
@@ -242,7 +242,7 @@ describe('a model endpoint on port 1 (a "bad port" that browsers\' fetch refuses
     try {
       const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
       expect(turn.body.error.code).toBe('connection_error');
-      expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:1)`);
+      expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:1): check OPENAI_BASE_URL and that the model server is running and reachable from this host`);
       // /readyz probes on the same HTTP stack, so it says the same.
       const ready = await api(svc.url, 'GET', '/readyz');
       expect(ready.body.error.message).toBe(`cannot reach the model endpoint ${baseURL} (ECONNREFUSED 127.0.0.1:1): check OPENAI_BASE_URL and that the model server is running and reachable from this host`);
