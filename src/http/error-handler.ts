@@ -58,11 +58,11 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (err instanceof ZodError) {
       const issues = innermostIssues(err.issues);
       return reply.code(400).send(
-        envelope('invalid_request', issues.map(requestIssueLine).join('; '), issues.map((i) => ({
-          path: issuePath(i.path),
-          code: i.code,
-          message: i.message,
-        }))),
+        envelope('invalid_request', issues.map(requestIssueLine).join('; '), issues.map((i) => {
+          const path = issuePath(i.path);
+          // A detail's message leaves its path out (`must be …`), also where a schema wrote it in (`approvals must be …`).
+          return { path, code: i.code, message: path && i.message.startsWith(`${path} `) ? i.message.slice(path.length + 1) : i.message };
+        })),
       );
     }
     const fe = err as FastifyError;
