@@ -58,8 +58,7 @@ function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!/^[0-9a-f-]{36}$/.test(id)) {
-    const message = 'cursor is not one this service returned';
-    throw new ScheduleError('invalid_request', message, [{ path: 'cursor', code: 'invalid_format', message }]);
+    throw new ScheduleError('invalid_request', 'cursor is not one this service returned', [{ path: 'cursor', code: 'invalid_format', message: 'is not one this service returned' }]);
   }
   return id;
 }

@@ -4,12 +4,10 @@
  * runs again and the model gets its real output, any other call is not run again and is reported
  * interrupted — never as a cancel. A client's cancel during a call still ends it cancelled.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
 import { api } from '../support/service.js';
-import { crashRig, pairing, slowSearchServer, waitUntil, expectSeamlessStream } from './harness.js';
+import { crashRig, expectCutCommandReportedInterrupted, expectSeamlessStream, pairing, slowSearchServer, waitUntil } from './harness.js';
 
 let model: ScriptedResponsesServer;
 beforeAll(async () => {
@@ -56,33 +54,9 @@ describe('a turn stopped with SIGTERM during a tool call resumes on restart as a
   }, 400_000);
 
   it('a non-read-only command is not run again and is reported interrupted, as after a crash', async () => {
-    const rig = await crashRig(model.baseURL);
-    try {
-      await rig.start();
-      const first = model.requests.length;
-      model.push({ output: [functionCall('command', { command: 'echo x >> marker; sleep 5' }, { callId: 'call_cmd' })] });
-      const id = await rig.createTurn({ input: 'append to marker', tools: ['computer'], agent_id: 'graceful' });
-      const marker = path.join(rig.dataDir, 'agents', 'graceful', 'home', 'marker');
-      const before = await rig.events(id, { stopWhen: (e) => e.event === 'tool.started' });
-      await waitUntil(() => existsSync(marker) && readFileSync(marker, 'utf8') === 'x\n');
+    await expectCutCommandReportedInterrupted(model, 'graceful', async (rig) => {
       expect(await rig.stop()).toBe(0);
-      model.push({ output: [message('noted')] });
-      await rig.start();
-      expect(await rig.finished(id)).toMatchObject({ status: 'completed', output_text: 'noted' });
-      const requests = model.requests.slice(first);
-      expect(requests).toHaveLength(2);
-      const input = requests[1].body.input;
-      const expected = 'Error: interrupted by a service restart while command was running; it may or may not have taken effect — check before retrying.';
-      expect(input.filter((i: any) => i.type === 'function_call_output')).toEqual([{ type: 'function_call_output', call_id: 'call_cmd', output: expected }]);
-      const all = await expectSeamlessStream(rig, id, before);
-      const completed = all.filter((e) => e.event === 'tool.completed');
-      expect(completed).toHaveLength(1);
-      expect(completed[0].json).toMatchObject({ call_id: 'call_cmd', status: 'interrupted', is_error: true, output: expected });
-      await new Promise((r) => setTimeout(r, 500));
-      expect(readFileSync(marker, 'utf8')).toBe('x\n'); // not run again
-    } finally {
-      await rig.dispose();
-    }
+    });
   }, 400_000);
 });
 

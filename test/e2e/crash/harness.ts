@@ -5,12 +5,13 @@
  * scripted Responses server in the test process. Also: a slow SearXNG-format search server (a
  * read-only tool that takes long), an SSE reader, and direct reads of the SQLite file.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'vitest';
+import { functionCall, message, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
 import { api } from '../support/service.js';
 import { freePort, spawnService, waitHealthy, type Child } from '../support/child.js';
 import { readSse, type SseEvent } from '../support/sse-client.js';
@@ -165,4 +166,41 @@ export async function expectSeamlessStream(rig: CrashRig, id: string, before: Ss
   expect(all.filter((e) => e.event === 'turn.resumed')).toHaveLength(1);
   expect(all.at(-1)!.event).toBe('turn.completed');
   return all;
+}
+
+/**
+ * A non-read-only `command` (appending to a marker file, then sleeping) cut while it runs by
+ * `interrupt` (SIGKILL or SIGTERM of the service), then a start on the same DATA_DIR: checks the
+ * call is not run again (the marker holds one line), the model gets the "interrupted" output for
+ * it, exactly one `tool.completed` with `status: "interrupted"` is stored, and the stream is
+ * seamless. Starts and disposes of its own rig.
+ */
+export async function expectCutCommandReportedInterrupted(model: ScriptedResponsesServer, agent: string, interrupt: (rig: CrashRig) => Promise<void>): Promise<void> {
+  const rig = await crashRig(model.baseURL);
+  try {
+    await rig.start();
+    const first = model.requests.length;
+    model.push({ output: [functionCall('command', { command: 'echo x >> marker; sleep 5' }, { callId: 'call_cmd' })] });
+    const id = await rig.createTurn({ input: 'append to marker', tools: ['computer'], agent_id: agent });
+    const marker = path.join(rig.dataDir, 'agents', agent, 'home', 'marker');
+    const before = await rig.events(id, { stopWhen: (e) => e.event === 'tool.started' });
+    await waitUntil(() => existsSync(marker) && readFileSync(marker, 'utf8') === 'x\n');
+    await interrupt(rig);
+    model.push({ output: [message('noted')] });
+    await rig.start();
+    expect(await rig.finished(id)).toMatchObject({ status: 'completed', output_text: 'noted' });
+    const requests = model.requests.slice(first);
+    expect(requests).toHaveLength(2);
+    const expected = 'Error: interrupted by a service restart while command was running; it may or may not have taken effect — check before retrying.';
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies as sent
+    expect(requests[1].body.input.filter((i: any) => i.type === 'function_call_output')).toEqual([{ type: 'function_call_output', call_id: 'call_cmd', output: expected }]);
+    const all = await expectSeamlessStream(rig, id, before);
+    const completed = all.filter((e) => e.event === 'tool.completed');
+    expect(completed).toHaveLength(1);
+    expect(completed[0].json).toMatchObject({ call_id: 'call_cmd', status: 'interrupted', is_error: true, output: expected });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(readFileSync(marker, 'utf8')).toBe('x\n'); // not run again
+  } finally {
+    await rig.dispose();
+  }
 }

@@ -6,11 +6,11 @@
  * function_call_output; and an SSE client reconnecting with Last-Event-ID gets every event once,
  * in order. A continuation chain across a killed turn keeps the whole conversation.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
-import { crashRig, pairing, slowSearchServer, waitUntil, expectSeamlessStream } from './harness.js';
+import { crashRig, expectCutCommandReportedInterrupted, expectSeamlessStream, pairing, slowSearchServer, waitUntil } from './harness.js';
 
 let model: ScriptedResponsesServer;
 beforeAll(async () => {
@@ -71,34 +71,7 @@ describe('a turn killed with SIGKILL resumes on restart', () => {
   }, 400_000);
 
   it('during a non-read-only command: it is not run again and is reported interrupted', async () => {
-    const rig = await crashRig(model.baseURL);
-    try {
-      await rig.start();
-      const first = model.requests.length;
-      model.push({ output: [functionCall('command', { command: 'echo x >> marker; sleep 5' }, { callId: 'call_cmd' })] });
-      const id = await rig.createTurn({ input: 'append to marker', tools: ['computer'], agent_id: 'crash' });
-      const marker = path.join(rig.dataDir, 'agents', 'crash', 'home', 'marker');
-      const before = await rig.events(id, { stopWhen: (e) => e.event === 'tool.started' });
-      await waitUntil(() => existsSync(marker) && readFileSync(marker, 'utf8') === 'x\n');
-      await rig.kill();
-      model.push({ output: [message('noted')] });
-      await rig.start();
-      expect(await rig.finished(id)).toMatchObject({ status: 'completed', output_text: 'noted' });
-      const requests = model.requests.slice(first);
-      expect(requests).toHaveLength(2);
-      const input = requests[1].body.input;
-      expect(pairing(input)).toEqual({ calls: ['call_cmd'], outputs: ['call_cmd'] });
-      const expected = 'Error: interrupted by a service restart while command was running; it may or may not have taken effect — check before retrying.';
-      expect(input.find((i: any) => i.type === 'function_call_output')).toEqual({ type: 'function_call_output', call_id: 'call_cmd', output: expected });
-      const all = await expectSeamlessStream(rig, id, before);
-      const completed = all.filter((e) => e.event === 'tool.completed');
-      expect(completed).toHaveLength(1);
-      expect(completed[0].json).toMatchObject({ call_id: 'call_cmd', status: 'interrupted', is_error: true, output: expected });
-      await new Promise((r) => setTimeout(r, 500));
-      expect(readFileSync(marker, 'utf8')).toBe('x\n');
-    } finally {
-      await rig.dispose();
-    }
+    await expectCutCommandReportedInterrupted(model, 'crash', (rig) => rig.kill());
   }, 400_000);
 
   it('between rounds: the finished round is kept, its command is not repeated, the next request is made again', async () => {
