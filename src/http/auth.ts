@@ -32,6 +32,15 @@ export interface AuthOptions {
   extraCheck?: (request: FastifyRequest) => boolean;
 }
 
+/** Why an Authorization header value failed the bearer check (see {@link unauthorizedDetails}). */
+type UnauthorizedReason = 'missing_token' | 'invalid_token' | 'not_bearer';
+
+function unauthorizedReason(header: string): UnauthorizedReason {
+  const value = header.trim();
+  if (/^Bearer\s+\S/i.test(value)) return 'invalid_token';
+  return value === '' || /^Bearer$/i.test(value) ? 'missing_token' : 'not_bearer';
+}
+
 /**
  * The 401 message for a request whose bearer check failed: `invalid bearer token: …` for a Bearer
  * header with a token no entry matches (saying to send one of AUTH_TOKENS, and that METRICS_TOKEN
@@ -41,10 +50,10 @@ export interface AuthOptions {
  * header or with an empty Bearer, that it is missing.
  */
 export function unauthorizedMessage(header: string): string {
-  const value = header.trim();
-  if (/^Bearer\s+\S/i.test(value)) return 'invalid bearer token: it is none of the tokens in AUTH_TOKENS; send Authorization: Bearer <one of AUTH_TOKENS> (METRICS_TOKEN is accepted on GET /metrics only)';
-  if (value === '' || /^Bearer$/i.test(value)) return 'missing bearer token (Authorization: Bearer <token>)';
-  const scheme = /^([A-Za-z][A-Za-z-]{0,19})\s+\S/.exec(value)?.[1];
+  const reason = unauthorizedReason(header);
+  if (reason === 'invalid_token') return 'invalid bearer token: it is none of the tokens in AUTH_TOKENS; send Authorization: Bearer <one of AUTH_TOKENS> (METRICS_TOKEN is accepted on GET /metrics only)';
+  if (reason === 'missing_token') return 'missing bearer token (Authorization: Bearer <token>)';
+  const scheme = /^([A-Za-z][A-Za-z-]{0,19})\s+\S/.exec(header.trim())?.[1];
   const used = scheme ? `uses the ${scheme} scheme` : 'is not a bearer token';
   return `the Authorization header ${used}; this service takes only a bearer token: send Authorization: Bearer <token>`;
 }
@@ -55,10 +64,8 @@ export function unauthorizedMessage(header: string): string {
  * scheme, or a value that is no bearer token) — and `expected`, the header to send
  * (`Authorization: Bearer <token>`). Never echoes the header's value.
  */
-export function unauthorizedDetails(header: string): { reason: 'missing_token' | 'invalid_token' | 'not_bearer'; expected: string } {
-  const value = header.trim();
-  const reason = /^Bearer\s+\S/i.test(value) ? 'invalid_token' : value === '' || /^Bearer$/i.test(value) ? 'missing_token' : 'not_bearer';
-  return { reason, expected: 'Authorization: Bearer <token>' };
+export function unauthorizedDetails(header: string): { reason: UnauthorizedReason; expected: string } {
+  return { reason: unauthorizedReason(header), expected: 'Authorization: Bearer <token>' };
 }
 
 /** Query parameter names (lower case) a client may put a bearer token in by mistake (stream tokens, `stream_token`, are another mechanism). */
