@@ -149,9 +149,9 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
   /**
    * Set when this run could not store what it must (an event, a checkpoint, the finished record —
    * the database went away, a statement timed out, a disk filled): the run stores nothing more,
-   * stops (its signal aborted) and ends `detached`, so the turn resumes from its last checkpoint
-   * with `turn.resumed` once the store is back — as after a crash — instead of going on with
-   * events or checkpoints missing.
+   * stops (its signal aborted) and ends `stalled`, so the turn resumes from its last checkpoint
+   * with `turn.resumed` once the store is back (after the runner's pause) — as after a crash —
+   * instead of going on with events or checkpoints missing.
    * @param what what failed, for the log line.
    */
   let storeLost: unknown;
