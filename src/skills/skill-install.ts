@@ -58,7 +58,7 @@ export async function installArchive(skillsDir: string, name: string, body: Buff
  * reader sees the old or the new skill, never a mix. The staging folder is deleted on failure.
  * @throws SkillArchiveError when an entry cannot be written; file-system errors as they come.
  */
-export async function installEntries(skillsDir: string, name: string, entries: ArchiveEntry[]): Promise<void> {
+async function installEntries(skillsDir: string, name: string, entries: ArchiveEntry[]): Promise<void> {
   const staging = path.join(skillsDir, `.staging-${randomUUID()}`);
   const target = path.join(skillsDir, name);
   const old = path.join(skillsDir, `.old-${randomUUID()}`);

@@ -22,11 +22,11 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { HttpError, notFoundHint } from '../http/errors.js';
 import type { Database } from '../store/database.js';
-import { SkillArchiveError, type ArchiveEntry } from './archive-entries.js';
+import { SkillArchiveError } from './archive-entries.js';
 import type { SkillCatalog, SkillVersion } from './skill-catalog.js';
 import { SkillFormatError, SKILL_NAME } from './skill-format.js';
-import { checkArchiveSkill, readSkillFolder, type Skill } from './skill-folder.js';
-import { installEntries, readArchive, type ArchiveContentType } from './skill-install.js';
+import { readSkillFolder, type Skill } from './skill-folder.js';
+import { installArchive, type ArchiveContentType } from './skill-install.js';
 import { skillsDirError } from './startup-paths.js';
 
 /** The public view of a skill (GET /v1/skills). */
@@ -191,9 +191,7 @@ export class SkillRegistry {
         continue;
       }
       try {
-        const entries = await readArchive(stored.archive, stored.contentType);
-        checkArchiveSkill(name, entries);
-        await installEntries(this.o.installDir, name, entries);
+        await installArchive(this.o.installDir, name, stored.archive, stored.contentType);
         await this.setInstalled(name, stored);
       } catch (err) {
         if (!(err instanceof SkillArchiveError || err instanceof SkillFormatError)) throw err;
@@ -245,9 +243,7 @@ export class SkillRegistry {
       if (this.skills.get(name)?.source === 'builtin') throw builtin(name);
       const created = !this.skills.has(name);
       try {
-        const entries: ArchiveEntry[] = await readArchive(body, contentType);
-        checkArchiveSkill(name, entries);
-        await installEntries(this.o.installDir, name, entries);
+        await installArchive(this.o.installDir, name, body, contentType);
       } catch (err) {
         if (err instanceof SkillArchiveError) throw new HttpError(400, 'invalid_skill_archive', err.message, err.entry === undefined ? undefined : { entry: err.entry });
         if (err instanceof SkillFormatError) throw new HttpError(400, 'invalid_skill', err.message);
