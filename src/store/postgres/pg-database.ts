@@ -107,21 +107,50 @@ export function listenForErrorsAlways(pool: pg.Pool): void {
   pool.on('connect', (client) => client.on('error', () => undefined));
 }
 
+/**
+ * A `pg` pool of the service on `url`: at most `max` connections, `connectTimeoutMs` (default
+ * 5000) to get one, idle ones closed after 30 s, every statement bounded ({@link boundedStatements},
+ * `statementTimeoutMs` default {@link DEFAULT_STATEMENT_TIMEOUT_MS}), shown as `applicationName`
+ * in `pg_stat_activity`; an idle connection that fails is reported to `onError`, and a checked-out
+ * one that fails never crashes the process ({@link listenForErrorsAlways}). `extra` adds pool
+ * settings (e.g. type parsers).
+ */
+export function servicePool(o: {
+  url: string;
+  max: number;
+  applicationName: string;
+  connectTimeoutMs?: number;
+  statementTimeoutMs?: number;
+  onError?: (err: Error) => void;
+  extra?: pg.PoolConfig;
+}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: o.url,
+    max: o.max,
+    connectionTimeoutMillis: o.connectTimeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+    application_name: o.applicationName,
+    ...boundedStatements(o.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS),
+    ...o.extra,
+  });
+  pool.on('error', (err) => o.onError?.(err));
+  listenForErrorsAlways(pool);
+  return pool;
+}
+
 export class PgDatabase implements PgQueryable {
   readonly pool: pg.Pool;
 
   constructor(options: PgDatabaseOptions) {
-    this.pool = new pg.Pool({
-      connectionString: options.url,
+    this.pool = servicePool({
+      url: options.url,
       max: options.max,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-      idleTimeoutMillis: 30_000,
-      application_name: 'turn-service',
-      ...boundedStatements(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS),
-      types,
+      applicationName: 'turn-service',
+      ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+      ...(options.statementTimeoutMs !== undefined ? { statementTimeoutMs: options.statementTimeoutMs } : {}),
+      ...(options.onIdleError ? { onError: options.onIdleError } : {}),
+      extra: { types },
     });
-    this.pool.on('error', (err) => options.onIdleError?.(err));
-    listenForErrorsAlways(this.pool);
   }
 
   async query<R extends object = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<{ rows: R[]; rowCount: number }> {

@@ -19,7 +19,7 @@
 import pg from 'pg';
 import { HttpError } from '../../http/errors.js';
 import type { FollowUpLock } from '../../turns/turn-service.js';
-import { boundedStatements, DEFAULT_STATEMENT_TIMEOUT_MS, listenForErrorsAlways } from './pg-database.js';
+import { DEFAULT_STATEMENT_TIMEOUT_MS, servicePool } from './pg-database.js';
 import { DatabaseUnavailableError, isConnectionError } from './unavailable.js';
 
 export interface PgFollowUpLockOptions {
@@ -51,19 +51,17 @@ export class PgFollowUpLock implements FollowUpLock {
 
   constructor(private readonly options: PgFollowUpLockOptions) {
     this.waitMs = options.waitMs ?? 10_000;
-    this.pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.max ?? 2,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 5000,
-      idleTimeoutMillis: 30_000,
-      application_name: 'turn-service follow-up lock',
-      // The lock wait (lock_timeout = waitMs) must end with its own error, not the statement timeout.
-      ...boundedStatements(Math.max(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS, this.waitMs + 1000)),
-    });
-    this.pool.on('error', (err) => options.onError?.(err));
     // A lock connection sits checked out while the creation runs: a server restart then must not
     // crash the process (the lock goes with the connection; COMMIT fails and is reported).
-    listenForErrorsAlways(this.pool);
+    this.pool = servicePool({
+      url: options.url,
+      max: options.max ?? 2,
+      applicationName: 'turn-service follow-up lock',
+      ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+      // The lock wait (lock_timeout = waitMs) must end with its own error, not the statement timeout.
+      statementTimeoutMs: Math.max(options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS, this.waitMs + 1000),
+      onError: (err) => options.onError?.(err),
+    });
   }
 
   /**

@@ -16,8 +16,8 @@
  * reported to `onError` and the holder finishes (its work is already under way); the next
  * acquisition takes the lock again.
  */
-import pg from 'pg';
-import { boundedStatements, DEFAULT_STATEMENT_TIMEOUT_MS, listenForErrorsAlways } from './pg-database.js';
+import type pg from 'pg';
+import { servicePool } from './pg-database.js';
 import type { HomeLockMode, InstanceHomeLock } from '../../tools/computer/home-lock.js';
 import { DatabaseUnavailableError, isConnectionError } from './unavailable.js';
 
@@ -61,16 +61,13 @@ export class PgHomeLocks implements InstanceHomeLock {
    * Close it with {@link close}.
    */
   static withOwnPool(o: PgHomeLocksOptions & { url: string; max: number; statementTimeoutMs?: number }): PgHomeLocks {
-    const pool = new pg.Pool({
-      connectionString: o.url,
+    const pool = servicePool({
+      url: o.url,
       max: o.max,
-      connectionTimeoutMillis: 5000,
-      idleTimeoutMillis: 30_000,
-      application_name: 'turn-service home locks',
-      ...boundedStatements(o.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS),
+      applicationName: 'turn-service home locks',
+      ...(o.statementTimeoutMs !== undefined ? { statementTimeoutMs: o.statementTimeoutMs } : {}),
+      onError: (err) => o.onError?.(err),
     });
-    pool.on('error', (err) => o.onError?.(err));
-    listenForErrorsAlways(pool);
     return new PgHomeLocks(pool, o, true);
   }
 
