@@ -6,7 +6,7 @@
  * that body is a web ReadableStream fed from undici's Node stream, and the two stream machineries
  * plus fetch's own request/response objects cost more CPU than everything else of a request on a
  * fast model endpoint (`npm run bench:dispatcher`, README "Performance": the raw SDK loop takes
- * 0.82–0.84× the CPU a turn on this stack that it takes on Node's fetch). The SDK takes any body that
+ * about 0.8× the CPU a turn on this stack that it takes on Node's fetch). The SDK takes any body that
  * is an async iterable of bytes (it is what it reads from node-fetch's Node streams: see
  * `ReadableStreamToAsyncIterable` and `CancelReadableStream` in openai/internal/shims), and
  * undici's body stream also has `text()`, `json()`, `arrayBuffer()` and `blob()`, which the SDK
