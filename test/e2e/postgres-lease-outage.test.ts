@@ -9,20 +9,16 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import pg from 'pg';
-import { functionCall, message, type ScriptEntry } from '../support/scripted-responses-server.js';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { describePostgres } from '../support/postgres.js';
 import { usePgInstances, type PgInstance } from './support/pg-instances.js';
-import { hasToolOutput, lastUserText } from './support/scripts.js';
+import { lastUserText, slowTodoThenAnswer } from './support/scripts.js';
 import { api } from './support/service.js';
 
 const LEASE_MS = 1000;
 
 /** A `todo` call streamed slowly (~4 s: the outage fits inside it), then the answer at once. */
-const slowTodoThenAnswer: ScriptEntry = (body) =>
-  hasToolOutput(body)
-    ? { output: [message(`done: ${lastUserText(body)}`)] }
-    : { output: [functionCall('todo', { todos: [{ id: '1', content: lastUserText(body), status: 'in_progress' }] })], delayMs: 250 };
+const slowTodo = slowTodoThenAnswer(250);
 
 describePostgres('a Postgres outage longer than the turn lease while the turn runs', () => {
   let db: OwnPostgres;
@@ -67,7 +63,7 @@ describePostgres('a Postgres outage longer than the turn lease while the turn ru
     // Two rounds: whether a claim meets an expired lease before a heartbeat tick renews it is a
     // race (lost about one time in four with the claim fired the moment the database answers).
     const TURNS = 3;
-    pg_.model.push(...Array.from({ length: 40 }, () => slowTodoThenAnswer));
+    pg_.model.push(...Array.from({ length: 40 }, () => slowTodo));
     for (const round of [1, 2]) {
       const before = pg_.model.requests.length;
       const ids: string[] = [];

@@ -6,21 +6,17 @@
  * event log streamed from either instance.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { functionCall, message, type ScriptEntry } from '../support/scripted-responses-server.js';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
 import { describePostgres } from '../support/postgres.js';
 import { usePgInstances, type PgInstance } from './support/pg-instances.js';
-import { hasToolOutput, lastUserText } from './support/scripts.js';
+import { lastUserText, slowTodoThenAnswer } from './support/scripts.js';
 import { readSse } from './support/sse-client.js';
 import { api } from './support/service.js';
 
 const TURNS = 4;
 
 /** First round: a `todo` call streamed slowly (so the database goes away mid-round); then the answer. */
-const slowTodoThenAnswer: ScriptEntry = (body) =>
-  hasToolOutput(body)
-    ? { output: [message(`done: ${lastUserText(body)}`)] }
-    : { output: [functionCall('todo', { todos: [{ id: '1', content: lastUserText(body), status: 'in_progress' }] })], delayMs: 300 };
+const slowTodo = slowTodoThenAnswer(300);
 
 describePostgres('two instances while their Postgres server restarts', () => {
   let db: OwnPostgres;
@@ -62,7 +58,7 @@ describePostgres('two instances while their Postgres server restarts', () => {
 
   it('running turns complete, /readyz goes 503 database_unavailable and back, no instance crashes', async () => {
     // A round cut by the outage runs again when its turn resumes (from its last checkpoint): room for that.
-    pg.model.push(...Array.from({ length: TURNS * 4 }, () => slowTodoThenAnswer));
+    pg.model.push(...Array.from({ length: TURNS * 4 }, () => slowTodo));
     const ids: string[] = [];
     for (let i = 0; i < TURNS; i++) {
       const r = await api(instances[i % 2].url, 'POST', '/v1/turns', { input: `through a restart ${i}`, tools: ['todo'] });

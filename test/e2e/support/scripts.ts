@@ -21,3 +21,14 @@ export const todoThenAnswer: ScriptEntry = (body) =>
   hasToolOutput(body)
     ? { output: [message(`done: ${lastUserText(body)}`, { chunks: ['done: ', lastUserText(body)] })] }
     : { output: [functionCall('todo', { todos: [{ id: '1', content: lastUserText(body), status: 'in_progress' }] })] };
+
+/**
+ * Like {@link todoThenAnswer} with the `todo` call streamed slowly (`callDelayMs` before each of
+ * its events, so an outage can fall inside the round) and the answer at once, in one piece.
+ */
+export function slowTodoThenAnswer(callDelayMs: number): ScriptEntry {
+  return (body) =>
+    hasToolOutput(body)
+      ? { output: [message(`done: ${lastUserText(body)}`)] }
+      : { output: [functionCall('todo', { todos: [{ id: '1', content: lastUserText(body), status: 'in_progress' }] })], delayMs: callDelayMs };
+}
