@@ -5,9 +5,9 @@
  * interrupted — never as a cancel. A client's cancel during a call still ends it cancelled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
+import { functionCall, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
 import { api } from '../support/service.js';
-import { crashRig, expectCutCommandReportedInterrupted, expectSeamlessStream, pairing, slowSearchServer, waitUntil } from './harness.js';
+import { crashRig, expectCutCommandReportedInterrupted, expectCutReadOnlyCallRunAgain, slowSearchServer, waitUntil } from './harness.js';
 
 let model: ScriptedResponsesServer;
 beforeAll(async () => {
@@ -21,36 +21,12 @@ const CANCEL_OUTPUT = 'Error: the turn was cancelled while this tool call was ru
 
 describe('a turn stopped with SIGTERM during a tool call resumes on restart as after a crash', () => {
   it('a read-only call runs again and the model gets its real output, not a cancel error', async () => {
-    const search = await slowSearchServer(4000);
-    const rig = await crashRig(model.baseURL, { WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: search.url });
-    try {
-      await rig.start();
-      const first = model.requests.length;
-      model.push({ output: [functionCall('web_search', { query: 'maps' }, { callId: 'call_search' })] });
-      const id = await rig.createTurn({ input: 'search maps', tools: ['web'] });
-      const before = await rig.events(id, { stopWhen: (e) => e.event === 'tool.started' });
-      await waitUntil(() => search.hits() === 1);
+    const { output, all } = await expectCutReadOnlyCallRunAgain(model, 'done searching', async (rig) => {
       expect(await rig.stop()).toBe(0);
-      model.push({ output: [message('done searching')] });
-      await rig.start();
-      expect(await rig.finished(id)).toMatchObject({ status: 'completed', output_text: 'done searching' });
-      expect(search.hits()).toBe(2); // read-only: run again
-      const requests = model.requests.slice(first);
-      expect(requests).toHaveLength(2); // round 1 once, round 2 once
-      const input = requests[1].body.input;
-      expect(pairing(input)).toEqual({ calls: ['call_search'], outputs: ['call_search'] });
-      const output = input.find((i: any) => i.type === 'function_call_output').output as string;
-      expect(output).toContain('found it');
-      expect(output).not.toContain('cancelled');
-      const all = await expectSeamlessStream(rig, id, before);
-      const completed = all.filter((e) => e.event === 'tool.completed');
-      expect(completed.map((e) => e.json.call_id)).toEqual(['call_search']);
-      expect(completed[0].json).toMatchObject({ is_error: false });
-      expect(all.some((e) => e.event === 'turn.cancelled')).toBe(false);
-    } finally {
-      await rig.dispose();
-      await search.close();
-    }
+    });
+    expect(output).not.toContain('cancelled');
+    expect(all.filter((e) => e.event === 'tool.completed')[0].json).toMatchObject({ is_error: false });
+    expect(all.some((e) => e.event === 'turn.cancelled')).toBe(false);
   }, 400_000);
 
   it('a non-read-only command is not run again and is reported interrupted, as after a crash', async () => {

@@ -204,3 +204,46 @@ export async function expectCutCommandReportedInterrupted(model: ScriptedRespons
     await rig.dispose();
   }
 }
+
+/**
+ * A read-only call (`web_search` against a search server that answers after 4 s) cut while it
+ * runs by `interrupt` (SIGKILL or SIGTERM of the service), then a start on the same DATA_DIR:
+ * checks the turn completes with `answer`, the search ran again (2 hits), the completed model round
+ * was not requested again (2 requests), the call has exactly one output and it is the search's
+ * real one, one `tool.completed` for it is stored, and the stream is seamless. Starts and disposes
+ * of its own rig. @returns the call's output as the model got it and every event of the turn.
+ */
+export async function expectCutReadOnlyCallRunAgain(
+  model: ScriptedResponsesServer,
+  answer: string,
+  interrupt: (rig: CrashRig) => Promise<void>,
+): Promise<{ output: string; all: SseEvent[] }> {
+  const search = await slowSearchServer(4000);
+  const rig = await crashRig(model.baseURL, { WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: search.url });
+  try {
+    await rig.start();
+    const first = model.requests.length;
+    model.push({ output: [functionCall('web_search', { query: 'maps' }, { callId: 'call_search' })] });
+    const id = await rig.createTurn({ input: 'search maps', tools: ['web'] });
+    const before = await rig.events(id, { stopWhen: (e) => e.event === 'tool.started' });
+    await waitUntil(() => search.hits() === 1);
+    await interrupt(rig);
+    model.push({ output: [message(answer)] });
+    await rig.start();
+    expect(await rig.finished(id)).toMatchObject({ status: 'completed', output_text: answer });
+    expect(search.hits()).toBe(2); // read-only: run again
+    const requests = model.requests.slice(first);
+    expect(requests).toHaveLength(2); // round 1 once, round 2 once
+    const input = requests[1].body.input;
+    expect(pairing(input)).toEqual({ calls: ['call_search'], outputs: ['call_search'] });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies as sent
+    const output = input.find((i: any) => i.type === 'function_call_output').output as string;
+    expect(output).toContain('found it');
+    const all = await expectSeamlessStream(rig, id, before);
+    expect(all.filter((e) => e.event === 'tool.completed').map((e) => e.json.call_id)).toEqual(['call_search']);
+    return { output, all };
+  } finally {
+    await rig.dispose();
+    await search.close();
+  }
+}

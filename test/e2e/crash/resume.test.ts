@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
-import { crashRig, expectCutCommandReportedInterrupted, expectSeamlessStream, pairing, slowSearchServer, waitUntil } from './harness.js';
+import { crashRig, expectCutCommandReportedInterrupted, expectCutReadOnlyCallRunAgain, expectSeamlessStream, pairing, waitUntil } from './harness.js';
 
 let model: ScriptedResponsesServer;
 beforeAll(async () => {
@@ -43,31 +43,7 @@ describe('a turn killed with SIGKILL resumes on restart', () => {
   }, 400_000);
 
   it('during a read-only tool: the tool runs again, the completed model round is not requested again', async () => {
-    const search = await slowSearchServer(4000);
-    const rig = await crashRig(model.baseURL, { WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: search.url });
-    try {
-      await rig.start();
-      const first = model.requests.length;
-      model.push({ output: [functionCall('web_search', { query: 'maps' }, { callId: 'call_search' })] });
-      const id = await rig.createTurn({ input: 'search maps', tools: ['web'] });
-      const before = await rig.events(id, { stopWhen: (e) => e.event === 'tool.started' });
-      await waitUntil(() => search.hits() === 1);
-      await rig.kill();
-      model.push({ output: [message('found it')] });
-      await rig.start();
-      expect(await rig.finished(id)).toMatchObject({ status: 'completed', output_text: 'found it' });
-      expect(search.hits()).toBe(2); // read-only: run again
-      const requests = model.requests.slice(first);
-      expect(requests).toHaveLength(2); // round 1 once, round 2 once
-      const input = requests[1].body.input;
-      expect(pairing(input)).toEqual({ calls: ['call_search'], outputs: ['call_search'] });
-      expect(input.find((i: any) => i.type === 'function_call_output').output).toContain('found it');
-      const all = await expectSeamlessStream(rig, id, before);
-      expect(all.filter((e) => e.event === 'tool.completed').map((e) => e.json.call_id)).toEqual(['call_search']);
-    } finally {
-      await rig.dispose();
-      await search.close();
-    }
+    await expectCutReadOnlyCallRunAgain(model, 'found it', (rig) => rig.kill());
   }, 400_000);
 
   it('during a non-read-only command: it is not run again and is reported interrupted', async () => {
