@@ -48,6 +48,21 @@ describe('command resource limits', () => {
     expect(r.output).toMatch(/No space left on device[\s\S]*rc=1/);
   });
 
+  it('nothing else RAM-backed is writable: the sandbox root, /dev and the masked /etc folders are read-only; /dev/shm is bounded like /tmp', async () => {
+    const r = await call(tight, 'command', {
+      command: [
+        'for f in /f /opt2 /dev/f /etc/ssh/f /etc/ssl/private/f; do { : > $f; } 2>/dev/null && echo "wrote $f" || echo "refused $f"; done',
+        'mkdir /newdir 2>/dev/null && echo "made /newdir" || echo "refused /newdir"',
+        'echo ok > /dev/null && echo "dev null ok"',
+        'df -k --output=size /dev/shm | tail -1 | tr -d " "',
+        '{ head -c 20M /dev/zero > /dev/shm/big; } 2>&1; echo rc=$?',
+        'echo home > h.txt && cat h.txt',
+      ].join('; '),
+    });
+    expect(r.output).toContain('refused /f\nrefused /opt2\nrefused /dev/f\nrefused /etc/ssh/f\nrefused /etc/ssl/private/f\nrefused /newdir\ndev null ok\n8192\n');
+    expect(r.output).toMatch(/No space left on device[\s\S]*rc=1\nhome\n/);
+  });
+
   it('COMPUTER_HOME_MAX_MB: over budget after a command, write tools are refused until files are deleted', async () => {
     const fill = await call(tight, 'command', { command: 'head -c 8M /dev/urandom > fill.bin; echo done' });
     expect(fill.output).toMatch(/\[the home is over its disk budget: 8\.\d MiB used of 5 MiB \(COMPUTER_HOME_MAX_MB\)/);

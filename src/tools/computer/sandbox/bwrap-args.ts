@@ -7,8 +7,11 @@
  * - system folders read-only (/usr, /etc and the /bin, /lib… links), with the password hashes and
  *   private keys in /etc masked; nothing else of the host (no DATA_DIR, no project folder, no /root);
  * - the agent home bound read-write at its own path and used as the working folder;
- * - a fresh /proc (only the sandbox's own processes), a minimal /dev, a private /tmp and /var/tmp
- *   (RAM-backed tmpfs, each limited to `tmpBytes`: COMPUTER_TMP_MAX_MB);
+ * - a fresh /proc (only the sandbox's own processes), a minimal /dev, a private /tmp, /var/tmp and
+ *   /dev/shm (RAM-backed tmpfs, each limited to `tmpBytes`: COMPUTER_TMP_MAX_MB);
+ * - nothing else writable: bwrap's own root (a tmpfs holding the mount points), /dev and the
+ *   empty folders masking /etc's private keys are remounted read-only once everything is mounted
+ *   (each is RAM-backed and unbounded: writable, a command could fill the host's memory);
  * - an unprivileged identity: uid/gid {@link SANDBOX_UID} inside (`--uid`/`--gid`, mapped by the user
  *   namespace to the host user that started bwrap: the service's own user, or the sandbox user when
  *   the service is root, see sandbox-user.ts — never host uid 0), no capabilities at all
@@ -115,13 +118,17 @@ export function bwrapOptions(o: BwrapOptions): string[] {
   for (const p of PROC_READ_ONLY) args.push('--ro-bind-try', p, p);
   args.push('--dev', '/dev');
   // `--size` applies to the next --tmpfs only (bwrap >= 0.7).
-  for (const t of ['/tmp', '/var/tmp']) {
+  for (const t of ['/tmp', '/var/tmp', '/dev/shm']) {
     if (o.tmpBytes) args.push('--size', String(o.tmpBytes));
     args.push('--tmpfs', t);
   }
   args.push('--bind', o.home, o.home, '--chdir', o.cwd);
   for (const b of o.roBinds ?? []) args.push('--ro-bind', b.source, b.target);
   for (const l of o.symlinks ?? []) args.push('--symlink', l.target, l.link);
+  // Last, once every mount point exists: the tmpfs left writable become read-only (not recursive:
+  // the home, /tmp, /var/tmp and /dev/shm mounted on them stay writable; device nodes still work).
+  for (const d of MASKED_DIRS) if (existsSync(d)) args.push('--remount-ro', d);
+  args.push('--remount-ro', '/dev', '--remount-ro', '/');
   args.push('--clearenv');
   for (const [k, v] of Object.entries(o.env)) args.push('--setenv', k, v);
   return args;
