@@ -12,6 +12,7 @@
  * delete made before it on any instance.
  */
 import { readdir } from 'node:fs/promises';
+import type { FastifyRequest } from 'fastify';
 import path from 'node:path';
 import { z } from 'zod';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
@@ -60,16 +61,22 @@ export const skillRoutes: RoutePlugin = async (app, { services }) => {
   // Any other body type reaches the handler, which answers 415 saying which types to send.
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_req, body, done) => done(null, body));
 
-  app.put('/v1/skills/:name', async (request, reply) => {
-    const { name } = SkillParams.parse(request.params);
+  /** The archive type sent; 415 for any other (checked before the body is parsed: a JSON type would reach the JSON parser first). */
+  const archiveType = (request: FastifyRequest): ArchiveContentType => {
     const sent = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    const type = sent as ArchiveContentType;
-    if (!Buffer.isBuffer(request.body) || !(ARCHIVE_CONTENT_TYPES as readonly string[]).includes(type)) {
+    if (!(ARCHIVE_CONTENT_TYPES as readonly string[]).includes(sent)) {
       throw new HttpError(415, 'unsupported_media_type', `send the skill as a .tar.gz with Content-Type: application/gzip or a .zip with Content-Type: application/zip`, {
         content_type: sent === '' ? null : sent,
         accepted: [...ARCHIVE_CONTENT_TYPES],
       });
     }
+    return sent as ArchiveContentType;
+  };
+
+  app.put('/v1/skills/:name', { onRequest: async (request) => void archiveType(request) }, async (request, reply) => {
+    const { name } = SkillParams.parse(request.params);
+    const type = archiveType(request);
+    if (!Buffer.isBuffer(request.body)) throw new HttpError(400, 'invalid_request', 'send the skill archive as the request body');
     const { skill, created } = await skillRegistry(services).install(name, request.body, type);
     return reply.code(created ? 201 : 200).header('Location', skillLink(name)).send({ ...summarize(skill), files: await listFiles(skill.dir) });
   });

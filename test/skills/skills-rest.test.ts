@@ -92,6 +92,10 @@ describe('installing skills', () => {
     expect(plain.body.error.details).toEqual({ content_type: 'text/plain', accepted: ['application/gzip', 'application/zip'] });
     const json = await put('alpha', Buffer.from('{}'), 'application/json');
     expect(json.status).toBe(415);
+    // A gzip archive sent as JSON is refused for its type too, before the JSON parser reads it.
+    const mislabelled = await put('alpha', tarGz([{ name: 'SKILL.md', data: skillMd('alpha', 'x') }]), 'application/json');
+    expect(mislabelled.status).toBe(415);
+    expect(mislabelled.body.error.details).toEqual({ content_type: 'application/json', accepted: ['application/gzip', 'application/zip'] });
     const broken = await put('alpha', Buffer.from('not gzip at all'));
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('invalid_skill_archive');
