@@ -272,6 +272,8 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     }
     d.log?.error({ err, turn_id: id }, 'turn run failed');
     if (!terminal && !detached()) await fail({ code: 'internal_error', message: err instanceof Error ? err.message : String(err) });
+    // Storing that failure failed too: paused and resumed like any lost store, not released at once.
+    if (storeLost !== undefined) return 'stalled';
     return terminal ? 'finished' : detach();
   }
 
