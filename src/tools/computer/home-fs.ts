@@ -60,7 +60,8 @@ export async function verifyOpenedInside(home: string, handle: FileHandle, shown
   if (!HAVE_PROC_FD) return;
   const where = await readlink(fdPath(handle.fd));
   if (where.endsWith(' (deleted)') || relativeInside(home, where) === null) {
-    throw new PathRefusedError(`${shown} changed while it was being opened and now leads outside the agent's home (${where}); refused`);
+    // Where it leads is not named: it is a host path outside the home.
+    throw new PathRefusedError(`${shown} changed while it was being opened and now leads outside the agent's home; refused`);
   }
 }
 

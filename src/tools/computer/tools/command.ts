@@ -88,7 +88,7 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
     },
     execute: (p, ctx) =>
       withHomeLock(deps, 'exclusive', ctx.signal, async () => {
-        const cwd = await resolveInHome(deps.home, p.workdir ?? '.');
+        const cwd = await resolveInHome(deps.home, p.workdir ?? '.', { use: 'workdir' });
         if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) throw new Error(`workdir ${p.workdir} is not a folder in the home`);
         const timeoutS = Math.min(p.timeout ?? defaultTimeoutS, maxTimeoutS);
         // Skills: mounts, node + mcporter on PATH, a fresh mcporter config and secrets (removed after).
