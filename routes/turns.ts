@@ -163,10 +163,16 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       return;
     }
     if (query.wait === 'true') {
+      // One 'close' listener for both: the response closes before it is answered only when the
+      // client left, which aborts the wait (once answered, nothing reads `ac` any more); and
+      // whenever it closes, the shutdown hook stops waiting for it.
       const ac = new AbortController();
-      const onClose = () => ac.abort(new Error('client went away'));
-      reply.raw.on('close', onClose); // the response closes early only when the client left
-      const answered = new Promise<void>((resolve) => reply.raw.once('close', () => resolve()));
+      const answered = new Promise<void>((resolve) =>
+        reply.raw.once('close', () => {
+          ac.abort(new Error('client went away'));
+          resolve();
+        }),
+      );
       waiting.add(answered);
       void answered.then(() => waiting.delete(answered));
       try {
@@ -183,8 +189,6 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
         // Nobody is listening any more: like a closed stream, that cancels the turn when asked to.
         if (cancel_on_disconnect) await turns.cancel(turn.id);
         return;
-      } finally {
-        reply.raw.off('close', onClose);
       }
     }
     return reply.code(202).header('Location', links.self).send({ id: turn.id, status: turn.status, links });
