@@ -9,7 +9,9 @@
  *   `Idempotency-Key`: same key + same body (defaults filled in) → the same turn as it is now;
  *   different body → 409.
  *   `previous_turn_id` of an active turn: `multitask_strategy` decides (reject → 409, enqueue,
- *   interrupt, steer → 202 `{id: <that turn>, steered: true, message_id}` whatever the Accept/wait).
+ *   interrupt, steer → 202 `{id: <that turn>, steered: true, message_id}` whatever the Accept/wait;
+ *   a steer with any body field besides input, previous_turn_id, agent_id and multitask_strategy
+ *   → 400 `invalid_request` naming each, as steering would drop them).
  * - GET /v1/turns — newest first, `agent_id`/`status` filters, cursor pagination.
  * - GET /v1/turns/{id} — the turn record, with `pending_approvals` (routes/turn-approvals.ts).
  * Every turn returned (wait=true, list, get, cancel) carries `links` (self, events, cancel).
@@ -149,6 +151,8 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       kind: 'main',
       traceparent: request.headers.traceparent as string | undefined,
       onReplay: () => markReplayed(reply),
+      // Read here, not stored with the turn: a steer, which never streams or waits, refuses it too.
+      callerFields: cancel_on_disconnect === undefined ? [] : ['cancel_on_disconnect'],
     });
     const links = turnLinks(turn.id, services.streamTokens);
     if (turn.steered) {
