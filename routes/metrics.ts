@@ -2,14 +2,26 @@
  * GET /metrics — Prometheus text exposition format (src/telemetry/metrics.ts lists the metrics).
  * Access: with AUTH_TOKENS set, any API token; with METRICS_TOKEN set, that token too (a scraper
  * can get a token that opens nothing else). With neither set it is open, like the rest of the
- * API on loopback. Refusals are the usual 401 envelope.
+ * API on loopback. Refusals are the usual 401 envelope; guarded by METRICS_TOKEN alone, its
+ * message names that token and how a scraper sends it ({@link METRICS_TOKEN_ONLY}).
  */
 import type { FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
-import { tokenMatches, unauthorizedDetails } from '../src/http/auth.js';
-import { envelope } from '../src/http/errors.js';
+import { tokenMatches, unauthorizedEnvelope, type BearerExpectation } from '../src/http/auth.js';
 
 export const METRICS_PATH = '/metrics';
+
+/**
+ * What GET /metrics's 401 asks for when METRICS_TOKEN alone guards it (no AUTH_TOKENS): that token,
+ * as a bearer token — Prometheus sends one with `authorization: {credentials: …}` in its scrape
+ * config. Details `expected` is `Authorization: Bearer <METRICS_TOKEN>`.
+ */
+export const METRICS_TOKEN_ONLY: BearerExpectation = {
+  token: '<METRICS_TOKEN>',
+  invalid: 'invalid bearer token: it is not METRICS_TOKEN; GET /metrics needs Authorization: Bearer <METRICS_TOKEN>',
+  missing: 'missing bearer token: GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (in a Prometheus scrape config: authorization: {credentials: <METRICS_TOKEN>})',
+  streamTokens: false,
+};
 
 /** True when the request carries `Authorization: Bearer <METRICS_TOKEN>` for GET /metrics. */
 export function hasMetricsToken(request: FastifyRequest, metricsToken: string | undefined): boolean {
@@ -24,11 +36,7 @@ export const metricsRoutes: RoutePlugin = async (app, { services }) => {
     // Without AUTH_TOKENS the global auth hook lets everything through; METRICS_TOKEN still guards this route.
     onRequest: async (request, reply) => {
       if (!METRICS_TOKEN || AUTH_TOKENS.length > 0 || hasMetricsToken(request, METRICS_TOKEN)) return;
-      const { reason } = unauthorizedDetails(request.headers.authorization ?? '');
-      return reply
-        .code(401)
-        .header('WWW-Authenticate', 'Bearer')
-        .send(envelope('unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>', { reason, expected: 'Authorization: Bearer <METRICS_TOKEN>' }));
+      return reply.code(401).header('WWW-Authenticate', 'Bearer').send(unauthorizedEnvelope(request.headers.authorization, request.url, METRICS_TOKEN_ONLY));
     },
   }, async (_request, reply) => {
     const { contentType, body } = await services.metrics.scrape();

@@ -2,7 +2,8 @@
  * Skill endpoints, over `services.registry.skills` (src/skills/skill-registry.ts):
  * - PUT    /v1/skills/{name} — install or replace: the body is a `.tar.gz` (`application/gzip`)
  *   or `.zip` (`application/zip`) with SKILL.md at its root, at most 10 MiB; 201 created, 200
- *   replaced; 400 `invalid_skill_archive` (details.entry names a refused entry) or `invalid_skill`;
+ *   replaced; 400 `invalid_skill_archive` (details `{entry, …}`: the refused entry, or null for the
+ *   archive as a whole) or `invalid_skill` (details `{file, field, issues?}`: the file and field);
  *   409 `skill_builtin` for a SKILLS_DIR skill.
  * - GET    /v1/skills — every skill (built-in and installed), by name.
  * - GET    /v1/skills/{name} — one skill and its files; 404 `skill_not_found`.

@@ -9,7 +9,9 @@
  *   `Idempotency-Key`: same key + same body (defaults filled in) → the same turn as it is now;
  *   different body → 409.
  *   `previous_turn_id` of an active turn: `multitask_strategy` decides (reject → 409, enqueue,
- *   interrupt, steer → 202 `{id: <that turn>, steered: true, message_id}` whatever the Accept/wait).
+ *   interrupt, steer → 202 `{id: <that turn>, steered: true, message_id}` whatever the Accept/wait;
+ *   a steer with any body field besides input, previous_turn_id, agent_id and multitask_strategy
+ *   → 400 `invalid_request` naming each, as steering would drop them).
  * - GET /v1/turns — newest first, `agent_id`/`status` filters, cursor pagination.
  * - GET /v1/turns/{id} — the turn record, with `pending_approvals` (routes/turn-approvals.ts).
  * Every turn returned (wait=true, list, get, cancel) carries `links` (self, events, cancel).
@@ -149,6 +151,8 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       kind: 'main',
       traceparent: request.headers.traceparent as string | undefined,
       onReplay: () => markReplayed(reply),
+      // Read here, not stored with the turn: a steer, which never streams or waits, refuses it too.
+      callerFields: cancel_on_disconnect === undefined ? [] : ['cancel_on_disconnect'],
     });
     const links = turnLinks(turn.id, services.streamTokens);
     if (turn.steered) {
@@ -163,10 +167,16 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       return;
     }
     if (query.wait === 'true') {
+      // One 'close' listener for both: the response closes before it is answered only when the
+      // client left, which aborts the wait (once answered, nothing reads `ac` any more); and
+      // whenever it closes, the shutdown hook stops waiting for it.
       const ac = new AbortController();
-      const onClose = () => ac.abort(new Error('client went away'));
-      reply.raw.on('close', onClose); // the response closes early only when the client left
-      const answered = new Promise<void>((resolve) => reply.raw.once('close', () => resolve()));
+      const answered = new Promise<void>((resolve) =>
+        reply.raw.once('close', () => {
+          ac.abort(new Error('client went away'));
+          resolve();
+        }),
+      );
       waiting.add(answered);
       void answered.then(() => waiting.delete(answered));
       try {
@@ -183,8 +193,6 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
         // Nobody is listening any more: like a closed stream, that cancels the turn when asked to.
         if (cancel_on_disconnect) await turns.cancel(turn.id);
         return;
-      } finally {
-        reply.raw.off('close', onClose);
       }
     }
     return reply.code(202).header('Location', links.self).send({ id: turn.id, status: turn.status, links });

@@ -9,7 +9,8 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { envelope } from './errors.js';
+import { envelope, type ErrorEnvelope } from './errors.js';
+import { STREAM_TOKEN_PARAM, STREAM_TOKEN_ROUTES } from './stream-token.js';
 
 /** Paths that never require a token. */
 export const OPEN_PATHS = new Set(['/healthz', '/readyz', '/console', '/console/']);
@@ -32,40 +33,79 @@ export interface AuthOptions {
   extraCheck?: (request: FastifyRequest) => boolean;
 }
 
-/** Why an Authorization header value failed the bearer check (see {@link unauthorizedDetails}). */
-type UnauthorizedReason = 'missing_token' | 'invalid_token' | 'not_bearer';
+/** Why a request failed the bearer check (see {@link unauthorizedEnvelope}). */
+type UnauthorizedReason = 'missing_token' | 'invalid_token' | 'not_bearer' | 'token_in_url' | 'stream_token_not_accepted';
 
-function unauthorizedReason(header: string): UnauthorizedReason {
+function headerReason(header: string): 'missing_token' | 'invalid_token' | 'not_bearer' {
   const value = header.trim();
   if (/^Bearer\s+\S/i.test(value)) return 'invalid_token';
   return value === '' || /^Bearer$/i.test(value) ? 'missing_token' : 'not_bearer';
 }
 
 /**
- * The 401 message for a request whose bearer check failed: `invalid bearer token: …` for a Bearer
- * header with a token no entry matches (saying to send one of AUTH_TOKENS, and that METRICS_TOKEN
- * works on GET /metrics only); for another scheme followed by credentials (`Basic …`, as
- * `curl -u` sends) the scheme's name when it is a word of letters (at most 20; never anything
- * after it) and what to send; for any other value, that it is not a bearer token; without the
- * header or with an empty Bearer, that it is missing.
+ * What a 401 asks for, per guarded route: `token` the placeholder of the token to send
+ * (`<token>`; `<METRICS_TOKEN>` on GET /metrics when only METRICS_TOKEN guards it), `invalid` the
+ * message for a bearer token that matches none (it names the setting the token must come from),
+ * `missing` the message without a token (how to send one), `streamTokens` whether stream tokens
+ * exist (AUTH_TOKENS is set), so that a `stream_token` parameter is told where it is accepted.
  */
-export function unauthorizedMessage(header: string): string {
-  const reason = unauthorizedReason(header);
-  if (reason === 'invalid_token') return 'invalid bearer token: it is none of the tokens in AUTH_TOKENS; send Authorization: Bearer <one of AUTH_TOKENS> (METRICS_TOKEN is accepted on GET /metrics only)';
-  if (reason === 'missing_token') return 'missing bearer token (Authorization: Bearer <token>)';
-  const scheme = /^([A-Za-z][A-Za-z-]{0,19})\s+\S/.exec(header.trim())?.[1];
-  const used = scheme ? `uses the ${scheme} scheme` : 'is not a bearer token';
-  return `the Authorization header ${used}; this service takes only a bearer token: send Authorization: Bearer <token>`;
+export interface BearerExpectation {
+  token: string;
+  invalid: string;
+  missing: string;
+  streamTokens: boolean;
 }
 
+/** The API's own tokens (AUTH_TOKENS), as every route but the open ones expects them. */
+export const API_TOKENS: BearerExpectation = {
+  token: '<token>',
+  invalid: 'invalid bearer token: it is none of the tokens in AUTH_TOKENS; send Authorization: Bearer <one of AUTH_TOKENS> (METRICS_TOKEN is accepted on GET /metrics only)',
+  missing: 'missing bearer token (Authorization: Bearer <token>)',
+  streamTokens: true,
+};
+
 /**
- * The 401 `details` for the same header: `reason` — `missing_token` (no header, or `Bearer` with
- * nothing after it), `invalid_token` (a bearer token no entry matches) or `not_bearer` (another
- * scheme, or a value that is no bearer token) — and `expected`, the header to send
- * (`Authorization: Bearer <token>`). Never echoes the header's value.
+ * The 401 `unauthorized` envelope of a request that failed the bearer check, saying what was wrong
+ * and how to send the token (`want`, default {@link API_TOKENS}). Without an Authorization header:
+ * a token-like query parameter ({@link tokenQueryParameter}) → tokens in the URL are not accepted
+ * (reason `token_in_url`, details `parameter`); with `want.streamTokens`, a `stream_token`
+ * parameter (on a route it does not open: the stream-token hook has answered on the routes it
+ * opens) → stream tokens open only
+ * {@link STREAM_TOKEN_ROUTES}, every other route needs the header (reason
+ * `stream_token_not_accepted`, details `parameter`, `stream_routes`). Otherwise by the header:
+ * `want.missing` without one or with an empty `Bearer` (`missing_token`), `want.invalid` for a
+ * bearer token no entry matches (`invalid_token`), and for another scheme followed by credentials
+ * (`Basic …`, as `curl -u` sends) the scheme's name when it is a word of letters (at most 20;
+ * never anything after it) and what to send, for any other value that it is not a bearer token
+ * (`not_bearer`). Details always carry `reason` and `expected`, the header to send
+ * (`Authorization: Bearer <token>`); never the header's or a parameter's value.
  */
-export function unauthorizedDetails(header: string): { reason: UnauthorizedReason; expected: string } {
-  return { reason: unauthorizedReason(header), expected: 'Authorization: Bearer <token>' };
+export function unauthorizedEnvelope(header: string | undefined, url: string, want: BearerExpectation = API_TOKENS): ErrorEnvelope {
+  const expected = `Authorization: Bearer ${want.token}`;
+  if (header === undefined) {
+    const parameter = tokenQueryParameter(url);
+    if (parameter) return envelope('unauthorized', `tokens in the URL are not accepted (query parameter ${parameter}): send ${expected} instead`, { reason: 'token_in_url' satisfies UnauthorizedReason, parameter, expected });
+    if (want.streamTokens && hasStreamToken(url)) {
+      return envelope(
+        'unauthorized',
+        `stream tokens (query parameter ${STREAM_TOKEN_PARAM}, from links.events) are accepted only on the event streams ${STREAM_TOKEN_ROUTES.slice(0, 3).join(', ')} (and a turn's token on ${STREAM_TOKEN_ROUTES[3]}); this route needs the header ${expected}`,
+        { reason: 'stream_token_not_accepted' satisfies UnauthorizedReason, parameter: STREAM_TOKEN_PARAM, stream_routes: [...STREAM_TOKEN_ROUTES], expected },
+      );
+    }
+  }
+  const reason = headerReason(header ?? '');
+  const details = { reason, expected };
+  if (reason === 'invalid_token') return envelope('unauthorized', want.invalid, details);
+  if (reason === 'missing_token') return envelope('unauthorized', want.missing, details);
+  const scheme = /^([A-Za-z][A-Za-z-]{0,19})\s+\S/.exec((header ?? '').trim())?.[1];
+  const used = scheme ? `uses the ${scheme} scheme` : 'is not a bearer token';
+  return envelope('unauthorized', `the Authorization header ${used}; this service takes only a bearer token: send ${expected}`, details);
+}
+
+/** True when request target `url` has a `stream_token` query parameter. */
+function hasStreamToken(url: string): boolean {
+  const q = url.indexOf('?');
+  return q !== -1 && new URLSearchParams(url.slice(q + 1)).has(STREAM_TOKEN_PARAM);
 }
 
 /** Query parameter names (lower case) a client may put a bearer token in by mistake (stream tokens, `stream_token`, are another mechanism). */
@@ -86,9 +126,9 @@ export function tokenQueryParameter(url: string): string | undefined {
 /**
  * Install the bearer check (a no-op without tokens): a request to a route that is not open, with
  * no valid `Authorization: Bearer` and no other credential `extraCheck` accepts, gets 401
- * `unauthorized` with `WWW-Authenticate: Bearer`. Without an Authorization header but with a
- * token-like query parameter ({@link tokenQueryParameter}) the message says tokens in the URL are
- * not accepted (details `{reason: "token_in_url", parameter, expected}`).
+ * `unauthorized` with `WWW-Authenticate: Bearer` and {@link unauthorizedEnvelope}'s message and
+ * details (a token in the URL, a stream token on a route it does not open, or what is wrong with
+ * the header).
  */
 export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
   if (opts.tokens.length === 0) return;
@@ -99,11 +139,6 @@ export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
     const m = /^Bearer\s+(.+)$/i.exec(header);
     if (m && tokenMatches(m[1].trim(), opts.tokens)) return;
     if (opts.extraCheck?.(request)) return;
-    const parameter = request.headers.authorization === undefined ? tokenQueryParameter(request.url) : undefined;
-    const expected = 'Authorization: Bearer <token>';
-    const body = parameter
-      ? envelope('unauthorized', `tokens in the URL are not accepted (query parameter ${parameter}): send ${expected} instead`, { reason: 'token_in_url', parameter, expected })
-      : envelope('unauthorized', unauthorizedMessage(header), unauthorizedDetails(header));
-    return reply.code(401).header('WWW-Authenticate', 'Bearer').send(body);
+    return reply.code(401).header('WWW-Authenticate', 'Bearer').send(unauthorizedEnvelope(request.headers.authorization, request.url));
   });
 }

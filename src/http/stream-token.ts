@@ -125,6 +125,13 @@ export function redactUrl(url: string): string {
 
 const CREDENTIAL_PARAM = /token|auth|key|secret|passw|sig|credential/i;
 
+/**
+ * The routes a stream token opens, each only for the id it was issued for ({@link eventsRouteStream}
+ * matches them), as 401s elsewhere name them: the three event streams, and a turn's attachments
+ * with that turn's token.
+ */
+export const STREAM_TOKEN_ROUTES = ['GET /v1/turns/{id}/events', 'GET /v1/workflows/{id}/events', 'GET /v1/jobs/{id}/events', 'GET /v1/turns/{id}/attachments/{attachment_id}'] as const;
+
 const EVENTS_PATH = /^\/v1\/(turns|workflows|jobs)\/([^/?#]+)\/events$/;
 /** A turn's reply attachments: a turn's stream token also opens them (browser downloads). */
 const TURN_ATTACHMENT_PATH = /^\/v1\/(turns)\/([^/?#]+)\/attachments\/[^/?#]+$/;
@@ -188,7 +195,8 @@ export function hasValidStreamToken(request: FastifyRequest): boolean {
  * request has no Authorization header: valid for that kind of stream and that id → marked for {@link hasValidStreamToken}; expired → 401
  * `stream_token_expired`; anything else → 401 `invalid_stream_token` (both with the error
  * envelope, details `{stream: "turn"|"workflow"|"job", id, refresh}`, `refresh` being the path to
- * GET, with a bearer token, for a fresh `links.events`). A stream token anywhere else is ignored (the bearer check then refuses the request),
+ * GET, with a bearer token, for a fresh `links.events`). A stream token anywhere else is ignored here (the bearer check then refuses the request, saying
+ * where stream tokens are accepted: src/http/auth.ts),
  * and no other query parameter is ever treated as a credential. Does nothing when `tokens` is
  * undefined (auth off).
  */

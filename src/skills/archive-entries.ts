@@ -14,11 +14,23 @@ export const MAX_UNPACKED_BYTES = 50 * 1024 * 1024;
 const MAX_PATH_CHARS = 1024;
 const MAX_DEPTH = 32;
 
-/** A refused archive; `entry` names the offending entry when there is one. Routes answer 400. */
+/**
+ * A refused archive; routes answer 400 `invalid_skill_archive` with {@link SkillArchiveError.details}.
+ * `entry` names the offending entry as the archive spells it, when there is one; `extra` holds
+ * what else the details say (the limit passed, the format that did not parse, …).
+ */
 export class SkillArchiveError extends Error {
-  constructor(message: string, public readonly entry?: string) {
+  constructor(message: string, public readonly entry?: string, public readonly extra: Readonly<Record<string, unknown>> = {}) {
     super(message);
     this.name = 'SkillArchiveError';
+  }
+
+  /**
+   * The 400's details: `{entry, ...extra}`, `entry` null when the archive as a whole is refused
+   * (too large, not gzip/tar/zip, too many entries, no SKILL.md at its root).
+   */
+  get details(): { entry: string | null } & Record<string, unknown> {
+    return { entry: this.entry ?? null, ...this.extra };
   }
 }
 
@@ -59,7 +71,7 @@ export class EntryCollector {
   countEntry(raw: string): void {
     this.count++;
     if (this.count > MAX_ARCHIVE_ENTRIES) {
-      throw new SkillArchiveError(`archive has more than ${MAX_ARCHIVE_ENTRIES} entries (at entry ${JSON.stringify(raw)})`, raw);
+      throw new SkillArchiveError(`archive has more than ${MAX_ARCHIVE_ENTRIES} entries (at entry ${JSON.stringify(raw)})`, raw, { max_entries: MAX_ARCHIVE_ENTRIES });
     }
   }
 
@@ -67,7 +79,7 @@ export class EntryCollector {
   addBytes(raw: string, size: number): void {
     this.bytes += size;
     if (this.bytes > MAX_UNPACKED_BYTES) {
-      throw new SkillArchiveError(`archive unpacks to more than ${MAX_UNPACKED_BYTES} bytes (at entry ${JSON.stringify(raw)})`, raw);
+      throw new SkillArchiveError(`archive unpacks to more than ${MAX_UNPACKED_BYTES} bytes (at entry ${JSON.stringify(raw)})`, raw, { max_unpacked_bytes: MAX_UNPACKED_BYTES });
     }
   }
 

@@ -21,9 +21,9 @@ export async function readTarGz(body: Buffer): Promise<ArchiveEntry[]> {
     tarBytes = await gunzipAsync(body, { maxOutputLength: MAX_UNPACKED_BYTES + TAR_OVERHEAD });
   } catch (err) {
     if (err instanceof RangeError || (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new SkillArchiveError(`archive unpacks to more than ${MAX_UNPACKED_BYTES} bytes`);
+      throw new SkillArchiveError(`archive unpacks to more than ${MAX_UNPACKED_BYTES} bytes`, undefined, { max_unpacked_bytes: MAX_UNPACKED_BYTES });
     }
-    throw new SkillArchiveError(`not a valid gzip stream: ${(err as Error).message}`);
+    throw new SkillArchiveError(`not a valid gzip stream: ${(err as Error).message}`, undefined, { format: 'gzip' });
   }
   const collector = new EntryCollector();
   let failure: Error | undefined;
@@ -53,7 +53,7 @@ export async function readTarGz(body: Buffer): Promise<ArchiveEntry[]> {
   try {
     await done;
   } catch (err) {
-    throw failure ?? new SkillArchiveError(`not a valid tar archive: ${(err as Error).message}`);
+    throw failure ?? new SkillArchiveError(`not a valid tar archive: ${(err as Error).message}`, undefined, { format: 'tar' });
   }
   if (failure) throw failure;
   return collector.entries;

@@ -30,7 +30,7 @@ function fromYauzl(err: Error): SkillArchiveError {
     }
     return new SkillArchiveError(`archive entry ${JSON.stringify(m[2])}: ${m[1]}`, m[2]);
   }
-  return new SkillArchiveError(`not a valid zip archive: ${err.message}`);
+  return new SkillArchiveError(`not a valid zip archive: ${err.message}`, undefined, { format: 'zip' });
 }
 
 /** @throws SkillArchiveError for a broken archive or a refused entry (named). */
@@ -43,7 +43,7 @@ export async function readZip(body: Buffer): Promise<ArchiveEntry[]> {
   }
   if (zip.entryCount > MAX_ARCHIVE_ENTRIES) {
     zip.close();
-    throw new SkillArchiveError(`archive has ${zip.entryCount} entries; at most ${MAX_ARCHIVE_ENTRIES} are allowed`);
+    throw new SkillArchiveError(`archive has ${zip.entryCount} entries; at most ${MAX_ARCHIVE_ENTRIES} are allowed`, undefined, { entries: zip.entryCount, max_entries: MAX_ARCHIVE_ENTRIES });
   }
   const collector = new EntryCollector();
   try {

@@ -25,6 +25,8 @@ import { SkillFormatError } from './skill-format.js';
 import { issuePath } from '../zod-messages.js';
 
 export const MAX_MANIFEST_BYTES = 64 * 1024;
+/** The manifest's path in a skill folder, as errors name it. */
+const FILE = 'agents/openai.yaml';
 export const MAX_TOOLS_PER_SKILL = 64;
 export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const ENV_VAR = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -58,27 +60,34 @@ const Manifest = z.strictObject({
     .optional(),
 });
 
+/** The field a schema issue is about: its path, and for unknown keys the (first) key itself. */
+function fieldPath(issue: z.core.$ZodIssue): PropertyKey[] {
+  return issue.code === 'unrecognized_keys' && issue.keys.length > 0 ? [...issue.path, issue.keys[0]] : issue.path;
+}
+
 /**
  * Parse `agents/openai.yaml` (its bytes) into the declared MCP servers.
- * @throws SkillFormatError naming the file and the first problems (field path: message).
+ * @throws SkillFormatError naming the file and the first problems (field path: message); its
+ *   details name the file, the first problem's field and, for schema problems, every one of them.
  */
 export function parseMcpManifest(bytes: Buffer): McpServerDecl[] {
-  if (bytes.length > MAX_MANIFEST_BYTES) throw new SkillFormatError(`agents/openai.yaml must be at most ${MAX_MANIFEST_BYTES} bytes`);
+  if (bytes.length > MAX_MANIFEST_BYTES) throw new SkillFormatError(`agents/openai.yaml must be at most ${MAX_MANIFEST_BYTES} bytes`, FILE);
   let data: unknown;
   try {
     data = parseYaml(bytes.toString('utf8'), { maxAliasCount: 16 });
   } catch (err) {
-    throw new SkillFormatError(`agents/openai.yaml is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new SkillFormatError(`agents/openai.yaml is not valid YAML: ${(err as Error).message.split('\n')[0]}`, FILE);
   }
   const parsed = Manifest.safeParse(data ?? {});
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 5).map((i) => `${issuePath(i.path) || '(root)'}: ${i.message}`);
-    throw new SkillFormatError(`agents/openai.yaml: ${problems.join('; ')}`);
+    const issues = parsed.error.issues.map((i) => ({ path: issuePath(fieldPath(i)), code: i.code, message: i.message }));
+    throw new SkillFormatError(`agents/openai.yaml: ${problems.join('; ')}`, FILE, issues[0].path, issues);
   }
   const servers = parsed.data.dependencies?.tools ?? [];
   const names = new Set<string>();
-  for (const s of servers) {
-    if (names.has(s.value)) throw new SkillFormatError(`agents/openai.yaml declares MCP server "${s.value}" twice`);
+  for (const [i, s] of servers.entries()) {
+    if (names.has(s.value)) throw new SkillFormatError(`agents/openai.yaml declares MCP server "${s.value}" twice`, FILE, issuePath(['dependencies', 'tools', i, 'value']));
     names.add(s.value);
   }
   return servers;

@@ -35,7 +35,7 @@ export interface Skill {
 export function checkSkill(name: string, skillMd: string, manifest: Buffer | undefined) {
   const { frontmatter } = parseSkillMd(skillMd);
   if (frontmatter.name !== name) {
-    throw new SkillFormatError(`SKILL.md frontmatter name "${frontmatter.name}" does not match the skill name "${name}"`);
+    throw new SkillFormatError(`SKILL.md frontmatter name "${frontmatter.name}" does not match the skill name "${name}"`, SKILL_MD, 'name');
   }
   return { ...frontmatter, mcpServers: manifest ? parseMcpManifest(manifest) : [] };
 }
@@ -49,9 +49,9 @@ export function checkArchiveSkill(name: string, entries: ArchiveEntry[]) {
   const md = file(SKILL_MD);
   if (!md) {
     const nested = entries.find((e) => e.kind === 'file' && e.path.endsWith(`/${SKILL_MD}`));
-    throw new SkillArchiveError(`SKILL.md must be at the archive root${nested ? ` (found ${nested.path}: archive the folder's contents, not the folder)` : ''}`);
+    throw new SkillArchiveError(`SKILL.md must be at the archive root${nested ? ` (found ${nested.path}: archive the folder's contents, not the folder)` : ''}`, nested?.path, { missing: SKILL_MD });
   }
-  if (md.data.length > MAX_SKILL_MD_BYTES) throw new SkillFormatError(`SKILL.md must be at most ${MAX_SKILL_MD_BYTES} bytes`);
+  if (md.data.length > MAX_SKILL_MD_BYTES) throw new SkillFormatError(`SKILL.md must be at most ${MAX_SKILL_MD_BYTES} bytes`, SKILL_MD);
   return checkSkill(name, md.data.toString('utf8'), file(MANIFEST)?.data);
 }
 
@@ -60,8 +60,8 @@ export async function readSkillFolder(dir: string, source: Skill['source']): Pro
   const name = path.basename(dir);
   const mdPath = path.join(dir, SKILL_MD);
   const st = await stat(mdPath).catch(() => null);
-  if (!st?.isFile()) throw new SkillFormatError(`${mdPath} is missing`);
-  if (st.size > MAX_SKILL_MD_BYTES) throw new SkillFormatError(`SKILL.md must be at most ${MAX_SKILL_MD_BYTES} bytes`);
+  if (!st?.isFile()) throw new SkillFormatError(`${mdPath} is missing`, SKILL_MD);
+  if (st.size > MAX_SKILL_MD_BYTES) throw new SkillFormatError(`SKILL.md must be at most ${MAX_SKILL_MD_BYTES} bytes`, SKILL_MD);
   const manifest = await readFile(path.join(dir, MANIFEST)).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err;

@@ -18,13 +18,34 @@ export const MAX_SKILL_MD_BYTES = 256 * 1024;
 export const SKILL_RUNTIMES = ['any', 'main', 'background_job'] as const;
 export type SkillRuntime = (typeof SKILL_RUNTIMES)[number];
 
-/** A skill folder that does not follow the format; `message` says what to fix. */
+/** One problem of a file, as the 400's details list them: `path` spelled as in every error (`dependencies.tools[0].env`). */
+export interface SkillFileIssue {
+  path: string;
+  code: string;
+  message: string;
+}
+
+/**
+ * A skill folder that does not follow the format; `message` says what to fix. Routes answer 400
+ * `invalid_skill` with {@link SkillFormatError.details}: `file` the file that breaks a rule, as
+ * named in the folder (`SKILL.md`, `agents/openai.yaml`); `field` the field in it that is wrong
+ * (a frontmatter key such as `description`, a manifest path such as `dependencies.tools[0].env`),
+ * or null when the file as a whole is (missing, too large, no frontmatter, not YAML); `issues`
+ * every problem the manifest's schema found (the message names the first five).
+ */
 export class SkillFormatError extends Error {
-  constructor(message: string) {
+  constructor(message: string, public readonly file: string, public readonly field: string | null = null, public readonly issues?: readonly SkillFileIssue[]) {
     super(message);
     this.name = 'SkillFormatError';
   }
+
+  /** The 400's details: `{file, field}`, plus `issues` when the manifest's schema found problems. */
+  get details(): { file: string; field: string | null; issues?: SkillFileIssue[] } {
+    return this.issues ? { file: this.file, field: this.field, issues: [...this.issues] } : { file: this.file, field: this.field };
+  }
 }
+
+const SKILL_MD = 'SKILL.md';
 
 export interface SkillFrontmatter {
   name: string;
@@ -53,27 +74,27 @@ export function stripFrontmatter(text: string): string {
  */
 export function parseSkillMd(text: string): ParsedSkillMd {
   const m = FRONTMATTER.exec(text);
-  if (!m) throw new SkillFormatError('SKILL.md must start with YAML frontmatter between "---" lines (with name and description)');
+  if (!m) throw new SkillFormatError('SKILL.md must start with YAML frontmatter between "---" lines (with name and description)', SKILL_MD);
   let data: unknown;
   try {
     data = parseYaml(m[1], { maxAliasCount: 16 });
   } catch (err) {
-    throw new SkillFormatError(`SKILL.md frontmatter is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    throw new SkillFormatError(`SKILL.md frontmatter is not valid YAML: ${(err as Error).message.split('\n')[0]}`, SKILL_MD);
   }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new SkillFormatError('SKILL.md frontmatter must be a YAML mapping');
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new SkillFormatError('SKILL.md frontmatter must be a YAML mapping', SKILL_MD);
   const fm = data as Record<string, unknown>;
   if (typeof fm.name !== 'string' || !SKILL_NAME.test(fm.name)) {
-    throw new SkillFormatError(`SKILL.md frontmatter "name" must match ${SKILL_NAME.source}`);
+    throw new SkillFormatError(`SKILL.md frontmatter "name" must match ${SKILL_NAME.source}`, SKILL_MD, 'name');
   }
   if (typeof fm.description !== 'string' || fm.description.trim() === '') {
-    throw new SkillFormatError('SKILL.md frontmatter "description" must be a non-empty string');
+    throw new SkillFormatError('SKILL.md frontmatter "description" must be a non-empty string', SKILL_MD, 'description');
   }
   if (fm.description.length > MAX_DESCRIPTION_CHARS) {
-    throw new SkillFormatError(`SKILL.md frontmatter "description" must be at most ${MAX_DESCRIPTION_CHARS} characters`);
+    throw new SkillFormatError(`SKILL.md frontmatter "description" must be at most ${MAX_DESCRIPTION_CHARS} characters`, SKILL_MD, 'description');
   }
   const runtime = fm.runtime ?? 'any';
   if (typeof runtime !== 'string' || !(SKILL_RUNTIMES as readonly string[]).includes(runtime)) {
-    throw new SkillFormatError(`SKILL.md frontmatter "runtime" must be one of ${SKILL_RUNTIMES.join(', ')}`);
+    throw new SkillFormatError(`SKILL.md frontmatter "runtime" must be one of ${SKILL_RUNTIMES.join(', ')}`, SKILL_MD, 'runtime');
   }
   return {
     frontmatter: { name: fm.name, description: fm.description.trim(), runtime: runtime as SkillRuntime },

@@ -18,7 +18,7 @@ export type ArchiveContentType = (typeof ARCHIVE_CONTENT_TYPES)[number];
 
 /** Parse an archive body. @throws SkillArchiveError. */
 export async function readArchive(body: Buffer, contentType: ArchiveContentType): Promise<ArchiveEntry[]> {
-  if (body.length > MAX_ARCHIVE_BYTES) throw new SkillArchiveError(`archive is larger than ${MAX_ARCHIVE_BYTES} bytes`);
+  if (body.length > MAX_ARCHIVE_BYTES) throw new SkillArchiveError(`archive is larger than ${MAX_ARCHIVE_BYTES} bytes`, undefined, { max_bytes: MAX_ARCHIVE_BYTES });
   return contentType === 'application/zip' ? readZip(body) : readTarGz(body);
 }
 

@@ -235,8 +235,9 @@ export class SkillRegistry {
    * Install (or replace) skill `name` from an archive body. With a catalog the archive is stored
    * there too (after it unpacked here), so every instance gets it; `created` then says whether no
    * instance had it installed.
-   * @throws HttpError 409 `skill_builtin`; 400 `invalid_skill_archive` (details.entry names the
-   *   refused entry) or `invalid_skill` (format rules).
+   * @throws HttpError 409 `skill_builtin`; 400 `invalid_skill_archive` (details `{entry, …}`: the
+   *   refused entry, or null for the archive as a whole, see SkillArchiveError.details) or
+   *   `invalid_skill` (format rules; details `{file, field, issues?}`, see SkillFormatError.details).
    */
   async install(name: string, body: Buffer, contentType: ArchiveContentType): Promise<{ skill: Skill; created: boolean }> {
     return this.serial(async () => {
@@ -245,8 +246,8 @@ export class SkillRegistry {
       try {
         await installArchive(this.o.installDir, name, body, contentType);
       } catch (err) {
-        if (err instanceof SkillArchiveError) throw new HttpError(400, 'invalid_skill_archive', err.message, err.entry === undefined ? undefined : { entry: err.entry });
-        if (err instanceof SkillFormatError) throw new HttpError(400, 'invalid_skill', err.message);
+        if (err instanceof SkillArchiveError) throw new HttpError(400, 'invalid_skill_archive', err.message, err.details);
+        if (err instanceof SkillFormatError) throw new HttpError(400, 'invalid_skill', err.message, err.details);
         throw err;
       }
       if (!this.o.catalog) return { skill: await this.setInstalled(name), created };

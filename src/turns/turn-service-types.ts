@@ -31,7 +31,9 @@ export interface CreateTurnInput {
    * on the previous turn's final transcript when it ends; `interrupt`: the previous turn is
    * cancelled (its completed rounds stay) and this one runs on that transcript, starting with the
    * steering messages it had not applied (src/turns/inputs/ `takeOver`); `steer`: the input
-   * goes into the previous turn as a steering message (no new turn). On a finished previous turn
+   * goes into the previous turn as a steering message (no new turn), and any field besides
+   * input, previous_turn_id, agent_id and multitask_strategy is refused (400 `invalid_request`,
+   * src/turns/turn-service.ts `steerFieldsIgnored`). On a finished previous turn
    * every strategy is a plain continuation. The HTTP route accepts it only with `previous_turn_id`.
    */
   multitask_strategy?: MultitaskStrategy;
@@ -59,6 +61,12 @@ export interface CreateTurnOptions {
   workflowTask?: StoredTaskBinding;
   /** The caller's W3C `traceparent` header: the turn joins that trace (else it starts its own). */
   traceparent?: string;
+  /**
+   * Request fields the caller acted on itself instead of passing them in the input (POST
+   * /v1/turns: `cancel_on_disconnect`, when sent). A `steer` double-text on an active turn uses
+   * none of them, so it refuses them as it refuses the input's fields it does not use.
+   */
+  callerFields?: readonly string[];
 }
 
 /** GET /v1/turns/{id} shape. Times are ISO 8601 strings. */

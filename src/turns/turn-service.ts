@@ -48,6 +48,31 @@ function previousTurnActive(prev: TurnRecord): HttpError {
 }
 
 /**
+ * The request fields a `steer` double-text uses: `input` (the steering message), `previous_turn_id`
+ * (the turn it goes into), `agent_id` (must be that turn's agent) and `multitask_strategy`; besides
+ * them only the Idempotency-Key header counts. Any other field would be dropped, so it is refused
+ * ({@link steerFieldsIgnored}).
+ */
+export const STEER_FIELDS: readonly string[] = ['input', 'previous_turn_id', 'agent_id', 'multitask_strategy'];
+
+/**
+ * 400 `invalid_request` for a `steer` double-text on active turn `prev` that sends `fields`, which
+ * steering does not use (not in {@link STEER_FIELDS}): the message names each, says steer only
+ * adds `input` to that turn and which fields it takes, and what to do (leave them out, or
+ * `enqueue` / `interrupt` for a new turn that uses them); details one `{path: <field>, code:
+ * "not_used_by_steer", message}` per field.
+ */
+export function steerFieldsIgnored(prev: TurnRecord, fields: readonly string[]): DomainError {
+  const what = 'is not used by multitask_strategy "steer", which only adds input to the active turn: leave it out, or send "enqueue" or "interrupt" for a new turn that uses it';
+  return new DomainError(
+    'invalid_request',
+    `${fields.join(', ')} ${fields.length === 1 ? 'is' : 'are'} not used by multitask_strategy "steer": previous turn ${prev.id} is still active (status ${prev.status}), so only input goes into it, as the user's steering message; steer takes only ${STEER_FIELDS.slice(0, -1).join(', ')} and ${STEER_FIELDS.at(-1)} (and the Idempotency-Key header). Leave ${fields.length === 1 ? 'it' : 'them'} out to steer, or send "multitask_strategy": "enqueue" or "interrupt" for a new turn that uses ${fields.length === 1 ? 'it' : 'them'}`,
+    400,
+    fields.map((path) => ({ path, code: 'not_used_by_steer', message: what })),
+  );
+}
+
+/**
  * Serializes the creation of one agent's follow-ups (`enqueue` / `interrupt`) across every
  * instance on one database (Postgres: src/store/postgres/pg-follow-up-lock.ts). Within an
  * instance {@link DefaultTurnService.create} already runs them one at a time.
@@ -146,8 +171,10 @@ export class DefaultTurnService implements TurnService {
    *   and this turn is of another kind),
    *   409 `previous_turn_active` (previous turn active and `multitask_strategy` reject), 409
    *   `agent_mismatch` (details `{previous_turn_id, agent_id}`: the agent owning it), 503 `shutting_down`; with `steer` on an active previous turn also
-   *   400 `invalid_request` (input over the steering cap, details `[{path: "input", code,
-   *   message}]`, see `steeringTooLong`) and `TurnInputs.send`'s errors. Double-texting: see {@link CreateTurnInput.multitask_strategy};
+   *   400 `invalid_request` (fields steering does not use, in `input` or `options.callerFields`,
+   *   see {@link steerFieldsIgnored}; a message of another role than user; input over the
+   *   steering cap, details `[{path: "input", code, message}]`, see `steeringTooLong`) and
+   *   `TurnInputs.send`'s errors. Double-texting: see {@link CreateTurnInput.multitask_strategy};
    *   `steer` returns the previous turn with `steered` set instead of a new turn.
    *
    * Follow-ups (`enqueue` / `interrupt`) of one agent are created one at a time in this instance,
@@ -202,7 +229,7 @@ export class DefaultTurnService implements TurnService {
       const strategy = input.multitask_strategy ?? 'reject';
       if (!isFinished(prev)) {
         if (strategy === 'reject') throw previousTurnActive(prev);
-        if (strategy === 'steer') return this.steer(prev, input, key, hashes);
+        if (strategy === 'steer') return this.steer(prev, input, key, hashes, options.callerFields ?? []);
       }
       if (strategy === 'enqueue' || strategy === 'interrupt') {
         // The new turn goes behind the follow-ups still active on `prev` (double-texting twice
@@ -294,10 +321,14 @@ export class DefaultTurnService implements TurnService {
   /**
    * Double-texting `steer`: the new input goes into `prev` as a steering message — once per
    * Idempotency-Key (`TurnInputs.sendOnce`; a racing repeat waits for the first and replays it).
+   * A request with fields steering does not use (`input`'s beyond {@link STEER_FIELDS}, and
+   * `callerFields`) is refused before anything is stored ({@link steerFieldsIgnored}).
    */
-  private async steer(prev: TurnRecord, input: CreateTurnInput, key: string | undefined, hashes: readonly string[]): Promise<TurnRecord> {
+  private async steer(prev: TurnRecord, input: CreateTurnInput, key: string | undefined, hashes: readonly string[], callerFields: readonly string[]): Promise<TurnRecord> {
     const { inputs } = this.deps;
     if (!inputs) throw previousTurnActive(prev);
+    const ignored = [...Object.keys(input).filter((k) => input[k as keyof CreateTurnInput] !== undefined && !STEER_FIELDS.includes(k)), ...callerFields];
+    if (ignored.length > 0) throw steerFieldsIgnored(prev, ignored);
     // A steering message is the user's: other roles would reach the model as user text.
     if (typeof input.input !== 'string') {
       const bad = input.input.flatMap((m, i) => (m.role === 'user' ? [] : [{ path: ['input', i, 'role'], message: `must be "user" for a steering message, got ${JSON.stringify(m.role)}` }]));

@@ -82,10 +82,29 @@ describe('with AUTH_TOKENS set', () => {
     // With an Authorization header, that header is what the message is about.
     const wrong = await api(svc.url, 'GET', '/v1/turns?access_token=tok-alpha-1234567890', undefined, { authorization: 'Bearer not-a-token-0000000' });
     expect(wrong.body.error.details.reason).toBe('invalid_token');
-    // Other parameters (and a stream token outside the routes that take one) are no token in the URL.
-    for (const query of ['limit=1', 'stream_token=abc', 'monkey=1']) {
+    // Other parameters are no token in the URL.
+    for (const query of ['limit=1', 'monkey=1']) {
       expect((await api(svc.url, 'GET', `/v1/turns?${query}`)).body.error.details.reason, query).toBe('missing_token');
     }
+  });
+
+  it('tells a stream token sent to a route it does not open where stream tokens are accepted, and that this route needs the header', async () => {
+    const streamRoutes = ['GET /v1/turns/{id}/events', 'GET /v1/workflows/{id}/events', 'GET /v1/jobs/{id}/events', 'GET /v1/turns/{id}/attachments/{attachment_id}'];
+    for (const [method, p] of [['GET', '/v1/turns?stream_token=1.abc'], ['GET', '/v1/turns/0190/?limit=1&stream_token=1.abc'], ['POST', '/v1/turns/0190/cancel?stream_token=1.abc'], ['GET', '/metrics?stream_token=1.abc']] as const) {
+      const r = await api(svc.url, method, p);
+      expect(r.status, p).toBe(401);
+      expect(r.headers.get('www-authenticate')).toBe('Bearer');
+      expect(r.body.error, p).toEqual({
+        code: 'unauthorized',
+        message: "stream tokens (query parameter stream_token, from links.events) are accepted only on the event streams GET /v1/turns/{id}/events, GET /v1/workflows/{id}/events, GET /v1/jobs/{id}/events (and a turn's token on GET /v1/turns/{id}/attachments/{attachment_id}); this route needs the header Authorization: Bearer <token>",
+        details: { reason: 'stream_token_not_accepted', parameter: 'stream_token', stream_routes: streamRoutes, expected: 'Authorization: Bearer <token>' },
+      });
+      expect(JSON.stringify(r.body)).not.toContain('1.abc');
+    }
+    expect(validateResponse('/v1/turns', 'get', 401, (await api(svc.url, 'GET', '/v1/turns?stream_token=x')).body)).toEqual([]);
+    // With an Authorization header, that header is what the message is about.
+    const wrong = await api(svc.url, 'GET', '/v1/turns?stream_token=x', undefined, { authorization: 'Bearer not-a-token-0000000' });
+    expect(wrong.body.error.details.reason).toBe('invalid_token');
   });
 
   it('keeps the API reference (/docs, /openapi.yaml) behind the token too', async () => {

@@ -2,6 +2,7 @@
  * Turns over HTTP end to end: real server, real SSE client, the real openai SDK against the
  * scripted Responses server, real tools (todo; computer `command` in bubblewrap for cancel).
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from './support/service.js';
@@ -125,6 +126,32 @@ describe('POST /v1/turns', () => {
       return l[0]?.status === 'completed' ? l : undefined;
     });
     expect(list[0].output_text).toBe('nobody waits');
+  });
+
+  it('with ?wait=true adds one close listener to the response beyond what a 202 answer has', async () => {
+    // Count the 'close' listeners added to each probed response over its whole life.
+    const added = new Map<string, number>();
+    const probe = (req: IncomingMessage, res: ServerResponse) => {
+      const name = req.headers['x-probe'];
+      if (typeof name !== 'string') return;
+      added.set(name, 0);
+      res.on('newListener', (event) => {
+        if (event === 'close') added.set(name, added.get(name)! + 1);
+      });
+    };
+    harness.svc.app.server.prependListener('request', probe);
+    try {
+      harness.model.push({ output: [message('plain')] }, { output: [message('waited', { chunks: ['wai', 'ted'] })], delayMs: 200 });
+      const plain = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'plain' }, { 'x-probe': 'plain' });
+      expect(plain.status).toBe(202);
+      await harness.svc.services.turns.waitForTerminal(plain.body.id);
+      const waited = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'waited' }, { 'x-probe': 'wait' });
+      expect(waited.body).toMatchObject({ status: 'completed', output_text: 'waited' });
+      await waitFor(() => (added.has('wait') && added.has('plain') ? true : undefined));
+      expect(added.get('wait')! - added.get('plain')!).toBe(1);
+    } finally {
+      harness.svc.app.server.off('request', probe);
+    }
   });
 
   it('keeps running after the POST stream is closed at event k, and Last-Event-ID resumes exactly the rest', async () => {

@@ -102,6 +102,63 @@ describe('installing skills', () => {
   });
 });
 
+describe('refusals name the file and field, or the entry, in details', () => {
+  const md = (text: string) => tarGz([{ name: 'SKILL.md', data: text }]);
+  const manifest = (yaml: string) => tarGz([{ name: 'SKILL.md', data: skillMd('alpha', 'x') }, { name: 'agents/openai.yaml', data: yaml }]);
+  const server = (name: string, more = '') => `    - type: mcp\n      value: ${name}\n      transport: stdio\n      command: x\n${more}`;
+
+  it('invalid_skill: details {file, field} name the file and the field that is wrong (null for the file as a whole)', async () => {
+    const cases: [string, Buffer, { file: string; field: string | null }, string][] = [
+      ['name differs', md(skillMd('beta', 'x')), { file: 'SKILL.md', field: 'name' }, 'does not match the skill name "alpha"'],
+      ['bad name', md('---\nname: Alpha!\ndescription: x\n---\n'), { file: 'SKILL.md', field: 'name' }, 'frontmatter "name" must match'],
+      ['no description', md('---\nname: alpha\n---\nbody\n'), { file: 'SKILL.md', field: 'description' }, '"description" must be a non-empty string'],
+      ['bad runtime', md(skillMd('alpha', 'x', 'body', 'runtime: sometimes\n')), { file: 'SKILL.md', field: 'runtime' }, '"runtime" must be one of any, main, background_job'],
+      ['no frontmatter', md('# alpha\n'), { file: 'SKILL.md', field: null }, 'must start with YAML frontmatter'],
+      ['frontmatter not YAML', md('---\nname: [alpha\n---\n'), { file: 'SKILL.md', field: null }, 'frontmatter is not valid YAML'],
+      ['manifest not YAML', manifest('dependencies: [\n'), { file: 'agents/openai.yaml', field: null }, 'agents/openai.yaml is not valid YAML'],
+      ['a server declared twice', manifest(`dependencies:\n  tools:\n${server('notes')}${server('notes')}`), { file: 'agents/openai.yaml', field: 'dependencies.tools[1].value' }, 'declares MCP server "notes" twice'],
+    ];
+    for (const [what, body, details, message] of cases) {
+      const r = await put('alpha', body);
+      expect(r.status, what).toBe(400);
+      expect(r.body.error, what).toEqual({ code: 'invalid_skill', message: expect.stringContaining(message), details });
+      expect(validateResponse('/v1/skills/{name}', 'put', 400, r.body), what).toEqual([]);
+    }
+  });
+
+  it('invalid_skill: a manifest against its schema lists every problem in details.issues, the first as field', async () => {
+    const r = await put('alpha', manifest(`dependencies:\n  tools:\n${server('notes', '      env: {A: b}\n')}${server('bad name')}`));
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('invalid_skill');
+    expect(r.body.error.details).toEqual({
+      file: 'agents/openai.yaml',
+      field: 'dependencies.tools[0].env',
+      issues: [
+        { path: 'dependencies.tools[0].env', code: 'unrecognized_keys', message: expect.stringContaining('"env"') },
+        { path: 'dependencies.tools[1].value', code: 'invalid_format', message: expect.stringContaining('value (the MCP server name) must match') },
+      ],
+    });
+  });
+
+  it('invalid_skill_archive: details {entry} name the entry to blame, or null for the archive as a whole, with what it broke', async () => {
+    const cases: [string, Buffer, string, Record<string, unknown>, string][] = [
+      ['not gzip', Buffer.from('not gzip at all'), 'application/gzip', { entry: null, format: 'gzip' }, 'not a valid gzip stream'],
+      ['gzip but not tar', gzipSync(Buffer.from('plain text, no tar headers at all')), 'application/gzip', { entry: null, format: 'tar' }, 'not a valid tar archive'],
+      ['not zip', Buffer.from('not a zip either'), 'application/zip', { entry: null, format: 'zip' }, 'not a valid zip archive'],
+      ['no SKILL.md', tarGz([{ name: 'README.md', data: '# hi\n' }]), 'application/gzip', { entry: null, missing: 'SKILL.md' }, 'SKILL.md must be at the archive root'],
+      ['SKILL.md in a folder', tarGz([{ name: 'alpha/SKILL.md', data: skillMd('alpha', 'x') }]), 'application/gzip', { entry: 'alpha/SKILL.md', missing: 'SKILL.md' }, '(found alpha/SKILL.md: archive the folder\'s contents, not the folder)'],
+      ['an entry twice', tarGz([{ name: 'SKILL.md', data: skillMd('alpha', 'x') }, { name: 'a.txt', data: '1' }, { name: 'a.txt', data: '2' }]), 'application/gzip', { entry: 'a.txt' }, 'appears twice'],
+      ['too many entries', manyEntryZip(['SKILL.md', ...Array.from({ length: 1000 }, (_, i) => `f${i}`)]), 'application/zip', { entry: null, entries: 1001, max_entries: 1000 }, 'archive has 1001 entries'],
+    ];
+    for (const [what, body, type, details, message] of cases) {
+      const r = await put('alpha', body, type);
+      expect(r.status, what).toBe(400);
+      expect(r.body.error, what).toEqual({ code: 'invalid_skill_archive', message: expect.stringContaining(message), details });
+      expect(validateResponse('/v1/skills/{name}', 'put', 400, r.body), what).toEqual([]);
+    }
+  });
+});
+
 describe('hostile archives are refused with 400 naming the entry', () => {
   const md = { name: 'SKILL.md', data: skillMd('evil', 'x') };
   const cases: [string, () => Promise<Buffer> | Buffer, string, string, string?][] = [
@@ -135,6 +192,7 @@ describe('hostile archives are refused with 400 naming the entry', () => {
     const r = await put('evil', tarGz(items));
     expect(r.status).toBe(400);
     expect(r.body.error.message).toMatch(/more than 1000 entries/);
+    expect(r.body.error.details).toEqual({ entry: expect.any(String), max_entries: 1000 });
     expect(existsSync(path.join(skillsDir(), 'evil'))).toBe(false);
   }, 60_000);
 
@@ -144,6 +202,7 @@ describe('hostile archives are refused with 400 naming the entry', () => {
     const r = await put('evil', body, 'application/zip');
     expect(r.status).toBe(400);
     expect(r.body.error.message).toBe('archive has 100001 entries; at most 1000 are allowed');
+    expect(r.body.error.details).toEqual({ entry: null, entries: 100001, max_entries: 1000 });
   }, 60_000);
 
   it('a gzip bomb (256 MiB of zeros in a 1 MiB body) stops at the size cap', async () => {
@@ -152,6 +211,7 @@ describe('hostile archives are refused with 400 naming the entry', () => {
     const r = await put('evil', bomb);
     expect(r.status).toBe(400);
     expect(r.body.error.message).toMatch(/unpacks to more than \d+ bytes/);
+    expect(r.body.error.details).toEqual({ entry: null, max_unpacked_bytes: 50 * 1024 * 1024 });
   }, 60_000);
 
   it('a body over 10 MiB gets 413', async () => {

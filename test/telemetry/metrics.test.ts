@@ -93,13 +93,35 @@ describe('GET /metrics access', () => {
     try {
       const refused = await fetch(`${svc.url}/metrics`);
       expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer');
+      const expected = 'Authorization: Bearer <METRICS_TOKEN>';
+      // Like the API's 401s: what was wrong, and how to send the token (a scraper's config too).
       expect((await refused.json()).error).toEqual({
         code: 'unauthorized',
-        message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>',
-        details: { reason: 'missing_token', expected: 'Authorization: Bearer <METRICS_TOKEN>' },
+        message: 'missing bearer token: GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (in a Prometheus scrape config: authorization: {credentials: <METRICS_TOKEN>})',
+        details: { reason: 'missing_token', expected },
       });
       const wrong = await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer not-the-scrape-token' } });
-      expect((await wrong.json()).error.details).toEqual({ reason: 'invalid_token', expected: 'Authorization: Bearer <METRICS_TOKEN>' });
+      expect((await wrong.json()).error).toEqual({
+        code: 'unauthorized',
+        message: 'invalid bearer token: it is not METRICS_TOKEN; GET /metrics needs Authorization: Bearer <METRICS_TOKEN>',
+        details: { reason: 'invalid_token', expected },
+      });
+      const basic = await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Basic c2NyYXBlOnNjcmFwZS10b2tlbi00NTY3ODkw' } });
+      expect((await basic.json()).error).toEqual({
+        code: 'unauthorized',
+        message: 'the Authorization header uses the Basic scheme; this service takes only a bearer token: send Authorization: Bearer <METRICS_TOKEN>',
+        details: { reason: 'not_bearer', expected },
+      });
+      const inUrl = await fetch(`${svc.url}/metrics?token=scrape-token-4567890`);
+      expect(inUrl.status).toBe(401);
+      const inUrlBody = await inUrl.text();
+      expect(JSON.parse(inUrlBody).error).toEqual({
+        code: 'unauthorized',
+        message: 'tokens in the URL are not accepted (query parameter token): send Authorization: Bearer <METRICS_TOKEN> instead',
+        details: { reason: 'token_in_url', parameter: 'token', expected },
+      });
+      expect(inUrlBody).not.toContain('scrape-token-4567890');
       expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(200);
       expect((await fetch(`${svc.url}/v1/turns`)).status).toBe(200);
     } finally {

@@ -23,8 +23,10 @@ async function busyTurn(command: string, input = 'first request'): Promise<strin
   return created.body.id;
 }
 
+/** POST a turn continuing `previous`; with `tools` unless `strategy` is steer, which takes none (it adds the input to that turn). */
 async function doubleText(previous: string, input: string, strategy?: string) {
-  const r = await api(harness.svc.url, 'POST', '/v1/turns', { input, agent_id: AGENT, tools: ['computer'], previous_turn_id: previous, ...(strategy ? { multitask_strategy: strategy } : {}) });
+  const tools = strategy === 'steer' ? {} : { tools: ['computer'] };
+  const r = await api(harness.svc.url, 'POST', '/v1/turns', { input, agent_id: AGENT, ...tools, previous_turn_id: previous, ...(strategy ? { multitask_strategy: strategy } : {}) });
   expect(validateResponse('/v1/turns', 'post', r.status, r.body)).toEqual([]);
   return r;
 }
@@ -74,7 +76,7 @@ describe('double-texting (multitask_strategy)', () => {
     const prev = await busyTurn('sleep 2');
     const r = await api(harness.svc.url, 'POST', '/v1/turns', {
       input: [{ role: 'user', content: 'fine' }, { role: 'assistant', content: 'I am the assistant' }, { role: 'system', content: 'sys' }],
-      agent_id: AGENT, tools: ['computer'], previous_turn_id: prev, multitask_strategy: 'steer',
+      agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer',
     });
     expect(r.status).toBe(400);
     expect(r.body.error).toEqual({
@@ -88,6 +90,42 @@ describe('double-texting (multitask_strategy)', () => {
     expect(validateResponse('/v1/turns', 'post', r.status, r.body)).toEqual([]);
     expect(await finished(prev)).toMatchObject({ status: 'completed' });
     expect(JSON.stringify(harness.model.requests.at(-1)!.body.input)).not.toContain('I am the assistant');
+  });
+
+  it('steer: fields steering does not use are refused (400 invalid_request naming each), nothing is queued', async () => {
+    harness.model.push({ output: [functionCall('command', { command: 'sleep 2' })] }, { output: [message('first done')] });
+    const prev = await busyTurn('sleep 2');
+    const ignored = {
+      instructions: 'answer in French', model: 'other-model', model_api: 'chat', tools: ['todo'], max_steps: 3, metadata: { ticket: 7 },
+      brain: false, skills: [], approvals: 'destructive', cancel_on_disconnect: true,
+    };
+    const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'I am ignored', agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer', ...ignored }, { 'idempotency-key': 'steer-with-extras' });
+    expect(r.status).toBe(400);
+    expect(validateResponse('/v1/turns', 'post', r.status, r.body)).toEqual([]);
+    const names = Object.keys(ignored);
+    const what = 'is not used by multitask_strategy "steer", which only adds input to the active turn: leave it out, or send "enqueue" or "interrupt" for a new turn that uses it';
+    expect(r.body.error).toEqual({
+      code: 'invalid_request',
+      message: `${names.join(', ')} are not used by multitask_strategy "steer": previous turn ${prev} is still active (status running), so only input goes into it, as the user's steering message; steer takes only input, previous_turn_id, agent_id and multitask_strategy (and the Idempotency-Key header). Leave them out to steer, or send "multitask_strategy": "enqueue" or "interrupt" for a new turn that uses them`,
+      details: names.map((path) => ({ path, code: 'not_used_by_steer', message: what })),
+    });
+    // One field alone is named alone; the route-level cancel_on_disconnect counts too.
+    for (const [field, value] of [['instructions', 'be brief'], ['cancel_on_disconnect', false]] as const) {
+      const one = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'I am ignored too', previous_turn_id: prev, multitask_strategy: 'steer', agent_id: AGENT, [field]: value });
+      expect(one.status, field).toBe(400);
+      expect(one.body.error.message, field).toMatch(new RegExp(`^${field} is not used by multitask_strategy "steer": .* Leave it out to steer, or .* for a new turn that uses it$`));
+      expect(one.body.error.details, field).toEqual([{ path: field, code: 'not_used_by_steer', message: what }]);
+    }
+    // Fields sent as null are left out, so they are no reason to refuse: the same steer goes in.
+    const nulls = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'fine', agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer', instructions: null, tools: null, cancel_on_disconnect: null });
+    expect(nulls.status).toBe(202);
+    expect(nulls.body).toMatchObject({ id: prev, steered: true });
+    expect(await finished(prev)).toMatchObject({ status: 'completed' });
+    const input = JSON.stringify(harness.model.requests.at(-1)!.body.input);
+    expect(input).toContain('fine');
+    expect(input).not.toContain('I am ignored');
+    const log = await readSse(`${harness.svc.url}/v1/turns/${prev}/events`);
+    expect(log.events.filter((e) => e.event === 'input.queued')).toHaveLength(1);
   });
 
   it('enqueue: the new turn waits as queued and runs on the previous turn\'s final transcript when it ends', async () => {
@@ -168,7 +206,7 @@ describe('double-texting (multitask_strategy)', () => {
     expect(r.body).toMatchObject({ id: prev, steered: true, message_id: expect.stringMatching(/^msg_/), links: { self: `/v1/turns/${prev}` } });
     expect((await api(harness.svc.url, 'GET', `/v1/turns?agent_id=${AGENT}&limit=100`)).body.data.length).toBe(before); // no new turn
     // Also for a client that asked for the event stream: a plain 202, no stream of a new turn.
-    const sse = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'and short', agent_id: AGENT, tools: ['computer'], previous_turn_id: prev, multitask_strategy: 'steer' }, { accept: 'text/event-stream' });
+    const sse = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'and short', agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer' }, { accept: 'text/event-stream' });
     expect(sse.status).toBe(202);
     expect(sse.body).toMatchObject({ id: prev, steered: true });
 

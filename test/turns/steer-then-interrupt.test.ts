@@ -17,8 +17,9 @@ const AGENT = 'steer-interrupt';
 const texts = (body: ResponsesRequestBody) =>
   (body.input as { role?: string; content?: unknown }[]).filter((i) => i.role === 'user').map((i) => (typeof i.content === 'string' ? i.content : JSON.stringify(i.content)));
 
+// A steer takes no `tools` (it adds the input to the running turn); the interrupting turn does.
 const doubleText = (previous: string, input: string, strategy: string) =>
-  api(harness.svc.url, 'POST', '/v1/turns', { input, agent_id: AGENT, tools: ['computer'], previous_turn_id: previous, multitask_strategy: strategy });
+  api(harness.svc.url, 'POST', '/v1/turns', { input, agent_id: AGENT, ...(strategy === 'steer' ? {} : { tools: ['computer'] }), previous_turn_id: previous, multitask_strategy: strategy });
 
 async function log(id: string) {
   const sse = await readSse(`${harness.svc.url}/v1/turns/${id}/events`, { timeoutMs: 30_000 });

@@ -35,7 +35,7 @@ describe('steering with an Idempotency-Key', () => {
     const first = harness.model.requests.length;
     const prev = await busyTurn();
     const key = { 'idempotency-key': 'steer-once' };
-    const body = { input: 'use staging', agent_id: AGENT, tools: ['computer'], previous_turn_id: prev, multitask_strategy: 'steer' };
+    const body = { input: 'use staging', agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer' };
     const a = await api(harness.svc.url, 'POST', '/v1/turns', body, key);
     const b = await api(harness.svc.url, 'POST', '/v1/turns', body, key);
     for (const r of [a, b]) expect(validateResponse('/v1/turns', 'post', r.status, r.body)).toEqual([]);
