@@ -1,8 +1,11 @@
 /**
  * Run one shell command (`bash -lc`) in the agent home: inside bubblewrap, or unsandboxed when the
  * operator chose COMPUTER_SANDBOX=none. Either way the environment is the minimal one from
- * {@link commandEnvironment} (never the service's), resource limits apply, and the command is its
- * own process group (spawned detached = a new session), so that:
+ * {@link commandEnvironment} (never the service's), resource limits apply, the command gets no
+ * file descriptor of the service but stdin (/dev/null), stdout and stderr (descriptors the service
+ * inherited without close-on-exec are closed on the host before bwrap or the shell starts:
+ * inherited-fds.ts), and the command is its own process group (spawned detached = a new
+ * session), so that:
  * - a timeout sends SIGTERM to the whole group, then SIGKILL after `killGraceMs`;
  * - an abort (turn cancelled, tool timeout) does the same;
  * - when the main process exits, whatever it left running in its group is killed (inside bwrap the
@@ -13,6 +16,7 @@ import { constants as osConstants } from 'node:os';
 import { bwrapInvocation, type BwrapOptions } from './bwrap-args.js';
 import { spawnBwrap } from './bwrap-spawn.js';
 import { commandEnvironment } from './command-env.js';
+import { closeInheritedFdsArgv } from './inherited-fds.js';
 import { DEFAULT_LIMITS, limitedShellArgv, type CommandLimits } from './limits.js';
 import { OutputCapture, type CapturedOutput, type OutputCaptureOptions } from './output-capture.js';
 import { measureHome } from '../home-budget.js';
@@ -80,6 +84,11 @@ export interface CommandRun {
   output: CapturedOutput;
 }
 
+/** COMPUTER_SANDBOX=none: `argv` (with the fd-closing prologue) as its own session, stdout/stderr piped. */
+function spawnUnsandboxed(argv: string[], cwd: string, env: Record<string, string>) {
+  return spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+}
+
 /** Wait after the main process exits for stdout/stderr to close before closing them ourselves. */
 const PIPE_DRAIN_MS = 1000;
 
@@ -107,7 +116,7 @@ export async function runCommand(o: RunCommandOptions): Promise<CommandRun> {
         ),
         { user: sb.user?.account, detached: true },
       )
-    : spawn(inner[0], inner.slice(1), { cwd: o.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    : spawnUnsandboxed(closeInheritedFdsArgv(2, inner), o.cwd, env);
 
   let timedOut = false;
   let aborted = false;
