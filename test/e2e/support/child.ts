@@ -11,14 +11,30 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
+export interface SpawnServiceOptions {
+  /**
+   * Extra descriptors the service inherits, as `{ [fd in the service]: fd open in this process }`
+   * (fd ≥ 3): the service gets them without close-on-exec, as from a shell's `exec 200<>file`.
+   */
+  inheritFds?: Record<number, number>;
+}
+
 /** `as`: run the service as this host uid/gid (the caller must be root), e.g. to test a non-root service. */
-export function spawnService(env: Record<string, string>, as?: { uid: number; gid: number }): Child {
+export function spawnService(env: Record<string, string>, as?: { uid: number; gid: number }, opts: SpawnServiceOptions = {}): Child {
   let out = '';
+  const stdio: (number | 'ignore' | 'pipe')[] = ['ignore', 'pipe', 'pipe'];
+  for (const [target, fd] of Object.entries(opts.inheritFds ?? {})) {
+    const at = Number(target);
+    if (!Number.isInteger(at) || at < 3) throw new Error(`spawnService: inheritFds takes descriptors >= 3, got ${target}`);
+    // No holes: Node skips them when it reads the array, which would move `fd` down to a lower slot.
+    while (stdio.length < at) stdio.push('ignore');
+    stdio[at] = fd;
+  }
   // One process (node with the tsx loader), so a kill reaches the service itself.
   const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio,
     ...(as ?? {}),
   });
   proc.stdout!.on('data', (c) => (out += c));
