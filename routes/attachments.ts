@@ -2,13 +2,15 @@
  * GET /v1/turns/{id}/attachments/{attachment_id} — download a reply attachment (a snapshot the
  * turn's `reply_attachment` call made; its `presentation` event carries this URL). Served with
  * the attachment's content type, `Content-Disposition: attachment` (UTF-8 file name, RFC 6266 /
- * RFC 8187), `X-Content-Type-Options: nosniff` and a sandboxing CSP, so a browser never runs it
- * as part of this origin. With AUTH_TOKENS set, the turn's stream token (`?stream_token=` from
+ * RFC 8187; never with control characters, bidi controls or folders),
+ * `X-Content-Type-Options: nosniff` and a sandboxing CSP, so a browser never runs it as part of
+ * this origin. With AUTH_TOKENS set, the turn's stream token (`?stream_token=` from
  * its `links.events`) works here too, for browser downloads. 404 `attachment_not_found`. With
  * DATABASE_URL the bytes come from Postgres, so any instance serves any turn's attachment (503
  * `database_unavailable` while it does not answer).
  */
 import { z } from 'zod';
+import { downloadName } from '../src/attachments/file-name.js';
 import { HttpError, notFound } from '../src/http/errors.js';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { TurnIdParams } from './turn-schemas.js';
@@ -16,8 +18,13 @@ import { TurnIdParams } from './turn-schemas.js';
 const Params = TurnIdParams.extend({ attachment_id: z.string().min(1).max(100) });
 const Query = z.object({ stream_token: z.string().optional() });
 
-/** `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded>`. */
-export function contentDisposition(name: string): string {
+/**
+ * `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded>` for the
+ * attachment's {@link downloadName}: neither form carries a control character, a bidirectional
+ * control or a folder (`/`, `\`), also for a name stored before `reply_attachment` refused them.
+ */
+export function contentDisposition(stored: string): string {
+  const name = downloadName(stored);
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
-import { MAX_TITLE_CHARS, SLUG_PATTERN, type BrainStore } from '../src/brain/brain-store.js';
+import { MAX_TITLE_CHARS, SLUG_PATTERN, titleCharsCheck, type BrainStore } from '../src/brain/brain-store.js';
 import { HttpError, notFoundHint } from '../src/http/errors.js';
 import { AgentId } from './turn-schemas.js';
 import { queryInt } from '../src/http/query-int.js';
@@ -20,7 +20,7 @@ const PageParams = z.object({
   slug: z.string().regex(SLUG_PATTERN, `slug must match ${SLUG_PATTERN.source}`),
 });
 const AgentParams = z.object({ agent_id: AgentId });
-const PutPageBody = z.strictObject({ title: z.string().min(1).max(MAX_TITLE_CHARS), markdown: z.string() });
+const PutPageBody = z.strictObject({ title: z.string().min(1).max(MAX_TITLE_CHARS).check(titleCharsCheck), markdown: z.string() });
 const ListPagesQuery = z.object({
   limit: queryInt(1, 200, 50),
   cursor: BrainCursor.optional(),

@@ -5,13 +5,37 @@
  * src/store/postgres/pg-brain-store.ts (Postgres full-text search). Both pass the one contract
  * suite in test/brain/brain-store.test.ts.
  */
+import { z } from 'zod';
 import { DomainError } from '../errors.js';
+import { describeUnsafeChar, firstUnsafeChar, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
 
 /** A page slug (its name within the agent, and the `reference` tools use): `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`. */
 export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const MAX_TITLE_CHARS = 300;
 /** Markdown size limit per page, bytes (UTF-8). */
 export const MAX_PAGE_BYTES = 512 * 1024;
+
+/**
+ * Why `title` cannot be a page title for the characters in it, or undefined when it can: a title
+ * is one line of plain text, so a control character (NUL, a line break, a tab, ESC, DEL, C1) or
+ * a bidirectional control (U+202E would show a title reversed in a list) is refused, never
+ * stripped (src/unsafe-chars.ts). The reason is a phrase after the field (`must not contain …:
+ * found U+0000 (a control character); send the title as one line of plain text without them`).
+ */
+export function titleCharsProblem(title: string): string | undefined {
+  const ch = firstUnsafeChar(title);
+  return ch === undefined ? undefined : `must not contain ${UNSAFE_CHARS_DESCRIPTION}: found ${describeUnsafeChar(ch)}; send the title as one line of plain text without them`;
+}
+
+/**
+ * {@link titleCharsProblem} as a zod check of a title string (`z.string().check(titleCharsCheck)`):
+ * one issue `{code: 'custom', message}` at the field, so the REST 400 `invalid_request` has
+ * details `[{path: 'title', code: 'custom', message}]`.
+ */
+export const titleCharsCheck: z.core.CheckFn<string> = (ctx) => {
+  const problem = titleCharsProblem(ctx.value);
+  if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+};
 
 export interface BrainPage {
   agent_id: string;
@@ -49,7 +73,8 @@ export interface BrainStore {
   /**
    * Create or replace the page `slug` of `agentId` (atomic: concurrent puts of one new slug create it once).
    * @returns the stored page and whether it was newly created.
-   * @throws BrainInputError for a bad slug, an empty/long title or an oversized body.
+   * @throws BrainInputError for a bad slug, an empty/long title, a title with control or bidi
+   *   characters ({@link titleCharsProblem}) or an oversized body.
    */
   put(agentId: string, slug: string, input: { title: string; markdown: string }): Promise<{ page: BrainPage; created: boolean }>;
   /** The page, or undefined. */
@@ -78,6 +103,8 @@ export function validatePage(slug: string, input: { title: string; markdown: str
   if (!SLUG_PATTERN.test(slug)) problems.push(`slug: must match ${SLUG_PATTERN.source}`);
   if (typeof input.title !== 'string' || input.title.trim() === '') problems.push('title: must be a non-empty string');
   else if (input.title.length > MAX_TITLE_CHARS) problems.push(`title: at most ${MAX_TITLE_CHARS} characters`);
+  const titleChars = typeof input.title === 'string' ? titleCharsProblem(input.title) : undefined;
+  if (titleChars) problems.push(`title: ${titleChars}`);
   if (typeof input.markdown !== 'string') problems.push('markdown: must be a string');
   else if (Buffer.byteLength(input.markdown, 'utf8') > MAX_PAGE_BYTES) problems.push(`markdown: at most ${MAX_PAGE_BYTES} bytes`);
   if (problems.length > 0) throw new BrainInputError('invalid brain page', problems);

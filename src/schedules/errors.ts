@@ -12,7 +12,7 @@ export type ScheduleErrorCode =
   | 'at_in_past' // `at` (or a resumed one-shot's new at) not after now
   | 'invalid_after' // `after.value` not a positive integer within bounds
   | 'invalid_cron' // croner refused the expression, or it never fires
-  | 'unknown_timezone' // not an IANA zone name known to this runtime
+  | 'unknown_timezone' // not an IANA zone name known to this runtime, or a UTC offset (+02:00)
   | 'timezone_required' // `cron` without `timezone` (there is no default zone)
   | 'cron_too_frequent' // two slots closer than SCHEDULE_MIN_INTERVAL_S
   | 'schedule_limit_reached' // SCHEDULE_MAX_PER_AGENT active + paused schedules

@@ -34,7 +34,7 @@ export const WhenShapeSchema = z
       .optional()
       .describe('one-shot, this long from now'),
     cron: z.string().optional().describe('recurring: 5-field cron "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5"'),
-    timezone: z.string().optional().describe('IANA time zone for cron, e.g. "Europe/Berlin" (required with cron)'),
+    timezone: z.string().optional().describe('IANA time zone name for cron, e.g. "Europe/Berlin" or "UTC", not a UTC offset such as "+02:00" (required with cron)'),
   })
   .describe('exactly one of {at}, {after}, {cron, timezone}');
 

@@ -18,7 +18,8 @@ export type AfterUnit = 'second' | 'minute' | 'hour' | 'day' | 'week';
  * - `{at}`: once, at an ISO 8601 time **with** offset (`Z` or `±hh:mm`), which must be in the future.
  * - `{after: {value, unit}}`: once, `value` units after the schedule was created (or last given this `when`).
  * - `{cron, timezone}`: recurring, a 5-field (or 6-field with seconds) cron expression evaluated by
- *   croner 11 in the IANA `timezone`.
+ *   croner 11 in the IANA `timezone` (never a UTC offset; stored in canonical spelling, see
+ *   canonicalTimeZone in ./when.ts).
  */
 export type ScheduleWhen =
   | { at: string }

@@ -77,18 +77,62 @@ export function parseIsoWithOffset(at: string): number {
   return ms;
 }
 
+/** A UTC offset written where a zone goes (`+02:00`, `-0500`, `+02`, `\u221205:00`). */
+const UTC_OFFSET = /^[+\-\u2212](\d{2})(?::?(\d{2}))?$/;
+
+/** Lower-case IANA name → its spelling, for the zones this runtime lists (plus `UTC`, which the list leaves out). */
+let zoneSpellings: Map<string, string> | undefined;
+function spellingOf(lower: string): string | undefined {
+  zoneSpellings ??= new Map([...Intl.supportedValuesOf('timeZone'), 'UTC'].map((z) => [z.toLowerCase(), z]));
+  return zoneSpellings.get(lower);
+}
+
 /**
- * True when `zone` is an IANA time-zone name this runtime knows (`Europe/Berlin`, `UTC`).
- * Uses `Intl.DateTimeFormat`, which throws RangeError for unknown zones.
+ * The IANA time-zone name `zone` names, in its canonical spelling, or undefined when it names
+ * none this runtime knows. Names match case-insensitively (as in the tz database) and come back
+ * spelled as the runtime lists them: `europe/berlin` → `Europe/Berlin`, `utc` → `UTC`,
+ * `etc/gmt-2` → `Etc/GMT-2`; a link name the runtime resolves to another zone keeps its own name
+ * (`Asia/Kolkata`, `US/Eastern` stay as written). Undefined for unknown names, for names with
+ * surrounding whitespace, and for UTC offsets (`+02:00`, `-0500`), which `Intl` accepts but are
+ * not time zones: an offset does not follow daylight saving time.
  */
-export function isKnownTimeZone(zone: string): boolean {
-  if (zone.trim() === '' || zone !== zone.trim()) return false;
+export function canonicalTimeZone(zone: string): string | undefined {
+  // No IANA name starts with a sign: this refuses every offset form Intl would take.
+  if (zone.trim() === '' || zone !== zone.trim() || /^[+\-\u2212]/.test(zone)) return undefined;
+  let resolved: string;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return undefined;
   }
+  const lower = zone.toLowerCase();
+  return spellingOf(lower) ?? (resolved.toLowerCase() === lower ? resolved : zone);
+}
+
+/**
+ * The `unknown_timezone` refusal of `zone` (details `{timezone}`). For a UTC offset it says that
+ * an offset is not a zone and names the IANA zones to use instead — the place's zone, or for a
+ * whole-hour offset the fixed `Etc/GMT∓h` zone (POSIX sign: `+02:00` is `Etc/GMT-2`).
+ */
+function unknownTimeZone(zone: string): ScheduleError {
+  const offset = UTC_OFFSET.exec(zone);
+  if (offset) {
+    const hours = Number(offset[1]);
+    const minutes = Number(offset[2] ?? '0');
+    const east = zone[0] === '+';
+    const fixed =
+      minutes !== 0 ? '' : hours === 0 ? ' (or "UTC")' : hours <= (east ? 14 : 12) ? ` (or "Etc/GMT${east ? '-' : '+'}${hours}" for UTC${east ? '+' : '-'}${offset[1]}:00 all year)` : '';
+    return new ScheduleError(
+      'unknown_timezone',
+      `when.timezone ${JSON.stringify(zone)} is a UTC offset, not a time zone: an offset does not follow daylight saving time. Use the IANA name of the place, such as "Europe/Berlin" or "America/New_York"${fixed}`,
+      { timezone: zone },
+    );
+  }
+  return new ScheduleError(
+    'unknown_timezone',
+    `when.timezone ${JSON.stringify(zone)} is not a known IANA time zone: use a name such as "Europe/Berlin", "America/New_York" or "UTC"`,
+    { timezone: zone },
+  );
 }
 
 /** A paused croner job for evaluation only (never runs a callback). */
@@ -96,14 +140,8 @@ export function cronJob(expression: string, timezone: string): Cron {
   return new Cron(expression, { timezone, paused: true, mode: '5-or-6-parts' });
 }
 
+/** The first cron slot (ms) of `expression` in the (canonical, known) `timezone`, checked against `rules`. */
 function validateCron(expression: string, timezone: string, rules: WhenRules): number {
-  if (!isKnownTimeZone(timezone)) {
-    throw new ScheduleError(
-      'unknown_timezone',
-      `when.timezone ${JSON.stringify(timezone)} is not a known IANA time zone (e.g. "Europe/Berlin", "America/New_York", "UTC")`,
-      { timezone },
-    );
-  }
   let job: Cron;
   try {
     job = cronJob(expression, timezone);
@@ -148,8 +186,10 @@ const WHEN_FORMS = ['at', 'after', 'cron'];
  * @throws ScheduleError `invalid_when` (not an object: details `{got, forms}`; none or several
  *   forms, stray keys: `{given, forms}`), `invalid_at` (`{at}`), `at_in_past` (`{at, now}`),
  *   `invalid_after` (`{after}` or `{value}`), `timezone_required` (`{cron, missing: ["timezone"]}`),
- *   `unknown_timezone` (`{timezone}`), `invalid_cron` (`{cron}`), `cron_too_frequent`
- *   (`{cron, interval_s, min_interval_s}`).
+ *   `unknown_timezone` (`{timezone}`: not an IANA name, or a UTC offset such as `+02:00`),
+ *   `invalid_cron` (`{cron}`), `cron_too_frequent` (`{cron, interval_s, min_interval_s}`).
+ * @returns the `when` to store: a cron's expression with runs of whitespace made one space, and
+ *   its zone in canonical spelling ({@link canonicalTimeZone}: `europe/berlin` → `Europe/Berlin`).
  */
 export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
   const forms = 'exactly one of {"at": "<ISO 8601 time with offset>"}, {"after": {"value": 10, "unit": "minute"}} or {"cron": "0 9 * * *", "timezone": "Europe/Berlin"}';
@@ -209,8 +249,10 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
   if (typeof raw.timezone !== 'string') {
     throw new ScheduleError('unknown_timezone', 'when.timezone must be a string: an IANA name such as "Europe/Berlin" or "UTC"', { timezone: raw.timezone });
   }
+  const timezone = canonicalTimeZone(raw.timezone);
+  if (timezone === undefined) throw unknownTimeZone(raw.timezone);
   const cron = raw.cron.trim().replace(/\s+/g, ' ');
-  return { when: { cron, timezone: raw.timezone }, firstRunAt: validateCron(cron, raw.timezone, rules) };
+  return { when: { cron, timezone }, firstRunAt: validateCron(cron, timezone, rules) };
 }
 
 /** True for `{cron, timezone}`. */

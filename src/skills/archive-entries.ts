@@ -3,6 +3,7 @@
  * the caps on one archive. Only regular files and folders are unpacked: symbolic links, hard
  * links, device files and FIFOs are refused, so nothing unpacked can point outside the skill.
  */
+import { describeUnsafeChar, firstUnsafeChar, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
 
 /** Max archive size (the request body), bytes. */
 export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
@@ -39,14 +40,18 @@ export type ArchiveEntry = { kind: 'dir'; path: string } | { kind: 'file'; path:
 
 /**
  * The normalized relative path of an entry (`./` prefixes and a trailing `/` removed), or a
- * SkillArchiveError naming it: absolute paths, drive letters, backslashes, NUL, `..` or `.`
- * segments, empty segments, more than {@link MAX_DEPTH} levels or {@link MAX_PATH_CHARS} characters.
+ * SkillArchiveError naming it (details `{entry}`): control characters (C0 with NUL and line breaks,
+ * DEL, C1) and bidirectional controls anywhere in the path (src/unsafe-chars.ts; the message names
+ * the first, e.g. `U+0001 (a control character)`), absolute paths, drive letters, backslashes,
+ * `..` or `.` segments, empty segments, more than {@link MAX_DEPTH} levels or
+ * {@link MAX_PATH_CHARS} characters.
  */
 export function checkEntryPath(raw: string): string {
   const quoted = JSON.stringify(raw);
   const fail = (why: string) => new SkillArchiveError(`archive entry ${quoted}: ${why}`, raw);
   if (raw.length > MAX_PATH_CHARS) throw fail(`path longer than ${MAX_PATH_CHARS} characters`);
-  if (raw.includes('\0')) throw fail('path contains a NUL character');
+  const unsafe = firstUnsafeChar(raw);
+  if (unsafe !== undefined) throw fail(`path contains ${describeUnsafeChar(unsafe)}: file and folder names must not contain ${UNSAFE_CHARS_DESCRIPTION}; rename it`);
   if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) throw fail('absolute paths are not allowed');
   if (raw.includes('\\')) throw fail('backslashes are not allowed in paths');
   let p = raw;

@@ -4,6 +4,7 @@
  * {@link TurnRecord} the API returns.
  */
 import { hasText } from '../turns/request-schemas.js';
+import { stripUnsafeChars } from '../unsafe-chars.js';
 import type { TurnRecord } from '../turns/turn-service-types.js';
 
 /** One `turns` row (the record columns plus the stored request). */
@@ -65,20 +66,13 @@ const PREVIEW_CHARS = 120;
 const LINE_BREAKS = /[\n\r\v\f\u0085\u2028\u2029]/;
 
 /**
- * Bidirectional controls: the marks U+200E, U+200F and U+061C, the embeddings and overrides
- * U+202A–U+202E and the isolates U+2066–U+2069. Kept in a preview they could make a list show
- * `invoice_\u202Egnp.exe` as "invoice_exe.png"; other format characters (a zero-width joiner in
- * an emoji sequence) stay.
- */
-const BIDI_CONTROLS = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
-
-/**
  * One line of input as clean one-line text: a tab becomes a space, other control characters
- * (`\p{Cc}`: NUL, ESC, DEL, …) and {@link BIDI_CONTROLS} are dropped, runs of whitespace become
- * one space, ends trimmed.
+ * (`\p{Cc}`: NUL, ESC, DEL, …) and bidirectional controls are dropped ({@link stripUnsafeChars}:
+ * kept in a preview a U+202E could make a list show `invoice_\u202Egnp.exe` as
+ * "invoice_exe.png"), runs of whitespace become one space, ends trimmed.
  */
 function cleanLine(line: string): string {
-  return line.replace(/\t/g, ' ').replace(/\p{Cc}/gu, '').replace(BIDI_CONTROLS, '').replace(/\s+/g, ' ').trim();
+  return stripUnsafeChars(line.replace(/\t/g, ' ')).replace(/\s+/g, ' ').trim();
 }
 
 /**

@@ -175,6 +175,7 @@ describe('/v1/schedules validation errors', () => {
     ['bad cron expression', 'invalid_cron', { when: { cron: '0 25 * * *', timezone: 'UTC' } }],
     ['cron that never fires', 'invalid_cron', { when: { cron: '0 0 31 2 *', timezone: 'UTC' } }],
     ['unknown time zone', 'unknown_timezone', { when: { cron: '0 9 * * *', timezone: 'Europe/Atlantis' } }],
+    ['a UTC offset as time zone', 'unknown_timezone', { when: { cron: '0 9 * * *', timezone: '+02:00' } }],
     ['cron without time zone', 'timezone_required', { when: { cron: '0 9 * * *' } }],
     ['too-frequent cron', 'cron_too_frequent', { when: { cron: '*/1 * * * *', timezone: 'UTC' } }],
     ['missing name', 'invalid_request', { name: undefined }],
@@ -190,6 +191,25 @@ describe('/v1/schedules validation errors', () => {
     else expect(err.details, code).toEqual(expect.any(Object));
     if (code === 'timezone_required') expect(err.details).toEqual({ cron: '0 9 * * *', missing: ['timezone'] });
     if (code === 'invalid_when' && 'when' in over && over.when) expect(err.details).toMatchObject({ forms: ['at', 'after', 'cron'] });
+  });
+
+  it('stores a time zone given in any case in its canonical spelling, and refuses a UTC offset saying to use an IANA name', async () => {
+    const created = await call('POST', '/v1/schedules', body({ agent_id: 'zones', when: { cron: '0 9 * * *', timezone: 'europe/berlin' } }));
+    expect(created.status).toBe(201);
+    expect(created.body.when).toEqual({ cron: '0 9 * * *', timezone: 'Europe/Berlin' });
+    expect((await call('GET', `/v1/schedules/${created.body.id}`)).body.when).toEqual({ cron: '0 9 * * *', timezone: 'Europe/Berlin' });
+    const patched = await call('PATCH', `/v1/schedules/${created.body.id}`, { when: { cron: '30 7 * * *', timezone: 'AMERICA/NEW_YORK' } });
+    expect(patched.body.when).toEqual({ cron: '30 7 * * *', timezone: 'America/New_York' });
+
+    const offset = await expectError('POST', '/v1/schedules', body({ agent_id: 'zones', when: { cron: '0 9 * * *', timezone: '+02:00' } }), 400, 'unknown_timezone');
+    expect(offset).toEqual({
+      code: 'unknown_timezone',
+      message: 'when.timezone "+02:00" is a UTC offset, not a time zone: an offset does not follow daylight saving time. Use the IANA name of the place, such as "Europe/Berlin" or "America/New_York" (or "Etc/GMT-2" for UTC+02:00 all year)',
+      details: { timezone: '+02:00' },
+    });
+    await expectError('PATCH', `/v1/schedules/${created.body.id}`, { when: { cron: '0 9 * * *', timezone: '-05:00' } }, 400, 'unknown_timezone');
+    expect((await call('GET', `/v1/schedules/${created.body.id}`)).body.when.timezone).toBe('America/New_York');
+    expect((await call('GET', '/v1/schedules?agent_id=zones')).body.data).toHaveLength(1);
   });
 
   it('lists when as required (not when?) in an unknown-field message, and a missing when is still invalid_when', async () => {

@@ -121,7 +121,24 @@ describe('schedule tools', () => {
       /not a known IANA time zone/,
     );
     await expect(call(ctx, tools, 'schedule_create', { ...dailyReport, when: {} })).rejects.toThrow(/none of at, after, cron/);
+    await expect(call(ctx, tools, 'schedule_create', { ...dailyReport, when: { cron: '0 9 * * *', timezone: '+02:00' } })).rejects.toThrow(
+      'when.timezone "+02:00" is a UTC offset, not a time zone: an offset does not follow daylight saving time. Use the IANA name of the place, such as "Europe/Berlin"',
+    );
     expect((await rig.service.list({})).data).toEqual([]);
+  });
+
+  it('stores a time zone the model wrote in any case in its canonical spelling, in create and update', async () => {
+    const ctx = turnContext(rig);
+    const { tools } = await toolsFor(ctx);
+    const r = await call(ctx, tools, 'schedule_create', { ...dailyReport, when: { cron: '0 9 * * *', timezone: 'europe/berlin' } });
+    expect(r.label).toBe('Scheduling “daily report” for 09:00 Europe/Berlin');
+    expect(r.result.details.schedule.when).toEqual({ cron: '0 9 * * *', timezone: 'Europe/Berlin' });
+    expect(r.text).toContain('(Sat 09:00 Europe/Berlin)');
+    const id = r.result.details.schedule.id;
+    await call(ctx, tools, 'schedule_update', { id, changes: { when: { cron: '0 9 * * *', timezone: 'utc' } } });
+    expect((await rig.service.get(id))!.when).toEqual({ cron: '0 9 * * *', timezone: 'UTC' });
+    await expect(call(ctx, tools, 'schedule_update', { id, changes: { when: { cron: '0 9 * * *', timezone: '-0500' } } })).rejects.toThrow(/is a UTC offset, not a time zone/);
+    expect((await rig.service.get(id))!.when).toEqual({ cron: '0 9 * * *', timezone: 'UTC' });
   });
 
   it('lists and gets the agent’s schedules with recent runs, and hides other agents’ schedules', async () => {

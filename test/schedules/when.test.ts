@@ -74,6 +74,32 @@ describe('validateWhen', () => {
     expect(() => validateWhen({ cron: '0 9 * * *' }, rules)).toThrow('when.timezone is required with when.cron (there is no default zone): an IANA name such as "Europe/Berlin" or "UTC"');
   });
 
+  it('matches IANA names case-insensitively and returns them in canonical spelling', () => {
+    const zoneOf = (timezone: string) => (validateWhen({ cron: '0 9 * * *', timezone }, rules).when as { timezone: string }).timezone;
+    expect(zoneOf('europe/berlin')).toBe('Europe/Berlin');
+    expect(zoneOf('EUROPE/BERLIN')).toBe('Europe/Berlin');
+    expect(zoneOf('america/port-au-prince')).toBe('America/Port-au-Prince');
+    expect(zoneOf('utc')).toBe('UTC');
+    expect(zoneOf('etc/gmt-2')).toBe('Etc/GMT-2');
+    // A link name keeps its own name (not the zone the runtime resolves it to).
+    expect(zoneOf('Asia/Kolkata')).toBe('Asia/Kolkata');
+    expect(zoneOf('US/Eastern')).toBe('US/Eastern');
+    // Same slot as the canonical spelling: 09:00 CET.
+    expect(iso(validateWhen({ cron: '0 9 * * *', timezone: 'europe/berlin' }, rules).firstRunAt)).toBe('2026-03-28T08:00:00.000Z');
+  });
+
+  it('refuses a UTC offset as a time zone with unknown_timezone, saying to use an IANA name', () => {
+    for (const timezone of ['+02:00', '-0500', '+02', '+05:30', '\u221205:00', '+00:00']) expect(codeOf({ cron: '0 9 * * *', timezone }), timezone).toBe('unknown_timezone');
+    expect(() => validateWhen({ cron: '0 9 * * *', timezone: '+02:00' }, rules)).toThrow(
+      'when.timezone "+02:00" is a UTC offset, not a time zone: an offset does not follow daylight saving time. Use the IANA name of the place, such as "Europe/Berlin" or "America/New_York" (or "Etc/GMT-2" for UTC+02:00 all year)',
+    );
+    expect(() => validateWhen({ cron: '0 9 * * *', timezone: '-0500' }, rules)).toThrow('(or "Etc/GMT+5" for UTC-05:00 all year)');
+    expect(() => validateWhen({ cron: '0 9 * * *', timezone: '+05:30' }, rules)).toThrow(/such as "Europe\/Berlin" or "America\/New_York"$/);
+    expect(() => validateWhen({ cron: '0 9 * * *', timezone: 'Berlin' }, rules)).toThrow(
+      'when.timezone "Berlin" is not a known IANA time zone: use a name such as "Europe/Berlin", "America/New_York" or "UTC"',
+    );
+  });
+
   it('refuses a cron firing more often than the minimum interval with cron_too_frequent', () => {
     expect(codeOf({ cron: '*/10 * * * * *', timezone: 'UTC' })).toBe('cron_too_frequent'); // every 10 s
     expect(codeOf({ cron: '*/5 * * * *', timezone: 'UTC' }, { now, minIntervalS: 600 })).toBe('cron_too_frequent');

@@ -1,8 +1,8 @@
 /**
  * Installing skills over REST on the real server: `.tar.gz` and `.zip` bodies are unpacked into
  * DATA_DIR/skills/<name>, listed, replaced, deleted, enabled per agent; hostile archives (zip-slip,
- * symbolic links, absolute paths, device files, 100k entries, a gzip bomb) are refused with 400
- * naming the entry, and leave nothing on disk.
+ * symbolic links, absolute paths, device files, names with control characters or bidi controls,
+ * 100k entries, a gzip bomb) are refused with 400 naming the entry, and leave nothing on disk.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -171,6 +171,12 @@ describe('hostile archives are refused with 400 naming the entry', () => {
     ['an absolute path in a zip', () => zipArchive([{ name: 'SKILL.md', data: skillMd('evil', 'x') }, { name: '/tmp/abs.txt', data: 'x' }]), 'application/zip', '/tmp/abs.txt', 'absolute'],
     ['a device file in a tar.gz', () => tarGz([md, { name: 'null', type: 'char' }]), 'application/gzip', 'null', 'device files'],
     ['a FIFO in a tar.gz', () => tarGz([md, { name: 'pipe', type: 'fifo' }]), 'application/gzip', 'pipe', 'FIFOs'],
+    ['control characters in a tar.gz name', () => tarGz([md, { name: 'a\x01b\nc.txt', data: 'x' }]), 'application/gzip', 'a\x01b\nc.txt', 'path contains U+0001 (a control character): file and folder names must not contain control characters'],
+    ['a line break in a zip folder name', () => zipArchive([{ name: 'SKILL.md', data: skillMd('evil', 'x') }, { name: 'refs\n/notes.md', data: 'x' }]), 'application/zip', 'refs\n/notes.md', 'U+000A (a control character)'],
+    ['DEL in a zip name', () => zipArchive([{ name: 'SKILL.md', data: skillMd('evil', 'x') }, { name: 'a\x7f.txt', data: 'x' }]), 'application/zip', 'a\x7f.txt', 'U+007F (a control character)'],
+    ['a C1 control in a tar.gz name', () => tarGz([md, { name: 'a\u0085.txt', data: 'x' }]), 'application/gzip', 'a\u0085.txt', 'U+0085 (a control character)'],
+    ['a right-to-left override in a tar.gz name', () => tarGz([md, { name: 'scripts/run\u202Egnp.sh', data: 'x' }]), 'application/gzip', 'scripts/run\u202Egnp.sh', 'U+202E (a bidirectional control)'],
+    ['a bidi isolate in a zip name', () => zipArchive([{ name: 'SKILL.md', data: skillMd('evil', 'x') }, { name: '\u2067notes.md', data: 'x' }]), 'application/zip', '\u2067notes.md', 'U+2067 (a bidirectional control)'],
   ];
   for (const [what, build, type, entry, why] of cases) {
     it(`${what}`, async () => {

@@ -34,7 +34,7 @@ export function createScheduleCreateTool(ctx: TurnContext, service: ScheduleServ
       `(${ctx.requestedTools.join(', ') || 'none'}). A scheduled turn can read schedules but cannot create or change them.`,
       '`when` is exactly one of: {"at": ISO 8601 time with offset, e.g. "2026-12-01T09:00:00+01:00"} (once),',
       '{"after": {"value": 10, "unit": "minute"}} (once; units second|minute|hour|day|week),',
-      '{"cron": "0 9 * * 1-5", "timezone": "Europe/Berlin"} (recurring; 5 fields minute hour day-of-month month day-of-week, IANA zone;',
+      '{"cron": "0 9 * * 1-5", "timezone": "Europe/Berlin"} (recurring; 5 fields minute hour day-of-month month day-of-week; an IANA zone name, not a UTC offset;',
       `slots at least ${ctx.config.SCHEDULE_MIN_INTERVAL_S} s apart).`,
       `An agent may have at most ${ctx.config.SCHEDULE_MAX_PER_AGENT} active or paused schedules. Returns the schedule id and its next run.`,
     ].join(' '),

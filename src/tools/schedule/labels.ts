@@ -5,6 +5,7 @@
  * or UTC for `after`.
  */
 import type { Schedule, ScheduleWhen } from '../../schedules/types.js';
+import { canonicalTimeZone } from '../../schedules/when.js';
 import { count } from '../count.js';
 import { clip } from '../../runtime/text-cut.js';
 
@@ -70,13 +71,14 @@ export function formatNextRun(s: Pick<Schedule, 'next_run_at' | 'when'>, now: nu
 
 /**
  * How a `when` reads in an activity label: "for 09:00 Europe/Berlin" (a daily cron at one time),
- * "for cron “0 9 * * 1-5” Europe/Berlin", "for 2026-12-01 09:00 +01:00", "in 10 minutes".
+ * "for cron “0 9 * * 1-5” Europe/Berlin", "for 2026-12-01 09:00 +01:00", "in 10 minutes"; a
+ * known zone in its canonical spelling, as it will be stored (`europe/berlin` → Europe/Berlin).
  * Tolerates a `when` that has not been validated yet (labels are shown before execute).
  */
 export function describeWhen(when: unknown, now: number): string {
   const w = (when ?? {}) as Record<string, unknown>;
   if (typeof w.cron === 'string') {
-    const tz = typeof w.timezone === 'string' ? ` ${w.timezone}` : '';
+    const tz = typeof w.timezone === 'string' ? ` ${canonicalTimeZone(w.timezone) ?? w.timezone}` : '';
     const f = w.cron.trim().split(/\s+/);
     if (f.length === 5 && /^\d{1,2}$/.test(f[0]) && /^\d{1,2}$/.test(f[1]) && f.slice(2).every((x) => x === '*')) {
       return `for ${f[1].padStart(2, '0')}:${f[0].padStart(2, '0')}${tz}`;

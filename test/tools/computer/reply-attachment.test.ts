@@ -3,8 +3,12 @@
  * AUTH_TOKENS): only files whose real path is under ~/outbox are accepted; the attachment is a
  * snapshot taken at the call; the `presentation` event carries its URL; the download works with
  * the bearer token and with the turn's stream token (as a browser link would use it), and not
- * with another turn's.
+ * with another turn's. Attachment names are plain file names: a name with a bidi control, a
+ * control character or a folder is refused with an error naming it, and a download's
+ * Content-Disposition never carries one (also for a name stored before that rule).
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../../support/scripted-responses-server.js';
 import { api, useScriptedService } from '../../e2e/support/service.js';
@@ -80,5 +84,59 @@ describe('reply_attachment', () => {
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('attachment_not_found');
     expect(validateResponse('/v1/turns/{id}/attachments/{attachment_id}', 'get', 404, missing.body)).toEqual([]);
+  }, 90_000);
+
+  it('refuses attachment names with control characters, bidi controls or folders, and never serves one in Content-Disposition', async () => {
+    const spoof = 'ü\u202egnp.exe'; // shows as "üexe.png"
+    const ownBad = 'outbox/x\u202etxt.exe';
+    harness.model.push(
+      { output: [functionCall('write_file', { path: 'outbox/image.bin', content: 'MZ\n' })] },
+      { output: [functionCall('write_file', { path: ownBad, content: 'MZ\n' })] },
+      {
+        output: [
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: spoof }, { callId: 'bidi' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: 'a\u0007b\nc.txt' }, { callId: 'control' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '../../evil.txt' }, { callId: 'folders' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: 'C:\\temp\\evil.txt' }, { callId: 'backslash' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '..' }, { callId: 'dotdot' }),
+          functionCall('reply_attachment', { path: ownBad }, { callId: 'own' }),
+          functionCall('reply_attachment', { path: ownBad, name: 'x.exe' }, { callId: 'renamed' }),
+        ],
+      },
+      { output: [message('done')] },
+    );
+    const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', headers: AUTH, body: { input: 'attach it', tools: ['computer'] }, timeoutMs: 60_000 });
+    expect(r.status).toBe(200);
+    const turnId = r.events[0].json.turn_id;
+    const done = Object.fromEntries(r.events.filter((e) => e.event === 'tool.completed').map((e) => [e.json.call_id, e.json]));
+    for (const id of ['bidi', 'control', 'folders', 'backslash', 'dotdot', 'own']) {
+      expect(done[id].is_error, id).toBe(true);
+      expect(done[id].output, id).toMatch(/^Error: /);
+    }
+    expect(done.bidi.output).toContain('Error: invalid arguments for tool reply_attachment:\n- name: must not contain control characters');
+    expect(done.bidi.output).toContain('found U+202E (a bidirectional control); send the name without them, e.g. "ügnp.exe"');
+    expect(done.control.output).toContain('found U+0007 (a control character); send the name without them, e.g. "abc.txt"');
+    expect(done.folders.output).toContain('- name: must be a file name without folders (no / or \\): send e.g. "evil.txt"');
+    expect(done.backslash.output).toContain('send e.g. "evil.txt"');
+    expect(done.dotdot.output).toContain('- name: must be a file name, not "." or ".."');
+    expect(done.own.output).toBe(
+      'Error: tool reply_attachment failed: the file\'s own name "x\u202etxt.exe", the attachment\'s default name, must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found U+202E (a bidirectional control); send the name without them, e.g. "xtxt.exe" as the name parameter (or rename the file)',
+    );
+    expect(done.renamed.is_error).toBe(false);
+    const presentations = r.events.filter((e) => e.event === 'presentation').map((e) => e.json.event);
+    expect(presentations.map((p) => p.name)).toEqual(['x.exe']);
+
+    // An attachment stored under such a name before the rule is served without it: the file
+    // name is reduced to its last segment, control and bidi characters dropped, in both forms.
+    const a = presentations[0];
+    const meta = path.join(harness.svc.dataDir, 'attachments', turnId, `${a.attachment_id}.json`);
+    writeFileSync(meta, JSON.stringify({ ...JSON.parse(readFileSync(meta, 'utf8')), name: `../..\\dir/${spoof}\u0000` }));
+    const res = await fetch(harness.svc.url + a.url, { headers: AUTH });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('MZ\n');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="_gnp.exe"; filename*=UTF-8''%C3%BCgnp.exe`);
+    writeFileSync(meta, JSON.stringify({ ...JSON.parse(readFileSync(meta, 'utf8')), name: '../\u202e' }));
+    const bare = await fetch(harness.svc.url + a.url, { headers: AUTH });
+    expect(bare.headers.get('content-disposition')).toBe(`attachment; filename="attachment"; filename*=UTF-8''attachment`);
   }, 90_000);
 });

@@ -6,11 +6,16 @@
  * attachment store, and a `presentation` event `{type: 'attachment', attachment_id, name,
  * mime_type, size, url}` tells clients where to download it
  * (`GET /v1/turns/{id}/attachments/{attachment_id}`). The model sees a one-line confirmation.
+ * The attachment's name (`name`, else the file's own name) must be a plain file name
+ * (src/attachments/file-name.ts: no folders, control characters or bidirectional controls): a
+ * bad `name` is an invalid-arguments error naming the character or folder and a name to send
+ * instead; a file whose own name is bad is refused, telling the model to pass `name`.
  */
 import path from 'node:path';
 import { z } from 'zod';
 import type { TurnContext } from '../../../assembly/context.js';
 import { MAX_ATTACHMENT_BYTES, type AttachmentStore } from '../../../attachments/attachment-store.js';
+import { attachmentNameProblem } from '../../../attachments/file-name.js';
 import { MIME_TYPE, mimeTypeFor } from '../../../attachments/mime.js';
 import { defineWorkerTool, textResult } from '../../../runtime/tool.js';
 import { labelPath, type ComputerToolDeps } from '../deps.js';
@@ -22,7 +27,16 @@ export const OUTBOX_ONLY = 'reply_attachment only accepts files under ~/outbox';
 
 const schema = z.object({
   path: z.string().min(1).describe('File to attach, under ~/outbox (e.g. outbox/report.pdf)'),
-  name: z.string().min(1).max(255).optional().describe('File name the user sees (default: the file\'s own name)'),
+  name: z
+    .string()
+    .min(1)
+    .max(255)
+    .check((ctx) => {
+      const problem = attachmentNameProblem(ctx.value);
+      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+    })
+    .optional()
+    .describe('File name the user sees, without folders (default: the file\'s own name)'),
   mime_type: z.string().regex(MIME_TYPE, 'mime_type must look like type/subtype, e.g. application/pdf').optional().describe('MIME type (default: from the file name)'),
 });
 
@@ -66,6 +80,8 @@ export function replyAttachmentTool(deps: ComputerToolDeps, store: AttachmentSto
           });
           if (file.stat.size > MAX_ATTACHMENT_BYTES) throw new Error(`${p.path} is larger than ${MAX_ATTACHMENT_BYTES} bytes (50 MiB), the attachment limit`);
           const name = p.name ?? path.basename(target.real);
+          const nameProblem = p.name === undefined ? attachmentNameProblem(name) : undefined;
+          if (nameProblem) throw new Error(`the file's own name ${JSON.stringify(name)}, the attachment's default name, ${nameProblem} as the name parameter (or rename the file)`);
           const a = await store.save(turn.turnId, file.handle, { name, mime_type: p.mime_type ?? mimeTypeFor(name), size: file.stat.size, source: target.relative });
           const url = attachmentUrl(turn.turnId, a.attachment_id);
           return textResult(

@@ -1,0 +1,48 @@
+/**
+ * The file name of a reply attachment: what `reply_attachment` accepts (its `name`, or the file's
+ * own name) and what a download's Content-Disposition carries. A name is a plain file name — no
+ * folders, no control characters, no bidirectional controls (src/unsafe-chars.ts) — so a user
+ * sees and saves what the model named, and a U+202E cannot show `ü\u202Egnp.exe` as "üexe.png".
+ */
+import { describeUnsafeChar, firstUnsafeChar, stripUnsafeChars, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
+
+/** The last segment of `name` after any `/` or `\`. */
+function lastSegment(name: string): string {
+  return name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
+}
+
+/**
+ * Why `name` cannot be an attachment's file name, or undefined when it can. The reason is a
+ * phrase that follows the name (`must be …`) and ends with what to send instead:
+ * - a control character or bidi control → `must not contain control characters … : found U+202E
+ *   (a bidirectional control); send the name without them, e.g. "ügnp.exe"`;
+ * - a folder (`/` or `\`) → `must be a file name without folders (no / or \): send e.g. "evil.txt"`;
+ * - `.` or `..` → `must be a file name, not "." or "..": send e.g. "report.pdf"`.
+ */
+export function attachmentNameProblem(name: string): string | undefined {
+  const unsafe = firstUnsafeChar(name);
+  if (unsafe !== undefined) {
+    const suggestion = downloadName(name);
+    return `must not contain ${UNSAFE_CHARS_DESCRIPTION}: found ${describeUnsafeChar(unsafe)}; send the name without them${suggestion === FALLBACK_NAME ? '' : `, e.g. ${JSON.stringify(suggestion)}`}`;
+  }
+  if (/[/\\]/.test(name)) {
+    const base = lastSegment(name);
+    return `must be a file name without folders (no / or \\): send e.g. ${JSON.stringify(base === '' || base === '.' || base === '..' ? 'report.pdf' : base)}`;
+  }
+  if (name === '.' || name === '..') return 'must be a file name, not "." or "..": send e.g. "report.pdf"';
+  return undefined;
+}
+
+/** The name a download falls back to when nothing of the stored name is left. */
+const FALLBACK_NAME = 'attachment';
+
+/**
+ * The file name a download is served under: `name` without control characters and bidi controls,
+ * reduced to its last segment after any `/` or `\`; `attachment` when nothing (or only `.` or
+ * `..`) is left. Names `reply_attachment` accepts pass unchanged; this guards attachments stored
+ * before it refused such names.
+ */
+export function downloadName(name: string): string {
+  const base = lastSegment(stripUnsafeChars(name));
+  return base === '' || base === '.' || base === '..' ? FALLBACK_NAME : base;
+}

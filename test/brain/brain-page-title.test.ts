@@ -1,0 +1,83 @@
+/**
+ * A brain page title is one line of plain text: a title with a control character (NUL, a line
+ * break, a tab, DEL, C1) or a bidirectional control (U+202E shows it reversed in a list) is
+ * refused — over REST (real server on loopback) with the standard 400 `invalid_request` and
+ * details `[{path: 'title', code, message}]`, and by the store itself (both engines) — never
+ * stored; text in a right-to-left script and emoji sequences with joiners are titles like any.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BrainInputError } from '../../src/brain/brain-store.js';
+import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { validateResponse } from '../e2e/support/spec.js';
+import { describeEachEngine, openStores, type OpenStores } from '../support/store-engines.js';
+
+const CHARS =
+  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
+const refusal = (found: string) => `must not contain ${CHARS}: found ${found}; send the title as one line of plain text without them`;
+
+describe('brain page titles over REST', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService();
+  });
+  afterAll(async () => svc.close());
+  const page = (slug: string) => `/v1/agents/titles/brain/pages/${slug}`;
+
+  it('refuses a title with a control character or a bidi control with 400 invalid_request naming the character', async () => {
+    const cases: [string, string][] = [
+      ['Deploy\u202Eediug', 'U+202E (a bidirectional control)'],
+      ['Deploy\u2066guide\u2069', 'U+2066 (a bidirectional control)'],
+      ['Deploy\u200Fguide', 'U+200F (a bidirectional control)'],
+      ['Deploy\nguide', 'U+000A (a control character)'],
+      ['Deploy\tguide', 'U+0009 (a control character)'],
+      ['Deploy\u007Fguide', 'U+007F (a control character)'],
+      ['Deploy\u0085guide', 'U+0085 (a control character)'],
+    ];
+    for (const [title, found] of cases) {
+      const r = await api(svc.url, 'PUT', page('guide'), { title, markdown: 'x' });
+      expect(r.status, JSON.stringify(title)).toBe(400);
+      expect(r.body.error, JSON.stringify(title)).toEqual({
+        code: 'invalid_request',
+        message: `title ${refusal(found)}`,
+        details: [{ path: 'title', code: 'custom', message: refusal(found) }],
+      });
+      expect(validateResponse('/v1/agents/{agent_id}/brain/pages/{slug}', 'put', 400, r.body)).toEqual([]);
+    }
+    // "\u0000\u202e": nothing but a NUL and a right-to-left override.
+    const nul = await api(svc.url, 'PUT', page('guide'), { title: '\u0000\u202E', markdown: 'x' });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error.code).toBe('invalid_request');
+    expect(nul.body.error.details).toContainEqual({ path: 'title', code: 'custom', message: refusal('U+0000 (a control character)') });
+    expect((await api(svc.url, 'GET', page('guide'))).status).toBe(404);
+    expect((await api(svc.url, 'GET', '/v1/agents/titles/brain/pages')).body.data).toEqual([]);
+  });
+
+  it('keeps right-to-left text and emoji with joiners as they are', async () => {
+    for (const [slug, title] of [['hebrew', 'מדריך פריסה'], ['emoji', 'Team 👩\u200D💻 notes']]) {
+      const r = await api(svc.url, 'PUT', page(slug), { title, markdown: 'x' });
+      expect(r.status).toBe(201);
+      expect(r.body.title).toBe(title);
+    }
+  });
+});
+
+describeEachEngine('brain store: page titles', (engine) => {
+  let opened: OpenStores | undefined;
+  afterEach(async () => {
+    await opened?.close();
+    opened = undefined;
+  });
+
+  it('refuses a title with a control character or a bidi control, naming it, and stores nothing', async () => {
+    const s = (opened = await openStores(engine)).brain;
+    for (const [title, found] of [
+      ['\u0000\u202E', 'U+0000 (a control character)'],
+      ['Runbook \u202Efdp.exe', 'U+202E (a bidirectional control)'],
+    ]) {
+      const err = await s.put('a1', 'p', { title, markdown: 'x' }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(BrainInputError);
+      expect((err as BrainInputError).details).toContain(`title: ${refusal(found)}`);
+    }
+    expect(await s.get('a1', 'p')).toBeUndefined();
+  });
+});
