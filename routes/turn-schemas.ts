@@ -104,4 +104,6 @@ export const PreviewToolsBody = nullAsAbsent(z.strictObject({
   tools: ToolFamilies.optional(),
   model: z.string().min(1).max(200).optional(),
   brain: z.boolean().optional(),
+  /** Skills the turn would get instead of the agent's enabled list (as on POST /v1/turns). */
+  skills: SkillNames.optional(),
 }));

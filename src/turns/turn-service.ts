@@ -495,7 +495,7 @@ export class DefaultTurnService implements TurnService {
    * same assembler and the runtime's buildProviderTools. Nothing runs; the context's signal is
    * aborted afterwards.
    */
-  async previewTools(req: { agent_id: string; tools?: ToolFamily[]; model?: string; brain?: boolean }) {
+  async previewTools(req: { agent_id: string; tools?: ToolFamily[]; model?: string; brain?: boolean; skills?: string[] }) {
     const controller = new AbortController();
     const model = req.model ?? this.deps.config.MODEL ?? '';
     try {
@@ -507,6 +507,7 @@ export class DefaultTurnService implements TurnService {
         model,
         tools: req.tools,
         brain: req.brain,
+        skills: req.skills,
         signal: controller.signal,
       });
       const { tools, unavailable } = await this.assemble(ctx);
