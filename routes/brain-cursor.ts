@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { SLUG_PATTERN } from '../src/brain/brain-store.js';
+import { FOREIGN_CURSOR_MESSAGE } from '../src/list-cursor.js';
 
 /** `next_cursor` for a page ending at `slug`; null stays null (the last page). */
 export function encodeBrainCursor(slug: string | null): string | null {
@@ -13,12 +14,13 @@ export function encodeBrainCursor(slug: string | null): string | null {
 
 /**
  * Query schema of `cursor`: decodes to the slug to list after; anything that is not the canonical
- * encoding of a slug is a 400 `invalid_request` issue `cursor is not one this service returned`,
- * code `invalid_format` — the same issue as every other list's foreign cursor.
+ * encoding of a slug is a 400 `invalid_request` issue `cursor is not one this service returned: pass
+ * back the next_cursor …`, code `invalid_format` — the same issue as every other list's foreign
+ * cursor (src/list-cursor.ts).
  */
 export const BrainCursor = z.string().transform((cursor, ctx) => {
   const slug = Buffer.from(cursor, 'base64url').toString('utf8');
   if (SLUG_PATTERN.test(slug) && encodeBrainCursor(slug) === cursor) return slug;
-  ctx.addIssue({ code: 'invalid_format', format: 'regex', input: cursor, message: 'cursor is not one this service returned' });
+  ctx.addIssue({ code: 'invalid_format', format: 'regex', input: cursor, message: FOREIGN_CURSOR_MESSAGE });
   return z.NEVER;
 });

@@ -1,6 +1,9 @@
 /**
  * Brain page endpoints (README.md "Brain"), over `services.registry.brain`:
- * - PUT    /v1/agents/{agent_id}/brain/pages/{slug} {title, markdown} — create (201) or replace (200)
+ * - PUT    /v1/agents/{agent_id}/brain/pages/{slug} {title, markdown} — create (201) or replace (200);
+ *   the body's shape is checked here (400 `invalid_request`), the page by the store (400
+ *   `invalid_page` for a title of only whitespace or markdown over 512 KiB: src/brain/brain-store.ts
+ *   validatePage, details `[{path, code, message}]`)
  * - GET    /v1/agents/{agent_id}/brain/pages/{slug} — the page (404 `page_not_found`)
  * - DELETE /v1/agents/{agent_id}/brain/pages/{slug} — delete (404 when absent)
  * - GET    /v1/agents/{agent_id}/brain/pages — summaries ordered by slug; `limit`, `cursor` (opaque,

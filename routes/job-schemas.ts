@@ -6,6 +6,7 @@ import { textField } from '../src/turns/request-schemas.js';
 import { AgentId } from './turn-schemas.js';
 import { emptyBody } from './empty-body.js';
 import { queryInt } from '../src/http/query-int.js';
+import { IdCursor } from '../src/list-cursor.js';
 
 export const JobIdParams = z.object({ id: z.string().min(1).max(100) });
 
@@ -15,7 +16,7 @@ export const ListJobsQuery = z.object({
   status: z.enum([...JOB_STATUSES, 'live', 'stop']).optional(),
   limit: queryInt(1, 100, 20),
   /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
-  cursor: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'cursor is not one this service returned').optional(),
+  cursor: IdCursor.optional(),
 });
 
 export const JobMessageBody = z.strictObject({

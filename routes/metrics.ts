@@ -3,11 +3,12 @@
  * Access: with AUTH_TOKENS set, any API token; with METRICS_TOKEN set, that token too (a scraper
  * can get a token that opens nothing else). With neither set it is open, like the rest of the
  * API on loopback. Refusals are the usual 401 envelope; guarded by METRICS_TOKEN alone, its
- * message names that token and how a scraper sends it ({@link METRICS_TOKEN_ONLY}).
+ * message names that token and how a scraper sends it ({@link METRICS_TOKEN_ONLY}), and more than
+ * one Authorization header is 400 `invalid_request` (`duplicate_header`), as on every guarded route.
  */
 import type { FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
-import { tokenMatches, unauthorizedEnvelope, type BearerExpectation } from '../src/http/auth.js';
+import { duplicateAuthorization, tokenMatches, unauthorizedEnvelope, type BearerExpectation } from '../src/http/auth.js';
 
 export const METRICS_PATH = '/metrics';
 
@@ -35,7 +36,10 @@ export const metricsRoutes: RoutePlugin = async (app, { services }) => {
   app.get(METRICS_PATH, {
     // Without AUTH_TOKENS the global auth hook lets everything through; METRICS_TOKEN still guards this route.
     onRequest: async (request, reply) => {
-      if (!METRICS_TOKEN || AUTH_TOKENS.length > 0 || hasMetricsToken(request, METRICS_TOKEN)) return;
+      if (!METRICS_TOKEN || AUTH_TOKENS.length > 0) return;
+      const twice = duplicateAuthorization(request, METRICS_TOKEN_ONLY);
+      if (twice) return reply.code(400).send(twice);
+      if (hasMetricsToken(request, METRICS_TOKEN)) return;
       return reply.code(401).header('WWW-Authenticate', 'Bearer').send(unauthorizedEnvelope(request.headers.authorization, request.url, METRICS_TOKEN_ONLY));
     },
   }, async (_request, reply) => {

@@ -22,6 +22,7 @@ import type { Schedule, ScheduleService } from '../src/schedules/types.js';
 import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
 import { assertApprovalTools } from '../src/turns/approvals/request-check.js';
 import { queryInt } from '../src/http/query-int.js';
+import { OpaqueCursor } from '../src/list-cursor.js';
 
 const IdParams = z.object({ id: z.string().min(1).max(100) });
 const ListQuery = z
@@ -29,9 +30,9 @@ const ListQuery = z
     agent_id: AgentIdSchema.optional(),
     status: ScheduleStatusSchema.optional(),
     limit: queryInt(1, 200, 50),
-    cursor: z.string().min(1).max(200).optional(),
+    cursor: OpaqueCursor.optional(),
   });
-const RunsQuery = z.object({ limit: queryInt(1, 200, 50), cursor: z.string().min(1).max(200).optional() });
+const RunsQuery = z.object({ limit: queryInt(1, 200, 50), cursor: OpaqueCursor.optional() });
 
 /** A schedule as returned over REST: the record plus links. */
 export function withLinks(s: Schedule): Schedule & { links: { self: string; runs: string } } {

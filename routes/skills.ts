@@ -1,7 +1,8 @@
 /**
  * Skill endpoints, over `services.registry.skills` (src/skills/skill-registry.ts):
  * - PUT    /v1/skills/{name} — install or replace: the body is a `.tar.gz` (`application/gzip`)
- *   or `.zip` (`application/zip`) with SKILL.md at its root, at most 10 MiB; 201 created, 200
+ *   or `.zip` (`application/zip`) with SKILL.md at its root, at most 10 MiB (the route's own body
+ *   limit: 413 `body_too_large` naming it beyond, not BODY_LIMIT_BYTES); 201 created, 200
  *   replaced; 400 `invalid_skill_archive` (details `{entry, …}`: the refused entry, or null for the
  *   archive as a whole) or `invalid_skill` (details `{file, field, issues?}`: the file and field);
  *   409 `skill_builtin` for a SKILLS_DIR skill.
@@ -16,6 +17,7 @@ import { readdir } from 'node:fs/promises';
 import type { FastifyRequest } from 'fastify';
 import path from 'node:path';
 import { z } from 'zod';
+import type { OwnBodyLimit } from '../src/http/body-limit.js';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError } from '../src/http/errors.js';
 import type { Services } from '../src/services.js';
@@ -55,12 +57,24 @@ async function listFiles(root: string): Promise<string[]> {
     .slice(0, MAX_LISTED_FILES);
 }
 
+/**
+ * How the 413 of PUT /v1/skills/{name} names its limit, MAX_ARCHIVE_BYTES (10 MiB, fixed; the
+ * route's `bodyLimit`): details `{limit_bytes: 10485760, source: "skill_archive"}`.
+ */
+export const ARCHIVE_BODY_LIMIT: OwnBodyLimit = {
+  source: 'skill_archive',
+  description: `the fixed ${MAX_ARCHIVE_BYTES / (1024 * 1024)} MiB cap on skill archives of PUT /v1/skills/{name}; BODY_LIMIT_BYTES does not apply to them`,
+  advice: 'send a smaller archive, leaving out files the skill does not need',
+};
+
 const skillLink = (name: string) => `/v1/skills/${encodeURIComponent(name)}`;
 
 export const skillRoutes: RoutePlugin = async (app, { services }) => {
-  app.addContentTypeParser([...ARCHIVE_CONTENT_TYPES], { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_req, body, done) => done(null, body));
+  // The archive cap is the PUT route's own bodyLimit (ARCHIVE_BODY_LIMIT), not the parsers': a
+  // parser's limit would be answered with a 413 naming BODY_LIMIT_BYTES (src/http/body-limit.ts).
+  app.addContentTypeParser([...ARCHIVE_CONTENT_TYPES], { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   // Any other body type reaches the handler, which answers 415 saying which types to send.
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ARCHIVE_BYTES }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
   /** The archive type sent; 415 for any other (checked before the body is parsed: a JSON type would reach the JSON parser first). */
   const archiveType = (request: FastifyRequest): ArchiveContentType => {
@@ -74,7 +88,7 @@ export const skillRoutes: RoutePlugin = async (app, { services }) => {
     return sent as ArchiveContentType;
   };
 
-  app.put('/v1/skills/:name', { onRequest: async (request) => void archiveType(request) }, async (request, reply) => {
+  app.put('/v1/skills/:name', { bodyLimit: MAX_ARCHIVE_BYTES, config: { ownBodyLimit: ARCHIVE_BODY_LIMIT }, onRequest: async (request) => void archiveType(request) }, async (request, reply) => {
     const { name } = SkillParams.parse(request.params);
     const type = archiveType(request);
     if (!Buffer.isBuffer(request.body)) throw new HttpError(400, 'invalid_request', 'send the skill archive as the request body');

@@ -17,6 +17,7 @@ import {
   TurnInputSchema,
 } from '../src/turns/request-schemas.js';
 import { queryInt } from '../src/http/query-int.js';
+import { IdCursor } from '../src/list-cursor.js';
 import { nullAsAbsent } from '../src/zod-null-fields.js';
 
 // Shared with schedules (src/turns/request-schemas.ts).
@@ -80,7 +81,7 @@ export const ListTurnsQuery = z.object({
   status: z.enum(TURN_STATUSES).optional(),
   limit: queryInt(1, 100, 20),
   /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
-  cursor: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'cursor is not one this service returned').optional(),
+  cursor: IdCursor.optional(),
 });
 
 /**

@@ -11,6 +11,7 @@ import { AgentId } from './turn-schemas.js';
 import { emptyBody } from './empty-body.js';
 import { WorkflowWebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
 import { queryInt } from '../src/http/query-int.js';
+import { IdCursor } from '../src/list-cursor.js';
 import { nullAsAbsent } from '../src/zod-null-fields.js';
 
 /** POST /v1/workflows body; an optional top-level field sent as `null` is read as left out (src/zod-null-fields.ts). */
@@ -43,7 +44,7 @@ export const ListWorkflowsQuery = z.object({
   status: z.enum([...WORKFLOW_STATUSES, 'live', 'done']).optional(),
   limit: queryInt(1, 100, 20),
   /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
-  cursor: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'cursor is not one this service returned').optional(),
+  cursor: IdCursor.optional(),
 });
 
 /** POST /v1/workflows/{id}/cancel: no body or `{}`; any field is 400 `… cancel takes no fields; send no body or {}`. */

@@ -66,7 +66,7 @@ export { registeredRoutes, type RegisteredRoute } from './http/route-registry.js
 
 /**
  * Build (not start) the HTTP app. The caller owns `services` (start/stop) and `listen`.
- * Body limit: BODY_LIMIT_BYTES (413 beyond); a request must arrive within REQUEST_TIMEOUT_MS
+ * Body limit: BODY_LIMIT_BYTES, or a route's own (src/http/body-limit.ts; 413 beyond); a request must arrive within REQUEST_TIMEOUT_MS
  * (408 after). Only `application/json` bodies in UTF-8 are accepted
  * (415 else), nested at most 64 levels (400 beyond; src/http/json-body.ts).
  */
@@ -102,7 +102,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installHostRequired(app);
   installJsonBodyParser(app);
   installBodyTimeout(app, config.REQUEST_TIMEOUT_MS);
-  installExpectContinue(app, config.BODY_LIMIT_BYTES);
+  installExpectContinue(app);
   installErrorHandlers(app);
   installQueryGuard(app);
   installRequestLog(app);

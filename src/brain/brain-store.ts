@@ -60,11 +60,22 @@ export interface RecallHit {
   score: number;
 }
 
-/** Bad page input: 400 `{error: {code: 'invalid_page', message, details}}`, details one line per problem. */
+/** One problem of a page, as in every 400's details: the field (`slug`, `title`, `markdown`), zod's issue code, what is wrong and what to send. */
+export interface PageProblem {
+  path: 'slug' | 'title' | 'markdown';
+  code: 'invalid_format' | 'invalid_type' | 'too_small' | 'too_big';
+  message: string;
+}
+
+/**
+ * Bad page input: 400 `invalid_page`, message one `<path> <what is wrong and what to send>` per
+ * problem (joined with `; `, as `invalid_request` does), details the problems
+ * `[{path, code, message}]` (`message` without the path).
+ */
 export class BrainInputError extends DomainError {
-  declare readonly details: string[];
-  constructor(message: string, details: string[] = []) {
-    super('invalid_page', message, 400, details);
+  declare readonly details: PageProblem[];
+  constructor(problems: PageProblem[]) {
+    super('invalid_page', problems.map((p) => `${p.path} ${p.message}`).join('; '), 400, problems);
   }
 }
 
@@ -95,19 +106,30 @@ export interface BrainStore {
 }
 
 /**
- * Check a page before it is stored (both engines).
- * @throws BrainInputError listing every problem.
+ * Check a page before it is stored (both engines): the slug matches {@link SLUG_PATTERN}, the title
+ * is a string with a visible character of at most {@link MAX_TITLE_CHARS} characters, the markdown
+ * a string of at most {@link MAX_PAGE_BYTES} UTF-8 bytes.
+ * @throws BrainInputError listing every problem, each saying what to send instead (e.g. `markdown
+ *   must be at most 524288 bytes (UTF-8), got 614400: split the text into several pages`).
  */
 export function validatePage(slug: string, input: { title: string; markdown: string }): void {
-  const problems: string[] = [];
-  if (!SLUG_PATTERN.test(slug)) problems.push(`slug: must match ${SLUG_PATTERN.source}`);
-  if (typeof input.title !== 'string' || input.title.trim() === '') problems.push('title: must be a non-empty string');
-  else if (input.title.length > MAX_TITLE_CHARS) problems.push(`title: at most ${MAX_TITLE_CHARS} characters`);
+  const problems: PageProblem[] = [];
+  if (typeof slug !== 'string' || !SLUG_PATTERN.test(slug)) {
+    problems.push({ path: 'slug', code: 'invalid_format', message: `must match ${SLUG_PATTERN.source}: letters, digits, ".", "_" and "-", starting with a letter or digit, at most 128 characters` });
+  }
+  if (typeof input.title !== 'string') problems.push({ path: 'title', code: 'invalid_type', message: 'must be a string: send a short title for the page' });
+  else if (input.title.trim() === '') problems.push({ path: 'title', code: 'too_small', message: 'must not be empty or only whitespace: send a short title for the page' });
+  else if (input.title.length > MAX_TITLE_CHARS) {
+    problems.push({ path: 'title', code: 'too_big', message: `must be at most ${MAX_TITLE_CHARS} characters long, got ${input.title.length}: shorten it` });
+  }
   const titleChars = typeof input.title === 'string' ? titleCharsProblem(input.title) : undefined;
-  if (titleChars) problems.push(`title: ${titleChars}`);
-  if (typeof input.markdown !== 'string') problems.push('markdown: must be a string');
-  else if (Buffer.byteLength(input.markdown, 'utf8') > MAX_PAGE_BYTES) problems.push(`markdown: at most ${MAX_PAGE_BYTES} bytes`);
-  if (problems.length > 0) throw new BrainInputError('invalid brain page', problems);
+  if (titleChars) problems.push({ path: 'title', code: 'invalid_format', message: titleChars });
+  if (typeof input.markdown !== 'string') problems.push({ path: 'markdown', code: 'invalid_type', message: 'must be a string: send the page text as Markdown' });
+  else {
+    const bytes = Buffer.byteLength(input.markdown, 'utf8');
+    if (bytes > MAX_PAGE_BYTES) problems.push({ path: 'markdown', code: 'too_big', message: `must be at most ${MAX_PAGE_BYTES} bytes (UTF-8), got ${bytes}: split the text into several pages` });
+  }
+  if (problems.length > 0) throw new BrainInputError(problems);
 }
 
 /** Clamp a list page size to 1..200 (default 50). */

@@ -9,6 +9,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { duplicateHeaderIssue, headerFieldCount } from './duplicate-header.js';
 import { envelope, type ErrorEnvelope } from './errors.js';
 import { STREAM_TOKEN_PARAM, STREAM_TOKEN_ROUTES } from './stream-token.js';
 
@@ -102,6 +103,22 @@ export function unauthorizedEnvelope(header: string | undefined, url: string, wa
   return envelope('unauthorized', `the Authorization header ${used}; this service takes only a bearer token: send ${expected}`, details);
 }
 
+/**
+ * The 400 `invalid_request` envelope of a request with more than one Authorization header, or
+ * undefined: Node keeps only the first in `request.headers`, so which token counted would depend
+ * on the order (a valid one then another let the request through; the reverse refused it) — the
+ * request is refused whatever the values, as a repeated Host, Idempotency-Key or Last-Event-ID is.
+ * Message `the Authorization header is given 2 times; give it once: send one Authorization: Bearer
+ * <token>` (`want.token` the placeholder), details `[{path: "headers.authorization", code:
+ * "duplicate_header", message}]`; never a header's value.
+ */
+export function duplicateAuthorization(request: FastifyRequest, want: BearerExpectation = API_TOKENS): ErrorEnvelope | undefined {
+  const count = headerFieldCount(request.raw.rawHeaders, 'authorization');
+  if (count < 2) return undefined;
+  const issue = duplicateHeaderIssue('authorization', count);
+  return envelope('invalid_request', `the Authorization header ${issue.message}: send one Authorization: Bearer ${want.token}`, [issue]);
+}
+
 /** True when request target `url` has a `stream_token` query parameter. */
 function hasStreamToken(url: string): boolean {
   const q = url.indexOf('?');
@@ -124,8 +141,9 @@ export function tokenQueryParameter(url: string): string | undefined {
 }
 
 /**
- * Install the bearer check (a no-op without tokens): a request to a route that is not open, with
- * no valid `Authorization: Bearer` and no other credential `extraCheck` accepts, gets 401
+ * Install the bearer check (a no-op without tokens): a request to a route that is not open with
+ * more than one Authorization header gets 400 `invalid_request` ({@link duplicateAuthorization});
+ * one with no valid `Authorization: Bearer` and no other credential `extraCheck` accepts, gets 401
  * `unauthorized` with `WWW-Authenticate: Bearer` and {@link unauthorizedEnvelope}'s message and
  * details (a token in the URL, a stream token on a route it does not open, or what is wrong with
  * the header).
@@ -135,6 +153,8 @@ export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0];
     if (OPEN_PATHS.has(path) || OPEN_PREFIXES.some((p) => path.startsWith(p)) || request.method === 'OPTIONS') return;
+    const twice = duplicateAuthorization(request);
+    if (twice) return reply.code(400).send(twice);
     const header = request.headers.authorization ?? '';
     const m = /^Bearer\s+(.+)$/i.exec(header);
     if (m && tokenMatches(m[1].trim(), opts.tokens)) return;

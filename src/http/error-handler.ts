@@ -5,7 +5,8 @@
  * src/zod-messages.ts, `the request body …` for the body as a whole; details = issues, each path
  * spelled like the message's: `tools[0]`, {@link issuePath}; a union's issue is the innermost
  * field's, {@link innermostIssues}: `input[1].role`, `approvals.todo`),
- * malformed JSON → 400 `invalid_json`, body over BODY_LIMIT_BYTES → 413 `body_too_large`,
+ * malformed JSON → 400 `invalid_json`, body over BODY_LIMIT_BYTES (or the route's own limit,
+ * src/http/body-limit.ts) → 413 `body_too_large`,
  * unsupported or missing Content-Type → 415 `unsupported_media_type` (saying to send
  * `Content-Type: application/json`; details `{content_type, accepted}`), a wrong method on a known path → 405 `method_not_allowed`
  * with `Allow`. Unknown errors → 500 `internal_error`
@@ -19,7 +20,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ZodError } from 'zod';
 import { isDomainError } from '../errors.js';
 import { innermostIssues, issueLine, issuePath } from '../zod-messages.js';
-import { bodyTooLarge, envelope } from './errors.js';
+import { bodyLimitOf, bodyTooLarge } from './body-limit.js';
+import { envelope } from './errors.js';
 import { allowedMethods } from './route-registry.js';
 
 /** What to send instead, for a body whose Content-Type the app does not parse (415). */
@@ -71,8 +73,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
       return reply.code(415).send(envelope('unsupported_media_type', mediaTypeMessage(request.headers['content-type']), mediaTypeDetails(request.headers['content-type'])));
     }
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      const limit = request.routeOptions.bodyLimit ?? app.initialConfig.bodyLimit;
-      return reply.code(413).send(bodyTooLarge(limit));
+      return reply.code(413).send(bodyTooLarge(bodyLimitOf(request)));
     }
     if (mapped) return reply.code(mapped.status).send(envelope(mapped.code, fe.message));
     if (err instanceof RangeError && /call stack/i.test(err.message)) {

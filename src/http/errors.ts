@@ -44,11 +44,6 @@ export const notFound = (what: keyof typeof LISTS, id: string) => {
 export const badRequest = (code: string, message: string, details?: unknown) => new HttpError(400, code, message, details);
 export const conflict = (code: string, message: string, details?: unknown) => new HttpError(409, code, message, details);
 
-/** The 413 `body_too_large` envelope for a body over `limit` bytes (the body parser's, and `Expect: 100-continue`'s answer). */
-export function bodyTooLarge(limit: number): ErrorEnvelope {
-  return envelope('body_too_large', `the request body is larger than ${limit} bytes (BODY_LIMIT_BYTES); send a smaller one`, { limit_bytes: limit });
-}
-
 export function envelope(code: string, message: string, details?: unknown): ErrorEnvelope {
   return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
 }

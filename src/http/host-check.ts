@@ -10,6 +10,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { isLoopbackHost } from '../config.js';
+import { duplicateHeaderIssue, headerFieldCount } from './duplicate-header.js';
 import { envelope } from './errors.js';
 
 /** The host name of a Host header value (port and IPv6 brackets removed, lower case). */
@@ -24,13 +25,6 @@ export function hostAllowed(header: string, allowed: readonly string[]): boolean
   const name = hostName(header);
   if (isLoopbackHost(name) || name.endsWith('.localhost')) return true;
   return allowed.some((a) => hostName(a) === name);
-}
-
-/** How many `Host` fields the request carries (Node joins none of them: `request.headers.host` is the first). */
-export function hostFieldCount(rawHeaders: readonly string[]): number {
-  let n = 0;
-  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i].toLowerCase() === 'host') n++;
-  return n;
 }
 
 /**
@@ -58,13 +52,14 @@ export function absoluteFormAuthority(target: string | undefined): string | unde
  */
 export function installHostRequired(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
-    const count = hostFieldCount(request.raw.rawHeaders);
+    // Node keeps only the first Host in request.headers; rawHeaders has them all.
+    const count = headerFieldCount(request.raw.rawHeaders, 'host');
     if (count > 1) {
-      const message = `is given ${count} times; give it once`;
+      const issue = duplicateHeaderIssue('host', count);
       return reply
         .code(400)
         .header('Connection', 'close')
-        .send(envelope('invalid_request', `the Host header ${message}: send one \`Host: <name or address>:<port>\` naming the server you connect to`, [{ path: 'headers.host', code: 'duplicate_header', message }]));
+        .send(envelope('invalid_request', `the Host header ${issue.message}: send one \`Host: <name or address>:<port>\` naming the server you connect to`, [issue]));
     }
     const host = request.headers.host;
     if (request.raw.httpVersion !== '1.1' || (host !== undefined && host.trim() !== '')) return;

@@ -16,18 +16,11 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IDEMPOTENCY_KEY_MAX_CHARS, IDEMPOTENCY_KEY_RULE, IdempotencyKeySchema } from '../turns/request-schemas.js';
+import { duplicateHeaderIssue, headerFieldCount } from './duplicate-header.js';
 import { HttpError } from './errors.js';
 
 /** Response header set on a replayed create. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
-
-/** How many times the request carries an Idempotency-Key header (Node joins repeats as `a, b`). */
-function keyHeaderCount(request: FastifyRequest): number {
-  const raw = request.raw.rawHeaders;
-  let n = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'idempotency-key') n++;
-  return n;
-}
 
 /**
  * The request's client key in the `api:` namespace, or undefined without the header.
@@ -39,10 +32,11 @@ function keyHeaderCount(request: FastifyRequest): number {
 export function clientIdempotencyKey(request: FastifyRequest): string | undefined {
   const raw = request.headers['idempotency-key'];
   if (raw === undefined) return undefined;
-  const count = keyHeaderCount(request);
+  // Node joins repeats as `a, b`; rawHeaders has each.
+  const count = headerFieldCount(request.raw.rawHeaders, 'idempotency-key');
   if (count > 1) {
-    const message = `is given ${count} times; give it once`;
-    throw new HttpError(400, 'invalid_request', `the Idempotency-Key header ${message}`, [{ path: 'headers.idempotency-key', code: 'duplicate_header', message }]);
+    const issue = duplicateHeaderIssue('idempotency-key', count);
+    throw new HttpError(400, 'invalid_request', `the Idempotency-Key header ${issue.message}`, [issue]);
   }
   const parsed = IdempotencyKeySchema.safeParse(raw);
   if (parsed.success) return `api:${parsed.data}`;

@@ -4,15 +4,8 @@
  * says what to send instead.
  */
 import type { FastifyRequest } from 'fastify';
+import { duplicateHeaderIssue, headerFieldCount } from './duplicate-header.js';
 import { badRequest, HttpError } from './errors.js';
-
-/** How often the `Last-Event-ID` header occurs in the request as sent (Node joins repeats with ", "). */
-function headerCount(request: FastifyRequest): number {
-  const raw = request.raw.rawHeaders;
-  let n = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === 'last-event-id') n++;
-  return n;
-}
 
 /**
  * Read the resume point of a request: `Last-Event-ID` header (wins) or `?after=`.
@@ -29,9 +22,11 @@ export function resumePoint(request: FastifyRequest, lastSeq: number): number {
   const header = request.headers['last-event-id'];
   const query = (request.query as Record<string, unknown> | undefined)?.after;
   const fromHeader = typeof header === 'string' && header !== '';
-  if (fromHeader && headerCount(request) > 1) {
-    const message = `is given ${headerCount(request)} times; give it once`;
-    throw new HttpError(400, 'invalid_request', `the Last-Event-ID header ${message}`, [{ path: 'headers.last-event-id', code: 'duplicate_header', message }]);
+  // Node joins repeats with ", "; rawHeaders has each.
+  const count = fromHeader ? headerFieldCount(request.raw.rawHeaders, 'last-event-id') : 1;
+  if (count > 1) {
+    const issue = duplicateHeaderIssue('last-event-id', count);
+    throw new HttpError(400, 'invalid_request', `the Last-Event-ID header ${issue.message}`, [issue]);
   }
   const raw = fromHeader ? header : typeof query === 'string' ? query : undefined;
   if (raw === undefined) return 0;

@@ -19,6 +19,7 @@ import { idempotencyKeyReused } from '../errors.js';
 import { uuidv7 } from 'uuidv7';
 import { familySet, requestHash, sameRequest } from '../turns/turn-input.js';
 import type { Clock } from './clock.js';
+import { FOREIGN_CURSOR_MESSAGE, foreignCursorIssue } from '../list-cursor.js';
 import { ScheduleError, scheduleNotFound } from './errors.js';
 import { toSchedule, toScheduleRun, type ScheduleStore, type StoredSchedule } from './store.js';
 import type {
@@ -52,13 +53,14 @@ function encodeCursor(id: string): string {
 /**
  * The schedule id a list cursor stands for (undefined without a cursor).
  * @throws ScheduleError `invalid_request` for a cursor this service never returned, with the
- *   details every list gives one: `[{path: "cursor", code: "invalid_format", message}]`.
+ *   message and details every list gives one (src/list-cursor.ts): `[{path: "cursor", code:
+ *   "invalid_format", message}]`.
  */
 function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
   const id = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!/^[0-9a-f-]{36}$/.test(id)) {
-    throw new ScheduleError('invalid_request', 'cursor is not one this service returned', [{ path: 'cursor', code: 'invalid_format', message: 'is not one this service returned' }]);
+    throw new ScheduleError('invalid_request', FOREIGN_CURSOR_MESSAGE, [foreignCursorIssue()]);
   }
   return id;
 }

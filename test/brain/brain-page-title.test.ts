@@ -76,7 +76,7 @@ describeEachEngine('brain store: page titles', (engine) => {
     ]) {
       const err = await s.put('a1', 'p', { title, markdown: 'x' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(BrainInputError);
-      expect((err as BrainInputError).details).toContain(`title: ${refusal(found)}`);
+      expect((err as BrainInputError).details).toContainEqual({ path: 'title', code: 'invalid_format', message: refusal(found) });
     }
     expect(await s.get('a1', 'p')).toBeUndefined();
   });

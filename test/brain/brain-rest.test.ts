@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from '../e2e/support/service.js';
+import { spec, validateResponse } from '../e2e/support/spec.js';
 import { routedEntries, toolNames, toolOutputs } from '../workflows/support.js';
 
 const harness = useScriptedService();
@@ -37,6 +38,26 @@ describe('brain pages over REST', () => {
     expect((await api(harness.svc.url, 'PUT', page('bad%20agent', 'ok'), { title: 'x', markdown: '' })).status).toBe(400);
     expect((await api(harness.svc.url, 'PUT', page('rest', 'ok'), { title: '', markdown: '' })).status).toBe(400);
     expect((await api(harness.svc.url, 'PUT', page('rest', 'ok'), { title: 'x', markdown: 'y', extra: 1 })).status).toBe(400);
+  });
+
+  it('refuses a blank title and markdown over 512 KiB with 400 invalid_page naming each problem and what to send, details [{path, code, message}], as openapi.yaml documents', async () => {
+    const markdown = 'é'.repeat(300 * 1024);
+    const r = await api(harness.svc.url, 'PUT', page('rest', 'big'), { title: '  ', markdown });
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      error: {
+        code: 'invalid_page',
+        message:
+          'title must not be empty or only whitespace: send a short title for the page; markdown must be at most 524288 bytes (UTF-8), got 614400: split the text into several pages',
+        details: [
+          { path: 'title', code: 'too_small', message: 'must not be empty or only whitespace: send a short title for the page' },
+          { path: 'markdown', code: 'too_big', message: 'must be at most 524288 bytes (UTF-8), got 614400: split the text into several pages' },
+        ],
+      },
+    });
+    expect(validateResponse('/v1/agents/{agent_id}/brain/pages/{slug}', 'put', 400, r.body)).toEqual([]);
+    expect(spec.components.responses.BrainBadRequest.description).toContain('invalid_page');
+    expect((await api(harness.svc.url, 'GET', page('rest', 'big'))).status).toBe(404);
   });
 });
 

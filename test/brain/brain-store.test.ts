@@ -38,7 +38,12 @@ describeEachEngine('brain store', (engine) => {
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(BrainInputError);
-      expect((err as BrainInputError).details).toHaveLength(3);
+      expect((err as BrainInputError).details.map((d) => [d.path, d.code])).toEqual([
+        ['slug', 'invalid_format'],
+        ['title', 'too_small'],
+        ['markdown', 'too_big'],
+      ]);
+      expect((err as BrainInputError).message).toMatch(/^slug must match .*; title must not be empty .*; markdown must be at most 524288 bytes \(UTF-8\), got 614400: split the text into several pages$/);
     }
   });
 

@@ -1,5 +1,6 @@
 /** Bearer auth on and off, startup refusal beyond loopback, and logs that never contain secrets. */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +10,20 @@ import { api, startTestService, type TestService } from './support/service.js';
 import { freePort, spawnService, waitHealthy } from './support/child.js';
 import { loadConfig } from '../../src/config.js';
 import { validateResponse } from './support/spec.js';
+
+/** GET `path` with `headers` as raw `[name, value, …]` pairs, so a header can be sent twice as two fields. */
+function getWithHeaders(url: string, path: string, headers: string[]): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(path, url), { method: 'GET', headers: ['Host', new URL(url).host, ...headers] });
+    req.on('response', (r) => {
+      let text = '';
+      r.on('data', (c) => (text += c));
+      r.on('end', () => resolve({ status: r.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 let model: ScriptedResponsesServer;
 let svc: TestService;
@@ -124,6 +139,31 @@ describe('with AUTH_TOKENS set', () => {
     model.push({ output: [message('authorized answer')] });
     const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' }, { authorization: 'Bearer tok-beta-4567890123' });
     expect(turn.body.status).toBe('completed');
+  });
+
+  it('refuses two Authorization headers with 400 duplicate_header whichever comes first (Node reads only the first), as for a repeated Host', async () => {
+    const valid = 'Bearer tok-alpha-1234567890';
+    for (const [path, pair] of [
+      ['/v1/turns', [valid, 'Bearer x']],
+      ['/v1/turns', ['Bearer x', valid]],
+      ['/v1/turns', [valid, valid]],
+      ['/metrics', [valid, 'Bearer x']],
+      ['/v1/turns/0190a000-0000-7000-8000-000000000000/events?stream_token=1.x', [valid, 'Bearer x']],
+    ] as const) {
+      const r = await getWithHeaders(svc.url, path, ['Authorization', pair[0], 'authorization', pair[1]]);
+      expect(r.status, `${path} ${pair.join(' + ')}`).toBe(400);
+      expect(r.body.error).toEqual({
+        code: 'invalid_request',
+        message: 'the Authorization header is given 2 times; give it once: send one Authorization: Bearer <token>',
+        details: [{ path: 'headers.authorization', code: 'duplicate_header', message: 'is given 2 times; give it once' }],
+      });
+      expect(JSON.stringify(r.body)).not.toContain('tok-alpha');
+    }
+    const r = await getWithHeaders(svc.url, '/v1/turns', ['Authorization', valid, 'Authorization', 'Bearer x']);
+    expect(validateResponse('/v1/turns', 'get', 400, r.body)).toEqual([]);
+    // One header still works, and the open routes ignore Authorization altogether.
+    expect((await getWithHeaders(svc.url, '/v1/turns', ['Authorization', valid])).status).toBe(200);
+    expect((await getWithHeaders(svc.url, '/healthz', ['Authorization', 'Bearer x', 'Authorization', valid])).status).toBe(200);
   });
 
   it('never writes a token or the API key to the log', async () => {

@@ -10,7 +10,7 @@ import { validateResponse } from './support/spec.js';
 const harness = useScriptedService();
 
 describe('a foreign cursor', () => {
-  it('gets one error shape on every list: 400 invalid_request, details [{path: cursor, code: invalid_format, message without the path}]', async () => {
+  it('gets one error on every list: 400 invalid_request saying to pass back next_cursor unchanged or leave cursor out, details [{path: cursor, code: invalid_format, message without the path}]', async () => {
     const schedule = await api(harness.svc.url, 'POST', '/v1/schedules', { name: 'cursors', input: 'x', when: { cron: '0 9 * * 1-5', timezone: 'UTC' } });
     expect(schedule.status, JSON.stringify(schedule.body)).toBe(201);
     const routes: [string, string][] = [
@@ -21,17 +21,17 @@ describe('a foreign cursor', () => {
       [`/v1/schedules/${schedule.body.id}/runs`, '/v1/schedules/{id}/runs'],
       ['/v1/agents/default/brain/pages', '/v1/agents/{agent_id}/brain/pages'],
     ];
+    const hint = 'is not one this service returned: pass back the next_cursor of the previous page unchanged, or leave cursor out for the first page';
     for (const [route, specPath] of routes) {
-      const res = await api(harness.svc.url, 'GET', `${route}?cursor=junk`);
-      expect(res.status, route).toBe(400);
-      expect(res.body, route).toEqual({
-        error: {
-          code: 'invalid_request',
-          message: 'cursor is not one this service returned',
-          details: [{ path: 'cursor', code: 'invalid_format', message: 'is not one this service returned' }],
-        },
-      });
-      expect(validateResponse(specPath, 'get', 400, res.body), route).toEqual([]);
+      // Junk, an empty cursor and an over-long one alike.
+      for (const cursor of ['junk', '', 'x'.repeat(201)]) {
+        const res = await api(harness.svc.url, 'GET', `${route}?cursor=${cursor}`);
+        expect(res.status, `${route} ${cursor}`).toBe(400);
+        expect(res.body, `${route} ${cursor}`).toEqual({
+          error: { code: 'invalid_request', message: `cursor ${hint}`, details: [{ path: 'cursor', code: 'invalid_format', message: hint }] },
+        });
+        expect(validateResponse(specPath, 'get', 400, res.body), route).toEqual([]);
+      }
     }
   });
 });

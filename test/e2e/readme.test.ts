@@ -2,7 +2,7 @@
  * README.md stays in step with the code: every env var of src/config.ts is in its configuration
  * table, the `metadata` limits are the schema's, and the console screenshot says how to get Chromium.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { METADATA_KEY_MAX_CHARS, METADATA_MAX_BYTES, METADATA_MAX_KEYS } from '../../src/turns/request-schemas.js';
@@ -31,4 +31,24 @@ it('documents every environment variable of src/config.ts in the README configur
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const documented = new Set([...readme.matchAll(/^\| `([A-Z][A-Z0-9_]+)` \|/gm)].map((m) => m[1]));
   expect(vars.filter((v) => !documented.has(v))).toEqual([]);
+});
+
+/** Every .ts file under `dir` (relative to the repository root). */
+function sources(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => readFileSync(path.join(e.parentPath, e.name), 'utf8'));
+}
+
+it('documents, in README.md and openapi.yaml, every error code the service answers with 503, and idempotency_key_in_use', () => {
+  const codes = new Set<string>(['idempotency_key_in_use']);
+  for (const text of [...sources('src'), ...sources('routes')]) {
+    for (const m of text.matchAll(/HttpError\(\s*503,\s*'([a-z_]+)'/g)) codes.add(m[1]);
+    for (const m of text.matchAll(/(?:DomainError\(|super\()\s*'([a-z_]+)',[^;]{0,500}?,\s*503\b/g)) codes.add(m[1]);
+  }
+  for (const code of ['database_unavailable', 'skills_unavailable', 'brain_unavailable', 'shutting_down']) expect(codes).toContain(code);
+  const text = readme();
+  const spec = readFileSync(path.join(ROOT, 'openapi.yaml'), 'utf8');
+  expect([...codes].filter((c) => !text.includes(`\`${c}\``)).sort(), 'README.md').toEqual([]);
+  expect([...codes].filter((c) => !spec.includes(`\`${c}\``)).sort(), 'openapi.yaml').toEqual([]);
 });

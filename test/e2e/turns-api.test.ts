@@ -45,7 +45,7 @@ describe('bad requests', () => {
   it('rejects a body over BODY_LIMIT_BYTES with 413 naming the limit', async () => {
     const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'x'.repeat(5000) });
     expect(r.status).toBe(413);
-    expect(r.body).toEqual({ error: { code: 'body_too_large', message: 'the request body is larger than 4096 bytes (BODY_LIMIT_BYTES); send a smaller one', details: { limit_bytes: 4096 } } });
+    expect(r.body).toEqual({ error: { code: 'body_too_large', message: 'the request body is larger than 4096 bytes (BODY_LIMIT_BYTES); send a smaller one', details: { limit_bytes: 4096, source: 'BODY_LIMIT_BYTES' } } });
   });
 
   it('rejects unknown fields with 400 and the zod issues', async () => {

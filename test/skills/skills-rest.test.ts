@@ -4,12 +4,14 @@
  * symbolic links, absolute paths, device files, names with control characters or bidi controls,
  * 100k entries, a gzip bomb) are refused with 400 naming the entry, and leave nothing on disk.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../e2e/support/service.js';
-import { validateResponse } from '../e2e/support/spec.js';
+import { spec, validateResponse } from '../e2e/support/spec.js';
 import { manyEntryZip, skillMd, tarGz, zipArchive } from '../support/archives.js';
 
 let svc: TestService;
@@ -220,9 +222,55 @@ describe('hostile archives are refused with 400 naming the entry', () => {
     expect(r.body.error.details).toEqual({ entry: null, max_unpacked_bytes: 50 * 1024 * 1024 });
   }, 60_000);
 
-  it('a body over 10 MiB gets 413', async () => {
-    const r = await fetch(`${svc.url}/v1/skills/evil`, { method: 'PUT', headers: { 'content-type': 'application/gzip' }, body: new Uint8Array(10 * 1024 * 1024 + 1) });
+  it('a body over 10 MiB gets 413 naming the archive cap (10 MiB, not BODY_LIMIT_BYTES), as openapi.yaml documents', async () => {
+    const r = await fetch(`${svc.url}/v1/skills/evil`, { method: 'PUT', headers: { 'content-type': 'application/gzip' }, body: new Uint8Array(10.6 * 1000 * 1000) });
     expect(r.status).toBe(413);
+    const body = await r.json();
+    expect(body).toEqual({
+      error: {
+        code: 'body_too_large',
+        message:
+          'the request body is larger than 10485760 bytes (the fixed 10 MiB cap on skill archives of PUT /v1/skills/{name}; BODY_LIMIT_BYTES does not apply to them); send a smaller archive, leaving out files the skill does not need',
+        details: { limit_bytes: 10485760, source: 'skill_archive' },
+      },
+    });
+    expect(validateResponse('/v1/skills/{name}', 'put', 413, body)).toEqual([]);
+    expect(spec.paths['/v1/skills/{name}'].put.responses['413'].description).toContain('10485760');
+  });
+
+  it('installs an archive over BODY_LIMIT_BYTES and up to 10 MiB', async () => {
+    const tgz = tarGz([{ name: 'SKILL.md', data: skillMd('big', 'A big skill') }, { name: 'blob.bin', data: randomBytes(10 * 1024 * 1024 - 64 * 1024) }]);
+    expect(tgz.length).toBeGreaterThan(svc.services.config.BODY_LIMIT_BYTES);
+    expect(tgz.length).toBeLessThanOrEqual(10 * 1024 * 1024);
+    const r = await put('big', tgz);
+    expect(r.status).toBe(201);
+    expect(r.body.files).toEqual(['SKILL.md', 'blob.bin']);
+  });
+
+  it('answers Expect: 100-continue with the 413 before an archive over 10 MiB is sent, and 100 Continue for one within it', async () => {
+    const ask = (head: string) =>
+      new Promise<string>((resolve) => {
+        const s = net.connect(Number(new URL(svc.url).port), '127.0.0.1', () => s.write(head));
+        let out = '';
+        s.on('data', (d) => {
+          out += d;
+          if (out.includes('\r\n\r\n') && (!out.startsWith('HTTP/1.1 413') || out.endsWith('}'))) {
+            s.destroy();
+            resolve(out);
+          }
+        });
+        s.on('error', () => resolve(out));
+        setTimeout(() => {
+          s.destroy();
+          resolve(out);
+        }, 3000);
+      });
+    const head = (length: number) => `PUT /v1/skills/evil HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/gzip\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
+    const over = await ask(head(11 * 1024 * 1024));
+    expect(over).toMatch(/^HTTP\/1\.1 413 /);
+    expect(over).not.toContain('100 Continue');
+    expect(JSON.parse(over.split('\r\n\r\n')[1]).error).toMatchObject({ code: 'body_too_large', details: { limit_bytes: 10485760, source: 'skill_archive' } });
+    expect(await ask(head(2 * 1024 * 1024))).toMatch(/^HTTP\/1\.1 100 Continue\r\n/);
   });
 
   it('keeps the installed skill when a replacement is refused', async () => {

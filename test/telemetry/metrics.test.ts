@@ -2,6 +2,7 @@
  * GET /metrics: the real service with a scripted model runs turns; the exposition text is parsed
  * by a real Prometheus text parser and the values are checked against what the turns did.
  */
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { api, startTestService, useScriptedService } from '../e2e/support/service.js';
 import { readSse } from '../e2e/support/sse-client.js';
@@ -14,6 +15,20 @@ const METRIC_NAMES = [
   'model_request_duration_seconds', 'model_tokens_total', 'tool_calls_total', 'tool_duration_seconds',
   'sse_subscribers', 'event_log_append_seconds', 'webhook_deliveries_total',
 ];
+
+/** GET `path` with `headers` as raw `[name, value, …]` pairs, so a header can be sent twice as two fields. */
+function getWithHeaders(url: string, path: string, headers: string[]): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(path, url), { method: 'GET', headers: ['Host', new URL(url).host, ...headers] });
+    req.on('response', (r) => {
+      let text = '';
+      r.on('data', (c) => (text += c));
+      r.on('end', () => resolve({ status: r.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 async function scrape(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(`${url}/metrics`, { headers });
@@ -124,6 +139,16 @@ describe('GET /metrics access', () => {
       expect(inUrlBody).not.toContain('scrape-token-4567890');
       expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(200);
       expect((await fetch(`${svc.url}/v1/turns`)).status).toBe(200);
+      // Two Authorization headers: refused whichever comes first (Node reads only the first).
+      for (const pair of [['Bearer scrape-token-4567890', 'Bearer x'], ['Bearer x', 'Bearer scrape-token-4567890']]) {
+        const twice = await getWithHeaders(svc.url, '/metrics', ['Authorization', pair[0], 'Authorization', pair[1]]);
+        expect(twice.status, pair.join(' + ')).toBe(400);
+        expect(JSON.parse(twice.text).error).toEqual({
+          code: 'invalid_request',
+          message: 'the Authorization header is given 2 times; give it once: send one Authorization: Bearer <METRICS_TOKEN>',
+          details: [{ path: 'headers.authorization', code: 'duplicate_header', message: 'is given 2 times; give it once' }],
+        });
+      }
     } finally {
       await svc.close();
     }
