@@ -4,10 +4,10 @@
  * stack-overflow RangeError that still escapes a route is a 400; bytes that are not UTF-8 and
  * malformed JSON are a 400 `invalid_json` that says where and what to send.
  */
-import net from 'node:net';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedResponsesServer, message, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { askWithHead } from './support/request-head.js';
 import { api, startTestService, type TestService } from './support/service.js';
 import { installErrorHandlers } from '../../src/http/error-handler.js';
 import { installJsonBodyParser, MAX_JSON_DEPTH } from '../../src/http/json-body.js';
@@ -211,24 +211,7 @@ describe('unpaired UTF-16 surrogates', () => {
 });
 
 describe('Expect: 100-continue', () => {
-  /** Send only the request head; resolve with the first bytes the server answers (or '' after 3 s). */
-  const ask = (head: string) =>
-    new Promise<string>((resolve) => {
-      const s = net.connect(Number(new URL(svc.url).port), '127.0.0.1', () => s.write(head));
-      let out = '';
-      s.on('data', (d) => {
-        out += d;
-        if (out.includes('\r\n\r\n') && (!out.startsWith('HTTP/1.1 413') || out.endsWith('}'))) {
-          s.destroy();
-          resolve(out);
-        }
-      });
-      s.on('error', () => resolve(out));
-      setTimeout(() => {
-        s.destroy();
-        resolve(out);
-      }, 3000);
-    });
+  const ask = (head: string) => askWithHead(svc.url, head);
 
   it('refuses a JSON body over BODY_LIMIT_BYTES before it is sent: 413 body_too_large instead of 100 Continue', async () => {
     const out = await ask('POST /v1/turns HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5242880\r\nExpect: 100-continue\r\n\r\n');

@@ -6,10 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askWithHead } from '../e2e/support/request-head.js';
 import { api, startTestService, type TestService } from '../e2e/support/service.js';
 import { spec, validateResponse } from '../e2e/support/spec.js';
 import { manyEntryZip, skillMd, tarGz, zipArchive } from '../support/archives.js';
@@ -248,23 +248,7 @@ describe('hostile archives are refused with 400 naming the entry', () => {
   });
 
   it('answers Expect: 100-continue with the 413 before an archive over 10 MiB is sent, and 100 Continue for one within it', async () => {
-    const ask = (head: string) =>
-      new Promise<string>((resolve) => {
-        const s = net.connect(Number(new URL(svc.url).port), '127.0.0.1', () => s.write(head));
-        let out = '';
-        s.on('data', (d) => {
-          out += d;
-          if (out.includes('\r\n\r\n') && (!out.startsWith('HTTP/1.1 413') || out.endsWith('}'))) {
-            s.destroy();
-            resolve(out);
-          }
-        });
-        s.on('error', () => resolve(out));
-        setTimeout(() => {
-          s.destroy();
-          resolve(out);
-        }, 3000);
-      });
+    const ask = (head: string) => askWithHead(svc.url, head);
     const head = (length: number) => `PUT /v1/skills/evil HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/gzip\r\nContent-Length: ${length}\r\nExpect: 100-continue\r\n\r\n`;
     const over = await ask(head(11 * 1024 * 1024));
     expect(over).toMatch(/^HTTP\/1\.1 413 /);
