@@ -13,9 +13,14 @@
  * - a missing `index` (the delta belongs to the call with its id, else to the last call).
  * Missing ids stay missing here; src/model/chat-response.ts gives each call a unique id.
  *
- * Reasoning arrives as `delta.reasoning_content` (DeepSeek, vLLM, llama.cpp, LM Studio) or
- * `delta.reasoning` (Ollama, OpenRouter); the field seen is remembered so it can be sent back
- * under the same name. Only choice 0 is read. Usage is taken from the last chunk carrying one.
+ * Reasoning arrives as `delta.reasoning_content` (DeepSeek, older vLLM, llama.cpp, LM Studio) or
+ * `delta.reasoning` (Ollama, OpenRouter, newer vLLM). One field is read per delta:
+ * `reasoning_content` when it is a non-empty string, else `reasoning`. A delta carrying both holds
+ * the same text twice, for clients of either name (servers keeping the old name beside the new one
+ * after vLLM renamed `reasoning_content` to `reasoning` — vLLM's reasoning_outputs docs: "For now,
+ * `reasoning_content` will continue to work" — and gateways that copy one field into the other), so
+ * reading both would double it. The first field seen is remembered so the reasoning can be sent
+ * back under that name. Only choice 0 is read. Usage is taken from the last chunk carrying one.
  */
 
 /** A tool call as assembled from deltas (id may be missing; name may be empty if never sent). */
@@ -72,7 +77,10 @@ export class ChatAnswerAssembler {
   private finishReason?: string;
   private usage?: { input_tokens: number; output_tokens: number };
 
-  /** Take one chunk (the parsed `data:` JSON). Returns the text/reasoning it added. */
+  /**
+   * Take one chunk (the parsed `data:` JSON). Returns the text/reasoning it added (reasoning from one
+   * field only, see the module doc).
+   */
   push(chunk: unknown): ChunkDeltas {
     const c = (chunk ?? {}) as Raw;
     const u = c.usage as Raw | null | undefined;
@@ -89,12 +97,12 @@ export class ChatAnswerAssembler {
       this.text += content;
       out.text = content;
     }
-    for (const field of ['reasoning_content', 'reasoning'] as const) {
-      const r = str(delta[field]);
-      if (!r) continue;
+    const field = str(delta.reasoning_content) ? 'reasoning_content' : str(delta.reasoning) ? 'reasoning' : undefined;
+    if (field) {
+      const r = delta[field] as string;
       this.reasoning += r;
       this.reasoningField ??= field;
-      out.reasoning = (out.reasoning ?? '') + r;
+      out.reasoning = r;
     }
     if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls as Raw[]) this.toolDelta(tc);
     const finish = str(choice.finish_reason);

@@ -80,6 +80,35 @@ describe('MODEL_API=chat history over several tool rounds', () => {
   });
 });
 
+describe('reasoning from a server that sends it under both names', () => {
+  const h = useChatService({ MODEL_API: 'chat' });
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] });
+
+  it('streams and sends back each delta once when it carries both reasoning_content and reasoning', async () => {
+    h.model.push(
+      {
+        data: [
+          chunk({ role: 'assistant', content: '' }),
+          chunk({ reasoning_content: 'think A ', reasoning: 'think A ' }),
+          chunk({ reasoning_content: 'think B', reasoning: 'think B' }),
+          chunk({ tool_calls: [{ index: 0, id: 'call_r1', type: 'function', function: { name: 'todo', arguments: '{"todos":[]}' } }] }),
+          chunk({}, 'tool_calls'),
+          '[DONE]',
+        ],
+      },
+      chatText('Done.'),
+    );
+    const created = await api(h.svc.url, 'POST', '/v1/turns', { input: 'Plan', tools: ['todo'] });
+    const stream = await readSse(`${h.svc.url}/v1/turns/${created.body.id}/events`);
+    expect(stream.events.at(-1)?.json).toMatchObject({ type: 'turn.completed', output_text: 'Done.' });
+    const reasoning = stream.events.filter((e) => e.event === 'reasoning.delta').map((e) => e.json.text).join('');
+    expect(reasoning).toBe('think A think B');
+    const assistant = h.model.requests.at(-1)!.body.messages.find((m: { role: string }) => m.role === 'assistant');
+    expect(assistant).toMatchObject({ reasoning_content: 'think A think B', tool_calls: [expect.objectContaining({ id: 'call_r1' })] });
+    expect(assistant.reasoning).toBeUndefined();
+  });
+});
+
 describe('usage from a server that sends none', () => {
   const h = useChatService({ MODEL_API: 'chat' });
 
