@@ -3,7 +3,8 @@
  * params (chat-request.ts) → a {@link ChatTransport} (normally the `openai` SDK client of
  * openai-chat-client.ts) → chunks assembled (chat-assembly.ts) → neutral stream events
  * (chat-response.ts). Text and reasoning deltas are passed on as they arrive; items and
- * `response.done` follow once the stream has ended. The runtime does not change. Every chunk
+ * `response.done` follow once the stream has ended (whether it ended with `[DONE]` decides what a
+ * missing `finish_reason` means, see chat-response.ts). The runtime does not change. Every chunk
  * received (tool-call argument pieces included, which yield nothing until the end) is reported to
  * `hooks.onActivity` (`ModelStreamOptions` in port.ts).
  */
@@ -12,14 +13,16 @@ import { ChatAnswerAssembler } from './chat-assembly.js';
 import { toChatRequest, type ChatServerFeatures, chatFeatures } from './chat-request.js';
 import { toChatResponseEvents, transcriptCallIds } from './chat-response.js';
 import type { ModelPort, ModelStreamEvent } from './port.js';
+import type { SseHooks } from './sse-events.js';
 
 /**
  * Something that streams one Chat Completions request: yields each `data:` chunk parsed (wire
- * shape, unvalidated), stops at `[DONE]`, throws {@link ModelError}s, and ends quietly when
- * `signal` aborts.
+ * shape, unvalidated), calls `hooks.onDone` at `[DONE]` and stops there (a body that ends without
+ * it just ends), calls `hooks.onComment` for each SSE comment line (yielding nothing), throws
+ * {@link ModelError}s, and ends quietly when `signal` aborts.
  */
 export interface ChatTransport {
-  stream(params: ChatCompletionCreateParamsStreaming, signal: AbortSignal): AsyncIterable<unknown>;
+  stream(params: ChatCompletionCreateParamsStreaming, signal: AbortSignal, hooks?: SseHooks): AsyncIterable<unknown>;
 }
 
 export interface ChatModelOptions {
@@ -34,8 +37,11 @@ export function createChatModel(transport: ChatTransport, options: ChatModelOpti
     async *stream(request, signal, hooks): AsyncIterable<ModelStreamEvent> {
       const plan = toChatRequest(request, features);
       const assembler = new ChatAnswerAssembler();
-      for await (const chunk of transport.stream(plan.params, signal)) {
-        hooks?.onActivity?.();
+      const onActivity = hooks?.onActivity;
+      let done = false; // the server sent `[DONE]`
+      const wire = transport.stream(plan.params, signal, { onDone: () => (done = true) });
+      for await (const chunk of wire) {
+        onActivity?.();
         const d = assembler.push(chunk);
         if (d.reasoning) yield { type: 'reasoning.delta', text: d.reasoning };
         if (d.text) yield { type: 'text.delta', text: d.text };
@@ -45,6 +51,7 @@ export function createChatModel(transport: ChatTransport, options: ChatModelOpti
         historyCallIds: transcriptCallIds(request.input),
         tools: plan.tools,
         toolsOffered: plan.toolsOffered,
+        endedWithDone: done,
       });
     },
   };

@@ -8,8 +8,12 @@
  *   calls (a call cut at the output limit is half-written: it is dropped and never runs; the runtime
  *   retries a `max_output_tokens` response). Anything else (`stop`, `tool_calls`, `eos`, …) is
  *   `completed`: calls present are run even with `stop`; `tool_calls` without calls is a plain
- *   answer. No `finish_reason` at all means the stream was cut: no `response.done` is produced and
- *   the runtime reports `stream_interrupted`.
+ *   answer.
+ * - No `finish_reason` at all: a stream that still ended with `data: [DONE]` was finished by the
+ *   server (some servers and proxies never send a `finish_reason`, only content, a usage chunk and
+ *   `[DONE]`) and is read as `tool_calls` when calls were streamed, else `stop` — `completed`, its
+ *   usage kept. One that ended without `[DONE]` was cut: no `response.done` is produced and the
+ *   runtime reports `stream_interrupted`.
  * - Call ids: a call without an id, or with an id already used in the transcript or earlier in the
  *   same answer (servers that number calls per response reuse them every round), gets `call_<n>`
  *   with the smallest n not used in the transcript — unique per turn and the same on a replay.
@@ -31,6 +35,8 @@ export interface ChatResponseContext {
   historyCallIds: ReadonlySet<string>;
   tools: ChatToolSet;
   toolsOffered: boolean;
+  /** Whether the stream ended with the `[DONE]` sentinel (rather than the body just ending). */
+  endedWithDone?: boolean;
 }
 
 /** The `call_id`s of a transcript's calls (function and custom). */
@@ -54,15 +60,20 @@ function assignIds(calls: AssembledAnswer['calls'], history: ReadonlySet<string>
   });
 }
 
-/** The closing events of one response. See the module doc for the rules. */
+/**
+ * The closing events of one response: `item.done`s, an optional `warning`, then `response.done`;
+ * none at all (an empty list) for a cut stream — no `finish_reason` and no `[DONE]`. See the module
+ * doc for the rules.
+ */
 export function toChatResponseEvents(a: AssembledAnswer, ctx: ChatResponseContext): ModelStreamEvent[] {
-  if (!a.finishReason) return [];
+  const finishReason = a.finishReason ?? (ctx.endedWithDone ? (a.calls.some((c) => c.name !== '') ? 'tool_calls' : 'stop') : undefined);
+  if (!finishReason) return [];
   const items: TranscriptItem[] = [];
   if (a.reasoning) items.push({ type: 'reasoning', summary: [a.reasoning], providerData: { [REASONING_FIELD_KEY]: a.reasoningField ?? 'reasoning_content' } });
   if (a.text) items.push({ type: 'message', role: 'assistant', content: a.text });
   const events: ModelStreamEvent[] = [];
   const usage = a.usage ? { usage: a.usage } : {};
-  const cut = a.finishReason === 'length' ? 'max_output_tokens' : a.finishReason === 'content_filter' ? 'content_filter' : undefined;
+  const cut = finishReason === 'length' ? 'max_output_tokens' : finishReason === 'content_filter' ? 'content_filter' : undefined;
   if (cut) {
     items.forEach((item, index) => events.push({ type: 'item.done', index, item }));
     events.push({ type: 'response.done', status: 'incomplete', incomplete_reason: cut, ...usage });

@@ -10,7 +10,7 @@
  * request's signal). SDK retries cover connection errors, 408/409/429 and 5xx (`maxRetries`);
  * what remains is thrown as a {@link ModelError} (chat-errors.ts); a 2xx answer that is not an
  * event stream is `not_event_stream` (event-stream-check.ts). An aborted request ends the
- * iteration quietly.
+ * iteration quietly. Comment lines and `[DONE]` reach the caller's hooks (sse-events.ts).
  */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
@@ -18,7 +18,7 @@ import { errorBodyFetch, toChatModelError } from './chat-errors.js';
 import { afterResponse } from './model-error.js';
 import { assertEventStream } from './event-stream-check.js';
 import type { ChatTransport } from './chat-model.js';
-import { sseEvents } from './sse-events.js';
+import { sseEvents, type SseHooks } from './sse-events.js';
 
 export interface OpenAIChatClientOptions {
   /** Server base URL including `/v1` (default: the SDK's, https://api.openai.com/v1). */
@@ -43,7 +43,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
   });
   return {
-    async *stream(params: ChatCompletionCreateParamsStreaming, signal: AbortSignal): AsyncIterable<unknown> {
+    async *stream(params: ChatCompletionCreateParamsStreaming, signal: AbortSignal, hooks?: SseHooks): AsyncIterable<unknown> {
       if (signal.aborted) return;
       const controller = new AbortController();
       const onAbort = () => controller.abort(signal.reason);
@@ -56,7 +56,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
           // that is no event stream (a wrong OPENAI_BASE_URL) says so, not "stream ended".
           const response = await client.chat.completions.create(params, { signal: controller.signal }).asResponse();
           await assertEventStream(response);
-          stream = sseEvents(response);
+          stream = sseEvents(response, undefined, hooks);
         } catch (err) {
           if (signal.aborted) return;
           throw toChatModelError(err, client);

@@ -7,7 +7,8 @@
  * `error`, is thrown as the SDK's `APIError` (whose `error` is the payload's `error`, or the
  * payload); an unfinished frame at the end of the body (no blank line after it) is still
  * delivered. (The SDK's `thread.*` events of the Assistants API are not a model stream's and get
- * no special treatment.)
+ * no special treatment.) Beyond the SDK, the caller may hear of two things that yield nothing
+ * ({@link SseHooks}): comment lines (keep-alives) and the `[DONE]` sentinel.
  *
  * Why not the SDK's reader: it splits lines byte by byte through its own decoder and parses
  * every frame's JSON, which made it the largest part of the service's CPU per model round
@@ -40,18 +41,34 @@ export const RESPONSES_UNREAD: ReadonlySet<string> = new Set([
 
 const NONE: ReadonlySet<string> = new Set();
 
+/** What {@link sseEvents} reports besides the events it yields. */
+export interface SseHooks {
+  /**
+   * A comment line arrived (a line starting with `:`, e.g. `: OPENROUTER PROCESSING`, which
+   * OpenRouter "occasionally sends to prevent connection timeouts" while a model has not started
+   * answering: https://openrouter.ai/docs/api_reference/streaming, "Additional Information").
+   * Called synchronously while the body is read, once per comment line.
+   */
+  onComment?: () => void;
+  /** The `data: [DONE]` sentinel arrived; called once, just before the iteration ends. */
+  onDone?: () => void;
+}
+
 /**
  * The events of `response` (a 2xx streamed answer of a model endpoint).
  * Yields one value per frame: the parsed payload, or for a frame whose `event:` name is in
  * `unread` only `{type: <that name>}` (its payload unread; the consumer still sees the activity).
+ * Comments yield nothing and are reported to `hooks.onComment`; `[DONE]` ends the iteration after
+ * `hooks.onDone`. A body that ends without `[DONE]` ends the iteration without it.
  * @throws OpenAIError when the response has no body; SyntaxError when a frame's data is not JSON;
  *   APIError for an error frame; whatever reading the body throws (a broken connection).
  */
-export async function* sseEvents<T = unknown>(response: Response, unread: ReadonlySet<string> = NONE): AsyncGenerator<T> {
+export async function* sseEvents<T = unknown>(response: Response, unread: ReadonlySet<string> = NONE, hooks: SseHooks = {}): AsyncGenerator<T> {
   const body = response.body as unknown as AsyncIterable<Uint8Array> | null;
   if (!body) throw new OpenAIError('Attempted to iterate over a response with no body');
   const frames: EventSourceMessage[] = [];
-  const parser = createParser({ onEvent: (m) => frames.push(m) });
+  const { onComment } = hooks;
+  const parser = createParser({ onEvent: (m) => frames.push(m), ...(onComment ? { onComment: () => onComment() } : {}) });
   const decoder = new TextDecoder();
   const chunks = body[Symbol.asyncIterator]();
   let ended = false;
@@ -68,7 +85,10 @@ export async function* sseEvents<T = unknown>(response: Response, unread: Readon
       }
       for (let i = 0; i < frames.length; i++) {
         const frame = frames[i];
-        if (frame.data === '[DONE]') return;
+        if (frame.data === '[DONE]') {
+          hooks.onDone?.();
+          return;
+        }
         if (frame.event !== undefined && unread.has(frame.event)) {
           yield { type: frame.event } as T;
           continue;

@@ -109,6 +109,28 @@ describe('reasoning from a server that sends it under both names', () => {
   });
 });
 
+describe('a stream that never sends a finish_reason', () => {
+  const h = useChatService({ MODEL_API: 'chat' });
+  const chunk = (extra: Record<string, unknown>) => ({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', ...extra });
+  const frames = [
+    chunk({ choices: [{ index: 0, delta: { role: 'assistant' } }] }),
+    chunk({ choices: [{ index: 0, delta: { content: 'Finished without a finish reason.' } }] }),
+    chunk({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 6 } }),
+  ];
+
+  it('completes the turn, with its usage, when the stream ends with [DONE]', async () => {
+    h.model.push({ data: [...frames, '[DONE]'] });
+    const r = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+    expect(r.body).toMatchObject({ status: 'completed', output_text: 'Finished without a finish reason.', usage: { input_tokens: 9, output_tokens: 6 } });
+  });
+
+  it('fails the turn with stream_interrupted when the body ends without [DONE]', async () => {
+    h.model.push({ data: frames });
+    const r = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+    expect(r.body).toMatchObject({ status: 'failed', error: { code: 'stream_interrupted' }, usage: null });
+  });
+});
+
 describe('usage from a server that sends none', () => {
   const h = useChatService({ MODEL_API: 'chat' });
 

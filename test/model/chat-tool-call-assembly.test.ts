@@ -114,8 +114,26 @@ describe('Chat Completions adapter: tool calls assembled from streamed deltas', 
     expect(events.find((e) => e.type === 'warning')).toMatchObject({ code: 'tool_calls_ignored', call_ids: ['c9'] });
   });
 
-  it('reports a stream that ends without any finish_reason as cut: no response.done', async () => {
-    const { events } = await runChatRequest([{ content: 'half an answer', finishReason: null, usage: null }], withTools());
+  it('reads a stream that never sends a finish_reason but ends with [DONE] as finished: stop, usage kept', async () => {
+    const chunk = (extra: Record<string, unknown>) => ({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', ...extra });
+    const { events } = await runChatRequest(
+      [{ data: [chunk({ choices: [{ index: 0, delta: { role: 'assistant' } }] }), chunk({ choices: [{ index: 0, delta: { content: 'A whole answer.' } }] }), chunk({ choices: [], usage: { prompt_tokens: 12, completion_tokens: 4 } }), '[DONE]'] }],
+      withTools(),
+    );
+    expect(itemsOf(events)).toEqual([{ type: 'message', role: 'assistant', content: 'A whole answer.' }]);
+    expect(doneOf(events)).toEqual({ type: 'response.done', status: 'completed', usage: { input_tokens: 12, output_tokens: 4 } });
+  });
+
+  it('runs the calls of a stream without finish_reason that ends with [DONE] (read as tool_calls)', async () => {
+    const { events } = await runChatRequest([{ toolCalls: [chatCall('echo', { text: 'x' }, { id: 'c1' })], finishReason: null }], withTools());
+    expect(calls(itemsOf(events))).toEqual([{ type: 'function_call', call_id: 'c1', name: 'echo', arguments: '{"text":"x"}' }]);
+    expect(doneOf(events)).toMatchObject({ status: 'completed', usage: { input_tokens: 10, output_tokens: 5 } });
+  });
+
+  it('reports a stream that ends without finish_reason and without [DONE] as cut: no response.done', async () => {
+    const { events, error } = await runChatRequest([{ content: 'half an answer', finishReason: null, done: false }], withTools());
+    expect(error).toBeUndefined();
     expect(events.map((e) => e.type)).not.toContain('response.done');
+    expect(events.filter((e) => e.type === 'text.delta').length).toBeGreaterThan(0);
   });
 });

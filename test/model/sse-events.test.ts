@@ -116,3 +116,29 @@ describe('Responses event stream reader (same results as the SDK reader)', () =>
     expect((err as APIError).error).toEqual({ code: 'quota', message: 'no quota' });
   });
 });
+
+describe('what the reader reports besides events', () => {
+  /** Read `text` (written 5 bytes at a time) and log each event, comment and [DONE] in order. */
+  async function heard(name: string, text: string): Promise<string[]> {
+    const path = `/hooks/${name}`;
+    bodies.set(path, chunked(text, 5));
+    const log: string[] = [];
+    const res = await modelFetch(base + path, {});
+    for await (const e of sseEvents<{ n: number }>(res, undefined, { onComment: () => log.push('comment'), onDone: () => log.push('done') })) log.push(`event ${e.n}`);
+    return log;
+  }
+
+  it('calls onComment once per comment line (keep-alives), and onDone at [DONE]', async () => {
+    const text = ': OPENROUTER PROCESSING\n\n: OPENROUTER PROCESSING\r\n\r\n' + unnamed({ n: 1 }) + ':\n\n' + unnamed({ n: 2 }) + 'data: [DONE]\n\n';
+    const log = await heard('comments', text);
+    // Comments are reported as the bytes are parsed, events as they are taken: only counts and the
+    // order of events are fixed.
+    expect(log.filter((l) => l === 'comment')).toHaveLength(3);
+    expect(log.filter((l) => l !== 'comment')).toEqual(['event 1', 'event 2', 'done']);
+    expect(log.indexOf('comment')).toBe(0);
+  });
+
+  it('does not call onDone for a body that ends without [DONE]', async () => {
+    expect(await heard('no-done', unnamed({ n: 1 }))).toEqual(['event 1']);
+  });
+});

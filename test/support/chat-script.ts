@@ -63,6 +63,8 @@ export interface ChatOutputStep extends ChatStreamingOptions {
   usage?: { prompt_tokens: number; completion_tokens: number } | null;
   /** Put usage on the finish chunk instead of a separate `choices: []` chunk. */
   usageOnFinishChunk?: boolean;
+  /** End with `data: [DONE]` [true]; false: the body just ends after the last chunk. */
+  done?: boolean;
 }
 
 export interface ChatFixtureStep extends ChatStreamingOptions {

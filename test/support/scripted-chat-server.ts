@@ -19,7 +19,8 @@
  * - `{ cassette: 'pydantic-ai/x.yaml', interaction? }` → a recorded exchange of a VCR cassette, byte for byte;
  * - `{ data: [...] }` → raw frames as given;
  * - `{ httpError: { status, body } }` → a plain HTTP error (JSON body, `retry-after-ms` 1 ms).
- * Streaming steps take `delayMs`, `cutAfter` (+ `cutMode`) and `holdMs`.
+ * Streaming steps take `delayMs`, `cutAfter` (+ `cutMode`) and `holdMs`; an output step takes
+ * `done: false` to end without `[DONE]`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { startScriptedHttpServer } from './scripted-http.js';
@@ -107,7 +108,7 @@ async function answer(res: ServerResponse, step: ChatScriptedStep, body: ChatReq
     return;
   }
   const frames = buildChatChunks(step, body).map((c) => frame(JSON.stringify(c)));
-  frames.push(frame('[DONE]'));
+  if (step.done !== false) frames.push(frame('[DONE]'));
   await writeFrames(res, frames, step);
 }
 
