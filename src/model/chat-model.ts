@@ -5,8 +5,8 @@
  * (chat-response.ts). Text and reasoning deltas are passed on as they arrive; items and
  * `response.done` follow once the stream has ended (whether it ended with `[DONE]` decides what a
  * missing `finish_reason` means, see chat-response.ts). The runtime does not change. Every chunk
- * received (tool-call argument pieces included, which yield nothing until the end) is reported to
- * `hooks.onActivity` (`ModelStreamOptions` in port.ts).
+ * received (tool-call argument pieces included, which yield nothing until the end) and every SSE
+ * comment line (keep-alive) is reported to `hooks.onActivity` (`ModelStreamOptions` in port.ts).
  */
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { ChatAnswerAssembler } from './chat-assembly.js';
@@ -39,7 +39,7 @@ export function createChatModel(transport: ChatTransport, options: ChatModelOpti
       const assembler = new ChatAnswerAssembler();
       const onActivity = hooks?.onActivity;
       let done = false; // the server sent `[DONE]`
-      const wire = transport.stream(plan.params, signal, { onDone: () => (done = true) });
+      const wire = transport.stream(plan.params, signal, { ...(onActivity ? { onComment: onActivity } : {}), onDone: () => (done = true) });
       for await (const chunk of wire) {
         onActivity?.();
         const d = assembler.push(chunk);

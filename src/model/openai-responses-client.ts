@@ -12,6 +12,7 @@
  * (the consumer stopped early), never after a complete stream.
  *
  * A 2xx answer that is not an event stream is ModelError `not_event_stream` (event-stream-check.ts).
+ * Comment lines (keep-alives) reach the caller's `hooks.onComment` (sse-events.ts).
  *
  * Retries: the SDK retries connection errors, 408/409/429 and 5xx with exponential backoff
  * (`maxRetries`, honouring `retry-after`/`retry-after-ms`). Errors that remain are thrown as
@@ -25,7 +26,7 @@ import { afterResponse } from './model-error.js';
 import { assertEventStream } from './event-stream-check.js';
 import { encodeResponsesBody } from './responses-body.js';
 import { toModelError } from './responses-errors.js';
-import { RESPONSES_UNREAD, sseEvents } from './sse-events.js';
+import { RESPONSES_UNREAD, sseEvents, type SseHooks } from './sse-events.js';
 
 export interface OpenAIResponsesClientOptions {
   /** Provider base URL including `/v1` (default: the SDK's, https://api.openai.com/v1). */
@@ -50,7 +51,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return {
-    async *stream(request: ResponseCreateParamsStreaming, signal: AbortSignal): AsyncIterable<ResponseStreamEvent> {
+    async *stream(request: ResponseCreateParamsStreaming, signal: AbortSignal, hooks?: SseHooks): AsyncIterable<ResponseStreamEvent> {
       if (signal.aborted) return;
       const controller = new AbortController();
       const onAbort = () => controller.abort(signal.reason);
@@ -69,7 +70,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
           }).asResponse();
           // A 2xx that is no event stream (a wrong OPENAI_BASE_URL) says so, not "stream ended".
           await assertEventStream(response);
-          stream = sseEvents<ResponseStreamEvent>(response, RESPONSES_UNREAD);
+          stream = sseEvents<ResponseStreamEvent>(response, RESPONSES_UNREAD, hooks);
         } catch (err) {
           if (signal.aborted) return;
           throw toModelError(err, client);

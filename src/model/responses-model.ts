@@ -1,11 +1,12 @@
 /**
  * The Responses adapter of the {@link ModelPort}: neutral requests → `responses.create` (through a
  * {@link ResponsesTransport}, normally the `openai` SDK client of openai-responses-client.ts) →
- * neutral stream events. Every wire event received, mapped or not, is reported to
- * `hooks.onActivity` (`ModelStreamOptions` in port.ts).
+ * neutral stream events. Every wire event received, mapped or not, and every SSE comment line
+ * (keep-alive) is reported to `hooks.onActivity` (`ModelStreamOptions` in port.ts).
  */
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ModelPort } from './port.js';
+import type { SseHooks } from './sse-events.js';
 import { toResponsesRequest, type ResponsesConversationMode } from './responses-request.js';
 import { fromResponsesStream } from './responses-stream.js';
 
@@ -13,9 +14,10 @@ import { fromResponsesStream } from './responses-stream.js';
  * Something that streams one Responses API request (wire types), one value per wire event in
  * order; an event the adapter never maps (`response.in_progress`, argument deltas, …) may come as
  * its `{type}` alone (openai-responses-client.ts does: sse-events.ts). Throws ModelErrors.
+ * `hooks.onComment` is called for each SSE comment line (a keep-alive), which yields nothing.
  */
 export interface ResponsesTransport {
-  stream(request: ResponseCreateParamsStreaming, signal: AbortSignal): AsyncIterable<ResponseStreamEvent>;
+  stream(request: ResponseCreateParamsStreaming, signal: AbortSignal, hooks?: Pick<SseHooks, 'onComment'>): AsyncIterable<ResponseStreamEvent>;
 }
 
 export interface ResponsesModelOptions {
@@ -28,7 +30,9 @@ export function createResponsesModel(transport: ResponsesTransport, options: Res
   const mode = options.conversationMode ?? 'stateless';
   return {
     stream(request, signal, hooks) {
-      return fromResponsesStream(transport.stream(toResponsesRequest(request, mode), signal), hooks?.onActivity);
+      const onActivity = hooks?.onActivity;
+      const wire = transport.stream(toResponsesRequest(request, mode), signal, onActivity ? { onComment: onActivity } : undefined);
+      return fromResponsesStream(wire, onActivity);
     },
   };
 }

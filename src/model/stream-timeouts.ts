@@ -6,8 +6,10 @@
  *   before the response headers, before the first event or in the middle of the stream. Every
  *   event the provider sends counts, also the ones the adapter does not pass on (reported through
  *   `onActivity`, `ModelStreamOptions` in port.ts): `response.in_progress`,
- *   `function_call_arguments.delta`, Chat Completions tool-call chunks, …; the clock stops while
- *   the consumer handles a yielded event;
+ *   `function_call_arguments.delta`, Chat Completions tool-call chunks, …, and so does every SSE
+ *   comment line (keep-alives such as OpenRouter's `: OPENROUTER PROCESSING`; the request limit
+ *   still bounds a stream of nothing but comments); the clock stops while the consumer handles a
+ *   yielded event;
  * - request: one request longer than `requestMs` in total (MODEL_REQUEST_TIMEOUT_MS, default 10 min).
  * Either aborts the request (through its own controller, linked to the turn's signal and unlinked
  * afterwards). A request that timed out before yielding anything is sent again, up to `retries`

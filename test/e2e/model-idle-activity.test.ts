@@ -85,3 +85,50 @@ describe('Chat Completions: tool-call chunks keep the stream alive', () => {
     expect(h.model.requests.length - before).toBe(1);
   });
 });
+
+/**
+ * SSE comment lines (OpenRouter's `: OPENROUTER PROCESSING`, sent while a model has not started
+ * answering) count as activity for MODEL_IDLE_TIMEOUT_MS, and for nothing else: MODEL_REQUEST_TIMEOUT_MS
+ * still ends a request that only ever sends comments.
+ */
+const KEEP_ALIVE = { comment: 'OPENROUTER PROCESSING', everyMs: 300, forMs: 2500 };
+
+describe('Chat Completions: SSE comments keep a slow-to-start stream alive', () => {
+  const h = useService<ScriptedChatServer>(() => startScriptedChatServer(), { MODEL_API: 'chat' });
+
+  it('completes a turn whose model sends only keep-alive comments for longer than MODEL_IDLE_TIMEOUT_MS before answering', async () => {
+    const before = h.model.requests.length;
+    h.model.push(chatText('answered after a slow start', { keepAlive: KEEP_ALIVE }));
+    const t0 = Date.now();
+    const r = await runTurn(h.svc);
+    expect(Date.now() - t0).toBeGreaterThan(2000);
+    expect(r.body).toMatchObject({ status: 'completed', output_text: 'answered after a slow start' });
+    expect(h.model.requests.length - before).toBe(1);
+  });
+});
+
+describe('Responses API: SSE comments keep a slow-to-start stream alive', () => {
+  const h = useService<ScriptedResponsesServer>(() => startScriptedResponsesServer());
+
+  it('completes a turn whose model sends only keep-alive comments for longer than MODEL_IDLE_TIMEOUT_MS before answering', async () => {
+    const before = h.model.requests.length;
+    h.model.push({ output: [message('answered after a slow start')], keepAlive: KEEP_ALIVE });
+    const t0 = Date.now();
+    const r = await runTurn(h.svc);
+    expect(Date.now() - t0).toBeGreaterThan(2000);
+    expect(r.body).toMatchObject({ status: 'completed', output_text: 'answered after a slow start' });
+    expect(h.model.requests.length - before).toBe(1);
+  });
+});
+
+describe('SSE comments do not extend MODEL_REQUEST_TIMEOUT_MS', () => {
+  const h = useService<ScriptedChatServer>(() => startScriptedChatServer(), { MODEL_API: 'chat', MODEL_REQUEST_TIMEOUT_MS: '2000' });
+
+  it('fails with model_timeout a request that only ever sends comments', async () => {
+    h.model.push(chatText('never', { keepAlive: { comment: 'OPENROUTER PROCESSING', everyMs: 300, forMs: 30_000 } }));
+    const t0 = Date.now();
+    const r = await runTurn(h.svc);
+    expect(r.body).toMatchObject({ status: 'failed', error: { code: 'model_timeout', message: 'the model request took longer than 2 s (MODEL_REQUEST_TIMEOUT_MS)' } });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+  });
+});

@@ -45,6 +45,11 @@ export interface ChatStreamingOptions {
   cutMode?: 'destroy' | 'end' | 'stall';
   /** Wait this long before sending the response headers, ms. */
   holdMs?: number;
+  /**
+   * After the response headers, send SSE comment lines (`: <comment>`, e.g. OpenRouter's
+   * `OPENROUTER PROCESSING`) every `everyMs` for `forMs` (or until the client closes), then the frames.
+   */
+  keepAlive?: { comment: string; everyMs: number; forMs: number };
 }
 
 export interface ChatOutputStep extends ChatStreamingOptions {

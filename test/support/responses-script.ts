@@ -67,6 +67,11 @@ export interface StreamingOptions {
   cutMode?: 'destroy' | 'end' | 'stall';
   /** Wait this long before sending the response headers, ms. */
   holdMs?: number;
+  /**
+   * After the response headers, send SSE comment lines (`: <comment>`) every `everyMs` for `forMs`
+   * (or until the client closes), then the events.
+   */
+  keepAlive?: { comment: string; everyMs: number; forMs: number };
 }
 
 export interface OutputStep extends StreamingOptions {

@@ -19,11 +19,11 @@
  * - `{ cassette: 'pydantic-ai/x.yaml', interaction? }` → a recorded exchange of a VCR cassette, byte for byte;
  * - `{ data: [...] }` → raw frames as given;
  * - `{ httpError: { status, body } }` → a plain HTTP error (JSON body, `retry-after-ms` 1 ms).
- * Streaming steps take `delayMs`, `cutAfter` (+ `cutMode`) and `holdMs`; an output step takes
- * `done: false` to end without `[DONE]`.
+ * Streaming steps take `delayMs`, `cutAfter` (+ `cutMode`), `holdMs` and `keepAlive` (SSE comment
+ * lines before the first frame); an output step takes `done: false` to end without `[DONE]`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { startScriptedHttpServer } from './scripted-http.js';
+import { sendKeepAlives, startScriptedHttpServer } from './scripted-http.js';
 import {
   buildChatChunks,
   loadChatCassette,
@@ -61,6 +61,7 @@ async function writeFrames(res: ServerResponse, frames: string[], opts: ChatStre
   if (opts.holdMs) await sleep(opts.holdMs);
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   res.flushHeaders();
+  if (opts.keepAlive) await sendKeepAlives(res, opts.keepAlive);
   const limit = Math.min(opts.cutAfter ?? frames.length, frames.length);
   for (let i = 0; i < limit; i++) {
     if (opts.delayMs) await sleep(opts.delayMs);

@@ -42,6 +42,18 @@ export function sendError(res: ServerResponse, status: number, message: string, 
   res.end(JSON.stringify({ error: { message, type, code, param: null } }));
 }
 
+/**
+ * Write SSE comment lines (`: <comment>\n\n`, keep-alives as OpenRouter sends them) every `everyMs`
+ * for `forMs` in all, the first one at once; stops early when the client has gone.
+ */
+export async function sendKeepAlives(res: ServerResponse, opts: { comment: string; everyMs: number; forMs: number }): Promise<void> {
+  const end = Date.now() + opts.forMs;
+  while (!res.destroyed && Date.now() < end) {
+    res.write(`: ${opts.comment}\n\n`);
+    await new Promise<void>((r) => setTimeout(r, Math.min(opts.everyMs, Math.max(0, end - Date.now()))));
+  }
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

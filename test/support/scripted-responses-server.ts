@@ -39,10 +39,11 @@
  *
  * Options on streaming steps: `delayMs` (pause before each event), `cutAfter` (send that many
  * events, then destroy the socket — a stream cut mid-way; `cutMode: 'end'` closes it cleanly
- * instead, i.e. no terminal event; `cutMode: 'stall'` keeps it open, sending nothing), `holdMs` (wait before the response headers are sent).
+ * instead, i.e. no terminal event; `cutMode: 'stall'` keeps it open, sending nothing), `holdMs` (wait before the response headers are sent),
+ * `keepAlive` (SSE comment lines every `everyMs` for `forMs` after the headers, before the first event).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { startScriptedHttpServer } from './scripted-http.js';
+import { sendKeepAlives, startScriptedHttpServer } from './scripted-http.js';
 import {
   buildOutputEvents,
   loadFixtureStreams,
@@ -97,6 +98,7 @@ async function writeStream(res: ServerResponse, frames: string[], opts: Streamin
     'x-request-id': `req_scripted_${Date.now()}`,
   });
   if (typeof res.flushHeaders === 'function') res.flushHeaders();
+  if (opts.keepAlive) await sendKeepAlives(res, opts.keepAlive);
   const limit = opts.cutAfter ?? frames.length;
   for (let i = 0; i < Math.min(limit, frames.length); i++) {
     if (opts.delayMs) await sleep(opts.delayMs);
