@@ -12,9 +12,14 @@
  *   yielded event;
  * - request: one request longer than `requestMs` in total (MODEL_REQUEST_TIMEOUT_MS, default 10 min).
  * Either aborts the request (through its own controller, linked to the turn's signal and unlinked
- * afterwards). A request that timed out before yielding anything is sent again, up to `retries`
- * times (MODEL_MAX_RETRIES); one that already streamed part of a response is not (its deltas were
- * delivered). Then the stream throws ModelError `model_timeout`, which fails the turn with that code.
+ * afterwards). A request that timed out before anything of its response was passed on is sent
+ * again, up to `retries` times (MODEL_MAX_RETRIES): no response headers yet, no event yet, or only
+ * `response.started` (Responses: `response.created`, `response.in_progress` — nothing a client
+ * sees). To keep that retry free of duplicates, a first `response.started` is held back until the
+ * response yields something else or ends (or fails without being sent again), so a retried
+ * request's consumer sees one `response.started`, the retry's. One that already passed on part of
+ * a response (a delta, an item, a warning) is not sent again (its deltas were delivered). Then the
+ * stream throws ModelError `model_timeout`, which fails the turn with that code.
  */
 import { ModelError } from './model-error.js';
 import type { ModelPort, ModelRequest, ModelStreamEvent, ModelStreamOptions } from './port.js';
@@ -24,7 +29,7 @@ export interface StreamTimeouts {
   idleMs: number;
   /** Max ms for one whole request. */
   requestMs: number;
-  /** How many times a request that timed out before its first event is sent again. */
+  /** How many times a request that timed out before passing on anything but `response.started` is sent again. */
   retries: number;
 }
 
@@ -71,20 +76,42 @@ export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPor
         };
         const it = port.stream(request, controller.signal, { onActivity })[Symbol.asyncIterator]();
         let yielded = 0;
+        // The response's first event when it is `response.started`, not passed on yet (module doc).
+        let started: ModelStreamEvent | undefined;
         try {
           for (;;) {
             const r = await Promise.race([it.next(), timedOut]);
             waiting = false;
-            if (r.done) return;
+            if (r.done) {
+              if (started) yield started;
+              return;
+            }
+            if (yielded === 0 && !started && r.value.type === 'response.started') {
+              started = r.value;
+              waiting = true; // nothing was handed to the consumer: the idle clock just goes on
+              continue;
+            }
+            if (started) {
+              yielded++;
+              yield started;
+              started = undefined;
+            }
             yielded++;
             yield r.value;
             idleTimer.refresh();
             waiting = true;
           }
         } catch (err) {
-          if (!(err instanceof Timeout) || signal.aborted) throw err;
-          void it.return?.(undefined)?.catch(() => {});
-          if (yielded > 0 || attempt > t.retries) throw new ModelError('model_timeout', describe(err.kind, t, attempt));
+          const timeout = err instanceof Timeout && !signal.aborted;
+          if (timeout) void it.return?.(undefined)?.catch(() => {});
+          const again = timeout && yielded === 0 && attempt <= t.retries;
+          if (started && !again) {
+            // Not sent again: the consumer gets what it would have had without the hold-back.
+            waiting = false;
+            yield started;
+          }
+          if (!timeout) throw err;
+          if (!again) throw new ModelError('model_timeout', describe((err as Timeout).kind, t, attempt));
         } finally {
           clearTimeout(requestTimer);
           clearTimeout(idleTimer);

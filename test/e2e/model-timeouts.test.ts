@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { message } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from './support/service.js';
+import { readSse } from './support/sse-client.js';
 
 const harness = useScriptedService({ env: { MODEL_IDLE_TIMEOUT_MS: '400', MODEL_REQUEST_TIMEOUT_MS: '1500', MODEL_MAX_RETRIES: '1' } });
 
@@ -20,13 +21,34 @@ async function runTurn(): Promise<{ body: any; ms: number }> {
 describe('model stream time limits', () => {
   it('fails the turn with model_timeout when the stream stops mid-way, without sending the request again', async () => {
     const before = harness.model.requests.length;
-    harness.model.push({ output: [message('a long answer that never finishes')], cutAfter: 4, cutMode: 'stall' });
+    // created, in_progress, output_item.added, content_part.added, the first text delta; then nothing.
+    harness.model.push({ output: [message('a long answer that never finishes')], cutAfter: 5, cutMode: 'stall' });
     const { body, ms } = await runTurn();
     expect(body.status).toBe('failed');
     expect(body.error).toMatchObject({ code: 'model_timeout' });
-    expect(body.error.message).toContain('the model sent nothing for 0.4 s (MODEL_IDLE_TIMEOUT_MS)');
+    expect(body.error.message).toBe('the model sent nothing for 0.4 s (MODEL_IDLE_TIMEOUT_MS)');
     expect(harness.model.requests.length - before).toBe(1);
     expect(ms).toBeLessThan(10_000);
+  });
+
+  it('sends a request again that stalled after response.created and response.in_progress only, and streams the retry\'s answer once', async () => {
+    const before = harness.model.requests.length;
+    harness.model.push({ output: [message('never shown')], cutAfter: 2, cutMode: 'stall' }, { output: [message('the retry answers')] });
+    const created = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'hello' });
+    const stream = await readSse(`${harness.svc.url}/v1/turns/${created.body.id}/events`);
+    expect(stream.events.at(-1)?.json).toMatchObject({ type: 'turn.completed', output_text: 'the retry answers' });
+    expect(stream.events.filter((e) => e.event === 'message.delta').map((e) => e.json.text).join('')).toBe('the retry answers');
+    expect(stream.events.filter((e) => e.event === 'message.completed')).toHaveLength(1);
+    expect(harness.model.requests.length - before).toBe(2);
+  });
+
+  it('fails with model_timeout after the retries when every attempt stalls after response.in_progress', async () => {
+    const before = harness.model.requests.length;
+    const stall = { output: [message('never shown')], cutAfter: 2, cutMode: 'stall' as const };
+    harness.model.push(stall, stall);
+    const { body } = await runTurn();
+    expect(body).toMatchObject({ status: 'failed', error: { code: 'model_timeout', message: 'the model sent nothing for 0.4 s (MODEL_IDLE_TIMEOUT_MS) on each of 2 attempts' } });
+    expect(harness.model.requests.length - before).toBe(2);
   });
 
   it('sends a request again when no response headers came, then fails with model_timeout after the retries', async () => {
