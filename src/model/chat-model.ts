@@ -5,12 +5,15 @@
  * (chat-response.ts). Text and reasoning deltas are passed on as they arrive; items and
  * `response.done` follow once the stream has ended. The runtime does not change. Every chunk
  * received (tool-call argument pieces included, which yield nothing until the end) is reported to
- * `hooks.onActivity` (`ModelStreamOptions` in port.ts).
+ * `hooks.onActivity` (`ModelStreamOptions` in port.ts). A stream whose chunks end without a usable
+ * answer — none with a choice, none with choice 0, or no `finish_reason` — throws ModelError
+ * `stream_interrupted` saying which (chat-stream-end.ts).
  */
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { ChatAnswerAssembler } from './chat-assembly.js';
 import { toChatRequest, type ChatServerFeatures, chatFeatures } from './chat-request.js';
 import { toChatResponseEvents, transcriptCallIds } from './chat-response.js';
+import { ChatChunkTally } from './chat-stream-end.js';
 import type { ModelPort, ModelStreamEvent } from './port.js';
 
 /**
@@ -34,18 +37,24 @@ export function createChatModel(transport: ChatTransport, options: ChatModelOpti
     async *stream(request, signal, hooks): AsyncIterable<ModelStreamEvent> {
       const plan = toChatRequest(request, features);
       const assembler = new ChatAnswerAssembler();
+      const tally = new ChatChunkTally();
       for await (const chunk of transport.stream(plan.params, signal)) {
         hooks?.onActivity?.();
+        tally.add(chunk);
         const d = assembler.push(chunk);
         if (d.reasoning) yield { type: 'reasoning.delta', text: d.reasoning };
         if (d.text) yield { type: 'text.delta', text: d.text };
       }
       if (signal.aborted) return;
-      yield* toChatResponseEvents(assembler.result(), {
+      const closing = toChatResponseEvents(assembler.result(), {
         historyCallIds: transcriptCallIds(request.input),
         tools: plan.tools,
         toolsOffered: plan.toolsOffered,
       });
+      // Chunks came but no usable ending: say which (chat-stream-end.ts), not "no event at all".
+      const problem = tally.problem(closing.some((e) => e.type === 'response.done'));
+      if (problem) throw problem;
+      yield* closing;
     },
   };
 }

@@ -210,13 +210,14 @@ export interface ModelPort {
 }
 
 /**
- * Per-request hooks for decorators of a {@link ModelPort} (the runtime passes none).
- * `onActivity` is called, synchronously, for every event received from the provider — every SSE
- * event of a Responses stream, every chunk of a Chat Completions stream — including the many an
- * adapter does not yield (`response.in_progress`, `function_call_arguments.delta`, tool-call
- * chunks, …): the idle time limit of stream-timeouts.ts counts liveness by it, so a long tool
- * call whose arguments stream for minutes is not mistaken for a stalled model. A port that does
- * not call it is still correct; then only yielded events count as activity.
+ * Per-request hooks, for decorators of a {@link ModelPort} and the runtime; a decorator passes
+ * them on. `onActivity` is called, synchronously, for every event received from the provider —
+ * every SSE event of a Responses stream, every chunk of a Chat Completions stream — including the
+ * many an adapter does not yield (`response.in_progress`, `function_call_arguments.delta`,
+ * tool-call chunks, …): the idle time limit of stream-timeouts.ts counts liveness by it, so a long
+ * tool call whose arguments stream for minutes is not mistaken for a stalled model, and the
+ * runtime counts by it whether the provider sent anything at all (src/runtime/model-response.ts).
+ * A port that does not call it is still correct; then only yielded events count as activity.
  */
 export interface ModelStreamOptions {
   onActivity?: () => void;
