@@ -307,6 +307,63 @@ export function redactUserinfo(url: string): string {
   return m ? `${m[1] ?? ''}***@${url.slice(m[0].length)}` : url;
 }
 
+/** A secret value of the configuration, named by its variable. */
+export interface ConfigSecret {
+  name: string;
+  value: string;
+}
+
+/** The password in `url`'s userinfo, as written and percent-decoded (none when it has none or is no URL). */
+function urlPasswords(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const { password } = new URL(url);
+    if (!password) return [];
+    let decoded = password;
+    try {
+      decoded = decodeURIComponent(password);
+    } catch {
+      // not valid percent-encoding: the text as written is the password
+    }
+    return decoded === password ? [password] : [password, decoded];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Every secret value of `config`, for removing from text that came from outside (a model
+ * provider's error message, src/model/clean-errors.ts): the values of `OPENAI_API_KEY`,
+ * `WEB_SEARCH_API_KEY`, each `AUTH_TOKENS` entry, `STREAM_TOKEN_SECRET`, `METRICS_TOKEN`,
+ * `WEBHOOK_SECRET` (whole, and its base64 key after `whsec_`), and the password in the userinfo
+ * of `DATABASE_URL`, `OPENAI_BASE_URL`, `WEB_SEARCH_URL` and the `OTEL_EXPORTER_OTLP_*` endpoints
+ * (as written and percent-decoded). Empty values are left out; a value may appear under one name only.
+ * @returns `{name, value}` pairs, `name` the variable (e.g. `OPENAI_API_KEY`).
+ */
+export function configSecrets(config: Config): ConfigSecret[] {
+  const out: ConfigSecret[] = [];
+  const seen = new Set<string>();
+  const add = (name: string, values: (string | undefined)[]) => {
+    for (const value of values) {
+      if (!value || seen.has(value)) continue;
+      seen.add(value);
+      out.push({ name, value });
+    }
+  };
+  add('OPENAI_API_KEY', [config.OPENAI_API_KEY]);
+  add('WEB_SEARCH_API_KEY', [config.WEB_SEARCH_API_KEY]);
+  add('AUTH_TOKENS', config.AUTH_TOKENS);
+  add('STREAM_TOKEN_SECRET', [config.STREAM_TOKEN_SECRET]);
+  add('METRICS_TOKEN', [config.METRICS_TOKEN]);
+  add('WEBHOOK_SECRET', [config.WEBHOOK_SECRET, config.WEBHOOK_SECRET?.replace(/^whsec_/, '')]);
+  add('DATABASE_URL', urlPasswords(config.DATABASE_URL));
+  add('OPENAI_BASE_URL', urlPasswords(config.OPENAI_BASE_URL));
+  add('WEB_SEARCH_URL', urlPasswords(config.WEB_SEARCH_URL));
+  add('OTEL_EXPORTER_OTLP_ENDPOINT', urlPasswords(config.OTEL_EXPORTER_OTLP_ENDPOINT));
+  add('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', urlPasswords(config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT));
+  return out;
+}
+
 /**
  * Why `url` cannot be a webhook target by its form alone (absolute http(s) URL without
  * credentials), or null. The address policy (private hosts) is checked separately, with DNS.

@@ -9,9 +9,10 @@
  */
 import path from 'node:path';
 import type { ServiceRegistry } from './assembly/services.js';
-import type { Config } from './config.js';
+import { configSecrets, type Config } from './config.js';
 import type { Logger } from './log.js';
 import type { ModelPort } from './model/port.js';
+import { withCleanErrors, type SecretSource } from './model/clean-errors.js';
 import { modelClientsFromConfig, type ModelClients } from './model/model-clients.js';
 import type { TurnEvent } from './runtime/events.js';
 import { createStreamTokens, type StreamTokens } from './http/stream-token.js';
@@ -36,6 +37,7 @@ import { createScheduleService } from './schedules/service.js';
 import { runTurn as loopRunTurn } from './runtime/loop.js';
 import { SkillRegistry } from './skills/skill-registry.js';
 import { PgSkillCatalog } from './store/postgres/pg-skill-catalog.js';
+import { loadSecrets } from './skills/secrets.js';
 import { checkSkillPaths } from './skills/startup-paths.js';
 import { FileAttachmentStore } from './attachments/attachment-store.js';
 import { PgAttachmentStore } from './store/postgres/pg-attachment-store.js';
@@ -179,10 +181,17 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   });
   const rawClients: ModelClients | undefined =
     overrides.modelClients ?? (overrides.modelClient ? { [config.MODEL_API]: overrides.modelClient } : modelClientsFromConfig(config));
-  // Every model request is measured (and traced when tracing is on), whatever the wire protocol.
+  // Every model request is measured (and traced when tracing is on), whatever the wire protocol;
+  // before that, its errors lose every secret value the service knows and are bounded in size
+  // (src/model/clean-errors.ts), so no event, record, webhook, log line or span holds them.
+  const secrets: SecretSource = async () => [
+    ...configSecrets(config),
+    ...[...(await loadSecrets(config.SKILL_SECRETS).catch(() => new Map<string, string>()))].map(([name, value]) => ({ name, value })),
+  ];
+  const model = (c: ModelPort) => instrumentModel(withCleanErrors(c, secrets), { metrics, tracing, log });
   const modelClients: ModelClients | undefined =
-    rawClients && Object.fromEntries(Object.entries(rawClients).map(([api, c]) => [api, c && instrumentModel(c, { metrics, tracing, log })]));
-  const modelClient = modelClients?.[config.MODEL_API] ?? (overrides.modelClient && instrumentModel(overrides.modelClient, { metrics, tracing, log }));
+    rawClients && Object.fromEntries(Object.entries(rawClients).map(([api, c]) => [api, c && model(c)]));
+  const modelClient = modelClients?.[config.MODEL_API] ?? (overrides.modelClient && model(overrides.modelClient));
   const inputs = new TurnInputs({ store: engine.turnInputs, turns: turnStore, events: eventLog, notifier: engine.eventLog.notifier, idempotency: stores.idempotency });
   // Several instances on one Postgres: follow-ups of one agent are created one at a time across them.
   const followUpLock = config.DATABASE_URL

@@ -20,8 +20,10 @@
  * after vLLM renamed `reasoning_content` to `reasoning` — vLLM's reasoning_outputs docs: "For now,
  * `reasoning_content` will continue to work" — and gateways that copy one field into the other), so
  * reading both would double it. The first field seen is remembered so the reasoning can be sent
- * back under that name. Only choice 0 is read. Usage is taken from the last chunk carrying one.
+ * back under that name. Only choice 0 is read. Usage is taken from the last chunk carrying one; one
+ * whose counts are not both non-negative integers leaves it unknown (usage.ts).
  */
+import { tokenUsage } from './usage.js';
 
 /** A tool call as assembled from deltas (id may be missing; name may be empty if never sent). */
 export interface AssembledCall {
@@ -38,7 +40,7 @@ export interface AssembledAnswer {
   calls: AssembledCall[];
   /** The last non-null `finish_reason` (undefined: none was sent — a cut stream). */
   finishReason?: string;
-  /** Token counts from the last chunk with `usage` (undefined: the server sent none). */
+  /** Token counts from the last chunk with `usage` (undefined: the server sent none, or garbled counts). */
   usage?: { input_tokens: number; output_tokens: number };
 }
 
@@ -84,9 +86,8 @@ export class ChatAnswerAssembler {
   push(chunk: unknown): ChunkDeltas {
     const c = (chunk ?? {}) as Raw;
     const u = c.usage as Raw | null | undefined;
-    if (u && typeof u === 'object') {
-      this.usage = { input_tokens: Number(u.prompt_tokens ?? 0) || 0, output_tokens: Number(u.completion_tokens ?? 0) || 0 };
-    }
+    // A garbled report (null or text counts) makes the usage unknown, never zeros.
+    if (u && typeof u === 'object') this.usage = tokenUsage(u.prompt_tokens, u.completion_tokens);
     const choices = Array.isArray(c.choices) ? (c.choices as Raw[]) : [];
     const choice = choices.find((ch) => (ch.index ?? 0) === 0);
     if (!choice) return {};

@@ -9,10 +9,13 @@
  * - `connection_error` when the server could not be reached (the message names the endpoint and
  *   the cause, e.g. `ECONNREFUSED 127.0.0.1:8000`); `stream_interrupted` when the stream
  *   broke or was not valid SSE JSON.
- * The message is the server's `error.message` when it sent one.
+ * The message is the server's `error.message` when it sent one; an HTML page is summarized (its
+ * size and title: provider-text.ts `providerErrorMessage`). Secrets and size are dealt with once,
+ * for both adapters, by src/model/clean-errors.ts.
  */
 import { APIConnectionError, APIError } from 'openai';
 import { accessMessage, connectionError, ModelError } from './model-error.js';
+import { providerErrorMessage } from './provider-text.js';
 
 type Raw = Record<string, unknown>;
 
@@ -30,7 +33,7 @@ export function toChatModelError(err: unknown, endpoint?: { baseURL: string }): 
       (numericCode !== undefined ? `http_${numericCode}` : undefined) ??
       (typeof body.type === 'string' && body.type ? body.type : undefined) ??
       'model_error';
-    const message = (typeof body.message === 'string' && body.message) || err.message || code;
+    const message = providerErrorMessage((typeof body.message === 'string' && body.message) || err.message || code, err.status);
     return new ModelError(code, accessMessage(err.status, message, endpoint?.baseURL), err.status);
   }
   const e = err as Error;

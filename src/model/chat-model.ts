@@ -7,11 +7,15 @@
  * missing `finish_reason` means, see chat-response.ts). The runtime does not change. Every chunk
  * received (tool-call argument pieces included, which yield nothing until the end) and every SSE
  * comment line (keep-alive) is reported to `hooks.onActivity` (`ModelStreamOptions` in port.ts).
+ * A stream whose chunks end without a usable answer — none with a choice, none with choice 0, or
+ * no `finish_reason` and no `[DONE]` — throws ModelError `stream_interrupted` saying which
+ * (chat-stream-end.ts).
  */
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { ChatAnswerAssembler } from './chat-assembly.js';
 import { toChatRequest, type ChatServerFeatures, chatFeatures } from './chat-request.js';
 import { toChatResponseEvents, transcriptCallIds } from './chat-response.js';
+import { ChatChunkTally } from './chat-stream-end.js';
 import type { ModelPort, ModelStreamEvent } from './port.js';
 import type { SseHooks } from './sse-events.js';
 
@@ -39,20 +43,26 @@ export function createChatModel(transport: ChatTransport, options: ChatModelOpti
       const assembler = new ChatAnswerAssembler();
       const onActivity = hooks?.onActivity;
       let done = false; // the server sent `[DONE]`
+      const tally = new ChatChunkTally();
       const wire = transport.stream(plan.params, signal, { ...(onActivity ? { onComment: onActivity } : {}), onDone: () => (done = true) });
       for await (const chunk of wire) {
         onActivity?.();
+        tally.add(chunk);
         const d = assembler.push(chunk);
         if (d.reasoning) yield { type: 'reasoning.delta', text: d.reasoning };
         if (d.text) yield { type: 'text.delta', text: d.text };
       }
       if (signal.aborted) return;
-      yield* toChatResponseEvents(assembler.result(), {
+      const closing = toChatResponseEvents(assembler.result(), {
         historyCallIds: transcriptCallIds(request.input),
         tools: plan.tools,
         toolsOffered: plan.toolsOffered,
         endedWithDone: done,
       });
+      // Chunks came but no usable ending: say which (chat-stream-end.ts), not "no event at all".
+      const problem = tally.problem(closing.some((e) => e.type === 'response.done'));
+      if (problem) throw problem;
+      yield* closing;
     },
   };
 }

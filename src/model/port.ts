@@ -210,16 +210,17 @@ export interface ModelPort {
 }
 
 /**
- * Per-request hooks for decorators of a {@link ModelPort} (the runtime passes none).
- * `onActivity` is called, synchronously, for every event received from the provider — every SSE
- * event of a Responses stream, every chunk of a Chat Completions stream — including the many an
- * adapter does not yield (`response.in_progress`, `function_call_arguments.delta`, tool-call
- * chunks, …), and for every SSE comment line (keep-alives such as OpenRouter's
- * `: OPENROUTER PROCESSING` while a model has not started answering; comments count for nothing
- * else): the idle time limit of stream-timeouts.ts counts liveness by it, so a long tool call
- * whose arguments stream for minutes, or a slow start behind a proxy that keeps the connection
- * alive, is not mistaken for a stalled model. A port that does not call it is still correct; then
- * only yielded events count as activity.
+ * Per-request hooks, for decorators of a {@link ModelPort} and the runtime; a decorator passes
+ * them on. `onActivity` is called, synchronously, for every event received from the provider —
+ * every SSE event of a Responses stream, every chunk of a Chat Completions stream — including the
+ * many an adapter does not yield (`response.in_progress`, `function_call_arguments.delta`,
+ * tool-call chunks, …), and for every SSE comment line (keep-alives such as OpenRouter's
+ * `: OPENROUTER PROCESSING` while a model has not started answering): the idle time limit of
+ * stream-timeouts.ts counts liveness by it, so a long tool call whose arguments stream for
+ * minutes, or a slow start behind a proxy that keeps the connection alive, is not mistaken for a
+ * stalled model; and the runtime counts by it whether the provider sent anything at all
+ * (src/runtime/model-response.ts; comment lines count there too). A port that does not call it is
+ * still correct; then only yielded events count as activity.
  */
 export interface ModelStreamOptions {
   onActivity?: () => void;

@@ -1,11 +1,15 @@
 /** Conversion of `openai` SDK errors into {@link ModelError}s (Responses adapter). */
 import { APIConnectionError, APIError } from 'openai';
 import { accessMessage, connectionError, ModelError } from './model-error.js';
+import { providerErrorMessage } from './provider-text.js';
 
 /**
  * Convert anything thrown while talking to the model into a {@link ModelError}.
  * SDK `APIError`s keep their `code` (or become `http_<status>`); connection failures and
- * mid-stream socket errors become `connection_error` / `stream_interrupted`.
+ * mid-stream socket errors become `connection_error` / `stream_interrupted`. The message is the
+ * provider's `error.message` when it sent one; an HTML page is summarized (its size and title:
+ * provider-text.ts `providerErrorMessage`). Secrets and size are dealt with once, for both
+ * adapters, by src/model/clean-errors.ts.
  */
 export function toModelError(err: unknown, endpoint?: { baseURL: string }): ModelError {
   if (err instanceof ModelError) return err;
@@ -18,7 +22,7 @@ export function toModelError(err: unknown, endpoint?: { baseURL: string }): Mode
       (err.status !== undefined ? `http_${err.status}` : undefined) ||
       (typeof err.type === 'string' && err.type) ||
       'model_error';
-    const message = (typeof body?.message === 'string' && body.message) || err.message || code;
+    const message = providerErrorMessage((typeof body?.message === 'string' && body.message) || err.message || code, err.status);
     return new ModelError(code, accessMessage(err.status, message, endpoint?.baseURL), err.status);
   }
   const e = err as Error;

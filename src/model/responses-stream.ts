@@ -7,6 +7,7 @@
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ModelStreamEvent } from './port.js';
 import { fromResponsesOutputItem } from './responses-items.js';
+import { tokenUsage } from './usage.js';
 
 /** Map one Responses stream event; undefined for events the runtime does not need. */
 export function fromResponsesEvent(event: ResponseStreamEvent, itemsSeen: number): ModelStreamEvent | undefined {
@@ -23,12 +24,14 @@ export function fromResponsesEvent(event: ResponseStreamEvent, itemsSeen: number
     case 'response.incomplete':
     case 'response.failed': {
       const r = event.response;
+      // Counts that are not both non-negative integers are unknown usage, never zeros (usage.ts).
+      const usage = r.usage ? tokenUsage(r.usage.input_tokens, r.usage.output_tokens) : undefined;
       const status = event.type === 'response.completed' ? 'completed' : event.type === 'response.incomplete' ? 'incomplete' : 'failed';
       return {
         type: 'response.done',
         status,
         ...(r.id ? { response_id: r.id } : {}),
-        ...(r.usage ? { usage: { input_tokens: r.usage.input_tokens ?? 0, output_tokens: r.usage.output_tokens ?? 0 } } : {}),
+        ...(usage ? { usage } : {}),
         ...(status === 'incomplete' ? { incomplete_reason: r.incomplete_details?.reason ?? 'unknown' } : {}),
         ...(status === 'failed'
           ? { error: { code: r.error?.code ?? 'response_failed', message: r.error?.message ?? 'the model response failed' } }

@@ -209,11 +209,18 @@ export const TURN_ERROR_CODE_DESCRIPTION =
   'The service: `internal_error` (an unexpected failure; the message says which), `resume_failed` (the checkpoint of a turn cut by a restart cannot be read), ' +
   '`crash_loop` (the same step was cut by TURN_MAX_CRASHES crashes), `binding_unavailable` (the workflow task of this turn no longer accepts it), `invalid_tool_set` (two of the turn\'s tools share a name, or a tool\'s schema cannot be compiled).';
 
+/**
+ * The description of a failed turn's `error.message` in openapi.yaml (what src/model/clean-errors.ts
+ * and provider-text.ts make of a provider's text).
+ */
+export const TURN_ERROR_MESSAGE_DESCRIPTION =
+  'What happened, in words. For a model error, the provider\'s message (an HTML error page summarized by its size and title) with every secret value of the service\'s configuration replaced by `[redacted:<VARIABLE>]` — also a masked echo such as `sk-abc*****xyz` — and at most 4000 characters of it kept (then `… [truncated N characters]`).';
+
 export const TurnFailedEvent = z.object({
   type: z.literal('turn.failed'),
   error: z.object({
     code: z.string().describe(TURN_ERROR_CODE_DESCRIPTION),
-    message: z.string(),
+    message: z.string().describe(TURN_ERROR_MESSAGE_DESCRIPTION),
   }),
 });
 

@@ -29,11 +29,16 @@ export interface ModelResponse {
  * is a broken stream, `stream_interrupted`); an abort of `signal` becomes `status: 'aborted'`.
  *
  * Usage: from `response.done` (null when the server sent none). A response that ended without
- * `response.done` after the server had answered — an event had arrived, or the response headers
- * had (a ModelError with `responseStarted`: cut before its first event), or the stream ended
- * without a terminal event — has unknown usage (`null`): tokens may have been spent but were
- * never reported. One that failed before the server answered (connection refused, an HTTP
- * error, cancelled while waiting for the headers) used none: `{0, 0}`.
+ * `response.done` after the server had answered — an event had arrived (yielded, or counted by
+ * `providerEvents`), or the response headers had (a ModelError with `responseStarted`: cut before
+ * its first event), or the stream ended without a terminal event — has unknown usage (`null`):
+ * tokens may have been spent but were never reported. One that failed before the server answered
+ * (connection refused, an HTTP error, cancelled while waiting for the headers) used none: `{0, 0}`.
+ *
+ * A stream that ended without a terminal event fails `stream_interrupted`: "the model stream ended
+ * before the response completed" when the provider had sent events (with how many when none of
+ * them was passed on), and "… answered but its stream ended without a single event …" only when
+ * it sent none at all.
  */
 export async function readModelResponse(
   events: AsyncIterable<ModelStreamEvent>,
@@ -41,17 +46,23 @@ export async function readModelResponse(
   onTextDelta: (text: string) => Promise<void>,
   /** Reasoning deltas and warnings, forwarded as they arrive. */
   onOther: (event: Extract<ModelStreamEvent, { type: 'reasoning.delta' | 'warning' }>) => Promise<void> = async () => undefined,
+  /**
+   * How many events the provider has sent so far, also those the adapter does not pass on (the
+   * count of `onActivity` calls, `ModelStreamOptions` in port.ts); default: only yielded events count.
+   */
+  providerEvents: () => number = () => 0,
 ): Promise<ModelResponse> {
   const done = new Map<number, TranscriptItem>();
   const out: ModelResponse = { status: 'failed', items: [], usage: { input_tokens: 0, output_tokens: 0 } };
   let terminal = false;
-  let received = false;
+  let yielded = false;
   let finalItems: TranscriptItem[] | undefined;
+  const received = () => yielded || providerEvents() > 0;
   // Unknown usage once the provider had answered: an event arrived, or the response headers did.
-  const unfinished = (started = false): Partial<Pick<ModelResponse, 'usage'>> => (received || started ? { usage: null } : {});
+  const unfinished = (started = false): Partial<Pick<ModelResponse, 'usage'>> => (received() || started ? { usage: null } : {});
   try {
     for await (const event of events) {
-      received = true;
+      yielded = true;
       if (event.type === 'response.started') {
         if (event.response_id) out.responseId = event.response_id;
       } else if (event.type === 'text.delta') {
@@ -85,9 +96,12 @@ export async function readModelResponse(
   if (!terminal) {
     // Ended normally without a terminal event: the provider answered, so tokens may have been spent.
     // Without a single event, what answered was likely no model API (an empty or plain body).
-    const message = received
+    const sent = providerEvents();
+    const message = yielded
       ? 'the model stream ended before the response completed'
-      : 'the model endpoint answered but its stream ended without a single event (an empty body, or no server-sent events): check OPENAI_BASE_URL';
+      : sent > 0
+        ? `the model stream ended before the response completed (${sent} event${sent === 1 ? '' : 's'} received, none of them part of an answer)`
+        : 'the model endpoint answered but its stream ended without a single event (an empty body, or no server-sent events): check OPENAI_BASE_URL';
     return { ...out, ...unfinished(true), status: 'failed', error: { code: 'stream_interrupted', message } };
   }
   const indices = [...done.keys()].sort((a, b) => a - b);

@@ -52,12 +52,15 @@ export async function runRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>):
   };
   state.steps++;
   let response;
+  // Every event the provider sent, also those the adapter does not pass on (tool-call chunks, …).
+  let providerEvents = 0;
   try {
     response = await readModelResponse(
-      deps.model.stream(request, deps.signal),
+      deps.model.stream(request, deps.signal, { onActivity: () => void providerEvents++ }),
       deps.signal,
       (text) => deps.emit({ type: 'message.delta', text }),
       (e) => deps.emit(e.type === 'warning' ? { type: 'model.warning', code: e.code, message: e.message, call_ids: e.call_ids } : e),
+      () => providerEvents,
     );
   } catch (err) {
     return done({ type: 'failed', error: { code: 'model_error', message: (err as Error).message } });

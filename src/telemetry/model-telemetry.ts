@@ -14,11 +14,11 @@
  *   text only with OTEL_RECORD_CONTENT=true;
  * - a model connection failure is logged at `error` with the endpoint and its cause (the message
  *   of the `connection_error` ModelError names both, src/model/model-error.ts).
- * Events pass through unchanged and in order.
+ * Events pass through unchanged and in order; the stream options (`onActivity`) are passed on.
  */
 import { context, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
-import type { ModelPort, ModelRequest, ModelStreamEvent, TranscriptItem } from '../model/port.js';
+import type { ModelPort, ModelRequest, ModelStreamEvent, ModelStreamOptions, TranscriptItem } from '../model/port.js';
 import type { ServiceMetrics } from './metrics.js';
 import type { Tracing } from './tracing.js';
 
@@ -37,7 +37,7 @@ const TRANSPORT_ERRORS = new Set(['connection_error', 'stream_interrupted', 'mod
 
 export function instrumentModel(model: ModelPort, deps: ModelTelemetryDeps): ModelPort {
   return {
-    async *stream(request: ModelRequest, signal: AbortSignal) {
+    async *stream(request: ModelRequest, signal: AbortSignal, options?: ModelStreamOptions) {
       const t0 = performance.now();
       let outcome = 'error';
       let span: Span | undefined;
@@ -53,7 +53,7 @@ export function instrumentModel(model: ModelPort, deps: ModelTelemetryDeps): Mod
       let errorType: string | undefined;
       const items: TranscriptItem[] = [];
       try {
-        for await (const event of model.stream(request, signal)) {
+        for await (const event of model.stream(request, signal, options)) {
           if (event.type === 'response.started' && event.response_id) span?.setAttribute('gen_ai.response.id', event.response_id);
           else if (event.type === 'item.done') items.push(event.item);
           else if (event.type === 'response.done') {

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { registeredRoutes } from '../../src/app.js';
 import { TOOL_FAMILIES } from '../../src/config.js';
 import { eventComponentName, turnEventComponents } from '../../src/http/event-schemas.js';
-import { TURN_ERROR_CODE_DESCRIPTION, TurnEvent } from '../../src/runtime/events.js';
+import { PROVIDER_TEXT_MAX_CHARS } from '../../src/model/provider-text.js';
+import { TURN_ERROR_CODE_DESCRIPTION, TURN_ERROR_MESSAGE_DESCRIPTION, TurnEvent } from '../../src/runtime/events.js';
 import { CreateTurnBody, PreviewToolsBody } from '../../routes/turn-schemas.js';
 import { message, functionCall } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from './support/service.js';
@@ -82,7 +83,10 @@ describe('openapi.yaml', () => {
   it('describes every error code a turn can fail with, the same on the turn and on turn.failed', () => {
     const turnError = spec.components.schemas.Turn.properties.error.oneOf.find((o: { type: string }) => o.type === 'object');
     expect(turnError.properties.code.description).toBe(TURN_ERROR_CODE_DESCRIPTION);
+    expect(turnError.properties.message.description).toBe(TURN_ERROR_MESSAGE_DESCRIPTION);
     expect(spec.components.schemas.TurnFailedEvent.properties.error.properties.code.description).toBe(TURN_ERROR_CODE_DESCRIPTION);
+    expect(spec.components.schemas.TurnFailedEvent.properties.error.properties.message.description).toBe(TURN_ERROR_MESSAGE_DESCRIPTION);
+    expect(TURN_ERROR_MESSAGE_DESCRIPTION).toContain(`at most ${PROVIDER_TEXT_MAX_CHARS} characters`);
     // The codes the source fails a turn with: model errors, and the failures the loop and the turn runner write.
     const codes = new Set<string>();
     for (const dir of ['src/model', 'src/runtime', 'src/runtime/policies', 'src/turns']) {

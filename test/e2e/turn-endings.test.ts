@@ -22,8 +22,23 @@ describe('turn endings over HTTP', () => {
   it('an empty model response ends turn.failed empty_response, and the record says failed', async () => {
     harness.model.push({ output: [] });
     const { turn, events } = await runTurn();
-    expect(turn).toMatchObject({ status: 'failed', error: { code: 'empty_response' } });
-    expect(events.at(-1)).toMatchObject({ event: 'turn.failed', json: { error: { code: 'empty_response' } } });
+    // One request, no nudge (that follows only an empty response after tool use): the message says so.
+    const error = {
+      code: 'empty_response',
+      message: "the model returned an empty response (no text and no tool calls) to the turn's only model request; it was not asked to continue (that nudge follows only an empty response after tool use).",
+    };
+    expect(turn).toMatchObject({ status: 'failed', steps: 1, error });
+    expect(events.at(-1)).toMatchObject({ event: 'turn.failed', json: { error } });
+  });
+
+  it('an empty response after tool use is nudged once; empty again, the message says it was asked to continue and how many requests were made', async () => {
+    const before = harness.model.requests.length;
+    harness.model.push({ output: [functionCall('todo', { todos: [{ id: '1', content: 'a', status: 'pending' }] })] }, { output: [] }, { output: [] });
+    const { turn, events } = await runTurn({ tools: ['todo'] });
+    expect(harness.model.requests.length - before).toBe(3);
+    const error = { code: 'empty_response', message: 'the model returned an empty response (no text and no tool calls) again after being asked to continue (3 model requests).' };
+    expect(turn).toMatchObject({ status: 'failed', steps: 3, error });
+    expect(events.at(-1)).toMatchObject({ event: 'turn.failed', json: { error } });
   });
 
   it('an answer cut twice by max_output_tokens without text ends turn.failed max_output_tokens', async () => {

@@ -79,7 +79,8 @@ export interface OutputStep extends StreamingOptions {
   status?: 'completed' | 'incomplete';
   /** For `status: 'incomplete'` (default `max_output_tokens`). */
   incompleteReason?: 'max_output_tokens' | 'content_filter';
-  usage?: { input_tokens: number; output_tokens: number };
+  /** Token counts [10 in / 5 out]; any JSON value, to script a garbled report (`null`, `"abc"`). */
+  usage?: { input_tokens: unknown; output_tokens: unknown };
   responseId?: string;
 }
 
@@ -255,7 +256,7 @@ export function buildOutputEvents(step: OutputStep, body: ResponsesRequestBody):
     input_tokens_details: { cached_tokens: 0 },
     output_tokens: usage.output_tokens,
     output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: usage.input_tokens + usage.output_tokens,
+    total_tokens: typeof usage.input_tokens === 'number' && typeof usage.output_tokens === 'number' ? usage.input_tokens + usage.output_tokens : null,
   };
   if (step.status === 'incomplete') {
     events.push({

@@ -13,7 +13,6 @@ const NEEDS_TEXT = new Set(['stop', 'max_steps', 'max_output_tokens', 'empty_res
 const MESSAGES: Record<string, string> = {
   max_output_tokens:
     'the model\'s answer was cut off by the output token limit (max_output_tokens) again after a retry asking for a shorter answer; no answer text was produced. Raise the limit or ask for less at once.',
-  empty_response: 'the model returned an empty response (no text and no tool calls), also after being asked to continue.',
   max_steps:
     'the turn reached its step limit (max_steps) and the model gave no answer text when asked for its final answer without tools. Raise max_steps, or ask for less in one turn.',
   content_filter: 'the model\'s response was stopped by the provider\'s content filter before any answer text.',
@@ -23,14 +22,40 @@ export type EndingDecision =
   | { type: 'completed'; stopReason: string }
   | { type: 'failed'; error: { code: string; message: string } };
 
+/** What the turn did before it ended, for a message that says what happened. */
+export interface EndingFacts {
+  /** Model requests the turn made (its `steps`). */
+  requests: number;
+  /** Whether the one nudge to continue after an empty response was sent (policies/empty-response.ts). */
+  nudged: boolean;
+}
+
+const EMPTY = 'the model returned an empty response (no text and no tool calls)';
+
+/**
+ * The `empty_response` message: how many model requests the turn made and whether the model had
+ * been asked to continue. E.g. `… to the turn's only model request; it was not asked to continue
+ * (that nudge follows only an empty response after tool use).` or `… again after being asked to
+ * continue (3 model requests).` Without facts: the bare statement.
+ */
+function emptyMessage(facts: EndingFacts | undefined): string {
+  if (!facts) return `${EMPTY}.`;
+  const n = facts.requests;
+  if (facts.nudged) return `${EMPTY} again after being asked to continue (${n} model request${n === 1 ? '' : 's'}).`;
+  const which = n <= 1 ? "the turn's only model request" : `the last of ${n} model requests`;
+  return `${EMPTY} to ${which}; it was not asked to continue (that nudge follows only an empty response after tool use).`;
+}
+
 /**
  * How a turn that stops with `stopReason` and answer `text` ends.
+ * @param facts what the turn did (requests made, nudge sent), for the `empty_response` message.
  * @returns `completed` with the stop reason, or `failed` with `{code, message}` where `code` is
  *   `max_output_tokens`, `empty_response`, `max_steps` (no text in the final answer after the
  *   step limit) or the incomplete reason.
  */
-export function decideEnding(stopReason: string, text: string): EndingDecision {
+export function decideEnding(stopReason: string, text: string, facts?: EndingFacts): EndingDecision {
   if (text !== '' || !NEEDS_TEXT.has(stopReason)) return { type: 'completed', stopReason };
   const code = stopReason === 'stop' ? 'empty_response' : stopReason;
-  return { type: 'failed', error: { code, message: MESSAGES[code] ?? `the model response ended incomplete (${code}) without any answer text.` } };
+  const message = code === 'empty_response' ? emptyMessage(facts) : (MESSAGES[code] ?? `the model response ended incomplete (${code}) without any answer text.`);
+  return { type: 'failed', error: { code, message } };
 }

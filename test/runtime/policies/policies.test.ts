@@ -85,6 +85,9 @@ describe('cut responses and endings without an answer', () => {
   it('fails a turn that ends without answer text because of truncation or emptiness', () => {
     expect(decideEnding('max_output_tokens', '')).toMatchObject({ type: 'failed', error: { code: 'max_output_tokens' } });
     expect(decideEnding('empty_response', '')).toMatchObject({ type: 'failed', error: { code: 'empty_response' } });
+    expect(decideEnding('stop', '', { requests: 1, nudged: false })).toMatchObject({ error: { code: 'empty_response', message: expect.stringMatching(/to the turn's only model request; it was not asked to continue/) } });
+    expect(decideEnding('stop', '', { requests: 4, nudged: false })).toMatchObject({ error: { message: expect.stringMatching(/to the last of 4 model requests; it was not asked/) } });
+    expect(decideEnding('empty_response', '', { requests: 3, nudged: true })).toMatchObject({ error: { message: expect.stringMatching(/again after being asked to continue \(3 model requests\)\.$/) } });
     expect(decideEnding('max_steps', '')).toMatchObject({ type: 'failed', error: { code: 'max_steps', message: expect.stringMatching(/Raise max_steps/) } });
     expect(decideEnding('content_filter', '')).toMatchObject({ type: 'failed', error: { code: 'content_filter' } });
   });

@@ -1,0 +1,81 @@
+/**
+ * The one place a provider's error text is made fit to become a turn's error: a {@link ModelPort}
+ * decorator (src/services.ts wraps every model client in it, before the telemetry decorator logs
+ * or traces anything) that rewrites every error the port reports — a thrown error, an `error`
+ * event, a failed `response.done` — so that its message and code hold no secret value of the
+ * service (`[redacted:<VARIABLE>]` instead) and are bounded in size (provider-text.ts). Everything
+ * downstream — the turn's `turn.failed` event and record, SSE, webhooks, the `turn finished` log
+ * line, spans — only ever sees the cleaned text. Events without an error pass through untouched;
+ * the stream options (`onActivity`) are passed on.
+ */
+import { ModelError } from './model-error.js';
+import type { ModelPort, ModelStreamEvent } from './port.js';
+import { boundText, scrubSecrets, type SecretValue } from './provider-text.js';
+import { clip } from '../runtime/text-cut.js';
+
+/** The secret values to remove, read when an error is cleaned (so a secrets file may change). */
+export type SecretSource = () => Promise<readonly SecretValue[]>;
+
+/** Most characters of an error code kept (a provider's code is free text too). */
+const MAX_CODE_CHARS = 200;
+
+/** `{code, message}` without secrets, the message bounded ({@link boundText}), the code clipped. */
+export async function cleanErrorText(error: { code: string; message: string }, secrets: SecretSource): Promise<{ code: string; message: string }> {
+  const values = await secrets().catch(() => []);
+  return {
+    code: clip(scrubSecrets(error.code, values), MAX_CODE_CHARS),
+    message: boundText(scrubSecrets(error.message, values)),
+  };
+}
+
+/**
+ * What a port threw, as a cleaned {@link ModelError}: a ModelError keeps its code, status and
+ * `responseStarted`; anything else becomes `stream_interrupted` `model stream broke: <message>`,
+ * as the runtime would read it (src/runtime/model-response.ts).
+ */
+async function cleanThrown(err: unknown, secrets: SecretSource): Promise<ModelError> {
+  const e = err instanceof ModelError ? err : new ModelError('stream_interrupted', `model stream broke: ${(err as Error)?.message ?? String(err)}`);
+  const clean = await cleanErrorText({ code: e.code, message: e.message }, secrets);
+  const out = new ModelError(clean.code, clean.message, e.status);
+  out.responseStarted = e.responseStarted;
+  return out;
+}
+
+async function cleanEvent(event: ModelStreamEvent, secrets: SecretSource): Promise<ModelStreamEvent> {
+  if (event.type === 'error') return { ...event, ...(await cleanErrorText(event, secrets)) };
+  if (event.type === 'response.done' && event.error) return { ...event, error: await cleanErrorText(event.error, secrets) };
+  return event;
+}
+
+/**
+ * `port` whose reported errors hold no secret of `secrets` and are bounded in size (see the
+ * module doc). A stream aborted through its signal rethrows what it threw, unchanged.
+ */
+export function withCleanErrors(port: ModelPort, secrets: SecretSource): ModelPort {
+  return {
+    stream(request, signal, options) {
+      const inner = port.stream(request, signal, options);
+      return {
+        [Symbol.asyncIterator](): AsyncIterator<ModelStreamEvent> {
+          const it = inner[Symbol.asyncIterator]();
+          return {
+            async next() {
+              let r: IteratorResult<ModelStreamEvent>;
+              try {
+                r = await it.next();
+              } catch (err) {
+                if (signal.aborted) throw err;
+                throw await cleanThrown(err, secrets);
+              }
+              if (r.done || (r.value.type !== 'error' && !(r.value.type === 'response.done' && r.value.error))) return r;
+              return { done: false, value: await cleanEvent(r.value, secrets) };
+            },
+            async return(value?: unknown) {
+              return (await it.return?.(value)) ?? { done: true, value: undefined };
+            },
+          };
+        },
+      };
+    },
+  };
+}

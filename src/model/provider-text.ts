@@ -1,0 +1,120 @@
+/**
+ * Text a model provider sent in an error (an HTTP error body, an error inside the stream, a failed
+ * response's message), made fit to become a turn's error: it is stored, streamed, logged and sent
+ * in webhooks, so it must neither carry a secret of this service nor be of any size.
+ * - {@link describeHtmlBody}: an HTML page (a proxy's or web server's error page) is summarized —
+ *   its size and title (or first heading / first words) — instead of kept as markup; both adapters
+ *   use it on their HTTP errors.
+ * - {@link scrubSecrets}: every configured secret value is replaced by `[redacted:<VARIABLE>]`,
+ *   also when echoed in part (`sk-abc*****xyz`, `sk-test-…-key`: a run starting with the first 6
+ *   characters of a secret of 10+ characters).
+ * - {@link boundText}: at most {@link PROVIDER_TEXT_MAX_CHARS} characters, the start kept, with
+ *   `… [truncated N characters]`.
+ * src/model/clean-errors.ts applies the last two to every error a model port reports.
+ */
+import { clip, keepHead } from '../runtime/text-cut.js';
+
+/** A secret value the service knows, named by the setting it comes from (e.g. `OPENAI_API_KEY`). */
+export interface SecretValue {
+  name: string;
+  value: string;
+}
+
+/** Most characters of provider text kept in an error message (UTF-16 units; the marker comes on top). */
+export const PROVIDER_TEXT_MAX_CHARS = 4000;
+
+/** Values shorter than this are not treated as secrets (an `OPENAI_API_KEY=EMPTY` of a local server). */
+export const MIN_SECRET_CHARS = 6;
+
+/** How many leading characters of a secret mark an echo of it, for secrets of 10+ characters. */
+const ECHO_PREFIX_CHARS = 6;
+const ECHO_MIN_SECRET_CHARS = 10;
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * `text` with every secret value replaced by `[redacted:<name>]` (longest first, so a value that
+ * contains another is replaced whole), then every run of non-space characters (quotes, brackets,
+ * commas and semicolons end it; a final `.`, `:`, `!` or `?` stays outside) that starts with the
+ * first 6 characters of a secret of 10+ characters — the masked or shortened echoes providers
+ * write, e.g. `sk-pro********************wxyz`. Values shorter than {@link MIN_SECRET_CHARS} are
+ * left alone. Pure.
+ * @returns the text, unchanged when it holds no secret.
+ */
+export function scrubSecrets(text: string, secrets: readonly SecretValue[]): string {
+  if (text === '' || secrets.length === 0) return text;
+  let out = text;
+  const usable = secrets.filter((s) => s.value.length >= MIN_SECRET_CHARS).sort((a, b) => b.value.length - a.value.length);
+  for (const s of usable) if (out.includes(s.value)) out = out.split(s.value).join(`[redacted:${s.name}]`);
+  for (const s of usable) {
+    if (s.value.length < ECHO_MIN_SECRET_CHARS) continue;
+    const prefix = s.value.slice(0, ECHO_PREFIX_CHARS);
+    if (!out.includes(prefix)) continue;
+    out = out.replace(new RegExp(`${escapeRegExp(prefix)}[^\\s"'<>()[\\]{},;]*`, 'g'), (run) => {
+      const tail = /[.:!?]+$/.exec(run)?.[0] ?? '';
+      return `[redacted:${s.name}]${tail}`;
+    });
+  }
+  return out;
+}
+
+/**
+ * `text` cut to its first `max` characters (on a character boundary) followed by
+ * `… [truncated N characters]` (N: the characters left out), or unchanged when it fits.
+ */
+export function boundText(text: string, max = PROVIDER_TEXT_MAX_CHARS): string {
+  if (text.length <= max) return text;
+  const head = keepHead(text, max);
+  return `${head}… [truncated ${text.length - head.length} characters]`;
+}
+
+const HTML_START = /^\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b/i;
+
+/** Text of an HTML fragment: tags, scripts and styles dropped, entities of the common kind decoded, spaces collapsed. */
+function htmlText(html: string): string {
+  return html
+    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&nbsp;/gi, ' ')
+    .replace(/&lt;/gi, '<')
+    .replace(/&gt;/gi, '>')
+    .replace(/&quot;/gi, '"')
+    .replace(/&#39;|&apos;/gi, "'")
+    .replace(/&amp;/gi, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/**
+ * A summary of `body` when it is an HTML page (it starts with `<!doctype html>`, `<html>`,
+ * `<head>` or `<body>`), else undefined: its size and its `<title>`, else its first `<h1>`–`<h3>`,
+ * else the start of its text (each at most 200 characters), e.g.
+ * `an HTML page of 5093 bytes, titled "502 Bad Gateway"` or
+ * `an HTML page of 5093 bytes: "500 Internal Server Error xxxx…"`.
+ */
+export function describeHtmlBody(body: string): string | undefined {
+  if (!HTML_START.test(body)) return undefined;
+  const size = `an HTML page of ${Buffer.byteLength(body)} bytes`;
+  const title = htmlText(/<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(body)?.[1] ?? '');
+  if (title) return `${size}, titled ${JSON.stringify(clip(title, 200))}`;
+  const heading = htmlText(/<h[1-3]\b[^>]*>([\s\S]*?)<\/h[1-3]\s*>/i.exec(body)?.[1] ?? '');
+  const text = heading || htmlText(body);
+  return text ? `${size}: ${JSON.stringify(clip(text, 200))}` : size;
+}
+
+/**
+ * The message of a provider's HTTP error as the SDK gave it, with an HTML body summarized
+ * ({@link describeHtmlBody}). The SDK's message of a body that is not JSON is `<status> <body>`;
+ * that becomes `<status> (<summary>)`, e.g. `500 (an HTML page of 5093 bytes, titled "Oops")`.
+ * Any other message is returned as it is.
+ * @param message the provider's or the SDK's message.
+ * @param status the HTTP status, when there was one.
+ */
+export function providerErrorMessage(message: string, status?: number): string {
+  const prefix = status !== undefined ? `${status} ` : '';
+  const body = prefix && message.startsWith(prefix) ? message.slice(prefix.length) : message;
+  const html = describeHtmlBody(body);
+  if (!html) return message;
+  return body === message ? html : `${status} (${html})`;
+}

@@ -1,0 +1,139 @@
+/**
+ * A model provider's error text becomes the turn's error only without the service's secrets and
+ * bounded in size: an upstream message that echoes OPENAI_API_KEY (or another configured secret),
+ * whole or masked, reads `[redacted:<VARIABLE>]` in `turn.failed` (event log, SSE), on the turn
+ * record, in the webhook delivery and in log lines; a huge message is cut with a marker; an HTML
+ * error page is summarized. Both wire protocols, through the real service and scripted servers on
+ * loopback (HTTP error bodies, errors inside the stream, a failed response).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedChatServer, type ScriptedChatServer } from '../support/scripted-chat-server.js';
+import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { api, startTestService, type TestService } from './support/service.js';
+import { readSse } from './support/sse-client.js';
+
+const KEY = 'sk-test-key';
+const METRICS_TOKEN = 'metrics-token-0123456789';
+const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+
+let chat: ScriptedChatServer;
+let responses: ScriptedResponsesServer;
+let receiver: Receiver;
+let chatSvc: TestService;
+let responsesSvc: TestService;
+const logLines: string[] = [];
+let turns = 0;
+
+beforeAll(async () => {
+  chat = await startScriptedChatServer();
+  responses = await startScriptedResponsesServer();
+  receiver = await startReceiver(WEBHOOK_SECRET);
+  const env = { OPENAI_API_KEY: KEY, METRICS_TOKEN, WEBHOOK_URL: receiver.url, WEBHOOK_SECRET, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'info' };
+  const logDestination = { write: (line: string) => void logLines.push(line) };
+  chatSvc = await startTestService({ modelBaseURL: chat.baseURL, env: { ...env, MODEL_API: 'chat' }, logDestination });
+  responsesSvc = await startTestService({ modelBaseURL: responses.baseURL, env, logDestination });
+});
+afterAll(async () => {
+  await chatSvc?.close();
+  await responsesSvc?.close();
+  await chat?.close();
+  await responses?.close();
+  await receiver?.close();
+});
+
+/** Run a turn that fails; its error as the record, the SSE `turn.failed` and the stored event say it (all equal). */
+async function failedTurn(svc: TestService): Promise<{ code: string; message: string }> {
+  turns++;
+  const created = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+  expect(created.body.status).toBe('failed');
+  const record = await api(svc.url, 'GET', `/v1/turns/${created.body.id}`);
+  const sse = await readSse(`${svc.url}/v1/turns/${created.body.id}/events`);
+  expect(sse.events.at(-1)).toMatchObject({ event: 'turn.failed', json: { error: record.body.error } });
+  expect(created.body.error).toEqual(record.body.error);
+  return record.body.error;
+}
+
+const chunk = (delta: Record<string, unknown>) => ({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }] });
+const keyEcho = (message: string) => ({ httpError: { status: 401, body: { error: { message, type: 'invalid_request_error', code: 'invalid_api_key', param: null } } } });
+const INCORRECT = `Incorrect API key provided: ${KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`;
+const INCORRECT_REDACTED = 'Incorrect API key provided: [redacted:OPENAI_API_KEY]. You can find your API key at https://platform.openai.com/account/api-keys.';
+
+describe('secrets in a provider error', () => {
+  it('Chat Completions: an HTTP 401 body echoing the key, whole or masked', async () => {
+    chat.push(keyEcho(INCORRECT));
+    expect(await failedTurn(chatSvc)).toEqual({
+      code: 'invalid_api_key',
+      message: `the model endpoint ${chat.baseURL} answered HTTP 401 (check OPENAI_API_KEY): ${INCORRECT_REDACTED}`,
+    });
+    chat.push(keyEcho('Incorrect API key provided: sk-tes*****-key.'));
+    expect((await failedTurn(chatSvc)).message).toMatch(/: Incorrect API key provided: \[redacted:OPENAI_API_KEY\]\.$/);
+  });
+
+  it('Chat Completions: an error inside the stream; another configured secret (METRICS_TOKEN) too', async () => {
+    chat.push({ data: [chunk({ role: 'assistant', content: 'x' }), { error: { message: `key ${KEY} is revoked`, type: 'auth', code: 401 } }] });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_401', message: 'key [redacted:OPENAI_API_KEY] is revoked' });
+    chat.push({ httpError: { status: 400, body: { error: { message: `token ${METRICS_TOKEN} is not a model key`, type: 'invalid_request_error', code: null } } } });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: 'token [redacted:METRICS_TOKEN] is not a model key' });
+  });
+
+  it('Responses: an HTTP 401 body, an error event inside the stream, and a failed response', async () => {
+    responses.push(keyEcho(INCORRECT));
+    expect(await failedTurn(responsesSvc)).toEqual({
+      code: 'invalid_api_key',
+      message: `the model endpoint ${responses.baseURL} answered HTTP 401 (check OPENAI_API_KEY): ${INCORRECT_REDACTED}`,
+    });
+    responses.push({ streamError: { code: 'server_error', message: `key ${KEY} is revoked` } });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: 'key [redacted:OPENAI_API_KEY] is revoked' });
+    const response = { id: 'resp_1', object: 'response', status: 'failed', output: [], error: { code: 'server_error', message: `bad key ${KEY} (${WEBHOOK_SECRET})` } };
+    responses.push({ events: [{ type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress', error: null } }, { type: 'response.failed', sequence_number: 1, response }] });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: 'bad key [redacted:OPENAI_API_KEY] ([redacted:WEBHOOK_SECRET])' });
+  });
+
+  it('reaches no log line and no webhook delivery either', async () => {
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(turns);
+    const deliveries = receiver.received.map((d) => d.body).join('\n');
+    expect(deliveries).toContain('[redacted:OPENAI_API_KEY]');
+    const logs = logLines.join('');
+    expect(logs).toContain('"msg":"turn finished"');
+    expect(logs).toContain('[redacted:OPENAI_API_KEY]');
+    for (const text of [deliveries, logs]) {
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain('sk-tes*');
+      expect(text).not.toContain(METRICS_TOKEN);
+      expect(text).not.toContain(WEBHOOK_SECRET.slice(6));
+    }
+  });
+});
+
+describe('the size and form of a provider error', () => {
+  const huge = { httpError: { status: 400, body: { error: { message: 'E'.repeat(200_000), type: 'x', code: 400 } } } };
+  const page = `<html><body><h1>500 Internal Server Error</h1>${'x'.repeat(5000)}</body></html>`;
+  const htmlError = { httpError: { status: 500, body: page, headers: { 'content-type': 'text/html' } } };
+  const cut = `${'E'.repeat(4000)}… [truncated 196000 characters]`;
+  const summary = `500 (an HTML page of ${page.length} bytes: "500 Internal Server Error")`;
+
+  it('Chat Completions: a 200,000-character message is cut with a marker; an HTML page is summarized', async () => {
+    chat.push(huge);
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: cut });
+    chat.push(htmlError);
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_500', message: summary });
+  });
+
+  it('Responses: the same', async () => {
+    responses.push(huge);
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'http_400', message: cut });
+    responses.push(htmlError);
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'http_500', message: summary });
+  });
+
+  it('keeps log lines and webhook deliveries small', async () => {
+    await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(turns);
+    for (const d of receiver.received) expect(d.body.length).toBeLessThan(20_000);
+    for (const line of logLines) {
+      expect(line.length).toBeLessThan(20_000);
+      expect(line).not.toContain('<h1>');
+    }
+  });
+});

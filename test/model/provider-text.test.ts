@@ -1,0 +1,127 @@
+/**
+ * Provider error text made fit for a turn's error (src/model/provider-text.ts, clean-errors.ts):
+ * secrets removed (also echoed in part), the size bounded, HTML pages summarized; and the secret
+ * values the configuration holds (src/config.ts configSecrets).
+ */
+import { describe, expect, it } from 'vitest';
+import { configSecrets, loadConfig } from '../../src/config.js';
+import { withCleanErrors } from '../../src/model/clean-errors.js';
+import { ModelError, type ModelPort, type ModelStreamEvent } from '../../src/model/port.js';
+import { boundText, describeHtmlBody, providerErrorMessage, scrubSecrets, PROVIDER_TEXT_MAX_CHARS } from '../../src/model/provider-text.js';
+
+const KEY = { name: 'OPENAI_API_KEY', value: 'sk-proj-AbCdEf0123456789wxyz' };
+
+describe('scrubSecrets', () => {
+  it('replaces every full value, naming its variable', () => {
+    expect(scrubSecrets(`Incorrect API key provided: ${KEY.value}. See https://x`, [KEY])).toBe('Incorrect API key provided: [redacted:OPENAI_API_KEY]. See https://x');
+    expect(scrubSecrets(`"${KEY.value}" and ${KEY.value}`, [KEY])).toBe('"[redacted:OPENAI_API_KEY]" and [redacted:OPENAI_API_KEY]');
+  });
+
+  it('replaces the masked and shortened echoes providers write (a run starting with the first 6 characters)', () => {
+    expect(scrubSecrets('Incorrect API key provided: sk-pro****************wxyz.', [KEY])).toBe('Incorrect API key provided: [redacted:OPENAI_API_KEY].');
+    expect(scrubSecrets('key sk-test-…-key is revoked', [{ name: 'OPENAI_API_KEY', value: 'sk-test-key' }])).toBe('key [redacted:OPENAI_API_KEY] is revoked');
+    expect(scrubSecrets('{"key":"sk-proj-Ab***yz"}', [KEY])).toBe('{"key":"[redacted:OPENAI_API_KEY]"}');
+  });
+
+  it('replaces the longer of two overlapping values whole, and leaves values under 6 characters and other text alone', () => {
+    const secrets = [{ name: 'A', value: 'abcdefgh' }, { name: 'B', value: 'abcdefgh-ijkl' }, { name: 'C', value: 'EMPTY' }];
+    expect(scrubSecrets('x abcdefgh-ijkl y abcdefgh EMPTY', secrets)).toBe('x [redacted:B] y [redacted:A] EMPTY');
+    expect(scrubSecrets('nothing secret here', [KEY])).toBe('nothing secret here');
+  });
+});
+
+describe('boundText', () => {
+  it('keeps the start and says how many characters were cut', () => {
+    const long = 'E'.repeat(200_000);
+    const out = boundText(long);
+    expect(out).toBe(`${'E'.repeat(PROVIDER_TEXT_MAX_CHARS)}… [truncated ${200_000 - PROVIDER_TEXT_MAX_CHARS} characters]`);
+    expect(boundText('short')).toBe('short');
+  });
+
+  it('never splits a character', () => {
+    const out = boundText('😀'.repeat(3000), 4001);
+    expect(out).toBe(`${'😀'.repeat(2000)}… [truncated 2000 characters]`);
+  });
+});
+
+describe('describeHtmlBody / providerErrorMessage', () => {
+  it('summarizes a page by size and title, else heading, else its first words', () => {
+    expect(describeHtmlBody('<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>…</body></html>')).toBe('an HTML page of 87 bytes, titled "502 Bad Gateway"');
+    const page = `<html><body><h1>500 Internal Server Error</h1>${'x'.repeat(5000)}</body></html>`;
+    expect(describeHtmlBody(page)).toBe(`an HTML page of ${page.length} bytes: "500 Internal Server Error"`);
+    expect(describeHtmlBody('<html><body>Not Found</body></html>')).toBe('an HTML page of 35 bytes: "Not Found"');
+    expect(describeHtmlBody('Bad Gateway')).toBeUndefined();
+    expect(describeHtmlBody('{"error":"<html>"}')).toBeUndefined();
+  });
+
+  it('keeps the SDK\'s status prefix and any message that is not HTML', () => {
+    expect(providerErrorMessage('404 <html><body>Not Found</body></html>', 404)).toBe('404 (an HTML page of 35 bytes: "Not Found")');
+    expect(providerErrorMessage('502 Bad Gateway', 502)).toBe('502 Bad Gateway');
+    expect(providerErrorMessage('upstream exploded', 500)).toBe('upstream exploded');
+  });
+});
+
+describe('withCleanErrors', () => {
+  const secrets = async () => [KEY];
+  const run = async (port: ModelPort) => {
+    const events: ModelStreamEvent[] = [];
+    try {
+      for await (const e of withCleanErrors(port, secrets).stream({ model: 'm', input: [], tools: [], toolChoice: 'auto' }, new AbortController().signal)) events.push(e);
+      return { events };
+    } catch (err) {
+      return { events, err: err as ModelError };
+    }
+  };
+
+  it('cleans a thrown ModelError, keeping its code, status and responseStarted', async () => {
+    const thrown = new ModelError('invalid_api_key', `Incorrect API key provided: ${KEY.value}${'!'.repeat(10_000)}`, 401);
+    thrown.responseStarted = true;
+    const { err } = await run({ stream: async function* () { throw thrown; } });
+    expect(err).toBeInstanceOf(ModelError);
+    expect(err).toMatchObject({ code: 'invalid_api_key', status: 401, responseStarted: true });
+    expect(err!.message).toMatch(/^Incorrect API key provided: \[redacted:OPENAI_API_KEY\]!+… \[truncated \d+ characters\]$/);
+  });
+
+  it('cleans error events and failed response.done events; other events pass unchanged', async () => {
+    const text = { type: 'text.delta' as const, text: 'hi' };
+    const { events } = await run({
+      stream: async function* () {
+        yield text;
+        yield { type: 'error', code: 'auth', message: `key ${KEY.value} is revoked` };
+        yield { type: 'response.done', status: 'failed', error: { code: 'server_error', message: `bad key ${KEY.value}` } };
+      },
+    });
+    expect(events[0]).toBe(text);
+    expect(events[1]).toEqual({ type: 'error', code: 'auth', message: 'key [redacted:OPENAI_API_KEY] is revoked' });
+    expect(events[2]).toEqual({ type: 'response.done', status: 'failed', error: { code: 'server_error', message: 'bad key [redacted:OPENAI_API_KEY]' } });
+  });
+});
+
+describe('configSecrets', () => {
+  it('lists every secret value of the configuration, passwords in URLs included', () => {
+    const config = loadConfig({
+      OPENAI_API_KEY: 'sk-openai-key-123',
+      OPENAI_BASE_URL: 'http://user:base%40pass@127.0.0.1:8000/v1',
+      AUTH_TOKENS: 'token-aaaaaaaaaaaaaaaa,token-bbbbbbbbbbbbbbbb',
+      METRICS_TOKEN: 'metrics-cccccccccccccc',
+      STREAM_TOKEN_SECRET: 'stream-dddddddddddddd',
+      DATABASE_URL: 'postgres://turns:db-secret-pw@127.0.0.1:5432/turns',
+      WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      WEB_SEARCH_PROVIDER: 'brave',
+      WEB_SEARCH_API_KEY: 'brave-key-eeeeeeee',
+    });
+    expect(configSecrets(config)).toEqual([
+      { name: 'OPENAI_API_KEY', value: 'sk-openai-key-123' },
+      { name: 'WEB_SEARCH_API_KEY', value: 'brave-key-eeeeeeee' },
+      { name: 'AUTH_TOKENS', value: 'token-aaaaaaaaaaaaaaaa' },
+      { name: 'AUTH_TOKENS', value: 'token-bbbbbbbbbbbbbbbb' },
+      { name: 'STREAM_TOKEN_SECRET', value: 'stream-dddddddddddddd' },
+      { name: 'METRICS_TOKEN', value: 'metrics-cccccccccccccc' },
+      { name: 'WEBHOOK_SECRET', value: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+      { name: 'WEBHOOK_SECRET', value: 'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+      { name: 'DATABASE_URL', value: 'db-secret-pw' },
+      { name: 'OPENAI_BASE_URL', value: 'base%40pass' },
+      { name: 'OPENAI_BASE_URL', value: 'base@pass' },
+    ]);
+  });
+});
