@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from '../e2e/support/service.js';
+import { readSse } from '../e2e/support/sse-client.js';
+import { validateComponent } from '../e2e/support/spec.js';
 import { firstUserText, routedEntries, SCHEMA, toolNames, toolOutputs, type Route } from './support.js';
 
 const harness = useScriptedService({ env: { WORKFLOW_RETRY_BASE_MS: '5' } });
@@ -43,6 +45,24 @@ describe('workflow task turns', () => {
       kind: 'workflow_task',
       origin: { type: 'workflow', workflow_id: wf.id, task_index: 0 },
     });
+  });
+
+  it('takes the first of two valid submissions in one response; the second shows on the task turn stream as not run', async () => {
+    const p = prompt('double submitter');
+    const second = { name: 'beta', count: 4, tags: [] };
+    const { wf } = await runWorkflow([{
+      prompt: p,
+      steps: [{ output: [functionCall('submit_result', { result: good }, { callId: 'call_s1' }), functionCall('submit_result', { result: second }, { callId: 'call_s2' })] }],
+    }]);
+    expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', result: good });
+    const sse = await readSse(`${harness.svc.url}/v1/turns/${wf.tasks[0].turn_ids[0]}/events`);
+    for (const ev of sse.events) expect(validateComponent('TurnEvent', ev.json), ev.event).toEqual([]);
+    const calls = sse.events.filter((e) => e.event === 'tool.started' || e.event === 'tool.completed').map((e) => [e.event, e.json.call_id]);
+    expect(calls).toEqual([['tool.started', 'call_s1'], ['tool.completed', 'call_s1'], ['tool.started', 'call_s2'], ['tool.completed', 'call_s2']]);
+    expect(sse.events.find((e) => e.event === 'tool.completed' && e.json.call_id === 'call_s2')?.json).toMatchObject({
+      label: 'Did not run submit_result', is_error: true, output: 'Error: a prior tool call already ended this turn',
+    });
+    expect(sse.events.at(-1)).toMatchObject({ event: 'turn.completed', json: { stop_reason: 'terminated' } });
   });
 
   it('offers exactly web_fetch, recall, get_page and submit_result, with submit_result built strictly from the raw schema', async () => {
