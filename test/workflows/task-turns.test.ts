@@ -170,6 +170,16 @@ describe('workflow task turns', () => {
     expect(requestsFor(p)).toHaveLength(2);
   });
 
+  it('names the first 5 failed tasks in the summary and says how many more failed', async () => {
+    const prompts = Array.from({ length: 7 }, (_, i) => prompt(`prose only ${i}`));
+    const { wf } = await runWorkflow(prompts.map((p) => ({ prompt: p, steps: [{ output: [message('Prose.')] }, { output: [message('More prose.')] }] })));
+    expect(wf.status).toBe('failed');
+    const named = Array.from({ length: 5 }, (_, i) => `task ${i} "task ${i}": schema_noncompliance`).join('; ');
+    expect(wf.summary).toBe(`7 tasks: 7 failed (${named}; and 2 more)`);
+    const got = await api(harness.svc.url, 'GET', `/v1/workflows/${wf.id}`);
+    expect(got.body.summary).toBe(wf.summary);
+  });
+
   it('retries a task whose model produced no text at all (empty_output), and the retry succeeds', async () => {
     const p = prompt('silent task');
     const { id, wf } = await runWorkflow([
