@@ -30,9 +30,8 @@ export const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'Idempoten
  * Response headers a cross-origin page's script may read (README "Browser clients"): `Location`
  * (201/202 creates, the SSE answer of POST /v1/turns), `X-Turn-Id` (that SSE answer, and the 503
  * `shutting_down` of `?wait=true`), `Retry-After` (that 503), `Idempotent-Replayed` (an
- * Idempotency-Key replay),
- * `Content-Disposition` (attachment downloads: the file name), `Allow` (405) and
- * `WWW-Authenticate` (401).
+ * Idempotency-Key replay), `Content-Disposition` (attachment downloads: the file name), `Allow`
+ * (405) and `WWW-Authenticate` (401). Every header openapi.yaml documents on a response is here.
  */
 export const CORS_EXPOSED_HEADERS = ['Location', 'X-Turn-Id', 'Retry-After', 'Idempotent-Replayed', 'Content-Disposition', 'Allow', 'WWW-Authenticate'];
 /** Methods the API uses (PUT: brain pages; PATCH/DELETE: schedules, brain pages). */
