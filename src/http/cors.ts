@@ -9,6 +9,11 @@
  * - Preflight allows JSON POSTs with `Authorization` and `Idempotency-Key`, and `Last-Event-ID`
  *   (sent by EventSource when it reconnects). Headers are set in `onRequest`, so SSE responses
  *   (whose head `@fastify/sse` writes itself, copying `reply.getHeaders()`) carry them too.
+ * - Responses to an allowed origin expose the response headers the API documents
+ *   ({@link CORS_EXPOSED_HEADERS}, `Access-Control-Expose-Headers`): without it a page's script
+ *   reads only the CORS-safelisted ones (Content-Type, Content-Length, Cache-Control, …), not
+ *   `Location` or `Idempotent-Replayed`. Like the other CORS headers it is set in `onRequest`, so
+ *   error and SSE responses carry it too.
  * - No credentials mode (`Access-Control-Allow-Credentials` is never sent): auth is a bearer
  *   header or a stream token in the URL, never a cookie.
  *
@@ -21,6 +26,14 @@ import { ConfigError } from '../config.js';
 
 /** Request headers a cross-origin page may send. */
 export const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'Idempotency-Key', 'Last-Event-ID', 'Accept', 'traceparent', 'tracestate'];
+/**
+ * Response headers a cross-origin page's script may read (README "Browser clients"): `Location`
+ * (201/202 creates, the SSE answer of POST /v1/turns), `X-Turn-Id` (that SSE answer, and the 503
+ * `shutting_down` of `?wait=true`), `Retry-After` (that 503), `Idempotent-Replayed` (an
+ * Idempotency-Key replay), `Content-Disposition` (attachment downloads: the file name), `Allow`
+ * (405) and `WWW-Authenticate` (401). Every header openapi.yaml documents on a response is here.
+ */
+export const CORS_EXPOSED_HEADERS = ['Location', 'X-Turn-Id', 'Retry-After', 'Idempotent-Replayed', 'Content-Disposition', 'Allow', 'WWW-Authenticate'];
 /** Methods the API uses (PUT: brain pages; PATCH/DELETE: schedules, brain pages). */
 export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
@@ -72,6 +85,7 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
     origin: (origin, cb) => cb(null, isAllowedOrigin(allowed, origin) ? (origin as string) : false),
     methods: CORS_METHODS,
     allowedHeaders: CORS_ALLOWED_HEADERS,
+    exposedHeaders: CORS_EXPOSED_HEADERS,
     maxAge: 600,
     credentials: false,
     strictPreflight: true,

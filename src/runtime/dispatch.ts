@@ -12,7 +12,9 @@
  * - turn abort aborts every running tool's signal, starts nothing more, and still records an
  *   output for every call (state `cancelled` for running ones, `not_started` for the rest);
  * - a result with `terminate` ends the turn after this round: calls not yet started get
- *   `Error: a prior tool call already ended this turn`; the first terminating call's
+ *   `Error: a prior tool call already ended this turn` (and, like every call that is not run, a
+ *   `tool.started` with the generic label and `arguments: null`, then a `tool.completed` with
+ *   `is_error` and that output — see {@link emitNotRun}); the first terminating call's
  *   {@link TerminateTurn} (stop reason, output text), if it gave one, is the result's `ending`.
  * - a tool's `execute` never receives unvalidated params;
  * - every `tool.completed` has a `tool.started` before it: a call that never reaches the tool
@@ -230,6 +232,7 @@ export async function dispatchRound<TTurn>(calls: FunctionCallRequest[], opts: D
       return;
     }
     if (terminated) {
+      await emitNotRun(opts.emit, call, PRIOR_TERMINATE);
       outcomes[index] = errorOutcome(call.callId, PRIOR_TERMINATE, 'not_started');
       return;
     }
@@ -266,6 +269,26 @@ function endsTurn(how: true | TerminateTurn): { stop_reason: string; output_text
   return { stop_reason: how.stopReason, ...(how.outputText !== undefined ? { output_text: how.outputText } : {}) };
 }
 
+/**
+ * Report a call that is answered without reaching its tool: a `tool.started` with the generic
+ * label (`Calling <tool>`) and `arguments: null`, then a `tool.completed` with `is_error: true`,
+ * the completed-form label `notRunLabel(tool, reason)` and `output` (what the model reads).
+ *
+ * `started: false` skips the `tool.started` — for a resumed round whose event log already holds
+ * the call's `tool.started` but not its `tool.completed` — so every `tool.completed` has exactly
+ * one `tool.started` before it. Never throws when `emit` does not (the dispatch emitter never does).
+ */
+export async function emitNotRun(
+  emit: (event: TurnEvent) => Promise<void>,
+  call: Pick<FunctionCallRequest, 'callId' | 'name' | 'namespace'>,
+  output: string,
+  opts: { reason?: NotRunReason; started?: boolean; repaired?: string } = {},
+): Promise<void> {
+  const name = toolIdentity(call);
+  if (opts.started !== false) await emit({ type: 'tool.started', call_id: call.callId, name, label: genericStartedLabel(name), arguments: null });
+  await emit({ type: 'tool.completed', call_id: call.callId, name, label: notRunLabel(name, opts.reason ?? 'refused'), is_error: true, output, ...(opts.repaired ? { repaired: opts.repaired } : {}) });
+}
+
 function lookup(call: FunctionCallRequest, tools: ReadonlyMap<string, AnyWorkerAgentTool>): AnyWorkerAgentTool | undefined {
   return tools.get(toolIdentity(call));
 }
@@ -281,8 +304,7 @@ async function executeCall<TTurn>(
   // A call that does not reach the tool still gets a tool.started (generic label) before its
   // tool.completed, with a completed-form label saying what happened.
   const notRun = async (text: string, reason: NotRunReason, repaired?: string): Promise<CallOutcome> => {
-    await opts.emit({ type: 'tool.started', call_id: call.callId, name: displayName, label: genericStartedLabel(displayName), arguments: null });
-    await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label: notRunLabel(displayName, reason), is_error: true, output: text, ...(repaired ? { repaired } : {}) });
+    await emitNotRun(opts.emit, call, text, { reason, ...(repaired ? { repaired } : {}) });
     return { ...errorOutcome(call.callId, text, 'completed'), ...(repaired ? { repaired } : {}) };
   };
 

@@ -70,8 +70,10 @@ export const ToolStartedEvent = z.object({
   name: z.string(),
   /** Activity label from describeActivity, or null when the tool shows no activity row. */
   label: z.string().nullable(),
-  /** Validated arguments; null when the call did not pass validation (or did not reach the tool). */
-  arguments: z.unknown(),
+  /** Arguments as the tool's schema parsed them; null when the call did not reach the tool (see the description). */
+  arguments: z.unknown().describe(
+    "The call's arguments as the tool's schema parsed them (the form it runs with), for a call that reaches the tool or that a person rejected; null for a call answered without reaching it: unknown tool, arguments that did not validate, or not run (refused, or after a call that ended the turn).",
+  ),
 });
 
 export const ToolProgressEvent = z.object({

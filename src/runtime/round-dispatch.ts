@@ -7,7 +7,9 @@
  * stored keeps that output and is not run again (no event repeated); a call that had started but
  * not completed runs again when its tool is read-only, and otherwise is NOT run again — it gets
  * {@link interruptedOutput} and a `tool.completed` with status `interrupted`. A stored call whose
- * `tool.completed` has `ends_turn` ends the turn again that way (the calls after it are not run).
+ * `tool.completed` has `ends_turn` ends the turn again that way: the calls after it are not run,
+ * and those the log has no `tool.completed` for are reported as in the first run (a `tool.started`
+ * unless one is stored, then a `tool.completed` with `PRIOR_TERMINATE`), so no event repeats.
  *
  * Approvals (`deps.approvals`, ./approval-gate.ts): calls waiting for a decision are held back,
  * with every call after the first of them (the model's order is kept: a later call may rely on an
@@ -18,7 +20,7 @@
 import type { CustomToolCallItem, FunctionCallItem, ToolSearchCallItem, TranscriptItem } from '../model/port.js';
 import { genericStartedLabel, notRunLabel } from './call-labels.js';
 import { gateCalls, type GateVerdicts } from './approval-gate.js';
-import { dispatchRound, NOT_STARTED_CANCEL, PRIOR_TERMINATE, type CallOutcome, type FunctionCallRequest } from './dispatch.js';
+import { dispatchRound, emitNotRun, NOT_STARTED_CANCEL, PRIOR_TERMINATE, type CallOutcome, type FunctionCallRequest } from './dispatch.js';
 import { decideAfterToolRound } from './policies/max-steps.js';
 import { advanceStreak, decideRepeats } from './policies/repeated-call.js';
 import { toolIdentity } from './tool-identity.js';
@@ -110,6 +112,9 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
       continue;
     }
     if (priorEnding) {
+      // Reported like the first run reports it (tool.started + tool.completed), minus what the
+      // log already holds: a crash may have cut the round right after the ending call's event.
+      await emitNotRun(deps.emit, { callId: c.call_id, name: c.name, namespace: c.namespace }, PRIOR_TERMINATE, { started: p === undefined });
       outcomes[index] = { callId: c.call_id, outputText: PRIOR_TERMINATE, item: { type: 'function_call_output', call_id: c.call_id, output: PRIOR_TERMINATE }, isError: true, state: 'not_started' };
       continue;
     }
@@ -161,6 +166,9 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
     }
     for (const k of held) {
       const i = toRun[k].index;
+      // A call held back for a decision that will never come still shows on the stream when the
+      // turn ended by another call; a cancelled turn lists it in turn.cancelled (not_started).
+      if (ending === PRIOR_TERMINATE) await emitNotRun(deps.emit, toRun[k].call, ending, { started: prior?.get(toRun[k].call.callId) === undefined });
       outcomes[i] = { callId: calls[i].call_id, outputText: ending, item: { type: 'function_call_output', call_id: calls[i].call_id, output: ending }, isError: true, state: 'not_started' };
     }
   }

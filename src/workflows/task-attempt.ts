@@ -4,7 +4,11 @@
  * classify the outcome:
  * - a result was accepted by submit_result → `succeeded`;
  * - the workflow is being cancelled → `cancelled`;
- * - the turn failed (model or infrastructure error) → `failed`, retryable;
+ * - the turn reached its step limit (MAX_STEPS tool rounds: `turn.failed` `max_steps`, or an
+ *   answer with stop reason `max_steps`) without an accepted submission → `max_steps`, not
+ *   retryable: it is the task's own failure, and another attempt would most likely spend the same
+ *   rounds (as `schema_noncompliance`);
+ * - the turn failed otherwise (model or infrastructure error) → `failed`, retryable;
  * - the turn ended without an accepted submission after the one repair → `schema_noncompliance`
  *   (not retryable) when the model produced any text, else `empty_output` (retryable);
  * - the task turn itself was cancelled (POST /v1/turns/{id}/cancel) → `turn_cancelled`, not retryable.
@@ -102,6 +106,9 @@ export async function awaitTaskTurn(
   if (rec.status === 'cancelled') {
     return { kind: 'failed', error: { code: 'turn_cancelled', message: `task turn ${turn.id} was cancelled` }, retryable: false, turnId: turn.id };
   }
+  if ((rec.status === 'failed' && rec.error?.code === 'max_steps') || (rec.status === 'completed' && rec.stop_reason === 'max_steps')) {
+    return { kind: 'failed', error: { ...MAX_STEPS_ERROR }, retryable: false, turnId: turn.id };
+  }
   // A turn that ended empty fails with `empty_response` (README "Turn endings"); for a task that is
   // the `empty_output` case below.
   if (rec.status === 'failed' && rec.error?.code !== 'empty_response') {
@@ -127,3 +134,9 @@ export async function awaitTaskTurn(
     turnId: turn.id,
   };
 }
+
+/** The task error of a task turn that used all its tool rounds (MAX_STEPS) without an accepted submission. */
+export const MAX_STEPS_ERROR: TaskError = {
+  code: 'max_steps',
+  message: 'the task turn reached its step limit (MAX_STEPS tool rounds) without an accepted submit_result; not retried, since another attempt would most likely spend the same rounds: make the task smaller or its result_schema easier to meet, or raise MAX_STEPS',
+};

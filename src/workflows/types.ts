@@ -13,6 +13,7 @@ export const TASK_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cance
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 
 /** Task failure codes: `schema_noncompliance` (prose, never submitted; not retried),
+ * `max_steps` (the task turn used its step limit without an accepted submission; not retried),
  * `empty_output` (no text at all; retried), a turn's own error code (model/infra; retried),
  * `interrupted`, `cancelled`. */
 export interface TaskError {

@@ -6,7 +6,7 @@
  * its agent fewer than WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT, in workflow creation order then task
  * order. The per-agent count is the store's (`startTask`: count and start in one transaction), so
  * it holds across instances sharing a database; while an agent is at its limit the queue is
- * looked at again every {@link AGENT_LIMIT_POLL_MS} (a task ending elsewhere wakes nobody here). A retryable failure (model/infra error, empty output)
+ * looked at again every {@link AGENT_LIMIT_POLL_MS} (a task ending elsewhere wakes nobody here). A retryable failure (model/infra error, empty output; not `schema_noncompliance` nor `max_steps`)
  * queues the task again after WORKFLOW_RETRY_BASE_MS × 2^(attempt-1), at most
  * {@link MAX_TASK_ATTEMPTS} attempts in all. A workflow is terminal when every task is: `failed`
  * if any task failed, else `completed` (or `cancelled` by request).

@@ -1,8 +1,9 @@
 /**
  * Cross-origin browser clients in Chromium: a page served from another port talks to the API with
  * fetch (JSON POST with Authorization and Idempotency-Key → preflight) and EventSource (stream
- * token in links.events). Only an origin in CORS_ORIGINS gets through; a stream token opens only
- * its own turn's events, and only until it expires.
+ * token in links.events). Only an origin in CORS_ORIGINS gets through, and its script can read the
+ * documented response headers (Location, Idempotent-Replayed); a stream token opens only its own
+ * turn's events, and only until it expires.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,12 +26,14 @@ const api = q.get('api');
 const result = { create: null, streams: {} };
 window.__result = result;
 const pending = [];
-if (q.get('create') !== '0') pending.push(fetch(api + '/v1/turns', {
-  method: 'POST',
-  headers: { 'content-type': 'application/json', authorization: 'Bearer ' + q.get('bearer'), 'idempotency-key': 'k-' + Math.random() },
-  body: JSON.stringify({ input: 'from another origin', tools: [] }),
-}).then(async (r) => { result.create = { status: r.status, body: await r.json() }; },
-        (e) => { result.create = { failed: String(e) }; }));
+const create = { method: 'POST', body: JSON.stringify({ input: 'from another origin', tools: [] }),
+  headers: { 'content-type': 'application/json', authorization: 'Bearer ' + q.get('bearer'), 'idempotency-key': 'k-' + Math.random() } };
+// The create, then its replay (same Idempotency-Key): what the script can read of each answer's headers.
+if (q.get('create') !== '0') pending.push(fetch(api + '/v1/turns', create)
+  .then(async (r) => { result.create = { status: r.status, body: await r.json(), location: r.headers.get('location') }; })
+  .then(() => fetch(api + '/v1/turns', create))
+  .then(async (r) => { await r.json(); result.create.replayed = r.headers.get('idempotent-replayed'); },
+        (e) => { result.create = { ...result.create, failed: String(e) }; }));
 for (const [name, url] of JSON.parse(q.get('streams'))) {
   const s = { opened: false, opens: 0, events: [], ids: [], closedWithError: false };
   result.streams[name] = s;
@@ -52,7 +55,7 @@ Promise.all(pending).then(() => { result.done = true; });
 
 interface AppResult {
   done?: boolean;
-  create: { status?: number; body?: { id: string; links: { events: string } }; failed?: string } | null;
+  create: { status?: number; body?: { id: string; links: { events: string } }; location?: string | null; replayed?: string | null; failed?: string } | null;
   streams: Record<string, { opened: boolean; opens: number; events: string[]; ids: string[]; closedWithError: boolean }>;
 }
 
@@ -126,6 +129,9 @@ describe('cross-origin pages in Chromium', () => {
     ]);
     expect(result.create?.status).toBe(202);
     expect(result.create?.body?.links.events).toMatch(/stream_token=/);
+    // The page's script reads the documented response headers (Access-Control-Expose-Headers).
+    expect(result.create?.location).toBe(`/v1/turns/${result.create?.body?.id}`);
+    expect(result.create?.replayed).toBe('true');
     // Exactly the turn's logged events, as a client with the bearer header sees them.
     const logged = await readSse(`${svc.url}/v1/turns/${mine.id}/events`, { headers: { authorization: `Bearer ${BEARER}` } });
     expect(logged.events.at(-1)!.event).toBe('turn.completed');

@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { readSse } from '../e2e/support/sse-client.js';
 import { signStreamToken } from '../../src/http/stream-token.js';
-import { parseCorsOrigins } from '../../src/http/cors.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { CORS_EXPOSED_HEADERS, parseCorsOrigins } from '../../src/http/cors.js';
+import { ROOT } from '../e2e/support/child.js';
 import { request, startService, type BrowserTestService } from './support/service.js';
 
 const BEARER = 'long-lived-bearer-token-123';
@@ -264,6 +268,50 @@ describe('CORS', () => {
     const other = await readSse(svc.url + turn.links.events, { headers: { origin: 'http://localhost:9' } });
     expect(other.status).toBe(200);
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('exposes the documented response headers to an allowed origin, on JSON, replayed and SSE answers; to no other origin', async () => {
+    const exposed = (h: Headers) => (h.get('access-control-expose-headers') ?? '').split(/,\s*/).filter(Boolean).map((x) => x.toLowerCase()).sort();
+    const want = CORS_EXPOSED_HEADERS.map((x) => x.toLowerCase()).sort();
+    expect(want).toEqual(expect.arrayContaining(['location', 'x-turn-id', 'retry-after', 'idempotent-replayed']));
+    model.push({ output: [message('exposed')] });
+    const key = `expose-${Date.now()}`;
+    const body = { input: 'expose', tools: [] };
+    const created = await request(`${svc.url}/v1/turns`, { method: 'POST', body, headers: { ...auth, origin: ALLOWED, 'idempotency-key': key } });
+    expect(created.status).toBe(202);
+    expect(created.headers.get('location')).toBe(`/v1/turns/${created.body.id}`);
+    expect(exposed(created.headers)).toEqual(want);
+    await svc.services.turns.waitForTerminal(created.body.id);
+    const replay = await request(`${svc.url}/v1/turns`, { method: 'POST', body, headers: { ...auth, origin: ALLOWED, 'idempotency-key': key } });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(exposed(replay.headers)).toEqual(want);
+    const sse = await readSse(`${svc.url}/v1/turns/${created.body.id}/events`, { headers: { ...auth, origin: ALLOWED } });
+    expect(exposed(sse.headers)).toEqual(want);
+    const refused = await request(`${svc.url}/v1/turns`, { headers: { origin: ALLOWED } }); // 401, WWW-Authenticate
+    expect(refused.status).toBe(401);
+    expect(exposed(refused.headers)).toEqual(want);
+    const other = await request(`${svc.url}/v1/turns`, { method: 'POST', body, headers: { ...auth, origin: 'http://evil.example.test', 'idempotency-key': key } });
+    expect(other.headers.get('idempotent-replayed')).toBe('true');
+    expect(other.headers.get('access-control-expose-headers')).toBeNull();
+  });
+
+  it('exposes every response header openapi.yaml documents, and README names them all', () => {
+    const spec = parseYaml(readFileSync(path.join(ROOT, 'openapi.yaml'), 'utf8'));
+    const documented = new Set<string>();
+    const walk = (o: unknown): void => {
+      if (!o || typeof o !== 'object') return;
+      const headers = (o as { headers?: unknown }).headers;
+      if (headers && typeof headers === 'object' && !Array.isArray(headers)) for (const h of Object.keys(headers)) documented.add(h.toLowerCase());
+      for (const v of Object.values(o)) walk(v);
+    };
+    walk(spec.paths);
+    walk(spec.components?.responses);
+    expect(documented.size).toBeGreaterThan(0);
+    const exposed = CORS_EXPOSED_HEADERS.map((h) => h.toLowerCase());
+    for (const h of documented) expect(exposed, h).toContain(h);
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const said = readme.slice(readme.indexOf('Access-Control-Expose-Headers'), readme.indexOf('A typed client can be generated'));
+    for (const h of CORS_EXPOSED_HEADERS) expect(said, h).toContain(`\`${h}\``);
   });
 
   it('refuses CORS_ORIGINS entries that are not bare origins', () => {

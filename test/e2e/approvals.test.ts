@@ -385,6 +385,29 @@ describe('decisions', () => {
     expect(input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id)).toEqual(['call_c1', 'call_c2']);
   });
 
+  it('a call held for a decision after a call that ends the turn shows on the stream with the ending output; deciding it is 409 turn_finished', async () => {
+    harness.model.push({
+      output: [
+        functionCall('clarify', { question: 'Which file?' }, { callId: 'call_q1' }),
+        functionCall('write_file', { path: 'held.txt', content: 'x' }, { callId: 'call_h1' }),
+      ],
+    });
+    const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'ask then write', agent_id: 'appr-10', tools: ['computer', 'clarify'], approvals: { write_file: 'always' } });
+    expect(r.body).toMatchObject({ status: 'completed', stop_reason: 'clarify', output_text: 'Which file?' });
+    const all = (await readSse(`${harness.svc.url}/v1/turns/${r.body.id}/events`)).events;
+    for (const ev of all) expect(validateComponent('TurnEvent', ev.json), ev.event).toEqual([]);
+    expect(all.filter((e) => e.json.call_id === 'call_h1').map((e) => [e.event, e.json])).toEqual([
+      ['approval.requested', expect.objectContaining({ name: 'write_file' })],
+      ['tool.started', expect.objectContaining({ name: 'write_file', label: 'Calling write_file', arguments: null })],
+      ['tool.completed', expect.objectContaining({ name: 'write_file', label: 'Did not run write_file', is_error: true, output: 'Error: a prior tool call already ended this turn' })],
+    ]);
+    expect(all.at(-1)?.event).toBe('turn.completed');
+    const late = await decide(harness, r.body.id, { call_id: 'call_h1', decision: 'approve' });
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe('turn_finished');
+    expect(existsSync(homeFile(harness, 'appr-10', 'held.txt'))).toBe(false);
+  });
+
   it('a request naming a tool the turn does not have is refused with 400', async () => {
     const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'x', tools: ['todo'], approvals: { write_file: 'always' } });
     expect(r.status).toBe(400);

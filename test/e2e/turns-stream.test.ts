@@ -54,6 +54,25 @@ describe('POST /v1/turns', () => {
     expect(output.call_id).toBe(call.call_id);
   });
 
+  it("streams tool.started arguments as the tool's schema parsed them, or null for a call that did not validate, as README and the served spec say", async () => {
+    harness.model.push(
+      {
+        output: [
+          functionCall('todo', { todos: 'not a list' }, { callId: 'call_args_bad' }),
+          functionCall('todo', { todos: [{ id: '1', content: 'parsed' }] }, { callId: 'call_args_ok' }),
+        ],
+      },
+      { output: [message('done')] },
+    );
+    const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'args', tools: ['todo'] } });
+    const started = (id: string) => r.events.find((e) => e.event === 'tool.started' && e.json.call_id === id)?.json;
+    expect(started('call_args_bad')).toMatchObject({ label: 'Calling todo', arguments: null });
+    expect(started('call_args_ok')?.arguments).toMatchObject({ todos: [{ id: '1', content: 'parsed' }] });
+    const spec = await fetch(`${harness.svc.url}/openapi.yaml`).then((x) => x.text());
+    const doc = (await import('yaml')).parse(spec);
+    expect(doc.components.schemas.ToolStartedEvent.properties.arguments.description).toMatch(/schema parsed them.*null for a call answered without reaching it/);
+  });
+
   it('answers 202 with links without an SSE Accept, and the events can be read afterwards', async () => {
     harness.model.push({ output: [message('async answer')] });
     const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'hello' });

@@ -5,7 +5,8 @@
  * the jobs tools), holds no running slot meanwhile (with BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT at
  * 3, a 4th job starts and finishes while three wait), goes back to `running` when the call is
  * decided over HTTP (approved: the command runs; rejected: the model reads the rejection) and
- * ends `succeeded`; a job waiting on approvals that is stopped ends `stopped` (its turn cannot be cancelled directly: 409 `turn_owned`); an approval that times
+ * ends `succeeded`; a job waiting on approvals that is stopped ends `stopped` (its turn cannot be cancelled directly: 409 `turn_owned`;
+ * a decision after the stop is 409 `turn_finished` pointing at the job); an approval that times
  * out resumes the job like a rejection; a job waiting across a restart of the service (same
  * DATA_DIR) is approved after it and finishes.
  */
@@ -118,6 +119,16 @@ describe('background jobs waiting for approvals', () => {
     expect(cDone.pending_approvals).toEqual([]);
     const cEvents = (await readSse(`${base}/v1/jobs/${c}/events`)).events.map((e) => e.event);
     expect(cEvents.slice(-2)).toEqual(['job.waiting_on_approval', 'job.stopped']);
+    // Deciding the call of the stopped job's turn is too late; the refusal points at the job (its
+    // messages, respawn), not at a new turn with previous_turn_id, which a job's turn refuses.
+    const late = await api(base, 'POST', `/v1/turns/${cTurn}/approvals`, { call_id: 'call_c', decision: 'approve' });
+    expect(late.status).toBe(409);
+    expect(late.body.error).toMatchObject({ code: 'turn_finished', details: { turn_id: cTurn, call_id: 'call_c', status: 'cancelled', kind: 'background_job', job_id: c } });
+    expect(late.body.error.message).toMatch(new RegExp(`run by background job ${c}.*GET /v1/jobs/${c}.*POST /v1/jobs/${c}/messages.*respawn_background_job`));
+    expect(late.body.error.message).not.toMatch(/continue the conversation with a new turn/);
+    expect(late.body.error.details.hint).toBeUndefined();
+    const cont = await api(base, 'POST', '/v1/turns', { input: 'go on', agent_id: 'job-approvals', previous_turn_id: cTurn });
+    expect(cont.body.error.code).toBe('previous_turn_owned'); // why the plain hint would mislead
   }, 120_000);
 });
 

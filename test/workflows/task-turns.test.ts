@@ -5,6 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from '../e2e/support/service.js';
+import { readSse } from '../e2e/support/sse-client.js';
+import { validateComponent } from '../e2e/support/spec.js';
 import { firstUserText, routedEntries, SCHEMA, toolNames, toolOutputs, type Route } from './support.js';
 
 const harness = useScriptedService({ env: { WORKFLOW_RETRY_BASE_MS: '5' } });
@@ -43,6 +45,24 @@ describe('workflow task turns', () => {
       kind: 'workflow_task',
       origin: { type: 'workflow', workflow_id: wf.id, task_index: 0 },
     });
+  });
+
+  it('takes the first of two valid submissions in one response; the second shows on the task turn stream as not run', async () => {
+    const p = prompt('double submitter');
+    const second = { name: 'beta', count: 4, tags: [] };
+    const { wf } = await runWorkflow([{
+      prompt: p,
+      steps: [{ output: [functionCall('submit_result', { result: good }, { callId: 'call_s1' }), functionCall('submit_result', { result: second }, { callId: 'call_s2' })] }],
+    }]);
+    expect(wf.tasks[0]).toMatchObject({ status: 'succeeded', result: good });
+    const sse = await readSse(`${harness.svc.url}/v1/turns/${wf.tasks[0].turn_ids[0]}/events`);
+    for (const ev of sse.events) expect(validateComponent('TurnEvent', ev.json), ev.event).toEqual([]);
+    const calls = sse.events.filter((e) => e.event === 'tool.started' || e.event === 'tool.completed').map((e) => [e.event, e.json.call_id]);
+    expect(calls).toEqual([['tool.started', 'call_s1'], ['tool.completed', 'call_s1'], ['tool.started', 'call_s2'], ['tool.completed', 'call_s2']]);
+    expect(sse.events.find((e) => e.event === 'tool.completed' && e.json.call_id === 'call_s2')?.json).toMatchObject({
+      label: 'Did not run submit_result', is_error: true, output: 'Error: a prior tool call already ended this turn',
+    });
+    expect(sse.events.at(-1)).toMatchObject({ event: 'turn.completed', json: { stop_reason: 'terminated' } });
   });
 
   it('offers exactly web_fetch, recall, get_page and submit_result, with submit_result built strictly from the raw schema', async () => {
@@ -148,6 +168,16 @@ describe('workflow task turns', () => {
     expect(wf.tasks[0]).toMatchObject({ status: 'failed', attempts: 1, error: { code: 'schema_noncompliance' } });
     expect(wf.summary).toContain('schema_noncompliance');
     expect(requestsFor(p)).toHaveLength(2);
+  });
+
+  it('names the first 5 failed tasks in the summary and says how many more failed', async () => {
+    const prompts = Array.from({ length: 7 }, (_, i) => prompt(`prose only ${i}`));
+    const { wf } = await runWorkflow(prompts.map((p) => ({ prompt: p, steps: [{ output: [message('Prose.')] }, { output: [message('More prose.')] }] })));
+    expect(wf.status).toBe('failed');
+    const named = Array.from({ length: 5 }, (_, i) => `task ${i} "task ${i}": schema_noncompliance`).join('; ');
+    expect(wf.summary).toBe(`7 tasks: 7 failed (${named}; and 2 more)`);
+    const got = await api(harness.svc.url, 'GET', `/v1/workflows/${wf.id}`);
+    expect(got.body.summary).toBe(wf.summary);
   });
 
   it('retries a task whose model produced no text at all (empty_output), and the retry succeeds', async () => {

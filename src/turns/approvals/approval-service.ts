@@ -72,7 +72,7 @@ export class ApprovalService {
     if (!existing) throw approvalNotFound(turnId, body.call_id);
     if (existing.decision !== null) return this.repeated(turnId, existing, body);
     const turn = await this.d.turns.get(turnId);
-    if (!turn || isFinished(turn)) throw turnFinished(turnId, body.call_id, turn?.status ?? 'unknown');
+    if (!turn || isFinished(turn)) throw turnFinished(turnId, body.call_id, turn?.status ?? 'unknown', turn);
     const edited = body.decision === 'approve' && body.arguments ? await this.validated(turnId, existing.name, body.arguments) : null;
     const recorded = await this.record(turnId, body.call_id, { ...decisionOf(body, edited), decided_at: new Date().toISOString(), decided_by: 'client' });
     if (!recorded.won) return this.repeated(turnId, recorded.approval, body, edited);

@@ -45,7 +45,13 @@ describe('clarify', () => {
       event: { type: 'clarify', question, choices: [{ label: 'staging' }, { label: 'production', description: 'live data, read-only' }] },
     });
     expect(validateComponent('ClarifyPresentation', presentation!.json.event)).toEqual([]);
-    expect(sse.events.filter((e) => e.json.call_id === 'call_after')).toEqual([]); // never started
+    // The call after the question is not run, but it shows on the stream like any call that is
+    // not run: a generic tool.started, then a tool.completed with the output the model reads.
+    expect(sse.events.filter((e) => e.json.call_id === 'call_after').map((e) => [e.event, e.json])).toEqual([
+      ['tool.started', expect.objectContaining({ name: 'todo', label: 'Calling todo', arguments: null })],
+      ['tool.completed', expect.objectContaining({ name: 'todo', label: 'Did not run todo', is_error: true, output: 'Error: a prior tool call already ended this turn' })],
+    ]);
+    expect(sse.events.some((e) => e.event === 'presentation' && e.json.call_id === 'call_after')).toBe(false); // the todo never ran
     expect(sse.events.at(-1)).toMatchObject({ event: 'turn.completed', json: { stop_reason: 'clarify', output_text: question } });
 
     // The answer arrives as the next turn, on the clarify turn's transcript.
