@@ -130,9 +130,9 @@ describe('Chat Completions adapter: tool calls assembled from streamed deltas', 
     expect(doneOf(events)).toMatchObject({ status: 'completed', usage: { input_tokens: 10, output_tokens: 5 } });
   });
 
-  it('reports a stream that ends without finish_reason and without [DONE] as cut: no response.done', async () => {
+  it('reports a stream that ends without finish_reason and without [DONE] as cut: no response.done, stream_interrupted saying why', async () => {
     const { events, error } = await runChatRequest([{ content: 'half an answer', finishReason: null, done: false }], withTools());
-    expect(error).toBeUndefined();
+    expect(error).toMatchObject({ code: 'stream_interrupted', message: expect.stringContaining('ended without a finish_reason') });
     expect(events.map((e) => e.type)).not.toContain('response.done');
     expect(events.filter((e) => e.type === 'text.delta').length).toBeGreaterThan(0);
   });
