@@ -67,8 +67,14 @@ describe('Chat Completions: chunks came, no answer', () => {
   });
 
   it('a stream with no chunk at all still says no event came', async () => {
-    chat.push({ data: ['[DONE]'] });
+    chat.push({ data: [] });
     expect(await failedTurn(chatSvc)).toEqual({ code: 'stream_interrupted', message: NO_EVENT });
+  });
+
+  it('a stream of only [DONE] is a finished empty answer (empty_response), not a cut stream', async () => {
+    chat.push({ data: ['[DONE]'] });
+    const error = await failedTurn(chatSvc);
+    expect(error.code).toBe('empty_response');
   });
 });
 
