@@ -184,7 +184,8 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
    * lease: the run stops as after a lost lease — not retried, not paused as a storage failure.
    */
   const refused = (err: unknown): boolean => {
-    if (!isLeaseLost(err)) return false;
+    // A closed stream (its terminal event stored) also means the turn is not this run's any more.
+    if (!isLeaseLost(err) && !(isDomainError(err) && err.code === 'stream_closed')) return false;
     if (!fencedOut) {
       fencedOut = true;
       d.log?.info({ turn_id: id }, "a write of the run was refused: it no longer holds the turn's lease (another instance took the turn over); the run stops");

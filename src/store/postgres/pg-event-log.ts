@@ -144,7 +144,7 @@ export class PgEventLog<E extends { type: string } = { type: string }> implement
         const outcomes = await this.insertBatch(batch, created);
         batch.forEach((p, i) => {
           const o = outcomes[i];
-          if (o.seq === null) return this.refuse(p, o.closed ? new StreamClosedError(p.streamId, String(p.event.type)) : leaseLost(p.fence!));
+          if (o.seq === null) return this.refuse(p, o.fenced ? leaseLost(p.fence!) : new StreamClosedError(p.streamId, String(p.event.type)));
           p.resolve({ streamId: p.streamId, seq: o.seq, createdAt: created, event: p.replaced ? (JSON.parse(p.json) as E) : p.event });
         });
       } catch (err) {
@@ -177,8 +177,8 @@ export class PgEventLog<E extends { type: string } = { type: string }> implement
   /**
    * One multi-row INSERT, each stream's events numbered after that stream's last seq, in batch
    * order, then the writes joined to the stored events, in one transaction.
-   * @returns per event of `batch`: its seq, or null when refused (`closed`: its stream's terminal
-   *   event was stored before; else its fence no longer holds the lease).
+   * @returns per event of `batch`: its seq, or null when refused (`fenced`: its fence no longer
+   *   holds the lease; else its stream's terminal event was stored before).
    */
   private async insertBatch(batch: Pending<E>[], createdAt: string): Promise<Outcome[]> {
     const params: InsertParams = [
@@ -278,8 +278,8 @@ type InsertParams = [string[], number[], string[], string[], string, string[], (
 interface Outcome {
   /** Its seq; null when refused. */
   seq: number | null;
-  /** Refused because its stream had ended (its terminal event stored before). */
-  closed: boolean;
+  /** Refused because its fence no longer holds the lease (else, when refused: its stream had ended). */
+  fenced: boolean;
 }
 
 /**
@@ -290,19 +290,19 @@ interface Outcome {
  * @returns per batch position, its seq or why it was refused.
  */
 async function insertRows(db: PgQueryable, params: InsertParams): Promise<Outcome[]> {
-  const { rows } = await db.query<{ i: number; seq: number | null; closed: boolean }>(
+  const { rows } = await db.query<{ i: number; seq: number | null; closed: boolean; fenced: boolean }>(
     `WITH v AS (SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $7::text[], $8::bigint[]) AS v(stream_id, i, type, data, owner, epoch)),
           held AS MATERIALIZED (SELECT t.id, t.owner, t.lease_epoch FROM turns t WHERE t.id IN (SELECT stream_id FROM v WHERE owner IS NOT NULL) FOR SHARE),
           m AS (SELECT s.stream_id, COALESCE(l.seq, 0) AS last, COALESCE(l.type = ANY($6::text[]), false) AS closed
                 FROM (SELECT DISTINCT stream_id FROM v) s
                 LEFT JOIN LATERAL (SELECT e.seq, e.type FROM event_log e WHERE e.stream_id = s.stream_id ORDER BY e.seq DESC LIMIT 1) l ON true),
+          f AS (SELECT v.i, v.owner IS NOT NULL AND NOT EXISTS (SELECT 1 FROM held h WHERE h.id = v.stream_id AND h.owner = v.owner AND h.lease_epoch = v.epoch) AS fenced FROM v),
           ok AS (SELECT v.i, v.stream_id, v.type, v.data, m.last + row_number() OVER (PARTITION BY v.stream_id ORDER BY v.i) AS seq
-                 FROM v JOIN m USING (stream_id)
-                 WHERE NOT m.closed
-                   AND (v.owner IS NULL OR EXISTS (SELECT 1 FROM held h WHERE h.id = v.stream_id AND h.owner = v.owner AND h.lease_epoch = v.epoch))),
+                 FROM v JOIN m USING (stream_id) JOIN f USING (i)
+                 WHERE NOT m.closed AND NOT f.fenced),
           ins AS (INSERT INTO event_log (stream_id, seq, type, data, created_at) SELECT stream_id, seq, type, data, $5 FROM ok)
-     SELECT v.i, ok.seq, m.closed FROM v JOIN m USING (stream_id) LEFT JOIN ok USING (i) ORDER BY v.i`,
+     SELECT v.i, ok.seq, m.closed, f.fenced FROM v JOIN m USING (stream_id) JOIN f USING (i) LEFT JOIN ok USING (i) ORDER BY v.i`,
     params,
   );
-  return rows.map((r) => ({ seq: r.seq, closed: r.closed }));
+  return rows.map((r) => ({ seq: r.seq, fenced: r.fenced }));
 }
