@@ -7,6 +7,10 @@
  *
  * Wake-ups: in-process `wake()` after a turn is created or finished, and a poll every second for
  * turns enqueued elsewhere or whose owner's lease ran out.
+ *
+ * Fencing (Postgres): each run gets a lease fence (this instance's id and the claim epoch) that its
+ * writes carry (src/store/lease-fence.ts); a lost lease — found by the heartbeat, or by a store
+ * that refused a write — marks the fence lost, aborts the run and leaves the turn to its new holder.
  */
 import type { LeaseFence } from '../store/lease-fence.js';
 import type { TurnQueue } from '../store/turn-queue.js';
