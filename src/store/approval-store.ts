@@ -8,6 +8,7 @@
  * (src/store/postgres/pg-approval-store.ts). Contract: test/store/contracts/approval-store.contract.ts.
  * Times are ISO 8601 strings (UTC, `toISOString()`), which sort as text.
  */
+import type { LeaseFence } from './lease-fence.js';
 
 /** `approve` or `reject`. */
 export type ApprovalDecisionKind = 'approve' | 'reject';
@@ -48,9 +49,11 @@ export interface ApprovalDecisionInput {
 export interface ApprovalStore {
   /**
    * Store a pending approval unless one exists for (turn_id, call_id); returns the stored row and
-   * whether this call created it.
+   * whether this call created it. With `fence` (the requesting run's lease,
+   * src/store/lease-fence.ts) a shared engine stores it only while that lease is held, else
+   * rejects with `LeaseLostError`; SQLite ignores it.
    */
-  request(a: NewApproval): Promise<{ approval: StoredApproval; created: boolean }>;
+  request(a: NewApproval, fence?: LeaseFence): Promise<{ approval: StoredApproval; created: boolean }>;
   get(turnId: string, callId: string): Promise<StoredApproval | undefined>;
   /** Every approval of a turn, in the order they were requested. */
   list(turnId: string): Promise<StoredApproval[]>;

@@ -5,6 +5,7 @@
  * turn grows. Implementations: SQLite (src/store/sqlite-checkpoint-store.ts). Contract:
  * test/store/checkpoint-store.contract.ts.
  */
+import type { LeaseFence } from './lease-fence.js';
 import type { TranscriptItem } from '../model/port.js';
 
 /** One checkpoint as stored. */
@@ -24,8 +25,10 @@ export interface TurnCheckpointStore {
    * Atomically append `newItems` at positions `checkpoint.itemCount - newItems.length …` and
    * replace the turn's checkpoint. Either both are stored or neither.
    * @throws when the positions do not continue the stored items (a lost or stale writer).
+   * @param fence the writing run's lease (src/store/lease-fence.ts): a shared engine stores only
+   *   while it is held, else rejects with `LeaseLostError`; SQLite ignores it.
    */
-  save(turnId: string, checkpoint: StoredCheckpoint, newItems: readonly TranscriptItem[]): Promise<void>;
+  save(turnId: string, checkpoint: StoredCheckpoint, newItems: readonly TranscriptItem[], fence?: LeaseFence): Promise<void>;
   /**
    * Optional write-behind `save` (same contract): the checkpoint is queued at once and committed
    * with the next batch of the turn event log on the same database, together with the events

@@ -8,6 +8,7 @@
  * once the event is durably stored. Implementations: SQLite (src/store/sqlite-event-log.ts); a
  * networked engine implements the same interface (contract suite: test/store/event-log.contract.ts).
  */
+import type { LeaseFence } from './lease-fence.js';
 
 /** One stored event. `event` is the JSON object that was appended (it has a string `type`). */
 export interface LoggedEvent<E extends { type: string } = { type: string }> {
@@ -31,8 +32,12 @@ export interface EventLog<E extends { type: string } = { type: string }> {
   /**
    * Store `event` as the next event of `streamId`. Resolves with the stored form (fields JSON
    * cannot represent may be replaced by markers; the stored form is what readers get).
+   * With `fence` (a run's lease on the turn `streamId`, src/store/lease-fence.ts) an engine shared
+   * by several instances stores it only while that lease is held, else rejects with
+   * `LeaseLostError`; an engine owned by one process ignores it. Nothing is stored after a
+   * stream's terminal event (Postgres: rejects with `StreamClosedError`).
    */
-  append(streamId: string, event: E): Promise<LoggedEvent<E>>;
+  append(streamId: string, event: E, fence?: LeaseFence): Promise<LoggedEvent<E>>;
   /** Stored events with `seq > afterSeq`, in order, at most `limit` (default 1000). */
   read(streamId: string, afterSeq: number, limit?: number): Promise<LoggedEvent<E>[]>;
   /** Highest stored seq of the stream (0 when it has none). */

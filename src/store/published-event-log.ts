@@ -5,6 +5,7 @@
  * `seq <= last sent`): see src/http/sse-stream.ts.
  */
 import type { EventListener, EventLog, EventNotifier, LoggedEvent, QueuedAppend } from './event-log.js';
+import type { LeaseFence } from './lease-fence.js';
 
 export class PublishedEventLog<E extends { type: string }> implements EventLog<E> {
   /** Present when the store has it: numbered at once; notified once stored (in seq order). */
@@ -33,8 +34,8 @@ export class PublishedEventLog<E extends { type: string }> implements EventLog<E
   }
 
   /** Store, then notify; resolves with the stored event. */
-  async append(streamId: string, event: E): Promise<LoggedEvent<E>> {
-    const logged = await this.store.append(streamId, event);
+  async append(streamId: string, event: E, fence?: LeaseFence): Promise<LoggedEvent<E>> {
+    const logged = await this.store.append(streamId, event, fence);
     this.notifier.notify(logged);
     return logged;
   }

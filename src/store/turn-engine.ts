@@ -6,7 +6,7 @@
  *   with LISTEN/NOTIFY wake-ups ({@link PgEventNotifier}) so a subscriber on any instance follows
  *   a turn running on another. Tables come from the migrations the control-plane stores apply.
  */
-import type { TurnEvent } from '../runtime/events.js';
+import { TERMINAL_EVENT_TYPES, type TurnEvent } from '../runtime/events.js';
 import type { TurnTrace } from '../telemetry/trace-context.js';
 import type { WorkflowEvent } from '../workflows/events.js';
 import type { ApprovalStore } from './approval-store.js';
@@ -85,7 +85,8 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
   }
   const notifierFor = <E extends { type: string }>(log: PgEventLog<E>) =>
     new PgEventNotifier<E>({ url, send: (sql, params) => pg.query(sql, params), log: log as unknown as PgNotifierOptions['log'], onError });
-  const turnLog = new PgEventLog<TurnEvent>(pg);
+  // Nothing is stored in a turn's log after its terminal event, whoever appends it.
+  const turnLog = new PgEventLog<TurnEvent>(pg, { terminalTypes: TERMINAL_EVENT_TYPES });
   const workflowLog = new PgEventLog<WorkflowEvent>(pg);
   const turnNotifier = notifierFor(turnLog);
   const workflowNotifier = notifierFor(workflowLog);

@@ -22,6 +22,12 @@ export interface ClaimedTurn {
    * e.g. a graceful shutdown) or `lost` (its lease ran out: the owner crashed or stalled).
    */
   previousRun: 'none' | 'released' | 'lost';
+  /**
+   * The claim epoch (`turns.lease_epoch`, src/store/lease-fence.ts) on an engine shared by several
+   * instances: the same as before when `owner` took back its own lease that ran out with nobody
+   * else claiming it, higher whenever the turn passed to another holder. Absent on SQLite.
+   */
+  epoch?: number;
 }
 
 export interface TurnQueue {

@@ -9,6 +9,7 @@
  * {@link TurnCheckpointStore} (turn state and append-only transcript items —
  * src/store/checkpoint-store.ts) work on the same turns.
  */
+import type { LeaseFence } from './lease-fence.js';
 import type { TranscriptItem } from '../model/port.js';
 import type { TurnTrace } from '../telemetry/trace-context.js';
 import type { StoredTaskBinding, TurnKind, TurnOrigin, TurnRecordStatus } from '../turns/turn-kinds.js';
@@ -73,21 +74,28 @@ export interface TurnStore {
   /** The legacy transcript column (turns finished before checkpoints existed); null otherwise. */
   getLegacyTranscript(id: string): Promise<TranscriptItem[] | null | undefined>;
   findByIdempotencyKey(key: string): Promise<{ id: string; request_hash: string | null } | undefined>;
-  /** Store the outcome. Only a turn not finished yet changes; returns false otherwise. */
-  finish(id: string, outcome: TurnOutcome): Promise<boolean>;
+  /**
+   * Store the outcome. Only a turn not finished yet changes; returns false otherwise.
+   * With `fence` (the finishing run's lease, src/store/lease-fence.ts) a shared engine changes it
+   * only while that lease is held, else rejects with `LeaseLostError`; SQLite ignores it.
+   */
+  finish(id: string, outcome: TurnOutcome, fence?: LeaseFence): Promise<boolean>;
   /**
    * {@link finish}, written in the transaction of the turn's next event (engines whose store and
    * log share one database): the event appended right after, in the same synchronous step
    * (`appendQueued` on SQLite, `append` on Postgres), is committed in the same transaction — so a
    * turn's finished record and its terminal event are stored together or not at all (no crash
    * between them), and the event is streamed only once the record says finished. Absent: use
-   * `finish`, then append.
+   * `finish`, then append. `fence` as for {@link finish}.
    */
-  finishInBatch?(id: string, outcome: TurnOutcome): Promise<boolean>;
+  finishInBatch?(id: string, outcome: TurnOutcome, fence?: LeaseFence): Promise<boolean>;
   /** Finish a turn only while it is still `queued` (cancel before it ran). True when it was. */
   finishQueued(id: string, outcome: TurnOutcome): Promise<boolean>;
-  /** Record live progress shown by GET (steps, usage) while the turn runs. */
-  updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } | null }): Promise<void>;
+  /**
+   * Record live progress shown by GET (steps, usage) while the turn runs. With `fence` a shared
+   * engine writes it only while that lease is held (else: no effect).
+   */
+  updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } | null }, fence?: LeaseFence): Promise<void>;
   /**
    * Store a cancel request (`cancel_requested_at`, ISO 8601) on a turn that has not finished;
    * the owning runner sees it at its next heartbeat. Returns false for a finished/unknown turn.

@@ -60,9 +60,9 @@ export function observeEventLog<L extends EventLog<any> & Pick<EventNotifier<any
       if (r && typeof (r as Promise<void>).then === 'function') return observeRest(r, i + 1, logged);
     }
   };
-  log.append = async (streamId, event) => {
+  log.append = async (streamId, event, fence) => {
     const end = hooks.metrics.eventLogAppend.startTimer();
-    const logged = await append(streamId, event);
+    const logged = await append(streamId, event, fence);
     end();
     const observed = observe(logged);
     if (observed) await observed;

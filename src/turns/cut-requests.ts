@@ -7,6 +7,7 @@
  * no such request (between rounds, or while a round's calls ran) keeps the exact usage.
  */
 import type { ModelPort } from '../model/port.js';
+import type { LeaseFence } from '../store/lease-fence.js';
 import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
 
 /**
@@ -33,10 +34,10 @@ export function watchRequests(port: ModelPort, onRequest: () => void): ModelPort
  * Call it only while holding the turn's lease (the checkpoint is rewritten whole).
  * @throws what the store throws, or a SyntaxError when the stored state is not JSON.
  */
-export async function forgetStoredUsage(store: TurnCheckpointStore, turnId: string): Promise<void> {
+export async function forgetStoredUsage(store: TurnCheckpointStore, turnId: string, fence?: LeaseFence): Promise<void> {
   const cp = await store.load(turnId);
   if (!cp) return;
   const state = JSON.parse(cp.state) as { usage?: unknown };
   if (state.usage === null) return;
-  await store.save(turnId, { ...cp, state: JSON.stringify({ ...state, usage: null }) }, []);
+  await store.save(turnId, { ...cp, state: JSON.stringify({ ...state, usage: null }) }, [], fence);
 }

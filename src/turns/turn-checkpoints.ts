@@ -18,6 +18,7 @@ import type { TranscriptItem } from '../model/port.js';
 import type { NextStep } from '../runtime/round-types.js';
 import { serializeTurnState, TURN_STATE_VERSION, type TurnState } from '../runtime/turn-state.js';
 import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
+import type { LeaseFence } from '../store/lease-fence.js';
 
 export class TurnCheckpointer {
   constructor(
@@ -25,6 +26,8 @@ export class TurnCheckpointer {
     private readonly turnId: string,
     /** Items already stored for this turn. */
     private storedItems: number,
+    /** The run's lease (Postgres): a save is stored only while it is held (src/store/lease-fence.ts). */
+    private readonly fence?: LeaseFence,
   ) {}
 
   /** True after a save failed: the stored item count is read again before the next. */
@@ -55,7 +58,7 @@ export class TurnCheckpointer {
       return;
     }
     try {
-      await this.store.save(this.turnId, checkpoint, newItems);
+      await this.store.save(this.turnId, checkpoint, newItems, this.fence);
     } catch (err) {
       this.resync = true;
       throw err;

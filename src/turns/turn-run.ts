@@ -11,6 +11,13 @@
  * (transcript included) is stored before or with both, so every ending keeps its transcript and
  * `previous_turn_id` always continues the real conversation.
  *
+ * Fencing (Postgres, src/store/lease-fence.ts): every write of the run for its turn — events,
+ * checkpoints, the finished record, progress, approval rows — carries the run's lease fence and is
+ * stored only while the run still holds the lease. A refused write (`lease_lost`: another instance
+ * took the turn over while this one's connection hung, say) stops the run like a lost lease, not
+ * like a storage failure: its signal is aborted (the model stream is no longer read), nothing more
+ * is written, the turn is left to its new holder.
+ *
  * A run stopped by shutdown (or whose lease was lost) does not end the turn: no terminal event,
  * the lease is released (or left to its new owner) and the turn resumes from its checkpoint. The
  * calls it cut are left as a crash leaves them — started, not completed (no cancel outcome is
@@ -41,6 +48,7 @@ import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
 import type { EventLog } from '../store/event-log.js';
 import type { TurnStore } from '../store/turn-store.js';
 import type { ApprovalStore } from '../store/approval-store.js';
+import { isLeaseLost, type LeaseFence } from '../store/lease-fence.js';
 import { effectivePolicy } from './approvals/policy.js';
 import { createTurnApprovalGate } from './approvals/turn-gate.js';
 import { forgetStoredUsage, watchRequests } from './cut-requests.js';
@@ -90,6 +98,13 @@ export interface RunControl {
   detached(): boolean;
   /** True once this run's lease was lost (another instance may own the turn now). */
   leaseLost(): boolean;
+  /**
+   * The run's lease on its turn (Postgres): every write the run makes for the turn carries it and
+   * is stored only while the lease is held (src/store/lease-fence.ts). Absent: writes are not fenced.
+   */
+  fence?: LeaseFence;
+  /** Called once when a store refused a write of this run because it no longer holds the lease. */
+  loseLease?(): void;
   /** Resolves when turn `id` has finished (for `previous_turn_id`). */
   waitFinished(id: string, signal: AbortSignal): Promise<void>;
 }
@@ -143,7 +158,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     if (event.status === 'rejected') throw event.reason;
     if (written.status === 'rejected') {
       d.log?.error({ err: written.reason, turn_id: id }, 'finishing the turn record with its terminal event failed; finishing it alone');
-      await d.store.finish(id, f.outcome);
+      await d.store.finish(id, f.outcome, c.fence);
     }
   };
   /**
@@ -161,7 +176,25 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     d.log?.error({ err, turn_id: id }, `${what}: the run stops; the turn resumes from its checkpoint`);
     c.controller.abort(new Error('the turn store is unavailable'));
   };
-  const detached = () => storeLost !== undefined || c.detached();
+  /** True once a store refused a write of this run: the lease is another run's (see {@link refused}). */
+  let fencedOut = false;
+  const lostLease = () => fencedOut || c.leaseLost();
+  /**
+   * True when `err` is a store's refusal of a write because this run no longer holds the turn's
+   * lease: the run stops as after a lost lease — not retried, not paused as a storage failure.
+   */
+  const refused = (err: unknown): boolean => {
+    // A closed stream (its terminal event stored) also means the turn is not this run's any more.
+    if (!isLeaseLost(err) && !(isDomainError(err) && err.code === 'stream_closed')) return false;
+    if (!fencedOut) {
+      fencedOut = true;
+      d.log?.info({ turn_id: id }, "a write of the run was refused: it no longer holds the turn's lease (another instance took the turn over); the run stops");
+      c.loseLease?.();
+      c.controller.abort(new Error('lease lost'));
+    }
+    return true;
+  };
+  const detached = () => storeLost !== undefined || fencedOut || c.detached();
   /**
    * The cancel outcomes of calls this run's stop cut (shutdown or lost lease): not stored, so the
    * resumed round treats those calls as cut by a crash. Stored after all, before the terminal
@@ -169,7 +202,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
    */
   const withheld: TurnEvent[] = [];
   const append = async (event: TurnEvent) => {
-    if (terminal || storeLost !== undefined) return; // nothing after the terminal event, nor after a lost one
+    if (terminal || storeLost !== undefined || lostLease()) return; // nothing after the terminal event, nor after a lost one or a lost lease
     if (isStoppedWhileRunning(event) && detached() && !c.cancelRequested()) {
       withheld.push(event);
       return;
@@ -192,10 +225,10 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
         if (current && event.type !== 'turn.completed') Object.assign(outcome, { output_text: current.lastText, steps: current.steps, usage: current.usage ? { ...current.usage } : null });
         if (!d.store.finishInBatch) {
           await d.events.flushQueued?.(); // the final checkpoint and the events before it, before the record says finished
-          await d.store.finish(id, outcome);
+          await d.store.finish(id, outcome, c.fence);
         }
       } catch (err) {
-        loseStore(err, 'finishing the turn record failed');
+        if (!refused(err)) loseStore(err, 'finishing the turn record failed');
         return;
       }
       if (terminal) return; // ended meanwhile (an event appended while the record was read)
@@ -204,13 +237,13 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
         // One commit for the finished record and the terminal event appended just below (same
         // synchronous step), after the final checkpoint and the events before it (queued or stored earlier):
         // no crash can leave one without the other, and the event streams once the record says so.
-        finishing = { written: d.store.finishInBatch(id, outcome), outcome };
+        finishing = { written: d.store.finishInBatch(id, outcome, c.fence), outcome };
       }
       logFinished(d, id, outcome, startedAt);
     }
     try {
       if (!d.events.appendQueued) {
-        const stored = d.events.append(id, event);
+        const stored = d.events.append(id, event, c.fence);
         if (finishing) await finishedWith(finishing, stored);
         seq = (await stored).seq;
         return;
@@ -226,9 +259,9 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       // instead of queueing behind every earlier turn's request (bench:concurrency: p99 to
       // turn.started 0.82–1.18 s against 0.95–1.46 s without, in paired runs). A few µs a turn.
       if (event.type === 'turn.started') await new Promise<void>((resolve) => setImmediate(resolve));
-      else q.stored.catch(loseStore);
+      else q.stored.catch((err: unknown) => void (refused(err) || loseStore(err)));
     } catch (err) {
-      loseStore(err);
+      if (!refused(err)) loseStore(err);
     }
   };
   // Deltas joined (≤ 1 per 50 ms or 4 KiB) and capped at MAX_EVENTS_PER_TURN (delta-coalescer.ts);
@@ -239,7 +272,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
   let progressAt = 0;
   const writeProgress = async (s: TurnState) => {
     progressAt = Date.now();
-    await d.store.updateProgress(id, { steps: s.steps, usage: s.usage });
+    await d.store.updateProgress(id, { steps: s.steps, usage: s.usage }, c.fence);
   };
   const fail = async (error: { code: string; message: string }) => {
     await emit({ type: 'turn.failed', error });
@@ -253,16 +286,18 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
    * is left to the new owner (it resumes as after a crash); a lost store cannot be written.
    */
   const detach = async (): Promise<'detached'> => {
-    if (requestSinceCheckpoint && storeLost === undefined && !c.leaseLost()) {
-      await forgetStoredUsage(d.checkpoints, id).catch((err: unknown) => d.log?.error({ err, turn_id: id }, 'marking the usage of a stopped turn unknown failed'));
+    if (requestSinceCheckpoint && storeLost === undefined && !lostLease()) {
+      await forgetStoredUsage(d.checkpoints, id, c.fence).catch((err: unknown) => d.log?.error({ err, turn_id: id }, 'marking the usage of a stopped turn unknown failed'));
     }
     return 'detached';
   };
   try {
     const end = await run(rec, request);
+    if (fencedOut) return 'detached'; // the turn is another run's: nothing more to do here
     if (storeLost !== undefined) return 'stalled';
     return end === 'detached' ? detach() : end;
   } catch (err) {
+    if (refused(err) || fencedOut) return 'detached';
     if (storeLost !== undefined) return 'stalled';
     if (databaseUnavailable(err)) {
       // A read or write of the run found the database away (or a statement timed out): the turn
@@ -295,7 +330,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       }
       state = initialTurnState(input);
       current = state;
-      checkpointer = new TurnCheckpointer(d.checkpoints, id, 0);
+      checkpointer = new TurnCheckpointer(d.checkpoints, id, 0, c.fence);
       await checkpointer.save(state);
       await carried?.taken();
       if (seq > 0) resume = { state };
@@ -304,7 +339,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       if (loaded.type === 'fail') return fail(loaded.error);
       state = loaded.state;
       current = state;
-      checkpointer = new TurnCheckpointer(d.checkpoints, id, cp.itemCount);
+      checkpointer = new TurnCheckpointer(d.checkpoints, id, cp.itemCount, c.fence);
       if (c.previousRun === 'lost' && !state.ended) {
         const crash = countCrash(state, d.config.TURN_MAX_CRASHES);
         if (crash?.type === 'fail') return fail(crash.error);
@@ -360,18 +395,18 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
         turnContext: ctx,
         ...(live?.finalAnswerGuard ? { finalAnswerGuard: live.finalAnswerGuard } : {}),
         ...(resume ? { resume } : {}),
-        ...(d.approvals ? { approvals: turnApprovalGate(d, id, request, ctx) } : {}),
+        ...(d.approvals ? { approvals: turnApprovalGate(d, id, request, ctx, c.fence) } : {}),
         ...(boundary ? { atRoundBoundary: boundary } : {}),
         checkpoint: async (s, next) => {
           // A round whose events were not all stored is not checkpointed: it runs again on resume.
-          if (storeLost !== undefined) return;
+          if (storeLost !== undefined || lostLease()) return;
           if (detached() && !c.cancelRequested() && next?.type === 'cancelled') return;
           try {
             await checkpointer.save(s, next);
           } catch (err) {
             // Never run on without checkpoints (the loop would swallow this): stop, and resume from
             // what is stored — which may be this very save, when only its answer was lost.
-            loseStore(err, 'storing the turn checkpoint failed');
+            if (!refused(err)) loseStore(err, 'storing the turn checkpoint failed');
             return;
           }
           requestSinceCheckpoint = false;
@@ -431,9 +466,9 @@ function mustBeStored(event: TurnEvent): boolean {
   return event.type === 'tool.started' || event.type === 'approval.requested' || isTerminalEvent(event);
 }
 
-function turnApprovalGate(d: TurnRunDeps, id: string, request: CreateTurnInput, ctx: TurnContext) {
+function turnApprovalGate(d: TurnRunDeps, id: string, request: CreateTurnInput, ctx: TurnContext, fence: LeaseFence | undefined) {
   const policy = effectivePolicy(request.approvals, d.config.APPROVAL_POLICY);
-  return createTurnApprovalGate({ store: d.approvals!, turnId: id, policy, timeoutS: d.config.APPROVAL_TIMEOUT_S, turnContext: ctx });
+  return createTurnApprovalGate({ store: d.approvals!, turnId: id, policy, timeoutS: d.config.APPROVAL_TIMEOUT_S, turnContext: ctx, ...(fence ? { fence } : {}) });
 }
 
 /**

@@ -7,7 +7,12 @@
  *
  * Wake-ups: in-process `wake()` after a turn is created or finished, and a poll every second for
  * turns enqueued elsewhere or whose owner's lease ran out.
+ *
+ * Fencing (Postgres): each run gets a lease fence (this instance's id and the claim epoch) that its
+ * writes carry (src/store/lease-fence.ts); a lost lease — found by the heartbeat, or by a store
+ * that refused a write — marks the fence lost, aborts the run and leaves the turn to its new holder.
  */
+import type { LeaseFence } from '../store/lease-fence.js';
 import type { TurnQueue } from '../store/turn-queue.js';
 import { runClaimedTurn, type RunControl, type TurnRunDeps } from './turn-run.js';
 
@@ -31,6 +36,13 @@ interface Running {
   lost: boolean;
   /** Set while the run, stalled, pauses before its turn is let go: ends the pause now. */
   endPause?: () => void;
+  /** The run's lease fence (Postgres: the claim epoch), marked lost with `lost`. */
+  fence?: LeaseFence;
+  /**
+   * Set when this instance claimed the turn again while this (stale) run still went on, after
+   * another instance had held it: the claim epoch to start a fresh run with once this one ended.
+   */
+  relaunch?: number;
 }
 
 export interface TurnRunnerDeps extends TurnRunDeps {
@@ -139,13 +151,28 @@ export class TurnRunner {
       // only renewed the lease. A second run beside the first would request the model and run the
       // tools again, store events after the turn's terminal one, and the first of the two to end
       // would drop the other's heartbeat.
-      if (this.running.has(claimed.id)) continue;
-      this.launch(claimed.id, claimed.previousRun);
+      const entry = this.running.get(claimed.id);
+      if (entry) {
+        // Nobody else held it meanwhile (same claim epoch): the run goes on with its lease. Else
+        // another instance had it (and may have advanced it): this run is stale — its writes are
+        // fenced off already — so it stops, and a fresh run resumes the turn from its checkpoint.
+        if (claimed.epoch !== undefined && entry.fence && claimed.epoch !== entry.fence.epoch) {
+          entry.relaunch = claimed.epoch;
+          this.loseLease(entry);
+        }
+        continue;
+      }
+      this.launch(claimed.id, claimed.previousRun, claimed.epoch);
     }
   }
 
-  private launch(id: string, previousRun: RunControl['previousRun']): void {
+  /**
+   * @param epoch the claim epoch (Postgres): the run's writes are fenced with it
+   *   (src/store/lease-fence.ts); absent (SQLite): not fenced.
+   */
+  private launch(id: string, previousRun: RunControl['previousRun'], epoch?: number): void {
     const entry: Running = { controller: new AbortController(), done: Promise.resolve(), cancelRequested: false, lost: false };
+    if (epoch !== undefined) entry.fence = { turnId: id, owner: this.d.owner, epoch, lost: false };
     this.running.set(id, entry);
     const control: RunControl = {
       controller: entry.controller,
@@ -153,6 +180,8 @@ export class TurnRunner {
       cancelRequested: () => entry.cancelRequested,
       detached: () => (this.stopping || entry.lost) && !entry.cancelRequested,
       leaseLost: () => entry.lost,
+      ...(entry.fence ? { fence: entry.fence } : {}),
+      loseLease: () => this.loseLease(entry),
       waitFinished: this.d.waitFinished,
     };
     entry.done = runClaimedTurn(this.d, id, control)
@@ -171,8 +200,18 @@ export class TurnRunner {
       .finally(() => {
         if (this.running.get(id) === entry) this.running.delete(id);
         this.d.onRunEnded(id);
+        // Claimed again while this stale run ended: the claim is held; a fresh run resumes the turn.
+        if (entry.relaunch !== undefined && !this.stopping && !this.running.has(id)) this.launch(id, 'lost', entry.relaunch);
         this.wake();
       });
+  }
+
+  /** The run of `entry` no longer holds its turn's lease: it stops, its writes are refused, the turn is left alone. */
+  private loseLease(entry: Running): void {
+    entry.lost = true;
+    if (entry.fence) entry.fence.lost = true;
+    entry.controller.abort(new Error('lease lost'));
+    entry.endPause?.();
   }
 
   /**
@@ -212,9 +251,7 @@ export class TurnRunner {
         if (!entry) continue; // ended meanwhile
         const r = held.get(id);
         if (!r) {
-          entry.lost = true;
-          entry.controller.abort(new Error('lease lost'));
-          entry.endPause?.();
+          this.loseLease(entry);
         } else if (r.cancelRequested && entry.endPause) {
           entry.endPause(); // stalled: its next run reads the stored cancel
         } else if (r.cancelRequested && !entry.cancelRequested) {

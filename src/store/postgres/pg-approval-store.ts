@@ -1,21 +1,31 @@
 /**
  * Postgres implementation of {@link ApprovalStore} (table `turn_approvals`, migration 005). A
  * decision is one conditional UPDATE (`WHERE decision IS NULL`): under concurrent deciders on any
- * instance, exactly one row update happens and the others see the recorded decision.
+ * instance, exactly one row update happens and the others see the recorded decision. A request
+ * made with the run's lease fence is stored only while that lease is held (./pg-lease-fence.ts).
  */
 import { APPROVAL_COLUMNS, approvalFromRow, type ApprovalRow } from '../approval-rows.js';
 import type { ApprovalDecisionInput, ApprovalStore, NewApproval, StoredApproval } from '../approval-store.js';
-import type { PgDatabase } from './pg-database.js';
+import type { LeaseFence } from '../lease-fence.js';
+import type { PgDatabase, PgQueryable } from './pg-database.js';
+import { holdLease } from './pg-lease-fence.js';
 
 export class PgApprovalStore implements ApprovalStore {
   constructor(private readonly db: PgDatabase) {}
 
-  async request(a: NewApproval): Promise<{ approval: StoredApproval; created: boolean }> {
-    const r = await this.db.query(
-      `INSERT INTO turn_approvals (turn_id, call_id, name, arguments, label, requested_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (turn_id, call_id) DO NOTHING`,
-      [a.turn_id, a.call_id, a.name, JSON.stringify(a.arguments ?? null), a.label, a.requested_at, a.expires_at],
-    );
+  async request(a: NewApproval, fence?: LeaseFence): Promise<{ approval: StoredApproval; created: boolean }> {
+    const insert = (db: PgQueryable) =>
+      db.query(
+        `INSERT INTO turn_approvals (turn_id, call_id, name, arguments, label, requested_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (turn_id, call_id) DO NOTHING`,
+        [a.turn_id, a.call_id, a.name, JSON.stringify(a.arguments ?? null), a.label, a.requested_at, a.expires_at],
+      );
+    const r = fence
+      ? await this.db.transaction(async (tx) => {
+          await holdLease(tx, fence);
+          return insert(tx);
+        })
+      : await insert(this.db);
     return { approval: (await this.get(a.turn_id, a.call_id))!, created: r.rowCount === 1 };
   }
 

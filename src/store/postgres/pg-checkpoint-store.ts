@@ -3,17 +3,22 @@
  * `turn_checkpoints(turn_id, version, step, item_count, state)`, written in one transaction that
  * first locks the turn's checkpoint row (or, for the first one, takes a per-turn advisory lock),
  * so two writers of one turn cannot interleave; a save that does not continue the stored items is
- * refused. The new items go in one multi-row INSERT.
+ * refused. The new items go in one multi-row INSERT. A save with a lease fence first checks and
+ * locks the turn's lease in the same transaction (./pg-lease-fence.ts): a run that lost its turn
+ * to another instance stores no checkpoint.
  */
 import type { TranscriptItem } from '../../model/port.js';
 import type { StoredCheckpoint, TurnCheckpointStore } from '../checkpoint-store.js';
+import type { LeaseFence } from '../lease-fence.js';
 import type { PgDatabase } from './pg-database.js';
+import { holdLease } from './pg-lease-fence.js';
 
 export class PgCheckpointStore implements TurnCheckpointStore {
   constructor(private readonly db: PgDatabase) {}
 
-  async save(turnId: string, c: StoredCheckpoint, newItems: readonly TranscriptItem[]): Promise<void> {
+  async save(turnId: string, c: StoredCheckpoint, newItems: readonly TranscriptItem[], fence?: LeaseFence): Promise<void> {
     await this.db.transaction(async (tx) => {
+      if (fence) await holdLease(tx, fence);
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('turn-checkpoint:' || $1))`, [turnId]);
       const { rows } = await tx.query<{ n: number }>('SELECT count(*) AS n FROM turn_items WHERE turn_id = $1', [turnId]);
       const from = c.itemCount - newItems.length;

@@ -5,6 +5,9 @@
  * same turn. Claimable: `queued` (once `lease_until` has passed when deferred), or `running` with a lease that ran out (`lease_until < now`; 0
  * = released by its owner). Shared engine: {@link PgTurnQueue.recoverOrphans} does nothing —
  * a dead instance's leases expire on their own and another instance takes the turns over.
+ *
+ * Each claim returns the turn's claim epoch (`lease_epoch`, migration 19), raised whenever the turn
+ * passes to another holder: the run's writes are fenced with it (src/store/lease-fence.ts).
  */
 import type { ClaimedTurn, TurnQueue } from '../turn-queue.js';
 import type { PgDatabase } from './pg-database.js';
@@ -27,12 +30,17 @@ export class PgTurnQueue implements TurnQueue {
       );
       const row = rows[0];
       if (!row) return undefined;
-      await tx.query(
-        `UPDATE turns SET status = 'running', owner = $1, lease_until = $2, started_at = COALESCE(started_at, $3) WHERE id = $4`,
+      // The epoch stays only when `owner` takes back its own running turn whose lease ran out
+      // with nobody else claiming it (its run may still be going on); any other claim fences
+      // every earlier holder's writes off (src/store/lease-fence.ts).
+      const { rows: claimed } = await tx.query<{ lease_epoch: string }>(
+        `UPDATE turns SET status = 'running', owner = $1, lease_until = $2, started_at = COALESCE(started_at, $3),
+           lease_epoch = CASE WHEN status = 'running' AND owner = $1 THEN lease_epoch ELSE lease_epoch + 1 END
+         WHERE id = $4 RETURNING lease_epoch`,
         [owner, now + leaseMs, new Date(now).toISOString(), row.id],
       );
       const previousRun = row.status === 'queued' ? 'none' : row.lease_until === 0 ? 'released' : 'lost';
-      return { id: row.id, previousRun };
+      return { id: row.id, previousRun, epoch: Number(claimed[0].lease_epoch) };
     });
   }
 

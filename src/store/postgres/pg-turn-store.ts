@@ -1,7 +1,9 @@
 /**
  * The turn store on Postgres (table `turns`, migration 4; also used by {@link PgTurnQueue} for
  * `owner` / `lease_until`). Same rules as the SQLite store: a finished turn never changes again,
- * a cancel request is stored once (the first time wins), an idempotency key is unique.
+ * a cancel request is stored once (the first time wins), an idempotency key is unique. A finish or
+ * progress write made with a run's lease fence changes the record only while that lease is held
+ * (src/store/lease-fence.ts): a run that lost its turn to another instance cannot finish it.
  *
  * Synchronous readers (the tracing wrapper, the metrics observer) cannot wait for the network:
  * {@link PgTurnStore.knownTrace} and {@link PgTurnStore.knownStartedAt} answer from what this
@@ -13,7 +15,9 @@ import type { StoredTaskBinding, TurnRecordStatus } from '../../turns/turn-kinds
 import type { CreateTurnInput, TurnRecord } from '../../turns/turn-service-types.js';
 import { turnRecordFromRow as toRecord, type TurnRow } from '../turn-rows.js';
 import type { ListTurnsQuery, NewTurn, TurnOutcome, TurnStore } from '../turn-store.js';
+import { leaseLost, type LeaseFence } from '../lease-fence.js';
 import type { PgDatabase, PgQueryable } from './pg-database.js';
+import { HOLDS_LEASE } from './pg-lease-fence.js';
 
 type Row = TurnRow & { trace_parent: string | null };
 
@@ -122,22 +126,37 @@ export class PgTurnStore implements TurnStore {
     return rows[0];
   }
 
-  finish(id: string, o: TurnOutcome): Promise<boolean> {
-    return this.finishWhere(id, o, `NOT ${FINISHED}`);
+  finish(id: string, o: TurnOutcome, fence?: LeaseFence): Promise<boolean> {
+    return this.finishFenced(id, o, fence);
   }
 
   /** See {@link TurnStore.finishInBatch}: joined to the turn's next event (`PgEventLog.joinNext`, ./pg-event-log.ts); without a log it is `finish`. */
-  finishInBatch(id: string, o: TurnOutcome): Promise<boolean> {
-    if (!this.log) return this.finish(id, o);
+  finishInBatch(id: string, o: TurnOutcome, fence?: LeaseFence): Promise<boolean> {
+    if (!this.log) return this.finish(id, o, fence);
     let changed = false;
-    return this.log.joinNext(id, async (tx) => void (changed = await this.finishWhere(id, o, `NOT ${FINISHED}`, tx))).then(() => changed);
+    return this.log.joinNext(id, async (tx) => void (changed = await this.finishFenced(id, o, fence, tx))).then(() => changed);
+  }
+
+  /**
+   * {@link finishWhere} an unfinished turn, with `fence` only while the run holds the lease: the
+   * condition is part of the UPDATE; when no row changed, a fence no longer held rejects with
+   * `LeaseLostError` (a finished turn still answers false).
+   */
+  private async finishFenced(id: string, o: TurnOutcome, fence: LeaseFence | undefined, db: PgQueryable = this.db): Promise<boolean> {
+    if (!fence) return this.finishWhere(id, o, `NOT ${FINISHED}`, db);
+    if (fence.lost) throw leaseLost(fence);
+    const changed = await this.finishWhere(id, o, `NOT ${FINISHED} AND owner = $12 AND lease_epoch = $13`, db, [fence.owner, fence.epoch]);
+    if (changed) return true;
+    const { rows } = await db.query(`SELECT 1 FROM turns t WHERE t.id = $1 AND ${HOLDS_LEASE('$2', '$3')}`, [id, fence.owner, fence.epoch]);
+    if (rows.length === 0) throw leaseLost(fence);
+    return false;
   }
 
   finishQueued(id: string, o: TurnOutcome): Promise<boolean> {
     return this.finishWhere(id, o, `status = 'queued'`);
   }
 
-  private async finishWhere(id: string, o: TurnOutcome, condition: string, db: PgQueryable = this.db): Promise<boolean> {
+  private async finishWhere(id: string, o: TurnOutcome, condition: string, db: PgQueryable = this.db, extra: unknown[] = []): Promise<boolean> {
     const r = await db.query(
       `UPDATE turns SET status = $1, completed_at = $2, output_text = $3, stop_reason = $4, steps = $5,
          input_tokens = $6, output_tokens = $7, error = $8, transcript = $9, owner = NULL, lease_until = NULL, usage_unknown = $11
@@ -154,19 +173,19 @@ export class PgTurnStore implements TurnStore {
         o.transcript ? JSON.stringify(o.transcript) : null,
         id,
         o.usage === null,
+        ...extra,
       ],
     );
     return r.rowCount === 1;
   }
 
-  async updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } | null }): Promise<void> {
-    await this.db.query(`UPDATE turns SET steps = $1, input_tokens = $2, output_tokens = $3, usage_unknown = $5 WHERE id = $4 AND NOT ${FINISHED}`, [
-      p.steps,
-      p.usage?.input_tokens ?? 0,
-      p.usage?.output_tokens ?? 0,
-      id,
-      p.usage === null,
-    ]);
+  async updateProgress(id: string, p: { steps: number; usage: { input_tokens: number; output_tokens: number } | null }, fence?: LeaseFence): Promise<void> {
+    if (fence?.lost) return;
+    const args = [p.steps, p.usage?.input_tokens ?? 0, p.usage?.output_tokens ?? 0, id, p.usage === null];
+    await this.db.query(
+      `UPDATE turns SET steps = $1, input_tokens = $2, output_tokens = $3, usage_unknown = $5 WHERE id = $4 AND NOT ${FINISHED}${fence ? ' AND owner = $6 AND lease_epoch = $7' : ''}`,
+      fence ? [...args, fence.owner, fence.epoch] : args,
+    );
   }
 
   async requestCancel(id: string, at: string): Promise<boolean> {

@@ -6,6 +6,7 @@
  */
 import type { ApprovalDecision, ApprovalGate } from '../../runtime/approval-gate.js';
 import type { ApprovalStore } from '../../store/approval-store.js';
+import type { LeaseFence } from '../../store/lease-fence.js';
 import { approvalPossible, requiresApproval, type ApprovalPolicy } from './policy.js';
 
 export interface TurnGateOptions {
@@ -18,6 +19,8 @@ export interface TurnGateOptions {
   turnContext: unknown;
   /** ms epoch [Date.now]. */
   now?: () => number;
+  /** The run's lease (Postgres): a request row is stored only while it is held (src/store/lease-fence.ts). */
+  fence?: LeaseFence;
 }
 
 export function createTurnApprovalGate(o: TurnGateOptions): ApprovalGate {
@@ -41,7 +44,7 @@ export function createTurnApprovalGate(o: TurnGateOptions): ApprovalGate {
         label: r.label,
         requested_at: new Date(at).toISOString(),
         expires_at: new Date(at + o.timeoutS * 1000).toISOString(),
-      });
+      }, o.fence);
       return { expiresAt: approval.expires_at, created };
     },
   };

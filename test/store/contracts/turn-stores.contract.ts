@@ -144,7 +144,7 @@ export function describeTurnStoreContract(engine: string, open: () => Promise<Tu
       expect(await queue.claim('y', now + 1400, 1000)).toBeUndefined(); // lease renewed to now+1500
       await store.requestCancel(t.id, new Date().toISOString());
       expect(await renew('x', now + 1400, 100)).toEqual({ [t.id]: { cancelRequested: true } });
-      expect(await queue.claim('y', now + 2000, 1000)).toEqual({ id: t.id, previousRun: 'lost' });
+      expect(await queue.claim('y', now + 2000, 1000)).toMatchObject({ id: t.id, previousRun: 'lost' });
       expect(await renew('x', now + 2000, 1000)).toEqual({});
     }));
 
@@ -159,7 +159,7 @@ export function describeTurnStoreContract(engine: string, open: () => Promise<Tu
       // Renewed: nobody can take them before now + 1500; then c lapses, is taken, and x lost it.
       expect(await queue.claim('y', now + 1400, 1000)).toBeUndefined();
       await queue.renewMany([a.id, b.id], 'x', now + 1400, 1000);
-      expect(await queue.claim('y', now + 1600, 1000)).toEqual({ id: c.id, previousRun: 'lost' });
+      expect(await queue.claim('y', now + 1600, 1000)).toMatchObject({ id: c.id, previousRun: 'lost' });
       expect([...(await queue.renewMany([a.id, c.id], 'x', now + 1700, 1000)).keys()]).toEqual([a.id]);
       expect((await queue.renewMany([], 'x', now, 1000)).size).toBe(0);
     }));
@@ -170,7 +170,7 @@ export function describeTurnStoreContract(engine: string, open: () => Promise<Tu
       const now = Date.now();
       await queue.claim('x', now, 60_000);
       await queue.release(t.id, 'x');
-      expect(await queue.claim('y', now, 60_000)).toEqual({ id: t.id, previousRun: 'released' });
+      expect(await queue.claim('y', now, 60_000)).toMatchObject({ id: t.id, previousRun: 'released' });
       await store.finish(t.id, done());
       await queue.finish(t.id, 'y');
       expect(await queue.claim('z', now + 120_000, 60_000)).toBeUndefined();
@@ -185,7 +185,7 @@ export function describeTurnStoreContract(engine: string, open: () => Promise<Tu
       expect(await queue.defer(t.id, 'x', now + 1000)).toBe(true);
       expect(await store.get(t.id)).toMatchObject({ status: 'queued', started_at: null });
       expect(await queue.claim('y', now + 999, 60_000)).toBeUndefined();
-      expect(await queue.claim('y', now + 1000, 60_000)).toEqual({ id: t.id, previousRun: 'none' });
+      expect(await queue.claim('y', now + 1000, 60_000)).toMatchObject({ id: t.id, previousRun: 'none' });
     }));
 
     it('a waiting turn is not claimable until enqueued again', withPorts(async ({ store, queue }) => {

@@ -1,0 +1,164 @@
+/**
+ * Lease fencing on Postgres (src/store/lease-fence.ts), store by store: a run's writes for its turn
+ * take effect only while the turn's row still shows the run's owner and claim epoch, checked by the
+ * write itself — so a statement that arrives after another instance claimed the turn is refused
+ * (`lease_lost`), and every later one of that run without a statement. A turn's log takes nothing
+ * after its terminal event (`stream_closed`). Refused events take no seq: ids stay gapless.
+ */
+import { expect, it } from 'vitest';
+import pg from 'pg';
+import type { LeaseFence } from '../../src/store/lease-fence.js';
+import { PgApprovalStore } from '../../src/store/postgres/pg-approval-store.js';
+import { PgCheckpointStore } from '../../src/store/postgres/pg-checkpoint-store.js';
+import type { PgDatabase } from '../../src/store/postgres/pg-database.js';
+import { PgEventLog } from '../../src/store/postgres/pg-event-log.js';
+import { PgTurnQueue } from '../../src/store/postgres/pg-turn-queue.js';
+import { PgTurnStore } from '../../src/store/postgres/pg-turn-store.js';
+import { TERMINAL_EVENT_TYPES } from '../../src/runtime/events.js';
+import type { TurnOutcome } from '../../src/store/turn-store.js';
+import { describePostgres, migratedSchema } from '../support/postgres.js';
+import { newTurn } from './contracts/turn-stores.contract.js';
+
+const LEASE = 1000;
+const outcome = (): TurnOutcome => ({ status: 'completed', completed_at: new Date().toISOString(), output_text: 'done', stop_reason: 'stop', steps: 1, usage: null, error: null, transcript: null });
+
+interface Setup {
+  db: PgDatabase;
+  url: string;
+  log: PgEventLog<{ type: string }>;
+  store: PgTurnStore;
+  queue: PgTurnQueue;
+  id: string;
+  /** Instance `owner` claims the turn at `now`; its fence. */
+  claim(owner: string, now: number): Promise<LeaseFence>;
+}
+
+async function withTurn(fn: (s: Setup) => Promise<void>): Promise<void> {
+  const { db, url } = await migratedSchema();
+  try {
+    const log = new PgEventLog<{ type: string }>(db, { terminalTypes: TERMINAL_EVENT_TYPES });
+    const store = new PgTurnStore(db, log);
+    const queue = new PgTurnQueue(db);
+    const t = newTurn();
+    await store.insert(t);
+    const claim = async (owner: string, now: number) => {
+      const c = await queue.claim(owner, now, LEASE);
+      expect(c?.id).toBe(t.id);
+      return { turnId: t.id, owner, epoch: c!.epoch!, lost: false };
+    };
+    await fn({ db, url, log, store, queue, id: t.id, claim });
+  } finally {
+    await db.close();
+  }
+}
+
+const seqs = async (db: PgDatabase, id: string) => (await db.query<{ seq: number; type: string }>('SELECT seq, type FROM event_log WHERE stream_id = $1 ORDER BY seq', [id])).rows;
+
+describePostgres('lease fencing on Postgres', () => {
+  it('raises the claim epoch whenever the turn passes to another holder, not when its owner takes its own expired lease back', async () => {
+    await withTurn(async ({ queue, claim, id }) => {
+      const now = Date.now();
+      const a1 = await claim('a', now);
+      const a2 = await claim('a', now + LEASE + 1); // a's own lease ran out, nobody else claimed it
+      expect(a2.epoch).toBe(a1.epoch);
+      const b = await claim('b', now + 3 * LEASE);
+      expect(b.epoch).toBe(a1.epoch + 1);
+      await queue.release(id, 'b');
+      const b2 = await claim('b', now + 3 * LEASE);
+      expect(b2.epoch).toBe(b.epoch + 1); // released, then claimed: a new holding
+    });
+  });
+
+  it('refuses the appends of a run that lost its lease; other appends of the batch are stored, numbered gaplessly', async () => {
+    await withTurn(async ({ db, log, store, claim, id }) => {
+      const now = Date.now();
+      const a = await claim('a', now);
+      await log.append(id, { type: 'turn.started' }, a);
+      const b = await claim('b', now + 2 * LEASE);
+      const other = newTurn();
+      await store.insert(other);
+      // One batch: a stale append beside an unfenced one of the same turn and one of another stream.
+      const stale = log.append(id, { type: 'message.delta' }, a);
+      const free = log.append(id, { type: 'input.queued' });
+      const elsewhere = log.append(other.id, { type: 'turn.started' });
+      await expect(stale).rejects.toMatchObject({ code: 'lease_lost' });
+      expect((await free).seq).toBe(2);
+      expect((await elsewhere).seq).toBe(1);
+      expect(a.lost).toBe(true);
+      await expect(log.append(id, { type: 'message.delta' }, a)).rejects.toMatchObject({ code: 'lease_lost' });
+      expect((await log.append(id, { type: 'turn.resumed' }, b)).seq).toBe(3);
+      expect((await seqs(db, id)).map((r) => r.type)).toEqual(['turn.started', 'input.queued', 'turn.resumed']);
+    });
+  });
+
+  it('refuses an append that waited for a claim: the claim committed first, so the append sees the new holder', async () => {
+    await withTurn(async ({ db, url, log, claim, id }) => {
+      const a = await claim('a', Date.now());
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        await c.query('BEGIN');
+        await c.query(`UPDATE turns SET owner = 'b', lease_epoch = lease_epoch + 1 WHERE id = $1`, [id]); // a claim in progress: the row is locked
+        const stale = log.append(id, { type: 'message.delta' }, a);
+        const settled = stale.then(() => 'stored', () => 'refused');
+        await new Promise((r) => setTimeout(r, 200));
+        expect(await Promise.race([settled, Promise.resolve('waiting')])).toBe('waiting');
+        await c.query('COMMIT');
+        await expect(stale).rejects.toMatchObject({ code: 'lease_lost' });
+      } finally {
+        await c.end();
+      }
+      expect(await seqs(db, id)).toEqual([]);
+    });
+  });
+
+  it('refuses the checkpoint, approval row, finished record and progress of a run that lost its lease', async () => {
+    await withTurn(async ({ db, store, claim, id }) => {
+      const now = Date.now();
+      const a = await claim('a', now);
+      const checkpoints = new PgCheckpointStore(db);
+      await checkpoints.save(id, { version: 1, step: 0, itemCount: 0, state: '{}' }, [], a);
+      await claim('b', now + 2 * LEASE);
+      await expect(checkpoints.save(id, { version: 1, step: 1, itemCount: 0, state: '{"x":1}' }, [], { ...a, lost: false })).rejects.toMatchObject({ code: 'lease_lost' });
+      expect((await checkpoints.load(id))!.state).toBe('{}');
+      const approvals = new PgApprovalStore(db);
+      const at = new Date().toISOString();
+      await expect(approvals.request({ turn_id: id, call_id: 'c1', name: 'command', arguments: {}, label: null, requested_at: at, expires_at: at }, { ...a, lost: false })).rejects.toMatchObject({ code: 'lease_lost' });
+      expect(await approvals.list(id)).toEqual([]);
+      await store.updateProgress(id, { steps: 7, usage: null }, { ...a, lost: false });
+      expect((await store.get(id))!.steps).toBe(0);
+      await expect(store.finish(id, outcome(), { ...a, lost: false })).rejects.toMatchObject({ code: 'lease_lost' });
+      expect((await store.get(id))!.status).toBe('running');
+    });
+  });
+
+  it('refuses a stale terminal event with the finished record joined to it: neither is stored', async () => {
+    await withTurn(async ({ db, log, store, claim, id }) => {
+      const now = Date.now();
+      const a = await claim('a', now);
+      await claim('b', now + 2 * LEASE);
+      const finished = store.finishInBatch(id, outcome(), a);
+      const terminal = log.append(id, { type: 'turn.completed' }, a);
+      await expect(terminal).rejects.toMatchObject({ code: 'lease_lost' });
+      await expect(finished).rejects.toMatchObject({ code: 'lease_lost' });
+      expect((await store.get(id))!.status).toBe('running');
+      expect(await seqs(db, id)).toEqual([]);
+    });
+  });
+
+  it('finishes the record with the terminal event while the lease is held, and stores nothing after the terminal event', async () => {
+    await withTurn(async ({ db, log, store, claim, id }) => {
+      const a = await claim('a', Date.now());
+      await log.append(id, { type: 'turn.started' }, a);
+      const finished = store.finishInBatch(id, outcome(), a);
+      const terminal = log.append(id, { type: 'turn.completed' }, a);
+      const behind = log.append(id, { type: 'message.delta' }); // same batch, behind the terminal event
+      expect((await terminal).seq).toBe(2);
+      expect(await finished).toBe(true);
+      await expect(behind).rejects.toMatchObject({ code: 'stream_closed' });
+      await expect(log.append(id, { type: 'approval.resolved' })).rejects.toMatchObject({ code: 'stream_closed' });
+      expect((await seqs(db, id)).map((r) => r.seq)).toEqual([1, 2]);
+      expect((await store.get(id))!.status).toBe('completed');
+    });
+  });
+});
