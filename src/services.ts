@@ -7,6 +7,7 @@
  * DATABASE_URL picks, src/store/control-plane.ts), put it in `registry` if families need it, and push it onto `background` if it runs on its own (the
  * scheduler). One line each; nothing else changes.
  */
+import { FailureLog } from './failure-log.js';
 import path from 'node:path';
 import type { ServiceRegistry } from './assembly/services.js';
 import { configSecrets, type Config } from './config.js';
@@ -140,7 +141,15 @@ export function modelClientFromConfig(config: Config): ModelPort | undefined {
 export function createServices(config: Config, log: Logger, overrides: ServicesOverrides = {}): Services {
   const db = openDatabase(config.DATA_DIR);
   const stores = controlPlaneStores(config, db, (err) => log.warn({ err }, 'an idle Postgres connection failed; the pool reconnects on next use'));
-  const engine = turnEngine(db, stores, config.DATABASE_URL, (err, what) => log.warn({ err }, `Postgres ${what} failed; retrying`));
+  // Failures of the Postgres wake-ups (LISTEN connection, NOTIFY, catch-up reads) are retried on
+  // their own: each kind is logged once when it starts failing, then summarized, then `recovered`.
+  const pgFailures = new Map<string, FailureLog>();
+  const pgFailure = (what: string) => {
+    let f = pgFailures.get(what);
+    if (!f) pgFailures.set(what, (f = new FailureLog(log, `Postgres ${what}`, { level: 'warn' })));
+    return f;
+  };
+  const engine = turnEngine(db, stores, config.DATABASE_URL, (err, what) => pgFailure(what).failed(err), (what) => pgFailures.get(what)?.succeeded());
   const { turnStore, turnQueue, checkpoints } = engine;
   const scheduleStore = stores.schedules;
   const registry: ServiceRegistry = {};

@@ -10,6 +10,7 @@
  *   here on their own timer, and their failures are only recorded, counted in
  *   `webhook_deliveries_total{outcome}` (`delivered`, `retrying`, `failed`) and logged.
  */
+import { FailureLog } from '../failure-log.js';
 import { randomUUID } from 'node:crypto';
 import type { ServiceMetrics } from '../telemetry/metrics.js';
 import type { HostResolver } from '../tools/web/target-guard.js';
@@ -28,7 +29,7 @@ export interface DispatcherDeps {
   retryBaseMs: number;
   timeoutMs: number;
   metrics: ServiceMetrics;
-  log: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
+  log: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void; info?: (o: object, m?: string) => void };
   now?: () => number;
   /** Longest sleep between looks at the store, ms [1000]. */
   maxIdleMs?: number;
@@ -48,7 +49,11 @@ export class WebhookDispatcher {
   private shutdown = new AbortController();
   private readonly now: () => number;
 
+  /** Failed passes (an outage): logged once, then summarized (src/failure-log.ts). */
+  private readonly failures: FailureLog;
+
   constructor(private readonly deps: DispatcherDeps) {
+    this.failures = new FailureLog(deps.log, 'webhook dispatcher');
     this.now = deps.now ?? Date.now;
   }
 
@@ -92,8 +97,9 @@ export class WebhookDispatcher {
         await Promise.all(batch.map((d) => this.attempt(d)));
         if (this.stopped) break;
       }
+      this.failures.succeeded();
     } catch (err) {
-      this.deps.log.error({ err }, 'webhook dispatcher failed');
+      this.failures.failed(err);
     } finally {
       this.running = false;
       done();
