@@ -218,6 +218,7 @@ const EnvSchema = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL (leave unset for the embedded SQLite database)')
+    .refine((v) => !/^postgres(ql)?:\/\//.test(v) || databaseUrlProblem(v) === undefined, { error: (i) => databaseUrlProblem(String(i.input)) })
     .optional(),
   /** Connections in the Postgres pool of this instance. */
   DATABASE_POOL_MAX: int(10, 1, 1000),
@@ -261,6 +262,26 @@ const EnvSchema = z.object({
 });
 
 export type Env = z.infer<typeof EnvSchema>;
+
+/**
+ * Why `url` (DATABASE_URL) cannot be parsed as the Postgres driver parses it, or undefined when
+ * it can: a port out of range, a malformed host, characters that need percent-encoding. Never
+ * repeats the user name or password.
+ */
+export function databaseUrlProblem(url: string): string | undefined {
+  // As pg-connection-string does: spaces and stray `%` are encoded first; an empty host (`@/db`) is allowed.
+  const str = / |%[^a-f0-9]|%[a-f0-9][^a-f0-9]/i.test(url) ? encodeURI(url).replace(/%25(\d\d)/g, '%$1') : url;
+  if (URL.canParse(str, 'postgres://base') || URL.canParse(str.replace('@/', '@___DUMMY___/'), 'postgres://base')) return undefined;
+  const rest = url.slice(url.indexOf('://') + 3);
+  const authority = rest.split(/[/?#]/)[0];
+  const hostPort = authority.slice(authority.lastIndexOf('@') + 1);
+  const port = /:(\d+)$/.exec(hostPort)?.[1];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return `is not a valid URL: port ${port} is out of range (1–65535)`;
+  if (hostPort.startsWith('[') && !/^\[[0-9a-fA-F:.]+\](:\d*)?$/.test(hostPort)) {
+    return `is not a valid URL: the host ${JSON.stringify(hostPort.replace(/:\d*$/, ''))} is not a bracketed IPv6 address such as [::1] (check the host part after the @)`;
+  }
+  return 'is not a valid URL: check the host and port, and percent-encode special characters (@ : / ? # [ ] %) in the user name and password';
+}
 
 /** Variables whose values are never repeated in an error message (keys, tokens, URLs with passwords). */
 const SECRET_VARS = new Set(['AUTH_TOKENS', 'OPENAI_API_KEY', 'WEB_SEARCH_API_KEY', 'STREAM_TOKEN_SECRET', 'DATABASE_URL', 'WEBHOOK_SECRET', 'METRICS_TOKEN']);

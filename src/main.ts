@@ -3,7 +3,7 @@
  * (exit code 2 with one line per bad variable — including HOST beyond loopback without
  * AUTH_TOKENS, a HOST name that does not resolve and a WEBHOOK_URL on a private address not in
  * WEBHOOK_ALLOW_HOSTS — and also for a Postgres that cannot be
- * reached or has a newer schema), opens the database (and migrates Postgres), recovers
+ * reached, refuses the service (no such database, login, SSL) or has a newer schema), opens the database (and migrates Postgres), recovers
  * interrupted turns, and listens on HOST:PORT.
  * SIGINT/SIGTERM close the server, abort running turns and close the database.
  */
@@ -16,6 +16,7 @@ import { createLogger } from './log.js';
 import { createServices, type ServicesOverrides } from './services.js';
 import { SchemaTooNewError } from './store/postgres/migrate.js';
 import { DatabaseUnavailableError } from './store/postgres/unavailable.js';
+import { DatabaseStartError } from './store/database-start.js';
 import { computerStartupWarnings } from './tools/computer/index.js';
 import { webhookUrlRefusal } from './webhooks/webhook-spec.js';
 
@@ -100,7 +101,8 @@ function ensureDataDir(dir: string): void {
 
 /**
  * Run the service as a process (`npm start` through scripts/start.mjs, `npm run dev`, the image):
- * bad configuration or an unusable address → one `refusing to start:` line and exit code 2;
+ * bad configuration, an unusable database or an unusable address → one `refusing to start:` line
+ * and exit code 2;
  * SIGINT/SIGTERM → graceful close, exit 0.
  */
 export async function main(): Promise<void> {
@@ -108,7 +110,7 @@ export async function main(): Promise<void> {
   try {
     started = await startService();
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof DataDirInUseError) {
+    if (err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof DataDirInUseError || err instanceof DatabaseStartError) {
       process.stderr.write(`refusing to start: ${err.message}\n`);
       process.exit(2);
     }

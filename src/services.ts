@@ -7,6 +7,10 @@
  * DATABASE_URL picks, src/store/control-plane.ts), put it in `registry` if families need it, and push it onto `background` if it runs on its own (the
  * scheduler). One line each; nothing else changes.
  */
+import { SchemaTooNewError } from './store/postgres/migrate.js';
+import { DatabaseUnavailableError } from './store/postgres/unavailable.js';
+import { DatabaseStartError, databaseStartProblem } from './store/database-start.js';
+import { FailureLog } from './failure-log.js';
 import path from 'node:path';
 import type { ServiceRegistry } from './assembly/services.js';
 import { configSecrets, type Config } from './config.js';
@@ -140,7 +144,15 @@ export function modelClientFromConfig(config: Config): ModelPort | undefined {
 export function createServices(config: Config, log: Logger, overrides: ServicesOverrides = {}): Services {
   const db = openDatabase(config.DATA_DIR);
   const stores = controlPlaneStores(config, db, (err) => log.warn({ err }, 'an idle Postgres connection failed; the pool reconnects on next use'));
-  const engine = turnEngine(db, stores, config.DATABASE_URL, (err, what) => log.warn({ err }, `Postgres ${what} failed; retrying`));
+  // Failures of the Postgres wake-ups (LISTEN connection, NOTIFY, catch-up reads) are retried on
+  // their own: each kind is logged once when it starts failing, then summarized, then `recovered`.
+  const pgFailures = new Map<string, FailureLog>();
+  const pgFailure = (what: string) => {
+    let f = pgFailures.get(what);
+    if (!f) pgFailures.set(what, (f = new FailureLog(log, `Postgres ${what}`, { level: 'warn' })));
+    return f;
+  };
+  const engine = turnEngine(db, stores, config.DATABASE_URL, (err, what) => pgFailure(what).failed(err), (what) => pgFailures.get(what)?.succeeded());
   const { turnStore, turnQueue, checkpoints } = engine;
   const scheduleStore = stores.schedules;
   const registry: ServiceRegistry = {};
@@ -301,9 +313,17 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     modelProbe: !overrides.modelClient && !overrides.modelClients && rawClients ? createModelProbe(config.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL) : undefined,
     async start() {
       await checkSkillPaths({ skillsDir: config.SKILLS_DIR, secretsFile: config.SKILL_SECRETS }); // before Postgres is migrated and any turn is recovered
-      const migrated = await stores.open();
+      let migrated;
+      try {
+        migrated = await stores.open();
+        await engine.start();
+      } catch (err) {
+        // Unreachable (DatabaseUnavailableError) and too new (SchemaTooNewError) say so themselves;
+        // anything else the database refused (no such database, login, SSL) is one clear line.
+        if (config.DATABASE_URL === undefined || err instanceof DatabaseUnavailableError || err instanceof SchemaTooNewError) throw err;
+        throw new DatabaseStartError(databaseStartProblem(err, config.DATABASE_URL), { cause: err });
+      }
       if (migrated?.applied.length) log.info(migrated, 'database schema migrated');
-      await engine.start();
       await skills.load(); // before any turn runs
       const r = await turns.recover();
       if (r.resumable || r.queued) log.warn(r, 'resuming turns left over from the previous run');

@@ -52,9 +52,16 @@ export function requestIssueLine(issue: { path: readonly PropertyKey[]; message:
   return issueLine(issue);
 }
 
+/**
+ * Retry-After (seconds) of a 503 `database_unavailable`: its message says to retry in a few
+ * seconds, and the pool reconnects by itself once Postgres answers (seconds, as `shutting_down`'s).
+ */
+export const DATABASE_RETRY_AFTER_S = 5;
+
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | Error, request, reply) => {
     if (isDomainError(err)) {
+      if (err.code === 'database_unavailable') reply.header('Retry-After', String(DATABASE_RETRY_AFTER_S));
       return reply.code(err.status).send(envelope(err.code, err.message, err.details));
     }
     if (err instanceof ZodError) {

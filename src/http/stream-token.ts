@@ -106,7 +106,7 @@ function hmac(key: Buffer, kind: StreamKind, id: string, exp: number): Buffer {
 /**
  * The URL with every credential-looking query parameter (`stream_token`, and any name containing
  * token, auth, key, secret, password or sig — a client may have put a credential there by
- * mistake) replaced by `[redacted]`, for logs.
+ * mistake) replaced by `[redacted]`, for logs and trace spans (src/telemetry/tracing.ts).
  * `url` is a request target (`/path?query`) or an absolute URL; returns the same form.
  */
 export function redactUrl(url: string): string {
@@ -124,6 +124,14 @@ export function redactUrl(url: string): string {
 }
 
 const CREDENTIAL_PARAM = /token|auth|key|secret|passw|sig|credential/i;
+
+/**
+ * A query string (without `?`, as the `url.query` span attribute holds it) with the parameters
+ * {@link redactUrl} masks replaced by `[redacted]`.
+ */
+export function redactQuery(query: string): string {
+  return redactUrl(`?${query}`).slice(1);
+}
 
 /**
  * The routes a stream token opens, each only for the id it was issued for ({@link eventsRouteStream}

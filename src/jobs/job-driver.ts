@@ -9,6 +9,7 @@
  * event is appended (stream id = job id). It also mirrors each job turn's activity into the job's
  * stream ({@link JobDriver.observeTurnEvent}).
  */
+import { FailureLog } from '../failure-log.js';
 import type { Config } from '../config.js';
 import { isDomainError } from '../errors.js';
 import type { LoggedEvent } from '../store/event-log.js';
@@ -49,7 +50,7 @@ export interface JobServiceDeps {
    * `pending`). Absent: a job whose turn waits for an approval stays `running`.
    */
   pendingApprovals?: (turnId: string) => Promise<Pick<JobApproval, 'call_id' | 'name' | 'label' | 'expires_at'>[]>;
-  log?: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
+  log?: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void; info?: (o: object, m?: string) => void };
   /** Idempotency keys of messages to jobs (JobService.sendOnce); absent: a key is ignored. */
   idempotency?: IdempotencyKeys;
 }
@@ -65,7 +66,11 @@ export class JobDriver {
 
   private readonly approvalDeps: ApprovalWaitDeps;
 
+  /** Failed passes (an outage): logged once, then summarized (src/failure-log.ts). */
+  private readonly passFailures: FailureLog;
+
   constructor(private readonly d: JobServiceDeps) {
+    this.passFailures = new FailureLog(d.log, 'background job pass');
     this.index = new TurnJobIndex(d.turnStore);
     this.approvalDeps = { store: d.store, turnStore: d.turnStore, pendingApprovals: d.pendingApprovals, emit: (id, e) => this.emit(id, e) };
   }
@@ -127,7 +132,10 @@ export class JobDriver {
     }
     this.passing = true;
     void this.pass()
-      .catch((err) => this.d.log?.error({ err }, 'background job pass failed'))
+      .then(
+        () => this.passFailures.succeeded(),
+        (err) => this.passFailures.failed(err),
+      )
       .finally(() => {
         this.passing = false;
         if (this.passAgain) {

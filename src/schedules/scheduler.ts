@@ -16,6 +16,7 @@
  *
  * The clock is injectable ({@link Clock}); tests call {@link Scheduler.tick} directly.
  */
+import { FailureLog } from '../failure-log.js';
 import { uuidv7 } from 'uuidv7';
 import type { TurnService } from '../turns/turn-service-types.js';
 import { systemClock, type Clock } from './clock.js';
@@ -66,10 +67,13 @@ export class Scheduler {
   private running: Promise<TickResult> | undefined;
   /** Set by stop(): a tick in progress claims no further slots. */
   private halted = false;
+  /** Failed ticks (an outage): logged once, then summarized (src/failure-log.ts). */
+  private readonly tickFailures: FailureLog;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.clock = deps.clock ?? systemClock;
     this.log = deps.logger ?? silent;
+    this.tickFailures = new FailureLog(this.log, 'scheduler tick');
     this.instanceId = deps.instanceId ?? uuidv7();
   }
 
@@ -83,7 +87,10 @@ export class Scheduler {
     const first = await this.tick();
     if (!this.halted) {
       this.timer = setInterval(() => {
-        void this.tick().catch((err) => this.log.error({ err }, 'scheduler tick failed'));
+        void this.tick().then(
+          () => this.tickFailures.succeeded(),
+          (err) => this.tickFailures.failed(err),
+        );
       }, this.deps.tickMs);
       this.timer.unref();
     }

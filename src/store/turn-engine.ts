@@ -4,7 +4,8 @@
  * - unset: SQLite on the service's handle (DATA_DIR/service.db), in-process wake-ups;
  * - `postgres://…`: the Postgres implementations (src/store/postgres/) on the control-plane pool,
  *   with LISTEN/NOTIFY wake-ups ({@link PgEventNotifier}) so a subscriber on any instance follows
- *   a turn running on another. Tables come from the migrations the control-plane stores apply.
+ *   a turn running on another; the three logs' notifiers share ONE LISTEN connection
+ *   ({@link PgListenConnection}). Tables come from the migrations the control-plane stores apply.
  */
 import { TERMINAL_EVENT_TYPES, type TurnEvent } from '../runtime/events.js';
 import type { TurnTrace } from '../telemetry/trace-context.js';
@@ -19,6 +20,7 @@ import { PgApprovalStore } from './postgres/pg-approval-store.js';
 import { PgCheckpointStore } from './postgres/pg-checkpoint-store.js';
 import { PgEventLog } from './postgres/pg-event-log.js';
 import { PgEventNotifier, type PgNotifierOptions } from './postgres/pg-notifier.js';
+import { PgListenConnection } from './postgres/pg-listen.js';
 import { PgTurnQueue } from './postgres/pg-turn-queue.js';
 import { PgTurnStore } from './postgres/pg-turn-store.js';
 import { PublishedEventLog } from './published-event-log.js';
@@ -51,13 +53,23 @@ export interface TurnEngine {
   startedAtSync(id: string): string | null | undefined;
   /** State of the LISTEN connection (Postgres), undefined on SQLite (nothing to listen to). */
   listen(): 'ok' | 'reconnecting' | undefined;
-  /** Open the LISTEN connections (Postgres; call after the migrations). */
+  /** Open the LISTEN connection (Postgres; call after the migrations). */
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** The turn-side ports on `stores`' engine (`url`: DATABASE_URL, for the LISTEN connections). */
-export function turnEngine(db: Database, stores: ControlPlaneStores, url: string | undefined, onError?: (err: unknown, what: string) => void): TurnEngine {
+/**
+ * The turn-side ports on `stores`' engine (`url`: DATABASE_URL, for the LISTEN connection).
+ * `onError(err, what)` hears each failure of the Postgres wake-up machinery (retried on its own),
+ * `onRecovered(what)` each success of the same (see {@link PgNotifierOptions}).
+ */
+export function turnEngine(
+  db: Database,
+  stores: ControlPlaneStores,
+  url: string | undefined,
+  onError?: (err: unknown, what: string) => void,
+  onRecovered?: (what: string) => void,
+): TurnEngine {
   const pg = stores.pg;
   if (!pg || url === undefined) {
     const turnLog = new SqliteEventLog<TurnEvent>(db);
@@ -83,8 +95,9 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
       },
     };
   }
+  const listen = new PgListenConnection({ url, onError, onRecovered });
   const notifierFor = <E extends { type: string }>(log: PgEventLog<E>) =>
-    new PgEventNotifier<E>({ url, send: (sql, params) => pg.query(sql, params), log: log as unknown as PgNotifierOptions['log'], onError });
+    new PgEventNotifier<E>({ url, send: (sql, params) => pg.query(sql, params), log: log as unknown as PgNotifierOptions['log'], onError, onRecovered, listen });
   // Nothing is stored in a turn's log after its terminal event, whoever appends it.
   const turnLog = new PgEventLog<TurnEvent>(pg, { terminalTypes: TERMINAL_EVENT_TYPES });
   const workflowLog = new PgEventLog<WorkflowEvent>(pg);
@@ -104,12 +117,13 @@ export function turnEngine(db: Database, stores: ControlPlaneStores, url: string
     eventLog: new PublishedEventLog(turnLog, turnNotifier),
     workflowEvents: new PublishedEventLog(workflowLog, workflowNotifier),
     jobEvents: new PublishedEventLog(jobLog, jobNotifier),
-    listen: () => ([turnNotifier, workflowNotifier, jobNotifier].every((n) => n.listenState === 'ok') ? 'ok' : 'reconnecting'),
+    listen: () => listen.state,
     async start() {
       await Promise.all([turnNotifier.start(), workflowNotifier.start(), jobNotifier.start()]);
     },
     async close() {
       await Promise.all([turnNotifier.close(), workflowNotifier.close(), jobNotifier.close()]);
+      await listen.close();
     },
   };
 }

@@ -16,6 +16,9 @@
  *   OTEL_RESOURCE_ATTRIBUTES. Names per https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/.
  * - the AsyncLocalStorage context manager and the W3C trace-context propagator are installed
  *   globally (the HTTP server spans of @fastify/otel read `traceparent` through it).
+ * - every span's URL attributes (`url.full`, `url.path`, `url.query`, `http.url`, `http.target`)
+ *   have their token-like query parameters masked as `[redacted]` — the same masking as the logs
+ *   ({@link redactUrl}) — when the span starts and again when it ends, before any exporter sees it.
  * - {@link Tracing.startSpan} can start a root span with a chosen trace id: a turn's trace id is
  *   fixed when the turn is created (stored with it) so a run after a restart continues that trace.
  */
@@ -36,9 +39,12 @@ import {
   TracerProvider,
   type IdGenerator,
   type Sampler,
+  type Span as SdkSpan,
   type SpanExporter,
+  type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config.js';
+import { redactQuery, redactUrl } from '../http/stream-token.js';
 
 export interface Tracing {
   readonly tracer: Tracer;
@@ -65,6 +71,39 @@ class ChosenTraceIds implements IdGenerator {
     return id ?? this.random.generateTraceId();
   };
   generateSpanId = (): string => this.random.generateSpanId();
+}
+
+/** Span attributes that carry a request's URL, target or query string (HTTP semantic conventions, current and older names). */
+export const URL_ATTRIBUTES = ['url.full', 'url.path', 'url.query', 'http.url', 'http.target'] as const;
+
+/** Mask the token-like query parameters in `span`'s URL attributes (see {@link redactUrl}). */
+function redactSpanUrls(span: SdkSpan): void {
+  for (const key of URL_ATTRIBUTES) {
+    const value = span.attributes[key];
+    if (typeof value !== 'string') continue;
+    const masked = key === 'url.query' ? redactQuery(value) : redactUrl(value);
+    if (masked !== value) span.setAttribute(key, masked);
+  }
+}
+
+/**
+ * The first span processor: masks tokens in URL attributes when a span starts (attributes given
+ * to `startSpan`) and when it is ending (attributes set later), so no exporter sees them.
+ */
+class UrlRedactingProcessor implements SpanProcessor {
+  onStart(span: SdkSpan): void {
+    redactSpanUrls(span);
+  }
+  onEnding(span: SdkSpan): void {
+    redactSpanUrls(span);
+  }
+  onEnd(): void {}
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
@@ -126,7 +165,7 @@ export function startTracing(config: Config, opts: { exporter?: SpanExporter; en
   }
   const ids = new ChosenTraceIds();
   const resource = resourceFromAttributes({ 'service.name': config.OTEL_SERVICE_NAME }).merge(detectResources({ detectors: [envDetector] }));
-  const provider = new TracerProvider({ resource, sampler: samplerFromEnv(env), idGenerator: ids, spanProcessors: [processor] });
+  const provider = new TracerProvider({ resource, sampler: samplerFromEnv(env), idGenerator: ids, spanProcessors: [new UrlRedactingProcessor(), processor] });
   if (!globalsInstalled) {
     globalsInstalled = true;
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

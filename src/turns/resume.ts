@@ -32,7 +32,8 @@ export function countCrash(state: TurnState, maxCrashes: number): ResumeDecision
   if (count < maxCrashes) return undefined;
   return {
     type: 'fail',
-    error: { code: 'crash_loop', message: `the service crashed ${count} times while running step ${state.steps + 1} of this turn; it is not resumed again` },
+    // Numbered as `turn.resumed` numbers it (`from_step`: model requests already done).
+    error: { code: 'crash_loop', message: `the service crashed ${count} times while this turn ran from step ${state.steps} (turn.resumed from_step ${state.steps}: ${state.steps} model request${state.steps === 1 ? '' : 's'} done); it is not resumed again` },
   };
 }
 

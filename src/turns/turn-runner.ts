@@ -15,6 +15,7 @@
 import type { LeaseFence } from '../store/lease-fence.js';
 import type { TurnQueue } from '../store/turn-queue.js';
 import { runClaimedTurn, type RunControl, type TurnRunDeps } from './turn-run.js';
+import { FailureLog } from '../failure-log.js';
 
 export const HEARTBEAT_MS = 1000;
 /** How long a turn that cannot start yet (its previous turn is active) stays out of the queue. */
@@ -74,8 +75,12 @@ export class TurnRunner {
   private unlisten: (() => void) | undefined;
   /** Turn id → its runs in a row here that ended `stalled` (cleared by any other ending). */
   private readonly stalls = new Map<string, number>();
+  /** Failed claim passes (an outage): logged once, then summarized (src/failure-log.ts). */
+  private readonly claimFailures: FailureLog;
 
-  constructor(private readonly d: TurnRunnerDeps) {}
+  constructor(private readonly d: TurnRunnerDeps) {
+    this.claimFailures = new FailureLog(d.log, 'claiming turns');
+  }
 
   /** Start claiming. */
   start(): void {
@@ -132,7 +137,10 @@ export class TurnRunner {
     }
     this.pumping = true;
     void this.pump()
-      .catch((err) => this.d.log?.error({ err }, 'claiming turns failed'))
+      .then(
+        () => this.claimFailures.succeeded(),
+        (err) => this.claimFailures.failed(err),
+      )
       .finally(() => {
         this.pumping = false;
         if (this.again) {

@@ -6,19 +6,25 @@
  * - after failed attempt n the next one is due WEBHOOK_RETRY_BASE_MS × 2^(n−1) later, capped at
  *   1 h; when that would be more than 24 h after the delivery was created it is given up
  *   (`failed`). Due times are stored, so retries continue across restarts;
+ * - an attempt cut by a stop of its instance (SIGKILL, crash: its lease still set when the
+ *   delivery is claimed again) is recorded as interrupted (`status` and `duration_ms` null) before
+ *   the next one, which is sent at once;
  * - deliveries never touch the turn: they are enqueued after its terminal event is stored, run
  *   here on their own timer, and their failures are only recorded, counted in
  *   `webhook_deliveries_total{outcome}` (`delivered`, `retrying`, `failed`) and logged.
  */
+import { FailureLog } from '../failure-log.js';
 import { randomUUID } from 'node:crypto';
 import type { ServiceMetrics } from '../telemetry/metrics.js';
 import type { HostResolver } from '../tools/web/target-guard.js';
 import { sendWebhook } from './sender.js';
 import { redactUserinfo } from '../config.js';
-import type { Delivery, NewDelivery, WebhookStore } from './store.js';
+import type { Delivery, DeliveryAttempt, NewDelivery, WebhookStore } from './store.js';
 
 export const MAX_RETRY_DELAY_MS = 3_600_000;
 export const DELIVERY_WINDOW_MS = 24 * 3_600_000;
+/** The `error` of an attempt cut by a stop of the instance sending it (SIGKILL, crash): its outcome is unknown. */
+export const INTERRUPTED_ATTEMPT = 'interrupted: the instance sending it stopped before an answer was recorded (the receiver may have got it); sent again';
 
 export interface DispatcherDeps {
   store: WebhookStore;
@@ -28,7 +34,7 @@ export interface DispatcherDeps {
   retryBaseMs: number;
   timeoutMs: number;
   metrics: ServiceMetrics;
-  log: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
+  log: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void; info?: (o: object, m?: string) => void };
   now?: () => number;
   /** Longest sleep between looks at the store, ms [1000]. */
   maxIdleMs?: number;
@@ -48,7 +54,11 @@ export class WebhookDispatcher {
   private shutdown = new AbortController();
   private readonly now: () => number;
 
+  /** Failed passes (an outage): logged once, then summarized (src/failure-log.ts). */
+  private readonly failures: FailureLog;
+
   constructor(private readonly deps: DispatcherDeps) {
+    this.failures = new FailureLog(deps.log, 'webhook dispatcher');
     this.now = deps.now ?? Date.now;
   }
 
@@ -92,8 +102,9 @@ export class WebhookDispatcher {
         await Promise.all(batch.map((d) => this.attempt(d)));
         if (this.stopped) break;
       }
+      this.failures.succeeded();
     } catch (err) {
-      this.deps.log.error({ err }, 'webhook dispatcher failed');
+      this.failures.failed(err);
     } finally {
       this.running = false;
       done();
@@ -104,7 +115,16 @@ export class WebhookDispatcher {
   }
 
   private async attempt(d: Delivery): Promise<void> {
-    const n = d.attempts.length + 1;
+    // The previous claim's attempt was cut (its instance was killed while sending): listed as
+    // interrupted, with the outcome unknown (the receiver may have got it), before this one.
+    const interrupted: DeliveryAttempt[] =
+      d.interrupted_at === undefined
+        ? []
+        : [{ attempt: d.attempts.length + 1, at: new Date(d.interrupted_at).toISOString(), status: null, error: INTERRUPTED_ATTEMPT, duration_ms: null }];
+    if (interrupted.length > 0) {
+      this.deps.log.warn({ delivery_id: d.id, message_id: d.message_id, url: redactUserinfo(d.url), attempt: interrupted[0].attempt }, 'webhook attempt interrupted by a stop of the instance sending it; sending again');
+    }
+    const n = d.attempts.length + interrupted.length + 1;
     const started = this.now();
     const result = this.deps.secret
       ? await sendWebhook(d.url, d.message_id, d.payload, { secret: this.deps.secret, allowHosts: this.deps.allowHosts, resolver: this.deps.resolver, timeoutMs: this.deps.timeoutMs, signal: this.shutdown.signal })
@@ -112,13 +132,13 @@ export class WebhookDispatcher {
     const finished = this.now();
     const attempt = { attempt: n, at: new Date(started).toISOString(), status: result.status, error: result.error, duration_ms: finished - started };
     if (result.error === null) {
-      await this.deps.store.recordAttempt(d.id, attempt, { state: 'delivered', next_attempt_at: null });
+      await this.deps.store.recordAttempt(d.id, [...interrupted, attempt], { state: 'delivered', next_attempt_at: null });
       this.deps.metrics.webhookDeliveries.inc({ outcome: 'delivered' });
       return;
     }
     const due = finished + retryDelay(n, this.deps.retryBaseMs);
     const giveUp = due > d.created_at + DELIVERY_WINDOW_MS;
-    await this.deps.store.recordAttempt(d.id, attempt, giveUp ? { state: 'failed', next_attempt_at: null } : { state: 'pending', next_attempt_at: due });
+    await this.deps.store.recordAttempt(d.id, [...interrupted, attempt], giveUp ? { state: 'failed', next_attempt_at: null } : { state: 'pending', next_attempt_at: due });
     this.deps.metrics.webhookDeliveries.inc({ outcome: giveUp ? 'failed' : 'retrying' });
     this.deps.log.warn({ delivery_id: d.id, message_id: d.message_id, url: redactUserinfo(d.url), attempt: n, status: result.status, reason: result.error, next_attempt_at: giveUp ? null : new Date(due).toISOString() }, giveUp ? 'webhook delivery given up' : 'webhook delivery failed; will retry');
   }

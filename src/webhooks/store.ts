@@ -31,11 +31,12 @@ export interface DeliveryAttempt {
   attempt: number;
   /** ISO 8601. */
   at: string;
-  /** HTTP status of the answer, null when none came (connection error, timeout, refused). */
+  /** HTTP status of the answer, null when none came (connection error, timeout, refused, interrupted). */
   status: number | null;
   /** Why the attempt failed, null on success. */
   error: string | null;
-  duration_ms: number;
+  /** Ms the attempt took; null for an interrupted attempt (its end was never seen). */
+  duration_ms: number | null;
 }
 
 export interface Delivery extends NewDelivery {
@@ -44,14 +45,20 @@ export interface Delivery extends NewDelivery {
   attempts: DeliveryAttempt[];
   /** Epoch ms of the next attempt (null when delivered or failed). */
   next_attempt_at: number | null;
+  /**
+   * Set by `claimDue` when the row still held an expired lease: the previous claim's attempt never
+   * recorded an outcome (its instance was killed mid-attempt). Epoch ms that claim was taken
+   * (its lease end less `leaseMs`).
+   */
+  interrupted_at?: number;
 }
 
 export interface WebhookStore {
   enqueue(deliveries: NewDelivery[]): Promise<void>;
   /** Take up to `limit` due pending deliveries (next_attempt_at ≤ now, lease free) for `leaseMs`. */
   claimDue(now: number, limit: number, owner: string, leaseMs: number): Promise<Delivery[]>;
-  /** Record an attempt and the new state; releases the lease. */
-  recordAttempt(id: number, attempt: DeliveryAttempt, next: { state: DeliveryState; next_attempt_at: number | null }): Promise<void>;
+  /** Record an attempt (or several: an interrupted one before it) and the new state; releases the lease. */
+  recordAttempt(id: number, attempt: DeliveryAttempt | DeliveryAttempt[], next: { state: DeliveryState; next_attempt_at: number | null }): Promise<void>;
   /** Deliveries of one subject, oldest first. */
   listFor(subjectType: string, subjectId: string): Promise<Delivery[]>;
   /** Earliest next_attempt_at among pending deliveries, or null. */
@@ -120,25 +127,29 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async claimDue(now: number, limit: number, owner: string, leaseMs: number): Promise<Delivery[]> {
     const candidates = this.db
-      .prepare(`SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_attempt_at LIMIT ?`)
-      .all(now, now, limit) as { id: number }[];
+      .prepare(`SELECT id, lease_owner, lease_until FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?) ORDER BY next_attempt_at LIMIT ?`)
+      .all(now, now, limit) as { id: number; lease_owner: string | null; lease_until: number | null }[];
     const claim = this.db.prepare(
       `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ? WHERE id = ? AND state = 'pending' AND (lease_until IS NULL OR lease_until < ?)`,
     );
     const select = this.db.prepare('SELECT * FROM webhook_deliveries WHERE id = ?');
     const claimed: Delivery[] = [];
-    for (const { id } of candidates) {
-      if (claim.run(owner, now + leaseMs, id, now).changes === 1) claimed.push(toDelivery(select.get(id) as Row));
+    for (const { id, lease_owner, lease_until } of candidates) {
+      if (claim.run(owner, now + leaseMs, id, now).changes !== 1) continue;
+      const d = toDelivery(select.get(id) as Row);
+      // A lease still set: its attempt never recorded an outcome (recordAttempt releases it).
+      if (lease_owner !== null && lease_until !== null) d.interrupted_at = lease_until - leaseMs;
+      claimed.push(d);
     }
     return claimed;
   }
 
-  async recordAttempt(id: number, attempt: DeliveryAttempt, next: { state: DeliveryState; next_attempt_at: number | null }): Promise<void> {
+  async recordAttempt(id: number, attempt: DeliveryAttempt | DeliveryAttempt[], next: { state: DeliveryState; next_attempt_at: number | null }): Promise<void> {
+    const list = Array.isArray(attempt) ? attempt : [attempt];
+    const appended = list.reduce((sql) => `json_insert(${sql}, '$[#]', json(?))`, 'attempts');
     this.db
-      .prepare(
-        `UPDATE webhook_deliveries SET attempts = json_insert(attempts, '$[#]', json(?)), state = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ?`,
-      )
-      .run(JSON.stringify(attempt), next.state, next.next_attempt_at, id);
+      .prepare(`UPDATE webhook_deliveries SET attempts = ${appended}, state = ?, next_attempt_at = ?, lease_owner = NULL, lease_until = NULL WHERE id = ?`)
+      .run(...list.map((a) => JSON.stringify(a)), next.state, next.next_attempt_at, id);
   }
 
   async listFor(subjectType: string, subjectId: string): Promise<Delivery[]> {

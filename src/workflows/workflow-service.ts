@@ -21,6 +21,7 @@
  * workflow; its driver sees it at its next renewal and cancels. A task turn may run on any
  * instance: its binding is rebuilt from the store where it runs.
  */
+import { FailureLog } from '../failure-log.js';
 import { uuidv7 } from 'uuidv7';
 import type { WorkflowTaskBinding } from '../assembly/context.js';
 import type { Config } from '../config.js';
@@ -58,7 +59,7 @@ export interface WorkflowServiceDeps {
   store: WorkflowStore;
   events: PublishedEventLog<WorkflowEvent>;
   turns: TurnService;
-  log?: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
+  log?: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void; info?: (o: object, m?: string) => void };
 }
 
 interface LiveTask {
@@ -108,7 +109,11 @@ export class DefaultWorkflowService implements WorkflowService {
   private pumping = false;
   private pumpAgain = false;
 
+  /** Failed lease renewals (an outage): logged once, then summarized (src/failure-log.ts). */
+  private readonly beatFailures: FailureLog;
+
   constructor(private readonly deps: WorkflowServiceDeps) {
+    this.beatFailures = new FailureLog(deps.log, 'renewing workflow leases', { level: 'warn' });
     this.events = deps.events;
     this.instanceId = deps.instanceId ?? uuidv7();
   }
@@ -275,8 +280,9 @@ export class DefaultWorkflowService implements WorkflowService {
       }
       await this.adoptUnowned();
       this.pump();
+      this.beatFailures.succeeded();
     } catch (err) {
-      this.deps.log?.warn({ err }, 'renewing workflow leases failed; retrying');
+      this.beatFailures.failed(err);
     } finally {
       this.beating = false;
     }

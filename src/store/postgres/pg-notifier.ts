@@ -4,11 +4,13 @@
  * - `notify(logged)` (called after the event was STORED) delivers to this instance's listeners at
  *   once; the wake-ups of one tick go out in ONE statement, one `NOTIFY turn_service_events,
  *   '<stream id> <first seq> <last seq>'` per stream (appends of a tick coalesce).
- * - One dedicated `LISTEN` connection per instance: a wake-up for a stream with local listeners
- *   reads the stream from the log after the last seq delivered and hands the events over in order.
+ * - One dedicated `LISTEN` connection per instance ({@link PgListenConnection}, shared by the
+ *   notifiers of the turn, workflow and job logs; a notifier given none opens its own): a wake-up
+ *   for a stream with local listeners reads the stream from the log after the last seq delivered
+ *   and hands the events over in order.
  * - While the LISTEN connection is down (database restart, network), every stream with local
- *   listeners is read every {@link POLL_MS} ms instead, and the connection is re-opened; no event
- *   is missed either way. Listeners may see an event late, never twice from this notifier.
+ *   listeners is read every {@link POLL_MS} ms instead, and the connection is re-opened (after
+ *   0.5 s, doubling to 30 s while it fails); no event is missed either way. Listeners may see an event late, never twice from this notifier.
  * - Failures while LISTEN is up are recovered too, so no stored event stays unseen for long once
  *   the database answers: a NOTIFY that failed is sent again (with later wake-ups of its streams,
  *   after {@link RETRY_MIN_MS} doubling to {@link RETRY_MAX_MS}); a catch-up read (or the read of
@@ -20,11 +22,11 @@
  *   this instance's `onBroadcast` listeners at once and the others' as `NOTIFY … '!<topic>'` (the
  *   sender hears its own NOTIFY too, so a topic may arrive twice); while LISTEN is down it is lost.
  */
-import pg from 'pg';
 import type { EventListener, EventLog, EventNotifier, LoggedEvent } from '../event-log.js';
+import { NOTIFY_CHANNEL, PgListenConnection } from './pg-listen.js';
 
-export const NOTIFY_CHANNEL = 'turn_service_events';
-/** Poll interval while LISTEN is down, and reconnect delay, ms. */
+export { NOTIFY_CHANNEL };
+/** Poll interval while LISTEN is down, ms. */
 export const POLL_MS = 500;
 /** Events read per query when catching a stream up. */
 const READ_PAGE = 1000;
@@ -32,8 +34,6 @@ const READ_PAGE = 1000;
 export const RETRY_MIN_MS = 250;
 /** Longest delay between tries of a failed NOTIFY or catch-up read, ms. */
 export const RETRY_MAX_MS = 5000;
-/** Ms the LISTEN connection may take to connect, and its LISTEN statement to be answered. */
-const LISTEN_TIMEOUT_MS = 10_000;
 /** While LISTEN is up: how often the followed streams' positions are checked against the log, ms. */
 export const SAFETY_POLL_MS = 5000;
 
@@ -69,6 +69,10 @@ export interface PgNotifierOptions {
    * stream position`, `safety poll` or `listen connection`.
    */
   onError?: (err: unknown, what: string) => void;
+  /** Hears each success of what `onError` names (for logs that report a recovery once). */
+  onRecovered?: (what: string) => void;
+  /** The instance's shared LISTEN connection (not closed by this notifier); absent: one of its own. */
+  listen?: PgListenConnection;
 }
 
 export class PgEventNotifier<E extends { type: string } = { type: string }> implements EventNotifier<E> {
@@ -77,25 +81,51 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
   private readonly topics = new Set<(topic: string) => void>();
   private flushScheduled = false;
   private sending: Promise<void> = Promise.resolve();
-  private client: pg.Client | undefined;
+  private readonly listen: PgListenConnection;
+  private readonly ownsListen: boolean;
+  private removeSubscriber: (() => void) | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
   private safetyTimer: NodeJS.Timeout | undefined;
   private safetyPolling = false;
   /** Delay of the last retry of a failed NOTIFY (0 after one that went out), ms. */
   private notifyRetryMs = 0;
   private closed = false;
-  /** `ok` while the LISTEN connection is up, else `reconnecting`. */
-  listenState: 'ok' | 'reconnecting' = 'reconnecting';
+  constructor(private readonly options: PgNotifierOptions) {
+    this.ownsListen = !options.listen;
+    this.listen = options.listen ?? new PgListenConnection({ url: options.url, onError: options.onError, onRecovered: options.onRecovered });
+  }
 
-  constructor(private readonly options: PgNotifierOptions) {}
+  /** `ok` while the LISTEN connection is up, else `reconnecting`. */
+  get listenState(): 'ok' | 'reconnecting' {
+    return this.listen.state;
+  }
 
   /** Open the LISTEN connection (retries in the background when it fails) and start the safety poll. */
   async start(): Promise<void> {
-    if (!this.safetyTimer && !this.closed) {
+    if (this.closed) return;
+    if (!this.safetyTimer) {
       this.safetyTimer = setInterval(() => void this.safetyPoll(), SAFETY_POLL_MS);
       this.safetyTimer.unref();
     }
-    await this.connect();
+    this.removeSubscriber ??= this.listen.add({
+      notification: (payload) => this.heard(payload),
+      up: () => {
+        this.stopPolling();
+        // Anything stored while LISTEN was down: read once now.
+        for (const id of this.streams.keys()) void this.catchUp(id);
+      },
+      down: () => this.startPolling(),
+    });
+    await this.listen.start();
+    if (this.listen.state !== 'ok') this.startPolling();
+  }
+
+  /** A NOTIFY payload on the channel: a broadcast topic, or a wake-up of a stream followed here. */
+  private heard(payload: string): void {
+    if (payload.startsWith('!')) return this.hear(payload.slice(1));
+    const [streamId, , last] = payload.split(' ');
+    const s = this.streams.get(streamId);
+    if (s && Number(last) > s.delivered) void this.catchUp(streamId);
   }
 
   notify(logged: LoggedEvent<E>): void {
@@ -125,7 +155,10 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
 
   broadcast(topic: string): void {
     this.hear(topic);
-    void this.options.send('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, `!${topic}`]).catch((err) => this.options.onError?.(err, 'notify'));
+    void this.options.send('SELECT pg_notify($1, $2)', [NOTIFY_CHANNEL, `!${topic}`]).then(
+      () => this.options.onRecovered?.('notify'),
+      (err) => this.options.onError?.(err, 'notify'),
+    );
   }
 
   onBroadcast(listener: (topic: string) => void): () => void {
@@ -173,6 +206,7 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
       try {
         const n = await this.options.log.lastSeq(streamId);
         s.delivered = Math.max(s.delivered, n);
+        this.options.onRecovered?.('reading a stream position');
         return;
       } catch (err) {
         this.options.onError?.(err, 'reading a stream position');
@@ -194,7 +228,8 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.safetyTimer) clearInterval(this.safetyTimer);
     for (const s of this.streams.values()) if (s.retry) clearTimeout(s.retry);
-    await this.client?.end().catch(() => undefined);
+    this.removeSubscriber?.();
+    if (this.ownsListen) await this.listen.close();
   }
 
   /** Send the queued wake-ups in one statement; when it fails, queue them again and retry later. */
@@ -207,6 +242,7 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
     try {
       await this.options.send('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [NOTIFY_CHANNEL, payloads]);
       this.notifyRetryMs = 0;
+      this.options.onRecovered?.('notify');
     } catch (err) {
       this.options.onError?.(err, 'notify');
       // The events are stored: other instances' readers still need the wake-up. Sent again with
@@ -236,6 +272,7 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
         const s = this.streams.get(id);
         if (s && (last.get(id) ?? 0) > s.delivered) void this.catchUp(id);
       }
+      this.options.onRecovered?.('safety poll');
     } catch (err) {
       this.options.onError?.(err, 'safety poll');
     } finally {
@@ -280,6 +317,7 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
         } while (page.length === READ_PAGE && this.streams.has(streamId));
       } while (s.readAgain);
       s.retryMs = 0;
+      this.options.onRecovered?.('catch-up read');
     } catch (err) {
       this.options.onError?.(err, 'catch-up read');
       // Nothing else may wake this stream (its NOTIFY came and went): read again after a while.
@@ -293,50 +331,6 @@ export class PgEventNotifier<E extends { type: string } = { type: string }> impl
       }
     } finally {
       s.reading = false;
-    }
-  }
-
-  private async connect(): Promise<void> {
-    if (this.closed) return;
-    // Keep-alive: a LISTEN connection whose peer vanished without a reset is noticed (and re-opened).
-    // Bounded connect and LISTEN: a server that accepts the connection but does not answer (stopped,
-    // overloaded) fails this try, and the next one follows, instead of blocking reconnection for good.
-    const client = new pg.Client({
-      connectionString: this.options.url,
-      application_name: 'turn-service-listen',
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-      connectionTimeoutMillis: LISTEN_TIMEOUT_MS,
-      query_timeout: LISTEN_TIMEOUT_MS,
-    });
-    client.on('notification', (msg) => {
-      if (msg.payload?.startsWith('!')) return this.hear(msg.payload.slice(1));
-      const [streamId, , last] = (msg.payload ?? '').split(' ');
-      const s = this.streams.get(streamId);
-      if (s && Number(last) > s.delivered) void this.catchUp(streamId);
-    });
-    const lost = (err?: unknown) => {
-      if (this.client !== client) return;
-      this.client = undefined;
-      this.listenState = 'reconnecting';
-      if (err) this.options.onError?.(err, 'listen connection');
-      this.startPolling();
-      setTimeout(() => void this.connect(), POLL_MS).unref();
-    };
-    client.on('error', lost);
-    client.on('end', () => lost());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
-      this.client = client;
-      this.listenState = 'ok';
-      this.stopPolling();
-      // Anything stored while LISTEN was down: read once now.
-      for (const id of this.streams.keys()) void this.catchUp(id);
-    } catch (err) {
-      await client.end().catch(() => undefined);
-      this.client = client; // so `lost` handles it
-      lost(err);
     }
   }
 

@@ -9,11 +9,11 @@ import type { WebhookSpec } from '../../webhooks/webhook-spec.js';
 import type { Delivery, DeliveryAttempt, DeliveryState, NewDelivery, WebhookStore } from '../../webhooks/store.js';
 import type { PgDatabase } from './pg-database.js';
 
-type Row = Omit<Delivery, 'attempts'> & { attempts: string };
+type Row = Omit<Delivery, 'attempts'> & { attempts: string; prev_owner?: string | null; prev_until?: number | null };
 
 const COLUMNS = 'id, message_id, subject_type, subject_id, event_type, url, payload, created_at, state, attempts, next_attempt_at';
 
-function toDelivery(r: Row): Delivery {
+function toDelivery({ prev_owner: _o, prev_until: _u, ...r }: Row): Delivery {
   return { ...r, attempts: JSON.parse(r.attempts) as DeliveryAttempt[] };
 }
 
@@ -36,25 +36,34 @@ export class PgWebhookStore implements WebhookStore {
   }
 
   async claimDue(now: number, limit: number, owner: string, leaseMs: number): Promise<Delivery[]> {
+    // The previous lease comes back too: one still set means that claim's attempt never recorded an outcome.
     const { rows } = await this.db.query<Row>(
-      `UPDATE webhook_deliveries SET lease_owner = $3, lease_until = $4
-       WHERE id IN (
-         SELECT id FROM webhook_deliveries
+      `UPDATE webhook_deliveries w SET lease_owner = $3, lease_until = $4
+       FROM (
+         SELECT id, lease_owner AS prev_owner, lease_until AS prev_until FROM webhook_deliveries
          WHERE state = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-         ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
-       RETURNING ${COLUMNS}`,
+         ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED) c
+       WHERE w.id = c.id
+       RETURNING ${COLUMNS.split(', ').map((c) => `w.${c}`).join(', ')}, c.prev_owner, c.prev_until`,
       [now, limit, owner, now + leaseMs],
     );
-    return rows.map(toDelivery).sort((a, b) => a.next_attempt_at! - b.next_attempt_at! || a.id - b.id);
+    return rows
+      .map((r) => {
+        const d = toDelivery(r);
+        if (r.prev_owner != null && r.prev_until != null) d.interrupted_at = Number(r.prev_until) - leaseMs;
+        return d;
+      })
+      .sort((a, b) => a.next_attempt_at! - b.next_attempt_at! || a.id - b.id);
   }
 
-  async recordAttempt(id: number, attempt: DeliveryAttempt, next: { state: DeliveryState; next_attempt_at: number | null }): Promise<void> {
+  async recordAttempt(id: number, attempt: DeliveryAttempt | DeliveryAttempt[], next: { state: DeliveryState; next_attempt_at: number | null }): Promise<void> {
+    const list = Array.isArray(attempt) ? attempt : [attempt];
     await this.db.query(
       `UPDATE webhook_deliveries
        SET attempts = CASE WHEN attempts = '[]' THEN '[' || $2 || ']' ELSE left(attempts, -1) || ',' || $2 || ']' END,
            state = $3, next_attempt_at = $4, lease_owner = NULL, lease_until = NULL
        WHERE id = $1`,
-      [id, JSON.stringify(attempt), next.state, next.next_attempt_at],
+      [id, list.map((a) => JSON.stringify(a)).join(','), next.state, next.next_attempt_at],
     );
   }
 

@@ -47,7 +47,11 @@ describe('endings after crashes', () => {
       expect(model.requests.length).toBe(requests);
       const events = await rig.events(id);
       expect(events.at(-1)).toMatchObject({ event: 'turn.failed' });
-      expect(events.filter((e) => e.event === 'turn.resumed')).toHaveLength(1);
+      const resumed = events.filter((e) => e.event === 'turn.resumed');
+      expect(resumed).toHaveLength(1);
+      // The message numbers the step as turn.resumed does.
+      expect(resumed[0].json.from_step).toBe(0);
+      expect(turn.error.message).toContain('from step 0 (turn.resumed from_step 0: 0 model requests done)');
     } finally {
       await rig.dispose();
     }

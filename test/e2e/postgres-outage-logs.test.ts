@@ -1,0 +1,86 @@
+/**
+ * Two real service processes on a real Postgres server of this file alone, which is stopped for a
+ * few seconds and started again:
+ * - each instance holds ONE LISTEN connection (the turn, workflow and job notifiers share it;
+ *   counted in pg_stat_activity);
+ * - a request during the outage gets 503 `database_unavailable` with `Retry-After`;
+ * - the log stays short: each retried task (LISTEN reconnects, approval sweep, scheduler, job
+ *   pass, turn claims, webhook dispatcher, workflow leases) logs its failure once (again only for
+ *   a different error), not once per retry, and `… recovered` once when the database is back.
+ */
+import pg from 'pg';
+import { expect, it } from 'vitest';
+import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.js';
+import { describePostgres } from '../support/postgres.js';
+import { usePgInstances, type PgInstance } from './support/pg-instances.js';
+
+interface Line { level: string; msg: string }
+const lines = (out: string): Line[] =>
+  out.split('\n').flatMap((l) => {
+    try {
+      const j = JSON.parse(l);
+      return typeof j.msg === 'string' ? [{ level: j.level, msg: j.msg }] : [];
+    } catch {
+      return [];
+    }
+  });
+
+describePostgres('an instance while its Postgres server is down', () => {
+  let db: OwnPostgres;
+  const pgi = usePgInstances({
+    name: 'outage-logs',
+    env: { LOG_LEVEL: 'info' },
+    databaseUrl: async () => {
+      db = await startOwnPostgres();
+      return db.url;
+    },
+  });
+
+  it('one LISTEN connection per instance; 503 with Retry-After; failures logged once, recoveries once', async () => {
+    let instances: PgInstance[] = [];
+    try {
+      instances = await Promise.all([pgi.start('a'), pgi.start('b')]);
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'turn-service-listen'`);
+        expect(rows[0].n).toBe(2);
+      } finally {
+        await client.end();
+      }
+
+      const before = instances.map((x) => x.child.output().length);
+      await db.pause();
+      const r = await fetch(`${instances[0].url}/v1/turns`);
+      expect(r.status).toBe(503);
+      expect((await r.json()).error.code).toBe('database_unavailable');
+      expect(r.headers.get('retry-after')).toBe('5');
+      await new Promise((res) => setTimeout(res, 6000));
+      const during = instances.map((x, i) => lines(x.child.output().slice(before[i])));
+      for (const l of during) {
+        // Old behaviour: ~12 LISTEN retries and 5 passes failing once a second → 40+ lines.
+        expect(l.length, JSON.stringify(l, null, 1)).toBeLessThanOrEqual(20);
+        const counts = new Map<string, number>();
+        for (const x of l) counts.set(x.msg, (counts.get(x.msg) ?? 0) + 1);
+        for (const [msg, n] of counts) expect(n, msg).toBeLessThanOrEqual(3);
+        expect(l.filter((x) => x.msg === 'Postgres listen connection failed').length).toBeGreaterThanOrEqual(1);
+        expect(l.filter((x) => x.msg === 'claiming turns failed').length).toBeGreaterThanOrEqual(1);
+      }
+
+      await db.resume();
+      for (const x of instances) {
+        await expect
+          .poll(async () => {
+            const res = await fetch(`${x.url}/readyz`);
+            return ((await res.json()) as { checks?: { listen?: string }; error?: { details?: { checks?: { listen?: string } } } });
+          }, { timeout: 40_000, interval: 250 })
+          .toSatisfy((b: { checks?: { listen?: string }; error?: { details?: { checks?: { listen?: string } } } }) => (b.checks ?? b.error?.details?.checks)?.listen === 'ok');
+        await expect.poll(() => lines(x.child.output()).filter((l) => l.msg.startsWith('claiming turns recovered')).length, { timeout: 10_000 }).toBe(1);
+        const after = lines(x.child.output());
+        expect(after.filter((l) => l.msg.startsWith('Postgres listen connection recovered')).length).toBe(1);
+      }
+    } finally {
+      await db?.stop();
+    }
+  }, 180_000);
+});
