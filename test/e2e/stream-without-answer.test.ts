@@ -4,29 +4,13 @@
  * a single event", which is kept for a stream that sent nothing at all. Through the real service
  * and scripted Chat Completions and Responses servers on loopback.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatCall, startScriptedChatServer, type ScriptedChatServer } from '../support/scripted-chat-server.js';
-import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { api, startTestService, type TestService } from './support/service.js';
+import { describe, expect, it } from 'vitest';
+import { chatCall } from '../support/scripted-chat-server.js';
+import { useBothAdapters } from './support/both-adapters.js';
+import { api, type TestService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
 
-let chat: ScriptedChatServer;
-let responses: ScriptedResponsesServer;
-let chatSvc: TestService;
-let responsesSvc: TestService;
-
-beforeAll(async () => {
-  chat = await startScriptedChatServer();
-  responses = await startScriptedResponsesServer();
-  chatSvc = await startTestService({ modelBaseURL: chat.baseURL, env: { MODEL_API: 'chat' } });
-  responsesSvc = await startTestService({ modelBaseURL: responses.baseURL });
-});
-afterAll(async () => {
-  await chatSvc?.close();
-  await responsesSvc?.close();
-  await chat?.close();
-  await responses?.close();
-});
+const s = useBothAdapters();
 
 const NO_EVENT = 'the model endpoint answered but its stream ended without a single event (an empty body, or no server-sent events): check OPENAI_BASE_URL';
 
@@ -46,20 +30,20 @@ const chunk = (choices: unknown[]) => ({ id: 'x', object: 'chat.completion.chunk
 describe('Chat Completions: chunks came, no answer', () => {
   it('tool-call chunks, then the body ends without a finish_reason: says so, with the chunk count', async () => {
     // role chunk + name chunk + 3 argument pieces; the [DONE] frame and the finish chunk never come.
-    chat.push({ toolCalls: [chatCall('todo', '{"todos":[]}', { chunks: ['{"tod', 'os":', '[]}'] })], finishReason: null, usage: null, cutAfter: 5, cutMode: 'end' });
-    const error = await failedTurn(chatSvc, { tools: ['todo'] });
+    s.chat.push({ toolCalls: [chatCall('todo', '{"todos":[]}', { chunks: ['{"tod', 'os":', '[]}'] })], finishReason: null, usage: null, cutAfter: 5, cutMode: 'end' });
+    const error = await failedTurn(s.chatSvc, { tools: ['todo'] });
     expect(error).toEqual({ code: 'stream_interrupted', message: 'the model stream ended without a finish_reason (after 5 chunks): the answer may be cut off, so it was not used' });
   });
 
   it('only chunks with "choices": [] then [DONE]: none had a choice', async () => {
-    chat.push({ data: [chunk([]), chunk([]), '[DONE]'] });
-    const error = await failedTurn(chatSvc);
+    s.chat.push({ data: [chunk([]), chunk([]), '[DONE]'] });
+    const error = await failedTurn(s.chatSvc);
     expect(error).toEqual({ code: 'stream_interrupted', message: 'the model stream ended without an answer: none of its 2 chunks had a choice ("choices" was empty or missing in each)' });
   });
 
   it('chunks for choice 1 only: no choice 0 in any chunk', async () => {
-    chat.push({ data: [chunk([{ index: 1, delta: { role: 'assistant', content: 'on choice 1' }, finish_reason: null }]), chunk([{ index: 1, delta: {}, finish_reason: 'stop' }]), '[DONE]'] });
-    const error = await failedTurn(chatSvc);
+    s.chat.push({ data: [chunk([{ index: 1, delta: { role: 'assistant', content: 'on choice 1' }, finish_reason: null }]), chunk([{ index: 1, delta: {}, finish_reason: 'stop' }]), '[DONE]'] });
+    const error = await failedTurn(s.chatSvc);
     expect(error).toEqual({
       code: 'stream_interrupted',
       message: 'the model stream ended without an answer: no choice 0 in any chunk (its 2 chunks had only choice 1; this service asks for one choice and reads choice 0)',
@@ -67,13 +51,13 @@ describe('Chat Completions: chunks came, no answer', () => {
   });
 
   it('a stream with no chunk at all still says no event came', async () => {
-    chat.push({ data: [] });
-    expect(await failedTurn(chatSvc)).toEqual({ code: 'stream_interrupted', message: NO_EVENT });
+    s.chat.push({ data: [] });
+    expect(await failedTurn(s.chatSvc)).toEqual({ code: 'stream_interrupted', message: NO_EVENT });
   });
 
   it('a stream of only [DONE] is a finished empty answer (empty_response), not a cut stream', async () => {
-    chat.push({ data: ['[DONE]'] });
-    const error = await failedTurn(chatSvc);
+    s.chat.push({ data: ['[DONE]'] });
+    const error = await failedTurn(s.chatSvc);
     expect(error.code).toBe('empty_response');
   });
 });
@@ -81,8 +65,8 @@ describe('Chat Completions: chunks came, no answer', () => {
 describe('Responses: events came, none of them part of an answer', () => {
   it('counts events the adapter does not pass on (response.in_progress) as received', async () => {
     const inProgress = { type: 'response.in_progress', sequence_number: 0, response: { id: 'resp_1', object: 'response', status: 'in_progress', output: [] } };
-    responses.push({ events: [inProgress, { ...inProgress, sequence_number: 1 }] });
-    expect(await failedTurn(responsesSvc)).toEqual({
+    s.responses.push({ events: [inProgress, { ...inProgress, sequence_number: 1 }] });
+    expect(await failedTurn(s.responsesSvc)).toEqual({
       code: 'stream_interrupted',
       message: 'the model stream ended before the response completed (2 events received, none of them part of an answer)',
     });

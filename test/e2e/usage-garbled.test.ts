@@ -3,29 +3,13 @@
  * usage unknown (null), as one that reports none — never zeros — on both wire protocols, through
  * the real service and scripted servers on loopback.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startScriptedChatServer, type ScriptedChatServer } from '../support/scripted-chat-server.js';
-import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { api, startTestService, type TestService } from './support/service.js';
+import { describe, expect, it } from 'vitest';
+import { message } from '../support/scripted-responses-server.js';
+import { useBothAdapters } from './support/both-adapters.js';
+import { api, type TestService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
 
-let chat: ScriptedChatServer;
-let responses: ScriptedResponsesServer;
-let chatSvc: TestService;
-let responsesSvc: TestService;
-
-beforeAll(async () => {
-  chat = await startScriptedChatServer();
-  responses = await startScriptedResponsesServer();
-  chatSvc = await startTestService({ modelBaseURL: chat.baseURL, env: { MODEL_API: 'chat' } });
-  responsesSvc = await startTestService({ modelBaseURL: responses.baseURL });
-});
-afterAll(async () => {
-  await chatSvc?.close();
-  await responsesSvc?.close();
-  await chat?.close();
-  await responses?.close();
-});
+const s = useBothAdapters();
 
 /** Run a turn; its record, and the usage on its terminal event. */
 async function turn(svc: TestService) {
@@ -38,27 +22,27 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) => 
 
 describe('garbled usage counts', () => {
   it('Chat Completions: {"prompt_tokens": null, "completion_tokens": "abc"} makes usage null, not {0, 0}', async () => {
-    chat.push({
+    s.chat.push({
       data: [chunk({ role: 'assistant', content: 'odd usage' }), chunk({}, 'stop'), { id: 'c', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: null, completion_tokens: 'abc' } }, '[DONE]'],
     });
-    const { record, terminal } = await turn(chatSvc);
+    const { record, terminal } = await turn(s.chatSvc);
     expect(record).toMatchObject({ status: 'completed', output_text: 'odd usage', usage: null });
     expect(terminal).toMatchObject({ type: 'turn.completed', usage: null });
   });
 
   it('Chat Completions: a negative or fractional count is unknown too; good counts still add up', async () => {
-    chat.push({ content: 'minus', usage: { prompt_tokens: -1, completion_tokens: 2.5 } });
-    expect((await turn(chatSvc)).record.usage).toBeNull();
-    chat.push({ content: 'fine', usage: { prompt_tokens: 7, completion_tokens: 2 } });
-    expect((await turn(chatSvc)).record.usage).toEqual({ input_tokens: 7, output_tokens: 2 });
+    s.chat.push({ content: 'minus', usage: { prompt_tokens: -1, completion_tokens: 2.5 } });
+    expect((await turn(s.chatSvc)).record.usage).toBeNull();
+    s.chat.push({ content: 'fine', usage: { prompt_tokens: 7, completion_tokens: 2 } });
+    expect((await turn(s.chatSvc)).record.usage).toEqual({ input_tokens: 7, output_tokens: 2 });
   });
 
   it('Responses: {"input_tokens": null, "output_tokens": "abc"} makes usage null (it was passed on as given)', async () => {
-    responses.push({ output: [message('odd usage')], usage: { input_tokens: null, output_tokens: 'abc' } });
-    const { record, terminal } = await turn(responsesSvc);
+    s.responses.push({ output: [message('odd usage')], usage: { input_tokens: null, output_tokens: 'abc' } });
+    const { record, terminal } = await turn(s.responsesSvc);
     expect(record).toMatchObject({ status: 'completed', output_text: 'odd usage', usage: null });
     expect(terminal).toMatchObject({ type: 'turn.completed', usage: null });
-    responses.push({ output: [message('fine')], usage: { input_tokens: 3, output_tokens: 4 } });
-    expect((await turn(responsesSvc)).record.usage).toEqual({ input_tokens: 3, output_tokens: 4 });
+    s.responses.push({ output: [message('fine')], usage: { input_tokens: 3, output_tokens: 4 } });
+    expect((await turn(s.responsesSvc)).record.usage).toEqual({ input_tokens: 3, output_tokens: 4 });
   });
 });
