@@ -47,3 +47,11 @@ export function describeUnsafeChar(ch: string): string {
   const hex = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
   return `U+${hex} (${BIDI_ONE.test(ch) ? 'a bidirectional control' : 'a control character'})`;
 }
+
+/**
+ * `text` with each control character and bidi control written as a `\uXXXX` escape (everything
+ * else kept), for echoing a client's value in a message without it acting on the reader's display.
+ */
+export function escapeUnsafeChars(text: string): string {
+  return text.replace(UNSAFE_ALL, (c) => `\\u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+}

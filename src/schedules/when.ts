@@ -12,6 +12,7 @@
  *   the times inside the gap and runs on both occurrences of a repeated hour.
  * (croner README, "Pattern" → DST handling; verified in test/schedules/when.test.ts.)
  */
+import { escapeUnsafeChars } from '../unsafe-chars.js';
 import { Cron } from 'croner';
 import { ScheduleError } from './errors.js';
 import type { AfterUnit, ScheduleWhen } from './types.js';
@@ -124,15 +125,27 @@ function unknownTimeZone(zone: string): ScheduleError {
       minutes !== 0 ? '' : hours === 0 ? ' (or "UTC")' : hours <= (east ? 14 : 12) ? ` (or "Etc/GMT${east ? '-' : '+'}${hours}" for UTC${east ? '+' : '-'}${offset[1]}:00 all year)` : '';
     return new ScheduleError(
       'unknown_timezone',
-      `when.timezone ${JSON.stringify(zone)} is a UTC offset, not a time zone: an offset does not follow daylight saving time. Use the IANA name of the place, such as "Europe/Berlin" or "America/New_York"${fixed}`,
+      `when.timezone ${visible(zone)} is a UTC offset, not a time zone: an offset does not follow daylight saving time. Use the IANA name of the place, such as "Europe/Berlin" or "America/New_York"${fixed}`,
+      { timezone: zone },
+    );
+  }
+  if (zone.trim() !== '' && zone !== zone.trim() && canonicalTimeZone(zone.trim())) {
+    return new ScheduleError(
+      'unknown_timezone',
+      `when.timezone ${visible(zone)} has spaces around the name: send ${JSON.stringify(canonicalTimeZone(zone.trim()))} without them`,
       { timezone: zone },
     );
   }
   return new ScheduleError(
     'unknown_timezone',
-    `when.timezone ${JSON.stringify(zone)} is not a known IANA time zone: use a name such as "Europe/Berlin", "America/New_York" or "UTC"`,
+    `when.timezone ${visible(zone)} is not a known IANA time zone: use a name such as "Europe/Berlin", "America/New_York" or "UTC"`,
     { timezone: zone },
   );
+}
+
+/** `zone` quoted for a message, control and bidi characters escaped (`\u202E`) so none acts on the reader's display. */
+function visible(zone: string): string {
+  return escapeUnsafeChars(JSON.stringify(zone));
 }
 
 /** A paused croner job for evaluation only (never runs a callback). */

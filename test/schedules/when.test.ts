@@ -100,6 +100,20 @@ describe('validateWhen', () => {
     );
   });
 
+  it('says so when a known zone has spaces around it, and never echoes a control or bidi character as it is', () => {
+    expect(() => validateWhen({ cron: '0 9 * * *', timezone: ' europe/berlin ' }, rules)).toThrow(
+      'when.timezone " europe/berlin " has spaces around the name: send "Europe/Berlin" without them',
+    );
+    let message = '';
+    try {
+      validateWhen({ cron: '0 9 * * *', timezone: 'Europe/Berlin\u202e\u0085' }, rules);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('when.timezone "Europe/Berlin\\u202E\\u0085" is not a known IANA time zone');
+    expect(message).not.toMatch(/[\u202e\u0085]/);
+  });
+
   it('refuses a cron firing more often than the minimum interval with cron_too_frequent', () => {
     expect(codeOf({ cron: '*/10 * * * * *', timezone: 'UTC' })).toBe('cron_too_frequent'); // every 10 s
     expect(codeOf({ cron: '*/5 * * * *', timezone: 'UTC' }, { now, minIntervalS: 600 })).toBe('cron_too_frequent');
