@@ -12,6 +12,8 @@
  *   `… [truncated N characters]`.
  * src/model/clean-errors.ts applies the last two to every error a model port reports.
  */
+import { redactSecrets } from '../skills/secrets.js';
+import { htmlToPlainText } from '../tools/web/extract.js';
 import { clip, keepHead } from '../runtime/text-cut.js';
 
 /** A secret value the service knows, named by the setting it comes from (e.g. `OPENAI_API_KEY`). */
@@ -33,8 +35,8 @@ const ECHO_MIN_SECRET_CHARS = 10;
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * `text` with every secret value replaced by `[redacted:<name>]` (longest first, so a value that
- * contains another is replaced whole), then every run of non-space characters (quotes, brackets,
+ * `text` with every secret value replaced by `[redacted:<name>]` (redactSecrets of
+ * src/skills/secrets.ts: longest first, so a value that contains another is replaced whole), then every run of non-space characters (quotes, brackets,
  * commas and semicolons end it; a final `.`, `:`, `!` or `?` stays outside) that starts with the
  * first 6 characters of a secret of 10+ characters — the masked or shortened echoes providers
  * write, e.g. `sk-pro********************wxyz`. Values shorter than {@link MIN_SECRET_CHARS} are
@@ -43,9 +45,8 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  */
 export function scrubSecrets(text: string, secrets: readonly SecretValue[]): string {
   if (text === '' || secrets.length === 0) return text;
-  let out = text;
-  const usable = secrets.filter((s) => s.value.length >= MIN_SECRET_CHARS).sort((a, b) => b.value.length - a.value.length);
-  for (const s of usable) if (out.includes(s.value)) out = out.split(s.value).join(`[redacted:${s.name}]`);
+  const usable = secrets.filter((s) => s.value.length >= MIN_SECRET_CHARS);
+  let out = redactSecrets(text, usable.map((s) => [s.name, s.value] as const));
   for (const s of usable) {
     if (s.value.length < ECHO_MIN_SECRET_CHARS) continue;
     const prefix = s.value.slice(0, ECHO_PREFIX_CHARS);
@@ -68,22 +69,43 @@ export function boundText(text: string, max = PROVIDER_TEXT_MAX_CHARS): string {
   return `${head}… [truncated ${text.length - head.length} characters]`;
 }
 
-const HTML_START = /^\s*(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b/i;
+const HTML_OPENING = /^<(?:!doctype\s+html|html|head|body)\b/i;
 
-/** Text of an HTML fragment: tags, scripts and styles dropped, entities of the common kind decoded, spaces collapsed. */
+/** True when `body` starts (after white space and comments, skipped with `indexOf`: linear) like an HTML page. */
+function looksLikeHtml(body: string): boolean {
+  let i = 0;
+  for (;;) {
+    while (i < body.length && /\s/.test(body[i])) i++;
+    if (!body.startsWith('<!--', i)) break;
+    const end = body.indexOf('-->', i + 4);
+    if (end < 0) return false;
+    i = end + 3;
+  }
+  return HTML_OPENING.test(body.slice(i, i + 64));
+}
+
+/** Text of an HTML fragment on one line: {@link htmlToPlainText} (one linear scan), white space collapsed. */
 function htmlText(html: string): string {
-  return html
-    .replace(/<(script|style)\b[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&nbsp;/gi, ' ')
-    .replace(/&lt;/gi, '<')
-    .replace(/&gt;/gi, '>')
-    .replace(/&quot;/gi, '"')
-    .replace(/&#39;|&apos;/gi, "'")
-    .replace(/&amp;/gi, '&')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return htmlToPlainText(html).replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The inner HTML of the first element named one of `names` in `html` ('' when none is closed):
+ * found with `indexOf` from the first opening tag — linear, unlike a lazy regex tried at every
+ * opening tag of a hostile page.
+ */
+function firstElement(html: string, names: readonly string[]): string {
+  const lower = html.toLowerCase();
+  let best: { name: string; at: number } | undefined;
+  for (const name of names) {
+    const re = new RegExp(`<${name}\\b`, 'g');
+    const m = re.exec(lower);
+    if (m && (!best || m.index < best.at)) best = { name, at: m.index };
+  }
+  if (!best) return '';
+  const open = lower.indexOf('>', best.at);
+  const close = open < 0 ? -1 : lower.indexOf(`</${best.name}`, open + 1);
+  return close < 0 ? '' : html.slice(open + 1, close);
 }
 
 /**
@@ -94,11 +116,11 @@ function htmlText(html: string): string {
  * `an HTML page of 5093 bytes: "500 Internal Server Error xxxx…"`.
  */
 export function describeHtmlBody(body: string): string | undefined {
-  if (!HTML_START.test(body)) return undefined;
+  if (!looksLikeHtml(body)) return undefined;
   const size = `an HTML page of ${Buffer.byteLength(body)} bytes`;
-  const title = htmlText(/<title\b[^>]*>([\s\S]*?)<\/title\s*>/i.exec(body)?.[1] ?? '');
+  const title = htmlText(firstElement(body, ['title']));
   if (title) return `${size}, titled ${JSON.stringify(clip(title, 200))}`;
-  const heading = htmlText(/<h[1-3]\b[^>]*>([\s\S]*?)<\/h[1-3]\s*>/i.exec(body)?.[1] ?? '');
+  const heading = htmlText(firstElement(body, ['h1', 'h2', 'h3']));
   const text = heading || htmlText(body);
   return text ? `${size}: ${JSON.stringify(clip(text, 200))}` : size;
 }

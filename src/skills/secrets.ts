@@ -28,10 +28,11 @@ export async function loadSecrets(file: string | undefined): Promise<Secrets> {
 
 /**
  * `text` with every secret value replaced by `[redacted:NAME]` (longest values first, so a value
- * that contains another is replaced whole).
+ * that contains another is replaced whole). `secrets`: a {@link Secrets} map, or any `[name, value]`
+ * pairs (a name may repeat, e.g. several AUTH_TOKENS).
  */
-export function redactSecrets(text: string, secrets: Secrets): string {
-  if (secrets.size === 0 || text === '') return text;
+export function redactSecrets(text: string, secrets: Iterable<readonly [name: string, value: string]>): string {
+  if (text === '') return text;
   let out = text;
   const byLength = [...secrets].sort((a, b) => b[1].length - a[1].length);
   for (const [name, value] of byLength) if (out.includes(value)) out = out.split(value).join(`[redacted:${name}]`);

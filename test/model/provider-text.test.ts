@@ -54,6 +54,13 @@ describe('describeHtmlBody / providerErrorMessage', () => {
     expect(describeHtmlBody('{"error":"<html>"}')).toBeUndefined();
   });
 
+  it('reads a hostile page (thousands of unclosed <title>, <h1>, <script> and comments) in one scan: the summary, not a hang', () => {
+    const page = `<html>${'<title>'.repeat(30_000)}${'<h1>'.repeat(30_000)}${'<script>'.repeat(20_000)}`;
+    expect(describeHtmlBody(page)).toBe(`an HTML page of ${page.length} bytes`);
+    expect(describeHtmlBody(`${'<!-- a -->'.repeat(30_000)}<x>`)).toBeUndefined();
+    expect(describeHtmlBody(`<!-- c --> <!DOCTYPE html><html><title>502 Bad &amp; Gateway</title></html>`)).toBe('an HTML page of 75 bytes, titled "502 Bad & Gateway"');
+  });
+
   it('keeps the SDK\'s status prefix and any message that is not HTML', () => {
     expect(providerErrorMessage('404 <html><body>Not Found</body></html>', 404)).toBe('404 (an HTML page of 35 bytes: "Not Found")');
     expect(providerErrorMessage('502 Bad Gateway', 502)).toBe('502 Bad Gateway');
