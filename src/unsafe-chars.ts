@@ -44,8 +44,7 @@ export function stripUnsafeChars(text: string): string {
  * `U+0001 (a control character)`.
  */
 export function describeUnsafeChar(ch: string): string {
-  const hex = ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-  return `U+${hex} (${BIDI_ONE.test(ch) ? 'a bidirectional control' : 'a control character'})`;
+  return `U+${hex4(ch)} (${BIDI_ONE.test(ch) ? 'a bidirectional control' : 'a control character'})`;
 }
 
 /**
@@ -53,5 +52,10 @@ export function describeUnsafeChar(ch: string): string {
  * else kept), for echoing a client's value in a message without it acting on the reader's display.
  */
 export function escapeUnsafeChars(text: string): string {
-  return text.replace(UNSAFE_ALL, (c) => `\\u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`);
+  return text.replace(UNSAFE_ALL, (c) => `\\u${hex4(c)}`);
+}
+
+/** The code point of `ch` as 4+ upper-case hex digits (`202E`). */
+function hex4(ch: string): string {
+  return ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
 }
