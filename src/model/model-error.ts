@@ -9,6 +9,9 @@
  * - `not_event_stream` when a 2xx answer is not `text/event-stream` (src/model/event-stream-check.ts).
  * Adapters convert their SDK's errors (e.g. src/model/responses-errors.ts).
  */
+import { redactUserinfo } from '../config.js';
+import { redactUrl } from '../http/stream-token.js';
+
 export class ModelError extends Error {
   constructor(
     /** Provider or runtime error code (never empty). */
@@ -68,6 +71,15 @@ export function connectionCause(err: unknown): string | undefined {
 export const CONNECTION_HINT = 'check OPENAI_BASE_URL and that the model server is running and reachable from this host';
 
 /**
+ * The model endpoint `baseURL` (OPENAI_BASE_URL) as every message shows it — turn errors and
+ * GET /readyz, which needs no token: its userinfo as `***@` (redactUserinfo) and credential-looking
+ * query parameters (`?api-key=…`) as `[redacted]` (redactUrl, as in logs and spans).
+ */
+export function endpointForDisplay(baseURL: string): string {
+  return redactUrl(redactUserinfo(baseURL));
+}
+
+/**
  * The `connection_error` for a request that could not reach the model: names the endpoint (when
  * known) and the cause, then what to check, e.g. `could not connect to the model endpoint
  * http://127.0.0.1:4999/v1 (ECONNREFUSED 127.0.0.1:4999): check OPENAI_BASE_URL and that the model
@@ -75,7 +87,7 @@ export const CONNECTION_HINT = 'check OPENAI_BASE_URL and that the model server 
  */
 export function connectionError(err: unknown, baseURL?: string): ModelError {
   const cause = connectionCause(err);
-  const where = baseURL ? `the model endpoint ${baseURL}` : 'the model provider';
+  const where = baseURL ? `the model endpoint ${endpointForDisplay(baseURL)}` : 'the model provider';
   const fallback = (err as Error)?.message;
   return new ModelError('connection_error', `could not connect to ${where}${cause ? ` (${cause})` : fallback ? ` (${fallback})` : ''}: ${CONNECTION_HINT}`);
 }
@@ -95,7 +107,7 @@ export function connectionError(err: unknown, baseURL?: string): ModelError {
 export function accessMessage(status: number | undefined, message: string, baseURL?: string): string {
   const hint = status === 401 ? 'check OPENAI_API_KEY' : status === 403 ? 'the key has no access to this model, or not from this region: check OPENAI_API_KEY and the model name (MODEL, or the turn\'s `model`)' : status === 404 ? 'check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1 — and the model name (MODEL, or the turn\'s `model`)' : undefined;
   if (!hint) return message;
-  return `the model endpoint${baseURL ? ` ${baseURL}` : ''} answered HTTP ${status} (${hint}): ${message}`;
+  return `the model endpoint${baseURL ? ` ${endpointForDisplay(baseURL)}` : ''} answered HTTP ${status} (${hint}): ${message}`;
 }
 
 /**

@@ -6,7 +6,7 @@
  * floods the provider. The reason of an unreachable endpoint names it and the cause, and says what
  * to check (OPENAI_BASE_URL, whether the model server runs).
  */
-import { CONNECTION_HINT, connectionCause } from '../model/model-error.js';
+import { CONNECTION_HINT, connectionCause, endpointForDisplay } from '../model/model-error.js';
 import { discardBody, modelFetch } from '../model/model-fetch.js';
 
 export type ProbeResult = { reachable: true } | { reachable: false; reason: string };
@@ -29,7 +29,7 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
     } catch (err) {
       const e = err as Error;
       const cause = e.name === 'TimeoutError' ? `no answer within ${timeout} ms` : (connectionCause(err) ?? e.message);
-      return { reachable: false, reason: `cannot reach the model endpoint ${baseURL} (${cause}): ${CONNECTION_HINT}` };
+      return { reachable: false, reason: `cannot reach the model endpoint ${endpointForDisplay(baseURL)} (${cause}): ${CONNECTION_HINT}` };
     }
   };
   return {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { discardBody, modelFetch } from '../../src/model/model-fetch.js';
+import { accessMessage, connectionError } from '../../src/model/model-error.js';
 import { createModelProbe } from '../../src/telemetry/model-probe.js';
 import { freePort } from '../e2e/support/child.js';
 
@@ -59,6 +60,18 @@ describe('the model probe', () => {
     const base = `http://127.0.0.1:${await freePort()}/v1`;
     const r = await createModelProbe(base, { ttlMs: 0 }).check();
     expect(r).toEqual({ reachable: false, reason: expect.stringMatching(/^cannot reach the model endpoint .* \(ECONNREFUSED 127\.0\.0\.1:\d+\): check OPENAI_BASE_URL and that the model server is running/) });
+  });
+
+  it('never shows the credentials of the endpoint URL (GET /readyz needs no token): userinfo and key-like query parameters are masked', async () => {
+    const port = await freePort();
+    const r = await createModelProbe(`http://user:S3cretPassw0rdXYZ@127.0.0.1:${port}/v1?api-key=QueryS3cretVALUE123`, { ttlMs: 0 }).check();
+    expect(r.reachable).toBe(false);
+    const reason = (r as { reason: string }).reason;
+    expect(reason).toContain(`cannot reach the model endpoint http://***@127.0.0.1:${port}/v1?api-key=%5Bredacted%5D (ECONNREFUSED`);
+    expect(reason).not.toMatch(/S3cretPassw0rdXYZ|QueryS3cretVALUE123/);
+    const err = connectionError(Object.assign(new Error('fetch failed'), { cause: { code: 'ECONNREFUSED', address: '127.0.0.1', port } }), `http://u:pw12345678@127.0.0.1:${port}/v1?key=QryValueZZZ999888`);
+    expect(err.message).toContain(`the model endpoint http://***@127.0.0.1:${port}/v1?key=%5Bredacted%5D`);
+    expect(accessMessage(401, 'bad key', 'https://api.example/v1?token=abc123secret')).toBe('the model endpoint https://api.example/v1?token=%5Bredacted%5D answered HTTP 401 (check OPENAI_API_KEY): bad key');
   });
 });
 
