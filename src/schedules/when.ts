@@ -111,7 +111,8 @@ export function canonicalTimeZone(zone: string): string | undefined {
 }
 
 /**
- * The `unknown_timezone` refusal of `zone` (details `{timezone}`). For a UTC offset it says that
+ * The `unknown_timezone` refusal of `zone` (details `{timezone}`: the value with control and bidi
+ * characters written as `\uXXXX` escapes, as in the message). For a UTC offset it says that
  * an offset is not a zone and names the IANA zones to use instead — the place's zone, or for a
  * whole-hour offset the fixed `Etc/GMT∓h` zone (POSIX sign: `+02:00` is `Etc/GMT-2`).
  */
@@ -126,20 +127,20 @@ function unknownTimeZone(zone: string): ScheduleError {
     return new ScheduleError(
       'unknown_timezone',
       `when.timezone ${visible(zone)} is a UTC offset, not a time zone: an offset does not follow daylight saving time. Use the IANA name of the place, such as "Europe/Berlin" or "America/New_York"${fixed}`,
-      { timezone: zone },
+      { timezone: escapeUnsafeChars(zone) },
     );
   }
   if (zone.trim() !== '' && zone !== zone.trim() && canonicalTimeZone(zone.trim())) {
     return new ScheduleError(
       'unknown_timezone',
       `when.timezone ${visible(zone)} has spaces around the name: send ${JSON.stringify(canonicalTimeZone(zone.trim()))} without them`,
-      { timezone: zone },
+      { timezone: escapeUnsafeChars(zone) },
     );
   }
   return new ScheduleError(
     'unknown_timezone',
     `when.timezone ${visible(zone)} is not a known IANA time zone: use a name such as "Europe/Berlin", "America/New_York" or "UTC"`,
-    { timezone: zone },
+    { timezone: escapeUnsafeChars(zone) },
   );
 }
 
@@ -161,7 +162,7 @@ function validateCron(expression: string, timezone: string, rules: WhenRules): n
   } catch (err) {
     throw new ScheduleError(
       'invalid_cron',
-      `when.cron ${JSON.stringify(expression)} is not a valid cron expression: ${(err as Error).message.trim().replace(/[.\s]+$/, '')}. Use 5 fields "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5"`,
+      `when.cron ${JSON.stringify(expression)} is not a valid cron expression: ${(err as Error).message.trim().replace(/[.\s]+$/, '')}. Use 5 fields "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5", or 6 with seconds first "second minute hour day-of-month month day-of-week", e.g. "30 0 9 * * 1-5"`,
       { cron: expression },
     );
   }
@@ -198,7 +199,8 @@ const WHEN_FORMS = ['at', 'after', 'cron'];
  * Validate a raw `when` (from REST or a tool call) and compute its first slot.
  * @throws ScheduleError `invalid_when` (not an object: details `{got, forms}`; none or several
  *   forms, stray keys: `{given, forms}`), `invalid_at` (`{at}`), `at_in_past` (`{at, now}`),
- *   `invalid_after` (`{after}` or `{value}`), `timezone_required` (`{cron, missing: ["timezone"]}`),
+ *   `invalid_after` (`{after}` or `{value}`), `timezone_required` (`{cron, missing: ["timezone"]}`: no
+ *   timezone, null, or an empty or all-blank string),
  *   `unknown_timezone` (`{timezone}`: not an IANA name, or a UTC offset such as `+02:00`),
  *   `invalid_cron` (`{cron}`), `cron_too_frequent` (`{cron, interval_s, min_interval_s}`).
  * @returns the `when` to store: a cron's expression with runs of whitespace made one space, and
@@ -255,6 +257,12 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
   }
   if (raw.timezone === undefined || raw.timezone === null) {
     throw new ScheduleError('timezone_required', 'when.timezone is required with when.cron (there is no default zone): an IANA name such as "Europe/Berlin" or "UTC"', {
+      cron: raw.cron,
+      missing: ['timezone'],
+    });
+  }
+  if (typeof raw.timezone === 'string' && raw.timezone.trim() === '') {
+    throw new ScheduleError('timezone_required', 'when.timezone is empty: with when.cron give an IANA name such as "Europe/Berlin" or "UTC" (there is no default zone)', {
       cron: raw.cron,
       missing: ['timezone'],
     });

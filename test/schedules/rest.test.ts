@@ -224,8 +224,41 @@ describe('/v1/schedules validation errors', () => {
 
   it('says why a cron expression is invalid in one sentence, without a doubled period', async () => {
     const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 0 0 9 * * 1-5', timezone: 'UTC' } }), 400, 'invalid_cron');
-    expect(err.message).toMatch(/^when\.cron "0 0 0 9 \* \* 1-5" is not a valid cron expression: [^\n]*[^.]\. Use 5 fields "minute hour day-of-month month day-of-week", e\.g\. "0 9 \* \* 1-5"$/);
+    expect(err.message).toMatch(
+      /^when\.cron "0 0 0 9 \* \* 1-5" is not a valid cron expression: [^\n]*[^.]\. Use 5 fields "minute hour day-of-month month day-of-week", e\.g\. "0 9 \* \* 1-5", or 6 with seconds first "second minute hour day-of-month month day-of-week", e\.g\. "30 0 9 \* \* 1-5"$/,
+    );
     expect(err.message).not.toContain('..');
+  });
+
+  it('accepts the 6-field form the invalid_cron message offers', async () => {
+    // The example of the message is a schedule POST takes (seconds first: 09:00:30 on weekdays).
+    const created = await call('POST', '/v1/schedules', body({ agent_id: 'six-fields', when: { cron: '30 0 9 * * 1-5', timezone: 'UTC' } }));
+    expect(created.status).toBe(201);
+    expect(created.body.when).toEqual({ cron: '30 0 9 * * 1-5', timezone: 'UTC' });
+  });
+
+  it('refuses an empty or blank time zone as missing (timezone_required), saying to give an IANA name', async () => {
+    for (const timezone of ['', '  ']) {
+      const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 9 * * *', timezone } }), 400, 'timezone_required');
+      expect(err).toEqual({
+        code: 'timezone_required',
+        message: 'when.timezone is empty: with when.cron give an IANA name such as "Europe/Berlin" or "UTC" (there is no default zone)',
+        details: { cron: '0 9 * * *', missing: ['timezone'] },
+      });
+    }
+    const id = (await call('POST', '/v1/schedules', body({ agent_id: 'validation-empty-zone' }))).body.id;
+    await expectError('PATCH', `/v1/schedules/${id}`, { when: { cron: '0 9 * * *', timezone: '' } }, 400, 'timezone_required');
+  });
+
+  it('escapes control and bidi characters of an unknown time zone in details as in the message', async () => {
+    const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 9 * * *', timezone: 'Europe/Berlin\u202e\u0085' } }), 400, 'unknown_timezone');
+    expect(err.message).toContain('when.timezone "Europe/Berlin\\u202E\\u0085" is not a known IANA time zone');
+    expect(err.details).toEqual({ timezone: 'Europe/Berlin\\u202E\\u0085' });
+    // A known name padded with a tab (the "spaces around" refusal) escapes it the same way.
+    const padded = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 9 * * *', timezone: '\tUTC' } }), 400, 'unknown_timezone');
+    expect(padded.message).toContain('has spaces around the name');
+    expect(padded.details).toEqual({ timezone: '\\u0009UTC' });
+    expect(JSON.stringify([err, padded])).not.toMatch(/[\u202e\u0085\t]/);
   });
 
   it('refuses malformed JSON and a non-JSON body', async () => {
