@@ -1,10 +1,14 @@
 /**
  * Characters that must not reach a name or a one-line label a person reads: control characters
- * (`\p{Cc}`: C0 U+0000–U+001F, DEL U+007F, C1 U+0080–U+009F) and bidirectional controls (the
- * marks U+061C, U+200E, U+200F, the embeddings and overrides U+202A–U+202E, the isolates
- * U+2066–U+2069). A control character can break a line, a header or a terminal; a bidi control
- * can make `invoice_\u202Egnp.exe` show as "invoice_exe.png". Other format characters (a
- * zero-width joiner inside an emoji sequence) are ordinary text here.
+ * (`\p{Cc}`: C0 U+0000–U+001F, DEL U+007F, C1 U+0080–U+009F), the Unicode line and paragraph
+ * separators (U+2028, U+2029), invisible characters (zero-width space U+200B, word joiner U+2060,
+ * byte order mark / zero-width no-break space U+FEFF) and bidirectional controls (the marks
+ * U+061C, U+200E, U+200F, the embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069).
+ * A control character or a separator can break a line, a header or a terminal; an invisible
+ * character makes two names that look the same differ; a bidi control can make
+ * `invoice_\u202Egnp.exe` show as "invoice_exe.png". The zero-width non-joiner and joiner
+ * (U+200C, U+200D) are ordinary text here: Persian, Indic scripts and emoji sequences (👩‍💻)
+ * need them.
  *
  * One definition for every place that meets them: text the service derives for display drops
  * them ({@link stripUnsafeChars}: `input_preview`, the file name of a download's
@@ -14,41 +18,56 @@
 
 /** The bidirectional controls (see the module comment). */
 const BIDI_CONTROL = '\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
-const UNSAFE_ONE = new RegExp(`[\\p{Cc}${BIDI_CONTROL}]`, 'u');
-const UNSAFE_ALL = new RegExp(`[\\p{Cc}${BIDI_CONTROL}]`, 'gu');
+/** The line and paragraph separators. */
+const SEPARATOR = '\\u2028\\u2029';
+/** The invisible characters refused (not U+200C/U+200D, see the module comment). */
+const INVISIBLE = '\\u200B\\u2060\\uFEFF';
+const UNSAFE = `[\\p{Cc}${SEPARATOR}${INVISIBLE}${BIDI_CONTROL}]`;
+const UNSAFE_ONE = new RegExp(UNSAFE, 'u');
+const UNSAFE_ALL = new RegExp(UNSAFE, 'gu');
 const BIDI_ONE = new RegExp(`[${BIDI_CONTROL}]`, 'u');
+const SEPARATOR_ONE = new RegExp(`[${SEPARATOR}]`, 'u');
+const INVISIBLE_ONE = new RegExp(`[${INVISIBLE}]`, 'u');
 
 /**
  * How refusals describe the characters, for messages: what is not allowed, by range.
  */
 export const UNSAFE_CHARS_DESCRIPTION =
-  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
+  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
 
-/** The first control character or bidi control of `text` ({@link UNSAFE_CHARS_DESCRIPTION}), or undefined. */
+/** The first character of `text` that {@link UNSAFE_CHARS_DESCRIPTION} lists, or undefined. */
 export function firstUnsafeChar(text: string): string | undefined {
   return UNSAFE_ONE.exec(text)?.[0];
 }
 
-/** True when `text` has a control character or a bidi control. */
+/** True when `text` has a character {@link UNSAFE_CHARS_DESCRIPTION} lists. */
 export function hasUnsafeChars(text: string): boolean {
   return UNSAFE_ONE.test(text);
 }
 
-/** `text` without its control characters and bidi controls (everything else kept as is). */
+/** `text` without the characters {@link UNSAFE_CHARS_DESCRIPTION} lists (everything else kept as is). */
 export function stripUnsafeChars(text: string): string {
   return text.replace(UNSAFE_ALL, '');
 }
 
 /**
  * One unsafe character for a message: `U+202E (a bidirectional control)`,
- * `U+0001 (a control character)`.
+ * `U+0001 (a control character)`, `U+2028 (a line or paragraph separator)`,
+ * `U+200B (an invisible character)`.
  */
 export function describeUnsafeChar(ch: string): string {
-  return `U+${hex4(ch)} (${BIDI_ONE.test(ch) ? 'a bidirectional control' : 'a control character'})`;
+  const kind = BIDI_ONE.test(ch)
+    ? 'a bidirectional control'
+    : SEPARATOR_ONE.test(ch)
+      ? 'a line or paragraph separator'
+      : INVISIBLE_ONE.test(ch)
+        ? 'an invisible character'
+        : 'a control character';
+  return `U+${hex4(ch)} (${kind})`;
 }
 
 /**
- * `text` with each control character and bidi control written as a `\uXXXX` escape (everything
+ * `text` with each character {@link UNSAFE_CHARS_DESCRIPTION} lists written as a `\uXXXX` escape (everything
  * else kept), for echoing a client's value in a message without it acting on the reader's display.
  */
 export function escapeUnsafeChars(text: string): string {

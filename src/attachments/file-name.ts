@@ -1,7 +1,8 @@
 /**
  * The file name of a reply attachment: what `reply_attachment` accepts (its `name`, or the file's
  * own name) and what a download's Content-Disposition carries. A name is a plain file name — no
- * folders, no control characters, no bidirectional controls (src/unsafe-chars.ts) — so a user
+ * folders, no control characters, line separators, invisible characters (U+200B, U+2060, U+FEFF)
+ * or bidirectional controls (src/unsafe-chars.ts) — so a user
  * sees and saves what the model named, and a U+202E cannot show `ü\u202Egnp.exe` as "üexe.png".
  */
 import { describeUnsafeChar, firstUnsafeChar, stripUnsafeChars, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
@@ -14,7 +15,7 @@ function lastSegment(name: string): string {
 /**
  * Why `name` cannot be an attachment's file name, or undefined when it can. The reason is a
  * phrase that follows the name (`must be …`) and ends with what to send instead:
- * - a control character or bidi control → `must not contain control characters … : found U+202E
+ * - a character src/unsafe-chars.ts lists → `must not contain control characters … : found U+202E
  *   (a bidirectional control); send the name without them, e.g. "ügnp.exe"`;
  * - a folder (`/` or `\`) → `must be a file name without folders (no / or \): send e.g. "evil.txt"`;
  * - `.` or `..` → `must be a file name, not "." or "..": send e.g. "report.pdf"`.
@@ -37,7 +38,7 @@ export function attachmentNameProblem(name: string): string | undefined {
 const FALLBACK_NAME = 'attachment';
 
 /**
- * The file name a download is served under: `name` without control characters and bidi controls,
+ * The file name a download is served under: `name` without the characters src/unsafe-chars.ts lists,
  * reduced to its last segment after any `/` or `\`; `attachment` when nothing (or only `.` or
  * `..`) is left. Names `reply_attachment` accepts pass unchanged; this guards attachments stored
  * before it refused such names.

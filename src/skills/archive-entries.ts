@@ -41,7 +41,8 @@ export type ArchiveEntry = { kind: 'dir'; path: string } | { kind: 'file'; path:
 /**
  * The normalized relative path of an entry (`./` prefixes and a trailing `/` removed), or a
  * SkillArchiveError naming it (details `{entry}`): control characters (C0 with NUL and line breaks,
- * DEL, C1) and bidirectional controls anywhere in the path (src/unsafe-chars.ts; the message names
+ * DEL, C1), line and paragraph separators, invisible characters (U+200B, U+2060, U+FEFF) and
+ * bidirectional controls anywhere in the path (src/unsafe-chars.ts; the message names
  * the first, e.g. `U+0001 (a control character)`), absolute paths, drive letters, backslashes,
  * `..` or `.` segments, empty segments, more than {@link MAX_DEPTH} levels or
  * {@link MAX_PATH_CHARS} characters.

@@ -1,9 +1,11 @@
 /**
  * A brain page title is one line of plain text: a title with a control character (NUL, a line
- * break, a tab, DEL, C1) or a bidirectional control (U+202E shows it reversed in a list) is
+ * break, a tab, DEL, C1), a line or paragraph separator (U+2028, U+2029), an invisible character
+ * (U+200B, U+2060, U+FEFF) or a bidirectional control (U+202E shows it reversed in a list) is
  * refused — over REST (real server on loopback) with the standard 400 `invalid_request` and
  * details `[{path: 'title', code, message}]`, and by the store itself (both engines) — never
- * stored; text in a right-to-left script and emoji sequences with joiners are titles like any.
+ * stored; text in a right-to-left script, emoji sequences with joiners (ZWJ) and words with a
+ * non-joiner (ZWNJ) are titles like any.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BrainInputError } from '../../src/brain/brain-store.js';
@@ -12,7 +14,7 @@ import { validateResponse } from '../e2e/support/spec.js';
 import { describeEachEngine, openStores, type OpenStores } from '../support/store-engines.js';
 
 const CHARS =
-  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
+  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
 const refusal = (found: string) => `must not contain ${CHARS}: found ${found}; send the title as one line of plain text without them`;
 
 describe('brain page titles over REST', () => {
@@ -23,7 +25,7 @@ describe('brain page titles over REST', () => {
   afterAll(async () => svc.close());
   const page = (slug: string) => `/v1/agents/titles/brain/pages/${slug}`;
 
-  it('refuses a title with a control character or a bidi control with 400 invalid_request naming the character', async () => {
+  it('refuses a title with a control character, a line separator, an invisible character or a bidi control with 400 invalid_request naming the character', async () => {
     const cases: [string, string][] = [
       ['Deploy\u202Eediug', 'U+202E (a bidirectional control)'],
       ['Deploy\u2066guide\u2069', 'U+2066 (a bidirectional control)'],
@@ -32,6 +34,11 @@ describe('brain page titles over REST', () => {
       ['Deploy\tguide', 'U+0009 (a control character)'],
       ['Deploy\u007Fguide', 'U+007F (a control character)'],
       ['Deploy\u0085guide', 'U+0085 (a control character)'],
+      ['Deploy\u2028guide', 'U+2028 (a line or paragraph separator)'],
+      ['Deploy guide\u2029', 'U+2029 (a line or paragraph separator)'],
+      ['Deploy\u200Bguide', 'U+200B (an invisible character)'],
+      ['Deploy\u2060guide', 'U+2060 (an invisible character)'],
+      ['\uFEFFDeploy guide', 'U+FEFF (an invisible character)'],
     ];
     for (const [title, found] of cases) {
       const r = await api(svc.url, 'PUT', page('guide'), { title, markdown: 'x' });
@@ -52,8 +59,12 @@ describe('brain page titles over REST', () => {
     expect((await api(svc.url, 'GET', '/v1/agents/titles/brain/pages')).body.data).toEqual([]);
   });
 
-  it('keeps right-to-left text and emoji with joiners as they are', async () => {
-    for (const [slug, title] of [['hebrew', 'מדריך פריסה'], ['emoji', 'Team 👩\u200D💻 notes']]) {
+  it('keeps right-to-left text, emoji with joiners (ZWJ) and words with a non-joiner (ZWNJ) as they are', async () => {
+    for (const [slug, title] of [
+      ['hebrew', 'מדריך פריסה'],
+      ['emoji', 'Team 👩\u200D💻 notes'],
+      ['persian', 'می\u200Cخواهم'],
+    ]) {
       const r = await api(svc.url, 'PUT', page(slug), { title, markdown: 'x' });
       expect(r.status).toBe(201);
       expect(r.body.title).toBe(title);
@@ -73,6 +84,8 @@ describeEachEngine('brain store: page titles', (engine) => {
     for (const [title, found] of [
       ['\u0000\u202E', 'U+0000 (a control character)'],
       ['Runbook \u202Efdp.exe', 'U+202E (a bidirectional control)'],
+      ['Run\u200Bbook', 'U+200B (an invisible character)'],
+      ['Runbook\u2028', 'U+2028 (a line or paragraph separator)'],
     ]) {
       const err = await s.put('a1', 'p', { title, markdown: 'x' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(BrainInputError);

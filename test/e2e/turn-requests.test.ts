@@ -182,6 +182,12 @@ describe('input_preview', () => {
     expect(await previewOf('\u202e\u2066\nsecond')).toBe('second');
   });
 
+  it('holds no invisible characters: a zero-width space, word joiner or BOM is dropped, a non-joiner kept', async () => {
+    expect(await previewOf('\ufeffin\u200bvoice\u2060.pdf')).toBe('invoice.pdf');
+    expect(await previewOf('\u200b\ufeff\nsecond')).toBe('second');
+    expect(await previewOf('می\u200cخواهم')).toBe('می\u200cخواهم');
+  });
+
   it('is the first line with text of a list input: a blank message is skipped, user messages come first', async () => {
     expect(await previewOf([{ role: 'user', content: '  ' }, { role: 'user', content: 'real' }])).toBe('real');
     expect(await previewOf([{ role: 'user', content: '\u200b\n' }, { role: 'user', content: '\u0000' }, { role: 'user', content: '\n\nthird\nfourth' }])).toBe('third');

@@ -179,6 +179,9 @@ describe('hostile archives are refused with 400 naming the entry', () => {
     ['a C1 control in a tar.gz name', () => tarGz([md, { name: 'a\u0085.txt', data: 'x' }]), 'application/gzip', 'a\u0085.txt', 'U+0085 (a control character)'],
     ['a right-to-left override in a tar.gz name', () => tarGz([md, { name: 'scripts/run\u202Egnp.sh', data: 'x' }]), 'application/gzip', 'scripts/run\u202Egnp.sh', 'U+202E (a bidirectional control)'],
     ['a bidi isolate in a zip name', () => zipArchive([{ name: 'SKILL.md', data: skillMd('evil', 'x') }, { name: '\u2067notes.md', data: 'x' }]), 'application/zip', '\u2067notes.md', 'U+2067 (a bidirectional control)'],
+    ['a line separator in a tar.gz name', () => tarGz([md, { name: 'notes\u2028.md', data: 'x' }]), 'application/gzip', 'notes\u2028.md', 'path contains U+2028 (a line or paragraph separator): file and folder names must not contain'],
+    ['a zero-width space in a zip folder name', () => zipArchive([{ name: 'SKILL.md', data: skillMd('evil', 'x') }, { name: 'scr\u200Bipts/run.sh', data: 'x' }]), 'application/zip', 'scr\u200Bipts/run.sh', 'U+200B (an invisible character)'],
+    ['a BOM in a tar.gz name', () => tarGz([md, { name: '\uFEFFREADME.md', data: 'x' }]), 'application/gzip', '\uFEFFREADME.md', 'U+FEFF (an invisible character)'],
   ];
   for (const [what, build, type, entry, why] of cases) {
     it(`${what}`, async () => {

@@ -96,6 +96,9 @@ describe('reply_attachment', () => {
         output: [
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: spoof }, { callId: 'bidi' }),
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: 'a\u0007b\nc.txt' }, { callId: 'control' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: 'in\u200Bvoice.pdf' }, { callId: 'invisible' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: 'report\u2028.pdf' }, { callId: 'separator' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '👩\u200D💻 notes.txt' }, { callId: 'zwj' }),
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: '../../evil.txt' }, { callId: 'folders' }),
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: 'C:\\temp\\evil.txt' }, { callId: 'backslash' }),
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: '..' }, { callId: 'dotdot' }),
@@ -109,26 +112,29 @@ describe('reply_attachment', () => {
     expect(r.status).toBe(200);
     const turnId = r.events[0].json.turn_id;
     const done = Object.fromEntries(r.events.filter((e) => e.event === 'tool.completed').map((e) => [e.json.call_id, e.json]));
-    for (const id of ['bidi', 'control', 'folders', 'backslash', 'dotdot', 'own']) {
+    for (const id of ['bidi', 'control', 'invisible', 'separator', 'folders', 'backslash', 'dotdot', 'own']) {
       expect(done[id].is_error, id).toBe(true);
       expect(done[id].output, id).toMatch(/^Error: /);
     }
     expect(done.bidi.output).toContain('Error: invalid arguments for tool reply_attachment:\n- name: must not contain control characters');
     expect(done.bidi.output).toContain('found U+202E (a bidirectional control); send the name without them, e.g. "ügnp.exe"');
     expect(done.control.output).toContain('found U+0007 (a control character); send the name without them, e.g. "abc.txt"');
+    expect(done.invisible.output).toContain('found U+200B (an invisible character); send the name without them, e.g. "invoice.pdf"');
+    expect(done.separator.output).toContain('found U+2028 (a line or paragraph separator); send the name without them, e.g. "report.pdf"');
+    expect(done.zwj.is_error).toBe(false);
     expect(done.folders.output).toContain('- name: must be a file name without folders (no / or \\): send e.g. "evil.txt"');
     expect(done.backslash.output).toContain('send e.g. "evil.txt"');
     expect(done.dotdot.output).toContain('- name: must be a file name, not "." or ".."');
     expect(done.own.output).toBe(
-      'Error: tool reply_attachment failed: the file\'s own name "x\u202etxt.exe", the attachment\'s default name, must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found U+202E (a bidirectional control); send the name without them, e.g. "xtxt.exe" as the name parameter (or rename the file)',
+      'Error: tool reply_attachment failed: the file\'s own name "x\u202etxt.exe", the attachment\'s default name, must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found U+202E (a bidirectional control); send the name without them, e.g. "xtxt.exe" as the name parameter (or rename the file)',
     );
     expect(done.renamed.is_error).toBe(false);
     const presentations = r.events.filter((e) => e.event === 'presentation').map((e) => e.json.event);
-    expect(presentations.map((p) => p.name)).toEqual(['x.exe']);
+    expect(presentations.map((p) => p.name)).toEqual(['👩\u200D💻 notes.txt', 'x.exe']);
 
     // An attachment stored under such a name before the rule is served without it: the file
     // name is reduced to its last segment, control and bidi characters dropped, in both forms.
-    const a = presentations[0];
+    const a = presentations[1];
     const meta = path.join(harness.svc.dataDir, 'attachments', turnId, `${a.attachment_id}.json`);
     writeFileSync(meta, JSON.stringify({ ...JSON.parse(readFileSync(meta, 'utf8')), name: `../..\\dir/${spoof}\u0000` }));
     const res = await fetch(harness.svc.url + a.url, { headers: AUTH });

@@ -7,7 +7,8 @@
  * mime_type, size, url}` tells clients where to download it
  * (`GET /v1/turns/{id}/attachments/{attachment_id}`). The model sees a one-line confirmation.
  * The attachment's name (`name`, else the file's own name) must be a plain file name
- * (src/attachments/file-name.ts: no folders, control characters or bidirectional controls): a
+ * (src/attachments/file-name.ts: no folders, control characters, line separators, invisible
+ * characters or bidirectional controls): a
  * bad `name` is an invalid-arguments error naming the character or folder and a name to send
  * instead; a file whose own name is bad is refused, telling the model to pass `name`.
  */
