@@ -10,6 +10,7 @@ import { uuidv7 } from 'uuidv7';
 import type { ToolFamily } from '../config.js';
 import { buildProviderTools, providerToolNames } from '../runtime/provider-tools.js';
 import { buildTurnContext } from './turn-context.js';
+import { turnSkills } from '../skills/turn-skills.js';
 import { assembleTools as defaultAssemble } from '../assembly/assemble.js';
 import type { ServiceRegistry } from '../assembly/services.js';
 import type { Config } from '../config.js';
@@ -126,6 +127,9 @@ const POLL_MS = 1000;
 export function cancelTopic(id: string): string {
   return `cancel ${id}`;
 }
+
+/** A family `POST /v1/tools/preview` lists: a requested tool family, or `brain` / `skills` (asked for by their own fields). */
+export type PreviewFamily = ToolFamily | 'brain' | 'skills';
 
 export class DefaultTurnService implements TurnService {
   private readonly waiters = new Waiters();
@@ -493,7 +497,11 @@ export class DefaultTurnService implements TurnService {
   /**
    * The exact provider `tools` array a main turn with this configuration would send, from the
    * same assembler and the runtime's buildProviderTools. Nothing runs; the context's signal is
-   * aborted afterwards.
+   * aborted afterwards. `families` are the families the turn is assembled with: the requested
+   * tool families (or DEFAULT_TOOLS) in request order, then `brain` when `brain: true`, then
+   * `skills` when the turn has skills (its `skills` list, else the agent's enabled list; named
+   * even when every one is withheld, which `unavailable` then says, as for a requested family
+   * whose tools cannot be offered).
    */
   async previewTools(req: { agent_id: string; tools?: ToolFamily[]; model?: string; brain?: boolean; skills?: string[] }) {
     const controller = new AbortController();
@@ -512,7 +520,13 @@ export class DefaultTurnService implements TurnService {
       });
       const { tools, unavailable } = await this.assemble(ctx);
       const definitions = buildProviderTools(tools, { toolSearchMode: this.deps.config.TOOL_SEARCH_MODE });
-      return { model: model || null, families: ctx.families, tools: providerToolNames(definitions), unavailable, definitions };
+      const resolved = await turnSkills(ctx);
+      const families: PreviewFamily[] = [
+        ...ctx.families,
+        ...(ctx.brain ? (['brain'] as const) : []),
+        ...(resolved.skills.length > 0 || resolved.problems.length > 0 ? (['skills'] as const) : []),
+      ];
+      return { model: model || null, families, tools: providerToolNames(definitions), unavailable, definitions };
     } finally {
       controller.abort(new Error('preview finished'));
     }
