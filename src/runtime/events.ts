@@ -126,6 +126,14 @@ export const PresentationTurnEvent = z.object({
 });
 
 /**
+ * How an approval's `label` reads, for the event, the approvals API and openapi.yaml: always
+ * present; null when the tool shows no activity label (its `describeActivity` returns null, as
+ * `todo`'s does); the tool's name when its label cannot be made.
+ */
+export const APPROVAL_LABEL_DESCRIPTION =
+  'What the call would do: the tool\'s activity label for these arguments (`Writing notes.txt`). Always present; null when the tool shows no activity label (`todo` has none), the tool name when the label cannot be made.';
+
+/**
  * A call needs the user's approval before it runs (README "Tool approvals"); its arguments are
  * already validated. The turn waits (status `waiting`) until every such call of the round is
  * decided with POST /v1/turns/{id}/approvals, or until `expires_at` (then it is rejected with
@@ -139,7 +147,7 @@ export const ApprovalRequestedEvent = z.object({
   /** The validated arguments the call would run with. */
   arguments: z.unknown(),
   /** Activity label of the call (what it would do), null when the tool shows none. */
-  label: z.string().nullable(),
+  label: z.string().nullable().describe(APPROVAL_LABEL_DESCRIPTION),
   /** ISO 8601 time after which the call is rejected with reason `timed out`. */
   expires_at: z.string(),
 });

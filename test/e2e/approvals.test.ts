@@ -342,6 +342,26 @@ describe('decisions', () => {
     expect(outputFor(harness.model.requests.at(-1)!.body, 'call_y2')).toContain('slept');
   });
 
+  it('a tool without an activity label (todo) is asked about with label null, present as null in every view', async () => {
+    harness.model.push(
+      { output: [functionCall('todo', { todos: [{ id: '1', content: 'plan', status: 'pending' }] }, { callId: 'call_t1' })] },
+      { output: [message('planned')] },
+    );
+    const { id, events } = await startWaiting(harness, { input: 'plan it', agent_id: 'appr-label', tools: ['todo'], approvals: { todo: 'always' } });
+    const requested = events.at(-1)!.json;
+    expect(requested.type).toBe('approval.requested');
+    expect(Object.hasOwn(requested, 'label') && requested.label === null).toBe(true);
+    const waiting = await turnWhen(harness, id, (t) => t.status === 'waiting');
+    expect(Object.hasOwn(waiting.pending_approvals[0], 'label') && waiting.pending_approvals[0].label === null).toBe(true);
+    const listed = await api(harness.svc.url, 'GET', `/v1/turns/${id}/approvals`);
+    expect(Object.hasOwn(listed.body.data[0], 'label') && listed.body.data[0].label === null).toBe(true);
+    expect(validateResponse('/v1/turns/{id}/approvals', 'get', 200, listed.body)).toEqual([]);
+    const d = await decide(harness, id, { call_id: 'call_t1', decision: 'approve' });
+    expect(d.status).toBe(200);
+    expect(Object.hasOwn(d.body, 'label') && d.body.label === null).toBe(true);
+    expect((await rest(harness, id, Number(events.at(-1)!.id))).at(-1)!.event).toBe('turn.completed');
+  });
+
   it('404 for a call the turn never asked about and for an unknown turn', async () => {
     harness.model.push({ output: [message('no tools')] });
     const r = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
