@@ -152,7 +152,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       traceparent: request.headers.traceparent as string | undefined,
       onReplay: () => markReplayed(reply),
       // Read here, not stored with the turn: a steer, which never streams or waits, refuses it too.
-      callerFields: cancel_on_disconnect === undefined ? [] : ['cancel_on_disconnect'],
+      callerFields: cancel_on_disconnect ? ['cancel_on_disconnect'] : [],
     });
     const links = turnLinks(turn.id, services.streamTokens);
     if (turn.steered) {

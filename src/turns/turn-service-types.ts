@@ -33,7 +33,8 @@ export interface CreateTurnInput {
    * steering messages it had not applied (src/turns/inputs/ `takeOver`); `steer`: the input
    * goes into the previous turn as a steering message (no new turn), and any field besides
    * input, previous_turn_id, agent_id and multitask_strategy is refused (400 `invalid_request`,
-   * src/turns/turn-service.ts `steerFieldsIgnored`). On a finished previous turn
+   * src/turns/turn-service.ts `steerFieldsIgnored`) unless its value means what leaving it out
+   * means (`meansLeftOut`: `brain: false`, the server's MODEL, …). On a finished previous turn
    * every strategy is a plain continuation. The HTTP route accepts it only with `previous_turn_id`.
    */
   multitask_strategy?: MultitaskStrategy;
@@ -63,8 +64,9 @@ export interface CreateTurnOptions {
   traceparent?: string;
   /**
    * Request fields the caller acted on itself instead of passing them in the input (POST
-   * /v1/turns: `cancel_on_disconnect`, when sent). A `steer` double-text on an active turn uses
-   * none of them, so it refuses them as it refuses the input's fields it does not use.
+   * /v1/turns: `cancel_on_disconnect`, when sent as `true`; `false` is what leaving it out means).
+   * A `steer` double-text on an active turn uses none of them, so it refuses them as it refuses
+   * the input's fields it does not use.
    */
   callerFields?: readonly string[];
 }

@@ -52,9 +52,39 @@ function previousTurnActive(prev: TurnRecord): HttpError {
  * The request fields a `steer` double-text uses: `input` (the steering message), `previous_turn_id`
  * (the turn it goes into), `agent_id` (must be that turn's agent) and `multitask_strategy`; besides
  * them only the Idempotency-Key header counts. Any other field would be dropped, so it is refused
- * ({@link steerFieldsIgnored}).
+ * ({@link steerFieldsIgnored}) — unless its value means what leaving it out means
+ * ({@link meansLeftOut}): then nothing is dropped.
  */
 export const STEER_FIELDS: readonly string[] = ['input', 'previous_turn_id', 'agent_id', 'multitask_strategy'];
+
+/**
+ * True when `value` of the POST /v1/turns field `field` means what leaving the field out means, so
+ * a client that always sends its defaults is not refused a `steer` for fields it did not choose:
+ * `false` for `brain` and `cancel_on_disconnect`, `""` for `instructions` (no instructions), and
+ * the server's own defaults for `model` (MODEL), `model_api` (MODEL_API), `max_steps` (MAX_STEPS)
+ * and `tools` (DEFAULT_TOOLS, as a set: any order). `metadata`, `skills` (`[]` is "none", not the
+ * agent's list), `webhook` and `approvals` have no such value. A `null` never reaches here: the
+ * route reads it as left out.
+ */
+export function meansLeftOut(field: string, value: unknown, config: Pick<Config, 'MODEL' | 'MODEL_API' | 'MAX_STEPS' | 'DEFAULT_TOOLS'>): boolean {
+  switch (field) {
+    case 'brain':
+    case 'cancel_on_disconnect':
+      return value === false;
+    case 'instructions':
+      return value === '';
+    case 'model':
+      return config.MODEL !== undefined && value === config.MODEL;
+    case 'model_api':
+      return value === config.MODEL_API;
+    case 'max_steps':
+      return value === config.MAX_STEPS;
+    case 'tools':
+      return Array.isArray(value) && value.length === config.DEFAULT_TOOLS.length && config.DEFAULT_TOOLS.every((f) => value.includes(f));
+    default:
+      return false;
+  }
+}
 
 /**
  * 400 `invalid_request` for a `steer` double-text on active turn `prev` that sends `fields`, which
@@ -67,7 +97,7 @@ export function steerFieldsIgnored(prev: TurnRecord, fields: readonly string[]):
   const what = 'is not used by multitask_strategy "steer", which only adds input to the active turn: leave it out, or send "enqueue" or "interrupt" for a new turn that uses it';
   return new DomainError(
     'invalid_request',
-    `${fields.join(', ')} ${fields.length === 1 ? 'is' : 'are'} not used by multitask_strategy "steer": previous turn ${prev.id} is still active (status ${prev.status}), so only input goes into it, as the user's steering message; steer takes only ${STEER_FIELDS.slice(0, -1).join(', ')} and ${STEER_FIELDS.at(-1)} (and the Idempotency-Key header). Leave ${fields.length === 1 ? 'it' : 'them'} out to steer, or send "multitask_strategy": "enqueue" or "interrupt" for a new turn that uses ${fields.length === 1 ? 'it' : 'them'}`,
+    `${fields.join(', ')} ${fields.length === 1 ? 'is' : 'are'} not used by multitask_strategy "steer": previous turn ${prev.id} is still active (status ${prev.status}), so only input goes into it, as the user's steering message; steer takes only ${STEER_FIELDS.slice(0, -1).join(', ')} and ${STEER_FIELDS.at(-1)} (and the Idempotency-Key header; other fields only with the value leaving them out means, such as "brain": false). Leave ${fields.length === 1 ? 'it' : 'them'} out to steer, or send "multitask_strategy": "enqueue" or "interrupt" for a new turn that uses ${fields.length === 1 ? 'it' : 'them'}`,
     400,
     fields.map((path) => ({ path, code: 'not_used_by_steer', message: what })),
   );
@@ -175,7 +205,7 @@ export class DefaultTurnService implements TurnService {
    *   and this turn is of another kind),
    *   409 `previous_turn_active` (previous turn active and `multitask_strategy` reject), 409
    *   `agent_mismatch` (details `{previous_turn_id, agent_id}`: the agent owning it), 503 `shutting_down`; with `steer` on an active previous turn also
-   *   400 `invalid_request` (fields steering does not use, in `input` or `options.callerFields`,
+   *   400 `invalid_request` (fields steering does not use with a value other than leaving them out ({@link meansLeftOut}), in `input` or `options.callerFields`,
    *   see {@link steerFieldsIgnored}; a message of another role than user; input over the
    *   steering cap, details `[{path: "input", code, message}]`, see `steeringTooLong`) and
    *   `TurnInputs.send`'s errors. Double-texting: see {@link CreateTurnInput.multitask_strategy};
@@ -325,13 +355,20 @@ export class DefaultTurnService implements TurnService {
   /**
    * Double-texting `steer`: the new input goes into `prev` as a steering message — once per
    * Idempotency-Key (`TurnInputs.sendOnce`; a racing repeat waits for the first and replays it).
-   * A request with fields steering does not use (`input`'s beyond {@link STEER_FIELDS}, and
-   * `callerFields`) is refused before anything is stored ({@link steerFieldsIgnored}).
+   * A request with fields steering does not use (`input`'s beyond {@link STEER_FIELDS} whose value
+   * is not {@link meansLeftOut}, and `callerFields`) is refused before anything is stored
+   * ({@link steerFieldsIgnored}).
    */
   private async steer(prev: TurnRecord, input: CreateTurnInput, key: string | undefined, hashes: readonly string[], callerFields: readonly string[]): Promise<TurnRecord> {
     const { inputs } = this.deps;
     if (!inputs) throw previousTurnActive(prev);
-    const ignored = [...Object.keys(input).filter((k) => input[k as keyof CreateTurnInput] !== undefined && !STEER_FIELDS.includes(k)), ...callerFields];
+    const ignored = [
+      ...Object.keys(input).filter((k) => {
+        const value = input[k as keyof CreateTurnInput];
+        return value !== undefined && !STEER_FIELDS.includes(k) && !meansLeftOut(k, value, this.deps.config);
+      }),
+      ...callerFields,
+    ];
     if (ignored.length > 0) throw steerFieldsIgnored(prev, ignored);
     // A steering message is the user's: other roles would reach the model as user text.
     if (typeof input.input !== 'string') {

@@ -97,7 +97,7 @@ describe('double-texting (multitask_strategy)', () => {
     const prev = await busyTurn('sleep 2');
     const ignored = {
       instructions: 'answer in French', model: 'other-model', model_api: 'chat', tools: ['todo'], max_steps: 3, metadata: { ticket: 7 },
-      brain: false, skills: [], approvals: 'destructive', cancel_on_disconnect: true,
+      brain: true, skills: [], approvals: 'destructive', cancel_on_disconnect: true,
     };
     const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'I am ignored', agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer', ...ignored }, { 'idempotency-key': 'steer-with-extras' });
     expect(r.status).toBe(400);
@@ -106,11 +106,11 @@ describe('double-texting (multitask_strategy)', () => {
     const what = 'is not used by multitask_strategy "steer", which only adds input to the active turn: leave it out, or send "enqueue" or "interrupt" for a new turn that uses it';
     expect(r.body.error).toEqual({
       code: 'invalid_request',
-      message: `${names.join(', ')} are not used by multitask_strategy "steer": previous turn ${prev} is still active (status running), so only input goes into it, as the user's steering message; steer takes only input, previous_turn_id, agent_id and multitask_strategy (and the Idempotency-Key header). Leave them out to steer, or send "multitask_strategy": "enqueue" or "interrupt" for a new turn that uses them`,
+      message: `${names.join(', ')} are not used by multitask_strategy "steer": previous turn ${prev} is still active (status running), so only input goes into it, as the user's steering message; steer takes only input, previous_turn_id, agent_id and multitask_strategy (and the Idempotency-Key header; other fields only with the value leaving them out means, such as "brain": false). Leave them out to steer, or send "multitask_strategy": "enqueue" or "interrupt" for a new turn that uses them`,
       details: names.map((path) => ({ path, code: 'not_used_by_steer', message: what })),
     });
     // One field alone is named alone; the route-level cancel_on_disconnect counts too.
-    for (const [field, value] of [['instructions', 'be brief'], ['cancel_on_disconnect', false]] as const) {
+    for (const [field, value] of [['instructions', 'be brief'], ['cancel_on_disconnect', true], ['tools', ['todo', 'clarify', 'web']]] as const) {
       const one = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'I am ignored too', previous_turn_id: prev, multitask_strategy: 'steer', agent_id: AGENT, [field]: value });
       expect(one.status, field).toBe(400);
       expect(one.body.error.message, field).toMatch(new RegExp(`^${field} is not used by multitask_strategy "steer": .* Leave it out to steer, or .* for a new turn that uses it$`));
@@ -126,6 +126,27 @@ describe('double-texting (multitask_strategy)', () => {
     expect(input).not.toContain('I am ignored');
     const log = await readSse(`${harness.svc.url}/v1/turns/${prev}/events`);
     expect(log.events.filter((e) => e.event === 'input.queued')).toHaveLength(1);
+  });
+
+  it('steer: fields sent with the value leaving them out means (false, "", the server\'s defaults) are no reason to refuse: the steer goes in', async () => {
+    const config = harness.svc.services.config;
+    expect([config.MODEL, config.MODEL_API, config.MAX_STEPS, config.DEFAULT_TOOLS]).toEqual(['scripted-model', 'responses', 20, ['todo', 'clarify']]);
+    harness.model.push({ output: [functionCall('command', { command: 'sleep 2' })] }, { output: [message('first done')] });
+    const prev = await busyTurn('sleep 2');
+    // What a client that always sends its defaults sends; tools in another order is the same set.
+    const defaults = { instructions: '', model: 'scripted-model', model_api: 'responses', tools: ['clarify', 'todo'], max_steps: 20, brain: false, cancel_on_disconnect: false };
+    const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'with defaults', agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer', ...defaults });
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({ id: prev, steered: true, message_id: expect.stringMatching(/^msg_/) });
+    expect(validateResponse('/v1/turns', 'post', r.status, r.body)).toEqual([]);
+    // A default beside a value that is not one: only the latter is named.
+    const mixed = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'not this', agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer', brain: false, max_steps: 21 });
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.error.details.map((d: { path: string }) => d.path)).toEqual(['max_steps']);
+    expect(await finished(prev)).toMatchObject({ status: 'completed' });
+    const input = JSON.stringify(harness.model.requests.at(-1)!.body.input);
+    expect(input).toContain('with defaults');
+    expect(input).not.toContain('not this');
   });
 
   it('enqueue: the new turn waits as queued and runs on the previous turn\'s final transcript when it ends', async () => {
