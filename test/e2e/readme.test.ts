@@ -1,6 +1,8 @@
 /**
  * README.md stays in step with the code: every env var of src/config.ts is in its configuration
- * table, the `metadata` limits are the schema's, and the console screenshot says how to get Chromium.
+ * table, the `metadata` limits are the schema's, and the console screenshot says how to get Chromium;
+ * a newcomer reading from the top meets `$BASE`/`$TOKEN` defined before use and, in Quick start, how
+ * to stop the service so the signal reaches it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,4 +53,27 @@ it('documents, in README.md and openapi.yaml, every error code the service answe
   const spec = readFileSync(path.join(ROOT, 'openapi.yaml'), 'utf8');
   expect([...codes].filter((c) => !text.includes(`\`${c}\``)).sort(), 'README.md').toEqual([]);
   expect([...codes].filter((c) => !spec.includes(`\`${c}\``)).sort(), 'openapi.yaml').toEqual([]);
+});
+
+it('defines $BASE and $TOKEN before any text or example uses them', () => {
+  const text = readme();
+  for (const name of ['BASE', 'TOKEN']) {
+    const defined = text.search(new RegExp(`^${name}=`, 'm'));
+    expect(defined, `${name}= at the start of a line`).toBeGreaterThan(0);
+    // The first use is the one inside the sentence that introduces the definition, nothing earlier.
+    const firstUse = text.indexOf(`$${name}`);
+    expect(text.slice(firstUse, defined)).not.toContain('\n## ');
+    expect(text.slice(firstUse, defined)).not.toMatch(/curl /);
+  }
+});
+
+it('says in Quick start how to stop the service so the signal reaches it, as Operations does', () => {
+  const text = readme();
+  const quick = text.slice(text.indexOf('## Quick start'), text.indexOf('\n## ', text.indexOf('## Quick start') + 1));
+  expect(quick).toContain('kill -TERM -- -<pgid>');
+  expect(quick).toContain('node scripts/start.mjs');
+  expect(quick).toMatch(/npm[^.]*does not always pass SIGTERM on/);
+  const operations = text.slice(text.indexOf('\n## Operations'));
+  expect(operations).toContain('kill -TERM -- -<pgid>');
+  expect(operations).toContain('node scripts/start.mjs');
 });
