@@ -10,13 +10,15 @@
  * data folder is a temporary one, removed on Ctrl-C.
  *
  * Both pass the user's environment through (AUTH_TOKENS, WEBHOOK_*, … apply) and force the
- * scripted model, the temporary DATA_DIR and loopback: ./demo-env.ts.
+ * scripted model, the temporary DATA_DIR and loopback: ./demo-env.ts. When the service cannot
+ * start (PORT busy, a bad variable) the demo removes its temporary folder and exits 2 with one
+ * line ({@link startDemoService}).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createParser } from 'eventsource-parser';
-import { startService } from '../src/main.js';
+import { startRefusal, startService } from '../src/main.js';
 import { demoEnv, firstToken } from './demo-env.js';
 import {
   functionCall,
@@ -82,6 +84,34 @@ function lastUserText(body: ResponsesRequestBody): string {
   return '';
 }
 
+/**
+ * Start the service with the demo's `env`. When it cannot start, the scripted model is closed, the
+ * temporary `dataDir` removed, and the process exits 2 with one line on stderr instead of a stack
+ * trace: for a busy port (EADDRINUSE) `demo --serve: port 8787 on 127.0.0.1 is busy …` saying to
+ * choose another with PORT; for any other refusal the service's own reason ({@link startRefusal}).
+ * Another error (a bug) is thrown after the same clean-up.
+ */
+async function startDemoService(env: NodeJS.ProcessEnv, dataDir: string, model: { close(): Promise<void> }) {
+  try {
+    return await startService(env);
+  } catch (err) {
+    await model.close().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      const port = Number(env.PORT?.trim());
+      const other = port > 0 && port < 65535 ? port + 1 : 8788;
+      process.stderr.write(
+        `demo --serve: port ${port} on ${env.HOST} is busy (another process listens on it): stop that process, or choose another port, e.g. PORT=${other} npm run demo -- --serve\n`,
+      );
+      process.exit(2);
+    }
+    const refusal = startRefusal(err, env);
+    if (refusal === undefined) throw err;
+    process.stderr.write(`demo: refusing to start: ${refusal}\n`);
+    process.exit(2);
+  }
+}
+
 /** `--serve`: the service on PORT against an echoing scripted model, until SIGINT/SIGTERM. */
 async function serve(): Promise<void> {
   const model = await startScriptedResponsesServer();
@@ -93,7 +123,7 @@ async function serve(): Promise<void> {
   };
   model.push(echo);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
-  const service = await startService(demoEnv(model.baseURL, dataDir, { PORT: '8787', LOG_LEVEL: 'warn' }));
+  const service = await startDemoService(demoEnv(model.baseURL, dataDir, { PORT: '8787', LOG_LEVEL: 'warn' }), dataDir, model);
   const auth = service.config.AUTH_TOKENS.length > 0 ? ` -H "Authorization: Bearer $TOKEN"` : '';
   process.stdout.write(
     `=== turn-service demo (--serve) — SCRIPTED MODEL: every turn is answered by an echo, no LLM is called ===\n` +
@@ -116,7 +146,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--serve')) return serve();
   const model = await startScriptedResponsesServer(script);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
-  const service = await startService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'error' }, { PORT: '0' }));
+  const service = await startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'error' }, { PORT: '0' }), dataDir, model);
   const token = firstToken(process.env);
   const base = service.address;
   const out = (s: string) => process.stdout.write(`${s}\n`);

@@ -42,7 +42,17 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
     throw err;
   }
   const app = await buildApp(services);
-  const address = await app.listen({ host: config.HOST, port: config.PORT });
+  let address: string;
+  try {
+    address = await app.listen({ host: config.HOST, port: config.PORT });
+  } catch (err) {
+    // An address taken or refused: let go of what started (database, runner, timers) so a caller
+    // that goes on (the demo removing its data folder) is not left with them open.
+    await services.turns.stop().catch(() => undefined);
+    await app.close().catch(() => undefined);
+    await services.stop().catch(() => undefined);
+    throw err;
+  }
   // Warnings about how it runs only once it runs: a refusal to start (DATA_DIR in use, a bad
   // schema, an address taken) is the one line printed then.
   for (const warning of await startupWarnings(config, Boolean(services.modelClient))) log.warn(warning);
@@ -100,9 +110,30 @@ function ensureDataDir(dir: string): void {
 }
 
 /**
+ * Why {@link startService} refused to start, as the one line printed after `refusing to start: `
+ * (bad configuration, an unusable DATA_DIR or database, an address it cannot listen on: `cannot
+ * listen on 127.0.0.1:8787 (EADDRINUSE: …)`), or undefined for an error that is not such a
+ * refusal (a bug: show its stack). `env` is the environment the service was started with (HOST,
+ * PORT for the address).
+ */
+export function startRefusal(err: unknown, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof DataDirInUseError || err instanceof DatabaseStartError) return err.message;
+  if (err instanceof DatabaseUnavailableError) {
+    return `cannot reach the database at DATABASE_URL (${(err.cause as Error)?.message ?? err.message}); check that Postgres is up and the URL is right`;
+  }
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    return `cannot listen on ${env.HOST ?? '127.0.0.1'}:${env.PORT ?? 8787} (${code}: ${(err as Error).message})`;
+  }
+  // Resolved at start but no longer at listen (DNS changed in between).
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return hostUnresolvedProblem(env.HOST ?? '', code);
+  return undefined;
+}
+
+/**
  * Run the service as a process (`npm start` through scripts/start.mjs, `npm run dev`, the image):
  * bad configuration, an unusable database or an unusable address → one `refusing to start:` line
- * and exit code 2;
+ * ({@link startRefusal}) and exit code 2;
  * SIGINT/SIGTERM → graceful close, exit 0.
  */
 export async function main(): Promise<void> {
@@ -110,25 +141,10 @@ export async function main(): Promise<void> {
   try {
     started = await startService();
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof DataDirInUseError || err instanceof DatabaseStartError) {
-      process.stderr.write(`refusing to start: ${err.message}\n`);
-      process.exit(2);
-    }
-    if (err instanceof DatabaseUnavailableError) {
-      process.stderr.write(`refusing to start: cannot reach the database at DATABASE_URL (${(err.cause as Error)?.message ?? err.message}); check that Postgres is up and the URL is right\n`);
-      process.exit(2);
-    }
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      process.stderr.write(`refusing to start: cannot listen on ${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? 8787} (${code}: ${(err as Error).message})\n`);
-      process.exit(2);
-    }
-    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') {
-      // Resolved at start but no longer at listen (DNS changed in between).
-      process.stderr.write(`refusing to start: ${hostUnresolvedProblem(process.env.HOST ?? '', code)}\n`);
-      process.exit(2);
-    }
-    throw err;
+    const refusal = startRefusal(err);
+    if (refusal === undefined) throw err;
+    process.stderr.write(`refusing to start: ${refusal}\n`);
+    process.exit(2);
   }
   const links = serviceLinks(started.address);
   started.services.log.info(

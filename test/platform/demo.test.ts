@@ -3,10 +3,12 @@
  * labels and the answer — and an `unavailable` line only for a family the demo asked for; with
  * `--serve`, the service kept up against an echoing scripted model. Both take the user's
  * environment (AUTH_TOKENS, WEBHOOK_*, …) and force the scripted model and a temporary DATA_DIR.
+ * A demo that cannot start (its port taken) says so in one line, exits 2 and leaves no folder.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
@@ -107,4 +109,24 @@ it('--serve takes the user environment (AUTH_TOKENS, WEBHOOK_*) but keeps its sc
   }
   expect(await exited).toBe(0);
   rmSync(scratch, { recursive: true, force: true });
+});
+
+it('--serve on a port another process holds says so in one line, exits 2 and removes its temporary folder', { timeout: 90_000 }, async () => {
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as net.AddressInfo).port;
+  // The demo's temporary folders go under TMPDIR: a scratch one shows what it leaves behind.
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'demo-busy-'));
+  try {
+    const demo = startDemo(['--serve'], { PORT: String(port), TMPDIR: tmp });
+    expect(await demo.exited, demo.out).toBe(2);
+    expect(demo.out).toBe(
+      `demo --serve: port ${port} on 127.0.0.1 is busy (another process listens on it): stop that process, or choose another port, e.g. PORT=${port + 1} npm run demo -- --serve\n`,
+    );
+    // (tsx keeps its cache there too.)
+    expect(readdirSync(tmp).filter((f) => f.startsWith('turn-service-demo-'))).toEqual([]);
+  } finally {
+    blocker.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });
