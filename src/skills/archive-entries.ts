@@ -3,7 +3,7 @@
  * the caps on one archive. Only regular files and folders are unpacked: symbolic links, hard
  * links, device files and FIFOs are refused, so nothing unpacked can point outside the skill.
  */
-import { describeUnsafeChar, firstUnsafeChar, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
+import { describeUnsafeChar, escapeUnsafeChars, firstUnsafeChar, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
 
 /** Max archive size (the request body), bytes. */
 export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
@@ -40,7 +40,7 @@ export type ArchiveEntry = { kind: 'dir'; path: string } | { kind: 'file'; path:
 
 /**
  * The normalized relative path of an entry (`./` prefixes and a trailing `/` removed), or a
- * SkillArchiveError naming it (details `{entry}`): control characters (C0 with NUL and line breaks,
+ * SkillArchiveError naming it (details `{entry}`, unsafe characters written as `\\uXXXX`): control characters (C0 with NUL and line breaks,
  * DEL, C1), line and paragraph separators, invisible characters (U+200B, U+2060, U+FEFF) and
  * bidirectional controls anywhere in the path (src/unsafe-chars.ts; the message names
  * the first, e.g. `U+0001 (a control character)`), absolute paths, drive letters, backslashes,
@@ -48,8 +48,9 @@ export type ArchiveEntry = { kind: 'dir'; path: string } | { kind: 'file'; path:
  * {@link MAX_PATH_CHARS} characters.
  */
 export function checkEntryPath(raw: string): string {
-  const quoted = JSON.stringify(raw);
-  const fail = (why: string) => new SkillArchiveError(`archive entry ${quoted}: ${why}`, raw);
+  // Echoed with unsafe characters as \uXXXX escapes (JSON.stringify leaves U+202E, U+2028 as they are).
+  const shown = escapeUnsafeChars(raw);
+  const fail = (why: string) => new SkillArchiveError(`archive entry ${escapeUnsafeChars(JSON.stringify(raw))}: ${why}`, shown);
   if (raw.length > MAX_PATH_CHARS) throw fail(`path longer than ${MAX_PATH_CHARS} characters`);
   const unsafe = firstUnsafeChar(raw);
   if (unsafe !== undefined) throw fail(`path contains ${describeUnsafeChar(unsafe)}: file and folder names must not contain ${UNSAFE_CHARS_DESCRIPTION}; rename it`);

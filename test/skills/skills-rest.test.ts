@@ -13,6 +13,7 @@ import { askWithHead } from '../e2e/support/request-head.js';
 import { api, startTestService, type TestService } from '../e2e/support/service.js';
 import { spec, validateResponse } from '../e2e/support/spec.js';
 import { manyEntryZip, skillMd, tarGz, zipArchive } from '../support/archives.js';
+import { escapeUnsafeChars, hasUnsafeChars } from '../../src/unsafe-chars.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -188,8 +189,11 @@ describe('hostile archives are refused with 400 naming the entry', () => {
       const r = await put('evil', await build(), type);
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('invalid_skill_archive');
-      expect(r.body.error.details).toEqual({ entry });
-      expect(r.body.error.message).toContain(JSON.stringify(entry));
+      // The entry is echoed with unsafe characters as \uXXXX escapes, never as themselves.
+      expect(r.body.error.details).toEqual({ entry: escapeUnsafeChars(entry) });
+      expect(r.body.error.message).toContain(escapeUnsafeChars(JSON.stringify(entry)));
+      expect(hasUnsafeChars(r.body.error.message)).toBe(false);
+      expect(hasUnsafeChars(r.body.error.details.entry)).toBe(false);
       if (why) expect(r.body.error.message).toContain(why);
       expect(existsSync(path.join(skillsDir(), 'evil'))).toBe(false);
       expect(existsSync(path.join(svc.dataDir, 'escaped.txt'))).toBe(false);

@@ -1,0 +1,10 @@
+import { startScriptedResponsesServer } from '../../test/support/scripted-responses-server.js';
+import { startBenchService } from '../lib/bench-service.js';
+import { noopRounds } from '../lib/raw-loop.js';
+import { serviceTurn } from '../lib/service-turn.js';
+const server = await startScriptedResponsesServer();
+const svc = await startBenchService(server.baseURL);
+for (let i = 0; i <= 2; i++) server.push(noopRounds(2));
+const ev = await serviceTurn(svc.url, 2);
+for (const e of ev) console.log(e.id, e.event, JSON.stringify(e.json).length, JSON.stringify(e.json).slice(0, 200));
+await svc.close(); await server.close();
