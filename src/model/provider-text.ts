@@ -15,6 +15,7 @@
 import { redactSecrets } from '../skills/secrets.js';
 import { htmlToPlainText } from '../tools/web/extract.js';
 import { clip, keepHead } from '../runtime/text-cut.js';
+import { escapeRegExp } from '../regexp-escape.js';
 
 /** A secret value the service knows, named by the setting it comes from (e.g. `OPENAI_API_KEY`). */
 export interface SecretValue {
@@ -31,8 +32,6 @@ export const MIN_SECRET_CHARS = 6;
 /** How many leading characters of a secret mark an echo of it, for secrets of 10+ characters. */
 const ECHO_PREFIX_CHARS = 6;
 const ECHO_MIN_SECRET_CHARS = 10;
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * `text` with every secret value replaced by `[redacted:<name>]` (redactSecrets of
