@@ -7,7 +7,8 @@
  *   use it on their HTTP errors.
  * - {@link scrubSecrets}: every configured secret value is replaced by `[redacted:<VARIABLE>]`,
  *   also when echoed in part (`sk-abc*****xyz`, `sk-test-…-key`: a run starting with the first 6
- *   characters of a secret of 10+ characters).
+ *   characters of a secret of 10+ characters) or base64-encoded (a proxy's
+ *   `Authorization: Basic base64("user:" + key)` echoed back).
  * - {@link boundText}: at most {@link PROVIDER_TEXT_MAX_CHARS} characters, the start kept, with
  *   `… [truncated N characters]`.
  * src/model/clean-errors.ts applies the last two to every error a model port reports.
@@ -38,14 +39,16 @@ const ECHO_MIN_SECRET_CHARS = 10;
  * src/skills/secrets.ts: longest first, so a value that contains another is replaced whole), then every run of non-space characters (quotes, brackets,
  * commas and semicolons end it; a final `.`, `:`, `!` or `?` stays outside) that starts with the
  * first 6 characters of a secret of 10+ characters — the masked or shortened echoes providers
- * write, e.g. `sk-pro********************wxyz`. Values shorter than {@link MIN_SECRET_CHARS} are
- * left alone. Pure.
+ * write, e.g. `sk-pro********************wxyz`. Base64 and base64url encodings of a secret, also
+ * inside a longer encoded text (`Basic dXNlcjpzay1…`), are redacted too ({@link scrubBase64}).
+ * Values shorter than {@link MIN_SECRET_CHARS} are left alone. Pure.
  * @returns the text, unchanged when it holds no secret.
  */
 export function scrubSecrets(text: string, secrets: readonly SecretValue[]): string {
   if (text === '' || secrets.length === 0) return text;
   const usable = secrets.filter((s) => s.value.length >= MIN_SECRET_CHARS);
   let out = redactSecrets(text, usable.map((s) => [s.name, s.value] as const));
+  out = scrubBase64(out, usable);
   for (const s of usable) {
     if (s.value.length < ECHO_MIN_SECRET_CHARS) continue;
     const prefix = s.value.slice(0, ECHO_PREFIX_CHARS);
@@ -56,6 +59,49 @@ export function scrubSecrets(text: string, secrets: readonly SecretValue[]): str
     });
   }
   return out;
+}
+
+/** Fewest characters of a secret's base64 that {@link scrubBase64} looks for (shorter ones could match by chance). */
+export const MIN_BASE64_CORE_CHARS = 16;
+
+/**
+ * The parts of the base64 (`+/`) and base64url (`-_`) encodings of `value` (UTF-8) that are the
+ * same wherever the value sits in the encoded bytes. Base64 encodes 3 bytes as 4 characters, so
+ * the characters for `value` depend on its byte offset mod 3 and on the bytes around it: for each
+ * offset (0, 1 or 2 bytes before it in its group) the characters that hold bits of the bytes
+ * before (the first 0, 2 or 3) and of the bytes after (the last partial group) are left out.
+ * Empty when a core would be shorter than {@link MIN_BASE64_CORE_CHARS} characters (a value of 12 bytes or less).
+ */
+export function base64Cores(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const cores: string[] = [];
+  for (let lead = 0; lead < 3; lead++) {
+    const encoded = Buffer.concat([Buffer.alloc(lead), bytes]).toString('base64');
+    // Characters 6 bits each: skip those touching the `lead` bytes, keep those wholly inside `value`.
+    const core = encoded.slice(Math.ceil((lead * 8) / 6), Math.floor(((lead + bytes.length) * 8) / 6));
+    if (core.length < MIN_BASE64_CORE_CHARS) return [];
+    cores.push(core);
+  }
+  const url = cores.map((c) => c.replace(/\+/g, '-').replace(/\//g, '_'));
+  return [...new Set([...cores, ...url])];
+}
+
+/** A run of base64 or base64url characters (with its padding) long enough to hold a core. */
+const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${MIN_BASE64_CORE_CHARS},}=*`, 'g');
+
+/**
+ * `text` with every run of base64/base64url characters that holds a {@link base64Cores} core of
+ * a secret replaced whole by `[redacted:<name>]` (so `Basic dXNlcjpz…==` reads `Basic
+ * [redacted:OPENAI_API_KEY]`, nothing of the encoding left). Linear: one scan for the runs (a
+ * character class, no backtracking), then a substring search of each core in each run.
+ */
+function scrubBase64(text: string, secrets: readonly SecretValue[]): string {
+  const wanted = secrets.map((s) => ({ name: s.name, cores: base64Cores(s.value) })).filter((s) => s.cores.length > 0);
+  if (wanted.length === 0) return text;
+  return text.replace(BASE64_RUN, (run) => {
+    const hit = wanted.find((s) => s.cores.some((core) => run.includes(core)));
+    return hit ? `[redacted:${hit.name}]` : run;
+  });
 }
 
 /**

@@ -216,7 +216,7 @@ export const TURN_ERROR_CODE_DESCRIPTION =
  * and provider-text.ts make of a provider's text).
  */
 export const TURN_ERROR_MESSAGE_DESCRIPTION =
-  'What happened, in words. For a model error, the provider\'s message (an HTML error page summarized by its size and title) with every secret value of the service\'s configuration replaced by `[redacted:<VARIABLE>]` — also a masked echo such as `sk-abc*****xyz` — and at most 4000 characters of it kept (then `… [truncated N characters]`).';
+  'What happened, in words. For a model error, the provider\'s message (an HTML error page summarized by its size and title) with every secret value of the service\'s configuration replaced by `[redacted:<VARIABLE>]` — also a masked echo such as `sk-abc*****xyz` or a base64-encoded one — and at most 4000 characters of it kept (then `… [truncated N characters]`).';
 
 export const TurnFailedEvent = z.object({
   type: z.literal('turn.failed'),

@@ -8,13 +8,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { base64Cores } from '../../src/model/provider-text.js';
 import { startScriptedChatServer, type ScriptedChatServer } from '../support/scripted-chat-server.js';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { api, startTestService, type TestService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
 
-const KEY = 'sk-test-key';
+const KEY = 'sk-test-key-0123456789abcdef';
 const METRICS_TOKEN = 'metrics-token-0123456789';
 const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -91,6 +92,17 @@ describe('secrets in a provider error', () => {
     expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: 'bad key [redacted:OPENAI_API_KEY] ([redacted:WEBHOOK_SECRET])' });
   });
 
+  it('a proxy echoing the key base64-encoded (Basic user:key, Bearer base64url(key)), on both protocols', async () => {
+    const basic = Buffer.from(`user:${KEY}`).toString('base64');
+    const bearer = Buffer.from(KEY).toString('base64url');
+    const echo = { httpError: { status: 401, body: { error: { message: `proxy refused Authorization: Basic ${basic}; upstream said Bearer ${bearer}`, type: 'auth', code: null } } } };
+    const redacted = 'proxy refused Authorization: Basic [redacted:OPENAI_API_KEY]; upstream said Bearer [redacted:OPENAI_API_KEY]';
+    chat.push(echo);
+    expect((await failedTurn(chatSvc)).message).toBe(`the model endpoint ${chat.baseURL} answered HTTP 401 (check OPENAI_API_KEY): ${redacted}`);
+    responses.push(echo);
+    expect((await failedTurn(responsesSvc)).message).toBe(`the model endpoint ${responses.baseURL} answered HTTP 401 (check OPENAI_API_KEY): ${redacted}`);
+  });
+
   it('reaches no log line and no webhook delivery either', async () => {
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(turns);
     const deliveries = receiver.received.map((d) => d.body).join('\n');
@@ -103,6 +115,7 @@ describe('secrets in a provider error', () => {
       expect(text).not.toContain('sk-tes*');
       expect(text).not.toContain(METRICS_TOKEN);
       expect(text).not.toContain(WEBHOOK_SECRET.slice(6));
+      for (const core of base64Cores(KEY)) expect(text).not.toContain(core);
     }
   });
 });

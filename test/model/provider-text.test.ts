@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { configSecrets, loadConfig } from '../../src/config.js';
 import { withCleanErrors } from '../../src/model/clean-errors.js';
 import { ModelError, type ModelPort, type ModelStreamEvent } from '../../src/model/port.js';
-import { boundText, describeHtmlBody, providerErrorMessage, scrubSecrets, PROVIDER_TEXT_MAX_CHARS } from '../../src/model/provider-text.js';
+import { base64Cores, boundText, describeHtmlBody, providerErrorMessage, scrubSecrets, PROVIDER_TEXT_MAX_CHARS } from '../../src/model/provider-text.js';
 
 const KEY = { name: 'OPENAI_API_KEY', value: 'sk-proj-AbCdEf0123456789wxyz' };
 
@@ -27,6 +27,39 @@ describe('scrubSecrets', () => {
     const secrets = [{ name: 'A', value: 'abcdefgh' }, { name: 'B', value: 'abcdefgh-ijkl' }, { name: 'C', value: 'EMPTY' }];
     expect(scrubSecrets('x abcdefgh-ijkl y abcdefgh EMPTY', secrets)).toBe('x [redacted:B] y [redacted:A] EMPTY');
     expect(scrubSecrets('nothing secret here', [KEY])).toBe('nothing secret here');
+  });
+});
+
+describe('scrubSecrets: base64 echoes', () => {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const b64url = (s: string) => Buffer.from(s).toString('base64url');
+
+  it('replaces a base64 or base64url run holding a secret, at every byte offset, whole', () => {
+    expect(scrubSecrets(`Authorization: Bearer ${b64(KEY.value)} rejected`, [KEY])).toBe('Authorization: Bearer [redacted:OPENAI_API_KEY] rejected');
+    for (const user of ['', 'u:', 'us:', 'use:', 'user:', 'ü:']) {
+      expect(scrubSecrets(`Basic ${b64(user + KEY.value)}`, [KEY])).toBe('Basic [redacted:OPENAI_API_KEY]');
+      expect(scrubSecrets(`token=${b64url(`${user}${KEY.value}?x=1`)}.`, [KEY])).toBe('token=[redacted:OPENAI_API_KEY].');
+    }
+  });
+
+  it('looks only for secrets whose stable part of the encoding is 16+ characters, and leaves other base64 alone', () => {
+    const short = { name: 'SHORT', value: 'sk-123456789' }; // 12 bytes: a core of 15 characters at some offsets
+    expect(base64Cores(short.value)).toEqual([]);
+    expect(scrubSecrets(`Basic ${b64(short.value)}`, [short])).toBe(`Basic ${b64(short.value)}`);
+    expect(Math.min(...base64Cores('sk-1234567890').map((c) => c.length))).toBe(16);
+    const other = b64('some other credential that is long');
+    expect(scrubSecrets(`Basic ${other}`, [KEY])).toBe(`Basic ${other}`);
+  });
+
+  it('scans a long run of near-misses in linear time', () => {
+    // Every position of the text starts the encoding of the secret's first 60 bytes; none holds it whole.
+    const secret = { name: 'S', value: `${'ABC'.repeat(20)}!` };
+    const text = `Basic ${'QUJD'.repeat(100_000)} ${'QUJD '.repeat(50_000)}`;
+    const started = performance.now();
+    const out = scrubSecrets(text, [secret]);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(out === text).toBe(true);
+    expect(scrubSecrets(`Basic ${b64(`user:${secret.value}`)}`, [secret])).toBe('Basic [redacted:S]');
   });
 });
 
