@@ -33,7 +33,9 @@ export function toChatModelError(err: unknown, endpoint?: { baseURL: string }): 
       (numericCode !== undefined ? `http_${numericCode}` : undefined) ??
       (typeof body.type === 'string' && body.type ? body.type : undefined) ??
       'model_error';
-    const message = providerErrorMessage((typeof body.message === 'string' && body.message) || err.message || code, err.status);
+    // A body that is not JSON (no `error` then) is the message itself: its Content-Type may say it is HTML.
+    const contentType = err.error === undefined ? err.headers?.get('content-type') : undefined;
+    const message = providerErrorMessage((typeof body.message === 'string' && body.message) || err.message || code, err.status, contentType);
     return new ModelError(code, accessMessage(err.status, message, endpoint?.baseURL), err.status);
   }
   const e = err as Error;

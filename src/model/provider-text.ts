@@ -2,9 +2,9 @@
  * Text a model provider sent in an error (an HTTP error body, an error inside the stream, a failed
  * response's message), made fit to become a turn's error: it is stored, streamed, logged and sent
  * in webhooks, so it must neither carry a secret of this service nor be of any size.
- * - {@link describeHtmlBody}: an HTML page (a proxy's or web server's error page) is summarized —
- *   its size and title (or first heading / first words) — instead of kept as markup; both adapters
- *   use it on their HTTP errors.
+ * - {@link describeHtmlBody}: an HTML page (a proxy's or web server's error page, known by its
+ *   `Content-Type` or its first tag) is summarized — its size and title (or first heading / first
+ *   words) — instead of kept as markup; both adapters use it on their HTTP errors.
  * - {@link scrubSecrets}: every configured secret value is replaced by `[redacted:<VARIABLE>]`,
  *   also when echoed in part (`sk-abc*****xyz`, `sk-test-…-key`: a run starting with the first 6
  *   characters of a secret of 10+ characters) or base64-encoded (a proxy's
@@ -114,13 +114,35 @@ export function boundText(text: string, max = PROVIDER_TEXT_MAX_CHARS): string {
   return `${head}… [truncated ${text.length - head.length} characters]`;
 }
 
-const HTML_OPENING = /^<(?:!doctype\s+html|html|head|body)\b/i;
+/**
+ * Elements an HTML error page may start with when it has no `<html>` (nginx's `<center><h1>502 Bad
+ * Gateway</h1></center>`, a bare `<title>`, a `<p>`): the document-level and common body elements
+ * of the HTML standard (https://html.spec.whatwg.org/multipage/indices.html#elements-3), not
+ * every element — `<a>` or `<b>` alone start plain text often enough.
+ */
+const HTML_ELEMENTS = [
+  'html', 'head', 'body', 'title', 'meta', 'link', 'style', 'script', 'noscript', 'base',
+  'center', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'div', 'span', 'pre', 'table', 'br', 'hr',
+  'header', 'main', 'section', 'article', 'nav', 'footer', 'form', 'ul', 'ol', 'dl', 'img', 'font', 'iframe',
+];
+const HTML_OPENING = new RegExp(`^<(?:!doctype\\s+html|(?:${HTML_ELEMENTS.join('|')})(?=[\\s/>]))`, 'i');
 
-/** True when `body` starts (after white space and comments, skipped with `indexOf`: linear) like an HTML page. */
+/** Media types of an HTML answer, as a `Content-Type` header names them (parameters ignored). */
+const HTML_MEDIA_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+
+/** True when the `Content-Type` header value `contentType` names an HTML media type. */
+function isHtmlMediaType(contentType: string | null | undefined): boolean {
+  return !!contentType && HTML_MEDIA_TYPES.has(contentType.split(';')[0].trim().toLowerCase());
+}
+
+/**
+ * True when `body` starts (after white space, a byte order mark and comments, skipped with
+ * `indexOf`: linear) with a doctype or a tag of one of {@link HTML_ELEMENTS}.
+ */
 function looksLikeHtml(body: string): boolean {
   let i = 0;
   for (;;) {
-    while (i < body.length && /\s/.test(body[i])) i++;
+    while (i < body.length && /\s/.test(body[i])) i++; // \s includes U+FEFF, the byte order mark
     if (!body.startsWith('<!--', i)) break;
     const end = body.indexOf('-->', i + 4);
     if (end < 0) return false;
@@ -154,14 +176,17 @@ function firstElement(html: string, names: readonly string[]): string {
 }
 
 /**
- * A summary of `body` when it is an HTML page (it starts with `<!doctype html>`, `<html>`,
- * `<head>` or `<body>`), else undefined: its size and its `<title>`, else its first `<h1>`–`<h3>`,
+ * A summary of `body` when it is an HTML page, else undefined. It is one when `contentType` (the
+ * answer's `Content-Type`, when known) is `text/html` or `application/xhtml+xml`, or when it
+ * starts (after white space, a byte order mark and comments) with `<!doctype html>` or a tag of a
+ * known HTML element (`<html>`, `<head>`, `<body>`, `<title>`, `<center>`, `<h1>`, `<p>`, …:
+ * {@link HTML_ELEMENTS}). The summary: its size and its `<title>`, else its first `<h1>`–`<h3>`,
  * else the start of its text (each at most 200 characters), e.g.
  * `an HTML page of 5093 bytes, titled "502 Bad Gateway"` or
  * `an HTML page of 5093 bytes: "500 Internal Server Error xxxx…"`.
  */
-export function describeHtmlBody(body: string): string | undefined {
-  if (!looksLikeHtml(body)) return undefined;
+export function describeHtmlBody(body: string, contentType?: string | null): string | undefined {
+  if (!isHtmlMediaType(contentType) && !looksLikeHtml(body)) return undefined;
   const size = `an HTML page of ${Buffer.byteLength(body)} bytes`;
   const title = htmlText(firstElement(body, ['title']));
   if (title) return `${size}, titled ${JSON.stringify(clip(title, 200))}`;
@@ -177,11 +202,14 @@ export function describeHtmlBody(body: string): string | undefined {
  * Any other message is returned as it is.
  * @param message the provider's or the SDK's message.
  * @param status the HTTP status, when there was one.
+ * @param contentType the answer's `Content-Type` when its body was not JSON (the message is then
+ *   the body): an HTML media type makes it a page whatever it starts with. Leave it out for a
+ *   message read from a JSON body.
  */
-export function providerErrorMessage(message: string, status?: number): string {
+export function providerErrorMessage(message: string, status?: number, contentType?: string | null): string {
   const prefix = status !== undefined ? `${status} ` : '';
   const body = prefix && message.startsWith(prefix) ? message.slice(prefix.length) : message;
-  const html = describeHtmlBody(body);
+  const html = describeHtmlBody(body, contentType);
   if (!html) return message;
   return body === message ? html : `${status} (${html})`;
 }

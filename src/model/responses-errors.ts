@@ -22,7 +22,9 @@ export function toModelError(err: unknown, endpoint?: { baseURL: string }): Mode
       (err.status !== undefined ? `http_${err.status}` : undefined) ||
       (typeof err.type === 'string' && err.type) ||
       'model_error';
-    const message = providerErrorMessage((typeof body?.message === 'string' && body.message) || err.message || code, err.status);
+    // A body that is not JSON (no `error` then) is the message itself: its Content-Type may say it is HTML.
+    const contentType = err.error === undefined ? err.headers?.get('content-type') : undefined;
+    const message = providerErrorMessage((typeof body?.message === 'string' && body.message) || err.message || code, err.status, contentType);
     return new ModelError(code, accessMessage(err.status, message, endpoint?.baseURL), err.status);
   }
   const e = err as Error;

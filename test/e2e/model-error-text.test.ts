@@ -141,12 +141,31 @@ describe('the size and form of a provider error', () => {
     expect(await failedTurn(responsesSvc)).toEqual({ code: 'http_500', message: summary });
   });
 
+  // nginx's own error page has no <html> when served bare; a proxy may send a page after a byte order mark, or HTML that starts with text.
+  const nginx = '\uFEFF\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n';
+  const bareHtml = [
+    { step: { httpError: { status: 502, body: nginx, headers: { 'content-type': 'text/plain' } } }, message: `502 (an HTML page of ${Buffer.byteLength(nginx) - 3} bytes: "502 Bad Gateway")` }, // the SDK decodes the body without its byte order mark (3 bytes)
+    { step: { httpError: { status: 503, body: '  <title>Service Unavailable</title><p>Try later</p>', headers: { 'content-type': 'application/octet-stream' } } }, message: '503 (an HTML page of 52 bytes, titled "Service Unavailable")' },
+    { step: { httpError: { status: 504, body: 'Upstream <b>timed out</b> after 60 s', headers: { 'content-type': 'text/html; charset=utf-8' } } }, message: '504 (an HTML page of 36 bytes: "Upstream timed out after 60 s")' },
+  ];
+
+  it('Chat Completions and Responses: an HTML page without <html> (a leading <center> or <title>, or Content-Type text/html) is summarized too', async () => {
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      for (const { step, message } of bareHtml) {
+        server.push(step);
+        expect(await failedTurn(svc)).toEqual({ code: `http_${step.httpError.status}`, message });
+      }
+    }
+  });
+
   it('keeps log lines and webhook deliveries small', async () => {
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(turns);
     for (const d of receiver.received) expect(d.body.length).toBeLessThan(20_000);
     for (const line of logLines) {
       expect(line.length).toBeLessThan(20_000);
       expect(line).not.toContain('<h1>');
+      expect(line).not.toContain('<center>');
+      expect(line).not.toContain('<title>');
     }
   });
 });

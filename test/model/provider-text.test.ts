@@ -94,6 +94,20 @@ describe('describeHtmlBody / providerErrorMessage', () => {
     expect(describeHtmlBody(`<!-- c --> <!DOCTYPE html><html><title>502 Bad &amp; Gateway</title></html>`)).toBe('an HTML page of 75 bytes, titled "502 Bad & Gateway"');
   });
 
+  it('knows a page without <html> by its first tag (after a byte order mark, white space or comments) or by its Content-Type', () => {
+    const nginx = '\uFEFF\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>';
+    expect(describeHtmlBody(nginx)).toBe(`an HTML page of ${Buffer.byteLength(nginx)} bytes: "502 Bad Gateway"`);
+    expect(describeHtmlBody('<!-- proxy --><TITLE>Oops</TITLE><P>down')).toBe('an HTML page of 40 bytes, titled "Oops"');
+    expect(describeHtmlBody('<p class="x">upstream gone</p>')).toBe('an HTML page of 30 bytes: "upstream gone"');
+    expect(describeHtmlBody('Upstream <b>timed out</b>', 'text/html; charset=utf-8')).toBe('an HTML page of 25 bytes: "Upstream timed out"');
+    expect(describeHtmlBody('<x>', 'application/XHTML+xml')).toBe('an HTML page of 3 bytes');
+    expect(describeHtmlBody('Upstream <b>timed out</b>', 'text/plain')).toBeUndefined();
+    expect(describeHtmlBody('<b>bold</b> claim')).toBeUndefined();
+    expect(describeHtmlBody('<paragraph>')).toBeUndefined();
+    expect(describeHtmlBody('<tool_call>{}</tool_call>')).toBeUndefined();
+    expect(providerErrorMessage('502 Bad <i>Gateway</i>', 502, 'text/html')).toBe('502 (an HTML page of 18 bytes: "Bad Gateway")');
+  });
+
   it('keeps the SDK\'s status prefix and any message that is not HTML', () => {
     expect(providerErrorMessage('404 <html><body>Not Found</body></html>', 404)).toBe('404 (an HTML page of 35 bytes: "Not Found")');
     expect(providerErrorMessage('502 Bad Gateway', 502)).toBe('502 Bad Gateway');
