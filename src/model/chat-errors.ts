@@ -9,13 +9,14 @@
  * - `connection_error` when the server could not be reached (the message names the endpoint and
  *   the cause, e.g. `ECONNREFUSED 127.0.0.1:8000`); `stream_interrupted` when the stream
  *   broke or was not valid SSE JSON.
- * The message is the server's `error.message` when it sent one; an HTML page is summarized (its
- * size and title: provider-text.ts `providerErrorMessage`). Secrets and size are dealt with once,
+ * The message names the endpoint (model-error.ts `httpErrorMessage`, `streamBroke`; without
+ * credentials) and quotes the server's `error.message` when it sent one; an HTML page is
+ * summarized (its size and title: provider-text.ts `providerErrorText`). Secrets and size are dealt with once,
  * for both adapters, by src/model/clean-errors.ts.
  */
 import { APIConnectionError, APIError } from 'openai';
-import { accessMessage, connectionError, ModelError } from './model-error.js';
-import { providerErrorMessage } from './provider-text.js';
+import { connectionError, endpointForDisplay, httpErrorMessage, ModelError, streamBroke } from './model-error.js';
+import { providerErrorText } from './provider-text.js';
 
 type Raw = Record<string, unknown>;
 
@@ -33,13 +34,11 @@ export function toChatModelError(err: unknown, endpoint?: { baseURL: string }): 
       (numericCode !== undefined ? `http_${numericCode}` : undefined) ??
       (typeof body.type === 'string' && body.type ? body.type : undefined) ??
       'model_error';
-    // A body that is not JSON (no `error` then) is the message itself: its Content-Type may say it is HTML.
-    const contentType = err.error === undefined ? err.headers?.get('content-type') : undefined;
-    const message = providerErrorMessage((typeof body.message === 'string' && body.message) || err.message || code, err.status, contentType);
-    return new ModelError(code, accessMessage(err.status, message, endpoint?.baseURL), err.status);
+    const text = providerErrorText(err) || (err.status === undefined ? code : '');
+    return new ModelError(code, httpErrorMessage(err.status, text, endpoint?.baseURL), err.status);
   }
   const e = err as Error;
-  return new ModelError('stream_interrupted', `model stream broke: ${e?.message ?? String(err)}`);
+  return streamBroke(e?.message ?? String(err), endpoint && endpointForDisplay(endpoint.baseURL));
 }
 
 /**

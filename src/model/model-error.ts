@@ -93,21 +93,54 @@ export function connectionError(err: unknown, baseURL?: string): ModelError {
 }
 
 /**
- * The message of a provider's HTTP 401, 403 or 404 answer: says that the model endpoint answered
- * (not this service — a provider's `not_found` reads like the service's own otherwise) and which
- * setting to check, followed by the provider's own message. Other statuses keep the provider's
- * message as it is.
+ * How messages name the model endpoint: `the model endpoint <endpoint>`, or `the model endpoint`
+ * when it is not known.
+ * @param endpoint the endpoint as {@link endpointForDisplay} shows it (no credentials).
+ */
+export function endpointPhrase(endpoint?: string): string {
+  return endpoint ? `the model endpoint ${endpoint}` : 'the model endpoint';
+}
+
+/**
+ * How messages name a model response's stream: `the stream from the model endpoint <endpoint>`,
+ * or `the model stream` when the endpoint is not known (a port without one, such as an in-process
+ * model).
+ * @param endpoint the endpoint as {@link endpointForDisplay} shows it (no credentials).
+ */
+export function streamPhrase(endpoint?: string): string {
+  return endpoint ? `the stream from ${endpointPhrase(endpoint)}` : 'the model stream';
+}
+
+/**
+ * The `stream_interrupted` error of a stream that broke while it was read (a reset connection,
+ * a frame that is not JSON): `the stream from the model endpoint <endpoint> broke: <cause>`, or
+ * `model stream broke: <cause>` without an endpoint.
+ * @param cause what broke it (an error's message).
+ * @param endpoint the endpoint as {@link endpointForDisplay} shows it.
+ */
+export function streamBroke(cause: string, endpoint?: string): ModelError {
+  return new ModelError('stream_interrupted', endpoint ? `${streamPhrase(endpoint)} broke: ${cause}` : `model stream broke: ${cause}`);
+}
+
+/**
+ * The message of a provider's HTTP error answer (any status): says that the model endpoint
+ * answered — which one (not this service: a provider's `not_found` reads like the service's own
+ * otherwise) — and, for 401, 403 and 404, which setting to check, followed by the provider's own
+ * text. Without a status (an error sent inside a stream) the text is returned as it is.
  * @param status the HTTP status of the provider's answer.
- * @param message the provider's message (or the SDK's).
- * @param baseURL the endpoint (OPENAI_BASE_URL), when known.
+ * @param text the provider's message, or what its body says ({@link providerErrorText}); empty
+ *   for an answer without a body.
+ * @param baseURL the endpoint (OPENAI_BASE_URL), when known; shown by {@link endpointForDisplay}.
  * @returns e.g. `the model endpoint http://127.0.0.1:8000/v1 answered HTTP 404 (check OPENAI_BASE_URL
  *   — the API's base URL, usually ending in /v1 — and the model name (MODEL, or the turn's
- *   `model`)): no route POST /v1/responses`.
+ *   `model`)): no route POST /v1/responses`, `the model endpoint https://api.example/v1 answered
+ *   HTTP 502: an HTML page of 552 bytes, titled "502 Bad Gateway"`, `… answered HTTP 400 without a body`.
  */
-export function accessMessage(status: number | undefined, message: string, baseURL?: string): string {
+export function httpErrorMessage(status: number | undefined, text: string, baseURL?: string): string {
+  if (status === undefined) return text;
   const hint = status === 401 ? 'check OPENAI_API_KEY' : status === 403 ? 'the key has no access to this model, or not from this region: check OPENAI_API_KEY and the model name (MODEL, or the turn\'s `model`)' : status === 404 ? 'check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1 — and the model name (MODEL, or the turn\'s `model`)' : undefined;
-  if (!hint) return message;
-  return `the model endpoint${baseURL ? ` ${endpointForDisplay(baseURL)}` : ''} answered HTTP ${status} (${hint}): ${message}`;
+  const answered = `${endpointPhrase(baseURL ? endpointForDisplay(baseURL) : undefined)} answered HTTP ${status}${hint ? ` (${hint})` : ''}`;
+  return text ? `${answered}: ${text}` : `${answered} without a body`;
 }
 
 /**

@@ -15,7 +15,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
 import { errorBodyFetch, toChatModelError } from './chat-errors.js';
-import { afterResponse } from './model-error.js';
+import { afterResponse, endpointForDisplay } from './model-error.js';
 import { assertEventStream } from './event-stream-check.js';
 import type { ChatTransport } from './chat-model.js';
 import { sseEvents, type SseHooks } from './sse-events.js';
@@ -43,6 +43,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
   });
   return {
+    endpoint: endpointForDisplay(client.baseURL),
     async *stream(params: ChatCompletionCreateParamsStreaming, signal: AbortSignal, hooks?: SseHooks): AsyncIterable<unknown> {
       if (signal.aborted) return;
       const controller = new AbortController();

@@ -4,7 +4,7 @@
  * in webhooks, so it must neither carry a secret of this service nor be of any size.
  * - {@link describeHtmlBody}: an HTML page (a proxy's or web server's error page, known by its
  *   `Content-Type` or its first tag) is summarized — its size and title (or first heading / first
- *   words) — instead of kept as markup; both adapters use it on their HTTP errors.
+ *   words) — instead of kept as markup; both adapters use it on their HTTP errors ({@link providerErrorText}).
  * - {@link scrubSecrets}: every configured secret value is replaced by `[redacted:<VARIABLE>]`,
  *   also when echoed in part (`sk-abc*****xyz`, `sk-test-…-key`: a run starting with the first 6
  *   characters of a secret of 10+ characters) or base64-encoded (a proxy's
@@ -195,21 +195,34 @@ export function describeHtmlBody(body: string, contentType?: string | null): str
   return text ? `${size}: ${JSON.stringify(clip(text, 200))}` : size;
 }
 
+/** What the `openai` SDK's `APIError` holds of a provider's error answer, as {@link providerErrorText} reads it. */
+export interface ProviderErrorLike {
+  /** The HTTP status; undefined for an error sent inside a stream. */
+  status?: number;
+  /** The SDK's message: the body's `error.message`, else `<status> <body>` (`<status> status code (no body)` for none). */
+  message: string;
+  /** The JSON body's `error` (a body without that key whole); undefined when the body was not JSON. */
+  error?: unknown;
+  /** The answer's headers (its `Content-Type`). */
+  headers?: Headers;
+}
+
+/** The SDK's message of an HTTP error without a body, after the status (openai core/error.ts `makeMessage`). */
+const SDK_NO_BODY = 'status code (no body)';
+
 /**
- * The message of a provider's HTTP error as the SDK gave it, with an HTML body summarized
- * ({@link describeHtmlBody}). The SDK's message of a body that is not JSON is `<status> <body>`;
- * that becomes `<status> (<summary>)`, e.g. `500 (an HTML page of 5093 bytes, titled "Oops")`.
- * Any other message is returned as it is.
- * @param message the provider's or the SDK's message.
- * @param status the HTTP status, when there was one.
- * @param contentType the answer's `Content-Type` when its body was not JSON (the message is then
- *   the body): an HTML media type makes it a page whatever it starts with. Leave it out for a
- *   message read from a JSON body.
+ * What a provider's error answer says, without the status (the caller names it): the JSON body's
+ * `message` when it has one; else the body as the SDK quoted it in its message (`<status> <body>`,
+ * the status dropped) — an HTML page summarized ({@link describeHtmlBody}, which also reads the
+ * answer's `Content-Type` when the body was not JSON); '' for an answer without a body. E.g.
+ * `Incorrect API key provided: …`, `an HTML page of 5093 bytes, titled "502 Bad Gateway"`,
+ * `Bad Gateway`.
  */
-export function providerErrorMessage(message: string, status?: number, contentType?: string | null): string {
-  const prefix = status !== undefined ? `${status} ` : '';
-  const body = prefix && message.startsWith(prefix) ? message.slice(prefix.length) : message;
-  const html = describeHtmlBody(body, contentType);
-  if (!html) return message;
-  return body === message ? html : `${status} (${html})`;
+export function providerErrorText(err: ProviderErrorLike): string {
+  const body = err.error as { message?: unknown } | undefined;
+  if (typeof body?.message === 'string' && body.message) return describeHtmlBody(body.message) ?? body.message;
+  const prefix = err.status !== undefined ? `${err.status} ` : '';
+  const text = prefix && err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
+  if (err.error === undefined && prefix && text === SDK_NO_BODY) return '';
+  return describeHtmlBody(text, err.error === undefined ? err.headers?.get('content-type') : undefined) ?? text;
 }

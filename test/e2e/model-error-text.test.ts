@@ -76,7 +76,7 @@ describe('secrets in a provider error', () => {
     chat.push({ data: [chunk({ role: 'assistant', content: 'x' }), { error: { message: `key ${KEY} is revoked`, type: 'auth', code: 401 } }] });
     expect(await failedTurn(chatSvc)).toEqual({ code: 'http_401', message: 'key [redacted:OPENAI_API_KEY] is revoked' });
     chat.push({ httpError: { status: 400, body: { error: { message: `token ${METRICS_TOKEN} is not a model key`, type: 'invalid_request_error', code: null } } } });
-    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: 'token [redacted:METRICS_TOKEN] is not a model key' });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: `the model endpoint ${chat.baseURL} answered HTTP 400: token [redacted:METRICS_TOKEN] is not a model key` });
   });
 
   it('Responses: an HTTP 401 body, an error event inside the stream, and a failed response', async () => {
@@ -124,36 +124,42 @@ describe('the size and form of a provider error', () => {
   const huge = { httpError: { status: 400, body: { error: { message: 'E'.repeat(200_000), type: 'x', code: 400 } } } };
   const page = `<html><body><h1>500 Internal Server Error</h1>${'x'.repeat(5000)}</body></html>`;
   const htmlError = { httpError: { status: 500, body: page, headers: { 'content-type': 'text/html' } } };
-  const cut = `${'E'.repeat(4000)}… [truncated 196000 characters]`;
-  const summary = `500 (an HTML page of ${page.length} bytes: "500 Internal Server Error")`;
+  /** The start of a message of an HTTP error answer of the endpoint `baseURL`. */
+  const answered = (baseURL: string, status: number) => `the model endpoint ${baseURL} answered HTTP ${status}: `;
+  /** The huge message cut to 4000 characters, endpoint included, with the marker. */
+  const cut = (baseURL: string) => {
+    const whole = `${answered(baseURL, 400)}${'E'.repeat(200_000)}`;
+    return `${whole.slice(0, 4000)}… [truncated ${whole.length - 4000} characters]`;
+  };
+  const summary = (baseURL: string) => `${answered(baseURL, 500)}an HTML page of ${page.length} bytes: "500 Internal Server Error"`;
 
   it('Chat Completions: a 200,000-character message is cut with a marker; an HTML page is summarized', async () => {
     chat.push(huge);
-    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: cut });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: cut(chat.baseURL) });
     chat.push(htmlError);
-    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_500', message: summary });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_500', message: summary(chat.baseURL) });
   });
 
   it('Responses: the same', async () => {
     responses.push(huge);
-    expect(await failedTurn(responsesSvc)).toEqual({ code: 'http_400', message: cut });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'http_400', message: cut(responses.baseURL) });
     responses.push(htmlError);
-    expect(await failedTurn(responsesSvc)).toEqual({ code: 'http_500', message: summary });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'http_500', message: summary(responses.baseURL) });
   });
 
   // nginx's own error page has no <html> when served bare; a proxy may send a page after a byte order mark, or HTML that starts with text.
   const nginx = '\uFEFF\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n';
   const bareHtml = [
-    { step: { httpError: { status: 502, body: nginx, headers: { 'content-type': 'text/plain' } } }, message: `502 (an HTML page of ${Buffer.byteLength(nginx) - 3} bytes: "502 Bad Gateway")` }, // the SDK decodes the body without its byte order mark (3 bytes)
-    { step: { httpError: { status: 503, body: '  <title>Service Unavailable</title><p>Try later</p>', headers: { 'content-type': 'application/octet-stream' } } }, message: '503 (an HTML page of 52 bytes, titled "Service Unavailable")' },
-    { step: { httpError: { status: 504, body: 'Upstream <b>timed out</b> after 60 s', headers: { 'content-type': 'text/html; charset=utf-8' } } }, message: '504 (an HTML page of 36 bytes: "Upstream timed out after 60 s")' },
+    { step: { httpError: { status: 502, body: nginx, headers: { 'content-type': 'text/plain' } } }, message: `an HTML page of ${Buffer.byteLength(nginx) - 3} bytes: "502 Bad Gateway"` }, // the SDK decodes the body without its byte order mark (3 bytes)
+    { step: { httpError: { status: 503, body: '  <title>Service Unavailable</title><p>Try later</p>', headers: { 'content-type': 'application/octet-stream' } } }, message: 'an HTML page of 52 bytes, titled "Service Unavailable"' },
+    { step: { httpError: { status: 504, body: 'Upstream <b>timed out</b> after 60 s', headers: { 'content-type': 'text/html; charset=utf-8' } } }, message: 'an HTML page of 36 bytes: "Upstream timed out after 60 s"' },
   ];
 
   it('Chat Completions and Responses: an HTML page without <html> (a leading <center> or <title>, or Content-Type text/html) is summarized too', async () => {
     for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
       for (const { step, message } of bareHtml) {
         server.push(step);
-        expect(await failedTurn(svc)).toEqual({ code: `http_${step.httpError.status}`, message });
+        expect(await failedTurn(svc)).toEqual({ code: `http_${step.httpError.status}`, message: `${answered(server.baseURL, step.httpError.status)}${message}` });
       }
     }
   });

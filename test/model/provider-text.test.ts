@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { configSecrets, loadConfig } from '../../src/config.js';
 import { withCleanErrors } from '../../src/model/clean-errors.js';
 import { ModelError, type ModelPort, type ModelStreamEvent } from '../../src/model/port.js';
-import { base64Cores, boundText, describeHtmlBody, providerErrorMessage, scrubSecrets, PROVIDER_TEXT_MAX_CHARS } from '../../src/model/provider-text.js';
+import { base64Cores, boundText, describeHtmlBody, providerErrorText, scrubSecrets, PROVIDER_TEXT_MAX_CHARS } from '../../src/model/provider-text.js';
 
 const KEY = { name: 'OPENAI_API_KEY', value: 'sk-proj-AbCdEf0123456789wxyz' };
 
@@ -77,7 +77,7 @@ describe('boundText', () => {
   });
 });
 
-describe('describeHtmlBody / providerErrorMessage', () => {
+describe('describeHtmlBody / providerErrorText', () => {
   it('summarizes a page by size and title, else heading, else its first words', () => {
     expect(describeHtmlBody('<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>…</body></html>')).toBe('an HTML page of 87 bytes, titled "502 Bad Gateway"');
     const page = `<html><body><h1>500 Internal Server Error</h1>${'x'.repeat(5000)}</body></html>`;
@@ -105,13 +105,19 @@ describe('describeHtmlBody / providerErrorMessage', () => {
     expect(describeHtmlBody('<b>bold</b> claim')).toBeUndefined();
     expect(describeHtmlBody('<paragraph>')).toBeUndefined();
     expect(describeHtmlBody('<tool_call>{}</tool_call>')).toBeUndefined();
-    expect(providerErrorMessage('502 Bad <i>Gateway</i>', 502, 'text/html')).toBe('502 (an HTML page of 18 bytes: "Bad Gateway")');
+    const html = new Headers({ 'content-type': 'text/html' });
+    expect(providerErrorText({ status: 502, message: '502 Bad <i>Gateway</i>', headers: html })).toBe('an HTML page of 18 bytes: "Bad Gateway"');
+    // A JSON body's message is not the page the Content-Type names.
+    expect(providerErrorText({ status: 400, message: '400 a <i>b</i>', error: { message: 'a <i>b</i>' }, headers: html })).toBe('a <i>b</i>');
   });
 
-  it('keeps the SDK\'s status prefix and any message that is not HTML', () => {
-    expect(providerErrorMessage('404 <html><body>Not Found</body></html>', 404)).toBe('404 (an HTML page of 35 bytes: "Not Found")');
-    expect(providerErrorMessage('502 Bad Gateway', 502)).toBe('502 Bad Gateway');
-    expect(providerErrorMessage('upstream exploded', 500)).toBe('upstream exploded');
+  it('drops the SDK\'s status prefix, keeps any text that is not HTML, and reads an answer without a body as empty', () => {
+    expect(providerErrorText({ status: 404, message: '404 <html><body>Not Found</body></html>' })).toBe('an HTML page of 35 bytes: "Not Found"');
+    expect(providerErrorText({ status: 502, message: '502 Bad Gateway' })).toBe('Bad Gateway');
+    expect(providerErrorText({ status: 500, message: 'upstream exploded', error: { message: 'upstream exploded' } })).toBe('upstream exploded');
+    expect(providerErrorText({ status: 400, message: '400 status code (no body)' })).toBe('');
+    expect(providerErrorText({ status: 400, message: '400 {"detail":"x"}', error: { detail: 'x' } })).toBe('{"detail":"x"}');
+    expect(providerErrorText({ message: 'key revoked', error: { message: 'key revoked' } })).toBe('key revoked');
   });
 });
 
