@@ -14,7 +14,7 @@
  */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { errorBodyFetch, toChatModelError } from './chat-errors.js';
+import { toChatModelError } from './chat-errors.js';
 import { afterResponse, endpointForDisplay } from './model-error.js';
 import { assertEventStream } from './event-stream-check.js';
 import type { ChatTransport } from './chat-model.js';
@@ -39,8 +39,8 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
     baseURL: options.baseURL,
     apiKey: options.apiKey ?? 'not-set',
     maxRetries: options.maxRetries ?? 2,
-    fetch: errorBodyFetch(options.fetch),
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return {
     endpoint: endpointForDisplay(client.baseURL),

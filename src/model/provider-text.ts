@@ -211,16 +211,32 @@ export interface ProviderErrorLike {
 const SDK_NO_BODY = 'status code (no body)';
 
 /**
- * What a provider's error answer says, without the status (the caller names it): the JSON body's
- * `message` when it has one; else the body as the SDK quoted it in its message (`<status> <body>`,
- * the status dropped) — an HTML page summarized ({@link describeHtmlBody}, which also reads the
- * answer's `Content-Type` when the body was not JSON); '' for an answer without a body. E.g.
- * `Incorrect API key provided: …`, `an HTML page of 5093 bytes, titled "502 Bad Gateway"`,
- * `Bad Gateway`.
+ * The message a JSON error body states, in the shapes servers send (the SDK hands over the body's
+ * `error`, or the whole body when it has no `error` key — openai client.js `makeStatusError`):
+ * `{"error": {"message": …}}` (OpenAI and most), `{"object": "error", "message": …}` (vLLM),
+ * `{"detail": "Not Found"}` (FastAPI, e.g. vLLM's unknown routes), `{"error": "…"}` (Hugging Face
+ * TGI). Undefined when it states none as a non-empty string.
+ */
+function statedMessage(error: unknown): string | undefined {
+  if (typeof error === 'string') return error || undefined;
+  const e = error as { message?: unknown; detail?: unknown } | undefined;
+  if (typeof e?.message === 'string' && e.message) return e.message;
+  if (typeof e?.detail === 'string' && e.detail) return e.detail;
+  return undefined;
+}
+
+/**
+ * What a provider's error answer says, without the status (the caller names it): the message its
+ * JSON body states ({@link statedMessage}: OpenAI's `error.message`, vLLM's top-level `message`,
+ * FastAPI's `detail`, TGI's string `error`); else the body as the SDK quoted it in its message
+ * (`<status> <body>`, the status dropped) — an HTML page summarized ({@link describeHtmlBody},
+ * which also reads the answer's `Content-Type` when the body was not JSON); '' for an answer
+ * without a body. E.g. `Incorrect API key provided: …`, `an HTML page of 5093 bytes, titled "502
+ * Bad Gateway"`, `Bad Gateway`.
  */
 export function providerErrorText(err: ProviderErrorLike): string {
-  const body = err.error as { message?: unknown } | undefined;
-  if (typeof body?.message === 'string' && body.message) return describeHtmlBody(body.message) ?? body.message;
+  const stated = statedMessage(err.error);
+  if (stated) return describeHtmlBody(stated) ?? stated;
   const prefix = err.status !== undefined ? `${err.status} ` : '';
   const text = prefix && err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
   if (err.error === undefined && prefix && text === SDK_NO_BODY) return '';

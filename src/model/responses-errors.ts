@@ -9,7 +9,8 @@ import { providerErrorText } from './provider-text.js';
  * mid-stream socket errors become `connection_error` / `stream_interrupted`. The message names the
  * endpoint (model-error.ts `httpErrorMessage`, `streamBroke`; without credentials) and quotes the
  * provider's `error.message` when it sent one; an HTML page is summarized (its size and title:
- * provider-text.ts `providerErrorText`). Secrets and size are dealt with once, for both
+ * provider-text.ts `providerErrorText`, which also reads vLLM's, FastAPI's and TGI's error
+ * bodies). Secrets and size are dealt with once, for both
  * adapters, by src/model/clean-errors.ts.
  */
 export function toModelError(err: unknown, endpoint?: { baseURL: string }): ModelError {

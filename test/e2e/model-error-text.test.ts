@@ -164,6 +164,24 @@ describe('the size and form of a provider error', () => {
     }
   });
 
+  // OpenAI-compatible servers that answer errors in their own shapes (no `error` object).
+  const nonStandard = [
+    { step: { httpError: { status: 400, body: { object: 'error', message: 'max_tokens must be at most 4096', type: 'BadRequestError', param: null, code: 400 } } }, code: 'http_400', text: 'max_tokens must be at most 4096' }, // vLLM
+    { step: { httpError: { status: 404, body: { object: 'error', message: 'The model `m` does not exist.', type: 'NotFoundError', param: null, code: 'model_not_found' } } }, code: 'model_not_found', text: 'The model `m` does not exist.' }, // vLLM, a string code
+    { step: { httpError: { status: 422, body: { error: 'Input validation error: `inputs` must have less than 4096 tokens', error_type: 'validation' } } }, code: 'http_422', text: 'Input validation error: `inputs` must have less than 4096 tokens' }, // Hugging Face TGI
+    { step: { httpError: { status: 405, body: { detail: 'Method Not Allowed' } } }, code: 'http_405', text: 'Method Not Allowed' }, // FastAPI
+  ];
+
+  it('Chat Completions and Responses: the message of an error body in a server\'s own shape (vLLM, TGI, FastAPI)', async () => {
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      for (const { step, code, text } of nonStandard) {
+        server.push(step);
+        const hint = step.httpError.status === 404 ? " (check OPENAI_BASE_URL — the API's base URL, usually ending in /v1 — and the model name (MODEL, or the turn's `model`))" : '';
+        expect(await failedTurn(svc)).toEqual({ code, message: `the model endpoint ${server.baseURL} answered HTTP ${step.httpError.status}${hint}: ${text}` });
+      }
+    }
+  });
+
   it('keeps log lines and webhook deliveries small', async () => {
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(turns);
     for (const d of receiver.received) expect(d.body.length).toBeLessThan(20_000);

@@ -116,7 +116,11 @@ describe('describeHtmlBody / providerErrorText', () => {
     expect(providerErrorText({ status: 502, message: '502 Bad Gateway' })).toBe('Bad Gateway');
     expect(providerErrorText({ status: 500, message: 'upstream exploded', error: { message: 'upstream exploded' } })).toBe('upstream exploded');
     expect(providerErrorText({ status: 400, message: '400 status code (no body)' })).toBe('');
-    expect(providerErrorText({ status: 400, message: '400 {"detail":"x"}', error: { detail: 'x' } })).toBe('{"detail":"x"}');
+    expect(providerErrorText({ status: 400, message: '400 {"foo":1}', error: { foo: 1 } })).toBe('{"foo":1}');
+    // Bodies in a server's own shape, as the SDK hands them over: FastAPI's detail, TGI's string error, vLLM's top-level message.
+    expect(providerErrorText({ status: 404, message: '404 {"detail":"Not Found"}', error: { detail: 'Not Found' } })).toBe('Not Found');
+    expect(providerErrorText({ status: 422, message: '422 "too long"', error: 'too long' })).toBe('too long');
+    expect(providerErrorText({ status: 400, message: '400 too big', error: { object: 'error', message: 'too big', code: 400 } })).toBe('too big');
     expect(providerErrorText({ message: 'key revoked', error: { message: 'key revoked' } })).toBe('key revoked');
   });
 });
