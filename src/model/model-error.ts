@@ -123,10 +123,22 @@ export function streamBroke(cause: string, endpoint?: string): ModelError {
 }
 
 /**
+ * The message of an error the endpoint sent inside its stream (an `error` event or frame, a failed
+ * response): `the model endpoint <endpoint> sent an error in its stream: <text>`; without an
+ * endpoint the text as it is.
+ * @param text the provider's message.
+ * @param endpoint the endpoint as {@link endpointForDisplay} shows it.
+ */
+export function streamErrorMessage(text: string, endpoint?: string): string {
+  return endpoint ? `${endpointPhrase(endpoint)} sent an error in its stream: ${text}` : text;
+}
+
+/**
  * The message of a provider's HTTP error answer (any status): says that the model endpoint
  * answered — which one (not this service: a provider's `not_found` reads like the service's own
  * otherwise) — and, for 401, 403 and 404, which setting to check, followed by the provider's own
- * text. Without a status (an error sent inside a stream) the text is returned as it is.
+ * text. Without a status (the SDK's error for an error frame inside a stream) it is
+ * {@link streamErrorMessage}.
  * @param status the HTTP status of the provider's answer.
  * @param text the provider's message, or what its body says ({@link providerErrorText}); empty
  *   for an answer without a body.
@@ -137,7 +149,7 @@ export function streamBroke(cause: string, endpoint?: string): ModelError {
  *   HTTP 502: an HTML page of 552 bytes, titled "502 Bad Gateway"`, `… answered HTTP 400 without a body`.
  */
 export function httpErrorMessage(status: number | undefined, text: string, baseURL?: string): string {
-  if (status === undefined) return text;
+  if (status === undefined) return streamErrorMessage(text, baseURL ? endpointForDisplay(baseURL) : undefined);
   const hint = status === 401 ? 'check OPENAI_API_KEY' : status === 403 ? 'the key has no access to this model, or not from this region: check OPENAI_API_KEY and the model name (MODEL, or the turn\'s `model`)' : status === 404 ? 'check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1 — and the model name (MODEL, or the turn\'s `model`)' : undefined;
   const answered = `${endpointPhrase(baseURL ? endpointForDisplay(baseURL) : undefined)} answered HTTP ${status}${hint ? ` (${hint})` : ''}`;
   return text ? `${answered}: ${text}` : `${answered} without a body`;

@@ -35,7 +35,7 @@ export function createResponsesModel(transport: ResponsesTransport, options: Res
     stream(request, signal, hooks) {
       const onActivity = hooks?.onActivity;
       const wire = transport.stream(toResponsesRequest(request, mode), signal, onActivity ? { onComment: onActivity } : undefined);
-      return fromResponsesStream(wire, onActivity);
+      return fromResponsesStream(wire, onActivity, transport.endpoint);
     },
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Every model error that comes from the endpoint names it — which OPENAI_BASE_URL failed, for an
  * operator with several — as 401/403/404 answers and connection errors always did, and never with
- * its credentials: an HTTP 500/503/400 answer (JSON, HTML, no body), a stream that broke, ended
- * early or was not JSON, and `model_timeout`. The real service on both protocols, its
+ * its credentials: an HTTP 500/503/400 answer (JSON, HTML, no body), an error sent inside the
+ * stream, a stream that broke, ended early or was not JSON, and `model_timeout`. The real service on both protocols, its
  * OPENAI_BASE_URL carrying a user and password, against scripted servers on loopback; the error
  * as the turn record, SSE `turn.failed` and the `turn finished` log line carry it.
  */
@@ -101,6 +101,18 @@ describe('a stream that broke, ended early or was not JSON names the endpoint', 
   });
 });
 
+describe('an error the endpoint sent inside its stream names it', () => {
+  it('a Chat Completions error frame, a Responses error event and a failed response', async () => {
+    chat.push({ data: [{ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] }, { error: { message: 'model crashed', type: 'server_error', code: 500 } }] });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_500', message: `the model endpoint ${shown(chat.baseURL)} sent an error in its stream: model crashed` });
+    responses.push({ streamError: { code: 'server_error', message: 'overloaded' } });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: `the model endpoint ${shown(responses.baseURL)} sent an error in its stream: overloaded` });
+    const response = { id: 'resp_1', object: 'response', status: 'failed', output: [], error: { code: 'server_error', message: 'gave up' } };
+    responses.push({ events: [{ type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress', error: null } }, { type: 'response.failed', sequence_number: 1, response }] });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: `the model endpoint ${shown(responses.baseURL)} sent an error in its stream: gave up` });
+  });
+});
+
 describe('model_timeout names the endpoint', () => {
   it('a stream that stalls after its first events, on both protocols', async () => {
     chat.push({ content: 'a b c d', cutAfter: 2, cutMode: 'stall' });
@@ -113,7 +125,7 @@ describe('model_timeout names the endpoint', () => {
 describe('the log', () => {
   it('names the endpoint in `turn finished` and never shows its password', async () => {
     const finished = logLines.filter((l) => l.includes('"msg":"turn finished"'));
-    expect(finished.length).toBeGreaterThanOrEqual(12);
+    expect(finished.length).toBeGreaterThanOrEqual(15);
     expect(finished.some((l) => l.includes(`the model endpoint ${shown(chat.baseURL)} answered HTTP 503`))).toBe(true);
     expect(logLines.join('')).not.toContain(PASSWORD);
   });

@@ -74,7 +74,7 @@ describe('secrets in a provider error', () => {
 
   it('Chat Completions: an error inside the stream; another configured secret (METRICS_TOKEN) too', async () => {
     chat.push({ data: [chunk({ role: 'assistant', content: 'x' }), { error: { message: `key ${KEY} is revoked`, type: 'auth', code: 401 } }] });
-    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_401', message: 'key [redacted:OPENAI_API_KEY] is revoked' });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_401', message: `the model endpoint ${chat.baseURL} sent an error in its stream: key [redacted:OPENAI_API_KEY] is revoked` });
     chat.push({ httpError: { status: 400, body: { error: { message: `token ${METRICS_TOKEN} is not a model key`, type: 'invalid_request_error', code: null } } } });
     expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: `the model endpoint ${chat.baseURL} answered HTTP 400: token [redacted:METRICS_TOKEN] is not a model key` });
   });
@@ -86,10 +86,10 @@ describe('secrets in a provider error', () => {
       message: `the model endpoint ${responses.baseURL} answered HTTP 401 (check OPENAI_API_KEY): ${INCORRECT_REDACTED}`,
     });
     responses.push({ streamError: { code: 'server_error', message: `key ${KEY} is revoked` } });
-    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: 'key [redacted:OPENAI_API_KEY] is revoked' });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: `the model endpoint ${responses.baseURL} sent an error in its stream: key [redacted:OPENAI_API_KEY] is revoked` });
     const response = { id: 'resp_1', object: 'response', status: 'failed', output: [], error: { code: 'server_error', message: `bad key ${KEY} (${WEBHOOK_SECRET})` } };
     responses.push({ events: [{ type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress', error: null } }, { type: 'response.failed', sequence_number: 1, response }] });
-    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: 'bad key [redacted:OPENAI_API_KEY] ([redacted:WEBHOOK_SECRET])' });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: `the model endpoint ${responses.baseURL} sent an error in its stream: bad key [redacted:OPENAI_API_KEY] ([redacted:WEBHOOK_SECRET])` });
   });
 
   it('a proxy echoing the key base64-encoded (Basic user:key, Bearer base64url(key)), on both protocols', async () => {

@@ -75,8 +75,8 @@ describe('Chat Completions adapter: errors', () => {
   });
 
   it('maps an error sent inside the stream to its code (or type), without a status', async () => {
-    const { error } = await runChatRequest([{ data: [{ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] }, { error: { message: 'model crashed', type: 'server_error', code: 500 } }] }]);
-    expect(error).toEqual({ code: 'http_500', message: 'model crashed' });
+    const { error, server } = await runChatRequest([{ data: [{ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] }, { error: { message: 'model crashed', type: 'server_error', code: 500 } }] }]);
+    expect(error).toEqual({ code: 'http_500', message: `the model endpoint ${server.baseURL} sent an error in its stream: model crashed` });
   });
 
   it('reports a socket cut mid-stream as stream_interrupted', async () => {

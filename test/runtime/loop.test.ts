@@ -154,8 +154,8 @@ describe('runTurn loop', () => {
   });
 
   it('fails as response_failed code from a response.failed stream event', async () => {
-    const { result } = await runScriptedTurn({ script: [{ streamError: { code: 'server_error', message: 'model crashed' } }] });
-    expect(result.error).toEqual({ code: 'server_error', message: 'model crashed' });
+    const { result, server } = await runScriptedTurn({ script: [{ streamError: { code: 'server_error', message: 'model crashed' } }] });
+    expect(result.error).toEqual({ code: 'server_error', message: `the model endpoint ${server.baseURL} sent an error in its stream: model crashed` });
   });
 
   it('cancels during the model stream: turn.cancelled with no calls, nothing partial in the transcript', async () => {
