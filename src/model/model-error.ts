@@ -7,7 +7,11 @@
  * - `stream_interrupted` when the stream ended or broke before a terminal event;
  * - `response_failed` for a failed response without an error code;
  * - `not_event_stream` when a 2xx answer is not `text/event-stream` (src/model/event-stream-check.ts).
- * Adapters convert their SDK's errors (e.g. src/model/responses-errors.ts).
+ * Adapters convert their SDK's errors (e.g. src/model/responses-errors.ts). Every message of an
+ * error that comes from the endpoint names it as {@link endpointForDisplay} shows it (no
+ * credentials): {@link httpErrorMessage}, {@link streamErrorMessage}, {@link streamBroke},
+ * {@link connectionError}, and the phrases {@link endpointPhrase} / {@link streamPhrase} that
+ * stream-timeouts.ts, chat-stream-end.ts and the runtime use.
  */
 import { redactUserinfo } from '../config.js';
 import { redactUrl } from '../http/stream-token.js';
@@ -140,7 +144,7 @@ export function streamErrorMessage(text: string, endpoint?: string): string {
  * text. Without a status (the SDK's error for an error frame inside a stream) it is
  * {@link streamErrorMessage}.
  * @param status the HTTP status of the provider's answer.
- * @param text the provider's message, or what its body says ({@link providerErrorText}); empty
+ * @param text the provider's message, or what its body says (provider-text.ts `providerErrorText`); empty
  *   for an answer without a body.
  * @param baseURL the endpoint (OPENAI_BASE_URL), when known; shown by {@link endpointForDisplay}.
  * @returns e.g. `the model endpoint http://127.0.0.1:8000/v1 answered HTTP 404 (check OPENAI_BASE_URL
