@@ -239,6 +239,6 @@ export function providerErrorText(err: ProviderErrorLike): string {
   if (stated) return describeHtmlBody(stated) ?? stated;
   const prefix = err.status !== undefined ? `${err.status} ` : '';
   const text = prefix && err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
-  if (err.error === undefined && prefix && text === SDK_NO_BODY) return '';
+  if (err.error === undefined && prefix && (text === SDK_NO_BODY || text.trim() === '')) return ''; // no body, or only white space
   return describeHtmlBody(text, err.error === undefined ? err.headers?.get('content-type') : undefined) ?? text;
 }

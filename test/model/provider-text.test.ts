@@ -116,6 +116,7 @@ describe('describeHtmlBody / providerErrorText', () => {
     expect(providerErrorText({ status: 502, message: '502 Bad Gateway' })).toBe('Bad Gateway');
     expect(providerErrorText({ status: 500, message: 'upstream exploded', error: { message: 'upstream exploded' } })).toBe('upstream exploded');
     expect(providerErrorText({ status: 400, message: '400 status code (no body)' })).toBe('');
+    expect(providerErrorText({ status: 502, message: '502 \r\n' })).toBe('');
     expect(providerErrorText({ status: 400, message: '400 {"foo":1}', error: { foo: 1 } })).toBe('{"foo":1}');
     // Bodies in a server's own shape, as the SDK hands them over: FastAPI's detail, TGI's string error, vLLM's top-level message.
     expect(providerErrorText({ status: 404, message: '404 {"detail":"Not Found"}', error: { detail: 'Not Found' } })).toBe('Not Found');
