@@ -9,13 +9,16 @@
  * - `connection_error` when the server could not be reached (the message names the endpoint and
  *   the cause, e.g. `ECONNREFUSED 127.0.0.1:8000`); `stream_interrupted` when the stream
  *   broke or was not valid SSE JSON.
- * The message is the server's `error.message` when it sent one; an HTML page is summarized (its
- * size and title: provider-text.ts `providerErrorMessage`). Secrets and size are dealt with once,
+ * The message names the endpoint (model-error.ts `httpErrorMessage`, `streamBroke`; without
+ * credentials) and quotes the server's `error.message` when it sent one; an HTML page is
+ * summarized (its size and title: provider-text.ts `providerErrorText`, which also reads bodies
+ * in a server's own shape: vLLM's top-level `message` — the SDK hands over a body without an
+ * `error` key whole —, FastAPI's `detail`, TGI's string `error`). Secrets and size are dealt with once,
  * for both adapters, by src/model/clean-errors.ts.
  */
 import { APIConnectionError, APIError } from 'openai';
-import { accessMessage, connectionError, ModelError } from './model-error.js';
-import { providerErrorMessage } from './provider-text.js';
+import { connectionError, endpointForDisplay, httpErrorMessage, ModelError, streamBroke } from './model-error.js';
+import { providerErrorText } from './provider-text.js';
 
 type Raw = Record<string, unknown>;
 
@@ -33,34 +36,9 @@ export function toChatModelError(err: unknown, endpoint?: { baseURL: string }): 
       (numericCode !== undefined ? `http_${numericCode}` : undefined) ??
       (typeof body.type === 'string' && body.type ? body.type : undefined) ??
       'model_error';
-    const message = providerErrorMessage((typeof body.message === 'string' && body.message) || err.message || code, err.status);
-    return new ModelError(code, accessMessage(err.status, message, endpoint?.baseURL), err.status);
+    const text = providerErrorText(err) || (err.status === undefined ? code : '');
+    return new ModelError(code, httpErrorMessage(err.status, text, endpoint?.baseURL), err.status);
   }
   const e = err as Error;
-  return new ModelError('stream_interrupted', `model stream broke: ${e?.message ?? String(err)}`);
-}
-
-/**
- * A `fetch` for the SDK that reshapes error bodies without an `error` key (older vLLM answers
- * `{"object":"error","message":…,"code":400}`) into `{"error": {…}}`, so the SDK keeps the
- * server's message. Successful responses pass through untouched.
- */
-export function errorBodyFetch(inner: typeof fetch = fetch): typeof fetch {
-  return async (input, init) => {
-    const res = await inner(input, init);
-    if (res.ok || !(res.headers.get('content-type') ?? '').includes('json')) return res;
-    const text = await res.text();
-    const headers = new Headers(res.headers);
-    headers.delete('content-length');
-    headers.delete('content-encoding');
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return new Response(text, { status: res.status, statusText: res.statusText, headers });
-    }
-    const b = body as Raw | null;
-    const wrapped = b && typeof b === 'object' && !('error' in b) && typeof b.message === 'string' ? { error: b } : body;
-    return new Response(JSON.stringify(wrapped), { status: res.status, statusText: res.statusText, headers });
-  };
+  return streamBroke(e?.message ?? String(err), endpoint && endpointForDisplay(endpoint.baseURL));
 }

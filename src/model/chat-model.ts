@@ -26,6 +26,8 @@ import type { SseHooks } from './sse-events.js';
  * {@link ModelError}s, and ends quietly when `signal` aborts.
  */
 export interface ChatTransport {
+  /** The endpoint as messages name it (no credentials), when known: the port's `endpoint`. */
+  readonly endpoint?: string;
   stream(params: ChatCompletionCreateParamsStreaming, signal: AbortSignal, hooks?: SseHooks): AsyncIterable<unknown>;
 }
 
@@ -38,6 +40,7 @@ export interface ChatModelOptions {
 export function createChatModel(transport: ChatTransport, options: ChatModelOptions = {}): ModelPort {
   const features = options.features ?? chatFeatures();
   return {
+    endpoint: transport.endpoint,
     async *stream(request, signal, hooks): AsyncIterable<ModelStreamEvent> {
       const plan = toChatRequest(request, features);
       const assembler = new ChatAnswerAssembler();
@@ -60,7 +63,7 @@ export function createChatModel(transport: ChatTransport, options: ChatModelOpti
         endedWithDone: done,
       });
       // Chunks came but no usable ending: say which (chat-stream-end.ts), not "no event at all".
-      const problem = tally.problem(closing.some((e) => e.type === 'response.done'));
+      const problem = tally.problem(closing.some((e) => e.type === 'response.done'), transport.endpoint);
       if (problem) throw problem;
       yield* closing;
     },

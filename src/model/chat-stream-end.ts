@@ -9,7 +9,7 @@
  * Each is ModelError `stream_interrupted` (the stream ended before the response completed), marked
  * as raised after the response headers arrived (the request was accepted; usage is unknown).
  */
-import { afterResponse, ModelError } from './model-error.js';
+import { afterResponse, ModelError, streamPhrase } from './model-error.js';
 
 type Raw = Record<string, unknown>;
 
@@ -43,22 +43,24 @@ export class ChatChunkTally {
    * Why the stream gave no usable answer, or undefined when it did (or when no chunk came at all:
    * the runtime says that one).
    * @param ended whether the adapter produced a `response.done` from what came (a finish_reason).
+   * @param endpoint the endpoint as messages name it (model-error.ts `streamPhrase`), when known.
    * @returns ModelError `stream_interrupted` (after the response headers) whose message names the
-   *   case, e.g. `the model stream ended without an answer: its 3 chunks had only choice 1, never
-   *   choice 0 (the one this service asks for and reads)`.
+   *   endpoint and the case, e.g. `the stream from the model endpoint http://127.0.0.1:8000/v1
+   *   ended without an answer: no choice 0 in any chunk (its 3 chunks had only choice 1; …)`.
    */
-  problem(ended: boolean): ModelError | undefined {
+  problem(ended: boolean, endpoint?: string): ModelError | undefined {
     const n = this.chunks;
     if (n === 0) return undefined;
     const chunks = `${n} chunk${n === 1 ? '' : 's'}`;
+    const stream = streamPhrase(endpoint);
     let message: string | undefined;
     if (this.withChoices === 0) {
-      message = `the model stream ended without an answer: none of its ${chunks} had a choice ("choices" was empty or missing in each)`;
+      message = `${stream} ended without an answer: none of its ${chunks} had a choice ("choices" was empty or missing in each)`;
     } else if (this.withChoice0 === 0) {
       const others = [...this.others].sort((a, b) => a - b).join(', ');
-      message = `the model stream ended without an answer: no choice 0 in any chunk (its ${chunks} had only choice ${others}; this service asks for one choice and reads choice 0)`;
+      message = `${stream} ended without an answer: no choice 0 in any chunk (its ${chunks} had only choice ${others}; this service asks for one choice and reads choice 0)`;
     } else if (!ended) {
-      message = `the model stream ended without a finish_reason (after ${chunks}): the answer may be cut off, so it was not used`;
+      message = `${stream} ended without a finish_reason (after ${chunks}): the answer may be cut off, so it was not used`;
     }
     return message === undefined ? undefined : afterResponse(new ModelError('stream_interrupted', message));
   }

@@ -8,7 +8,7 @@
  * line, spans — only ever sees the cleaned text. Events without an error pass through untouched;
  * the stream options (`onActivity`) are passed on.
  */
-import { ModelError } from './model-error.js';
+import { ModelError, streamBroke } from './model-error.js';
 import type { ModelPort, ModelStreamEvent } from './port.js';
 import { boundText, scrubSecrets, type SecretValue } from './provider-text.js';
 import { clip } from '../runtime/text-cut.js';
@@ -30,11 +30,12 @@ export async function cleanErrorText(error: { code: string; message: string }, s
 
 /**
  * What a port threw, as a cleaned {@link ModelError}: a ModelError keeps its code, status and
- * `responseStarted`; anything else becomes `stream_interrupted` `model stream broke: <message>`,
- * as the runtime would read it (src/runtime/model-response.ts).
+ * `responseStarted`; anything else becomes `stream_interrupted` `the stream from the model endpoint
+ * <endpoint> broke: <message>` (model-error.ts `streamBroke`), as the runtime would read it
+ * (src/runtime/model-response.ts).
  */
-async function cleanThrown(err: unknown, secrets: SecretSource): Promise<ModelError> {
-  const e = err instanceof ModelError ? err : new ModelError('stream_interrupted', `model stream broke: ${(err as Error)?.message ?? String(err)}`);
+async function cleanThrown(err: unknown, secrets: SecretSource, endpoint?: string): Promise<ModelError> {
+  const e = err instanceof ModelError ? err : streamBroke((err as Error)?.message ?? String(err), endpoint);
   const clean = await cleanErrorText({ code: e.code, message: e.message }, secrets);
   const out = new ModelError(clean.code, clean.message, e.status);
   out.responseStarted = e.responseStarted;
@@ -53,6 +54,7 @@ async function cleanEvent(event: ModelStreamEvent, secrets: SecretSource): Promi
  */
 export function withCleanErrors(port: ModelPort, secrets: SecretSource): ModelPort {
   return {
+    endpoint: port.endpoint,
     stream(request, signal, options) {
       const inner = port.stream(request, signal, options);
       return {
@@ -65,7 +67,7 @@ export function withCleanErrors(port: ModelPort, secrets: SecretSource): ModelPo
                 r = await it.next();
               } catch (err) {
                 if (signal.aborted) throw err;
-                throw await cleanThrown(err, secrets);
+                throw await cleanThrown(err, secrets, port.endpoint);
               }
               if (r.done || (r.value.type !== 'error' && !(r.value.type === 'response.done' && r.value.error))) return r;
               return { done: false, value: await cleanEvent(r.value, secrets) };

@@ -7,7 +7,7 @@
  * headers, before the first event is read: nothing per event.
  */
 import { discardBody } from './model-fetch.js';
-import { afterResponse, ModelError } from './model-error.js';
+import { afterResponse, endpointForDisplay, ModelError } from './model-error.js';
 
 /**
  * Refuse a model response whose `Content-Type` is set and is not `text/event-stream` (parameters
@@ -26,7 +26,7 @@ export async function assertEventStream(response: Response): Promise<void> {
   const media = type.split(';')[0].trim().toLowerCase();
   if (media === 'text/event-stream') return;
   await discardBody(response);
-  const where = response.url ? ` ${response.url.split('?')[0]}` : '';
+  const where = response.url ? ` ${endpointForDisplay(response.url.split('?')[0])}` : ''; // never its credentials
   throw afterResponse(
     new ModelError(
       'not_event_stream',

@@ -7,7 +7,11 @@
  * - `stream_interrupted` when the stream ended or broke before a terminal event;
  * - `response_failed` for a failed response without an error code;
  * - `not_event_stream` when a 2xx answer is not `text/event-stream` (src/model/event-stream-check.ts).
- * Adapters convert their SDK's errors (e.g. src/model/responses-errors.ts).
+ * Adapters convert their SDK's errors (e.g. src/model/responses-errors.ts). Every message of an
+ * error that comes from the endpoint names it as {@link endpointForDisplay} shows it (no
+ * credentials): {@link httpErrorMessage}, {@link streamErrorMessage}, {@link streamBroke},
+ * {@link connectionError}, and the phrases {@link endpointPhrase} / {@link streamPhrase} that
+ * stream-timeouts.ts, chat-stream-end.ts and the runtime use.
  */
 import { redactUserinfo } from '../config.js';
 import { redactUrl } from '../http/stream-token.js';
@@ -93,21 +97,66 @@ export function connectionError(err: unknown, baseURL?: string): ModelError {
 }
 
 /**
- * The message of a provider's HTTP 401, 403 or 404 answer: says that the model endpoint answered
- * (not this service — a provider's `not_found` reads like the service's own otherwise) and which
- * setting to check, followed by the provider's own message. Other statuses keep the provider's
- * message as it is.
+ * How messages name the model endpoint: `the model endpoint <endpoint>`, or `the model endpoint`
+ * when it is not known.
+ * @param endpoint the endpoint as {@link endpointForDisplay} shows it (no credentials).
+ */
+export function endpointPhrase(endpoint?: string): string {
+  return endpoint ? `the model endpoint ${endpoint}` : 'the model endpoint';
+}
+
+/**
+ * How messages name a model response's stream: `the stream from the model endpoint <endpoint>`,
+ * or `the model stream` when the endpoint is not known (a port without one, such as an in-process
+ * model).
+ * @param endpoint the endpoint as {@link endpointForDisplay} shows it (no credentials).
+ */
+export function streamPhrase(endpoint?: string): string {
+  return endpoint ? `the stream from ${endpointPhrase(endpoint)}` : 'the model stream';
+}
+
+/**
+ * The `stream_interrupted` error of a stream that broke while it was read (a reset connection,
+ * a frame that is not JSON): `the stream from the model endpoint <endpoint> broke: <cause>`, or
+ * `model stream broke: <cause>` without an endpoint.
+ * @param cause what broke it (an error's message).
+ * @param endpoint the endpoint as {@link endpointForDisplay} shows it.
+ */
+export function streamBroke(cause: string, endpoint?: string): ModelError {
+  return new ModelError('stream_interrupted', endpoint ? `${streamPhrase(endpoint)} broke: ${cause}` : `model stream broke: ${cause}`);
+}
+
+/**
+ * The message of an error the endpoint sent inside its stream (an `error` event or frame, a failed
+ * response): `the model endpoint <endpoint> sent an error in its stream: <text>`; without an
+ * endpoint the text as it is.
+ * @param text the provider's message.
+ * @param endpoint the endpoint as {@link endpointForDisplay} shows it.
+ */
+export function streamErrorMessage(text: string, endpoint?: string): string {
+  return endpoint ? `${endpointPhrase(endpoint)} sent an error in its stream: ${text}` : text;
+}
+
+/**
+ * The message of a provider's HTTP error answer (any status): says that the model endpoint
+ * answered — which one (not this service: a provider's `not_found` reads like the service's own
+ * otherwise) — and, for 401, 403 and 404, which setting to check, followed by the provider's own
+ * text. Without a status (the SDK's error for an error frame inside a stream) it is
+ * {@link streamErrorMessage}.
  * @param status the HTTP status of the provider's answer.
- * @param message the provider's message (or the SDK's).
- * @param baseURL the endpoint (OPENAI_BASE_URL), when known.
+ * @param text the provider's message, or what its body says (provider-text.ts `providerErrorText`); empty
+ *   for an answer without a body.
+ * @param baseURL the endpoint (OPENAI_BASE_URL), when known; shown by {@link endpointForDisplay}.
  * @returns e.g. `the model endpoint http://127.0.0.1:8000/v1 answered HTTP 404 (check OPENAI_BASE_URL
  *   — the API's base URL, usually ending in /v1 — and the model name (MODEL, or the turn's
- *   `model`)): no route POST /v1/responses`.
+ *   `model`)): no route POST /v1/responses`, `the model endpoint https://api.example/v1 answered
+ *   HTTP 502: an HTML page of 552 bytes, titled "502 Bad Gateway"`, `… answered HTTP 400 without a body`.
  */
-export function accessMessage(status: number | undefined, message: string, baseURL?: string): string {
+export function httpErrorMessage(status: number | undefined, text: string, baseURL?: string): string {
+  if (status === undefined) return streamErrorMessage(text, baseURL ? endpointForDisplay(baseURL) : undefined);
   const hint = status === 401 ? 'check OPENAI_API_KEY' : status === 403 ? 'the key has no access to this model, or not from this region: check OPENAI_API_KEY and the model name (MODEL, or the turn\'s `model`)' : status === 404 ? 'check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1 — and the model name (MODEL, or the turn\'s `model`)' : undefined;
-  if (!hint) return message;
-  return `the model endpoint${baseURL ? ` ${endpointForDisplay(baseURL)}` : ''} answered HTTP ${status} (${hint}): ${message}`;
+  const answered = `${endpointPhrase(baseURL ? endpointForDisplay(baseURL) : undefined)} answered HTTP ${status}${hint ? ` (${hint})` : ''}`;
+  return text ? `${answered}: ${text}` : `${answered} without a body`;
 }
 
 /**

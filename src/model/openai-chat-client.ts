@@ -14,8 +14,8 @@
  */
 import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { errorBodyFetch, toChatModelError } from './chat-errors.js';
-import { afterResponse } from './model-error.js';
+import { toChatModelError } from './chat-errors.js';
+import { afterResponse, endpointForDisplay } from './model-error.js';
 import { assertEventStream } from './event-stream-check.js';
 import type { ChatTransport } from './chat-model.js';
 import { sseEvents, type SseHooks } from './sse-events.js';
@@ -39,10 +39,11 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
     baseURL: options.baseURL,
     apiKey: options.apiKey ?? 'not-set',
     maxRetries: options.maxRetries ?? 2,
-    fetch: errorBodyFetch(options.fetch),
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return {
+    endpoint: endpointForDisplay(client.baseURL),
     async *stream(params: ChatCompletionCreateParamsStreaming, signal: AbortSignal, hooks?: SseHooks): AsyncIterable<unknown> {
       if (signal.aborted) return;
       const controller = new AbortController();

@@ -22,7 +22,7 @@
 import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ResponsesTransport } from './responses-model.js';
-import { afterResponse } from './model-error.js';
+import { afterResponse, endpointForDisplay } from './model-error.js';
 import { assertEventStream } from './event-stream-check.js';
 import { encodeResponsesBody } from './responses-body.js';
 import { toModelError } from './responses-errors.js';
@@ -51,6 +51,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
   return {
+    endpoint: endpointForDisplay(client.baseURL),
     async *stream(request: ResponseCreateParamsStreaming, signal: AbortSignal, hooks?: SseHooks): AsyncIterable<ResponseStreamEvent> {
       if (signal.aborted) return;
       const controller = new AbortController();

@@ -206,6 +206,13 @@ export type ModelStreamEvent =
  * iteration or throw — the runtime checks the signal).
  */
 export interface ModelPort {
+  /**
+   * The model endpoint this port sends its requests to, as error messages name it — without
+   * credentials (model-error.ts `endpointForDisplay`), e.g. `http://127.0.0.1:8000/v1`; undefined
+   * for a port without one (an in-process model). Decorators pass it on; the runtime names it in
+   * the errors it makes of the port's stream (src/runtime/model-response.ts).
+   */
+  readonly endpoint?: string;
   stream(request: ModelRequest, signal: AbortSignal, options?: ModelStreamOptions): AsyncIterable<ModelStreamEvent>;
 }
 

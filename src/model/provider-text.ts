@@ -2,12 +2,13 @@
  * Text a model provider sent in an error (an HTTP error body, an error inside the stream, a failed
  * response's message), made fit to become a turn's error: it is stored, streamed, logged and sent
  * in webhooks, so it must neither carry a secret of this service nor be of any size.
- * - {@link describeHtmlBody}: an HTML page (a proxy's or web server's error page) is summarized —
- *   its size and title (or first heading / first words) — instead of kept as markup; both adapters
- *   use it on their HTTP errors.
+ * - {@link describeHtmlBody}: an HTML page (a proxy's or web server's error page, known by its
+ *   `Content-Type` or its first tag) is summarized — its size and title (or first heading / first
+ *   words) — instead of kept as markup; both adapters use it on their HTTP errors ({@link providerErrorText}).
  * - {@link scrubSecrets}: every configured secret value is replaced by `[redacted:<VARIABLE>]`,
  *   also when echoed in part (`sk-abc*****xyz`, `sk-test-…-key`: a run starting with the first 6
- *   characters of a secret of 10+ characters).
+ *   characters of a secret of 10+ characters) or base64-encoded (a proxy's
+ *   `Authorization: Basic base64("user:" + key)` echoed back).
  * - {@link boundText}: at most {@link PROVIDER_TEXT_MAX_CHARS} characters, the start kept, with
  *   `… [truncated N characters]`.
  * src/model/clean-errors.ts applies the last two to every error a model port reports.
@@ -15,6 +16,7 @@
 import { redactSecrets } from '../skills/secrets.js';
 import { htmlToPlainText } from '../tools/web/extract.js';
 import { clip, keepHead } from '../runtime/text-cut.js';
+import { escapeRegExp } from '../regexp-escape.js';
 
 /** A secret value the service knows, named by the setting it comes from (e.g. `OPENAI_API_KEY`). */
 export interface SecretValue {
@@ -32,21 +34,21 @@ export const MIN_SECRET_CHARS = 6;
 const ECHO_PREFIX_CHARS = 6;
 const ECHO_MIN_SECRET_CHARS = 10;
 
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * `text` with every secret value replaced by `[redacted:<name>]` (redactSecrets of
  * src/skills/secrets.ts: longest first, so a value that contains another is replaced whole), then every run of non-space characters (quotes, brackets,
  * commas and semicolons end it; a final `.`, `:`, `!` or `?` stays outside) that starts with the
  * first 6 characters of a secret of 10+ characters — the masked or shortened echoes providers
- * write, e.g. `sk-pro********************wxyz`. Values shorter than {@link MIN_SECRET_CHARS} are
- * left alone. Pure.
+ * write, e.g. `sk-pro********************wxyz`. Base64 and base64url encodings of a secret, also
+ * inside a longer encoded text (`Basic dXNlcjpzay1…`), are redacted too ({@link scrubBase64}).
+ * Values shorter than {@link MIN_SECRET_CHARS} are left alone. Pure.
  * @returns the text, unchanged when it holds no secret.
  */
 export function scrubSecrets(text: string, secrets: readonly SecretValue[]): string {
   if (text === '' || secrets.length === 0) return text;
   const usable = secrets.filter((s) => s.value.length >= MIN_SECRET_CHARS);
   let out = redactSecrets(text, usable.map((s) => [s.name, s.value] as const));
+  out = scrubBase64(out, usable);
   for (const s of usable) {
     if (s.value.length < ECHO_MIN_SECRET_CHARS) continue;
     const prefix = s.value.slice(0, ECHO_PREFIX_CHARS);
@@ -59,6 +61,49 @@ export function scrubSecrets(text: string, secrets: readonly SecretValue[]): str
   return out;
 }
 
+/** Fewest characters of a secret's base64 that {@link scrubBase64} looks for (shorter ones could match by chance). */
+export const MIN_BASE64_CORE_CHARS = 16;
+
+/**
+ * The parts of the base64 (`+/`) and base64url (`-_`) encodings of `value` (UTF-8) that are the
+ * same wherever the value sits in the encoded bytes. Base64 encodes 3 bytes as 4 characters, so
+ * the characters for `value` depend on its byte offset mod 3 and on the bytes around it: for each
+ * offset (0, 1 or 2 bytes before it in its group) the characters that hold bits of the bytes
+ * before (the first 0, 2 or 3) and of the bytes after (the last partial group) are left out.
+ * Empty when a core would be shorter than {@link MIN_BASE64_CORE_CHARS} characters (a value of 12 bytes or less).
+ */
+export function base64Cores(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const cores: string[] = [];
+  for (let lead = 0; lead < 3; lead++) {
+    const encoded = Buffer.concat([Buffer.alloc(lead), bytes]).toString('base64');
+    // Characters 6 bits each: skip those touching the `lead` bytes, keep those wholly inside `value`.
+    const core = encoded.slice(Math.ceil((lead * 8) / 6), Math.floor(((lead + bytes.length) * 8) / 6));
+    if (core.length < MIN_BASE64_CORE_CHARS) return [];
+    cores.push(core);
+  }
+  const url = cores.map((c) => c.replace(/\+/g, '-').replace(/\//g, '_'));
+  return [...new Set([...cores, ...url])];
+}
+
+/** A run of base64 or base64url characters (with its padding) long enough to hold a core. */
+const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${MIN_BASE64_CORE_CHARS},}=*`, 'g');
+
+/**
+ * `text` with every run of base64/base64url characters that holds a {@link base64Cores} core of
+ * a secret replaced whole by `[redacted:<name>]` (so `Basic dXNlcjpz…==` reads `Basic
+ * [redacted:OPENAI_API_KEY]`, nothing of the encoding left). Linear: one scan for the runs (a
+ * character class, no backtracking), then a substring search of each core in each run.
+ */
+function scrubBase64(text: string, secrets: readonly SecretValue[]): string {
+  const wanted = secrets.map((s) => ({ name: s.name, cores: base64Cores(s.value) })).filter((s) => s.cores.length > 0);
+  if (wanted.length === 0) return text;
+  return text.replace(BASE64_RUN, (run) => {
+    const hit = wanted.find((s) => s.cores.some((core) => run.includes(core)));
+    return hit ? `[redacted:${hit.name}]` : run;
+  });
+}
+
 /**
  * `text` cut to its first `max` characters (on a character boundary) followed by
  * `… [truncated N characters]` (N: the characters left out), or unchanged when it fits.
@@ -69,13 +114,35 @@ export function boundText(text: string, max = PROVIDER_TEXT_MAX_CHARS): string {
   return `${head}… [truncated ${text.length - head.length} characters]`;
 }
 
-const HTML_OPENING = /^<(?:!doctype\s+html|html|head|body)\b/i;
+/**
+ * Elements an HTML error page may start with when it has no `<html>` (nginx's `<center><h1>502 Bad
+ * Gateway</h1></center>`, a bare `<title>`, a `<p>`): the document-level and common body elements
+ * of the HTML standard (https://html.spec.whatwg.org/multipage/indices.html#elements-3), not
+ * every element — `<a>` or `<b>` alone start plain text often enough.
+ */
+const HTML_ELEMENTS = [
+  'html', 'head', 'body', 'title', 'meta', 'link', 'style', 'script', 'noscript', 'base',
+  'center', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p', 'div', 'span', 'pre', 'table', 'br', 'hr',
+  'header', 'main', 'section', 'article', 'nav', 'footer', 'form', 'ul', 'ol', 'dl', 'img', 'font', 'iframe',
+];
+const HTML_OPENING = new RegExp(`^<(?:!doctype\\s+html|(?:${HTML_ELEMENTS.join('|')})(?=[\\s/>]))`, 'i');
 
-/** True when `body` starts (after white space and comments, skipped with `indexOf`: linear) like an HTML page. */
+/** Media types of an HTML answer, as a `Content-Type` header names them (parameters ignored). */
+const HTML_MEDIA_TYPES = new Set(['text/html', 'application/xhtml+xml']);
+
+/** True when the `Content-Type` header value `contentType` names an HTML media type. */
+function isHtmlMediaType(contentType: string | null | undefined): boolean {
+  return !!contentType && HTML_MEDIA_TYPES.has(contentType.split(';')[0].trim().toLowerCase());
+}
+
+/**
+ * True when `body` starts (after white space, a byte order mark and comments, skipped with
+ * `indexOf`: linear) with a doctype or a tag of one of {@link HTML_ELEMENTS}.
+ */
 function looksLikeHtml(body: string): boolean {
   let i = 0;
   for (;;) {
-    while (i < body.length && /\s/.test(body[i])) i++;
+    while (i < body.length && /\s/.test(body[i])) i++; // \s includes U+FEFF, the byte order mark
     if (!body.startsWith('<!--', i)) break;
     const end = body.indexOf('-->', i + 4);
     if (end < 0) return false;
@@ -109,14 +176,17 @@ function firstElement(html: string, names: readonly string[]): string {
 }
 
 /**
- * A summary of `body` when it is an HTML page (it starts with `<!doctype html>`, `<html>`,
- * `<head>` or `<body>`), else undefined: its size and its `<title>`, else its first `<h1>`–`<h3>`,
+ * A summary of `body` when it is an HTML page, else undefined. It is one when `contentType` (the
+ * answer's `Content-Type`, when known) is `text/html` or `application/xhtml+xml`, or when it
+ * starts (after white space, a byte order mark and comments) with `<!doctype html>` or a tag of a
+ * known HTML element (`<html>`, `<head>`, `<body>`, `<title>`, `<center>`, `<h1>`, `<p>`, …:
+ * {@link HTML_ELEMENTS}). The summary: its size and its `<title>`, else its first `<h1>`–`<h3>`,
  * else the start of its text (each at most 200 characters), e.g.
  * `an HTML page of 5093 bytes, titled "502 Bad Gateway"` or
  * `an HTML page of 5093 bytes: "500 Internal Server Error xxxx…"`.
  */
-export function describeHtmlBody(body: string): string | undefined {
-  if (!looksLikeHtml(body)) return undefined;
+export function describeHtmlBody(body: string, contentType?: string | null): string | undefined {
+  if (!isHtmlMediaType(contentType) && !looksLikeHtml(body)) return undefined;
   const size = `an HTML page of ${Buffer.byteLength(body)} bytes`;
   const title = htmlText(firstElement(body, ['title']));
   if (title) return `${size}, titled ${JSON.stringify(clip(title, 200))}`;
@@ -125,18 +195,50 @@ export function describeHtmlBody(body: string): string | undefined {
   return text ? `${size}: ${JSON.stringify(clip(text, 200))}` : size;
 }
 
+/** What the `openai` SDK's `APIError` holds of a provider's error answer, as {@link providerErrorText} reads it. */
+export interface ProviderErrorLike {
+  /** The HTTP status; undefined for an error sent inside a stream. */
+  status?: number;
+  /** The SDK's message: the body's `error.message`, else `<status> <body>` (`<status> status code (no body)` for none). */
+  message: string;
+  /** The JSON body's `error` (a body without that key whole); undefined when the body was not JSON. */
+  error?: unknown;
+  /** The answer's headers (its `Content-Type`). */
+  headers?: Headers;
+}
+
+/** The SDK's message of an HTTP error without a body, after the status (openai core/error.ts `makeMessage`). */
+const SDK_NO_BODY = 'status code (no body)';
+
 /**
- * The message of a provider's HTTP error as the SDK gave it, with an HTML body summarized
- * ({@link describeHtmlBody}). The SDK's message of a body that is not JSON is `<status> <body>`;
- * that becomes `<status> (<summary>)`, e.g. `500 (an HTML page of 5093 bytes, titled "Oops")`.
- * Any other message is returned as it is.
- * @param message the provider's or the SDK's message.
- * @param status the HTTP status, when there was one.
+ * The message a JSON error body states, in the shapes servers send (the SDK hands over the body's
+ * `error`, or the whole body when it has no `error` key — openai client.js `makeStatusError`):
+ * `{"error": {"message": …}}` (OpenAI and most), `{"object": "error", "message": …}` (vLLM),
+ * `{"detail": "Not Found"}` (FastAPI, e.g. vLLM's unknown routes), `{"error": "…"}` (Hugging Face
+ * TGI). Undefined when it states none as a non-empty string.
  */
-export function providerErrorMessage(message: string, status?: number): string {
-  const prefix = status !== undefined ? `${status} ` : '';
-  const body = prefix && message.startsWith(prefix) ? message.slice(prefix.length) : message;
-  const html = describeHtmlBody(body);
-  if (!html) return message;
-  return body === message ? html : `${status} (${html})`;
+function statedMessage(error: unknown): string | undefined {
+  if (typeof error === 'string') return error || undefined;
+  const e = error as { message?: unknown; detail?: unknown } | undefined;
+  if (typeof e?.message === 'string' && e.message) return e.message;
+  if (typeof e?.detail === 'string' && e.detail) return e.detail;
+  return undefined;
+}
+
+/**
+ * What a provider's error answer says, without the status (the caller names it): the message its
+ * JSON body states ({@link statedMessage}: OpenAI's `error.message`, vLLM's top-level `message`,
+ * FastAPI's `detail`, TGI's string `error`); else the body as the SDK quoted it in its message
+ * (`<status> <body>`, the status dropped) — an HTML page summarized ({@link describeHtmlBody},
+ * which also reads the answer's `Content-Type` when the body was not JSON); '' for an answer
+ * without a body. E.g. `Incorrect API key provided: …`, `an HTML page of 5093 bytes, titled "502
+ * Bad Gateway"`, `Bad Gateway`.
+ */
+export function providerErrorText(err: ProviderErrorLike): string {
+  const stated = statedMessage(err.error);
+  if (stated) return describeHtmlBody(stated) ?? stated;
+  const prefix = err.status !== undefined ? `${err.status} ` : '';
+  const text = prefix && err.message.startsWith(prefix) ? err.message.slice(prefix.length) : err.message;
+  if (err.error === undefined && prefix && (text === SDK_NO_BODY || text.trim() === '')) return ''; // no body, or only white space
+  return describeHtmlBody(text, err.error === undefined ? err.headers?.get('content-type') : undefined) ?? text;
 }

@@ -1,14 +1,16 @@
 /** Conversion of `openai` SDK errors into {@link ModelError}s (Responses adapter). */
 import { APIConnectionError, APIError } from 'openai';
-import { accessMessage, connectionError, ModelError } from './model-error.js';
-import { providerErrorMessage } from './provider-text.js';
+import { connectionError, endpointForDisplay, httpErrorMessage, ModelError, streamBroke } from './model-error.js';
+import { providerErrorText } from './provider-text.js';
 
 /**
  * Convert anything thrown while talking to the model into a {@link ModelError}.
  * SDK `APIError`s keep their `code` (or become `http_<status>`); connection failures and
- * mid-stream socket errors become `connection_error` / `stream_interrupted`. The message is the
+ * mid-stream socket errors become `connection_error` / `stream_interrupted`. The message names the
+ * endpoint (model-error.ts `httpErrorMessage`, `streamBroke`; without credentials) and quotes the
  * provider's `error.message` when it sent one; an HTML page is summarized (its size and title:
- * provider-text.ts `providerErrorMessage`). Secrets and size are dealt with once, for both
+ * provider-text.ts `providerErrorText`, which also reads vLLM's, FastAPI's and TGI's error
+ * bodies). Secrets and size are dealt with once, for both
  * adapters, by src/model/clean-errors.ts.
  */
 export function toModelError(err: unknown, endpoint?: { baseURL: string }): ModelError {
@@ -22,10 +24,10 @@ export function toModelError(err: unknown, endpoint?: { baseURL: string }): Mode
       (err.status !== undefined ? `http_${err.status}` : undefined) ||
       (typeof err.type === 'string' && err.type) ||
       'model_error';
-    const message = providerErrorMessage((typeof body?.message === 'string' && body.message) || err.message || code, err.status);
-    return new ModelError(code, accessMessage(err.status, message, endpoint?.baseURL), err.status);
+    const text = providerErrorText(err) || (err.status === undefined ? code : '');
+    return new ModelError(code, httpErrorMessage(err.status, text, endpoint?.baseURL), err.status);
   }
   const e = err as Error;
   // undici reports a reset/closed socket mid-body as TypeError("terminated") or similar.
-  return new ModelError('stream_interrupted', `model stream broke: ${e?.message ?? String(err)}`);
+  return streamBroke(e?.message ?? String(err), endpoint && endpointForDisplay(endpoint.baseURL));
 }

@@ -17,6 +17,8 @@ import { fromResponsesStream } from './responses-stream.js';
  * `hooks.onComment` is called for each SSE comment line (a keep-alive), which yields nothing.
  */
 export interface ResponsesTransport {
+  /** The endpoint as messages name it (no credentials), when known: the port's `endpoint`. */
+  readonly endpoint?: string;
   stream(request: ResponseCreateParamsStreaming, signal: AbortSignal, hooks?: Pick<SseHooks, 'onComment'>): AsyncIterable<ResponseStreamEvent>;
 }
 
@@ -29,10 +31,11 @@ export interface ResponsesModelOptions {
 export function createResponsesModel(transport: ResponsesTransport, options: ResponsesModelOptions = {}): ModelPort {
   const mode = options.conversationMode ?? 'stateless';
   return {
+    endpoint: transport.endpoint,
     stream(request, signal, hooks) {
       const onActivity = hooks?.onActivity;
       const wire = transport.stream(toResponsesRequest(request, mode), signal, onActivity ? { onComment: onActivity } : undefined);
-      return fromResponsesStream(wire, onActivity);
+      return fromResponsesStream(wire, onActivity, transport.endpoint);
     },
   };
 }

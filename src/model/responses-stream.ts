@@ -5,6 +5,7 @@
  * that counts — captures show `output_item.added` can carry a different one).
  */
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { streamErrorMessage } from './model-error.js';
 import type { ModelStreamEvent } from './port.js';
 import { fromResponsesOutputItem } from './responses-items.js';
 import { tokenUsage } from './usage.js';
@@ -47,14 +48,20 @@ export function fromResponsesEvent(event: ResponseStreamEvent, itemsSeen: number
   }
 }
 
-/** Map a whole Responses stream; `onActivity` is called for every event received, mapped or not. */
-export async function* fromResponsesStream(events: AsyncIterable<ResponseStreamEvent>, onActivity?: () => void): AsyncIterable<ModelStreamEvent> {
+/**
+ * Map a whole Responses stream; `onActivity` is called for every event received, mapped or not.
+ * With `endpoint` (as messages show it), the message of an `error` event or a failed response
+ * names it (model-error.ts `streamErrorMessage`).
+ */
+export async function* fromResponsesStream(events: AsyncIterable<ResponseStreamEvent>, onActivity?: () => void, endpoint?: string): AsyncIterable<ModelStreamEvent> {
   let items = 0;
   for await (const e of events) {
     onActivity?.();
     const mapped = fromResponsesEvent(e, items);
     if (!mapped) continue;
     if (mapped.type === 'item.done') items++;
-    yield mapped;
+    if (endpoint && mapped.type === 'error') yield { ...mapped, message: streamErrorMessage(mapped.message, endpoint) };
+    else if (endpoint && mapped.type === 'response.done' && mapped.error) yield { ...mapped, error: { ...mapped.error, message: streamErrorMessage(mapped.error.message, endpoint) } };
+    else yield mapped;
   }
 }

@@ -21,7 +21,7 @@
  * a response (a delta, an item, a warning) is not sent again (its deltas were delivered). Then the
  * stream throws ModelError `model_timeout`, which fails the turn with that code.
  */
-import { ModelError } from './model-error.js';
+import { endpointPhrase, ModelError } from './model-error.js';
 import type { ModelPort, ModelRequest, ModelStreamEvent, ModelStreamOptions } from './port.js';
 
 export interface StreamTimeouts {
@@ -39,16 +39,23 @@ class Timeout extends Error {
   }
 }
 
-function describe(kind: 'idle' | 'request', t: StreamTimeouts, attempts: number): string {
+/**
+ * The `model_timeout` message, naming the endpoint when known (`endpoint`: as messages show it),
+ * e.g. `the model endpoint http://127.0.0.1:8000/v1 sent nothing for 60 s (MODEL_IDLE_TIMEOUT_MS)`,
+ * `the request to the model endpoint … took longer than 600 s (MODEL_REQUEST_TIMEOUT_MS) on each
+ * of 3 attempts`; without one `the model sent nothing …` / `the model request took longer …`.
+ */
+function describe(kind: 'idle' | 'request', t: StreamTimeouts, attempts: number, endpoint?: string): string {
   const what = kind === 'idle'
-    ? `the model sent nothing for ${t.idleMs / 1000} s (MODEL_IDLE_TIMEOUT_MS)`
-    : `the model request took longer than ${t.requestMs / 1000} s (MODEL_REQUEST_TIMEOUT_MS)`;
+    ? `${endpoint ? endpointPhrase(endpoint) : 'the model'} sent nothing for ${t.idleMs / 1000} s (MODEL_IDLE_TIMEOUT_MS)`
+    : `${endpoint ? `the request to ${endpointPhrase(endpoint)}` : 'the model request'} took longer than ${t.requestMs / 1000} s (MODEL_REQUEST_TIMEOUT_MS)`;
   return `${what}${attempts > 1 ? ` on each of ${attempts} attempts` : ''}`;
 }
 
 /** `port` with idle and request time limits (see the module doc). */
 export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPort {
   return {
+    endpoint: port.endpoint,
     async *stream(request: ModelRequest, signal: AbortSignal, hooks?: ModelStreamOptions): AsyncGenerator<ModelStreamEvent> {
       for (let attempt = 1; ; attempt++) {
         const controller = new AbortController();
@@ -111,7 +118,7 @@ export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPor
             yield started;
           }
           if (!timeout) throw err;
-          if (!again) throw new ModelError('model_timeout', describe((err as Timeout).kind, t, attempt));
+          if (!again) throw new ModelError('model_timeout', describe((err as Timeout).kind, t, attempt, port.endpoint));
         } finally {
           clearTimeout(requestTimer);
           clearTimeout(idleTimer);

@@ -8,6 +8,7 @@
  * `stream_interrupted`.
  */
 import { ModelError, type ModelStreamEvent, type TranscriptItem } from '../model/port.js';
+import { endpointPhrase, streamBroke, streamPhrase } from '../model/model-error.js';
 
 export interface ModelResponse {
   status: 'completed' | 'incomplete' | 'failed' | 'aborted';
@@ -35,10 +36,11 @@ export interface ModelResponse {
  * tokens may have been spent but were never reported. One that failed before the server answered
  * (connection refused, an HTTP error, cancelled while waiting for the headers) used none: `{0, 0}`.
  *
- * A stream that ended without a terminal event fails `stream_interrupted`: "the model stream ended
- * before the response completed" when the provider had sent events (with how many when none of
- * them was passed on), and "… answered but its stream ended without a single event …" only when
- * it sent none at all.
+ * A stream that ended without a terminal event fails `stream_interrupted`: "the stream from the
+ * model endpoint <endpoint> ended before the response completed" ("the model stream …" without an
+ * endpoint) when the provider had sent events (with how many when none of them was passed on),
+ * and "the model endpoint <endpoint> answered but its stream ended without a single event …" only
+ * when it sent none at all.
  */
 export async function readModelResponse(
   events: AsyncIterable<ModelStreamEvent>,
@@ -51,6 +53,8 @@ export async function readModelResponse(
    * count of `onActivity` calls, `ModelStreamOptions` in port.ts); default: only yielded events count.
    */
   providerEvents: () => number = () => 0,
+  /** The model endpoint as messages name it (the port's `endpoint`), when known: the errors made here name it. */
+  endpoint?: string,
 ): Promise<ModelResponse> {
   const done = new Map<number, TranscriptItem>();
   const out: ModelResponse = { status: 'failed', items: [], usage: { input_tokens: 0, output_tokens: 0 } };
@@ -89,7 +93,7 @@ export async function readModelResponse(
   } catch (err) {
     const started = err instanceof ModelError && err.responseStarted;
     if (signal.aborted) return { ...out, ...unfinished(started), status: 'aborted' };
-    const e = err instanceof ModelError ? err : new ModelError('stream_interrupted', `model stream broke: ${(err as Error)?.message ?? String(err)}`);
+    const e = err instanceof ModelError ? err : streamBroke((err as Error)?.message ?? String(err), endpoint);
     return { ...out, ...unfinished(started), status: 'failed', error: { code: e.code, message: e.message } };
   }
   if (signal.aborted && !terminal) return { ...out, ...unfinished(), status: 'aborted' };
@@ -98,10 +102,10 @@ export async function readModelResponse(
     // Without a single event, what answered was likely no model API (an empty or plain body).
     const sent = providerEvents();
     const message = yielded
-      ? 'the model stream ended before the response completed'
+      ? `${streamPhrase(endpoint)} ended before the response completed`
       : sent > 0
-        ? `the model stream ended before the response completed (${sent} event${sent === 1 ? '' : 's'} received, none of them part of an answer)`
-        : 'the model endpoint answered but its stream ended without a single event (an empty body, or no server-sent events): check OPENAI_BASE_URL';
+        ? `${streamPhrase(endpoint)} ended before the response completed (${sent} event${sent === 1 ? '' : 's'} received, none of them part of an answer)`
+        : `${endpointPhrase(endpoint)} answered but its stream ended without a single event (an empty body, or no server-sent events): check OPENAI_BASE_URL`;
     return { ...out, ...unfinished(true), status: 'failed', error: { code: 'stream_interrupted', message } };
   }
   const indices = [...done.keys()].sort((a, b) => a - b);

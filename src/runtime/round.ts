@@ -61,6 +61,7 @@ export async function runRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>):
       (text) => deps.emit({ type: 'message.delta', text }),
       (e) => deps.emit(e.type === 'warning' ? { type: 'model.warning', code: e.code, message: e.message, call_ids: e.call_ids } : e),
       () => providerEvents,
+      deps.model.endpoint,
     );
   } catch (err) {
     return done({ type: 'failed', error: { code: 'model_error', message: (err as Error).message } });

@@ -37,6 +37,7 @@ const TRANSPORT_ERRORS = new Set(['connection_error', 'stream_interrupted', 'mod
 
 export function instrumentModel(model: ModelPort, deps: ModelTelemetryDeps): ModelPort {
   return {
+    endpoint: model.endpoint,
     async *stream(request: ModelRequest, signal: AbortSignal, options?: ModelStreamOptions) {
       const t0 = performance.now();
       let outcome = 'error';

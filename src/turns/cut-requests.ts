@@ -12,10 +12,11 @@ import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
 
 /**
  * `port`, calling `onRequest` (synchronously) each time one of its streams starts being read —
- * when the request is sent. Everything else passes through unchanged.
+ * when the request is sent. Everything else (its `endpoint` too) passes through unchanged.
  */
 export function watchRequests(port: ModelPort, onRequest: () => void): ModelPort {
   return {
+    endpoint: port.endpoint,
     stream(request, signal, options) {
       const stream = port.stream(request, signal, options);
       return {

@@ -8,13 +8,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { base64Cores } from '../../src/model/provider-text.js';
 import { startScriptedChatServer, type ScriptedChatServer } from '../support/scripted-chat-server.js';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 import { api, startTestService, type TestService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
 
-const KEY = 'sk-test-key';
+const KEY = 'sk-test-key-0123456789abcdef';
 const METRICS_TOKEN = 'metrics-token-0123456789';
 const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -73,9 +74,9 @@ describe('secrets in a provider error', () => {
 
   it('Chat Completions: an error inside the stream; another configured secret (METRICS_TOKEN) too', async () => {
     chat.push({ data: [chunk({ role: 'assistant', content: 'x' }), { error: { message: `key ${KEY} is revoked`, type: 'auth', code: 401 } }] });
-    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_401', message: 'key [redacted:OPENAI_API_KEY] is revoked' });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_401', message: `the model endpoint ${chat.baseURL} sent an error in its stream: key [redacted:OPENAI_API_KEY] is revoked` });
     chat.push({ httpError: { status: 400, body: { error: { message: `token ${METRICS_TOKEN} is not a model key`, type: 'invalid_request_error', code: null } } } });
-    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: 'token [redacted:METRICS_TOKEN] is not a model key' });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: `the model endpoint ${chat.baseURL} answered HTTP 400: token [redacted:METRICS_TOKEN] is not a model key` });
   });
 
   it('Responses: an HTTP 401 body, an error event inside the stream, and a failed response', async () => {
@@ -85,10 +86,21 @@ describe('secrets in a provider error', () => {
       message: `the model endpoint ${responses.baseURL} answered HTTP 401 (check OPENAI_API_KEY): ${INCORRECT_REDACTED}`,
     });
     responses.push({ streamError: { code: 'server_error', message: `key ${KEY} is revoked` } });
-    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: 'key [redacted:OPENAI_API_KEY] is revoked' });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: `the model endpoint ${responses.baseURL} sent an error in its stream: key [redacted:OPENAI_API_KEY] is revoked` });
     const response = { id: 'resp_1', object: 'response', status: 'failed', output: [], error: { code: 'server_error', message: `bad key ${KEY} (${WEBHOOK_SECRET})` } };
     responses.push({ events: [{ type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress', error: null } }, { type: 'response.failed', sequence_number: 1, response }] });
-    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: 'bad key [redacted:OPENAI_API_KEY] ([redacted:WEBHOOK_SECRET])' });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'server_error', message: `the model endpoint ${responses.baseURL} sent an error in its stream: bad key [redacted:OPENAI_API_KEY] ([redacted:WEBHOOK_SECRET])` });
+  });
+
+  it('a proxy echoing the key base64-encoded (Basic user:key, Bearer base64url(key)), on both protocols', async () => {
+    const basic = Buffer.from(`user:${KEY}`).toString('base64');
+    const bearer = Buffer.from(KEY).toString('base64url');
+    const echo = { httpError: { status: 401, body: { error: { message: `proxy refused Authorization: Basic ${basic}; upstream said Bearer ${bearer}`, type: 'auth', code: null } } } };
+    const redacted = 'proxy refused Authorization: Basic [redacted:OPENAI_API_KEY]; upstream said Bearer [redacted:OPENAI_API_KEY]';
+    chat.push(echo);
+    expect((await failedTurn(chatSvc)).message).toBe(`the model endpoint ${chat.baseURL} answered HTTP 401 (check OPENAI_API_KEY): ${redacted}`);
+    responses.push(echo);
+    expect((await failedTurn(responsesSvc)).message).toBe(`the model endpoint ${responses.baseURL} answered HTTP 401 (check OPENAI_API_KEY): ${redacted}`);
   });
 
   it('reaches no log line and no webhook delivery either', async () => {
@@ -103,6 +115,7 @@ describe('secrets in a provider error', () => {
       expect(text).not.toContain('sk-tes*');
       expect(text).not.toContain(METRICS_TOKEN);
       expect(text).not.toContain(WEBHOOK_SECRET.slice(6));
+      for (const core of base64Cores(KEY)) expect(text).not.toContain(core);
     }
   });
 });
@@ -111,21 +124,62 @@ describe('the size and form of a provider error', () => {
   const huge = { httpError: { status: 400, body: { error: { message: 'E'.repeat(200_000), type: 'x', code: 400 } } } };
   const page = `<html><body><h1>500 Internal Server Error</h1>${'x'.repeat(5000)}</body></html>`;
   const htmlError = { httpError: { status: 500, body: page, headers: { 'content-type': 'text/html' } } };
-  const cut = `${'E'.repeat(4000)}… [truncated 196000 characters]`;
-  const summary = `500 (an HTML page of ${page.length} bytes: "500 Internal Server Error")`;
+  /** The start of a message of an HTTP error answer of the endpoint `baseURL`. */
+  const answered = (baseURL: string, status: number) => `the model endpoint ${baseURL} answered HTTP ${status}: `;
+  /** The huge message cut to 4000 characters, endpoint included, with the marker. */
+  const cut = (baseURL: string) => {
+    const whole = `${answered(baseURL, 400)}${'E'.repeat(200_000)}`;
+    return `${whole.slice(0, 4000)}… [truncated ${whole.length - 4000} characters]`;
+  };
+  const summary = (baseURL: string) => `${answered(baseURL, 500)}an HTML page of ${page.length} bytes: "500 Internal Server Error"`;
 
   it('Chat Completions: a 200,000-character message is cut with a marker; an HTML page is summarized', async () => {
     chat.push(huge);
-    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: cut });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: cut(chat.baseURL) });
     chat.push(htmlError);
-    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_500', message: summary });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_500', message: summary(chat.baseURL) });
   });
 
   it('Responses: the same', async () => {
     responses.push(huge);
-    expect(await failedTurn(responsesSvc)).toEqual({ code: 'http_400', message: cut });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'http_400', message: cut(responses.baseURL) });
     responses.push(htmlError);
-    expect(await failedTurn(responsesSvc)).toEqual({ code: 'http_500', message: summary });
+    expect(await failedTurn(responsesSvc)).toEqual({ code: 'http_500', message: summary(responses.baseURL) });
+  });
+
+  // nginx's own error page has no <html> when served bare; a proxy may send a page after a byte order mark, or HTML that starts with text.
+  const nginx = '\uFEFF\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n';
+  const bareHtml = [
+    { step: { httpError: { status: 502, body: nginx, headers: { 'content-type': 'text/plain' } } }, message: `an HTML page of ${Buffer.byteLength(nginx) - 3} bytes: "502 Bad Gateway"` }, // the SDK decodes the body without its byte order mark (3 bytes)
+    { step: { httpError: { status: 503, body: '  <title>Service Unavailable</title><p>Try later</p>', headers: { 'content-type': 'application/octet-stream' } } }, message: 'an HTML page of 52 bytes, titled "Service Unavailable"' },
+    { step: { httpError: { status: 504, body: 'Upstream <b>timed out</b> after 60 s', headers: { 'content-type': 'text/html; charset=utf-8' } } }, message: 'an HTML page of 36 bytes: "Upstream timed out after 60 s"' },
+  ];
+
+  it('Chat Completions and Responses: an HTML page without <html> (a leading <center> or <title>, or Content-Type text/html) is summarized too', async () => {
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      for (const { step, message } of bareHtml) {
+        server.push(step);
+        expect(await failedTurn(svc)).toEqual({ code: `http_${step.httpError.status}`, message: `${answered(server.baseURL, step.httpError.status)}${message}` });
+      }
+    }
+  });
+
+  // OpenAI-compatible servers that answer errors in their own shapes (no `error` object).
+  const nonStandard = [
+    { step: { httpError: { status: 400, body: { object: 'error', message: 'max_tokens must be at most 4096', type: 'BadRequestError', param: null, code: 400 } } }, code: 'http_400', text: 'max_tokens must be at most 4096' }, // vLLM
+    { step: { httpError: { status: 404, body: { object: 'error', message: 'The model `m` does not exist.', type: 'NotFoundError', param: null, code: 'model_not_found' } } }, code: 'model_not_found', text: 'The model `m` does not exist.' }, // vLLM, a string code
+    { step: { httpError: { status: 422, body: { error: 'Input validation error: `inputs` must have less than 4096 tokens', error_type: 'validation' } } }, code: 'http_422', text: 'Input validation error: `inputs` must have less than 4096 tokens' }, // Hugging Face TGI
+    { step: { httpError: { status: 405, body: { detail: 'Method Not Allowed' } } }, code: 'http_405', text: 'Method Not Allowed' }, // FastAPI
+  ];
+
+  it('Chat Completions and Responses: the message of an error body in a server\'s own shape (vLLM, TGI, FastAPI)', async () => {
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      for (const { step, code, text } of nonStandard) {
+        server.push(step);
+        const hint = step.httpError.status === 404 ? " (check OPENAI_BASE_URL — the API's base URL, usually ending in /v1 — and the model name (MODEL, or the turn's `model`))" : '';
+        expect(await failedTurn(svc)).toEqual({ code, message: `the model endpoint ${server.baseURL} answered HTTP ${step.httpError.status}${hint}: ${text}` });
+      }
+    }
   });
 
   it('keeps log lines and webhook deliveries small', async () => {
@@ -134,6 +188,8 @@ describe('the size and form of a provider error', () => {
     for (const line of logLines) {
       expect(line.length).toBeLessThan(20_000);
       expect(line).not.toContain('<h1>');
+      expect(line).not.toContain('<center>');
+      expect(line).not.toContain('<title>');
     }
   });
 });

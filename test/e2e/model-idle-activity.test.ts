@@ -53,7 +53,7 @@ describe('Responses API: argument deltas keep the stream alive', () => {
     h.model.push({ output: [functionCall('todo', TODO_ARGS, { chunks: ARG_CHUNKS })], delayMs: 300, cutAfter: 6, cutMode: 'stall' });
     const r = await runTurn(h.svc);
     expect(r.body.status).toBe('failed');
-    expect(r.body.error).toMatchObject({ code: 'model_timeout', message: 'the model sent nothing for 1 s (MODEL_IDLE_TIMEOUT_MS)' });
+    expect(r.body.error).toMatchObject({ code: 'model_timeout', message: `the model endpoint ${h.model.baseURL} sent nothing for 1 s (MODEL_IDLE_TIMEOUT_MS)` });
     expect(h.model.requests.length - before).toBe(1);
   });
 });
@@ -81,7 +81,7 @@ describe('Chat Completions: tool-call chunks keep the stream alive', () => {
     h.model.push({ toolCalls: [chatCall('todo', TODO_ARGS, { chunks: ARG_CHUNKS })], delayMs: 300, cutAfter: 5, cutMode: 'stall' });
     const r = await runTurn(h.svc);
     expect(r.body.status).toBe('failed');
-    expect(r.body.error).toMatchObject({ code: 'model_timeout', message: 'the model sent nothing for 1 s (MODEL_IDLE_TIMEOUT_MS)' });
+    expect(r.body.error).toMatchObject({ code: 'model_timeout', message: `the model endpoint ${h.model.baseURL} sent nothing for 1 s (MODEL_IDLE_TIMEOUT_MS)` });
     expect(h.model.requests.length - before).toBe(1);
   });
 });
@@ -128,7 +128,7 @@ describe('SSE comments do not extend MODEL_REQUEST_TIMEOUT_MS', () => {
     h.model.push(chatText('never', { keepAlive: { comment: 'OPENROUTER PROCESSING', everyMs: 300, forMs: 30_000 } }));
     const t0 = Date.now();
     const r = await runTurn(h.svc);
-    expect(r.body).toMatchObject({ status: 'failed', error: { code: 'model_timeout', message: 'the model request took longer than 2 s (MODEL_REQUEST_TIMEOUT_MS)' } });
+    expect(r.body).toMatchObject({ status: 'failed', error: { code: 'model_timeout', message: `the request to the model endpoint ${h.model.baseURL} took longer than 2 s (MODEL_REQUEST_TIMEOUT_MS)` } });
     expect(Date.now() - t0).toBeLessThan(10_000);
   });
 });

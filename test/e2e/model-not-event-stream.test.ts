@@ -66,7 +66,7 @@ describe('a 2xx model answer without a Content-Type', () => {
     const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi', model_api: api_ });
     expect(turn.body.error).toEqual({
       code: 'stream_interrupted',
-      message: 'the model endpoint answered but its stream ended without a single event (an empty body, or no server-sent events): check OPENAI_BASE_URL',
+      message: `the model endpoint ${baseURL} answered but its stream ended without a single event (an empty body, or no server-sent events): check OPENAI_BASE_URL`,
     });
   });
 });
@@ -88,7 +88,7 @@ describe('an event stream', () => {
       expect(turn.body).toMatchObject({ status: 'completed', output_text: 'streamed' });
       model.push({ output: [message('a b c d')], cutAfter: 3, cutMode: 'end' });
       const cut = await api(ok.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
-      expect(cut.body.error).toEqual({ code: 'stream_interrupted', message: 'the model stream ended before the response completed' });
+      expect(cut.body.error).toEqual({ code: 'stream_interrupted', message: `the stream from the model endpoint ${model.baseURL} ended before the response completed` });
     } finally {
       await ok.close();
     }

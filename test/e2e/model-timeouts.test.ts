@@ -26,7 +26,7 @@ describe('model stream time limits', () => {
     const { body, ms } = await runTurn();
     expect(body.status).toBe('failed');
     expect(body.error).toMatchObject({ code: 'model_timeout' });
-    expect(body.error.message).toBe('the model sent nothing for 0.4 s (MODEL_IDLE_TIMEOUT_MS)');
+    expect(body.error.message).toBe(`the model endpoint ${harness.model.baseURL} sent nothing for 0.4 s (MODEL_IDLE_TIMEOUT_MS)`);
     expect(harness.model.requests.length - before).toBe(1);
     expect(ms).toBeLessThan(10_000);
   });
@@ -47,7 +47,7 @@ describe('model stream time limits', () => {
     const stall = { output: [message('never shown')], cutAfter: 2, cutMode: 'stall' as const };
     harness.model.push(stall, stall);
     const { body } = await runTurn();
-    expect(body).toMatchObject({ status: 'failed', error: { code: 'model_timeout', message: 'the model sent nothing for 0.4 s (MODEL_IDLE_TIMEOUT_MS) on each of 2 attempts' } });
+    expect(body).toMatchObject({ status: 'failed', error: { code: 'model_timeout', message: `the model endpoint ${harness.model.baseURL} sent nothing for 0.4 s (MODEL_IDLE_TIMEOUT_MS) on each of 2 attempts` } });
     expect(harness.model.requests.length - before).toBe(2);
   });
 
@@ -79,7 +79,7 @@ describe('the request time limit', () => {
     const r = await api(slow.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
     expect(r.body.status).toBe('failed');
     expect(r.body.error).toMatchObject({ code: 'model_timeout' });
-    expect(r.body.error.message).toBe('the model request took longer than 1.5 s (MODEL_REQUEST_TIMEOUT_MS)');
+    expect(r.body.error.message).toBe(`the request to the model endpoint ${slow.model.baseURL} took longer than 1.5 s (MODEL_REQUEST_TIMEOUT_MS)`);
     expect(Date.now() - t0).toBeLessThan(10_000);
   });
 });

@@ -12,7 +12,8 @@ import { readSse } from './support/sse-client.js';
 
 const s = useBothAdapters();
 
-const NO_EVENT = 'the model endpoint answered but its stream ended without a single event (an empty body, or no server-sent events): check OPENAI_BASE_URL';
+/** What a turn says when the endpoint `baseURL` answered with no event at all. */
+const NO_EVENT = (baseURL: string) => `the model endpoint ${baseURL} answered but its stream ended without a single event (an empty body, or no server-sent events): check OPENAI_BASE_URL`;
 
 /** Run a turn; its record and its `turn.failed` event (SSE). */
 async function failedTurn(svc: TestService, body: Record<string, unknown> = {}) {
@@ -32,13 +33,13 @@ describe('Chat Completions: chunks came, no answer', () => {
     // role chunk + name chunk + 3 argument pieces; the [DONE] frame and the finish chunk never come.
     s.chat.push({ toolCalls: [chatCall('todo', '{"todos":[]}', { chunks: ['{"tod', 'os":', '[]}'] })], finishReason: null, usage: null, cutAfter: 5, cutMode: 'end' });
     const error = await failedTurn(s.chatSvc, { tools: ['todo'] });
-    expect(error).toEqual({ code: 'stream_interrupted', message: 'the model stream ended without a finish_reason (after 5 chunks): the answer may be cut off, so it was not used' });
+    expect(error).toEqual({ code: 'stream_interrupted', message: `the stream from the model endpoint ${s.chat.baseURL} ended without a finish_reason (after 5 chunks): the answer may be cut off, so it was not used` });
   });
 
   it('only chunks with "choices": [] then [DONE]: none had a choice', async () => {
     s.chat.push({ data: [chunk([]), chunk([]), '[DONE]'] });
     const error = await failedTurn(s.chatSvc);
-    expect(error).toEqual({ code: 'stream_interrupted', message: 'the model stream ended without an answer: none of its 2 chunks had a choice ("choices" was empty or missing in each)' });
+    expect(error).toEqual({ code: 'stream_interrupted', message: `the stream from the model endpoint ${s.chat.baseURL} ended without an answer: none of its 2 chunks had a choice ("choices" was empty or missing in each)` });
   });
 
   it('chunks for choice 1 only: no choice 0 in any chunk', async () => {
@@ -46,13 +47,13 @@ describe('Chat Completions: chunks came, no answer', () => {
     const error = await failedTurn(s.chatSvc);
     expect(error).toEqual({
       code: 'stream_interrupted',
-      message: 'the model stream ended without an answer: no choice 0 in any chunk (its 2 chunks had only choice 1; this service asks for one choice and reads choice 0)',
+      message: `the stream from the model endpoint ${s.chat.baseURL} ended without an answer: no choice 0 in any chunk (its 2 chunks had only choice 1; this service asks for one choice and reads choice 0)`,
     });
   });
 
   it('a stream with no chunk at all still says no event came', async () => {
     s.chat.push({ data: [] });
-    expect(await failedTurn(s.chatSvc)).toEqual({ code: 'stream_interrupted', message: NO_EVENT });
+    expect(await failedTurn(s.chatSvc)).toEqual({ code: 'stream_interrupted', message: NO_EVENT(s.chat.baseURL) });
   });
 
   it('a stream of only [DONE] is a finished empty answer (empty_response), not a cut stream', async () => {
@@ -68,7 +69,7 @@ describe('Responses: events came, none of them part of an answer', () => {
     s.responses.push({ events: [inProgress, { ...inProgress, sequence_number: 1 }] });
     expect(await failedTurn(s.responsesSvc)).toEqual({
       code: 'stream_interrupted',
-      message: 'the model stream ended before the response completed (2 events received, none of them part of an answer)',
+      message: `the stream from the model endpoint ${s.responses.baseURL} ended before the response completed (2 events received, none of them part of an answer)`,
     });
   });
 });

@@ -61,11 +61,12 @@ describe('recorded Groq streams (openai/gpt-oss-120b): reasoning in delta.reason
   const tool = fn('get_something_by_name', { name: { type: 'string' } });
 
   it('an `event: error` frame after reasoning deltas becomes a model error with the server\'s code and message', async () => {
-    const { events, error } = await runChatRequest([cassette('test_tool_use_failed_error_streaming', 0)], chatRequest({ tools: [tool] }));
+    const { events, error, server } = await runChatRequest([cassette('test_tool_use_failed_error_streaming', 0)], chatRequest({ tools: [tool] }));
     expect(reasoning(events)).toMatch(/^We need to call the tool with invalid/);
     expect(itemsOf(events)).toEqual([]);
     expect(error).toMatchObject({ code: 'tool_use_failed' });
-    expect(error?.message).toMatch(/^Tool call validation failed: .*get_something_by_name did not match schema/);
+    expect(error?.message.startsWith(`the model endpoint ${server.baseURL} sent an error in its stream: Tool call validation failed: `)).toBe(true);
+    expect(error?.message).toMatch(/get_something_by_name did not match schema/);
   });
 
   it('the retried request: reasoning kept under the `reasoning` field, then one whole call with an fc_ id', async () => {

@@ -54,18 +54,18 @@ describe('Chat Completions adapter: text, reasoning and usage', () => {
 
 describe('Chat Completions adapter: errors', () => {
   it('maps an HTTP error with a string code to that code, with the server\'s message', async () => {
-    const { error } = await runChatRequest([{ httpError: { status: 429, body: { error: { message: 'Slow down', type: 'requests', code: 'rate_limit_exceeded', param: null } } } }]);
-    expect(error).toEqual({ code: 'rate_limit_exceeded', message: 'Slow down', status: 429 });
+    const { error, server } = await runChatRequest([{ httpError: { status: 429, body: { error: { message: 'Slow down', type: 'requests', code: 'rate_limit_exceeded', param: null } } } }]);
+    expect(error).toEqual({ code: 'rate_limit_exceeded', message: `the model endpoint ${server.baseURL} answered HTTP 429: Slow down`, status: 429 });
   });
 
   it('maps an HTTP error with a numeric code (llama.cpp, OpenRouter) to http_<status>', async () => {
-    const { error } = await runChatRequest([{ httpError: { status: 400, body: { error: { code: 400, message: 'the request exceeds the available context size', type: 'exceed_context_size_error' } } } }]);
-    expect(error).toEqual({ code: 'http_400', message: 'the request exceeds the available context size', status: 400 });
+    const { error, server } = await runChatRequest([{ httpError: { status: 400, body: { error: { code: 400, message: 'the request exceeds the available context size', type: 'exceed_context_size_error' } } } }]);
+    expect(error).toEqual({ code: 'http_400', message: `the model endpoint ${server.baseURL} answered HTTP 400: the request exceeds the available context size`, status: 400 });
   });
 
   it('keeps the message of an error body without an "error" key (older vLLM)', async () => {
-    const { error } = await runChatRequest([{ httpError: { status: 400, body: { object: 'error', message: "This model's maximum context length is 4096 tokens.", type: 'BadRequestError', param: null, code: 400 } } }]);
-    expect(error).toEqual({ code: 'http_400', message: "This model's maximum context length is 4096 tokens.", status: 400 });
+    const { error, server } = await runChatRequest([{ httpError: { status: 400, body: { object: 'error', message: "This model's maximum context length is 4096 tokens.", type: 'BadRequestError', param: null, code: 400 } } }]);
+    expect(error).toEqual({ code: 'http_400', message: `the model endpoint ${server.baseURL} answered HTTP 400: This model's maximum context length is 4096 tokens.`, status: 400 });
   });
 
   it('retries a 500 through the SDK and then succeeds', async () => {
@@ -75,8 +75,8 @@ describe('Chat Completions adapter: errors', () => {
   });
 
   it('maps an error sent inside the stream to its code (or type), without a status', async () => {
-    const { error } = await runChatRequest([{ data: [{ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] }, { error: { message: 'model crashed', type: 'server_error', code: 500 } }] }]);
-    expect(error).toEqual({ code: 'http_500', message: 'model crashed' });
+    const { error, server } = await runChatRequest([{ data: [{ id: 'x', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] }, { error: { message: 'model crashed', type: 'server_error', code: 500 } }] }]);
+    expect(error).toEqual({ code: 'http_500', message: `the model endpoint ${server.baseURL} sent an error in its stream: model crashed` });
   });
 
   it('reports a socket cut mid-stream as stream_interrupted', async () => {

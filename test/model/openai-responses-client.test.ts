@@ -83,7 +83,7 @@ describe('OpenAI Responses client against the scripted server', () => {
     ]);
     const client = createOpenAIResponsesClient({ baseURL: server.baseURL, maxRetries: 0 });
     await expect(collect(client.stream(req, new AbortController().signal))).rejects.toMatchObject({
-      name: 'ModelError', code: 'server_error', status: 500, message: 'boom',
+      name: 'ModelError', code: 'server_error', status: 500, message: `the model endpoint ${server.baseURL} answered HTTP 500: boom`,
     });
   });
 

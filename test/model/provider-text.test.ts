@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { configSecrets, loadConfig } from '../../src/config.js';
 import { withCleanErrors } from '../../src/model/clean-errors.js';
 import { ModelError, type ModelPort, type ModelStreamEvent } from '../../src/model/port.js';
-import { boundText, describeHtmlBody, providerErrorMessage, scrubSecrets, PROVIDER_TEXT_MAX_CHARS } from '../../src/model/provider-text.js';
+import { base64Cores, boundText, describeHtmlBody, providerErrorText, scrubSecrets, PROVIDER_TEXT_MAX_CHARS } from '../../src/model/provider-text.js';
 
 const KEY = { name: 'OPENAI_API_KEY', value: 'sk-proj-AbCdEf0123456789wxyz' };
 
@@ -30,6 +30,39 @@ describe('scrubSecrets', () => {
   });
 });
 
+describe('scrubSecrets: base64 echoes', () => {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const b64url = (s: string) => Buffer.from(s).toString('base64url');
+
+  it('replaces a base64 or base64url run holding a secret, at every byte offset, whole', () => {
+    expect(scrubSecrets(`Authorization: Bearer ${b64(KEY.value)} rejected`, [KEY])).toBe('Authorization: Bearer [redacted:OPENAI_API_KEY] rejected');
+    for (const user of ['', 'u:', 'us:', 'use:', 'user:', 'ü:']) {
+      expect(scrubSecrets(`Basic ${b64(user + KEY.value)}`, [KEY])).toBe('Basic [redacted:OPENAI_API_KEY]');
+      expect(scrubSecrets(`token=${b64url(`${user}${KEY.value}?x=1`)}.`, [KEY])).toBe('token=[redacted:OPENAI_API_KEY].');
+    }
+  });
+
+  it('looks only for secrets whose stable part of the encoding is 16+ characters, and leaves other base64 alone', () => {
+    const short = { name: 'SHORT', value: 'sk-123456789' }; // 12 bytes: a core of 15 characters at some offsets
+    expect(base64Cores(short.value)).toEqual([]);
+    expect(scrubSecrets(`Basic ${b64(short.value)}`, [short])).toBe(`Basic ${b64(short.value)}`);
+    expect(Math.min(...base64Cores('sk-1234567890').map((c) => c.length))).toBe(16);
+    const other = b64('some other credential that is long');
+    expect(scrubSecrets(`Basic ${other}`, [KEY])).toBe(`Basic ${other}`);
+  });
+
+  it('scans a long run of near-misses in linear time', () => {
+    // Every position of the text starts the encoding of the secret's first 60 bytes; none holds it whole.
+    const secret = { name: 'S', value: `${'ABC'.repeat(20)}!` };
+    const text = `Basic ${'QUJD'.repeat(100_000)} ${'QUJD '.repeat(50_000)}`;
+    const started = performance.now();
+    const out = scrubSecrets(text, [secret]);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(out === text).toBe(true);
+    expect(scrubSecrets(`Basic ${b64(`user:${secret.value}`)}`, [secret])).toBe('Basic [redacted:S]');
+  });
+});
+
 describe('boundText', () => {
   it('keeps the start and says how many characters were cut', () => {
     const long = 'E'.repeat(200_000);
@@ -44,7 +77,7 @@ describe('boundText', () => {
   });
 });
 
-describe('describeHtmlBody / providerErrorMessage', () => {
+describe('describeHtmlBody / providerErrorText', () => {
   it('summarizes a page by size and title, else heading, else its first words', () => {
     expect(describeHtmlBody('<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>…</body></html>')).toBe('an HTML page of 87 bytes, titled "502 Bad Gateway"');
     const page = `<html><body><h1>500 Internal Server Error</h1>${'x'.repeat(5000)}</body></html>`;
@@ -61,10 +94,35 @@ describe('describeHtmlBody / providerErrorMessage', () => {
     expect(describeHtmlBody(`<!-- c --> <!DOCTYPE html><html><title>502 Bad &amp; Gateway</title></html>`)).toBe('an HTML page of 75 bytes, titled "502 Bad & Gateway"');
   });
 
-  it('keeps the SDK\'s status prefix and any message that is not HTML', () => {
-    expect(providerErrorMessage('404 <html><body>Not Found</body></html>', 404)).toBe('404 (an HTML page of 35 bytes: "Not Found")');
-    expect(providerErrorMessage('502 Bad Gateway', 502)).toBe('502 Bad Gateway');
-    expect(providerErrorMessage('upstream exploded', 500)).toBe('upstream exploded');
+  it('knows a page without <html> by its first tag (after a byte order mark, white space or comments) or by its Content-Type', () => {
+    const nginx = '\uFEFF\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>';
+    expect(describeHtmlBody(nginx)).toBe(`an HTML page of ${Buffer.byteLength(nginx)} bytes: "502 Bad Gateway"`);
+    expect(describeHtmlBody('<!-- proxy --><TITLE>Oops</TITLE><P>down')).toBe('an HTML page of 40 bytes, titled "Oops"');
+    expect(describeHtmlBody('<p class="x">upstream gone</p>')).toBe('an HTML page of 30 bytes: "upstream gone"');
+    expect(describeHtmlBody('Upstream <b>timed out</b>', 'text/html; charset=utf-8')).toBe('an HTML page of 25 bytes: "Upstream timed out"');
+    expect(describeHtmlBody('<x>', 'application/XHTML+xml')).toBe('an HTML page of 3 bytes');
+    expect(describeHtmlBody('Upstream <b>timed out</b>', 'text/plain')).toBeUndefined();
+    expect(describeHtmlBody('<b>bold</b> claim')).toBeUndefined();
+    expect(describeHtmlBody('<paragraph>')).toBeUndefined();
+    expect(describeHtmlBody('<tool_call>{}</tool_call>')).toBeUndefined();
+    const html = new Headers({ 'content-type': 'text/html' });
+    expect(providerErrorText({ status: 502, message: '502 Bad <i>Gateway</i>', headers: html })).toBe('an HTML page of 18 bytes: "Bad Gateway"');
+    // A JSON body's message is not the page the Content-Type names.
+    expect(providerErrorText({ status: 400, message: '400 a <i>b</i>', error: { message: 'a <i>b</i>' }, headers: html })).toBe('a <i>b</i>');
+  });
+
+  it('drops the SDK\'s status prefix, keeps any text that is not HTML, and reads an answer without a body as empty', () => {
+    expect(providerErrorText({ status: 404, message: '404 <html><body>Not Found</body></html>' })).toBe('an HTML page of 35 bytes: "Not Found"');
+    expect(providerErrorText({ status: 502, message: '502 Bad Gateway' })).toBe('Bad Gateway');
+    expect(providerErrorText({ status: 500, message: 'upstream exploded', error: { message: 'upstream exploded' } })).toBe('upstream exploded');
+    expect(providerErrorText({ status: 400, message: '400 status code (no body)' })).toBe('');
+    expect(providerErrorText({ status: 502, message: '502 \r\n' })).toBe('');
+    expect(providerErrorText({ status: 400, message: '400 {"foo":1}', error: { foo: 1 } })).toBe('{"foo":1}');
+    // Bodies in a server's own shape, as the SDK hands them over: FastAPI's detail, TGI's string error, vLLM's top-level message.
+    expect(providerErrorText({ status: 404, message: '404 {"detail":"Not Found"}', error: { detail: 'Not Found' } })).toBe('Not Found');
+    expect(providerErrorText({ status: 422, message: '422 "too long"', error: 'too long' })).toBe('too long');
+    expect(providerErrorText({ status: 400, message: '400 too big', error: { object: 'error', message: 'too big', code: 400 } })).toBe('too big');
+    expect(providerErrorText({ message: 'key revoked', error: { message: 'key revoked' } })).toBe('key revoked');
   });
 });
 

@@ -142,7 +142,7 @@ describe.each(ADAPTER_DRIVERS)('runTurn over the $name adapter', (driver) => {
       script: [{ calls: [{ name: 'echo', args: { text: 'x' }, id: 'c1' }] }, { httpError: err }, { httpError: err }],
     });
     expect(requests).toHaveLength(3);
-    expect(events.at(-1)).toEqual({ type: 'turn.failed', error: { code: 'server_overloaded', message: 'overloaded' } });
+    expect(events.at(-1)).toEqual({ type: 'turn.failed', error: { code: 'server_overloaded', message: expect.stringMatching(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 500: overloaded$/) } });
     expect(result.transcript.map((i) => i.type)).toEqual(['message', 'function_call', 'function_call_output']);
   });
 

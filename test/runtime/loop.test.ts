@@ -120,7 +120,7 @@ describe('runTurn loop', () => {
       script: [{ output: [functionCall('echo', { text: 'x' }, { callId: 'c1' })] }, { httpError: err }, { httpError: err }],
     });
     expect(server.requests).toHaveLength(3);
-    expect(events.at(-1)).toEqual({ type: 'turn.failed', error: { code: 'server_overloaded', message: 'overloaded' } });
+    expect(events.at(-1)).toEqual({ type: 'turn.failed', error: { code: 'server_overloaded', message: `the model endpoint ${server.baseURL} answered HTTP 500: overloaded` } });
     expect(result.status).toBe('failed');
     expect(result.transcript.map((i: any) => i.role ?? i.type)).toEqual(['user', 'function_call', 'function_call_output']);
   });
@@ -154,8 +154,8 @@ describe('runTurn loop', () => {
   });
 
   it('fails as response_failed code from a response.failed stream event', async () => {
-    const { result } = await runScriptedTurn({ script: [{ streamError: { code: 'server_error', message: 'model crashed' } }] });
-    expect(result.error).toEqual({ code: 'server_error', message: 'model crashed' });
+    const { result, server } = await runScriptedTurn({ script: [{ streamError: { code: 'server_error', message: 'model crashed' } }] });
+    expect(result.error).toEqual({ code: 'server_error', message: `the model endpoint ${server.baseURL} sent an error in its stream: model crashed` });
   });
 
   it('cancels during the model stream: turn.cancelled with no calls, nothing partial in the transcript', async () => {

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { discardBody, modelFetch } from '../../src/model/model-fetch.js';
-import { accessMessage, connectionError } from '../../src/model/model-error.js';
+import { connectionError, httpErrorMessage } from '../../src/model/model-error.js';
 import { createModelProbe } from '../../src/telemetry/model-probe.js';
 import { freePort } from '../e2e/support/child.js';
 
@@ -71,7 +71,8 @@ describe('the model probe', () => {
     expect(reason).not.toMatch(/S3cretPassw0rdXYZ|QueryS3cretVALUE123/);
     const err = connectionError(Object.assign(new Error('fetch failed'), { cause: { code: 'ECONNREFUSED', address: '127.0.0.1', port } }), `http://u:pw12345678@127.0.0.1:${port}/v1?key=QryValueZZZ999888`);
     expect(err.message).toContain(`the model endpoint http://***@127.0.0.1:${port}/v1?key=%5Bredacted%5D`);
-    expect(accessMessage(401, 'bad key', 'https://api.example/v1?token=abc123secret')).toBe('the model endpoint https://api.example/v1?token=%5Bredacted%5D answered HTTP 401 (check OPENAI_API_KEY): bad key');
+    expect(httpErrorMessage(401, 'bad key', 'https://api.example/v1?token=abc123secret')).toBe('the model endpoint https://api.example/v1?token=%5Bredacted%5D answered HTTP 401 (check OPENAI_API_KEY): bad key');
+    expect(httpErrorMessage(503, 'overloaded', 'https://u:pw@api.example/v1')).toBe('the model endpoint https://***@api.example/v1 answered HTTP 503: overloaded');
   });
 });
 

@@ -8,8 +8,7 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { OutputFilter } from '../../assembly/output-filter.js';
-
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+import { escapeRegExp } from '../../regexp-escape.js';
 
 /** A filter replacing the host path of `home` (and its real path, once it exists) with `~`. */
 export function hostPathFilter(home: string): OutputFilter {
@@ -27,7 +26,7 @@ export function hostPathFilter(home: string): OutputFilter {
       }
       const paths = [...new Set([given, real].filter((p): p is string => !!p))].sort((a, b) => b.length - a.length);
       // Only whole path components: `/x/home` but not `/x/home2`.
-      pattern = new RegExp(`(?:${paths.map(escape).join('|')})(?![\\w.-])`, 'g');
+      pattern = new RegExp(`(?:${paths.map(escapeRegExp).join('|')})(?![\\w.-])`, 'g');
     }
     return pattern!;
   };
