@@ -72,7 +72,7 @@ export type StreamEnd = 'terminal' | 'disconnected' | 'stalled';
 /**
  * Stream `streamId` to `reply` (a route declared with `sse`) until its terminal event, the client
  * disconnecting, or the client making no progress for `writeTimeoutMs`. Commits the 200
- * `text/event-stream` response at once.
+ * `text/event-stream` response at once and sends its head (status and headers) right away.
  *
  * Gap-free switch from stored to live: the subscription is registered first but only queues
  * events once `live` is set; the stored log is then read again after that point, and queued
@@ -204,6 +204,10 @@ export async function streamEventLog<E extends { type: string }>(
 
   const run = async (): Promise<StreamEnd> => {
     sse.sendHeaders();
+    // writeHead only buffers the head until the first body write; a queued turn or a resume at the
+    // end of a quiet log may write nothing for a long time, and the client must learn the status
+    // and X-Turn-Id now (before its header timeout), not with the first event or heartbeat.
+    reply.raw.flushHeaders();
     const last = await log.last(streamId);
     if (last && isTerminal(last.event) && last.seq <= lastSent) return 'terminal';
     const first = await catchUp();
