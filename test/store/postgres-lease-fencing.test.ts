@@ -3,7 +3,9 @@
  * take effect only while the turn's row still shows the run's owner and claim epoch, checked by the
  * write itself — so a statement that arrives after another instance claimed the turn is refused
  * (`lease_lost`), and every later one of that run without a statement. A turn's log takes nothing
- * after its terminal event (`stream_closed`). Refused events take no seq: ids stay gapless.
+ * after its terminal event (`stream_closed`). Refused events take no seq: ids stay gapless. The
+ * steering queue too: a stale run closes no queue and marks no message applied, its own turn's nor
+ * (taking over an interrupted turn's messages) the interrupted turn's.
  */
 import { expect, it } from 'vitest';
 import pg from 'pg';
@@ -12,10 +14,14 @@ import { PgApprovalStore } from '../../src/store/postgres/pg-approval-store.js';
 import { PgCheckpointStore } from '../../src/store/postgres/pg-checkpoint-store.js';
 import type { PgDatabase } from '../../src/store/postgres/pg-database.js';
 import { PgEventLog } from '../../src/store/postgres/pg-event-log.js';
+import { PgTurnInputStore } from '../../src/store/postgres/pg-turn-input-store.js';
 import { PgTurnQueue } from '../../src/store/postgres/pg-turn-queue.js';
 import { PgTurnStore } from '../../src/store/postgres/pg-turn-store.js';
 import { TERMINAL_EVENT_TYPES } from '../../src/runtime/events.js';
 import type { TurnOutcome } from '../../src/store/turn-store.js';
+import type { TurnEvent } from '../../src/runtime/events.js';
+import type { EventLog } from '../../src/store/event-log.js';
+import { TurnInputs } from '../../src/turns/inputs/turn-inputs.js';
 import { describePostgres, migratedSchema } from '../support/postgres.js';
 import { newTurn } from './contracts/turn-stores.contract.js';
 
@@ -159,6 +165,91 @@ describePostgres('lease fencing on Postgres', () => {
       await expect(log.append(id, { type: 'approval.resolved' })).rejects.toMatchObject({ code: 'stream_closed' });
       expect((await seqs(db, id)).map((r) => r.seq)).toEqual([1, 2]);
       expect((await store.get(id))!.status).toBe('completed');
+    });
+  });
+});
+
+describePostgres('lease fencing of the steering queue on Postgres', () => {
+  const at = () => new Date().toISOString();
+  let n = 0;
+  const add = (inputs: PgTurnInputStore, turnId: string, content: string) =>
+    inputs.add({ id: `msg_${String(++n).padStart(32, '0')}`, turn_id: turnId, content, source: 'api', created_at: at() });
+  const applied = async (inputs: PgTurnInputStore, turnId: string) => (await inputs.listAfter(turnId, 0)).map((m) => [m.content, m.applied_at !== null]);
+
+  it('refuses the marks and closes of a run that lost its lease, conditional or not; the new holder makes them', async () => {
+    await withTurn(async ({ db, claim, id }) => {
+      const inputs = new PgTurnInputStore(db);
+      await add(inputs, id, 'one');
+      await add(inputs, id, 'two');
+      const now = Date.now();
+      const a = await claim('a', now);
+      expect((await inputs.markApplied(id, 1, at(), a)).map((m) => m.content)).toEqual(['one']); // held: marked
+      const b = await claim('b', now + 2 * LEASE);
+      await expect(inputs.markApplied(id, 2, at(), a)).rejects.toMatchObject({ code: 'lease_lost' });
+      expect(a.lost).toBe(true);
+      const stale = () => ({ ...a, lost: false }); // as if the refusal had not been seen yet: the database refuses
+      await expect(inputs.markApplied(id, 2, at(), stale())).rejects.toMatchObject({ code: 'lease_lost' });
+      await expect(inputs.close(id, 2, at(), { ifIdle: true, fence: stale() })).rejects.toMatchObject({ code: 'lease_lost' });
+      await expect(inputs.close(id, 1, at(), { fence: stale() })).rejects.toMatchObject({ code: 'lease_lost' });
+      expect(await applied(inputs, id)).toEqual([['one', true], ['two', false]]);
+      expect((await add(inputs, id, 'three'))?.seq).toBe(3); // the queue is still open
+
+      expect((await inputs.markApplied(id, 3, at(), b)).map((m) => m.content)).toEqual(['two', 'three']);
+      expect(await inputs.close(id, 3, at(), { ifIdle: true, fence: b })).toEqual({ closed: true, pending: [] });
+      expect(await add(inputs, id, 'too late')).toBeUndefined();
+    });
+  });
+
+  it('refuses a mark that waited for a claim: the claim committed first, so the mark sees the new holder', async () => {
+    await withTurn(async ({ db, url, claim, id }) => {
+      const inputs = new PgTurnInputStore(db);
+      await add(inputs, id, 'one');
+      const a = await claim('a', Date.now());
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      try {
+        await c.query('BEGIN');
+        await c.query(`UPDATE turns SET owner = 'b', lease_epoch = lease_epoch + 1 WHERE id = $1`, [id]); // a claim in progress: the row is locked
+        const stale = inputs.markApplied(id, 1, at(), a);
+        const settled = stale.then(() => 'stored', () => 'refused');
+        await new Promise((r) => setTimeout(r, 200));
+        expect(await Promise.race([settled, Promise.resolve('waiting')])).toBe('waiting');
+        await c.query('COMMIT');
+        await expect(stale).rejects.toMatchObject({ code: 'lease_lost' });
+      } finally {
+        await c.end();
+      }
+      expect(await applied(inputs, id)).toEqual([['one', false]]);
+    });
+  });
+
+  it('a successor that lost its lease neither closes the interrupted turn\'s queue nor marks its messages taken: the new holder takes them', async () => {
+    await withTurn(async ({ db, log, store, claim, id }) => {
+      const messages = new PgTurnInputStore(db);
+      const steering = new TurnInputs({ store: messages, turns: store, events: log as unknown as EventLog<TurnEvent> });
+      const interrupted = newTurn();
+      await store.insert(interrupted);
+      await add(messages, interrupted.id, 'left over');
+      const now = Date.now();
+      const a = await claim('a', now); // `id` is the interrupting successor
+      const took = await steering.takeOver(interrupted.id, a);
+      expect(took.items).toEqual([{ type: 'message', role: 'user', content: 'left over' }]);
+      const b = await claim('b', now + 2 * LEASE); // a lost its turn before marking them taken
+      await expect(took.taken()).rejects.toMatchObject({ code: 'lease_lost' });
+      expect(await applied(messages, interrupted.id)).toEqual([['left over', false]]);
+
+      const again = await steering.takeOver(interrupted.id, b);
+      expect(again.items).toEqual(took.items);
+      await again.taken();
+      expect(await applied(messages, interrupted.id)).toEqual([['left over', true]]);
+      expect((await steering.takeOver(interrupted.id, b)).items).toEqual([]);
+
+      // A stale takeover on a queue nobody closed yet closes nothing.
+      const other = newTurn();
+      await store.insert(other);
+      await add(messages, other.id, 'still open');
+      await expect(steering.takeOver(other.id, { ...a, lost: false })).rejects.toMatchObject({ code: 'lease_lost' });
+      expect((await add(messages, other.id, 'and more'))?.seq).toBe(2);
     });
   });
 });
