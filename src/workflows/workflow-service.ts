@@ -274,7 +274,11 @@ export class DefaultWorkflowService implements WorkflowService {
   private async adoptUnowned(): Promise<void> {
     for (const id of await this.deps.store.unownedWorkflows(Date.now())) {
       if (this.stopping) return;
-      if (!this.live.has(id)) await this.adopt(id).catch((err: unknown) => this.logUnlessLost(err, { workflow_id: id }, 'taking up the workflow failed'));
+      if (this.live.has(id)) continue;
+      // Claimed by another instance meanwhile (a write refused): it drives it. Other errors end the pass (the heartbeat logs them).
+      await this.adopt(id).catch((err: unknown) => {
+        if (!isLeaseLost(err)) throw err;
+      });
     }
   }
 
