@@ -227,7 +227,7 @@ describePostgres('lease fencing of the steering queue on Postgres', () => {
     });
   });
 
-  it('a successor that lost its lease neither closes the interrupted turn\'s queue nor marks its messages taken: the new holder takes them', async () => {
+  it('a successor that lost its lease neither closes the interrupted turn\'s queue nor marks its messages taken; the new holder can take them', async () => {
     await withTurn(async ({ db, log, store, claim, id }) => {
       const messages = new PgTurnInputStore(db);
       const steering = new TurnInputs({ store: messages, turns: store, events: log as unknown as EventLog<TurnEvent> });

@@ -221,9 +221,11 @@ export class TurnInputs {
    * is closed (so none can follow) and the messages not marked applied are returned as user
    * messages. `taken()` marks them applied in the previous turn once the successor has
    * checkpointed them, so a later take returns them no more (a crash before that takes them again).
-   * @param fence the successor run's lease on ITS turn: the close and the mark are made only while
-   *   it is held (else `LeaseLostError`), so a successor run that lost its turn cannot mark the
-   *   messages taken that the successor's new holder has yet to take.
+   * @param fence the successor run's lease on ITS turn: like every write of the run, the close and
+   *   the mark are made only while it is held (else `LeaseLostError`), so a successor run that lost
+   *   its turn changes nothing of the interrupted turn's queue — its new holder decides: it resumes
+   *   from the successor's checkpoint (which holds the messages, when one was stored) or takes
+   *   them over itself.
    */
   async takeOver(previousId: string, fence?: LeaseFence): Promise<{ items: TranscriptItem[]; taken(): Promise<void> }> {
     const left = await this.closeQueue(previousId, 0, fence);
