@@ -179,19 +179,25 @@ export class DefaultWorkflowService implements WorkflowService {
     const record = await this.deps.store.get(id);
     if (!record) return undefined;
     if (record.status !== 'running') return record;
+    // Refused (`lease_lost`: another instance drives it now): ask that one, as below.
+    const unlessLost = async <T>(p: Promise<T>): Promise<T | undefined> =>
+      p.catch((err: unknown) => {
+        if (!isLeaseLost(err)) throw err;
+        return undefined;
+      });
     const live = this.live.get(id);
     if (live) {
-      try {
-        return await this.cancelLive(live);
-      } catch (err) {
-        if (!isLeaseLost(err)) throw err; // another instance drives it now: ask it, as below
-      }
+      const done = await unlessLost(this.cancelLive(live));
+      if (done || !live.lost) return done;
     }
     await this.deps.store.requestCancel(id, new Date().toISOString());
     const deadline = Date.now() + 10_000 + this.deps.config.TURN_LEASE_MS;
     while (Date.now() < deadline) {
-      const adopted = this.live.get(id) ?? (await this.adopt(id));
-      if (adopted) return this.cancelLive(adopted);
+      const adopted = this.live.get(id) ?? (await unlessLost(this.adopt(id)));
+      if (adopted) {
+        const done = await unlessLost(this.cancelLive(adopted));
+        if (done || !adopted.lost) return done;
+      }
       const now = await this.deps.store.get(id);
       if (!now || now.status !== 'running') return now;
       await new Promise((r) => setTimeout(r, 200));

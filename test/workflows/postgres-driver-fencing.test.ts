@@ -33,54 +33,93 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c();
 });
 
+const TAKEN_OVER = 'another instance took this workflow over; no longer driving it here';
+const SCHEMA = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false };
+
+/**
+ * Real stores on a fresh schema, a real turn service without a model, and a workflow of agent
+ * `fenced` holding its only running-task slot (driven by an instance elsewhere), so no task of another
+ * workflow of the agent starts until {@link freeSlot}.
+ */
+async function setup() {
+  const { db } = await migratedSchema();
+  closers.push(() => db.close());
+  const store = new PgWorkflowStore(db);
+  const turnLog = new PgEventLog<TurnEvent>(db, { terminalTypes: TERMINAL_EVENT_TYPES });
+  const config = loadConfig({ TURN_LEASE_MS: String(LEASE_MS), WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT: '1' });
+  const turns = new DefaultTurnService({
+    config,
+    store: new PgTurnStore(db, turnLog),
+    queue: new PgTurnQueue(db),
+    checkpoints: new PgCheckpointStore(db),
+    events: new PublishedEventLog(turnLog, new InProcessEventNotifier<TurnEvent>()),
+    registry: {},
+    modelClient: undefined,
+    runTurn,
+  });
+  const events = new PublishedEventLog(new PgEventLog<WorkflowEvent>(db), new InProcessEventNotifier<WorkflowEvent>());
+  const warnings: string[] = [];
+  const errors: unknown[] = [];
+  const log = { warn: (_o: object, m?: string) => void warnings.push(m ?? ''), error: (o: object) => void errors.push(o), info: () => undefined };
+  const occupant: WorkflowRecord = {
+    id: uuidv7(), agent_id: 'fenced', title: 'busy', status: 'running', concurrency: 1, brain: false, model: null,
+    created_at: new Date().toISOString(), completed_at: null, summary: null,
+    tasks: [{ index: 0, label: 'busy', prompt: 'holds the slot', result_schema: { type: 'object' }, status: 'running', attempts: 1, turn_ids: [] }],
+  };
+  await store.insert(occupant, { owner: 'elsewhere', until: Date.now() + 600_000 }); // driven by a live instance elsewhere
+  /** An instance of the workflow service (not started: no heartbeat, as if its connection hung). */
+  const instance = (id: string) => {
+    const svc = new DefaultWorkflowService({ config, instanceId: id, store, events, turns, log });
+    closers.push(() => svc.stop());
+    return svc;
+  };
+  return {
+    store,
+    events,
+    warnings,
+    errors,
+    instance,
+    freeSlot: () => store.updateTask(occupant.id, 0, { status: 'succeeded', result: { n: 0 } }),
+    types: async (id: string) => (await events.read(id, 0, 100)).map((e) => e.event.type),
+  };
+}
+
 describePostgres('a workflow driver whose lease another instance took over (Postgres)', () => {
   it('starts no task after the takeover: its write is refused, it stops driving the workflow and says so once', async () => {
-    const { db } = await migratedSchema();
-    closers.push(() => db.close());
-    const store = new PgWorkflowStore(db);
-    const turnLog = new PgEventLog<TurnEvent>(db, { terminalTypes: TERMINAL_EVENT_TYPES });
-    const config = loadConfig({ TURN_LEASE_MS: String(LEASE_MS), WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT: '1' });
-    const turns = new DefaultTurnService({
-      config,
-      store: new PgTurnStore(db, turnLog),
-      queue: new PgTurnQueue(db),
-      checkpoints: new PgCheckpointStore(db),
-      events: new PublishedEventLog(turnLog, new InProcessEventNotifier<TurnEvent>()),
-      registry: {},
-      modelClient: undefined,
-      runTurn,
-    });
-    const events = new PublishedEventLog(new PgEventLog<WorkflowEvent>(db), new InProcessEventNotifier<WorkflowEvent>());
-    const warnings: string[] = [];
-    const errors: unknown[] = [];
-    const log = { warn: (_o: object, m?: string) => void warnings.push(m ?? ''), error: (o: object) => void errors.push(o), info: () => undefined };
-    // Another workflow of the agent holds its only running-task slot (nobody drives it here).
-    const occupant: WorkflowRecord = {
-      id: uuidv7(), agent_id: 'fenced', title: 'busy', status: 'running', concurrency: 1, brain: false, model: null,
-      created_at: new Date().toISOString(), completed_at: null, summary: null,
-      tasks: [{ index: 0, label: 'busy', prompt: 'holds the slot', result_schema: { type: 'object' }, status: 'running', attempts: 1, turn_ids: [] }],
-    };
-    await store.insert(occupant);
-
-    // Instance A, whose heartbeat never renews its lease (not started: as if its connection hung).
-    const a = new DefaultWorkflowService({ config, instanceId: 'a', store, events, turns, log });
-    closers.push(() => a.stop());
-    const wf = await a.create({ title: 'fenced', agent_id: 'fenced', tasks: [{ label: 'waits', prompt: 'waits for the slot', result_schema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'], additionalProperties: false } }] });
+    const s = await setup();
+    const a = s.instance('a');
+    const wf = await a.create({ title: 'fenced', agent_id: 'fenced', tasks: [{ label: 'waits', prompt: 'waits for the slot', result_schema: SCHEMA }] });
     expect(wf.tasks[0].status).toBe('queued');
     await new Promise((r) => setTimeout(r, 700)); // A looks again (its agent at the limit) every 500 ms
-    expect((await store.getTask(wf.id, 0))!.status).toBe('queued');
+    expect((await s.store.getTask(wf.id, 0))!.status).toBe('queued');
 
     // B takes the workflow over (A's lease ran out); then the slot frees.
-    expect(await store.claimWorkflow(wf.id, 'b', Date.now() + 2 * LEASE_MS, Date.now() + 60_000)).toEqual({ epoch: 2 });
-    await store.updateTask(occupant.id, 0, { status: 'succeeded', result: { n: 0 } });
+    expect(await s.store.claimWorkflow(wf.id, 'b', Date.now() + 2 * LEASE_MS, Date.now() + 60_000)).toEqual({ epoch: 2 });
+    await s.freeSlot();
 
     const until = Date.now() + 5000;
-    while (!warnings.includes('another instance took this workflow over; no longer driving it here') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    while (!s.warnings.includes(TAKEN_OVER) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 1200)); // two more looks, had it gone on driving
-    expect(warnings.filter((w) => w === 'another instance took this workflow over; no longer driving it here')).toHaveLength(1);
-    expect((await store.getTask(wf.id, 0))!).toMatchObject({ status: 'queued', attempts: 0, turn_ids: [] });
-    expect((await store.get(wf.id))!.status).toBe('running');
-    expect((await events.read(wf.id, 0, 100)).map((e) => e.event.type)).toEqual(['workflow.started']);
-    expect(errors).toEqual([]);
+    expect(s.warnings.filter((w) => w === TAKEN_OVER)).toHaveLength(1);
+    expect((await s.store.getTask(wf.id, 0))!).toMatchObject({ status: 'queued', attempts: 0, turn_ids: [] });
+    expect((await s.store.get(wf.id))!.status).toBe('running');
+    expect(await s.types(wf.id)).toEqual(['workflow.started']);
+    expect(s.errors).toEqual([]);
+  });
+
+  it('a cancel sent to the stale driver is carried out by the new one: the client gets the cancelled workflow, not lease_lost', async () => {
+    const s = await setup();
+    const a = s.instance('a');
+    const wf = await a.create({ title: 'cancel me', agent_id: 'fenced', tasks: [{ label: 'waits', prompt: 'waits too', result_schema: SCHEMA }] });
+    await new Promise((r) => setTimeout(r, LEASE_MS + 100)); // A's lease runs out (nothing renews it)
+    const b = s.instance('b');
+    await b.start(); // takes the workflow up
+    expect((await s.store.claimWorkflow(wf.id, 'b', Date.now(), Date.now() + 60_000))?.epoch).toBe(2); // B holds it (its own claim again keeps the epoch)
+
+    const cancelled = await a.cancel(wf.id);
+    expect(cancelled).toMatchObject({ id: wf.id, status: 'cancelled', tasks: [{ status: 'cancelled' }] });
+    expect(s.warnings.filter((w) => w === TAKEN_OVER)).toHaveLength(1); // A learnt it from its refused write
+    expect(await s.types(wf.id), JSON.stringify(await s.events.read(wf.id, 0, 100))).toEqual(['workflow.started', 'task.cancelled', 'workflow.cancelled']);
+    expect(s.errors).toEqual([]);
   });
 });
