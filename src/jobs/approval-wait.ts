@@ -35,7 +35,7 @@ export async function recordApprovalWait(d: ApprovalWaitDeps, job: JobRecord, tu
   const approvals: JobApproval[] = pending.map((a) => ({ turn_id: turnId, call_id: a.call_id, name: a.name, label: a.label, expires_at: a.expires_at }));
   let moved: JobRecord | undefined;
   if (job.status === 'running') {
-    moved = await d.store.transition(job.id, 'waiting_on_approval', { pending_approvals: approvals }, { from: ['running'] });
+    moved = await d.store.transition(job.id, 'waiting_on_approval', { pending_approvals: approvals }, { from: ['running'], attempt: job.attempts });
   } else if (!sameApprovals(job.pending_approvals, approvals)) {
     moved = await d.store.setPendingApprovals(job.id, job.pending_approvals, approvals);
   }
@@ -53,7 +53,7 @@ export async function recordApprovalWait(d: ApprovalWaitDeps, job: JobRecord, tu
 export async function resumeAfterDecision(d: ApprovalWaitDeps, job: JobRecord, turnId: string, outcome: JobTurnOutcome | undefined): Promise<JobRecord | undefined> {
   if (outcome?.to === 'stopped') return job;
   if (!outcome && (await d.turnStore.cancelRequestedAt(turnId))) return undefined;
-  const resumed = await d.store.transition(job.id, 'running', { pending_approvals: [] }, { from: ['waiting_on_approval'] });
+  const resumed = await d.store.transition(job.id, 'running', { pending_approvals: [] }, { from: ['waiting_on_approval'], attempt: job.attempts });
   if (!resumed) return undefined;
   await d.emit(job.id, { type: 'job.resumed', turn_id: turnId });
   return resumed;

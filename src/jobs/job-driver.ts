@@ -6,7 +6,13 @@
  * decided, starts queued jobs while the agent has free slots, and delivers pending notices. Each move is a conditional update, so a pass on another instance (or after a crash)
  * can repeat safely: turns are created with an idempotency key per start, notices are stored with
  * the move that caused them and cleared once delivered. State is written first, then the job's
- * event is appended (stream id = job id). It also mirrors each job turn's activity into the job's
+ * event is appended (stream id = job id). Jobs have no lease: every instance's passes may move any
+ * job, so a pass that lost the race — or whose statements a hung connection delivers late, after
+ * other passes moved the job on — is refused by the same conditions. A move decided from a job
+ * turn's outcome is conditioned on the job's status AND its start (`attempts`, raised by every
+ * start): a late move cannot apply an old turn's outcome to a job answered and started again. A
+ * late `addTurn` names its attempt too; a late start finds the job no longer queued; the event of
+ * a refused move is not appended. It also mirrors each job turn's activity into the job's
  * stream ({@link JobDriver.observeTurnEvent}).
  */
 import { FailureLog } from '../failure-log.js';
@@ -254,7 +260,8 @@ export class JobDriver {
     if (outcome.to === 'waiting_on_user') patch.question = outcome.question;
     if (outcome.to === 'failed') patch.error = outcome.error;
     patch.notice = job.notify ? noticeFor({ ...job, status: outcome.to, output_text: patch.output_text ?? null, question: patch.question ?? null, error: patch.error ?? null }) : null;
-    const moved = await this.d.store.transition(job.id, outcome.to, patch);
+    // Only at the start the outcome is of: a pass delivered late does not move a later start.
+    const moved = await this.d.store.transition(job.id, outcome.to, patch, { attempt: job.attempts });
     if (!moved) return;
     if (outcome.to === 'succeeded') await this.emit(job.id, { type: 'job.succeeded', turn_id: turnId!, output_text: outcome.output_text });
     else if (outcome.to === 'waiting_on_user') await this.emit(job.id, { type: 'job.waiting_on_user', turn_id: turnId!, question: outcome.question });

@@ -28,6 +28,14 @@ export interface JobPatch {
 /** Narrow a transition to some of the statuses the table allows (e.g. running only from waiting_on_approval). */
 export interface TransitionOptions {
   from?: readonly JobStatus[];
+  /**
+   * Only while the job is at this start (its `attempts`): a move decided from one start's turn
+   * (its outcome, its wait for approvals) is refused once the job has moved on to a later start —
+   * as a pass's statement delivered late by a hung connection would otherwise find the job back in
+   * a status it may move from (running again, after an answer) and move it with the old turn's
+   * outcome. The attempt is the jobs' fencing epoch: every start raises it.
+   */
+  attempt?: number;
 }
 
 /** The statuses a move to `to` may start from: the table's, narrowed by `opts.from`. */

@@ -107,8 +107,8 @@ export class SqliteJobStore implements JobStore {
     if (from.length === 0) return undefined;
     const cols = transitionColumns(to, patch, new Date().toISOString(), isTerminalJobStatus(to));
     const r = this.db
-      .prepare(`UPDATE background_jobs SET ${cols.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ? AND status IN (${marks(from.length)})`)
-      .run(...cols.map(([, v]) => v), id, ...from);
+      .prepare(`UPDATE background_jobs SET ${cols.map(([c]) => `${c} = ?`).join(', ')} WHERE id = ? AND status IN (${marks(from.length)})${opts?.attempt === undefined ? '' : ' AND attempts = ?'}`)
+      .run(...cols.map(([, v]) => v), id, ...from, ...(opts?.attempt === undefined ? [] : [opts.attempt]));
     return r.changes > 0 ? this.row(id) : undefined;
   }
 

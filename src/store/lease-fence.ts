@@ -34,7 +34,7 @@ export class LeaseLostError extends DomainError {
   }
 }
 
-/** True for {@link LeaseLostError}. */
+/** True for {@link LeaseLostError} and {@link WorkflowLeaseLostError} (code `lease_lost`). */
 export function isLeaseLost(err: unknown): err is LeaseLostError {
   return err instanceof DomainError && err.code === 'lease_lost';
 }
@@ -43,6 +43,37 @@ export function isLeaseLost(err: unknown): err is LeaseLostError {
 export function leaseLost(fence: LeaseFence): LeaseLostError {
   fence.lost = true;
   return new LeaseLostError(fence.turnId);
+}
+
+/**
+ * The lease one instance holds on a running workflow it drives (Postgres): `workflows.owner` and
+ * the claim epoch `workflows.lease_epoch` (migration 20), raised by every claim that hands the
+ * workflow to another driver. The driver's writes of the workflow's state (task rows, its ending)
+ * carry it and are stored only while the row still shows that owner and epoch — checked, with the
+ * row locked `FOR SHARE`, in the write's own statement or transaction — as a run's writes for its
+ * turn are ({@link LeaseFence}).
+ */
+export interface WorkflowFence {
+  readonly workflowId: string;
+  /** The instance id in `workflows.owner`. */
+  readonly owner: string;
+  /** `workflows.lease_epoch` of the claim (or the leased insert) the driver holds. */
+  readonly epoch: number;
+  /** True once a write was refused: stores refuse the driver's writes at once. */
+  lost: boolean;
+}
+
+/** 409 `lease_lost` for a workflow: a write of an instance that no longer drives it was refused. */
+export class WorkflowLeaseLostError extends DomainError {
+  constructor(workflowId: string) {
+    super('lease_lost', `this instance no longer drives workflow ${workflowId} (another instance took it over): its write was refused`, 409, { workflow_id: workflowId });
+  }
+}
+
+/** Mark `fence` lost and return the error to reject with. */
+export function workflowLeaseLost(fence: WorkflowFence): WorkflowLeaseLostError {
+  fence.lost = true;
+  return new WorkflowLeaseLostError(fence.workflowId);
 }
 
 /**

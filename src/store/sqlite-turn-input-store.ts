@@ -2,7 +2,8 @@
  * SQLite implementation of {@link TurnInputStore}: `turn_inputs(id, turn_id, seq, content, source,
  * created_at, applied_at)`, primary key `(turn_id, seq)`. The seq is taken inside the INSERT
  * (`MAX(seq) + 1`), which SQLite runs atomically on its one writer. A closed queue is a row of
- * `turn_input_closures(turn_id, closed_at)`; add and close each run as one transaction.
+ * `turn_input_closures(turn_id, closed_at)`; add and close each run as one transaction. Lease
+ * fences are accepted and ignored (one process has DATA_DIR to itself: src/store/lease-fence.ts).
  */
 import type { Database } from './database.js';
 import type { InputQueueClose, NewTurnInput, StoredTurnInput, TurnInputStore } from '../turns/inputs/input-store.js';

@@ -12,7 +12,8 @@
  * `previous_turn_id` always continues the real conversation.
  *
  * Fencing (Postgres, src/store/lease-fence.ts): every write of the run for its turn — events,
- * checkpoints, the finished record, progress, approval rows — carries the run's lease fence and is
+ * checkpoints, the finished record, progress, approval rows, steering-queue writes (closing it,
+ * marking messages applied, taking over an interrupted turn's) — carries the run's lease fence and is
  * stored only while the run still holds the lease. A refused write (`lease_lost`: another instance
  * took the turn over while this one's connection hung, say) stops the run like a lost lease, not
  * like a storage failure: its signal is aborted (the model stream is no longer read), nothing more
@@ -211,9 +212,9 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       if (detached() && !c.cancelRequested()) return; // shutdown, lost lease or lost store: the turn goes on later
       for (const cut of withheld.splice(0)) await append(cut);
       // Steering messages the turn will never apply are reported before it ends (src/turns/inputs/).
-      const unapplied = await d.inputs?.closeQueue(id, current?.inputCursor ?? 0).catch((err: unknown) => void d.log?.error({ err, turn_id: id }, 'closing the steering queue failed'));
+      const unapplied = await d.inputs?.closeQueue(id, current?.inputCursor ?? 0, c.fence).catch((err: unknown) => void (refused(err) || d.log?.error({ err, turn_id: id }, 'closing the steering queue failed')));
       for (const m of unapplied ?? []) await append(notApplied(m.id, event));
-      if (storeLost !== undefined) return;
+      if (storeLost !== undefined || lostLease()) return;
       // The record is read BEFORE the run counts as ended: when the read (or, without
       // finishInBatch, the finish) fails, the turn is not finished, so the run stops and the turn
       // resumes and ends again — it must not report `finished` with no terminal event stored.
@@ -325,7 +326,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       let carried: Awaited<ReturnType<TurnInputs['takeOver']>> | undefined;
       if (request.previous_turn_id) {
         await c.waitFinished(request.previous_turn_id, c.controller.signal).catch(() => undefined);
-        if (request.multitask_strategy === 'interrupt') carried = await takeOverInterrupted(d, request.previous_turn_id, rec);
+        if (request.multitask_strategy === 'interrupt') carried = await takeOverInterrupted(d, request.previous_turn_id, rec, c.fence);
         input = [...(await storedTranscript(d, request.previous_turn_id)), ...(carried?.items ?? []), ...input];
       }
       state = initialTurnState(input);
@@ -377,7 +378,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     });
     const { tools, unavailable, instructions: extra } = await d.assemble(ctx);
     const instructions = [request.instructions, ...(extra ?? [])].filter(Boolean).join('\n\n') || undefined;
-    const boundary = d.inputs?.boundary(id, emit);
+    const boundary = d.inputs?.boundary(id, emit, c.fence);
     let result: RunTurnResult;
     try {
       result = await d.runTurn({
@@ -396,7 +397,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
         ...(live?.finalAnswerGuard ? { finalAnswerGuard: live.finalAnswerGuard } : {}),
         ...(resume ? { resume } : {}),
         ...(d.approvals ? { approvals: turnApprovalGate(d, id, request, ctx, c.fence) } : {}),
-        ...(boundary ? { atRoundBoundary: boundary } : {}),
+        ...(boundary ? { atRoundBoundary: seeRefusals(boundary, refused) } : {}),
         checkpoint: async (s, next) => {
           // A round whose events were not all stored is not checkpointed: it runs again on resume.
           if (storeLost !== undefined || lostLease()) return;
@@ -466,6 +467,35 @@ function mustBeStored(event: TurnEvent): boolean {
   return event.type === 'tool.started' || event.type === 'approval.requested' || isTerminalEvent(event);
 }
 
+/**
+ * The steering hook `hook` with its errors and those of its `applied()` shown to `refused` first:
+ * the loop ignores them (a steering read must not end a turn), but a write refused because the run
+ * lost its lease must stop the run like any other refused write.
+ */
+function seeRefusals(hook: NonNullable<RunTurnOptions['atRoundBoundary']>, refused: (err: unknown) => boolean): NonNullable<RunTurnOptions['atRoundBoundary']> {
+  return async (state, at) => {
+    try {
+      const got = await hook(state, at);
+      const applied = got?.applied;
+      if (!got || !applied) return got;
+      return {
+        ...got,
+        applied: async () => {
+          try {
+            await applied();
+          } catch (err) {
+            refused(err);
+            throw err;
+          }
+        },
+      };
+    } catch (err) {
+      refused(err);
+      throw err;
+    }
+  };
+}
+
 function turnApprovalGate(d: TurnRunDeps, id: string, request: CreateTurnInput, ctx: TurnContext, fence: LeaseFence | undefined) {
   const policy = effectivePolicy(request.approvals, d.config.APPROVAL_POLICY);
   return createTurnApprovalGate({ store: d.approvals!, turnId: id, policy, timeoutS: d.config.APPROVAL_TIMEOUT_S, turnContext: ctx, ...(fence ? { fence } : {}) });
@@ -477,12 +507,12 @@ function turnApprovalGate(d: TurnRunDeps, id: string, request: CreateTurnInput, 
  * queued behind it), the turn that was running — each only when it ended after `rec` was created
  * (the interrupt ended it, not an earlier ending). Oldest turn's messages first.
  */
-async function takeOverInterrupted(d: Pick<TurnRunDeps, 'store' | 'inputs'>, previousId: string, rec: TurnRecord): Promise<{ items: TranscriptItem[]; taken(): Promise<void> } | undefined> {
+async function takeOverInterrupted(d: Pick<TurnRunDeps, 'store' | 'inputs'>, previousId: string, rec: TurnRecord, fence: LeaseFence | undefined): Promise<{ items: TranscriptItem[]; taken(): Promise<void> } | undefined> {
   if (!d.inputs) return undefined;
   const parts: { items: TranscriptItem[]; taken(): Promise<void> }[] = [];
   for await (const prev of backToFirstRun(d, previousId)) {
     if (prev.completed_at == null || prev.completed_at < rec.created_at) break;
-    parts.unshift(await d.inputs.takeOver(prev.id));
+    parts.unshift(await d.inputs.takeOver(prev.id, fence));
   }
   return { items: parts.flatMap((p) => p.items), taken: async () => void (await Promise.all(parts.map((p) => p.taken()))) };
 }

@@ -77,9 +77,12 @@ export class TurnRunner {
   private readonly stalls = new Map<string, number>();
   /** Failed claim passes (an outage): logged once, then summarized (src/failure-log.ts). */
   private readonly claimFailures: FailureLog;
+  /** Failed heartbeats (an outage: one a second while turns run here): logged once, then summarized. */
+  private readonly beatFailures: FailureLog;
 
   constructor(private readonly d: TurnRunnerDeps) {
     this.claimFailures = new FailureLog(d.log, 'claiming turns');
+    this.beatFailures = new FailureLog(d.log, 'turn heartbeat');
   }
 
   /** Start claiming. */
@@ -254,6 +257,7 @@ export class TurnRunner {
     const ids = [...this.running.keys()];
     try {
       const held = await this.d.queue.renewMany(ids, this.d.owner, Date.now(), this.d.config.TURN_LEASE_MS);
+      this.beatFailures.succeeded();
       for (const id of ids) {
         const entry = this.running.get(id);
         if (!entry) continue; // ended meanwhile
@@ -268,7 +272,8 @@ export class TurnRunner {
         }
       }
     } catch (err) {
-      this.d.log?.error({ err, turns: ids.length }, 'turn heartbeat failed');
+      // `turn heartbeat failed` once per run of failures (and per different error), a summary a minute, `… recovered` once.
+      this.beatFailures.failed(err, { turns: ids.length });
     } finally {
       this.beating = false;
       if (this.beatAgain) {

@@ -3,7 +3,8 @@
  * in ./workflow-store.ts). `startTask` counts and updates in one `BEGIN IMMEDIATE` transaction, so
  * the per-agent running limit holds for every process on the database file. Databases created
  * before `workflow_tasks.agent_id` (or the lease columns `owner`, `lease_until`,
- * `cancel_requested_at`) existed get the columns added at open.
+ * `cancel_requested_at`) existed get the columns added at open. Lease fences are accepted and
+ * ignored (one process has DATA_DIR to itself: src/store/lease-fence.ts); claims carry no epoch.
  */
 import type { Database } from '../store/database.js';
 import type { ListWorkflowsQuery, WorkflowRecord, WorkflowStatus, WorkflowTask } from './types.js';
@@ -17,6 +18,7 @@ import {
   type TaskPatch,
   type TaskRow,
   type WorkflowRow,
+  type WorkflowClaim,
   type WorkflowStore,
 } from './workflow-store.js';
 
@@ -92,11 +94,12 @@ export class SqliteWorkflowStore implements WorkflowStore {
     };
   }
 
-  async insert(wf: WorkflowRecord, lease?: { owner: string; until: number }): Promise<void> {
+  async insert(wf: WorkflowRecord, lease?: { owner: string; until: number }): Promise<WorkflowClaim | undefined> {
     this.db.transaction(() => {
       this.stmts.insertWorkflow.run({ ...wf, brain: wf.brain ? 1 : 0, owner: lease?.owner ?? null, lease_until: lease?.until ?? null });
       for (const t of wf.tasks) this.stmts.insertTask.run({ workflow_id: wf.id, agent_id: wf.agent_id, ...taskColumns(t) });
     })();
+    return lease ? {} : undefined;
   }
 
   async get(id: string): Promise<WorkflowRecord | undefined> {
@@ -157,8 +160,8 @@ export class SqliteWorkflowStore implements WorkflowStore {
     return this.stmts.finish.run(status, new Date().toISOString(), summary, id).changes === 1;
   }
 
-  async claimWorkflow(id: string, owner: string, now: number, until: number): Promise<boolean> {
-    return this.stmts.claim.run({ id, owner, now, until }).changes === 1;
+  async claimWorkflow(id: string, owner: string, now: number, until: number): Promise<WorkflowClaim | undefined> {
+    return this.stmts.claim.run({ id, owner, now, until }).changes === 1 ? {} : undefined;
   }
 
   async renewWorkflows(owner: string, ids: string[], until: number): Promise<{ id: string; cancelRequested: boolean }[]> {

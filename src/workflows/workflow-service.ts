@@ -20,6 +20,14 @@
  * and takes them up like a restart does. A cancel sent to another instance is stored on the
  * workflow; its driver sees it at its next renewal and cancels. A task turn may run on any
  * instance: its binding is rebuilt from the store where it runs.
+ *
+ * Fencing (Postgres, src/store/lease-fence.ts `WorkflowFence`): the driver's writes of the
+ * workflow's state (a task started, requeued, failed or cancelled, its turn recorded, the
+ * workflow finished) carry its lease's claim epoch, so a driver whose database connection hung
+ * longer than the lease cannot land them after another instance took the workflow over. A refused
+ * write stops the driving here as a lost renewal does; its event is not appended (events follow
+ * their state write). A task turn's accepted result (`submit_result`, on whichever instance runs
+ * the turn) is the task's own write, not the driver's: it is not fenced.
  */
 import { FailureLog } from '../failure-log.js';
 import { uuidv7 } from 'uuidv7';
@@ -43,7 +51,8 @@ import type {
   WorkflowTask,
 } from './types.js';
 import { validateWorkflowInput } from './validate-input.js';
-import type { StartTaskOutcome, WorkflowStore } from './workflow-store.js';
+import type { StartTaskOutcome, WorkflowClaim, WorkflowStore } from './workflow-store.js';
+import { isLeaseLost, type WorkflowFence } from '../store/lease-fence.js';
 import { Waiters } from '../turns/waiters.js';
 
 /** Attempts per task, the first included. */
@@ -85,6 +94,8 @@ interface LiveWorkflow {
   finished: boolean;
   /** Another instance took the lease over: this one stops driving it. */
   lost: boolean;
+  /** The lease this instance drives it with (Postgres: its writes are fenced with it); absent on SQLite. */
+  fence?: WorkflowFence;
 }
 
 export class DefaultWorkflowService implements WorkflowService {
@@ -137,7 +148,7 @@ export class DefaultWorkflowService implements WorkflowService {
       completed_at: null,
       summary: null,
     };
-    await this.deps.store.insert(record, { owner: this.instanceId, until: this.leaseUntil() });
+    const claim = await this.deps.store.insert(record, { owner: this.instanceId, until: this.leaseUntil() });
     await this.emit(record.id, {
       type: 'workflow.started',
       workflow_id: record.id,
@@ -146,7 +157,7 @@ export class DefaultWorkflowService implements WorkflowService {
       concurrency: record.concurrency,
       tasks: record.tasks.map((t) => ({ index: t.index, label: t.label })),
     });
-    this.track(record);
+    this.track(record, claim);
     this.pump();
     return (await this.deps.store.get(record.id))!;
   }
@@ -168,13 +179,25 @@ export class DefaultWorkflowService implements WorkflowService {
     const record = await this.deps.store.get(id);
     if (!record) return undefined;
     if (record.status !== 'running') return record;
+    // Refused (`lease_lost`: another instance drives it now): ask that one, as below.
+    const unlessLost = async <T>(p: Promise<T>): Promise<T | undefined> =>
+      p.catch((err: unknown) => {
+        if (!isLeaseLost(err)) throw err;
+        return undefined;
+      });
     const live = this.live.get(id);
-    if (live) return this.cancelLive(live);
+    if (live) {
+      const done = await unlessLost(this.cancelLive(live));
+      if (done || !live.lost) return done;
+    }
     await this.deps.store.requestCancel(id, new Date().toISOString());
     const deadline = Date.now() + 10_000 + this.deps.config.TURN_LEASE_MS;
     while (Date.now() < deadline) {
-      const adopted = this.live.get(id) ?? (await this.adopt(id));
-      if (adopted) return this.cancelLive(adopted);
+      const adopted = this.live.get(id) ?? (await unlessLost(this.adopt(id)));
+      if (adopted) {
+        const done = await unlessLost(this.cancelLive(adopted));
+        if (done || !adopted.lost) return done;
+      }
       const now = await this.deps.store.get(id);
       if (!now || now.status !== 'running') return now;
       await new Promise((r) => setTimeout(r, 200));
@@ -191,7 +214,7 @@ export class DefaultWorkflowService implements WorkflowService {
     }
     wf.cancelling = true;
     for (const index of wf.queue) {
-      await this.deps.store.updateTask(id, index, { status: 'cancelled' });
+      await this.fenced(wf, (fence) => this.deps.store.updateTask(id, index, { status: 'cancelled' }, fence));
       await this.emit(id, { type: 'task.cancelled', task_index: index });
     }
     wf.queue = [];
@@ -257,8 +280,43 @@ export class DefaultWorkflowService implements WorkflowService {
   private async adoptUnowned(): Promise<void> {
     for (const id of await this.deps.store.unownedWorkflows(Date.now())) {
       if (this.stopping) return;
-      if (!this.live.has(id)) await this.adopt(id);
+      if (this.live.has(id)) continue;
+      // Claimed by another instance meanwhile (a write refused): it drives it. Other errors end the pass (the heartbeat logs them).
+      await this.adopt(id).catch((err: unknown) => {
+        if (!isLeaseLost(err)) throw err;
+      });
     }
+  }
+
+  /** The fence of this instance's claim `claim` on workflow `id` (undefined on SQLite: no epoch). */
+  private fenceOf(id: string, claim: WorkflowClaim | undefined): WorkflowFence | undefined {
+    return claim?.epoch === undefined ? undefined : { workflowId: id, owner: this.instanceId, epoch: claim.epoch, lost: false };
+  }
+
+  /**
+   * A driver write of `wf`, made with its fence: when the store refuses it (`lease_lost`: another
+   * instance drives the workflow now) this instance stops driving it, then the refusal is rethrown.
+   */
+  private async fenced<T>(wf: LiveWorkflow, write: (fence: WorkflowFence | undefined) => Promise<T>): Promise<T> {
+    try {
+      return await write(wf.fence);
+    } catch (err) {
+      if (isLeaseLost(err)) this.lose(wf);
+      throw err;
+    }
+  }
+
+  /** Stop driving `wf` here: another instance took it over (a renewal found the lease gone, or a write was refused). */
+  private lose(wf: LiveWorkflow): void {
+    if (wf.lost) return;
+    wf.lost = true;
+    if (this.live.get(wf.id) === wf) this.live.delete(wf.id);
+    this.deps.log?.warn({ workflow_id: wf.id }, 'another instance took this workflow over; no longer driving it here');
+  }
+
+  /** Log `err` at error, unless it is a refused write of a workflow taken over ({@link lose} said so). */
+  private logUnlessLost(err: unknown, fields: object, msg: string): void {
+    if (!isLeaseLost(err)) this.deps.log?.error({ err, ...fields }, msg);
   }
 
   /** Renew this instance's leases (dropping workflows taken over elsewhere, acting on stored cancels), then adopt unowned ones. */
@@ -271,11 +329,9 @@ export class DefaultWorkflowService implements WorkflowService {
         const h = held.get(wf.id);
         if (!h) {
           if (wf.finished || wf.cancelling) continue; // finishing here
-          wf.lost = true;
-          this.live.delete(wf.id);
-          this.deps.log?.warn({ workflow_id: wf.id }, 'another instance took this workflow over; no longer driving it here');
+          this.lose(wf);
         } else if (h.cancelRequested && !wf.cancelling) {
-          void this.cancelLive(wf).catch((err) => this.deps.log?.error({ err, workflow_id: wf.id }, 'cancelling the workflow failed'));
+          void this.cancelLive(wf).catch((err) => this.logUnlessLost(err, { workflow_id: wf.id }, 'cancelling the workflow failed'));
         }
       }
       await this.adoptUnowned();
@@ -296,8 +352,10 @@ export class DefaultWorkflowService implements WorkflowService {
    */
   private async adopt(id: string): Promise<LiveWorkflow | undefined> {
     const now = Date.now();
-    if (!(await this.deps.store.claimWorkflow(id, this.instanceId, now, this.leaseUntil(now)))) return undefined;
+    const claim = await this.deps.store.claimWorkflow(id, this.instanceId, now, this.leaseUntil(now));
+    if (!claim) return undefined;
     if (this.live.has(id)) return this.live.get(id);
+    const fence = this.fenceOf(id, claim);
     const record = (await this.deps.store.get(id))!;
     const reattach: WorkflowTask[] = [];
     for (const task of record.tasks.filter((t) => t.status === 'running')) {
@@ -309,12 +367,17 @@ export class DefaultWorkflowService implements WorkflowService {
       }
       const retry = task.attempts < MAX_TASK_ATTEMPTS;
       const error = { code: 'interrupted', message: 'the service stopped while this task was running' };
-      await this.deps.store.updateTask(id, task.index, { status: retry ? 'queued' : 'failed', error });
+      try {
+        await this.deps.store.updateTask(id, task.index, { status: retry ? 'queued' : 'failed', error }, fence);
+      } catch (err) {
+        if (isLeaseLost(err)) return undefined; // another instance claimed it meanwhile: it drives it
+        throw err;
+      }
       await this.emit(id, { type: 'task.failed', task_index: task.index, turn_id: task.turn_ids.at(-1) ?? null, attempt: task.attempts, error, will_retry: retry });
     }
-    const wf = this.track((await this.deps.store.get(id))!);
+    const wf = this.track((await this.deps.store.get(id))!, claim);
     for (const task of reattach) this.reattachTask(wf, task);
-    if (await this.deps.store.cancelRequested(id)) void this.cancelLive(wf).catch((err) => this.deps.log?.error({ err, workflow_id: id }, 'cancelling the workflow failed'));
+    if (await this.deps.store.cancelRequested(id)) void this.cancelLive(wf).catch((err) => this.logUnlessLost(err, { workflow_id: id }, 'cancelling the workflow failed'));
     else if (wf.queue.length === 0 && wf.running.size === 0) await this.finish(wf);
     return wf;
   }
@@ -337,7 +400,8 @@ export class DefaultWorkflowService implements WorkflowService {
     return this.agentRunning.get(agentId) ?? 0;
   }
 
-  private track(record: WorkflowRecord): LiveWorkflow {
+  private track(record: WorkflowRecord, claim: WorkflowClaim | undefined): LiveWorkflow {
+    const fence = this.fenceOf(record.id, claim);
     const wf: LiveWorkflow = {
       id: record.id,
       agentId: record.agent_id,
@@ -352,6 +416,7 @@ export class DefaultWorkflowService implements WorkflowService {
       cancelling: false,
       finished: false,
       lost: false,
+      ...(fence ? { fence } : {}),
     };
     this.live.set(record.id, wf);
     return wf;
@@ -367,6 +432,8 @@ export class DefaultWorkflowService implements WorkflowService {
     this.pumping = true;
     void this.pumpOnce()
       .catch((err) => {
+        // A workflow taken over (its start refused) is no longer in `live`: the others go on at once.
+        if (isLeaseLost(err)) return this.wakeAt(Date.now());
         this.deps.log?.error({ err }, 'workflow scheduling failed; trying again shortly');
         this.wakeAt(Date.now() + AGENT_LIMIT_POLL_MS);
       })
@@ -428,9 +495,9 @@ export class DefaultWorkflowService implements WorkflowService {
     wf.running.set(task.index, entry);
     this.agentRunning.set(wf.agentId, this.runningTasks(wf.agentId) + 1);
     void this.resumeTask(wf, task, turnId)
-      .catch((err) => this.deps.log?.error({ err, workflow_id: wf.id, task_index: task.index }, 'workflow task run failed'))
+      .catch((err) => this.logUnlessLost(err, { workflow_id: wf.id, task_index: task.index }, 'workflow task run failed'))
       .finally(() => this.afterTask(wf, task.index))
-      .catch((err) => this.deps.log?.error({ err, workflow_id: wf.id }, 'workflow bookkeeping failed'))
+      .catch((err) => this.logUnlessLost(err, { workflow_id: wf.id }, 'workflow bookkeeping failed'))
       .finally(release);
   }
 
@@ -456,7 +523,7 @@ export class DefaultWorkflowService implements WorkflowService {
     wf.running.set(index, entry);
     let outcome: StartTaskOutcome;
     try {
-      outcome = await this.deps.store.startTask(wf.id, index, limit);
+      outcome = await this.fenced(wf, (fence) => this.deps.store.startTask(wf.id, index, limit, fence));
     } catch (err) {
       wf.running.delete(index);
       if (!wf.cancelling) wf.queue.splice(at, 0, index);
@@ -467,7 +534,7 @@ export class DefaultWorkflowService implements WorkflowService {
       wf.running.delete(index);
       if (outcome.kind === 'agent_limit' && !wf.cancelling) wf.queue.splice(at, 0, index);
       if (outcome.kind === 'started' && wf.cancelling) {
-        await this.deps.store.updateTask(wf.id, index, { status: 'cancelled' });
+        await this.fenced(wf, (fence) => this.deps.store.updateTask(wf.id, index, { status: 'cancelled' }, fence));
         await this.emit(wf.id, { type: 'task.cancelled', task_index: index });
       }
       release();
@@ -476,9 +543,9 @@ export class DefaultWorkflowService implements WorkflowService {
     wf.notBefore.delete(index);
     this.agentRunning.set(wf.agentId, this.runningTasks(wf.agentId) + 1);
     void this.runTask(wf, outcome.task, entry)
-      .catch((err) => this.deps.log?.error({ err, workflow_id: wf.id, task_index: index }, 'workflow task run failed'))
+      .catch((err) => this.logUnlessLost(err, { workflow_id: wf.id, task_index: index }, 'workflow task run failed'))
       .finally(() => this.afterTask(wf, index))
-      .catch((err) => this.deps.log?.error({ err, workflow_id: wf.id }, 'workflow bookkeeping failed'))
+      .catch((err) => this.logUnlessLost(err, { workflow_id: wf.id }, 'workflow bookkeeping failed'))
       .finally(release);
     return 'started';
   }
@@ -521,7 +588,7 @@ export class DefaultWorkflowService implements WorkflowService {
       taskIndex: index,
       onTurnCreated: async (turnId) => {
         entry.turnId = turnId;
-        await store.updateTask(wf.id, index, { turn_ids: [...task.turn_ids, turnId] });
+        await this.fenced(wf, (fence) => store.updateTask(wf.id, index, { turn_ids: [...task.turn_ids, turnId] }, fence));
         await this.emit(wf.id, { type: 'task.started', task_index: index, label: task.label, attempt, turn_id: turnId });
       },
     });
@@ -537,12 +604,12 @@ export class DefaultWorkflowService implements WorkflowService {
     // over by another instance: that one records how the task ended.
     if (outcome.kind === 'succeeded' || outcome.kind === 'interrupted' || this.stopping || wf.lost) return;
     if (outcome.kind === 'cancelled') {
-      await store.updateTask(wf.id, index, { status: 'cancelled' });
+      await this.fenced(wf, (fence) => store.updateTask(wf.id, index, { status: 'cancelled' }, fence));
       await this.emit(wf.id, { type: 'task.cancelled', task_index: index });
       return;
     }
     const retry = outcome.retryable && attempt < MAX_TASK_ATTEMPTS && !wf.cancelling && !this.stopping;
-    await store.updateTask(wf.id, index, { status: retry ? 'queued' : 'failed', error: outcome.error });
+    await this.fenced(wf, (fence) => store.updateTask(wf.id, index, { status: retry ? 'queued' : 'failed', error: outcome.error }, fence));
     await this.emit(wf.id, { type: 'task.failed', task_index: index, turn_id: outcome.turnId, attempt, error: outcome.error, will_retry: retry });
     if (retry) {
       const at = wf.queue.findIndex((i) => i > index);
@@ -582,7 +649,7 @@ export class DefaultWorkflowService implements WorkflowService {
     const counts = countTasks(record.tasks);
     const status = wf.cancelling ? 'cancelled' : counts.failed > 0 ? 'failed' : 'completed';
     const summary = summarize(record.tasks, counts);
-    const changed = await this.deps.store.finish(wf.id, status, summary);
+    const changed = await this.fenced(wf, (fence) => this.deps.store.finish(wf.id, status, summary, fence));
     this.live.delete(wf.id);
     if (changed) await this.emit(wf.id, { type: `workflow.${status}`, counts, summary });
     this.waiters.wake(wf.id);

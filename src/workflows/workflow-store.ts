@@ -8,6 +8,7 @@
  * Implementations: ./sqlite-workflow-store.ts and src/store/postgres/pg-workflow-store.ts; both
  * pass the contract suite in test/workflows/workflow-store.test.ts.
  */
+import type { WorkflowFence } from '../store/lease-fence.js';
 import type { JsonObject, JsonValue } from '../runtime/json.js';
 import type { ListWorkflowsQuery, TaskError, TaskStatus, WorkflowRecord, WorkflowStatus, WorkflowTask } from './types.js';
 
@@ -30,37 +31,59 @@ export type StartTaskOutcome =
   /** The task is absent or not `queued` (cancelled, or started elsewhere). */
   | { kind: 'not_queued' };
 
-/** Promise-returning so a networked database can implement it. */
+/** A lease on a running workflow as granted (insert with a lease, {@link WorkflowStore.claimWorkflow}). */
+export interface WorkflowClaim {
+  /** The claim epoch (Postgres: `workflows.lease_epoch`) the driver's writes are fenced with; absent on SQLite (not fenced). */
+  epoch?: number;
+}
+
+/**
+ * Promise-returning so a networked database can implement it.
+ *
+ * Fencing (Postgres, src/store/lease-fence.ts `WorkflowFence`): the driver's writes — `updateTask`,
+ * `startTask`, `finish` — take its fence and are made only while the workflow's row still shows
+ * its owner and claim epoch, else they reject with `lease_lost` (`WorkflowLeaseLostError`) and
+ * change nothing. A write without a fence (a task turn's accepted result) is not fenced. SQLite
+ * (one process) accepts and ignores fences.
+ */
 export interface WorkflowStore {
-  /** Insert a new workflow and its tasks in one transaction (held by `lease.owner` until `lease.until` when given). */
-  insert(wf: WorkflowRecord, lease?: { owner: string; until: number }): Promise<void>;
+  /**
+   * Insert a new workflow and its tasks in one transaction (held by `lease.owner` until
+   * `lease.until` when given: then resolves with the claim, its epoch on Postgres).
+   */
+  insert(wf: WorkflowRecord, lease?: { owner: string; until: number }): Promise<WorkflowClaim | undefined>;
   get(id: string): Promise<WorkflowRecord | undefined>;
   /** One task, or undefined. */
   getTask(workflowId: string, index: number): Promise<WorkflowTask | undefined>;
   /** Newest first; `limit` 1..100 (default 20); `next_cursor` is the id to pass as `cursor`. */
   list(query?: ListWorkflowsQuery): Promise<{ workflows: WorkflowRecord[]; next_cursor: string | null }>;
-  /** Apply `patch` to one task. */
-  updateTask(workflowId: string, index: number, patch: TaskPatch): Promise<void>;
+  /** Apply `patch` to one task (with `fence`: only while it holds the workflow's lease). */
+  updateTask(workflowId: string, index: number, patch: TaskPatch, fence?: WorkflowFence): Promise<void>;
   /**
    * Atomically move a `queued` task to `running` (attempts + 1) if its agent runs fewer than
    * `agentLimit` tasks in all (WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT): the count and the update
-   * are one transaction under a per-agent lock, so the limit holds across instances.
+   * are one transaction under a per-agent lock, so the limit holds across instances. With `fence`:
+   * only while it holds the workflow's lease.
    */
-  startTask(workflowId: string, index: number, agentLimit: number): Promise<StartTaskOutcome>;
+  startTask(workflowId: string, index: number, agentLimit: number, fence?: WorkflowFence): Promise<StartTaskOutcome>;
   /** Tasks of `agentId` that are `running` now, across workflows. */
   runningTasks(agentId: string): Promise<number>;
-  /** Mark the workflow terminal (`completed_at` = now) while it is still `running`; false when it was not (finished elsewhere). */
-  finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string): Promise<boolean>;
+  /**
+   * Mark the workflow terminal (`completed_at` = now) while it is still `running`; false when it
+   * was not (finished elsewhere). With `fence`: only while it holds the workflow's lease.
+   */
+  finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string, fence?: WorkflowFence): Promise<boolean>;
   /** Ids of workflows in `status`, oldest first. */
   idsWithStatus(status: WorkflowStatus): Promise<string[]>;
 
   // --- leases: which instance drives a running workflow (times in ms since the epoch) ---
   /**
    * Make `owner` the driver of running workflow `id` until `until`: granted when the workflow has
-   * no owner, is already `owner`'s, or its lease ended before `now`. False otherwise (another live
-   * instance drives it, or it is not running).
+   * no owner, is already `owner`'s, or its lease ended before `now`. Undefined otherwise (another
+   * live instance drives it, or it is not running). A claim that hands the workflow to another
+   * driver raises its epoch (Postgres); `owner` claiming its own lease again keeps it.
    */
-  claimWorkflow(id: string, owner: string, now: number, until: number): Promise<boolean>;
+  claimWorkflow(id: string, owner: string, now: number, until: number): Promise<WorkflowClaim | undefined>;
   /** Extend `owner`'s leases on `ids` to `until`; returns those still held and running, with whether a cancel was requested. */
   renewWorkflows(owner: string, ids: string[], until: number): Promise<{ id: string; cancelRequested: boolean }[]>;
   /** Give up `owner`'s lease on `id` (another instance may take it over at once). */

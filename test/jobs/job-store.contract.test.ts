@@ -50,6 +50,21 @@ describeEachEngine('JobStore contract', (engine) => {
     expect(await jobs.transition(j.id, 'stopped')).toBeUndefined();
   }));
 
+  it('refuses a move decided at an earlier start: a late pass cannot apply an old turn\'s outcome to a job answered and started again', withStores(async ({ jobs }) => {
+    const j = newJob();
+    await jobs.insert(j);
+    expect(await jobs.start(j.id, 'queued', 3)).toMatchObject({ kind: 'started', job: { attempts: 1 } });
+    // Two passes saw start 1's turn ask a question; the first one's move lands.
+    expect(await jobs.transition(j.id, 'waiting_on_user', { question: 'which branch?' }, { attempt: 1 })).toMatchObject({ status: 'waiting_on_user' });
+    expect(await jobs.start(j.id, 'waiting_on_user', 3)).toMatchObject({ kind: 'started', job: { attempts: 2, status: 'running' } }); // answered
+    // The other pass's move, delivered late: the job is running again, but at start 2.
+    expect(await jobs.transition(j.id, 'waiting_on_user', { question: 'which branch?' }, { attempt: 1 })).toBeUndefined();
+    expect(await jobs.transition(j.id, 'waiting_on_approval', { pending_approvals: [] }, { from: ['running'], attempt: 1 })).toBeUndefined();
+    expect(await jobs.transition(j.id, 'failed', { error: { code: 'late', summary: 'late', retryable: false } }, { attempt: 1 })).toBeUndefined();
+    expect(await jobs.get(j.id)).toMatchObject({ status: 'running', attempts: 2, question: null, error: null });
+    expect(await jobs.transition(j.id, 'succeeded', { output_text: 'done' }, { attempt: 2 })).toMatchObject({ status: 'succeeded', output_text: 'done' });
+  }));
+
   it('starts at most `limit` jobs per agent, also when started concurrently', withStores(async ({ jobs }) => {
     const all = Array.from({ length: 5 }, () => newJob());
     for (const j of all) await jobs.insert(j);

@@ -83,9 +83,10 @@ export class PgJobStore implements JobStore {
     if (from.length === 0) return undefined;
     const cols = transitionColumns(to, patch, new Date().toISOString(), isTerminalJobStatus(to));
     const sets = cols.map(([c], i) => `${c} = $${i + 1}`).join(', ');
+    const attempt = opts?.attempt === undefined ? '' : ` AND attempts = $${cols.length + 3}`;
     const { rows } = await this.db.query<JobRow>(
-      `UPDATE background_jobs SET ${sets} WHERE id = $${cols.length + 1} AND status = ANY($${cols.length + 2}) RETURNING *`,
-      [...cols.map(([, v]) => v), id, from],
+      `UPDATE background_jobs SET ${sets} WHERE id = $${cols.length + 1} AND status = ANY($${cols.length + 2})${attempt} RETURNING *`,
+      [...cols.map(([, v]) => v), id, from, ...(opts?.attempt === undefined ? [] : [opts.attempt])],
     );
     return rows[0] ? toJob(rows[0]) : undefined;
   }

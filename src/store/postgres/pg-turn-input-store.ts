@@ -4,9 +4,16 @@
  * instance get consecutive seqs; marking is one `UPDATE … RETURNING` (a row is returned by the
  * one statement that changed it). A close (a row of `turn_input_closures`, migration 015) takes
  * the same lock, so an add is either before it (in its `pending`) or after it (refused).
+ *
+ * Fencing (src/store/lease-fence.ts): a close or a mark made with a run's lease fence first checks
+ * and locks that run's turn row in the same transaction (./pg-lease-fence.ts `holdLease`, before
+ * the advisory lock, in the order the checkpoint store takes them), so it is refused with
+ * `LeaseLostError` — nothing closed, nothing marked — once another instance claimed the turn.
  */
+import type { LeaseFence } from '../lease-fence.js';
 import type { InputQueueClose, NewTurnInput, StoredTurnInput, TurnInputStore } from '../../turns/inputs/input-store.js';
-import type { PgDatabase } from './pg-database.js';
+import type { PgDatabase, PgQueryable } from './pg-database.js';
+import { holdLease } from './pg-lease-fence.js';
 
 const COLUMNS = 'id, turn_id, seq, content, source, created_at, applied_at';
 
@@ -28,8 +35,9 @@ export class PgTurnInputStore implements TurnInputStore {
     });
   }
 
-  async close(turnId: string, afterSeq: number, at: string, opts: { ifIdle?: boolean } = {}): Promise<InputQueueClose> {
+  async close(turnId: string, afterSeq: number, at: string, opts: { ifIdle?: boolean; fence?: LeaseFence } = {}): Promise<InputQueueClose> {
     return this.db.transaction(async (tx) => {
+      if (opts.fence) await holdLease(tx, opts.fence);
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('turn-input:' || $1))`, [turnId]);
       const { rows } = await tx.query<StoredTurnInput>(`SELECT ${COLUMNS} FROM turn_inputs WHERE turn_id = $1 AND seq > $2 AND applied_at IS NULL ORDER BY seq`, [turnId, afterSeq]);
       const closed = await tx.query('SELECT 1 FROM turn_input_closures WHERE turn_id = $1', [turnId]);
@@ -44,11 +52,18 @@ export class PgTurnInputStore implements TurnInputStore {
     return rows;
   }
 
-  async markApplied(turnId: string, uptoSeq: number, at: string): Promise<StoredTurnInput[]> {
-    const { rows } = await this.db.query<StoredTurnInput>(
-      `UPDATE turn_inputs SET applied_at = $1 WHERE turn_id = $2 AND seq <= $3 AND applied_at IS NULL RETURNING ${COLUMNS}`,
-      [at, turnId, uptoSeq],
-    );
-    return rows.sort((a, b) => a.seq - b.seq);
+  async markApplied(turnId: string, uptoSeq: number, at: string, fence?: LeaseFence): Promise<StoredTurnInput[]> {
+    const mark = async (q: PgQueryable) => {
+      const { rows } = await q.query<StoredTurnInput>(
+        `UPDATE turn_inputs SET applied_at = $1 WHERE turn_id = $2 AND seq <= $3 AND applied_at IS NULL RETURNING ${COLUMNS}`,
+        [at, turnId, uptoSeq],
+      );
+      return rows.sort((a, b) => a.seq - b.seq);
+    };
+    if (!fence) return mark(this.db);
+    return this.db.transaction(async (tx) => {
+      await holdLease(tx, fence);
+      return mark(tx);
+    });
   }
 }

@@ -5,6 +5,16 @@
  * per-agent running limit holds across instances. Leases (migration 9: `owner`, `lease_until`,
  * `cancel_requested_at`) say which instance drives a running workflow; claims and renewals are
  * conditional UPDATEs, so one instance at a time holds a workflow.
+ *
+ * Fencing (migration 20, src/store/lease-fence.ts `WorkflowFence`): a leased insert sets the claim
+ * epoch `lease_epoch` to 1 and a claim that hands the workflow to another driver raises it (its
+ * owner taking its own lease back keeps it). A driver's write made with its fence checks and locks
+ * the workflow's row (`FOR SHARE`, {@link holdWorkflowLease}) in the write's transaction — a claim
+ * waits for that commit, or the write, reaching the server after the claim, sees the new driver —
+ * and `finish` checks owner and epoch in its UPDATE; a refusal rejects with `lease_lost` and marks
+ * the fence lost, after which the driver's writes are refused without a statement. So what a
+ * driver whose connection hung past its lease sends late (a task requeued or failed, the workflow
+ * finished) does not land over what the new driver did meanwhile.
  */
 import type { ListWorkflowsQuery, WorkflowRecord, WorkflowStatus, WorkflowTask } from '../../workflows/types.js';
 import {
@@ -16,10 +26,23 @@ import {
   type StartTaskOutcome,
   type TaskPatch,
   type TaskRow,
+  type WorkflowClaim,
   type WorkflowRow,
   type WorkflowStore,
 } from '../../workflows/workflow-store.js';
+import { workflowLeaseLost, type WorkflowFence } from '../lease-fence.js';
 import type { PgDatabase, PgQueryable } from './pg-database.js';
+
+/**
+ * In transaction `tx`: lock workflow `fence.workflowId`'s row (`FOR SHARE`, until the commit)
+ * while it shows the fence's owner and claim epoch; else mark the fence lost and reject with
+ * `WorkflowLeaseLostError` (also at once, without a statement, when it is already lost).
+ */
+export async function holdWorkflowLease(tx: PgQueryable, fence: WorkflowFence): Promise<void> {
+  if (fence.lost) throw workflowLeaseLost(fence);
+  const { rows } = await tx.query('SELECT 1 FROM workflows WHERE id = $1 AND owner = $2 AND lease_epoch = $3 FOR SHARE', [fence.workflowId, fence.owner, fence.epoch]);
+  if (rows.length === 0) throw workflowLeaseLost(fence);
+}
 
 async function tasksOf(q: PgQueryable, ids: string[]): Promise<Map<string, TaskRow[]>> {
   const byWorkflow = new Map<string, TaskRow[]>(ids.map((id) => [id, []]));
@@ -35,18 +58,19 @@ const TASK_INSERT = `INSERT INTO workflow_tasks (workflow_id, idx, agent_id, lab
 export class PgWorkflowStore implements WorkflowStore {
   constructor(private readonly db: PgDatabase) {}
 
-  async insert(wf: WorkflowRecord, lease?: { owner: string; until: number }): Promise<void> {
+  async insert(wf: WorkflowRecord, lease?: { owner: string; until: number }): Promise<WorkflowClaim | undefined> {
     await this.db.transaction(async (tx) => {
       await tx.query(
-        `INSERT INTO workflows (id, agent_id, title, status, concurrency, brain, model, created_at, completed_at, summary, owner, lease_until)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-        [wf.id, wf.agent_id, wf.title, wf.status, wf.concurrency, wf.brain, wf.model, wf.created_at, wf.completed_at, wf.summary, lease?.owner ?? null, lease?.until ?? null],
+        `INSERT INTO workflows (id, agent_id, title, status, concurrency, brain, model, created_at, completed_at, summary, owner, lease_until, lease_epoch)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+        [wf.id, wf.agent_id, wf.title, wf.status, wf.concurrency, wf.brain, wf.model, wf.created_at, wf.completed_at, wf.summary, lease?.owner ?? null, lease?.until ?? null, lease ? 1 : 0],
       );
       for (const t of wf.tasks) {
         const c = taskColumns(t);
         await tx.query(TASK_INSERT, [wf.id, c.idx, wf.agent_id, c.label, c.prompt, c.result_schema, c.status, c.attempts, c.result, c.error, c.turn_ids]);
       }
     });
+    return lease ? { epoch: 1 } : undefined;
   }
 
   async get(id: string): Promise<WorkflowRecord | undefined> {
@@ -81,19 +105,22 @@ export class PgWorkflowStore implements WorkflowStore {
     };
   }
 
-  async updateTask(workflowId: string, index: number, patch: TaskPatch): Promise<void> {
+  async updateTask(workflowId: string, index: number, patch: TaskPatch, fence?: WorkflowFence): Promise<void> {
     const cols = patchColumns(patch);
     if (cols.length === 0) return;
     const sets = cols.map(([c], i) => `${c} = $${i + 1}`).join(', ');
-    await this.db.query(`UPDATE workflow_tasks SET ${sets} WHERE workflow_id = $${cols.length + 1} AND idx = $${cols.length + 2}`, [
-      ...cols.map(([, v]) => v),
-      workflowId,
-      index,
-    ]);
+    const update = (q: PgQueryable) =>
+      q.query(`UPDATE workflow_tasks SET ${sets} WHERE workflow_id = $${cols.length + 1} AND idx = $${cols.length + 2}`, [...cols.map(([, v]) => v), workflowId, index]);
+    if (!fence) return void (await update(this.db));
+    await this.db.transaction(async (tx) => {
+      await holdWorkflowLease(tx, fence);
+      await update(tx);
+    });
   }
 
-  async startTask(workflowId: string, index: number, agentLimit: number): Promise<StartTaskOutcome> {
+  async startTask(workflowId: string, index: number, agentLimit: number, fence?: WorkflowFence): Promise<StartTaskOutcome> {
     return this.db.transaction(async (tx): Promise<StartTaskOutcome> => {
+      if (fence) await holdWorkflowLease(tx, fence);
       const { rows: found } = await tx.query<{ agent_id: string; status: string }>(
         'SELECT agent_id, status FROM workflow_tasks WHERE workflow_id = $1 AND idx = $2',
         [workflowId, index],
@@ -115,21 +142,30 @@ export class PgWorkflowStore implements WorkflowStore {
     return runningOf(this.db, agentId);
   }
 
-  async finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string): Promise<boolean> {
+  async finish(id: string, status: Exclude<WorkflowStatus, 'running'>, summary: string, fence?: WorkflowFence): Promise<boolean> {
+    if (fence?.lost) throw workflowLeaseLost(fence);
     const r = await this.db.query(
-      `UPDATE workflows SET status = $1, completed_at = $2, summary = $3, owner = NULL, lease_until = NULL WHERE id = $4 AND status = 'running'`,
-      [status, new Date().toISOString(), summary, id],
+      `UPDATE workflows SET status = $1, completed_at = $2, summary = $3, owner = NULL, lease_until = NULL
+       WHERE id = $4 AND status = 'running'${fence ? ' AND owner = $5 AND lease_epoch = $6' : ''}`,
+      [status, new Date().toISOString(), summary, id, ...(fence ? [fence.owner, fence.epoch] : [])],
     );
-    return r.rowCount === 1;
+    if (r.rowCount === 1 || !fence) return r.rowCount === 1;
+    // Not changed: finished already (false), or no longer this driver's (refused).
+    const { rows } = await this.db.query<{ status: string }>('SELECT status FROM workflows WHERE id = $1', [id]);
+    if (rows[0]?.status === 'running') throw workflowLeaseLost(fence);
+    return false;
   }
 
-  async claimWorkflow(id: string, owner: string, now: number, until: number): Promise<boolean> {
-    const r = await this.db.query(
-      `UPDATE workflows SET owner = $2, lease_until = $4
-       WHERE id = $1 AND status = 'running' AND (owner IS NULL OR owner = $2 OR lease_until IS NULL OR lease_until < $3)`,
+  async claimWorkflow(id: string, owner: string, now: number, until: number): Promise<WorkflowClaim | undefined> {
+    // The epoch stays only when `owner` takes its own lease back (its driver may still be going on);
+    // any other claim fences every earlier driver's writes off.
+    const { rows } = await this.db.query<{ lease_epoch: string }>(
+      `UPDATE workflows SET owner = $2, lease_until = $4, lease_epoch = CASE WHEN owner = $2 THEN lease_epoch ELSE lease_epoch + 1 END
+       WHERE id = $1 AND status = 'running' AND (owner IS NULL OR owner = $2 OR lease_until IS NULL OR lease_until < $3)
+       RETURNING lease_epoch`,
       [id, owner, now, until],
     );
-    return r.rowCount === 1;
+    return rows[0] ? { epoch: Number(rows[0].lease_epoch) } : undefined;
   }
 
   async renewWorkflows(owner: string, ids: string[], until: number): Promise<{ id: string; cancelRequested: boolean }[]> {

@@ -10,9 +10,16 @@
  * then on `add` refuses, and the close returns the messages the turn will never apply, so every
  * stored message is either applied or reported as not applied (README.md "Steer a running turn").
  *
+ * The writes a turn's run makes (closing its queue, marking messages applied, taking over an
+ * interrupted turn's messages) carry the run's lease fence (src/store/lease-fence.ts): on Postgres
+ * they take effect only while the run still holds its turn, so a run whose connection hung past its
+ * lease cannot close the queue of a turn another instance now runs, nor mark applied a message the
+ * new holder has yet to apply (its `input.applied` would never be stored).
+ *
  * Implementations: SQLite (src/store/sqlite-turn-input-store.ts), Postgres
  * (src/store/postgres/pg-turn-input-store.ts). Contract: test/store/contracts/turn-inputs.contract.ts.
  */
+import type { LeaseFence } from '../../store/lease-fence.js';
 
 /** One stored message. Times are ISO 8601. */
 export interface StoredTurnInput {
@@ -58,13 +65,17 @@ export interface TurnInputStore {
    * Close `turnId`'s queue for good. With `ifIdle`, only when no message has `seq > afterSeq`;
    * otherwise the queue stays open and those messages are returned (`closed: false`) for the turn
    * to apply. Idempotent: closing a closed queue returns its pending messages again.
+   * With `fence` (the closing run's lease, src/store/lease-fence.ts; its turn may be another than
+   * `turnId`: a successor taking over an interrupted turn's messages) a shared engine closes only
+   * while that lease is held, else rejects with `LeaseLostError` and changes nothing.
    */
-  close(turnId: string, afterSeq: number, at: string, opts?: { ifIdle?: boolean }): Promise<InputQueueClose>;
+  close(turnId: string, afterSeq: number, at: string, opts?: { ifIdle?: boolean; fence?: LeaseFence }): Promise<InputQueueClose>;
   /** Messages of `turnId` with `seq > afterSeq`, in seq order. */
   listAfter(turnId: string, afterSeq: number): Promise<StoredTurnInput[]>;
   /**
    * Set `applied_at = at` on every message of `turnId` with `seq <= uptoSeq` not marked yet, and
    * return exactly those (seq order). A message is returned by one call only, also when two race.
+   * `fence` as for {@link close}: refused (`LeaseLostError`, nothing marked) once the lease is lost.
    */
-  markApplied(turnId: string, uptoSeq: number, at: string): Promise<StoredTurnInput[]>;
+  markApplied(turnId: string, uptoSeq: number, at: string, fence?: LeaseFence): Promise<StoredTurnInput[]>;
 }

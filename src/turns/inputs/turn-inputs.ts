@@ -16,6 +16,10 @@
  *   model's final answer the hook's read is a conditional close: pending messages continue the
  *   turn instead.
  *
+ * A run's writes (closing its queue, marking applied, taking over an interrupted turn's messages)
+ * carry its lease fence (src/store/lease-fence.ts): a run that lost its turn to another instance
+ * closes and marks nothing (`LeaseLostError`), so the new holder applies and announces every message.
+ *
  * Any caller may use it: the HTTP route (POST /v1/turns/{id}/messages), double-texting
  * (`multitask_strategy: steer`), other services (background jobs). It is engine-neutral: the
  * messages live in a {@link TurnInputStore} (SQLite or Postgres), the events in the turn's log.
@@ -29,6 +33,7 @@ import type { BoundaryInput } from '../../runtime/turn-types.js';
 import type { TurnState } from '../../runtime/turn-state.js';
 import type { EventLog, EventNotifier } from '../../store/event-log.js';
 import type { IdempotencyKeys, IdempotentResult } from '../../store/idempotency-keys.js';
+import type { LeaseFence } from '../../store/lease-fence.js';
 import type { TurnStore } from '../../store/turn-store.js';
 import { isFinished } from '../turn-outcome.js';
 import type { StoredTurnInput, TurnInputStore } from './input-store.js';
@@ -199,9 +204,11 @@ export class TurnInputs {
    * is stored): later sends get 409 `turn_finished`. Resolves with the messages the turn will never
    * apply — those after `cursor` (the state's input cursor; 0 for a turn that never ran) — for the
    * caller to report as `input.not_applied`. Idempotent (a second call returns them again).
+   * @param fence the lease of the run closing it (src/store/lease-fence.ts): closed only while it
+   *   is held, else rejects with `LeaseLostError`. Absent (a cancel of a turn that never ran): not fenced.
    */
-  async closeQueue(turnId: string, cursor: number): Promise<StoredTurnInput[]> {
-    const { pending } = await this.d.store.close(turnId, cursor, this.clock().toISOString());
+  async closeQueue(turnId: string, cursor: number, fence?: LeaseFence): Promise<StoredTurnInput[]> {
+    const { pending } = await this.d.store.close(turnId, cursor, this.clock().toISOString(), fence ? { fence } : {});
     // A send on this instance that stored its message before the close logs `input.queued` before
     // the caller logs `input.not_applied` (a send on another instance may log it just after).
     await Promise.allSettled([...(this.sending.get(turnId) ?? [])]);
@@ -214,14 +221,19 @@ export class TurnInputs {
    * is closed (so none can follow) and the messages not marked applied are returned as user
    * messages. `taken()` marks them applied in the previous turn once the successor has
    * checkpointed them, so a later take returns them no more (a crash before that takes them again).
+   * @param fence the successor run's lease on ITS turn: like every write of the run, the close and
+   *   the mark are made only while it is held (else `LeaseLostError`), so a successor run that lost
+   *   its turn changes nothing of the interrupted turn's queue — its new holder decides: it resumes
+   *   from the successor's checkpoint (which holds the messages, when one was stored) or takes
+   *   them over itself.
    */
-  async takeOver(previousId: string): Promise<{ items: TranscriptItem[]; taken(): Promise<void> }> {
-    const left = await this.closeQueue(previousId, 0);
+  async takeOver(previousId: string, fence?: LeaseFence): Promise<{ items: TranscriptItem[]; taken(): Promise<void> }> {
+    const left = await this.closeQueue(previousId, 0, fence);
     const upto = left.at(-1)?.seq ?? 0;
     return {
       items: left.map(inputMessage),
       taken: async () => {
-        if (upto > 0) await this.d.store.markApplied(previousId, upto, this.clock().toISOString());
+        if (upto > 0) await this.d.store.markApplied(previousId, upto, this.clock().toISOString(), fence);
       },
     };
   }
@@ -239,8 +251,12 @@ export class TurnInputs {
    * the queue's conditional close: no message pending → the queue closes (a later send is refused,
    * never silently dropped); else they are returned and the turn goes on with them. A turn nobody steers
    * thus costs no read per round. Call `close()` when the run ends (drops the subscription).
+   *
+   * With `fence` (the run's lease, src/store/lease-fence.ts) the conditional close and the marks are
+   * made only while the lease is held: the hook, or `applied()`, rejects with `LeaseLostError` and
+   * closes or marks nothing once another instance took the turn over (the caller stops the run).
    */
-  boundary(turnId: string, emit: (e: TurnEvent) => Promise<void> | void): BoundaryHook {
+  boundary(turnId: string, emit: (e: TurnEvent) => Promise<void> | void, fence?: LeaseFence): BoundaryHook {
     let announced = 0; // messages up to this seq are marked and announced (by this run)
     let mustRead = true; // the first boundary reads: messages may have come before this run
     let readAt = 0;
@@ -254,12 +270,12 @@ export class TurnInputs {
       readAt = now;
       const cursor = state.inputCursor ?? 0;
       const fresh = at === 'answer'
-        ? (await this.d.store.close(turnId, cursor, this.clock().toISOString(), { ifIdle: true })).pending
+        ? (await this.d.store.close(turnId, cursor, this.clock().toISOString(), { ifIdle: true, ...(fence ? { fence } : {}) })).pending
         : await this.d.store.listAfter(turnId, cursor);
       const upto = fresh.at(-1)?.seq ?? cursor;
       const applied = async () => {
         if (upto <= announced) return;
-        for (const m of await this.d.store.markApplied(turnId, upto, this.clock().toISOString())) await emit({ type: 'input.applied', message_id: m.id });
+        for (const m of await this.d.store.markApplied(turnId, upto, this.clock().toISOString(), fence)) await emit({ type: 'input.applied', message_id: m.id });
         announced = upto;
       };
       if (fresh.length === 0) {

@@ -19,5 +19,6 @@ import { turnContinuationsIndex } from './016-turn-continuations-index.js';
 import { sharedSkills } from './017-shared-skills.js';
 import { replyAttachments } from './018-reply-attachments.js';
 import { turnLeaseEpochs } from './019-turn-lease-epochs.js';
+import { workflowLeaseEpochs } from './020-workflow-lease-epochs.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks, jobPendingApprovals, turnInputClosures, turnContinuationsIndex, sharedSkills, replyAttachments, turnLeaseEpochs];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks, jobPendingApprovals, turnInputClosures, turnContinuationsIndex, sharedSkills, replyAttachments, turnLeaseEpochs, workflowLeaseEpochs];
