@@ -204,8 +204,13 @@ export async function streamEventLog<E extends { type: string }>(
 
   const run = async (): Promise<StreamEnd> => {
     sse.sendHeaders();
-    const last = await log.last(streamId);
-    if (last && isTerminal(last.event) && last.seq <= lastSent) return 'terminal';
+    // A client already past the stream's terminal event gets nothing. Only one that resumes can
+    // be (a terminal event has seq ≥ 1): from the start, the log is not read for it (a read writes
+    // the log's queued events first, ahead of their batch).
+    if (lastSent > 0) {
+      const last = await log.last(streamId);
+      if (last && isTerminal(last.event) && last.seq <= lastSent) return 'terminal';
+    }
     const first = await catchUp();
     if (first !== 'live') return first;
     for (;;) {
