@@ -208,8 +208,13 @@ export async function streamEventLog<E extends { type: string }>(
     // end of a quiet log may write nothing for a long time, and the client must learn the status
     // and X-Turn-Id now (before its header timeout), not with the first event or heartbeat.
     reply.raw.flushHeaders();
-    const last = await log.last(streamId);
-    if (last && isTerminal(last.event) && last.seq <= lastSent) return 'terminal';
+    // A client already past the stream's terminal event gets nothing. Only one that resumes can
+    // be (a terminal event has seq ≥ 1): from the start, the log is not read for it (a read writes
+    // the log's queued events first, ahead of their batch).
+    if (lastSent > 0) {
+      const last = await log.last(streamId);
+      if (last && isTerminal(last.event) && last.seq <= lastSent) return 'terminal';
+    }
     const first = await catchUp();
     if (first !== 'live') return first;
     for (;;) {

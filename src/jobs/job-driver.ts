@@ -90,6 +90,9 @@ export class JobDriver {
     const ends = type === 'turn.completed' || type === 'turn.failed' || type === 'turn.cancelled';
     // Synchronous for the events no job looks at (no promise for most of a turn's events).
     if (type !== 'tool.completed' && type !== 'message.completed' && type !== 'input.applied' && !ends && !APPROVAL_EVENTS.has(type)) return undefined;
+    // Synchronous, too, for a turn known to be no job's (every round's tool.completed of an
+    // ordinary turn after its first): no promise, so the event log's observers stay synchronous.
+    if (this.index.knownJobOf(logged.streamId) === null) return undefined;
     return this.observeJobTurnEvent(logged);
   }
 

@@ -16,6 +16,14 @@ export class TurnJobIndex {
     this.known.set(turnId, jobId);
   }
 
+  /**
+   * What {@link jobOf} answers without reading the store: the job id, null (the turn is no job's),
+   * or undefined (not known yet).
+   */
+  knownJobOf(turnId: string): string | null | undefined {
+    return this.known.get(turnId);
+  }
+
   /** The job of turn `turnId` (a turn of kind `background_job`), or null. */
   async jobOf(turnId: string): Promise<string | null> {
     const hit = this.known.get(turnId);

@@ -12,7 +12,8 @@
  * (the consumer stopped early), never after a complete stream.
  *
  * A 2xx answer that is not an event stream is ModelError `not_event_stream` (event-stream-check.ts).
- * Comment lines (keep-alives) reach the caller's `hooks.onComment` (sse-events.ts).
+ * Comment lines (keep-alives) reach the caller's `hooks.onComment`, and events the adapter never
+ * reads its `hooks.onUnread` when given (sse-events.ts).
  *
  * Retries: the SDK retries connection errors, 408/409/429 and 5xx with exponential backoff
  * (`maxRetries`, honouring `retry-after`/`retry-after-ms`). Errors that remain are thrown as

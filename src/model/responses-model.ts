@@ -13,13 +13,14 @@ import { fromResponsesStream } from './responses-stream.js';
 /**
  * Something that streams one Responses API request (wire types), one value per wire event in
  * order; an event the adapter never maps (`response.in_progress`, argument deltas, …) may come as
- * its `{type}` alone (openai-responses-client.ts does: sse-events.ts). Throws ModelErrors.
+ * its `{type}` alone (openai-responses-client.ts does: sse-events.ts), or — given
+ * `hooks.onUnread` — be reported there with its type instead of yielded. Throws ModelErrors.
  * `hooks.onComment` is called for each SSE comment line (a keep-alive), which yields nothing.
  */
 export interface ResponsesTransport {
   /** The endpoint as messages name it (no credentials), when known: the port's `endpoint`. */
   readonly endpoint?: string;
-  stream(request: ResponseCreateParamsStreaming, signal: AbortSignal, hooks?: Pick<SseHooks, 'onComment'>): AsyncIterable<ResponseStreamEvent>;
+  stream(request: ResponseCreateParamsStreaming, signal: AbortSignal, hooks?: Pick<SseHooks, 'onComment' | 'onUnread'>): AsyncIterable<ResponseStreamEvent>;
 }
 
 export interface ResponsesModelOptions {
@@ -34,7 +35,8 @@ export function createResponsesModel(transport: ResponsesTransport, options: Res
     endpoint: transport.endpoint,
     stream(request, signal, hooks) {
       const onActivity = hooks?.onActivity;
-      const wire = transport.stream(toResponsesRequest(request, mode), signal, onActivity ? { onComment: onActivity } : undefined);
+      // Events the runtime never reads count as activity without being yielded (sse-events.ts).
+      const wire = transport.stream(toResponsesRequest(request, mode), signal, onActivity ? { onComment: onActivity, onUnread: onActivity } : undefined);
       return fromResponsesStream(wire, onActivity, transport.endpoint);
     },
   };

@@ -52,13 +52,19 @@ export interface SseHooks {
   onComment?: () => void;
   /** The `data: [DONE]` sentinel arrived; called once, just before the iteration ends. */
   onDone?: () => void;
+  /**
+   * A frame whose `event:` name is in `unread` arrived: with this hook it is reported here,
+   * synchronously while the body is read, instead of being yielded as `{type}` (a consumer that
+   * only needs to know something came does not pull it through its layers of iterators).
+   */
+  onUnread?: (type: string) => void;
 }
 
 /**
  * The events of `response` (a 2xx streamed answer of a model endpoint).
  * Yields one value per frame: the parsed payload, or for a frame whose `event:` name is in
- * `unread` only `{type: <that name>}` (its payload unread; the consumer still sees the activity).
- * Comments yield nothing and are reported to `hooks.onComment`; `[DONE]` ends the iteration after
+ * `unread` only `{type: <that name>}` (its payload unread; the consumer still sees the activity),
+ * or nothing when `hooks.onUnread` is given (called with that name instead). Comments yield nothing and are reported to `hooks.onComment`; `[DONE]` ends the iteration after
  * `hooks.onDone`. A body that ends without `[DONE]` ends the iteration without it.
  * @throws OpenAIError when the response has no body; SyntaxError when a frame's data is not JSON;
  *   APIError for an error frame; whatever reading the body throws (a broken connection).
@@ -67,7 +73,7 @@ export async function* sseEvents<T = unknown>(response: Response, unread: Readon
   const body = response.body as unknown as AsyncIterable<Uint8Array> | null;
   if (!body) throw new OpenAIError('Attempted to iterate over a response with no body');
   const frames: EventSourceMessage[] = [];
-  const { onComment } = hooks;
+  const { onComment, onUnread } = hooks;
   const parser = createParser({ onEvent: (m) => frames.push(m), ...(onComment ? { onComment: () => onComment() } : {}) });
   const decoder = new TextDecoder();
   const chunks = body[Symbol.asyncIterator]();
@@ -90,7 +96,8 @@ export async function* sseEvents<T = unknown>(response: Response, unread: Readon
           return;
         }
         if (frame.event !== undefined && unread.has(frame.event)) {
-          yield { type: frame.event } as T;
+          if (onUnread) onUnread(frame.event);
+          else yield { type: frame.event } as T;
           continue;
         }
         let data: { error?: unknown } | null;

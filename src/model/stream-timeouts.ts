@@ -62,11 +62,13 @@ export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPor
         const onAbort = () => controller.abort(signal.reason);
         if (signal.aborted) onAbort();
         else signal.addEventListener('abort', onAbort, { once: true });
-        let fire: (e: Timeout) => void = () => {};
-        const timedOut = new Promise<never>((_, reject) => (fire = reject));
-        timedOut.catch(() => {});
+        // The first limit that passed; it fails the wait for the next event at once (`fail`, set
+        // while that wait is on) or the next wait when none is on.
+        let timedOut: Timeout | undefined;
+        let fail: ((e: Timeout) => void) | undefined;
         const expire = (kind: 'idle' | 'request') => () => {
-          fire(new Timeout(kind));
+          timedOut ??= new Timeout(kind);
+          fail?.(timedOut);
           controller.abort(new Timeout(kind));
         };
         const requestTimer = setTimeout(expire('request'), t.requestMs);
@@ -87,7 +89,13 @@ export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPor
         let started: ModelStreamEvent | undefined;
         try {
           for (;;) {
-            const r = await Promise.race([it.next(), timedOut]);
+            if (timedOut) throw timedOut;
+            const next = it.next();
+            const r = await new Promise<IteratorResult<ModelStreamEvent>>((resolve, reject) => {
+              fail = reject;
+              next.then(resolve, reject);
+            });
+            fail = undefined;
             waiting = false;
             if (r.done) {
               if (started) yield started;

@@ -4,6 +4,7 @@
  * transaction.
  */
 import type { Database } from './database.js';
+import { isoNow } from './iso-now.js';
 import type { StoredCheckpoint, TurnCheckpointStore } from './checkpoint-store.js';
 import type { TranscriptItem } from '../model/port.js';
 
@@ -50,7 +51,7 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
       const have = (storedCount.get(turnId) as number | undefined) ?? 0;
       if (from !== have) throw new Error(`checkpoint of turn ${turnId} expects ${from} stored items, found ${have}`);
       items.forEach((item, i) => insertItem.run(turnId, from + i, JSON.stringify(item)));
-      upsert.run(turnId, c.version, c.step, c.itemCount, c.state, new Date().toISOString());
+      upsert.run(turnId, c.version, c.step, c.itemCount, c.state, isoNow());
     });
     // The common mid-round case — no new items — is one statement (atomic on its own).
     this.updateOnly = db.prepare(
@@ -70,7 +71,7 @@ export class SqliteCheckpointStore implements TurnCheckpointStore {
    * one transaction: its own (`BEGIN IMMEDIATE`), or a savepoint inside a batch's transaction.
    */
   private write(turnId: string, c: StoredCheckpoint, items: readonly TranscriptItem[], tx: 'own' | 'nested'): void {
-    if (items.length === 0 && this.updateOnly.run(c.version, c.step, c.state, new Date().toISOString(), turnId, c.itemCount).changes === 1) return;
+    if (items.length === 0 && this.updateOnly.run(c.version, c.step, c.state, isoNow(), turnId, c.itemCount).changes === 1) return;
     if (tx === 'own') this.saveTx.immediate(turnId, c, items);
     else this.saveTx(turnId, c, items);
   }

@@ -26,6 +26,7 @@
  */
 import type { Database } from './database.js';
 import type { EventLog, LoggedEvent, QueuedAppend } from './event-log.js';
+import { isoNow } from './iso-now.js';
 import { safeStringify } from './safe-json.js';
 
 interface Row {
@@ -124,7 +125,7 @@ export class SqliteEventLog<E extends { type: string } = { type: string }> imple
     const { json, replaced } = safeStringify(event);
     const seq = this.nextSeq(streamId);
     const stored = new Promise<LoggedEvent<E>>((resolve, reject) => {
-      this.pending.push({ kind: 'event', streamId, seq, type: String(event.type), json, event, replaced, createdAt: new Date().toISOString(), resolve, reject });
+      this.pending.push({ kind: 'event', streamId, seq, type: String(event.type), json, event, replaced, createdAt: isoNow(), resolve, reject });
       this.schedule();
     });
     return { seq, stored };

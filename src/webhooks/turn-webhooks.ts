@@ -31,13 +31,14 @@ function plainLinks(id: string) {
 
 export function turnWebhookObserver(deps: TurnWebhookDeps) {
   const deliver = async (logged: LoggedEvent, event: TurnEvent): Promise<void> => {
-    const turn = await deps.getTurn(logged.streamId);
-    if (!turn) return;
-    const spec = await deps.webhookOf(turn.id);
+    // The targets first: the record (for the payload) is read only when there is one to send to.
+    const spec = await deps.webhookOf(logged.streamId);
     const urls = new Set<string>();
     if (spec && (spec.events ?? TURN_WEBHOOK_EVENTS).includes(event.type as WebhookEventType)) urls.add(spec.url);
     if (deps.serverUrl) urls.add(deps.serverUrl);
     if (urls.size === 0) return;
+    const turn = await deps.getTurn(logged.streamId);
+    if (!turn) return;
     const now = Date.now();
     const payload = JSON.stringify({
       type: event.type,

@@ -74,6 +74,28 @@ describe('GET /v1/turns/{id}/events', () => {
     }
   });
 
+  it('reads the log only for its events from the start: the last event is looked up only for a resume', async () => {
+    const id = await finishedTurn(4);
+    const log = svc.services.eventLog;
+    const last = log.last.bind(log);
+    let lastReads = 0;
+    log.last = (streamId) => {
+      if (streamId === id) lastReads++;
+      return last(streamId);
+    };
+    try {
+      const fromStart = await readSse(`${svc.url}/v1/turns/${id}/events`);
+      expect(fromStart.events.map((e) => Number(e.id))).toEqual([1, 2, 3, 4]);
+      expect(lastReads).toBe(0);
+      const past = await readSse(`${svc.url}/v1/turns/${id}/events`, { headers: { 'last-event-id': '4' } });
+      expect(past.events).toEqual([]);
+      expect(past.serverClosed).toBe(true);
+      expect(lastReads).toBe(1);
+    } finally {
+      log.last = last;
+    }
+  });
+
   it('replays a long log across several pages without a gap', async () => {
     const id = await finishedTurn(1234);
     const r = await readSse(`${svc.url}/v1/turns/${id}/events`, { headers: { 'last-event-id': '7' } });

@@ -141,4 +141,18 @@ describe('what the reader reports besides events', () => {
   it('does not call onDone for a body that ends without [DONE]', async () => {
     expect(await heard('no-done', unnamed({ n: 1 }))).toEqual(['event 1']);
   });
+
+  it('with onUnread, reports the frames left unread by name instead of yielding them', async () => {
+    const path = '/hooks/unread';
+    const text = named(ev('response.created', { n: 1 })) + named(ev('response.in_progress')) + named(ev('response.function_call_arguments.delta', { delta: '{' })) +
+      named(ev('response.output_item.done', { n: 2 })) + unnamed(ev('response.in_progress', { n: 3 })) + 'data: [DONE]\n\n';
+    bodies.set(path, chunked(text, 7));
+    const unreadSeen: string[] = [];
+    const yielded: unknown[] = [];
+    const res = await modelFetch(base + path, {});
+    for await (const e of sseEvents<{ type: string }>(res, RESPONSES_UNREAD, { onUnread: (type) => unreadSeen.push(type) })) yielded.push(e);
+    expect(unreadSeen).toEqual(['response.in_progress', 'response.function_call_arguments.delta']);
+    // A frame without an `event:` line is parsed and yielded whatever its type (as without the hook).
+    expect(yielded).toEqual([ev('response.created', { n: 1 }), ev('response.output_item.done', { n: 2 }), ev('response.in_progress', { n: 3 })]);
+  });
 });

@@ -18,10 +18,16 @@ function rig() {
   const db = openDatabase(':memory:');
   const store = new SqliteTurnInputStore(db);
   let reads = 0;
+  let closes = 0;
   const listAfter = store.listAfter.bind(store);
   store.listAfter = (turnId, after) => {
     reads++;
     return listAfter(turnId, after);
+  };
+  const close = store.close.bind(store);
+  store.close = (...args) => {
+    closes++;
+    return close(...args);
   };
   const events = new PublishedEventLog(new SqliteEventLog<TurnEvent>(db), new InProcessEventNotifier<TurnEvent>());
   let now = Date.parse('2026-12-02T03:00:00Z');
@@ -34,7 +40,7 @@ function rig() {
     if (notified) await events.append('t1', { type: 'input.queued', message_id: m.id });
     return m;
   };
-  return { hook, arrive, reads: () => reads, advance: (ms: number) => (now += ms), emitted, close: () => (hook.close(), db.close()) };
+  return { inputs, store, hook, arrive, reads: () => reads, closes: () => closes, advance: (ms: number) => (now += ms), emitted, close: () => (hook.close(), db.close()) };
 }
 
 describe('steering reads of a running turn', () => {
@@ -80,6 +86,30 @@ describe('steering reads of a running turn', () => {
     r.advance(1);
     expect((await r.hook(state, 'round'))?.items).toEqual([{ type: 'message', role: 'user', content: 'from the other instance' }]);
     expect(r.reads()).toBe(2);
+    r.close();
+  });
+
+  it('a queue closed empty at the answer is not closed in the store again when the turn ends', async () => {
+    const r = rig();
+    const state = initialTurnState([]);
+    await r.hook(state, 'round');
+    expect(await r.hook(state, 'answer')).toBeUndefined(); // nothing pending: the queue closes
+    expect(r.closes()).toBe(1);
+    expect(await r.inputs.closeQueue('t1', 0)).toEqual([]); // the turn's end: nothing left, no transaction
+    expect(r.closes()).toBe(1);
+    // The queue is closed in the store all the same: a later message is refused.
+    expect(await r.store.add({ id: 'msg_late', turn_id: 't1', content: 'late', source: 'api', created_at: new Date().toISOString() })).toBeUndefined();
+    r.close();
+  });
+
+  it('a queue that is not known closed empty is closed in the store when the turn ends', async () => {
+    const r = rig();
+    const state = initialTurnState([]);
+    await r.hook(state, 'round');
+    await r.arrive('never applied', false);
+    expect((await r.hook(state, 'answer'))?.items).toHaveLength(1); // pending: the queue stays open
+    expect((await r.inputs.closeQueue('t1', 0)).map((m) => m.content)).toEqual(['never applied']);
+    expect(r.closes()).toBe(2);
     r.close();
   });
 

@@ -117,6 +117,13 @@ export class TurnInputs {
   private readonly clock: () => Date;
   /** Sends in progress on this instance, per turn (a close waits for their `input.queued`). */
   private readonly sending = new Map<string, Set<Promise<unknown>>>();
+  /**
+   * Turns whose queue this instance closed with nothing pending after the given cursor (at the
+   * model's answer, {@link boundary}): a closed queue takes no message, so a later
+   * {@link closeQueue} from that cursor or a later one has nothing to return and needs no store
+   * transaction. Forgotten at that close (bounded by {@link MAX_CLOSED_EMPTY} otherwise).
+   */
+  private readonly closedEmpty = new Map<string, number>();
 
   constructor(private readonly d: TurnInputsDeps) {
     this.clock = d.clock ?? (() => new Date());
@@ -208,7 +215,11 @@ export class TurnInputs {
    *   is held, else rejects with `LeaseLostError`. Absent (a cancel of a turn that never ran): not fenced.
    */
   async closeQueue(turnId: string, cursor: number, fence?: LeaseFence): Promise<StoredTurnInput[]> {
-    const { pending } = await this.d.store.close(turnId, cursor, this.clock().toISOString(), fence ? { fence } : {});
+    const closedAt = this.closedEmpty.get(turnId);
+    this.closedEmpty.delete(turnId);
+    const { pending } = closedAt !== undefined && cursor >= closedAt
+      ? { pending: [] }
+      : await this.d.store.close(turnId, cursor, this.clock().toISOString(), fence ? { fence } : {});
     // A send on this instance that stored its message before the close logs `input.queued` before
     // the caller logs `input.not_applied` (a send on another instance may log it just after).
     await Promise.allSettled([...(this.sending.get(turnId) ?? [])]);
@@ -269,9 +280,14 @@ export class TurnInputs {
       mustRead = false; // before the read: a message notified during it makes the next boundary read
       readAt = now;
       const cursor = state.inputCursor ?? 0;
-      const fresh = at === 'answer'
-        ? (await this.d.store.close(turnId, cursor, this.clock().toISOString(), { ifIdle: true, ...(fence ? { fence } : {}) })).pending
-        : await this.d.store.listAfter(turnId, cursor);
+      let fresh: StoredTurnInput[];
+      if (at === 'answer') {
+        const r = await this.d.store.close(turnId, cursor, this.clock().toISOString(), { ifIdle: true, ...(fence ? { fence } : {}) });
+        if (r.closed && r.pending.length === 0) this.rememberClosedEmpty(turnId, cursor);
+        fresh = r.pending;
+      } else {
+        fresh = await this.d.store.listAfter(turnId, cursor);
+      }
       const upto = fresh.at(-1)?.seq ?? cursor;
       const applied = async () => {
         if (upto <= announced) return;
@@ -286,7 +302,15 @@ export class TurnInputs {
     };
     return Object.assign(hook, { close: () => unsubscribe?.() });
   }
+
+  private rememberClosedEmpty(turnId: string, cursor: number): void {
+    if (this.closedEmpty.size >= MAX_CLOSED_EMPTY) this.closedEmpty.clear();
+    this.closedEmpty.set(turnId, cursor);
+  }
 }
+
+/** Turns kept in TurnInputs' closed-empty memory at most (runs that never reach their close). */
+const MAX_CLOSED_EMPTY = 10_000;
 
 /** Longest a running turn goes without reading its steering messages when no notification came, ms. */
 export const INPUT_RECHECK_MS = 1000;
