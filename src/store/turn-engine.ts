@@ -9,9 +9,9 @@
  */
 import { TERMINAL_EVENT_TYPES, type TurnEvent } from '../runtime/events.js';
 import type { TurnTrace } from '../telemetry/trace-context.js';
-import type { WorkflowEvent } from '../workflows/events.js';
+import { WORKFLOW_TERMINAL_EVENT_TYPES, type WorkflowEvent } from '../workflows/events.js';
 import type { ApprovalStore } from './approval-store.js';
-import type { JobEvent } from '../jobs/events.js';
+import { JOB_TERMINAL_EVENT_TYPES, type JobEvent } from '../jobs/events.js';
 import type { TurnCheckpointStore } from './checkpoint-store.js';
 import type { ControlPlaneStores } from './control-plane.js';
 import type { Database } from './database.js';
@@ -98,12 +98,13 @@ export function turnEngine(
   const listen = new PgListenConnection({ url, onError, onRecovered });
   const notifierFor = <E extends { type: string }>(log: PgEventLog<E>) =>
     new PgEventNotifier<E>({ url, send: (sql, params) => pg.query(sql, params), log: log as unknown as PgNotifierOptions['log'], onError, onRecovered, listen });
-  // Nothing is stored in a turn's log after its terminal event, whoever appends it.
+  // Nothing is stored in a turn's, workflow's or job's log after its terminal event, whoever
+  // appends it (a stale instance's late write is refused with StreamClosedError).
   const turnLog = new PgEventLog<TurnEvent>(pg, { terminalTypes: TERMINAL_EVENT_TYPES });
-  const workflowLog = new PgEventLog<WorkflowEvent>(pg);
+  const workflowLog = new PgEventLog<WorkflowEvent>(pg, { terminalTypes: WORKFLOW_TERMINAL_EVENT_TYPES });
   const turnNotifier = notifierFor(turnLog);
   const workflowNotifier = notifierFor(workflowLog);
-  const jobLog = new PgEventLog<JobEvent>(pg);
+  const jobLog = new PgEventLog<JobEvent>(pg, { terminalTypes: JOB_TERMINAL_EVENT_TYPES });
   const jobNotifier = notifierFor(jobLog);
   const turnStore = new PgTurnStore(pg, turnLog); // a finished record commits with its terminal event
   return {
