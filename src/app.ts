@@ -9,6 +9,7 @@ import fastifySseModule from '@fastify/sse';
 import { installAuth } from './http/auth.js';
 import { installHostCheck, installHostRequired } from './http/host-check.js';
 import { registerCors } from './http/cors.js';
+import { installOriginCheck } from './http/origin-check.js';
 import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-token.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.js';
 import { installBodyTimeout } from './http/body-timeout.js';
@@ -111,6 +112,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installHostCheck(app, { tokens: config.AUTH_TOKENS, allowedHosts: config.ALLOWED_HOSTS });
   // CORS first: a preflight carries no Authorization and is answered before auth runs.
   await registerCors(app, config.CORS_ORIGINS);
+  // A state-changing request from a page on a foreign origin (no preflight needed for a bodyless
+  // or text/plain POST): 403 origin_not_allowed, with or without tokens, before auth.
+  installOriginCheck(app, config.CORS_ORIGINS);
   // Stream tokens (EventSource) are checked before bearer auth, for GET /v1/{turns,workflows}/{id}/events only.
   installStreamTokenCheck(app, services.streamTokens);
   installAuth(app, { tokens: config.AUTH_TOKENS, extraCheck: (r) => hasValidStreamToken(r) || hasMetricsToken(r, config.METRICS_TOKEN) });
