@@ -11,7 +11,7 @@ import { installHostCheck, installHostRequired } from './http/host-check.js';
 import { registerCors } from './http/cors.js';
 import { installOriginCheck } from './http/origin-check.js';
 import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-token.js';
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers, MAX_PARAM_LENGTH } from './http/error-handler.js';
 import { installBodyTimeout } from './http/body-timeout.js';
 import { installExpectContinue } from './http/expect-continue.js';
 import { installJsonBodyParser } from './http/json-body.js';
@@ -86,7 +86,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     http: { connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(config.REQUEST_TIMEOUT_MS / 4))), requireHostHeader: false },
     genReqId: () => crypto.randomUUID(),
     // `/v1/turns/` is `/v1/turns` (a trailing slash read as an empty id gave 400), `//` is `/`.
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // A path parameter up to the longest id or name the API documents (a page slug, 128); 414 beyond.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
     // Request lines go to debug (src/http/request-log.ts), not Fastify's info pair.
     logController: new LogController({ disableRequestLogging: true }),
     // Open SSE streams (e.g. of a queued turn) must not keep close() waiting: they are cut and
