@@ -104,6 +104,8 @@ export const PreviewToolsBody = nullAsAbsent(z.strictObject({
   agent_id: AgentId.default('default'),
   tools: ToolFamilies.optional(),
   model: z.string().min(1).max(200).optional(),
+  /** The wire protocol whose `tools` form `definitions` takes (default: MODEL_API), as `model_api` on POST /v1/turns. */
+  model_api: z.enum(MODEL_APIS).optional(),
   brain: z.boolean().optional(),
   /** Skills the turn would get instead of the agent's enabled list (as on POST /v1/turns). */
   skills: SkillNames.optional(),

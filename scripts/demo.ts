@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createParser } from 'eventsource-parser';
-import { startRefusal, startService } from '../src/main.js';
+import { busyPortAdvice, startRefusal, startService } from '../src/main.js';
 import { demoEnv, firstToken } from './demo-env.js';
 import {
   functionCall,
@@ -98,11 +98,7 @@ async function startDemoService(env: NodeJS.ProcessEnv, dataDir: string, model: 
     await model.close().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      const port = Number(env.PORT?.trim());
-      const other = port > 0 && port < 65535 ? port + 1 : 8788;
-      process.stderr.write(
-        `demo --serve: port ${port} on ${env.HOST} is busy (another process listens on it): stop that process, or choose another port, e.g. PORT=${other} npm run demo -- --serve\n`,
-      );
+      process.stderr.write(`demo --serve: ${busyPortAdvice(env.HOST ?? '127.0.0.1', Number(env.PORT?.trim()), 'npm run demo -- --serve')}\n`);
       process.exit(2);
     }
     const refusal = startRefusal(err, env);

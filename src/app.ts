@@ -9,8 +9,9 @@ import fastifySseModule from '@fastify/sse';
 import { installAuth } from './http/auth.js';
 import { installHostCheck, installHostRequired } from './http/host-check.js';
 import { registerCors } from './http/cors.js';
+import { installOriginCheck } from './http/origin-check.js';
 import { hasValidStreamToken, installStreamTokenCheck } from './http/stream-token.js';
-import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandlers, MAX_PARAM_LENGTH } from './http/error-handler.js';
 import { installBodyTimeout } from './http/body-timeout.js';
 import { installExpectContinue } from './http/expect-continue.js';
 import { installJsonBodyParser } from './http/json-body.js';
@@ -85,7 +86,8 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
     http: { connectionsCheckingInterval: Math.max(100, Math.min(30_000, Math.floor(config.REQUEST_TIMEOUT_MS / 4))), requireHostHeader: false },
     genReqId: () => crypto.randomUUID(),
     // `/v1/turns/` is `/v1/turns` (a trailing slash read as an empty id gave 400), `//` is `/`.
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    // A path parameter up to the longest id or name the API documents (a page slug, 128); 414 beyond.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: MAX_PARAM_LENGTH },
     // Request lines go to debug (src/http/request-log.ts), not Fastify's info pair.
     logController: new LogController({ disableRequestLogging: true }),
     // Open SSE streams (e.g. of a queued turn) must not keep close() waiting: they are cut and
@@ -111,6 +113,9 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installHostCheck(app, { tokens: config.AUTH_TOKENS, allowedHosts: config.ALLOWED_HOSTS });
   // CORS first: a preflight carries no Authorization and is answered before auth runs.
   await registerCors(app, config.CORS_ORIGINS);
+  // A state-changing request from a page on a foreign origin (no preflight needed for a bodyless
+  // or text/plain POST): 403 origin_not_allowed, with or without tokens, before auth.
+  installOriginCheck(app, config.CORS_ORIGINS);
   // Stream tokens (EventSource) are checked before bearer auth, for GET /v1/{turns,workflows}/{id}/events only.
   installStreamTokenCheck(app, services.streamTokens);
   installAuth(app, { tokens: config.AUTH_TOKENS, extraCheck: (r) => hasValidStreamToken(r) || hasMetricsToken(r, config.METRICS_TOKEN) });

@@ -85,14 +85,11 @@ export function serviceLinks(address: string): { api: string; docs: string; cons
 }
 
 /**
- * Create DATA_DIR when missing and check it is a writable folder.
- * @throws ConfigError naming DATA_DIR and the reason (not a folder, no permission, …).
- */
-/**
  * Create DATA_DIR (and missing parents) and check it is a writable folder.
  * Each missing level is created on its own, so a parent that refuses (`/proc`, read-only mounts)
  * fails at once; Node's recursive mkdir retries such a parent forever.
- * @throws ConfigError one line: `DATA_DIR=<dir>: cannot use it as the data folder (<reason>)`.
+ * @throws ConfigError one line: `DATA_DIR=<dir>: cannot use it as the data folder (<reason>): create
+ *   it, or point DATA_DIR at a folder this user can write`.
  */
 function ensureDataDir(dir: string): void {
   try {
@@ -105,25 +102,42 @@ function ensureDataDir(dir: string): void {
     if (!fs.statSync(dir).isDirectory()) throw new Error('not a folder');
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (err) {
-    throw new ConfigError([`DATA_DIR=${dir}: cannot use it as the data folder (${(err as Error).message})`]);
+    throw new ConfigError([`DATA_DIR=${dir}: cannot use it as the data folder (${(err as Error).message}): create it, or point DATA_DIR at a folder this user can write`]);
   }
 }
 
 /**
- * Why {@link startService} refused to start, as the one line printed after `refusing to start: `
- * (bad configuration, an unusable DATA_DIR or database, an address it cannot listen on: `cannot
- * listen on 127.0.0.1:8787 (EADDRINUSE: …)`), or undefined for an error that is not such a
- * refusal (a bug: show its stack). `env` is the environment the service was started with (HOST,
- * PORT for the address).
+ * What to say when `port` on `host` is taken (EADDRINUSE): `port 8787 on 127.0.0.1 is busy
+ * (another process listens on it): stop that process, or choose another port, e.g. PORT=8788
+ * <rerun>`, `rerun` being the command that started it (`npm start`, `npm run demo -- --serve`).
  */
-export function startRefusal(err: unknown, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function busyPortAdvice(host: string, port: number, rerun: string): string {
+  const other = port > 0 && port < 65535 ? port + 1 : 8788;
+  return `port ${port} on ${host} is busy (another process listens on it): stop that process, or choose another port, e.g. PORT=${other} ${rerun}`;
+}
+
+/**
+ * Why {@link startService} refused to start, as the one line printed after `refusing to start: `
+ * (bad configuration, an unusable DATA_DIR or database, an address it cannot listen on — a busy
+ * port as {@link busyPortAdvice} says it, with `rerun` as the command; a port it may not use or a
+ * HOST that is not this machine's, saying which variable to change), or undefined for an error
+ * that is not such a refusal (a bug: show its stack). `env` is the environment the service was
+ * started with (HOST, PORT for the address).
+ */
+export function startRefusal(err: unknown, env: NodeJS.ProcessEnv = process.env, rerun = 'npm start'): string | undefined {
   if (err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof DataDirInUseError || err instanceof DatabaseStartError) return err.message;
   if (err instanceof DatabaseUnavailableError) {
     return `cannot reach the database at DATABASE_URL (${(err.cause as Error)?.message ?? err.message}); check that Postgres is up and the URL is right`;
   }
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-    return `cannot listen on ${env.HOST ?? '127.0.0.1'}:${env.PORT ?? 8787} (${code}: ${(err as Error).message})`;
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const port = Number(env.PORT?.trim() || 8787);
+  if (code === 'EADDRINUSE') return busyPortAdvice(host, port, rerun);
+  if (code === 'EACCES') {
+    return `cannot listen on ${host}:${port} (EACCES: permission denied${port < 1024 ? '; ports below 1024 need privileges' : ''}): choose another port with PORT, e.g. PORT=${port === 8787 ? 8788 : 8787}`;
+  }
+  if (code === 'EADDRNOTAVAIL') {
+    return `cannot listen on ${host}:${port} (EADDRNOTAVAIL: ${host} is not an address of this machine): set HOST to one of its addresses, e.g. HOST=127.0.0.1`;
   }
   // Resolved at start but no longer at listen (DNS changed in between).
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return hostUnresolvedProblem(env.HOST ?? '', code);

@@ -11,6 +11,8 @@ import { describeUnsafeChar, firstUnsafeChar, UNSAFE_CHARS_DESCRIPTION } from '.
 
 /** A page slug (its name within the agent, and the `reference` tools use): `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`. */
 export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** The longest page slug {@link SLUG_PATTERN} admits. */
+export const SLUG_MAX_LENGTH = 128;
 export const MAX_TITLE_CHARS = 300;
 /** Markdown size limit per page, bytes (UTF-8). */
 export const MAX_PAGE_BYTES = 512 * 1024;
@@ -116,7 +118,7 @@ export interface BrainStore {
 export function validatePage(slug: string, input: { title: string; markdown: string }): void {
   const problems: PageProblem[] = [];
   if (typeof slug !== 'string' || !SLUG_PATTERN.test(slug)) {
-    problems.push({ path: 'slug', code: 'invalid_format', message: `must match ${SLUG_PATTERN.source}: letters, digits, ".", "_" and "-", starting with a letter or digit, at most 128 characters` });
+    problems.push({ path: 'slug', code: 'invalid_format', message: `must match ${SLUG_PATTERN.source}: letters, digits, ".", "_" and "-", starting with a letter or digit, at most ${SLUG_MAX_LENGTH} characters` });
   }
   if (typeof input.title !== 'string') problems.push({ path: 'title', code: 'invalid_type', message: 'must be a string: send a short title for the page' });
   else if (input.title.trim() === '') problems.push({ path: 'title', code: 'too_small', message: 'must not be empty or only whitespace: send a short title for the page' });

@@ -18,6 +18,7 @@ import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
+import { SLUG_MAX_LENGTH } from '../brain/brain-store.js';
 import { isDomainError } from '../errors.js';
 import { innermostIssues, issueLine, issuePath } from '../zod-messages.js';
 import { bodyLimitOf, bodyTooLarge } from './body-limit.js';
@@ -112,8 +113,13 @@ export function installErrorHandlers(app: FastifyInstance): void {
   });
 }
 
-/** The longest path parameter Fastify's router accepts (its `maxParamLength` default; the app keeps it). */
-const MAX_PARAM_LENGTH = 100;
+/**
+ * The longest path parameter the router accepts (the app's `routerOptions.maxParamLength`): the
+ * longest id or name the API documents, a brain page slug ({@link SLUG_MAX_LENGTH}; agent ids and
+ * skill names take 64, turn, job, workflow and schedule ids 36). Every valid one is all unreserved
+ * characters, so it reaches the router unescaped at that length; a longer one is 414.
+ */
+export const MAX_PARAM_LENGTH = SLUG_MAX_LENGTH;
 
 /**
  * Fastify's `frameworkErrors` option: errors raised while routing, before any hook or the error
@@ -127,7 +133,7 @@ export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest
     return;
   }
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    reply.code(414).send(envelope('uri_too_long', `a path parameter is longer than ${MAX_PARAM_LENGTH} characters: no id or name this service hands out is that long; check the URL`, { max_param_length: MAX_PARAM_LENGTH }));
+    reply.code(414).send(envelope('uri_too_long', `a path parameter is longer than ${MAX_PARAM_LENGTH} characters: no id or name this API takes is that long (the longest, a brain page slug, has at most ${MAX_PARAM_LENGTH}); check the URL`, { max_param_length: MAX_PARAM_LENGTH }));
     return;
   }
   const status = typeof err.statusCode === 'number' && err.statusCode >= 400 ? err.statusCode : 500;

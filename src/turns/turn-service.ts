@@ -7,7 +7,7 @@
  * What survives a restart is described in README.md ("What survives a restart").
  */
 import { uuidv7 } from 'uuidv7';
-import type { ToolFamily } from '../config.js';
+import type { ModelApi, ToolFamily } from '../config.js';
 import { buildProviderTools, providerToolNames } from '../runtime/provider-tools.js';
 import { buildTurnContext } from './turn-context.js';
 import { turnSkills } from '../skills/turn-skills.js';
@@ -16,6 +16,7 @@ import type { ServiceRegistry } from '../assembly/services.js';
 import type { Config } from '../config.js';
 import { HttpError, notFound } from '../http/errors.js';
 import { modelFor, type ModelClients } from '../model/model-clients.js';
+import { toChatTools } from '../model/chat-tools.js';
 import type { ModelPort } from '../model/port.js';
 import { requireModel } from '../model/require-model.js';
 import { DomainError, idempotencyKeyReused } from '../errors.js';
@@ -533,16 +534,20 @@ export class DefaultTurnService implements TurnService {
 
   /**
    * The exact provider `tools` array a main turn with this configuration would send, from the
-   * same assembler and the runtime's buildProviderTools. Nothing runs; the context's signal is
+   * same assembler and the runtime's buildProviderTools, in the form of the turn's wire protocol
+   * (`model_api`, else MODEL_API): as is for the Responses API, through the Chat Completions
+   * adapter's {@link toChatTools} for `chat` (`{type: "function", function: {…}}`, namespaced
+   * tools flattened to `<namespace>__<name>`, no hosted tool search). Nothing runs; the context's signal is
    * aborted afterwards. `families` are the families the turn is assembled with: the requested
    * tool families (or DEFAULT_TOOLS) in request order, then `brain` when `brain: true`, then
    * `skills` when the turn has skills (its `skills` list, else the agent's enabled list; named
    * even when every one is withheld, which `unavailable` then says, as for a requested family
    * whose tools cannot be offered).
    */
-  async previewTools(req: { agent_id: string; tools?: ToolFamily[]; model?: string; brain?: boolean; skills?: string[] }) {
+  async previewTools(req: { agent_id: string; tools?: ToolFamily[]; model?: string; model_api?: ModelApi; brain?: boolean; skills?: string[] }) {
     const controller = new AbortController();
     const model = req.model ?? this.deps.config.MODEL ?? '';
+    const modelApi = req.model_api ?? this.deps.config.MODEL_API;
     try {
       const ctx = buildTurnContext(this.deps.config, this.deps.registry, {
         turnId: 'preview',
@@ -563,7 +568,8 @@ export class DefaultTurnService implements TurnService {
         ...(ctx.brain ? (['brain'] as const) : []),
         ...(resolved.skills.length > 0 || resolved.problems.length > 0 ? (['skills'] as const) : []),
       ];
-      return { model: model || null, families, tools: providerToolNames(definitions), unavailable, definitions };
+      const sent = modelApi === 'chat' ? toChatTools(definitions).tools : definitions;
+      return { model: model || null, model_api: modelApi, families, tools: providerToolNames(definitions), unavailable, definitions: sent };
     } finally {
       controller.abort(new Error('preview finished'));
     }

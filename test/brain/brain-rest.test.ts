@@ -33,6 +33,22 @@ describe('brain pages over REST', () => {
     expect((await api(harness.svc.url, 'DELETE', page('rest', 'runbook'))).status).toBe(404);
   });
 
+  it('serves a slug of the documented maximum, 128 characters, under an agent id of its maximum, 64; a slug one longer is 414 uri_too_long naming 128', async () => {
+    const pattern = new RegExp(spec.components.parameters.PageSlug.schema.pattern);
+    const agent = 'a'.repeat(64);
+    const longest = 'b'.repeat(128);
+    expect([pattern.test(longest), pattern.test(longest + 'b')]).toEqual([true, false]);
+    const created = await api(harness.svc.url, 'PUT', page(agent, longest), { title: 'Longest', markdown: 'x' });
+    expect([created.status, created.body.slug, created.body.agent_id]).toEqual([201, longest, agent]);
+    expect((await api(harness.svc.url, 'GET', page(agent, longest))).body).toMatchObject({ slug: longest, title: 'Longest' });
+    expect((await api(harness.svc.url, 'DELETE', page(agent, longest))).body).toEqual({ agent_id: agent, slug: longest, deleted: true });
+    const tooLong = await api(harness.svc.url, 'PUT', page(agent, longest + 'b'), { title: 'x', markdown: '' });
+    expect(tooLong.status).toBe(414);
+    expect(tooLong.body.error).toMatchObject({ code: 'uri_too_long', details: { max_param_length: 128 } });
+    expect(tooLong.body.error.message).toMatch(/^a path parameter is longer than 128 characters: .*a brain page slug, has at most 128\); check the URL$/);
+    expect(validateResponse('/v1/agents/{agent_id}/brain/pages/{slug}', 'put', 414, tooLong.body)).toEqual([]);
+  });
+
   it('rejects bad slugs, bad agent ids and bodies with 400', async () => {
     expect((await api(harness.svc.url, 'PUT', page('rest', '.hidden'), { title: 'x', markdown: '' })).status).toBe(400);
     expect((await api(harness.svc.url, 'PUT', page('bad%20agent', 'ok'), { title: 'x', markdown: '' })).status).toBe(400);

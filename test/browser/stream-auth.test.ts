@@ -290,9 +290,13 @@ describe('CORS', () => {
     const refused = await request(`${svc.url}/v1/turns`, { headers: { origin: ALLOWED } }); // 401, WWW-Authenticate
     expect(refused.status).toBe(401);
     expect(exposed(refused.headers)).toEqual(want);
-    const other = await request(`${svc.url}/v1/turns`, { method: 'POST', body, headers: { ...auth, origin: 'http://evil.example.test', 'idempotency-key': key } });
-    expect(other.headers.get('idempotent-replayed')).toBe('true');
+    // Another origin: a read is answered without CORS headers; a POST is refused (403 origin_not_allowed), also without them.
+    const other = await request(`${svc.url}/v1/turns/${created.body.id}`, { headers: { ...auth, origin: 'http://evil.example.test' } });
+    expect(other.status).toBe(200);
     expect(other.headers.get('access-control-expose-headers')).toBeNull();
+    const otherPost = await request(`${svc.url}/v1/turns`, { method: 'POST', body, headers: { ...auth, origin: 'http://evil.example.test', 'idempotency-key': key } });
+    expect([otherPost.status, otherPost.headers.get('idempotent-replayed')]).toEqual([403, null]);
+    expect(otherPost.headers.get('access-control-expose-headers')).toBeNull();
   });
 
   it('exposes every response header openapi.yaml documents, and README names them all', () => {

@@ -257,7 +257,10 @@ describe('without AUTH_TOKENS', () => {
     try {
       const child = spawnService({ DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'silent' });
       expect(await child.exited).toBe(2);
-      expect(child.output()).toContain(`cannot listen on 127.0.0.1:${port} (EADDRINUSE`);
+      // One line saying the port is busy and what to do, without Node's own "listen EADDRINUSE: …" repeating it.
+      expect(child.output().trim().split('\n')).toEqual([
+        `refusing to start: port ${port} on 127.0.0.1 is busy (another process listens on it): stop that process, or choose another port, e.g. PORT=${port + 1} npm start`,
+      ]);
     } finally {
       blocker.close();
       rmSync(dir, { recursive: true, force: true });

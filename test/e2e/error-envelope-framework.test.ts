@@ -79,8 +79,8 @@ describe('errors raised by Fastify or Node carry the envelope', () => {
   it('a path parameter over the max length → 414 uri_too_long, naming the limit', async () => {
     const r = await raw(get(`/v1/turns/${'a'.repeat(5000)}`));
     expectEnvelope(r, 414, 'uri_too_long', ['/v1/turns/{id}', 'get']);
-    expect(parse(r).body.error.details).toEqual({ max_param_length: 100 });
-    expect(parse(r).body.error.message).toMatch(/longer than 100 characters: .*check the URL$/);
+    expect(parse(r).body.error.details).toEqual({ max_param_length: 128 });
+    expect(parse(r).body.error.message).toMatch(/longer than 128 characters: .*check the URL$/);
   });
 
   it('an unknown route → 404 not_found; a known path with another method → 405 method_not_allowed', async () => {

@@ -54,13 +54,13 @@ describe('openapi.yaml', () => {
     expect(documented).toEqual(declared);
   });
 
-  it('documents the responses the HTTP layer sends on every route: 405 (with Allow), 408, 421, 431, 414 where the path has parameters, and a 400 on every route (the query of a /v1 route is checked; any route refuses an HTTP/1.1 request without Host, a bad escape in the path, a malformed request)', () => {
+  it('documents the responses the HTTP layer sends on every route: 405 (with Allow), 408, 421, 431, 414 where the path has parameters, 403 on state-changing methods (a foreign Origin), and a 400 on every route (the query of a /v1 route is checked; any route refuses an HTTP/1.1 request without Host, a bad escape in the path, a malformed request)', () => {
     const missing: string[] = [];
     for (const [p, item] of Object.entries(spec.paths as Record<string, Record<string, { responses: Record<string, { $ref?: string }> }>>)) {
       for (const [m, op] of Object.entries(item)) {
         if (!METHODS.includes(m)) continue;
         if (!op.responses['400']) missing.push(`${m} ${p} 400`);
-        const want: [string, string][] = [['405', 'MethodNotAllowed'], ['408', 'RequestTimeout'], ['421', 'HostNotAllowed'], ['431', 'HeadersTooLarge'], ...(p.includes('{') ? [['414', 'UriTooLong'] as [string, string]] : [])];
+        const want: [string, string][] = [['405', 'MethodNotAllowed'], ['408', 'RequestTimeout'], ['421', 'HostNotAllowed'], ['431', 'HeadersTooLarge'], ...(p.includes('{') ? [['414', 'UriTooLong'] as [string, string]] : []), ...(['post', 'put', 'patch', 'delete'].includes(m) ? [['403', 'OriginNotAllowed'] as [string, string]] : [])];
         for (const [status, name] of want) if (op.responses[status]?.$ref !== `#/components/responses/${name}`) missing.push(`${m} ${p} ${status}`);
       }
     }

@@ -11,6 +11,7 @@ import { ConfigError, hostLookupFailure, loadConfig } from '../../src/config.js'
 import { KNOWN_TOOL_NAMES } from '../../src/assembly/tool-names.js';
 import { freePort, ROOT, spawnService, waitHealthy } from '../e2e/support/child.js';
 import { webhookUrlRefusal } from '../../src/webhooks/webhook-spec.js';
+import { startRefusal } from '../../src/main.js';
 
 async function refusal(env: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {
   const child = spawnService({ PORT: '0', DATA_DIR: '/tmp', ...env });
@@ -55,8 +56,26 @@ it('fails at once with one line for a DATA_DIR that cannot be created (/proc/nop
   const { code, lines } = await refusal({ DATA_DIR: '/proc/nope' });
   expect(code).toBe(2);
   expect(lines).toEqual([
-    "refusing to start: DATA_DIR=/proc/nope: cannot use it as the data folder (ENOENT: no such file or directory, mkdir '/proc/nope')",
+    "refusing to start: DATA_DIR=/proc/nope: cannot use it as the data folder (ENOENT: no such file or directory, mkdir '/proc/nope'): create it, or point DATA_DIR at a folder this user can write",
   ]);
+});
+
+it('refuses a HOST that is not an address of this machine with one line saying to set HOST, without Node\'s message repeating the code', { timeout: CHILD_MS }, async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'turns-host-'));
+  try {
+    const { code, lines } = await refusal({ DATA_DIR: dir, HOST: '192.0.2.1', PORT: '8799', AUTH_TOKENS: 'startup-errors-token-0123', LOG_LEVEL: 'silent' });
+    expect(code).toBe(2);
+    expect(lines).toEqual([
+      'refusing to start: cannot listen on 192.0.2.1:8799 (EADDRNOTAVAIL: 192.0.2.1 is not an address of this machine): set HOST to one of its addresses, e.g. HOST=127.0.0.1',
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('says a port the service may not use (EACCES) is to be changed with PORT, naming the privileged range below 1024', () => {
+  const denied = Object.assign(new Error('listen EACCES: permission denied 127.0.0.1:80'), { code: 'EACCES' });
+  expect(startRefusal(denied, { HOST: '127.0.0.1', PORT: '80' })).toBe('cannot listen on 127.0.0.1:80 (EACCES: permission denied; ports below 1024 need privileges): choose another port with PORT, e.g. PORT=8787');
 });
 
 it('refuses an APPROVAL_POLICY naming a tool no family offers, naming it and the known tools', { timeout: CHILD_MS }, async () => {

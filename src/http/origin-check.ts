@@ -1,0 +1,70 @@
+/**
+ * Cross-site request guard. A page on another origin can make a browser send some requests
+ * without a CORS preflight — a POST without a body, or with a `text/plain` or form body — and the
+ * browser sends them even though the page cannot read the answer. Without AUTH_TOKENS nothing
+ * else stands between such a page and `POST /v1/turns/{id}/cancel`, a job's stop or a workflow's
+ * cancel; so a state-changing request (POST, PUT, PATCH, DELETE) is refused with 403
+ * `origin_not_allowed` when
+ * - its `Origin` header names an origin other than the service's own (the host and port of the
+ *   request's `Host` header; the scheme is not compared, since a TLS proxy in front makes the
+ *   page's `https:` reach the service as `http:`) and not in CORS_ORIGINS — `Origin: null`
+ *   (a sandboxed frame, a `file:` page) and a value that is not an origin included; or
+ * - it has no `Origin` but `Sec-Fetch-Site: cross-site`.
+ * Requests without either header (curl, servers, SDKs) are unaffected, and so is a request from
+ * the built-in console (same origin). The rule holds with and without AUTH_TOKENS (with tokens a
+ * page cannot attach one without a preflight, so it changes nothing for a legitimate client).
+ * GET, HEAD and OPTIONS (CORS preflights, answered by src/http/cors.ts) pass.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isAllowedOrigin, parseCorsOrigins } from './cors.js';
+import { envelope } from './errors.js';
+
+/** Methods that change state and are checked. */
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Whether `origin` (an Origin header) names the host and port the request was addressed to (`host`, its Host header). */
+export function isOwnOrigin(origin: string, host: string | undefined): boolean {
+  if (!host) return false;
+  try {
+    const o = new URL(origin);
+    if (o.origin === 'null' || (o.protocol !== 'http:' && o.protocol !== 'https:')) return false;
+    // The Host header read with the page's scheme, so a default port written out (`:443`) or left out compares equal.
+    return new URL(`${o.protocol}//${host}`).host === o.host;
+  } catch {
+    return false;
+  }
+}
+
+/** The service's own origin as the request names it (for messages): `<scheme>://<Host>`. */
+function ownOrigin(request: FastifyRequest): string {
+  return `${request.protocol}://${request.headers.host ?? 'localhost'}`;
+}
+
+/**
+ * Install the guard as an `onRequest` hook (after CORS, before auth): a state-changing request
+ * from a foreign origin gets 403 `origin_not_allowed`, details `{origin}` (or
+ * `{sec_fetch_site: "cross-site"}` when it carries only that), its message naming the origin and
+ * how to allow it (CORS_ORIGINS). `corsOrigins` are the CORS_ORIGINS entries.
+ */
+export function installOriginCheck(app: FastifyInstance, corsOrigins: readonly string[]): void {
+  const allowed = parseCorsOrigins(corsOrigins);
+  app.addHook('onRequest', async (request, reply) => {
+    if (!STATE_CHANGING.has(request.method)) return;
+    const origin = request.headers.origin;
+    const own = ownOrigin(request);
+    const why = `a browser page on another origin may not change anything here: POST, PUT, PATCH and DELETE are served only to pages on this service's own origin (${own}) and to the origins in CORS_ORIGINS, and to clients that send no Origin header`;
+    if (origin === undefined) {
+      if (request.headers['sec-fetch-site'] !== 'cross-site') return;
+      return reply.code(403).send(envelope('origin_not_allowed', `this ${request.method} comes from a page on another site (Sec-Fetch-Site: cross-site) and is refused: ${why}; send the request from a page listed in CORS_ORIGINS, or from a client that sends neither header`, { sec_fetch_site: 'cross-site' }));
+    }
+    if (isOwnOrigin(origin, request.headers.host) || isAllowedOrigin(allowed, origin)) return;
+    const how = (() => {
+      try {
+        const o = new URL(origin);
+        if (o.origin !== 'null' && (o.protocol === 'http:' || o.protocol === 'https:')) return `to let pages on ${o.origin} call this API, add that origin to CORS_ORIGINS (e.g. CORS_ORIGINS=${o.origin}) and restart the service`;
+      } catch { /* not an origin */ }
+      return 'an opaque or malformed origin (a sandboxed frame, a file: page) cannot be allowed: serve the page from an http(s) origin listed in CORS_ORIGINS';
+    })();
+    return reply.code(403).send(envelope('origin_not_allowed', `this ${request.method} comes from origin ${JSON.stringify(origin)} and is refused: ${why}; ${how}`, { origin }));
+  });
+}

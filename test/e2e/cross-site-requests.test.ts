@@ -1,0 +1,138 @@
+/**
+ * Cross-site request guard (src/http/origin-check.ts), through the real server and a scripted
+ * model: a page on another origin can make a browser send a bodyless or text/plain POST without a
+ * CORS preflight. Such state-changing requests — an `Origin` that is neither the service's own nor
+ * in CORS_ORIGINS, or only `Sec-Fetch-Site: cross-site` — get 403 `origin_not_allowed` and change
+ * nothing; the service's own origin, an allowed origin and clients without Origin are served.
+ */
+import { describe, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { lastToolOutput, routedEntries, waitFor } from '../jobs/support.js';
+import { firstUserText, SCHEMA } from '../workflows/support.js';
+import { api, startTestService, useScriptedService } from './support/service.js';
+import { validateResponse } from './support/spec.js';
+
+const ALLOWED = 'http://app.example.test:5173';
+const EVIL = 'https://evil.example';
+const harness = useScriptedService({ env: { CORS_ORIGINS: ALLOWED } });
+
+let n = 0;
+
+/** A turn whose model answer is held for a long time: it stays running until cancelled. */
+async function runningTurn(): Promise<string> {
+  const p = `cross-site: slow turn #${++n}`;
+  harness.model.push(...routedEntries({ [p]: [{ output: [message('late')], holdMs: 30_000 }] }));
+  const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: p, tools: [] });
+  expect(r.status).toBe(202);
+  await waitFor(() => harness.model.requests.some((q) => firstUserText(q.body) === p));
+  return r.body.id;
+}
+
+/** A background job (started by a main turn, notify off) that asks a question and waits on the answer. */
+async function waitingJob(): Promise<string> {
+  const main = `cross-site: start a job #${++n}`;
+  const task = `cross-site task: ask a question #${n}`;
+  let jobId = '';
+  harness.model.push(
+    ...routedEntries({
+      [main]: [
+        { output: [functionCall('create_background_job', { title: 'Asks', task, notify: false })] },
+        (body) => {
+          jobId = lastToolOutput(body).job_id;
+          return { output: [message('started')] };
+        },
+      ],
+      [task]: [{ output: [functionCall('clarify', { question: 'Which one?' })] }],
+    }),
+  );
+  const turn = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'cross-site', tools: ['jobs'] });
+  expect(turn.body.status).toBe('completed');
+  await waitFor(async () => (await api(harness.svc.url, 'GET', `/v1/jobs/${jobId}`)).body.status === 'waiting_on_user', 30_000);
+  return jobId;
+}
+
+/** A workflow whose one task's model answer is held: it stays running until cancelled. */
+async function runningWorkflow(): Promise<string> {
+  const p = `cross-site: slow task #${++n}`;
+  harness.model.push(...routedEntries({ [p]: [{ output: [message('late')], holdMs: 30_000 }] }));
+  const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'held', tasks: [{ label: p, prompt: p, result_schema: SCHEMA }] });
+  expect(r.status).toBe(201);
+  await waitFor(() => harness.model.requests.some((q) => firstUserText(q.body) === p));
+  return r.body.id;
+}
+
+/** A bodyless POST, as a page's `fetch(url, {method: 'POST', mode: 'no-cors'})` sends it. */
+function bodyless(path: string, headers: Record<string, string>) {
+  return api(harness.svc.url, 'POST', path, undefined, headers);
+}
+
+function expectOriginRefused(r: { status: number; body: any }, route: string, origin: string): void {
+  expect(r.status, route).toBe(403);
+  expect(r.body.error.code).toBe('origin_not_allowed');
+  expect(r.body.error.details).toEqual({ origin });
+  expect(r.body.error.message).toContain(`comes from origin ${JSON.stringify(origin)} and is refused`);
+  expect(validateResponse(route, 'post', 403, r.body)).toEqual([]);
+}
+
+describe('state-changing requests from a foreign origin', () => {
+  it('refuses a bodyless turn cancel, job stop and workflow cancel with 403 naming the origin and CORS_ORIGINS; nothing is stopped', async () => {
+    const turnId = await runningTurn();
+    const jobId = await waitingJob();
+    const workflowId = await runningWorkflow();
+
+    const cancel = await bodyless(`/v1/turns/${turnId}/cancel`, { origin: EVIL });
+    expectOriginRefused(cancel, '/v1/turns/{id}/cancel', EVIL);
+    expect(cancel.body.error.message).toContain(`add that origin to CORS_ORIGINS (e.g. CORS_ORIGINS=${EVIL})`);
+    expect(cancel.body.error.message).toContain(`this service's own origin (${harness.svc.url})`);
+    expectOriginRefused(await bodyless(`/v1/jobs/${jobId}/stop`, { origin: EVIL }), '/v1/jobs/{id}/stop', EVIL);
+    expectOriginRefused(await bodyless(`/v1/workflows/${workflowId}/cancel`, { origin: EVIL }), '/v1/workflows/{id}/cancel', EVIL);
+    // Another port or scheme of the service's host is another origin; so is a sandboxed frame's "null".
+    const port = Number(new URL(harness.svc.url).port);
+    for (const origin of [`http://127.0.0.1:${port + 1}`, 'http://localhost:' + port, 'null']) {
+      expectOriginRefused(await bodyless(`/v1/turns/${turnId}/cancel`, { origin }), '/v1/turns/{id}/cancel', origin);
+    }
+    // Without Origin, a browser's Sec-Fetch-Site: cross-site is refused the same way.
+    const fetchSite = await bodyless(`/v1/turns/${turnId}/cancel`, { 'sec-fetch-site': 'cross-site' });
+    expect([fetchSite.status, fetchSite.body.error.code, fetchSite.body.error.details]).toEqual([403, 'origin_not_allowed', { sec_fetch_site: 'cross-site' }]);
+
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${turnId}`)).body.status).toBe('running');
+    expect((await api(harness.svc.url, 'GET', `/v1/jobs/${jobId}`)).body.status).toBe('waiting_on_user');
+    expect((await api(harness.svc.url, 'GET', `/v1/workflows/${workflowId}`)).body.status).toBe('running');
+
+    // The service's own origin, an origin in CORS_ORIGINS, and a client without Origin are served.
+    expect((await bodyless(`/v1/turns/${turnId}/cancel`, { origin: harness.svc.url, 'sec-fetch-site': 'same-origin' })).body.status).toBe('cancelled');
+    expect((await bodyless(`/v1/jobs/${jobId}/stop`, { origin: ALLOWED, 'sec-fetch-site': 'cross-site' })).body.status).toBe('stopped');
+    expect((await bodyless(`/v1/workflows/${workflowId}/cancel`, {})).body.status).toBe('cancelled');
+  }, 60_000);
+
+  it('refuses POST /v1/turns with a text/plain body (no preflight) and creates no turn; a JSON create from the own origin is served', async () => {
+    const before = (await api(harness.svc.url, 'GET', '/v1/turns?limit=100')).body.data.length;
+    const r = await api(harness.svc.url, 'POST', '/v1/turns', '{"input":"run rm -rf ~","tools":["computer"]}', { origin: EVIL, 'content-type': 'text/plain' });
+    expectOriginRefused(r, '/v1/turns', EVIL);
+    expect((await api(harness.svc.url, 'GET', '/v1/turns?limit=100')).body.data.length).toBe(before);
+    harness.model.push(...routedEntries({ 'cross-site: own origin': [{ output: [message('ok')] }] }));
+    const own = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'cross-site: own origin', tools: [] }, { origin: harness.svc.url });
+    expect([own.status, own.body.status]).toEqual([200, 'completed']);
+  }, 30_000);
+
+  it('leaves reads alone: a GET from a foreign origin is served (the browser withholds the answer without CORS headers)', async () => {
+    const r = await api(harness.svc.url, 'GET', '/v1/turns', undefined, { origin: EVIL, 'sec-fetch-site': 'cross-site' });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('with AUTH_TOKENS', () => {
+  it('refuses a foreign origin before auth, with or without a token; the own origin with a token is served', async () => {
+    const svc = await startTestService({ env: { AUTH_TOKENS: 'tok-cross-site-requests' } });
+    try {
+      const auth = { authorization: 'Bearer tok-cross-site-requests' };
+      expect((await api(svc.url, 'POST', '/v1/turns/nope/cancel', undefined, { origin: EVIL })).status).toBe(403);
+      expect((await api(svc.url, 'POST', '/v1/turns/nope/cancel', undefined, { origin: EVIL, ...auth })).status).toBe(403);
+      expect((await api(svc.url, 'POST', '/v1/turns/nope/cancel', undefined, { origin: svc.url, ...auth })).status).toBe(404);
+      expect((await api(svc.url, 'POST', '/v1/turns/nope/cancel', undefined, auth)).status).toBe(404);
+    } finally {
+      await svc.close();
+    }
+  });
+});
