@@ -15,6 +15,7 @@
 import { escapeUnsafeChars } from '../unsafe-chars.js';
 import { Cron } from 'croner';
 import { ScheduleError } from './errors.js';
+import { IANA_ZONE_NAMES } from './iana-zone-names.js';
 import type { AfterUnit, ScheduleWhen } from './types.js';
 
 export const AFTER_UNITS: readonly AfterUnit[] = ['second', 'minute', 'hour', 'day', 'week'];
@@ -81,19 +82,28 @@ export function parseIsoWithOffset(at: string): number {
 /** A UTC offset written where a zone goes (`+02:00`, `-0500`, `+02`, `\u221205:00`). */
 const UTC_OFFSET = /^[+\-\u2212](\d{2})(?::?(\d{2}))?$/;
 
-/** Lower-case IANA name → its spelling, for the zones this runtime lists (plus `UTC`, which the list leaves out). */
+/**
+ * Lower-case name → its spelling: every IANA zone and link name (IANA_ZONE_NAMES, so links such as
+ * `Asia/Kolkata` and `US/Eastern` too), then the zones this runtime lists that the bundled list
+ * lacks (a zone added to tzdata after it; plus `UTC`, which Intl's list leaves out).
+ */
 let zoneSpellings: Map<string, string> | undefined;
 function spellingOf(lower: string): string | undefined {
-  zoneSpellings ??= new Map([...Intl.supportedValuesOf('timeZone'), 'UTC'].map((z) => [z.toLowerCase(), z]));
+  if (!zoneSpellings) {
+    zoneSpellings = new Map(IANA_ZONE_NAMES.map((z) => [z.toLowerCase(), z]));
+    for (const z of [...Intl.supportedValuesOf('timeZone'), 'UTC']) if (!zoneSpellings.has(z.toLowerCase())) zoneSpellings.set(z.toLowerCase(), z);
+  }
   return zoneSpellings.get(lower);
 }
 
 /**
  * The IANA time-zone name `zone` names, in its canonical spelling, or undefined when it names
  * none this runtime knows. Names match case-insensitively (as in the tz database) and come back
- * spelled as the runtime lists them: `europe/berlin` → `Europe/Berlin`, `utc` → `UTC`,
- * `etc/gmt-2` → `Etc/GMT-2`; a link name the runtime resolves to another zone keeps its own name
- * (`Asia/Kolkata`, `US/Eastern` stay as written). Undefined for unknown names, for names with
+ * spelled as IANA spells them: `europe/berlin` → `Europe/Berlin`, `utc` → `UTC`,
+ * `etc/gmt-2` → `Etc/GMT-2`; a link name keeps its own name, only its case fixed, not the zone
+ * Intl resolves it to (`asia/kolkata` → `Asia/Kolkata`, not `Asia/Calcutta`; `us/eastern` →
+ * `US/Eastern`, `gb` → `GB`). Which names are known is Intl's decision; a name Intl takes that is
+ * in neither IANA_ZONE_NAMES nor Intl's list keeps the client's spelling. Undefined for unknown names, for names with
  * surrounding whitespace, and for UTC offsets (`+02:00`, `-0500`), which `Intl` accepts but are
  * not time zones: an offset does not follow daylight saving time.
  */

@@ -212,6 +212,31 @@ describe('/v1/schedules validation errors', () => {
     expect((await call('GET', '/v1/schedules?agent_id=zones')).body.data).toHaveLength(1);
   });
 
+  it('stores a link name such as asia/kolkata in IANA spelling, not the zone Intl resolves it to', async () => {
+    // Intl resolves Asia/Kolkata to Asia/Calcutta and lists only ICU's primary ids: the case is
+    // fixed from the IANA names, the name the client meant is kept.
+    const cases: [string, string][] = [
+      ['asia/kolkata', 'Asia/Kolkata'],
+      ['us/eastern', 'US/Eastern'],
+      ['europe/kyiv', 'Europe/Kyiv'],
+      ['etc/utc', 'Etc/UTC'],
+      ['america/argentina/buenos_aires', 'America/Argentina/Buenos_Aires'],
+      ['gb', 'GB'],
+      ['nz', 'NZ'],
+      ['cet', 'CET'],
+      ['ASIA/KOLKATA', 'Asia/Kolkata'],
+      ['Asia/Calcutta', 'Asia/Calcutta'],
+    ];
+    const created = await call('POST', '/v1/schedules', body({ agent_id: 'zone-links', when: { cron: '0 9 * * *', timezone: cases[0][0] } }));
+    expect(created.status).toBe(201);
+    expect(created.body.when.timezone).toBe(cases[0][1]);
+    for (const [sent, stored] of cases) {
+      const patched = await call('PATCH', `/v1/schedules/${created.body.id}`, { when: { cron: '0 9 * * *', timezone: sent } });
+      expect([sent, patched.status, patched.body.when.timezone]).toEqual([sent, 200, stored]);
+      expect((await call('GET', `/v1/schedules/${created.body.id}`)).body.when.timezone).toBe(stored);
+    }
+  });
+
   it('lists when as required (not when?) in an unknown-field message, and a missing when is still invalid_when', async () => {
     const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', colour: 'blue' }), 400, 'invalid_request');
     expect(err.message).toContain('accepted fields are name, input, agent_id?, when, instructions?');

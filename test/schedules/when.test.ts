@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScheduleError } from '../../src/schedules/errors.js';
-import { countSlotsBetween, nextSlotAfter, validateWhen } from '../../src/schedules/when.js';
+import { IANA_ZONE_NAMES } from '../../src/schedules/iana-zone-names.js';
+import { canonicalTimeZone, countSlotsBetween, nextSlotAfter, validateWhen } from '../../src/schedules/when.js';
 
 const now = Date.parse('2026-03-27T12:00:00Z');
 const rules = { now, minIntervalS: 60 };
@@ -86,6 +87,13 @@ describe('validateWhen', () => {
     expect(zoneOf('US/Eastern')).toBe('US/Eastern');
     // Same slot as the canonical spelling: 09:00 CET.
     expect(iso(validateWhen({ cron: '0 9 * * *', timezone: 'europe/berlin' }, rules).firstRunAt)).toBe('2026-03-28T08:00:00.000Z');
+  });
+
+  it('spells every IANA zone and link name as IANA does, from any case', () => {
+    // The bundled list must hold only names this runtime's Intl takes, each unique ignoring case.
+    expect(new Set(IANA_ZONE_NAMES.map((z) => z.toLowerCase())).size).toBe(IANA_ZONE_NAMES.length);
+    const wrong = IANA_ZONE_NAMES.filter((z) => canonicalTimeZone(z.toLowerCase()) !== z || canonicalTimeZone(z.toUpperCase()) !== z);
+    expect(wrong).toEqual([]);
   });
 
   it('refuses a UTC offset as a time zone with unknown_timezone, saying to use an IANA name', () => {
