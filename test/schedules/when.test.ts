@@ -61,11 +61,11 @@ describe('validateWhen', () => {
     expect(codeOf({ after: { value: 1, unit: 'month' } })).toBe('invalid_after');
   });
 
-  it('refuses a bad cron expression with invalid_cron and names croner’s reason', () => {
+  it('refuses a bad cron expression with invalid_cron and names the field at fault', () => {
     expect(codeOf({ cron: 'every day', timezone: 'UTC' })).toBe('invalid_cron');
     expect(codeOf({ cron: '61 * * * *', timezone: 'UTC' })).toBe('invalid_cron');
     expect(codeOf({ cron: '0 0 30 2 *', timezone: 'UTC' })).toBe('invalid_cron'); // never fires
-    expect(() => validateWhen({ cron: '61 * * * *', timezone: 'UTC' }, rules)).toThrow(/minute: 61/);
+    expect(() => validateWhen({ cron: '61 * * * *', timezone: 'UTC' }, rules)).toThrow(/the minute field "61" is out of range: it takes 0–59/);
   });
 
   it('refuses an unknown time zone with unknown_timezone, a missing one with timezone_required', () => {
