@@ -181,14 +181,17 @@ const CRON_FORMS =
   'Use 5 fields "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5", or 6 with seconds first "second minute hour day-of-month month day-of-week", e.g. "30 0 9 * * 1-5"';
 /** The nicknames croner takes for a whole expression. */
 const CRON_NICKNAMES = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
-/** The six fields in croner's order (a 5-field expression has no `second`), each with the values it takes. */
-const CRON_FIELDS: readonly { name: string; values: string }[] = [
-  { name: 'second', values: '0–59' },
-  { name: 'minute', values: '0–59' },
-  { name: 'hour', values: '0–23' },
-  { name: 'day-of-month', values: '1–31' },
-  { name: 'month', values: '1–12 or JAN–DEC' },
-  { name: 'day-of-week', values: '0–7 (0 and 7 are Sunday) or SUN–SAT' },
+/**
+ * The six fields in croner's order (a 5-field expression has no `second`), each with the values it
+ * takes and the characters it takes besides digits and names (croner's own set; `?` reads as `*`).
+ */
+const CRON_FIELDS: readonly { name: string; values: string; chars: string }[] = [
+  { name: 'second', values: '0–59', chars: '*, ",", "-" and "/"' },
+  { name: 'minute', values: '0–59', chars: '*, ",", "-" and "/"' },
+  { name: 'hour', values: '0–23', chars: '*, ",", "-" and "/"' },
+  { name: 'day-of-month', values: '1–31', chars: '*, ",", "-", "/", L and W' },
+  { name: 'month', values: '1–12 or JAN–DEC', chars: '*, ",", "-" and "/"' },
+  { name: 'day-of-week', values: '0–7 (0 and 7 are Sunday) or SUN–SAT', chars: '*, ",", "-", "/", L and #' },
 ];
 /** croner's name of a field (in its messages) → its index in CRON_FIELDS. */
 const CRONER_FIELD: Record<string, number> = { second: 0, minute: 1, hour: 2, day: 3, nearestWeekdays: 3, month: 4, dayOfWeek: 5 };
@@ -208,9 +211,9 @@ function cronReason(expression: string, err?: Error): string {
   }
   /** The field croner counts as `index` (0 = second), named, with what the client wrote in it. */
   const field = (index: number) => {
-    const { name, values } = CRON_FIELDS[index];
+    const { name, values, chars } = CRON_FIELDS[index];
     const text = fields.length === 5 ? fields[index - 1] : fields[index];
-    return { name, values, text: text === undefined ? '' : quoted(text) };
+    return { name, values, chars, text: text === undefined ? '' : quoted(text) };
   };
   const message = err.message.trim();
   const range = /^CronPattern: Invalid value for (\w+):/.exec(message);
@@ -221,7 +224,7 @@ function cronReason(expression: string, err?: Error): string {
   const illegal = /^CronPattern: configuration entry (\d) \(/.exec(message);
   if (illegal && CRON_FIELDS[Number(illegal[1])]) {
     const f = field(Number(illegal[1]));
-    return `the ${f.name} field ${f.text} has a character a cron field does not take: it takes ${f.values}, with *, ",", "-" and "/"`;
+    return `the ${f.name} field ${f.text} has a character a cron field does not take: it takes ${f.values}, with ${f.chars}`;
   }
   const empty = /^CronPattern: configuration entry (\w+) \(\) is empty/.exec(message);
   if (empty && CRONER_FIELD[empty[1]] !== undefined) {

@@ -278,7 +278,9 @@ describe('/v1/schedules validation errors', () => {
       ['0 9 32 * *', 'the day-of-month field "32" is out of range: it takes 1–31'],
       ['0 9 * 13 *', 'the month field "13" is out of range: it takes 1–12 or JAN–DEC'],
       ['0 0 25 * * *', 'the hour field "25" is out of range: it takes 0–23'],
-      ['0 9 * * mon-xyz', 'the day-of-week field "mon-xyz" has a character a cron field does not take: it takes 0–7 (0 and 7 are Sunday) or SUN–SAT, with *, ",", "-" and "/"'],
+      ['0 9 * * mon-xyz', 'the day-of-week field "mon-xyz" has a character a cron field does not take: it takes 0–7 (0 and 7 are Sunday) or SUN–SAT, with *, ",", "-", "/", L and #'],
+      ['0 9 x * *', 'the day-of-month field "x" has a character a cron field does not take: it takes 1–31, with *, ",", "-", "/", L and W'],
+      ['0 x 9 * * *', 'the minute field "x" has a character a cron field does not take: it takes 0–59, with *, ",", "-" and "/"'],
       ['0,,5 * * * *', 'the minute field "0,,5" has an empty item (a comma too many)'],
     ];
     for (const [cron, reason] of cases) {
