@@ -58,7 +58,7 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
     requireModel(services.turns.modelConfigured, body.model, services.config.MODEL);
     if (body.webhook) await assertWebhookTarget(body.webhook.url, webhookPolicy(services.config));
     if (body.approvals) {
-      await assertApprovalTools(services, { agent_id: body.agent_id ?? 'default', model: body.model ?? undefined, tools: body.tools ?? services.config.DEFAULT_TOOLS, brain: body.brain, approvals: body.approvals });
+      await assertApprovalTools(services, { agent_id: body.agent_id ?? 'default', model: body.model ?? undefined, tools: body.tools ?? services.config.DEFAULT_TOOLS, brain: body.brain, approvals: body.approvals, for: 'schedule' });
     }
     const { schedule, created } = await schedules().create(
       { ...body, agent_id: body.agent_id ?? 'default', tools: body.tools ?? services.config.DEFAULT_TOOLS },
@@ -86,7 +86,7 @@ export const scheduleRoutes: RoutePlugin = async (app, { services }) => {
     if (body.webhook) await assertWebhookTarget(body.webhook.url, webhookPolicy(services.config));
     if (body.approvals) {
       const s = await found(id);
-      await assertApprovalTools(services, { agent_id: s.agent_id, model: (body.model ?? s.model) ?? undefined, tools: body.tools ?? s.tools, brain: body.brain ?? s.brain, approvals: body.approvals });
+      await assertApprovalTools(services, { agent_id: s.agent_id, model: (body.model ?? s.model) ?? undefined, tools: body.tools ?? s.tools, brain: body.brain ?? s.brain, approvals: body.approvals, for: 'schedule' });
     }
     return withLinks(await schedules().update(id, body));
   });

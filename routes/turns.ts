@@ -142,9 +142,17 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
     // service uses itself (the scheduler's `schedule_run:<run id>`).
     const idempotencyKey = clientIdempotencyKey(request);
     const { cancel_on_disconnect, ...input } = body;
-    if (input.skills) await assertKnownSkills(services, input.skills);
-    if (input.webhook) await assertWebhookTarget(input.webhook.url, webhookPolicy(services.config));
-    if (input.approvals) await assertApprovalTools(services, input);
+    // The checks of fields a new turn uses. A steer on an active turn uses none of them and refuses
+    // them as not_used_by_steer, so for a steer request they run only once the service knows it
+    // starts a new turn (the previous turn has finished): a webhook without WEBHOOK_SECRET is not
+    // answered 503 before the steer's own rule.
+    const newTurnChecks = async () => {
+      if (input.skills) await assertKnownSkills(services, input.skills);
+      if (input.webhook) await assertWebhookTarget(input.webhook.url, webhookPolicy(services.config));
+      if (input.approvals) await assertApprovalTools(services, input);
+    };
+    const steering = input.multitask_strategy === 'steer' && input.previous_turn_id !== undefined;
+    if (!steering) await newTurnChecks();
     const turn = await turns.create(input, {
       idempotencyKey,
       origin: { type: 'api' },
@@ -153,6 +161,7 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
       onReplay: () => markReplayed(reply),
       // Read here, not stored with the turn: a steer, which never streams or waits, refuses it too.
       callerFields: cancel_on_disconnect ? ['cancel_on_disconnect'] : [],
+      newTurnChecks: steering ? newTurnChecks : undefined,
     });
     const links = turnLinks(turn.id, services.streamTokens);
     if (turn.steered) {

@@ -20,6 +20,13 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * The most issues a refusal lists (in `details`, and one line each in `message`): a request with
+ * 1 500 unknown query parameters gets the first 20 and a count of the rest, not a 479 KB answer.
+ * The envelope (src/http/errors.ts) cuts any longer `details` list to this.
+ */
+export const MAX_LISTED_ISSUES = 20;
+
 /** True for any {@link DomainError} (also across module copies that share the class). */
 export function isDomainError(err: unknown): err is DomainError {
   return err instanceof DomainError;

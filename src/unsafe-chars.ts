@@ -74,6 +74,25 @@ export function escapeUnsafeChars(text: string): string {
   return text.replace(UNSAFE_ALL, (c) => `\\u${hex4(c)}`);
 }
 
+/**
+ * `value` with {@link escapeUnsafeChars} applied to every string in it (object keys and values,
+ * array items, at any depth); other values as they are. For echoing a client's JSON value in
+ * error details.
+ */
+export function escapeUnsafeCharsDeep(value: unknown): unknown {
+  if (typeof value === 'string') return escapeUnsafeChars(value);
+  if (Array.isArray(value)) return value.map(escapeUnsafeCharsDeep);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [escapeUnsafeChars(k), escapeUnsafeCharsDeep(v)]));
+  }
+  return value;
+}
+
+/** `text` with every non-ASCII character written as a `\uXXXX` escape too (after {@link escapeUnsafeChars}), for echoing a value that can only be ASCII, so a look-alike (`\u212A`, the Kelvin sign, for K) shows. */
+export function escapeNonAscii(text: string): string {
+  return escapeUnsafeChars(text).replace(/[^\x00-\x7F]/gu, (c) => `\\u${hex4(c)}`);
+}
+
 /** The code point of `ch` as 4+ upper-case hex digits (`202E`). */
 function hex4(ch: string): string {
   return ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');

@@ -22,7 +22,7 @@ import { SLUG_MAX_LENGTH } from '../brain/brain-store.js';
 import { isDomainError } from '../errors.js';
 import { innermostIssues, issueLine, issuePath } from '../zod-messages.js';
 import { bodyLimitOf, bodyTooLarge } from './body-limit.js';
-import { envelope } from './errors.js';
+import { envelope, listIssues } from './errors.js';
 import { allowedMethods } from './route-registry.js';
 
 /** What to send instead, for a body whose Content-Type the app does not parse (415). */
@@ -66,9 +66,9 @@ export function installErrorHandlers(app: FastifyInstance): void {
       return reply.code(err.status).send(envelope(err.code, err.message, err.details));
     }
     if (err instanceof ZodError) {
-      const issues = innermostIssues(err.issues);
+      const listed = listIssues(innermostIssues(err.issues), requestIssueLine);
       return reply.code(400).send(
-        envelope('invalid_request', issues.map(requestIssueLine).join('; '), issues.map((i) => {
+        envelope('invalid_request', listed.message, listed.details.map((i) => {
           const path = issuePath(i.path);
           // A detail's message leaves its path out (`must be …`), also where a schema wrote it in (`approvals must be …`).
           return { path, code: i.code, message: path && i.message.startsWith(`${path} `) ? i.message.slice(path.length + 1) : i.message };

@@ -4,7 +4,9 @@
  * app's error handler (src/http/error-handler.ts) turns it, zod errors and Fastify's own errors
  * into the envelope.
  */
-import { DomainError } from '../errors.js';
+import { DomainError, MAX_LISTED_ISSUES } from '../errors.js';
+
+export { MAX_LISTED_ISSUES };
 
 export interface ErrorEnvelope {
   error: { code: string; message: string; details?: unknown };
@@ -44,6 +46,29 @@ export const notFound = (what: keyof typeof LISTS, id: string) => {
 export const badRequest = (code: string, message: string, details?: unknown) => new HttpError(400, code, message, details);
 export const conflict = (code: string, message: string, details?: unknown) => new HttpError(409, code, message, details);
 
+/** The end of a message whose list stopped at {@link MAX_LISTED_ISSUES}: how many more there were. */
+export function moreIssuesNote(more: number): string {
+  return `; and ${more} more problem${more === 1 ? '' : 's'} not listed (details has the first ${MAX_LISTED_ISSUES}): fix these and send again to see the rest`;
+}
+
+/**
+ * The message and details of a refusal listing `issues`: the first {@link MAX_LISTED_ISSUES}, one
+ * `line` each joined by `; ` in the message, then {@link moreIssuesNote} when there were more.
+ */
+export function listIssues<T>(issues: readonly T[], line: (issue: T) => string): { message: string; details: T[] } {
+  const details = issues.slice(0, MAX_LISTED_ISSUES);
+  const more = issues.length - details.length;
+  return { message: details.map(line).join('; ') + (more > 0 ? moreIssuesNote(more) : ''), details };
+}
+
+/**
+ * The `{error: {code, message, details?}}` body. A `details` list longer than
+ * {@link MAX_LISTED_ISSUES} is cut to that many and the message says how many more there were
+ * (a refusal built with {@link listIssues} is already within it).
+ */
 export function envelope(code: string, message: string, details?: unknown): ErrorEnvelope {
+  if (Array.isArray(details) && details.length > MAX_LISTED_ISSUES) {
+    return { error: { code, message: message + moreIssuesNote(details.length - MAX_LISTED_ISSUES), details: details.slice(0, MAX_LISTED_ISSUES) } };
+  }
   return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
 }

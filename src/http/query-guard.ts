@@ -15,7 +15,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { badEscape } from './error-handler.js';
-import { badRequest, HttpError } from './errors.js';
+import { badRequest, HttpError, listIssues } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -60,7 +60,8 @@ export function queryIssues(query: Record<string, unknown>, accepted: readonly s
 
 /**
  * Install on `app` (a preValidation hook: after auth, before any route reads its query).
- * @throws HttpError 400 `invalid_request` with one `details` entry per {@link queryIssues} issue,
+ * @throws HttpError 400 `invalid_request` with one `details` entry per {@link queryIssues} issue
+ *   (the first 20, MAX_LISTED_ISSUES in ./errors.ts; the message counts the rest),
  *   `[{path: "wiat", code: "unknown_parameter", message: "is not accepted by POST /v1/turns, which
  *   accepts only wait: check the spelling or leave it out"}]`, `[{path: "limit", code: "duplicate_parameter",
  *   message: "is given 2 times; give it once"}]`; the message is `query parameter <path> <message>`
@@ -89,7 +90,8 @@ export function installQueryGuard(app: FastifyInstance): void {
 
 function refusal(issues: QueryIssue[]) {
   const line = (i: QueryIssue) => (i.path === '' ? `a query parameter ${i.message}` : `query parameter ${i.path} ${i.message}`);
-  return badRequest('invalid_request', issues.map(line).join('; '), issues);
+  const listed = listIssues(issues, line);
+  return badRequest('invalid_request', listed.message, listed.details);
 }
 
 /**

@@ -12,9 +12,10 @@
  *   the times inside the gap and runs on both occurrences of a repeated hour.
  * (croner README, "Pattern" → DST handling; verified in test/schedules/when.test.ts.)
  */
-import { escapeUnsafeChars } from '../unsafe-chars.js';
+import { escapeNonAscii, escapeUnsafeChars, escapeUnsafeCharsDeep } from '../unsafe-chars.js';
 import { Cron } from 'croner';
 import { ScheduleError } from './errors.js';
+import { IANA_ZONE_NAMES } from './iana-zone-names.js';
 import type { AfterUnit, ScheduleWhen } from './types.js';
 
 export const AFTER_UNITS: readonly AfterUnit[] = ['second', 'minute', 'hour', 'day', 'week'];
@@ -58,8 +59,8 @@ export function parseIsoWithOffset(at: string): number {
   if (!m) {
     throw new ScheduleError(
       'invalid_at',
-      `when.at ${JSON.stringify(at)} is not an ISO 8601 time with an offset, e.g. "2026-12-01T09:00:00+01:00" or "2026-12-01T08:00:00Z"`,
-      { at },
+      `when.at ${quoted(at)} is not an ISO 8601 time with an offset, e.g. "2026-12-01T09:00:00+01:00" or "2026-12-01T08:00:00Z"`,
+      { at: escapeUnsafeChars(at) },
     );
   }
   const [, y, mo, d, h, mi, s] = m;
@@ -73,7 +74,7 @@ export function parseIsoWithOffset(at: string): number {
     probe.getUTCHours() !== +h ||
     probe.getUTCMinutes() !== +mi
   ) {
-    throw new ScheduleError('invalid_at', `when.at ${JSON.stringify(at)} is not a real date and time`, { at });
+    throw new ScheduleError('invalid_at', `when.at ${quoted(at)} is not a real date and time`, { at: escapeUnsafeChars(at) });
   }
   return ms;
 }
@@ -81,25 +82,35 @@ export function parseIsoWithOffset(at: string): number {
 /** A UTC offset written where a zone goes (`+02:00`, `-0500`, `+02`, `\u221205:00`). */
 const UTC_OFFSET = /^[+\-\u2212](\d{2})(?::?(\d{2}))?$/;
 
-/** Lower-case IANA name → its spelling, for the zones this runtime lists (plus `UTC`, which the list leaves out). */
+/**
+ * Lower-case name → its spelling: every IANA zone and link name (IANA_ZONE_NAMES, so links such as
+ * `Asia/Kolkata` and `US/Eastern` too), then the zones this runtime lists that the bundled list
+ * lacks (a zone added to tzdata after it; plus `UTC`, which Intl's list leaves out).
+ */
 let zoneSpellings: Map<string, string> | undefined;
 function spellingOf(lower: string): string | undefined {
-  zoneSpellings ??= new Map([...Intl.supportedValuesOf('timeZone'), 'UTC'].map((z) => [z.toLowerCase(), z]));
+  if (!zoneSpellings) {
+    zoneSpellings = new Map(IANA_ZONE_NAMES.map((z) => [z.toLowerCase(), z]));
+    for (const z of [...Intl.supportedValuesOf('timeZone'), 'UTC']) if (!zoneSpellings.has(z.toLowerCase())) zoneSpellings.set(z.toLowerCase(), z);
+  }
   return zoneSpellings.get(lower);
 }
 
 /**
  * The IANA time-zone name `zone` names, in its canonical spelling, or undefined when it names
  * none this runtime knows. Names match case-insensitively (as in the tz database) and come back
- * spelled as the runtime lists them: `europe/berlin` → `Europe/Berlin`, `utc` → `UTC`,
- * `etc/gmt-2` → `Etc/GMT-2`; a link name the runtime resolves to another zone keeps its own name
- * (`Asia/Kolkata`, `US/Eastern` stay as written). Undefined for unknown names, for names with
+ * spelled as IANA spells them: `europe/berlin` → `Europe/Berlin`, `utc` → `UTC`,
+ * `etc/gmt-2` → `Etc/GMT-2`; a link name keeps its own name, only its case fixed, not the zone
+ * Intl resolves it to (`asia/kolkata` → `Asia/Kolkata`, not `Asia/Calcutta`; `us/eastern` →
+ * `US/Eastern`, `gb` → `GB`). Which names are known is Intl's decision; a name Intl takes that is
+ * in neither IANA_ZONE_NAMES nor Intl's list keeps the client's spelling. Undefined for unknown names, for names with
  * surrounding whitespace, and for UTC offsets (`+02:00`, `-0500`), which `Intl` accepts but are
  * not time zones: an offset does not follow daylight saving time.
  */
 export function canonicalTimeZone(zone: string): string | undefined {
   // No IANA name starts with a sign: this refuses every offset form Intl would take.
-  if (zone.trim() === '' || zone !== zone.trim() || /^[+\-\u2212]/.test(zone)) return undefined;
+  // IANA names are printable ASCII: a look-alike (the Kelvin sign U+212A lower-cases to "k") is no name.
+  if (zone.trim() === '' || zone !== zone.trim() || /^[+\-\u2212]/.test(zone) || /[^\x20-\x7E]/.test(zone)) return undefined;
   let resolved: string;
   try {
     resolved = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
@@ -111,8 +122,9 @@ export function canonicalTimeZone(zone: string): string | undefined {
 }
 
 /**
- * The `unknown_timezone` refusal of `zone` (details `{timezone}`: the value with control and bidi
- * characters written as `\uXXXX` escapes, as in the message). For a UTC offset it says that
+ * The `unknown_timezone` refusal of `zone` (details `{timezone}`: the value with control, bidi and
+ * other non-ASCII characters written as `\uXXXX` escapes, exactly as in the message; IANA names are
+ * ASCII, so a look-alike such as the Kelvin sign shows as `\u212A`, not as K). For a UTC offset it says that
  * an offset is not a zone and names the IANA zones to use instead — the place's zone, or for a
  * whole-hour offset the fixed `Etc/GMT∓h` zone (POSIX sign: `+02:00` is `Etc/GMT-2`).
  */
@@ -127,26 +139,36 @@ function unknownTimeZone(zone: string): ScheduleError {
     return new ScheduleError(
       'unknown_timezone',
       `when.timezone ${visible(zone)} is a UTC offset, not a time zone: an offset does not follow daylight saving time. Use the IANA name of the place, such as "Europe/Berlin" or "America/New_York"${fixed}`,
-      { timezone: escapeUnsafeChars(zone) },
+      { timezone: escapeNonAscii(zone) },
     );
   }
   if (zone.trim() !== '' && zone !== zone.trim() && canonicalTimeZone(zone.trim())) {
     return new ScheduleError(
       'unknown_timezone',
       `when.timezone ${visible(zone)} has spaces around the name: send ${JSON.stringify(canonicalTimeZone(zone.trim()))} without them`,
-      { timezone: escapeUnsafeChars(zone) },
+      { timezone: escapeNonAscii(zone) },
     );
   }
+  const foreign = /[^\x00-\x7F]/u.exec(zone)?.[0];
+  const ascii = foreign ? ` (IANA names are ASCII; it has U+${foreign.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})` : '';
   return new ScheduleError(
     'unknown_timezone',
-    `when.timezone ${visible(zone)} is not a known IANA time zone: use a name such as "Europe/Berlin", "America/New_York" or "UTC"`,
-    { timezone: escapeUnsafeChars(zone) },
+    `when.timezone ${visible(zone)} is not a known IANA time zone${ascii}: use a name such as "Europe/Berlin", "America/New_York" or "UTC"`,
+    { timezone: escapeNonAscii(zone) },
   );
 }
 
-/** `zone` quoted for a message, control and bidi characters escaped (`\u202E`) so none acts on the reader's display. */
+/** `zone` quoted for a message, control, bidi and other non-ASCII characters escaped (`\u202E`, `\u212A`) as in details. */
 function visible(zone: string): string {
-  return escapeUnsafeChars(JSON.stringify(zone));
+  return `"${escapeNonAscii(zone)}"`;
+}
+
+/**
+ * A client's text quoted for a message, control and bidi characters escaped (`\u202E`, `\u000A`)
+ * exactly as {@link escapeUnsafeChars} writes them in details, so none acts on the reader's display.
+ */
+function quoted(text: string): string {
+  return `"${escapeUnsafeChars(text)}"`;
 }
 
 /** A paused croner job for evaluation only (never runs a callback). */
@@ -154,21 +176,91 @@ export function cronJob(expression: string, timezone: string): Cron {
   return new Cron(expression, { timezone, paused: true, mode: '5-or-6-parts' });
 }
 
+/** The two accepted cron forms, each with an example: the end of every `invalid_cron` refusal of a malformed expression. */
+const CRON_FORMS =
+  'Use 5 fields "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5", or 6 with seconds first "second minute hour day-of-month month day-of-week", e.g. "30 0 9 * * 1-5"';
+/** The nicknames croner takes for a whole expression. */
+const CRON_NICKNAMES = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
+/**
+ * The six fields in croner's order (a 5-field expression has no `second`), each with the values it
+ * takes and the characters it takes besides digits and names (croner's own set; `?` reads as `*`).
+ */
+const CRON_FIELDS: readonly { name: string; values: string; chars: string }[] = [
+  { name: 'second', values: '0–59', chars: '*, ",", "-" and "/"' },
+  { name: 'minute', values: '0–59', chars: '*, ",", "-" and "/"' },
+  { name: 'hour', values: '0–23', chars: '*, ",", "-" and "/"' },
+  { name: 'day-of-month', values: '1–31', chars: '*, ",", "-", "/", L and W' },
+  { name: 'month', values: '1–12 or JAN–DEC', chars: '*, ",", "-" and "/"' },
+  { name: 'day-of-week', values: '0–7 (0 and 7 are Sunday) or SUN–SAT', chars: '*, ",", "-", "/", L and #' },
+];
+/** croner's name of a field (in its messages) → its index in CRON_FIELDS. */
+const CRONER_FIELD: Record<string, number> = { second: 0, minute: 1, hour: 2, day: 3, nearestWeekdays: 3, month: 4, dayOfWeek: 5 };
+
+/**
+ * Why `expression` (whitespace already collapsed) is not a cron expression, in our words: a wrong
+ * field count or an unknown nickname before croner sees it; for croner's refusal `err`, the field
+ * at fault with what the client wrote and the values it takes (a value out of range, a character a
+ * field does not take, an empty list item), else croner's own reason without its `CronPattern:`
+ * prefix. Client text comes back with control and bidi characters escaped.
+ */
+function cronReason(expression: string, err?: Error): string {
+  const fields = expression.split(' ');
+  if (!err) {
+    if (expression.startsWith('@')) return `${quoted(expression)} is none of the nicknames ${CRON_NICKNAMES.join(', ')}`;
+    return `it has ${fields.length} field${fields.length === 1 ? '' : 's'}${fields.length === 7 ? ' (a year field is not taken)' : ''}`;
+  }
+  /** The field croner counts as `index` (0 = second), named, with what the client wrote in it. */
+  const field = (index: number) => {
+    const { name, values, chars } = CRON_FIELDS[index];
+    const text = fields.length === 5 ? fields[index - 1] : fields[index];
+    return { name, values, chars, text: text === undefined ? '' : quoted(text) };
+  };
+  const message = err.message.trim();
+  const range = /^CronPattern: Invalid value for (\w+):/.exec(message);
+  if (range && CRONER_FIELD[range[1]] !== undefined) {
+    const f = field(CRONER_FIELD[range[1]]);
+    return `the ${f.name} field ${f.text} is out of range: it takes ${f.values}`;
+  }
+  const illegal = /^CronPattern: configuration entry (\d) \(/.exec(message);
+  if (illegal && CRON_FIELDS[Number(illegal[1])]) {
+    const f = field(Number(illegal[1]));
+    return `the ${f.name} field ${f.text} has a character a cron field does not take: it takes ${f.values}, with ${f.chars}`;
+  }
+  const empty = /^CronPattern: configuration entry (\w+) \(\) is empty/.exec(message);
+  if (empty && CRONER_FIELD[empty[1]] !== undefined) {
+    const f = field(CRONER_FIELD[empty[1]]);
+    return `the ${f.name} field ${f.text} has an empty item (a comma too many)`;
+  }
+  return escapeUnsafeChars(
+    message
+      .replace(/^CronPattern:\s*/, '')
+      .replace(/, Type: \w+\.?$/, '')
+      .replace(/[.\s]+$/, ''),
+  );
+}
+
+/** The `invalid_cron` refusal of a malformed `expression` (details `{cron}` escaped as in the message). */
+function invalidCron(expression: string, err?: Error): ScheduleError {
+  return new ScheduleError('invalid_cron', `when.cron ${quoted(expression)} is not a valid cron expression: ${cronReason(expression, err)}. ${CRON_FORMS}`, {
+    cron: escapeUnsafeChars(expression),
+  });
+}
+
 /** The first cron slot (ms) of `expression` in the (canonical, known) `timezone`, checked against `rules`. */
 function validateCron(expression: string, timezone: string, rules: WhenRules): number {
+  const fieldCount = expression.split(' ').length;
+  if (expression.startsWith('@') ? !CRON_NICKNAMES.includes(expression.toLowerCase()) : fieldCount !== 5 && fieldCount !== 6) {
+    throw invalidCron(expression);
+  }
   let job: Cron;
   try {
     job = cronJob(expression, timezone);
   } catch (err) {
-    throw new ScheduleError(
-      'invalid_cron',
-      `when.cron ${JSON.stringify(expression)} is not a valid cron expression: ${(err as Error).message.trim().replace(/[.\s]+$/, '')}. Use 5 fields "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5", or 6 with seconds first "second minute hour day-of-month month day-of-week", e.g. "30 0 9 * * 1-5"`,
-      { cron: expression },
-    );
+    throw invalidCron(expression, err as Error);
   }
   const runs = job.nextRuns(INTERVAL_SAMPLE, new Date(rules.now));
   if (runs.length === 0) {
-    throw new ScheduleError('invalid_cron', `when.cron ${JSON.stringify(expression)} never fires`, {
+    throw new ScheduleError('invalid_cron', `when.cron ${quoted(expression)} never fires`, {
       cron: expression,
     });
   }
@@ -177,7 +269,7 @@ function validateCron(expression: string, timezone: string, rules: WhenRules): n
   if (minGap < rules.minIntervalS * 1000) {
     throw new ScheduleError(
       'cron_too_frequent',
-      `when.cron ${JSON.stringify(expression)} fires every ${minGap / 1000} s; the minimum interval is ${rules.minIntervalS} s`,
+      `when.cron ${quoted(expression)} fires every ${minGap / 1000} s; the minimum interval is ${rules.minIntervalS} s`,
       { cron: expression, interval_s: minGap / 1000, min_interval_s: rules.minIntervalS },
     );
   }
@@ -227,48 +319,48 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
     });
   }
   if (form === 'at') {
-    if (typeof raw.at !== 'string') throw new ScheduleError('invalid_at', 'when.at must be a string (ISO 8601 with offset)', { at: raw.at });
+    if (typeof raw.at !== 'string') throw new ScheduleError('invalid_at', 'when.at must be a string (ISO 8601 with offset)', { at: escapeUnsafeCharsDeep(raw.at) });
     const at = parseIsoWithOffset(raw.at);
     if (at <= rules.now) {
-      throw new ScheduleError('at_in_past', `when.at ${raw.at} is not in the future (now is ${new Date(rules.now).toISOString()})`, {
-        at: raw.at,
+      throw new ScheduleError('at_in_past', `when.at ${escapeUnsafeChars(raw.at)} is not in the future (now is ${new Date(rules.now).toISOString()})`, {
+        at: escapeUnsafeChars(raw.at),
         now: new Date(rules.now).toISOString(),
       });
     }
-    if (at - rules.now > MAX_AHEAD_MS) throw new ScheduleError('invalid_at', `when.at ${raw.at} is more than 10 years ahead`, { at: raw.at });
+    if (at - rules.now > MAX_AHEAD_MS) throw new ScheduleError('invalid_at', `when.at ${escapeUnsafeChars(raw.at)} is more than 10 years ahead`, { at: escapeUnsafeChars(raw.at) });
     return { when: { at: raw.at.trim() }, firstRunAt: at };
   }
   if (form === 'after') {
     const after = raw.after;
     if (!isObject(after) || typeof after.unit !== 'string' || !AFTER_UNITS.includes(after.unit as AfterUnit)) {
-      throw new ScheduleError('invalid_after', `when.after must be {"value": <positive integer>, "unit": one of ${AFTER_UNITS.join('|')}}`, { after, units: AFTER_UNITS });
+      throw new ScheduleError('invalid_after', `when.after must be {"value": <positive integer>, "unit": one of ${AFTER_UNITS.join('|')}}`, { after: escapeUnsafeCharsDeep(after), units: AFTER_UNITS });
     }
     const value = after.value;
     const unit = after.unit as AfterUnit;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value * UNIT_MS[unit] > MAX_AHEAD_MS) {
-      throw new ScheduleError('invalid_after', `when.after.value must be a positive integer and at most 10 years ahead (got ${JSON.stringify(value)})`, {
-        value,
+      throw new ScheduleError('invalid_after', `when.after.value must be a positive integer and at most 10 years ahead (got ${typeof value === 'string' ? quoted(value) : escapeUnsafeChars(String(JSON.stringify(value)))})`, {
+        value: escapeUnsafeCharsDeep(value),
       });
     }
     return { when: { after: { value, unit } }, firstRunAt: rules.now + value * UNIT_MS[unit] };
   }
   if (typeof raw.cron !== 'string' || raw.cron.trim() === '') {
-    throw new ScheduleError('invalid_cron', 'when.cron must be a non-empty cron expression string, e.g. "0 9 * * 1-5"', { cron: raw.cron });
+    throw new ScheduleError('invalid_cron', 'when.cron must be a non-empty cron expression string, e.g. "0 9 * * 1-5"', { cron: escapeUnsafeCharsDeep(raw.cron) });
   }
   if (raw.timezone === undefined || raw.timezone === null) {
     throw new ScheduleError('timezone_required', 'when.timezone is required with when.cron (there is no default zone): an IANA name such as "Europe/Berlin" or "UTC"', {
-      cron: raw.cron,
+      cron: escapeUnsafeChars(raw.cron),
       missing: ['timezone'],
     });
   }
   if (typeof raw.timezone === 'string' && raw.timezone.trim() === '') {
     throw new ScheduleError('timezone_required', 'when.timezone is empty: with when.cron give an IANA name such as "Europe/Berlin" or "UTC" (there is no default zone)', {
-      cron: raw.cron,
+      cron: escapeUnsafeChars(raw.cron),
       missing: ['timezone'],
     });
   }
   if (typeof raw.timezone !== 'string') {
-    throw new ScheduleError('unknown_timezone', 'when.timezone must be a string: an IANA name such as "Europe/Berlin" or "UTC"', { timezone: raw.timezone });
+    throw new ScheduleError('unknown_timezone', 'when.timezone must be a string: an IANA name such as "Europe/Berlin" or "UTC"', { timezone: escapeUnsafeCharsDeep(raw.timezone) });
   }
   const timezone = canonicalTimeZone(raw.timezone);
   if (timezone === undefined) throw unknownTimeZone(raw.timezone);

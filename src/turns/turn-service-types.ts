@@ -69,6 +69,13 @@ export interface CreateTurnOptions {
    * the input's fields it does not use.
    */
   callerFields?: readonly string[];
+  /**
+   * Checks of the request's fields that only a new turn uses (POST /v1/turns: known skills, the
+   * webhook target, approvals' tool names), for a `steer` request: run when it starts a new turn
+   * (its previous turn has finished), before the turn is stored, and not when it steers the
+   * active turn, where those fields are refused as not used by steer first.
+   */
+  newTurnChecks?: () => Promise<void>;
 }
 
 /** GET /v1/turns/{id} shape. Times are ISO 8601 strings. */

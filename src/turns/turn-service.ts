@@ -266,6 +266,7 @@ export class DefaultTurnService implements TurnService {
         if (strategy === 'reject') throw previousTurnActive(prev);
         if (strategy === 'steer') return this.steer(prev, input, key, hashes, options.callerFields ?? []);
       }
+      if (strategy === 'steer') await options.newTurnChecks?.();
       if (strategy === 'enqueue' || strategy === 'interrupt') {
         // The new turn goes behind the follow-ups still active on `prev` (double-texting twice
         // chains: the second continues the first, not `prev` beside it) — also when `prev` itself

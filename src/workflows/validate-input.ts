@@ -3,6 +3,7 @@
  * every problem as `{path, code, message}` (like a 400 `invalid_request`'s details) so the caller
  * can fix them all at once.
  */
+import { MAX_LISTED_ISSUES } from '../errors.js';
 import type { JsonObject } from '../runtime/json.js';
 import { issueLine } from '../zod-messages.js';
 import { resultSchemaIssues } from './result-schema.js';
@@ -46,7 +47,8 @@ const schemaPath = (base: string, pointer: string) =>
  * @returns the input with defaults applied.
  * @throws WorkflowInputError: details = every violation as `{path, code, message}`, e.g.
  *   `{path: 'tasks[1].result_schema.properties.x.anyOf', code: 'unsupported_schema', message: '"anyOf" is not allowed …'}`;
- *   its message names the first one.
+ *   its message names the first one and counts the others; details holds the first
+ *   MAX_LISTED_ISSUES (20).
  */
 export function validateWorkflowInput(input: CreateWorkflowInput, maxTasks: number): ValidWorkflowInput {
   const errors: WorkflowIssue[] = [];
@@ -81,7 +83,12 @@ export function validateWorkflowInput(input: CreateWorkflowInput, maxTasks: numb
   }
   if (errors.length > 0) {
     const more = errors.length - 1;
-    throw new WorkflowInputError(`invalid workflow: ${issueLine({ path: [errors[0].path], message: errors[0].message })}${more > 0 ? ` (and ${more} more problem${more === 1 ? '' : 's'}: see details)` : ''}`, errors);
+    // details lists at most MAX_LISTED_ISSUES, as every refusal's.
+    const listed = errors.length > MAX_LISTED_ISSUES ? `, which lists the first ${MAX_LISTED_ISSUES}` : '';
+    throw new WorkflowInputError(
+      `invalid workflow: ${issueLine({ path: [errors[0].path], message: errors[0].message })}${more > 0 ? ` (and ${more} more problem${more === 1 ? '' : 's'}: see details${listed})` : ''}`,
+      errors.slice(0, MAX_LISTED_ISSUES),
+    );
   }
   return {
     agent_id: input.agent_id,

@@ -432,6 +432,8 @@ describe('decisions', () => {
     const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'x', tools: ['todo'], approvals: { write_file: 'always' } });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'unknown_approval_tool', details: { unknown: ['write_file'], available: ['todo'] } });
+    // A turn request's message speaks of this turn, not of a schedule.
+    expect(r.body.error.message).toBe('approvals names "write_file", not among the tools this turn would get; those are: todo (add the family to tools, or fix the name)');
     const bad = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'x', approvals: { todo: 'sometimes' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_request');

@@ -68,11 +68,13 @@ describe('schedules with approvals', () => {
     const bad = await api(harness.svc.url, 'POST', '/v1/schedules', { name: 'x', when: { after: { value: 1, unit: 'hour' } }, input: 'x', tools: ['todo'], approvals: { command: 'always' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'unknown_approval_tool', details: { unknown: ['command'] } });
+    expect(bad.body.error.message).toBe('approvals names "command", not among the tools each turn this schedule starts would get; those are: todo (add the family to tools, or fix the name)');
     const ok = await api(harness.svc.url, 'POST', '/v1/schedules', { name: 'y', when: { after: { value: 1, unit: 'hour' } }, input: 'y', tools: ['todo'] });
     expect(ok.body.approvals).toBeNull();
     const patch = await api(harness.svc.url, 'PATCH', `/v1/schedules/${ok.body.id}`, { approvals: { write_file: 'never' } });
     expect(patch.status).toBe(400);
     expect(patch.body.error.code).toBe('unknown_approval_tool');
+    expect(patch.body.error.message).toContain('not among the tools each turn this schedule starts would get');
     const fine = await api(harness.svc.url, 'PATCH', `/v1/schedules/${ok.body.id}`, { approvals: 'destructive' });
     expect(fine.body.approvals).toBe('destructive');
   });

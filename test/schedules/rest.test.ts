@@ -212,6 +212,31 @@ describe('/v1/schedules validation errors', () => {
     expect((await call('GET', '/v1/schedules?agent_id=zones')).body.data).toHaveLength(1);
   });
 
+  it('stores a link name such as asia/kolkata in IANA spelling, not the zone Intl resolves it to', async () => {
+    // Intl resolves Asia/Kolkata to Asia/Calcutta and lists only ICU's primary ids: the case is
+    // fixed from the IANA names, the name the client meant is kept.
+    const cases: [string, string][] = [
+      ['asia/kolkata', 'Asia/Kolkata'],
+      ['us/eastern', 'US/Eastern'],
+      ['europe/kyiv', 'Europe/Kyiv'],
+      ['etc/utc', 'Etc/UTC'],
+      ['america/argentina/buenos_aires', 'America/Argentina/Buenos_Aires'],
+      ['gb', 'GB'],
+      ['nz', 'NZ'],
+      ['cet', 'CET'],
+      ['ASIA/KOLKATA', 'Asia/Kolkata'],
+      ['Asia/Calcutta', 'Asia/Calcutta'],
+    ];
+    const created = await call('POST', '/v1/schedules', body({ agent_id: 'zone-links', when: { cron: '0 9 * * *', timezone: cases[0][0] } }));
+    expect(created.status).toBe(201);
+    expect(created.body.when.timezone).toBe(cases[0][1]);
+    for (const [sent, stored] of cases) {
+      const patched = await call('PATCH', `/v1/schedules/${created.body.id}`, { when: { cron: '0 9 * * *', timezone: sent } });
+      expect([sent, patched.status, patched.body.when.timezone]).toEqual([sent, 200, stored]);
+      expect((await call('GET', `/v1/schedules/${created.body.id}`)).body.when.timezone).toBe(stored);
+    }
+  });
+
   it('lists when as required (not when?) in an unknown-field message, and a missing when is still invalid_when', async () => {
     const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', colour: 'blue' }), 400, 'invalid_request');
     expect(err.message).toContain('accepted fields are name, input, agent_id?, when, instructions?');
@@ -223,11 +248,63 @@ describe('/v1/schedules validation errors', () => {
   });
 
   it('says why a cron expression is invalid in one sentence, without a doubled period', async () => {
-    const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 0 0 9 * * 1-5', timezone: 'UTC' } }), 400, 'invalid_cron');
+    const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '*/0 * * * *', timezone: 'UTC' } }), 400, 'invalid_cron');
     expect(err.message).toMatch(
-      /^when\.cron "0 0 0 9 \* \* 1-5" is not a valid cron expression: [^\n]*[^.]\. Use 5 fields "minute hour day-of-month month day-of-week", e\.g\. "0 9 \* \* 1-5", or 6 with seconds first "second minute hour day-of-month month day-of-week", e\.g\. "30 0 9 \* \* 1-5"$/,
+      /^when\.cron "\*\/0 \* \* \* \*" is not a valid cron expression: [^\n]*[^.]\. Use 5 fields "minute hour day-of-month month day-of-week", e\.g\. "0 9 \* \* 1-5", or 6 with seconds first "second minute hour day-of-month month day-of-week", e\.g\. "30 0 9 \* \* 1-5"$/,
     );
     expect(err.message).not.toContain('..');
+    expect(err.message).not.toContain('CronPattern');
+  });
+
+  it('says how many fields a cron expression has when it has neither 5 nor 6, in the service\'s words, not croner\'s', async () => {
+    const forms =
+      'Use 5 fields "minute hour day-of-month month day-of-week", e.g. "0 9 * * 1-5", or 6 with seconds first "second minute hour day-of-month month day-of-week", e.g. "30 0 9 * * 1-5"';
+    const cases: [string, string][] = [
+      ['0 9 * *', 'it has 4 fields'],
+      ['0 0 0 9 * * 1-5', 'it has 7 fields (a year field is not taken)'],
+      ['0 0 0 9 * * 1-5 2026', 'it has 8 fields'],
+      ['nope', 'it has 1 field'],
+      ['@dailyx', '"@dailyx" is none of the nicknames @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly'],
+    ];
+    for (const [cron, reason] of cases) {
+      const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron, timezone: 'UTC' } }), 400, 'invalid_cron');
+      expect(err).toEqual({ code: 'invalid_cron', message: `when.cron "${cron}" is not a valid cron expression: ${reason}. ${forms}`, details: { cron } });
+    }
+  });
+
+  it('names the cron field at fault with what was written in it and the values it takes', async () => {
+    const cases: [string, string][] = [
+      ['61 * * * *', 'the minute field "61" is out of range: it takes 0–59'],
+      ['0 9 32 * *', 'the day-of-month field "32" is out of range: it takes 1–31'],
+      ['0 9 * 13 *', 'the month field "13" is out of range: it takes 1–12 or JAN–DEC'],
+      ['0 0 25 * * *', 'the hour field "25" is out of range: it takes 0–23'],
+      ['0 9 * * mon-xyz', 'the day-of-week field "mon-xyz" has a character a cron field does not take: it takes 0–7 (0 and 7 are Sunday) or SUN–SAT, with *, ",", "-", "/", L and #'],
+      ['0 9 x * *', 'the day-of-month field "x" has a character a cron field does not take: it takes 1–31, with *, ",", "-", "/", L and W'],
+      ['0 x 9 * * *', 'the minute field "x" has a character a cron field does not take: it takes 0–59, with *, ",", "-" and "/"'],
+      ['0,,5 * * * *', 'the minute field "0,,5" has an empty item (a comma too many)'],
+    ];
+    for (const [cron, reason] of cases) {
+      const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron, timezone: 'UTC' } }), 400, 'invalid_cron');
+      expect(err.message.startsWith(`when.cron "${cron}" is not a valid cron expression: ${reason}. Use 5 fields`), err.message).toBe(true);
+    }
+  });
+
+  it('escapes control and bidi characters of a refused cron, at or after value in message and details', async () => {
+    const cron = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 9 * * \u202e1', timezone: 'UTC' } }), 400, 'invalid_cron');
+    expect(cron.message).toContain('when.cron "0 9 * * \\u202E1" is not a valid cron expression: the day-of-week field "\\u202E1" has a character');
+    expect(cron.details).toEqual({ cron: '0 9 * * \\u202E1' });
+    const nul = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 9 * * 1\u0000', timezone: 'UTC' } }), 400, 'invalid_cron');
+    expect(nul.message).toContain('the day-of-week field "1\\u0000" has a character');
+    expect(nul.details).toEqual({ cron: '0 9 * * 1\\u0000' });
+    const at = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { at: '2026-13-01T09:00:00\u202e+01:00' } }), 400, 'invalid_at');
+    expect(at.message).toContain('when.at "2026-13-01T09:00:00\\u202E+01:00" is not an ISO 8601 time');
+    expect(at.details).toEqual({ at: '2026-13-01T09:00:00\\u202E+01:00' });
+    const after = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { after: { value: '\u202e5', unit: 'minute' } } }), 400, 'invalid_after');
+    expect(after.message).toContain('(got "\\u202E5")');
+    expect(after.details).toEqual({ value: '\\u202E5' });
+    const unit = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { after: { value: 5, unit: 'min\u202eute' } } }), 400, 'invalid_after');
+    expect(unit.details).toEqual({ after: { value: 5, unit: 'min\\u202Eute' }, units: ['second', 'minute', 'hour', 'day', 'week'] });
+    expect(JSON.stringify([cron, nul, at, after, unit])).not.toMatch(/[\u202e\u0000]/);
   });
 
   it('accepts the 6-field form the invalid_cron message offers', async () => {
@@ -259,6 +336,19 @@ describe('/v1/schedules validation errors', () => {
     expect(padded.message).toContain('has spaces around the name');
     expect(padded.details).toEqual({ timezone: '\\u0009UTC' });
     expect(JSON.stringify([err, padded])).not.toMatch(/[\u202e\u0085\t]/);
+  });
+
+  it('writes a time zone the same way in message and details, and non-ASCII look-alikes as escapes', async () => {
+    const newline = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 9 * * *', timezone: 'Europe/Berlin\n' } }), 400, 'unknown_timezone');
+    expect(newline.message).toBe('when.timezone "Europe/Berlin\\u000A" has spaces around the name: send "Europe/Berlin" without them');
+    expect(newline.details).toEqual({ timezone: 'Europe/Berlin\\u000A' });
+    // U+212A KELVIN SIGN looks like K: "Europe/Kiev" in a message would hide why it was refused.
+    const kelvin = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 9 * * *', timezone: 'Europe/\u212Aiev' } }), 400, 'unknown_timezone');
+    expect(kelvin).toEqual({
+      code: 'unknown_timezone',
+      message: 'when.timezone "Europe/\\u212Aiev" is not a known IANA time zone (IANA names are ASCII; it has U+212A): use a name such as "Europe/Berlin", "America/New_York" or "UTC"',
+      details: { timezone: 'Europe/\\u212Aiev' },
+    });
   });
 
   it('refuses malformed JSON and a non-JSON body', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ScheduleError } from '../../src/schedules/errors.js';
-import { countSlotsBetween, nextSlotAfter, validateWhen } from '../../src/schedules/when.js';
+import { IANA_ZONE_NAMES } from '../../src/schedules/iana-zone-names.js';
+import { canonicalTimeZone, countSlotsBetween, nextSlotAfter, validateWhen } from '../../src/schedules/when.js';
 
 const now = Date.parse('2026-03-27T12:00:00Z');
 const rules = { now, minIntervalS: 60 };
@@ -60,11 +61,11 @@ describe('validateWhen', () => {
     expect(codeOf({ after: { value: 1, unit: 'month' } })).toBe('invalid_after');
   });
 
-  it('refuses a bad cron expression with invalid_cron and names croner’s reason', () => {
+  it('refuses a bad cron expression with invalid_cron and names the field at fault', () => {
     expect(codeOf({ cron: 'every day', timezone: 'UTC' })).toBe('invalid_cron');
     expect(codeOf({ cron: '61 * * * *', timezone: 'UTC' })).toBe('invalid_cron');
     expect(codeOf({ cron: '0 0 30 2 *', timezone: 'UTC' })).toBe('invalid_cron'); // never fires
-    expect(() => validateWhen({ cron: '61 * * * *', timezone: 'UTC' }, rules)).toThrow(/minute: 61/);
+    expect(() => validateWhen({ cron: '61 * * * *', timezone: 'UTC' }, rules)).toThrow(/the minute field "61" is out of range: it takes 0–59/);
   });
 
   it('refuses an unknown time zone with unknown_timezone, a missing one with timezone_required', () => {
@@ -86,6 +87,13 @@ describe('validateWhen', () => {
     expect(zoneOf('US/Eastern')).toBe('US/Eastern');
     // Same slot as the canonical spelling: 09:00 CET.
     expect(iso(validateWhen({ cron: '0 9 * * *', timezone: 'europe/berlin' }, rules).firstRunAt)).toBe('2026-03-28T08:00:00.000Z');
+  });
+
+  it('spells every IANA zone and link name as IANA does, from any case', () => {
+    // The bundled list must hold only names this runtime's Intl takes, each unique ignoring case.
+    expect(new Set(IANA_ZONE_NAMES.map((z) => z.toLowerCase())).size).toBe(IANA_ZONE_NAMES.length);
+    const wrong = IANA_ZONE_NAMES.filter((z) => canonicalTimeZone(z.toLowerCase()) !== z || canonicalTimeZone(z.toUpperCase()) !== z);
+    expect(wrong).toEqual([]);
   });
 
   it('refuses a UTC offset as a time zone with unknown_timezone, saying to use an IANA name', () => {

@@ -128,6 +128,28 @@ describe('double-texting (multitask_strategy)', () => {
     expect(log.events.filter((e) => e.event === 'input.queued')).toHaveLength(1);
   });
 
+  it('steer: webhook, unknown skills and approvals naming a tool the turn lacks are refused as not used by steer, not checked as for a new turn', async () => {
+    // This service has no WEBHOOK_SECRET and no skill "nope": a new turn with them is 503 / 400 for that.
+    expect(harness.svc.services.config.WEBHOOK_SECRET).toBeUndefined();
+    harness.model.push({ output: [functionCall('command', { command: 'sleep 2' })] }, { output: [message('first done')] });
+    const prev = await busyTurn('sleep 2');
+    const fields = { webhook: { url: 'https://example.com/hook' }, skills: ['nope'], approvals: { write_file: 'always' } };
+    for (const [field, value] of Object.entries(fields)) {
+      const r = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'steer me', agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer', [field]: value });
+      expect([field, r.status, r.body.error?.code]).toEqual([field, 400, 'invalid_request']);
+      expect(r.body.error.details, field).toEqual([expect.objectContaining({ path: field, code: 'not_used_by_steer' })]);
+      expect(validateResponse('/v1/turns', 'post', r.status, r.body)).toEqual([]);
+    }
+    expect(await finished(prev)).toMatchObject({ status: 'completed' });
+    // Once the previous turn has finished, steer starts a new turn: the new turn's checks apply.
+    const hook = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'later', agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer', webhook: fields.webhook });
+    expect([hook.status, hook.body.error?.code]).toEqual([503, 'webhooks_not_configured']);
+    const skill = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'later', agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer', skills: ['nope'] });
+    expect([skill.status, skill.body.error?.code]).toEqual([400, 'unknown_skill']);
+    const approvals = await api(harness.svc.url, 'POST', '/v1/turns', { input: 'later', agent_id: AGENT, previous_turn_id: prev, multitask_strategy: 'steer', approvals: fields.approvals });
+    expect([approvals.status, approvals.body.error?.code]).toEqual([400, 'unknown_approval_tool']);
+  });
+
   it('steer: fields sent with the value leaving them out means (false, "", the server\'s defaults) are no reason to refuse: the steer goes in', async () => {
     const config = harness.svc.services.config;
     expect([config.MODEL, config.MODEL_API, config.MAX_STEPS, config.DEFAULT_TOOLS]).toEqual(['scripted-model', 'responses', 20, ['todo', 'clarify']]);

@@ -18,11 +18,16 @@ export interface ApprovalToolsRequest {
   brain?: boolean;
   skills?: string[];
   approvals?: RequestApprovals;
+  /** What the request creates, for the message: a turn (the default) or a schedule (whose every turn gets the tools). */
+  for?: 'turn' | 'schedule';
 }
 
 /**
+ * Refuse `approvals` that name a tool the request's turn (or, for a schedule, each turn it starts)
+ * would not get.
  * @throws HttpError 400 `unknown_approval_tool` when `approvals` names a tool the turn would not
- *   get; details `{unknown, available}`.
+ *   get; details `{unknown, available}`. The message names the request's own kind (`this turn`,
+ *   `each turn this schedule starts`).
  */
 export async function assertApprovalTools(s: { config: Config; registry: ServiceRegistry }, req: ApprovalToolsRequest): Promise<void> {
   if (!req.approvals || req.approvals === 'destructive') return;
@@ -33,7 +38,7 @@ export async function assertApprovalTools(s: { config: Config; registry: Service
   const unknown = unknownToolNames(req.approvals, tools);
   if (unknown.length === 0) return;
   const available = tools.map(toolIdentity).sort();
-  throw new HttpError(400, 'unknown_approval_tool', `approvals names ${unknown.map((n) => `"${n}"`).join(', ')}, not among the tools the turn of this request would get (a schedule: each turn it starts); those are: ${available.join(', ') || '(none)'} (add the family to tools, or fix the name)`, {
+  throw new HttpError(400, 'unknown_approval_tool', `approvals names ${unknown.map((n) => `"${n}"`).join(', ')}, not among the tools ${req.for === 'schedule' ? 'each turn this schedule starts' : 'this turn'} would get; those are: ${available.join(', ') || '(none)'} (add the family to tools, or fix the name)`, {
     unknown,
     available,
   });

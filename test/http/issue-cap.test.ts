@@ -1,0 +1,74 @@
+/**
+ * A refusal lists at most 20 issues (details, and one line each in the message), saying how many
+ * more there were: over the real server on loopback, for unknown query parameters, zod issues of a
+ * body and workflow rules.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envelope } from '../../src/http/errors.js';
+import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { validateResponse } from '../e2e/support/spec.js';
+import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
+
+let svc: TestService;
+let model: ScriptedResponsesServer;
+beforeAll(async () => {
+  model = await startScriptedResponsesServer([]);
+  svc = await startTestService({ modelBaseURL: model.baseURL });
+});
+afterAll(async () => {
+  await svc.close();
+  await model.close();
+});
+
+const note = (more: number) => `; and ${more} more problems not listed (details has the first 20): fix these and send again to see the rest`;
+
+describe('refusals list at most 20 issues', () => {
+  it('1500 unknown query parameters: the first 20 in details and message, the message counts the other 1480', async () => {
+    const query = Array.from({ length: 1500 }, (_, i) => `p${i}=1`).join('&');
+    const res = await fetch(`${svc.url}/v1/turns?${query}`);
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    const body = JSON.parse(text);
+    expect(validateResponse('/v1/turns', 'get', 400, body)).toEqual([]);
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.details).toHaveLength(20);
+    expect(body.error.details.map((d: { path: string }) => d.path)).toEqual(Array.from({ length: 20 }, (_, i) => `p${i}`));
+    expect(body.error.message.startsWith('query parameter p0 is not accepted by GET /v1/turns')).toBe(true);
+    expect(body.error.message.endsWith(note(1480))).toBe(true);
+    expect(body.error.message.split('; query parameter ')).toHaveLength(20);
+    expect(text.length).toBeLessThan(20_000);
+    // 20 or fewer are listed whole, with no note.
+    const few = await api(svc.url, 'GET', `/v1/turns?${Array.from({ length: 20 }, (_, i) => `q${i}=1`).join('&')}`);
+    expect(few.body.error.details).toHaveLength(20);
+    expect(few.body.error.message).not.toContain('more problem');
+  });
+
+  it('zod issues of a body are cut the same way', async () => {
+    // Two issues per message: 60 in all.
+    const res = await api(svc.url, 'POST', '/v1/turns', { input: Array.from({ length: 30 }, () => ({ role: 'bogus', content: 1 })) });
+    expect(res.status).toBe(400);
+    expect(validateResponse('/v1/turns', 'post', 400, res.body)).toEqual([]);
+    expect(res.body.error.code).toBe('invalid_request');
+    expect(res.body.error.details).toHaveLength(20);
+    expect(res.body.error.details[19].path).toBe('input[9].content');
+    expect(res.body.error.message.endsWith(`input[9].content must be a string, got 1${note(40)}`)).toBe(true);
+  });
+
+  it('a workflow with 30 problems: details has the first 20 and the message says so', async () => {
+    // Each task's schema has two problems (a node without type, and anyOf).
+    const schema = { type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { type: 'integer' }] } }, required: ['v'], additionalProperties: false };
+    const tasks = Array.from({ length: 15 }, (_, i) => ({ label: `t${i}`, prompt: 'p', result_schema: schema }));
+    const res = await api(svc.url, 'POST', '/v1/workflows', { title: 'many', tasks });
+    expect(res.status).toBe(400);
+    expect(validateResponse('/v1/workflows', 'post', 400, res.body)).toEqual([]);
+    expect(res.body.error.code).toBe('invalid_workflow');
+    expect(res.body.error.details).toHaveLength(20);
+    expect(res.body.error.message).toMatch(/^invalid workflow: tasks\[0\]\.result_schema\.properties\.v\.type: .* \(and 29 more problems: see details, which lists the first 20\)$/);
+  });
+
+  it('the envelope cuts any other refusal\'s details list to 20, the message counting the rest', () => {
+    const details = Array.from({ length: 25 }, (_, i) => ({ path: `x${i}`, code: 'bad', message: 'is bad' }));
+    expect(envelope('invalid_page', 'x0 is bad', details)).toEqual({ error: { code: 'invalid_page', message: `x0 is bad${note(5)}`, details: details.slice(0, 20) } });
+    expect(envelope('invalid_page', 'x0 is bad', details.slice(0, 20))).toEqual({ error: { code: 'invalid_page', message: 'x0 is bad', details: details.slice(0, 20) } });
+  });
+});
