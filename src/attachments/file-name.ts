@@ -5,7 +5,7 @@
  * or bidirectional controls (src/unsafe-chars.ts), at least one visible character — so a user
  * sees and saves what the model named, and a U+202E cannot show `ü\u202Egnp.exe` as "üexe.png".
  */
-import { describeUnsafeChar, firstUnsafeChar, noVisibleCharProblem, stripUnsafeChars, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
+import { describeUnsafeChar, firstUnsafeChar, hasText, noVisibleCharProblem, stripUnsafeChars, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
 
 /** The last segment of `name` after any `/` or `\`. */
 function lastSegment(name: string): string {
@@ -42,11 +42,12 @@ const FALLBACK_NAME = 'attachment';
 
 /**
  * The file name a download is served under: `name` without the characters src/unsafe-chars.ts lists,
- * reduced to its last segment after any `/` or `\`; `attachment` when nothing (or only `.` or
- * `..`) is left. Names `reply_attachment` accepts pass unchanged; this guards attachments stored
- * before it refused such names.
+ * reduced to its last segment after any `/` or `\`; `attachment` when nothing visible (or only
+ * `.` or `..`) is left — a name of only blank letters such as U+3164 included. Names
+ * `reply_attachment` accepts pass unchanged; this guards attachments stored before it refused
+ * such names.
  */
 export function downloadName(name: string): string {
   const base = lastSegment(stripUnsafeChars(name));
-  return base === '' || base === '.' || base === '..' ? FALLBACK_NAME : base;
+  return base === '.' || base === '..' || !hasText(base) ? FALLBACK_NAME : base;
 }
