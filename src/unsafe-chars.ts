@@ -13,7 +13,14 @@
  * One definition for every place that meets them: text the service derives for display drops
  * them ({@link stripUnsafeChars}: `input_preview`, the file name of a download's
  * Content-Disposition); a name a client or the model gives is refused when it has one
- * ({@link firstUnsafeChar}: brain page titles, reply attachment names, skill archive entries).
+ * ({@link firstUnsafeChar}, {@link unsafeCharProblem}: brain page titles, reply attachment names,
+ * skill archive entries, schedule names, background job titles, workflow titles and task labels,
+ * skill descriptions); text composed for display from such values escapes them
+ * ({@link escapeUnsafeChars}: activity labels, a workflow's summary, refusal messages).
+ *
+ * A name must also have a visible character ({@link hasText}, the check turn input uses): one of
+ * only blank letters (U+3164), combining marks or format characters (U+00AD, U+2061) shows as
+ * nothing ({@link noVisibleCharProblem}).
  */
 
 /** The bidirectional controls (see the module comment). */
@@ -93,7 +100,47 @@ export function escapeNonAscii(text: string): string {
   return escapeUnsafeChars(text).replace(/[^\x00-\x7F]/gu, (c) => `\\u${hex4(c)}`);
 }
 
+/**
+ * Why `text` cannot be a name for a character {@link UNSAFE_CHARS_DESCRIPTION} lists in it, or
+ * undefined: a phrase that follows the field, ending with what to send —
+ * `must not contain …: found U+202E (a bidirectional control); <send>`.
+ */
+export function unsafeCharProblem(text: string, send: string): string | undefined {
+  const ch = firstUnsafeChar(text);
+  return ch === undefined ? undefined : `must not contain ${UNSAFE_CHARS_DESCRIPTION}: found ${describeUnsafeChar(ch)}; ${send}`;
+}
+
+/**
+ * Why `text` cannot be a name for having no visible character ({@link hasText}), or undefined: a
+ * phrase that follows the field, naming the first character that is not whitespace and ending
+ * with what to send — `must have a visible character, not only whitespace or invisible
+ * characters (found U+3164): <send>`.
+ */
+export function noVisibleCharProblem(text: string, send: string): string | undefined {
+  if (hasText(text)) return undefined;
+  const first = /\S/u.exec(text)?.[0];
+  return `must have a visible character, not only whitespace or invisible characters${first === undefined ? '' : ` (found U+${hex4(first)})`}: ${send}`;
+}
+
 /** The code point of `ch` as 4+ upper-case hex digits (`202E`). */
 function hex4(ch: string): string {
   return ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+}
+
+/**
+ * Characters that carry no text for the model: Unicode whitespace (`\s`), control characters
+ * (`\p{Cc}`: NUL, BEL, ESC, DEL, U+0085, …), invisible format characters (`\p{Cf}`: U+200B
+ * zero-width space, U+2060 word joiner, U+FEFF, …), combining marks with nothing to combine with
+ * (`\p{M}` alone), and the blank letters that render as nothing: the Hangul fillers (U+115F,
+ * U+1160, U+3164, U+FFA0) and the blank Braille pattern U+2800.
+ */
+const NOT_TEXT = /^[\s\p{Cc}\p{Cf}\p{M}\u115F\u1160\u3164\uFFA0\u2800]*$/u;
+
+/**
+ * True when `text` has a character the model can read: one that is not whitespace, a control
+ * character or an invisible format character ({@link NOT_TEXT}). `"\u0000"`, `"\u0007\u001b"`
+ * and `"\u200b "` have none.
+ */
+export function hasText(text: string): boolean {
+  return !NOT_TEXT.test(text);
 }

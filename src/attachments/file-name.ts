@@ -2,10 +2,10 @@
  * The file name of a reply attachment: what `reply_attachment` accepts (its `name`, or the file's
  * own name) and what a download's Content-Disposition carries. A name is a plain file name — no
  * folders, no control characters, line separators, invisible characters (U+200B, U+2060, U+FEFF)
- * or bidirectional controls (src/unsafe-chars.ts) — so a user
+ * or bidirectional controls (src/unsafe-chars.ts), at least one visible character — so a user
  * sees and saves what the model named, and a U+202E cannot show `ü\u202Egnp.exe` as "üexe.png".
  */
-import { describeUnsafeChar, firstUnsafeChar, stripUnsafeChars, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
+import { describeUnsafeChar, firstUnsafeChar, hasText, noVisibleCharProblem, stripUnsafeChars, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
 
 /** The last segment of `name` after any `/` or `\`. */
 function lastSegment(name: string): string {
@@ -18,7 +18,10 @@ function lastSegment(name: string): string {
  * - a character src/unsafe-chars.ts lists → `must not contain control characters … : found U+202E
  *   (a bidirectional control); send the name without them, e.g. "ügnp.exe"`;
  * - a folder (`/` or `\`) → `must be a file name without folders (no / or \): send e.g. "evil.txt"`;
- * - `.` or `..` → `must be a file name, not "." or "..": send e.g. "report.pdf"`.
+ * - `.` or `..` → `must be a file name, not "." or "..": send e.g. "report.pdf"`;
+ * - no visible character (only whitespace, blank letters such as U+3164, combining marks or format
+ *   characters: the check turn input uses) → `must have a visible character, not only whitespace
+ *   or invisible characters (found U+3164): send a name people can read, e.g. "report.pdf"`.
  */
 export function attachmentNameProblem(name: string): string | undefined {
   const unsafe = firstUnsafeChar(name);
@@ -31,7 +34,7 @@ export function attachmentNameProblem(name: string): string | undefined {
     return `must be a file name without folders (no / or \\): send e.g. ${JSON.stringify(base === '' || base === '.' || base === '..' ? 'report.pdf' : base)}`;
   }
   if (name === '.' || name === '..') return 'must be a file name, not "." or "..": send e.g. "report.pdf"';
-  return undefined;
+  return noVisibleCharProblem(name, 'send a name people can read, e.g. "report.pdf"');
 }
 
 /** The name a download falls back to when nothing of the stored name is left. */
@@ -39,11 +42,12 @@ const FALLBACK_NAME = 'attachment';
 
 /**
  * The file name a download is served under: `name` without the characters src/unsafe-chars.ts lists,
- * reduced to its last segment after any `/` or `\`; `attachment` when nothing (or only `.` or
- * `..`) is left. Names `reply_attachment` accepts pass unchanged; this guards attachments stored
- * before it refused such names.
+ * reduced to its last segment after any `/` or `\`; `attachment` when nothing visible (or only
+ * `.` or `..`) is left — a name of only blank letters such as U+3164 included. Names
+ * `reply_attachment` accepts pass unchanged; this guards attachments stored before it refused
+ * such names.
  */
 export function downloadName(name: string): string {
   const base = lastSegment(stripUnsafeChars(name));
-  return base === '' || base === '.' || base === '..' ? FALLBACK_NAME : base;
+  return base === '.' || base === '..' || !hasText(base) ? FALLBACK_NAME : base;
 }

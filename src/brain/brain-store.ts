@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { DomainError } from '../errors.js';
-import { describeUnsafeChar, firstUnsafeChar, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
+import { noVisibleCharProblem, unsafeCharProblem } from '../unsafe-chars.js';
 
 /** A page slug (its name within the agent, and the `reference` tools use): `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`. */
 export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -26,9 +26,11 @@ export const MAX_PAGE_BYTES = 512 * 1024;
  * found U+0000 (a control character); send the title as one line of plain text without them`).
  */
 export function titleCharsProblem(title: string): string | undefined {
-  const ch = firstUnsafeChar(title);
-  return ch === undefined ? undefined : `must not contain ${UNSAFE_CHARS_DESCRIPTION}: found ${describeUnsafeChar(ch)}; send the title as one line of plain text without them`;
+  return unsafeCharProblem(title, 'send the title as one line of plain text without them');
 }
+
+/** What to send instead of a title with no visible character (after `…: `). */
+const NO_VISIBLE_TITLE_SEND = 'send a short title for the page in words';
 
 /**
  * {@link titleCharsProblem} as a zod check of a title string (`z.string().check(titleCharsCheck)`):
@@ -87,7 +89,7 @@ export interface BrainStore {
   /**
    * Create or replace the page `slug` of `agentId` (atomic: concurrent puts of one new slug create it once).
    * @returns the stored page and whether it was newly created.
-   * @throws BrainInputError for a bad slug, an empty/long title, a title with control or bidi
+   * @throws BrainInputError for a bad slug, an empty/long title or one without a visible character, a title with control or bidi
    *   characters ({@link titleCharsProblem}) or an oversized body.
    */
   put(agentId: string, slug: string, input: { title: string; markdown: string }): Promise<{ page: BrainPage; created: boolean }>;
@@ -110,7 +112,9 @@ export interface BrainStore {
 
 /**
  * Check a page before it is stored (both engines): the slug matches {@link SLUG_PATTERN}, the title
- * is a string with a visible character of at most {@link MAX_TITLE_CHARS} characters, the markdown
+ * is a string with a visible character ({@link noVisibleCharProblem}: not only whitespace, blank
+ * letters such as U+3164, combining marks or format characters) of at most
+ * {@link MAX_TITLE_CHARS} characters and without the characters {@link titleCharsProblem} refuses, the markdown
  * a string of at most {@link MAX_PAGE_BYTES} UTF-8 bytes.
  * @throws BrainInputError listing every problem, each saying what to send instead (e.g. `markdown
  *   must be at most 524288 bytes (UTF-8), got 614400: split the text into several pages`).
@@ -127,6 +131,10 @@ export function validatePage(slug: string, input: { title: string; markdown: str
   }
   const titleChars = typeof input.title === 'string' ? titleCharsProblem(input.title) : undefined;
   if (titleChars) problems.push({ path: 'title', code: 'invalid_format', message: titleChars });
+  else if (typeof input.title === 'string' && input.title.trim() !== '') {
+    const invisible = noVisibleCharProblem(input.title, NO_VISIBLE_TITLE_SEND);
+    if (invisible) problems.push({ path: 'title', code: 'too_small', message: invisible });
+  }
   if (typeof input.markdown !== 'string') problems.push({ path: 'markdown', code: 'invalid_type', message: 'must be a string: send the page text as Markdown' });
   else {
     const bytes = Buffer.byteLength(input.markdown, 'utf8');

@@ -16,6 +16,7 @@
 import type { TurnEvent } from './events.js';
 import type { FunctionCallRequest } from './dispatch.js';
 import { validateToolArguments } from './arguments.js';
+import { toolLabel } from './call-labels.js';
 import type { AnyWorkerAgentTool } from './tool.js';
 import { toolIdentity } from './tool-identity.js';
 
@@ -82,15 +83,6 @@ export interface GateOptions {
   refused: (index: number) => boolean;
 }
 
-function safeLabel(tool: AnyWorkerAgentTool, params: unknown, fallback: string): string | null {
-  try {
-    const v = tool.describeActivity(params);
-    return v === undefined ? fallback : v;
-  } catch {
-    return fallback;
-  }
-}
-
 /** Decide, per call, whether it waits, is rejected, runs with edited arguments, or runs as is. */
 export async function gateCalls(
   calls: readonly FunctionCallRequest[],
@@ -119,7 +111,7 @@ export async function gateCalls(
     else if (decided?.decision === 'approve') {
       if (decided.arguments) verdicts.edited[index] = JSON.stringify(decided.arguments);
     } else {
-      const label = safeLabel(tool, validated.params, identity);
+      const label = toolLabel(() => tool.describeActivity(validated.params), identity);
       const asked = await gate.request({ callId: call.callId, name: identity, arguments: validated.params, label });
       if (asked.created) {
         await opts.emit({ type: 'approval.requested', call_id: call.callId, name: identity, arguments: validated.params, label, expires_at: asked.expiresAt });

@@ -35,7 +35,7 @@ import type { ContentPart, FunctionCallOutputItem } from '../model/port.js';
 import { validateToolArguments } from './arguments.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import type { TurnEvent } from './events.js';
-import { failedLabel, genericStartedLabel, notRunLabel, rejectedLabel, type NotRunReason } from './call-labels.js';
+import { failedLabel, genericStartedLabel, notRunLabel, rejectedLabel, toolLabel, type NotRunReason } from './call-labels.js';
 import type { AgentToolResult, AnyWorkerAgentTool, FailedActivity, TerminateTurn, ToolContent } from './tool.js';
 import { toolIdentity } from './tool-identity.js';
 import { keepHead } from './text-cut.js';
@@ -124,15 +124,6 @@ const RUNNING_CANCEL = 'Error: the turn was cancelled while this tool call was r
  */
 export function isStoppedWhileRunning(event: TurnEvent): boolean {
   return event.type === 'tool.completed' && event.is_error && event.output === RUNNING_CANCEL && event.status === undefined;
-}
-
-function safeLabel(fn: () => string | null | undefined, fallback: string | null): string | null {
-  try {
-    const v = fn();
-    return v === undefined ? fallback : v;
-  } catch {
-    return fallback;
-  }
 }
 
 function outputFromContent(callId: string, content: ToolContent[]): { text: string; item: FunctionCallOutputItem } {
@@ -313,7 +304,7 @@ async function executeCall<TTurn>(
     const checked = asked ? validateToolArguments(asked, call.arguments) : undefined;
     if (asked && checked?.ok) {
       const params = checked.params;
-      const label = safeLabel(() => asked.describeActivity(params), displayName);
+      const label = toolLabel(() => asked.describeActivity(params), displayName);
       await opts.emit({ type: 'tool.started', call_id: call.callId, name: displayName, label, arguments: params });
       await opts.emit({ type: 'tool.completed', call_id: call.callId, name: displayName, label: label === null ? null : rejectedLabel(label), is_error: true, output: refusal });
       return errorOutcome(call.callId, refusal, 'completed');
@@ -339,12 +330,12 @@ async function executeCall<TTurn>(
     return notRun(opts.breaker.recordFailure(identity, call.arguments, validated.error), 'invalid_arguments', validated.repaired);
   }
   const params = validated.params;
-  const label = safeLabel(() => tool.describeActivity(params), displayName);
+  const label = toolLabel(() => tool.describeActivity(params), displayName);
   await opts.emit({ type: 'tool.started', call_id: call.callId, name: displayName, label, arguments: params });
   /** Completed-form label of a call that ended without a result (null stays null: no activity row). */
   const endedLabel = (failure: FailedActivity): string | null => {
     const generic = label === null ? null : failedLabel(label, failure);
-    return safeLabel(() => tool.describeFailedActivity?.(params, failure), generic);
+    return toolLabel(() => tool.describeFailedActivity?.(params, failure), generic);
   };
 
   const controller = new AbortController();
@@ -408,7 +399,7 @@ async function executeCall<TTurn>(
     await opts.emit({ type: 'presentation', call_id: call.callId, event });
   }
   const { text, item } = outputFromContent(call.callId, fitOutput(res.content, outputMaxChars));
-  const completedLabel = safeLabel(() => tool.describeCompletedActivity?.(params, res), label) ?? label;
+  const completedLabel = toolLabel(() => tool.describeCompletedActivity?.(params, res), label) ?? label;
   await opts.emit({
     type: 'tool.completed',
     call_id: call.callId,

@@ -128,10 +128,11 @@ export const PresentationTurnEvent = z.object({
 /**
  * How an approval's `label` reads, for the event, the approvals API and openapi.yaml: always
  * present; null when the tool shows no activity label (its `describeActivity` returns null, as
- * `todo`'s does); the tool's name when its label cannot be made.
+ * `todo`'s does); the tool's name when its label cannot be made; unsafe characters escaped
+ * (src/runtime/call-labels.ts).
  */
 export const APPROVAL_LABEL_DESCRIPTION =
-  'What the call would do: the tool\'s activity label for these arguments (`Writing notes.txt`). Always present; null when the tool shows no activity label (`todo` has none), the tool name when the label cannot be made.';
+  'What the call would do: the tool\'s activity label for these arguments (`Writing notes.txt`). Always present; null when the tool shows no activity label (`todo` has none), the tool name when the label cannot be made. Control characters, line separators, invisible characters and bidirectional controls in it are written as `\\uXXXX` escapes (`Writing a\\u202Eb.txt`).';
 
 /**
  * A call needs the user's approval before it runs (README "Tool approvals"); its arguments are

@@ -18,7 +18,7 @@
  * decision is in.
  */
 import type { CustomToolCallItem, FunctionCallItem, ToolSearchCallItem, TranscriptItem } from '../model/port.js';
-import { genericStartedLabel, notRunLabel } from './call-labels.js';
+import { genericStartedLabel, interruptedLabel, notRunLabel } from './call-labels.js';
 import { gateCalls, type GateVerdicts } from './approval-gate.js';
 import { dispatchRound, emitNotRun, NOT_STARTED_CANCEL, PRIOR_TERMINATE, type CallOutcome, type FunctionCallRequest } from './dispatch.js';
 import { decideAfterToolRound } from './policies/max-steps.js';
@@ -121,7 +121,7 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
     const tool = tools.callable.get(displayName(c));
     if (p?.state === 'started' && tool && !tool.isReadOnly) {
       const output = interruptedOutput(displayName(c));
-      await deps.emit({ type: 'tool.completed', call_id: c.call_id, name: displayName(c), label: `Interrupted: ${displayName(c)}`, is_error: true, output, status: 'interrupted' });
+      await deps.emit({ type: 'tool.completed', call_id: c.call_id, name: displayName(c), label: interruptedLabel(displayName(c)), is_error: true, output, status: 'interrupted' });
       outcomes[index] = { callId: c.call_id, outputText: output, item: { type: 'function_call_output', call_id: c.call_id, output }, isError: true, state: 'completed' };
       continue;
     }

@@ -11,11 +11,16 @@ import { requiredInMessages } from '../zod-messages.js';
 import { TurnWebhookSpecSchema } from '../webhooks/webhook-spec.js';
 import { ApprovalsSchema } from '../turns/approvals/policy.js';
 import { nullAsAbsent } from '../zod-null-fields.js';
+import { nameCheck } from '../name-check.js';
 
 // The turn request fields are the same as for POST /v1/turns (one definition).
 export { AgentIdSchema, METADATA_MAX_BYTES, MetadataSchema, ToolFamiliesSchema, TurnInputSchema } from '../turns/request-schemas.js';
 
-export const ScheduleNameSchema = z.string().trim().min(1, 'name must not be empty').max(200);
+/**
+ * A schedule's `name` (REST and the schedule tools): 1..200 characters after trimming, one line of
+ * plain text with a visible character (src/name-check.ts).
+ */
+export const ScheduleNameSchema = z.string().trim().min(1, 'name must not be empty').max(200).check(nameCheck('name'));
 
 export const ScheduleStatusSchema = z.enum(SCHEDULE_STATUSES);
 

@@ -7,6 +7,7 @@
  * (MCP dependencies, see mcp-manifest.ts) may sit beside it. See README.md "Skills".
  */
 import { parse as parseYaml } from 'yaml';
+import { describeUnsafeChar, firstUnsafeChar, noVisibleCharProblem } from '../unsafe-chars.js';
 
 /** A skill name: lower-case letter first, then up to 63 of `a-z 0-9 _ -`. */
 export const SKILL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
@@ -47,6 +48,22 @@ export class SkillFormatError extends Error {
 
 const SKILL_MD = 'SKILL.md';
 
+/**
+ * Why a SKILL.md `description` cannot be shown to people and the model for its characters, or
+ * undefined: it is plain text that may run over several lines (a YAML block scalar), so line
+ * breaks and tabs are text, but any other character src/unsafe-chars.ts lists (another control
+ * character, a line or paragraph separator, U+200B/U+2060/U+FEFF, a bidirectional control: U+202E
+ * would show it reversed in the skills list) is refused, named, as is a description with no
+ * visible character (only blank letters such as U+3164, combining marks or format characters).
+ */
+function descriptionProblem(description: string): string | undefined {
+  const ch = firstUnsafeChar(description.replace(/[\n\t]/g, ' '));
+  if (ch !== undefined) {
+    return `must not contain ${describeUnsafeChar(ch)}: a description is plain text (line breaks and tabs allowed) without other control characters, line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069); remove it`;
+  }
+  return noVisibleCharProblem(description, 'describe what the skill does in words');
+}
+
 export interface SkillFrontmatter {
   name: string;
   description: string;
@@ -70,7 +87,8 @@ export function stripFrontmatter(text: string): string {
 /**
  * Parse and check SKILL.md.
  * @throws SkillFormatError when the frontmatter is missing, not YAML, or `name`/`description`/
- *   `runtime` are missing or invalid.
+ *   `runtime` are missing or invalid (a description with a bidi control or no visible character
+ *   included).
  */
 export function parseSkillMd(text: string): ParsedSkillMd {
   const m = FRONTMATTER.exec(text);
@@ -92,6 +110,8 @@ export function parseSkillMd(text: string): ParsedSkillMd {
   if (fm.description.length > MAX_DESCRIPTION_CHARS) {
     throw new SkillFormatError(`SKILL.md frontmatter "description" must be at most ${MAX_DESCRIPTION_CHARS} characters`, SKILL_MD, 'description');
   }
+  const descriptionChars = descriptionProblem(fm.description);
+  if (descriptionChars) throw new SkillFormatError(`SKILL.md frontmatter "description" ${descriptionChars}`, SKILL_MD, 'description');
   const runtime = fm.runtime ?? 'any';
   if (typeof runtime !== 'string' || !(SKILL_RUNTIMES as readonly string[]).includes(runtime)) {
     throw new SkillFormatError(`SKILL.md frontmatter "runtime" must be one of ${SKILL_RUNTIMES.join(', ')}`, SKILL_MD, 'runtime');

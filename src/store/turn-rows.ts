@@ -3,7 +3,7 @@
  * are text, `usage_unknown` is 0/1 on SQLite and a boolean on Postgres) and its mapping to the
  * {@link TurnRecord} the API returns.
  */
-import { hasText } from '../turns/request-schemas.js';
+import { hasText } from '../unsafe-chars.js';
 import { stripUnsafeChars } from '../unsafe-chars.js';
 import type { TurnRecord } from '../turns/turn-service-types.js';
 

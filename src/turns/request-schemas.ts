@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { TOOL_FAMILIES } from '../config.js';
+import { hasText } from '../unsafe-chars.js';
 
 /** `[A-Za-z0-9_-]{1,64}`: owns the computer home, schedules, workflows, brain pages. */
 export const AgentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must match the pattern /^[A-Za-z0-9_-]{1,64}$/ (1 to 64 letters, digits, _ or -)');
@@ -15,24 +16,6 @@ export const InputMessageSchema = z.strictObject({
   role: z.enum(['user', 'assistant', 'system', 'developer']),
   content: z.string(),
 });
-
-/**
- * Characters that carry no text for the model: Unicode whitespace (`\s`), control characters
- * (`\p{Cc}`: NUL, BEL, ESC, DEL, U+0085, …), invisible format characters (`\p{Cf}`: U+200B
- * zero-width space, U+2060 word joiner, U+FEFF, …), combining marks with nothing to combine with
- * (`\p{M}` alone), and the blank letters that render as nothing: the Hangul fillers (U+115F,
- * U+1160, U+3164, U+FFA0) and the blank Braille pattern U+2800.
- */
-const NOT_TEXT = /^[\s\p{Cc}\p{Cf}\p{M}\u115F\u1160\u3164\uFFA0\u2800]*$/u;
-
-/**
- * True when `text` has a character the model can read: one that is not whitespace, a control
- * character or an invisible format character ({@link NOT_TEXT}). `"\u0000"`, `"\u0007\u001b"`
- * and `"\u200b "` have none.
- */
-export function hasText(text: string): boolean {
-  return !NOT_TEXT.test(text);
-}
 
 /**
  * The message of a {@link textField} without text (the HTTP envelope prefixes the field's path):

@@ -6,6 +6,7 @@
 import { MAX_LISTED_ISSUES } from '../errors.js';
 import type { JsonObject } from '../runtime/json.js';
 import { issueLine } from '../zod-messages.js';
+import { nameProblem } from '../name-check.js';
 import { resultSchemaIssues } from './result-schema.js';
 import { WorkflowInputError, type CreateWorkflowInput, type WorkflowIssue } from './types.js';
 
@@ -37,12 +38,24 @@ const nonEmpty = (v: unknown, max: number): Problem | null =>
         ? { code: 'too_big', message: `must be at most ${max} characters long, got ${v.length}` }
         : null;
 
+/**
+ * {@link nonEmpty} for a name people read (the title, a task label): also one line of plain text
+ * with a visible character (src/name-check.ts) — `invalid_format` for a control, separator,
+ * invisible or bidi character, `too_small` for none visible.
+ */
+const shownName = (v: unknown, max: number, noun: string): Problem | null => {
+  const basic = nonEmpty(v, max);
+  if (basic || typeof v !== 'string') return basic;
+  return nameProblem(v, noun) ?? null;
+};
+
 /** `tasks[i].result_schema` plus a JSON Pointer into it (`#/properties/v`), spelled as a path: `….properties.v`. */
 const schemaPath = (base: string, pointer: string) =>
   base + pointer.slice(1).split('/').slice(1).map((seg) => `.${seg.replace(/~1/g, '/').replace(/~0/g, '~')}`).join('');
 
 /**
- * Check `input` against the workflow rules: agent id, title, 1..`maxTasks` tasks each with a label,
+ * Check `input` against the workflow rules: agent id, title, 1..`maxTasks` tasks each with a label
+ * (title and labels one line of plain text with a visible character: src/name-check.ts),
  * a prompt and a result schema in the allowed subset (./result-schema.ts), concurrency 1..32.
  * @returns the input with defaults applied.
  * @throws WorkflowInputError: details = every violation as `{path, code, message}`, e.g.
@@ -58,7 +71,7 @@ export function validateWorkflowInput(input: CreateWorkflowInput, maxTasks: numb
   if (typeof input.agent_id !== 'string' || !AGENT_ID_PATTERN.test(input.agent_id)) {
     add('agent_id', { code: 'invalid_format', message: `must match the pattern /${AGENT_ID_PATTERN.source}/ (1 to 64 letters, digits, _ or -)` });
   }
-  add('title', nonEmpty(input.title, MAX_TITLE_CHARS));
+  add('title', shownName(input.title, MAX_TITLE_CHARS, 'title'));
   const concurrency = input.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < MIN_CONCURRENCY || concurrency > MAX_CONCURRENCY) {
     add('concurrency', { code: Number.isInteger(concurrency) ? (concurrency < MIN_CONCURRENCY ? 'too_small' : 'too_big') : 'invalid_type', message: `must be an integer from ${MIN_CONCURRENCY} to ${MAX_CONCURRENCY}` });
@@ -74,7 +87,7 @@ export function validateWorkflowInput(input: CreateWorkflowInput, maxTasks: numb
         add(`tasks[${i}]`, { code: 'invalid_type', message: 'must be an object {label, prompt, result_schema}' });
         return;
       }
-      add(`tasks[${i}].label`, nonEmpty(task.label, MAX_LABEL_CHARS));
+      add(`tasks[${i}].label`, shownName(task.label, MAX_LABEL_CHARS, 'label'));
       add(`tasks[${i}].prompt`, nonEmpty(task.prompt, MAX_PROMPT_CHARS));
       for (const e of resultSchemaIssues(task.result_schema)) {
         add(schemaPath(`tasks[${i}].result_schema`, e.pointer), { code: 'unsupported_schema', message: e.message });

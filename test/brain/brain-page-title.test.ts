@@ -4,7 +4,9 @@
  * (U+200B, U+2060, U+FEFF) or a bidirectional control (U+202E shows it reversed in a list) is
  * refused — over REST (real server on loopback) with the standard 400 `invalid_request` and
  * details `[{path: 'title', code, message}]`, and by the store itself (both engines) — never
- * stored; text in a right-to-left script, emoji sequences with joiners (ZWJ) and words with a
+ * stored; so is a title with no visible character (only a Hangul filler, a blank Braille pattern,
+ * combining marks or format characters such as U+00AD: the check turn input uses), 400
+ * `invalid_page`; text in a right-to-left script, emoji sequences with joiners (ZWJ) and words with a
  * non-joiner (ZWNJ) are titles like any.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +61,18 @@ describe('brain page titles over REST', () => {
     expect((await api(svc.url, 'GET', '/v1/agents/titles/brain/pages')).body.data).toEqual([]);
   });
 
+  it('refuses a title with no visible character (blank letters, combining marks, format characters) with 400 invalid_page saying what to send', async () => {
+    for (const title of ['\u3164', '\u2800', '\u00AD', '\u0301\u0301', '\u180E', '\u034F', '\u2061', '\u206A', '\u1160', ' \u3164 ']) {
+      const found = title.trim().codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      const message = `must have a visible character, not only whitespace or invisible characters (found U+${found}): send a short title for the page in words`;
+      const r = await api(svc.url, 'PUT', page('blank'), { title, markdown: 'x' });
+      expect(r.status, JSON.stringify(title)).toBe(400);
+      expect(r.body.error, JSON.stringify(title)).toEqual({ code: 'invalid_page', message: `title ${message}`, details: [{ path: 'title', code: 'too_small', message }] });
+      expect(validateResponse('/v1/agents/{agent_id}/brain/pages/{slug}', 'put', 400, r.body)).toEqual([]);
+    }
+    expect((await api(svc.url, 'GET', page('blank'))).status).toBe(404);
+  });
+
   it('keeps right-to-left text, emoji with joiners (ZWJ) and words with a non-joiner (ZWNJ) as they are', async () => {
     for (const [slug, title] of [
       ['hebrew', 'מדריך פריסה'],
@@ -79,7 +93,7 @@ describeEachEngine('brain store: page titles', (engine) => {
     opened = undefined;
   });
 
-  it('refuses a title with a control character or a bidi control, naming it, and stores nothing', async () => {
+  it('refuses a title with a control character, a bidi control or no visible character, naming it, and stores nothing', async () => {
     const s = (opened = await openStores(engine)).brain;
     for (const [title, found] of [
       ['\u0000\u202E', 'U+0000 (a control character)'],
@@ -91,6 +105,10 @@ describeEachEngine('brain store: page titles', (engine) => {
       expect(err).toBeInstanceOf(BrainInputError);
       expect((err as BrainInputError).details).toContainEqual({ path: 'title', code: 'invalid_format', message: refusal(found) });
     }
+    const blank = await s.put('a1', 'p', { title: '\u3164\u0301', markdown: 'x' }).catch((e: unknown) => e);
+    expect((blank as BrainInputError).details).toEqual([
+      { path: 'title', code: 'too_small', message: 'must have a visible character, not only whitespace or invisible characters (found U+3164): send a short title for the page in words' },
+    ]);
     expect(await s.get('a1', 'p')).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 /**
  * /v1/schedules over the real Fastify server on a loopback port: CRUD, filters, pagination,
- * idempotency, and every validation error in the `{error: {code, message, details}}` envelope.
+ * idempotency, and every validation error in the `{error: {code, message, details}}` envelope;
+ * a name is one line of plain text with a visible character (a bidi control is refused).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../e2e/support/service.js';
@@ -373,6 +374,39 @@ describe('/v1/schedules validation errors', () => {
     await expectError('PATCH', `/v1/schedules/${id}`, { when: { cron: '0 9 * * *', timezone: 'Nowhere/Land' } }, 400, 'unknown_timezone');
     await expectError('PATCH', `/v1/schedules/${id}`, { when: { after: { value: 1, unit: 'hour' }, cron: '0 9 * * *' } }, 400, 'invalid_when');
     expect((await api(svc.url, 'GET', `/v1/schedules/${id}`)).body.when).toEqual({ cron: '0 9 * * *', timezone: 'Europe/Berlin' });
+  });
+});
+
+describe('schedule names', () => {
+  const unsafe = (found: string) =>
+    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
+  const blank = (found: string) => `must have a visible character, not only whitespace or invisible characters (found ${found}): send a short name in words`;
+
+  it('refuses a name with a bidi control, a control character, a separator or no visible character on POST and PATCH with 400 invalid_request naming it', async () => {
+    const cases: [string, string][] = [
+      ['a\u202Eb', unsafe('U+202E (a bidirectional control)')],
+      ['daily\nreport', unsafe('U+000A (a control character)')],
+      ['daily\u2028report', unsafe('U+2028 (a line or paragraph separator)')],
+      ['\u3164', blank('U+3164')],
+      ['\u0301\u0301', blank('U+0301')],
+    ];
+    const id = (await call('POST', '/v1/schedules', body({ agent_id: 'names', name: 'before' }))).body.id;
+    for (const [name, message] of cases) {
+      for (const [method, path] of [['POST', '/v1/schedules'], ['PATCH', `/v1/schedules/${id}`]]) {
+        const r = await call(method, path, method === 'POST' ? body({ agent_id: 'names', name }) : { name });
+        expect(r.status, `${method} ${JSON.stringify(name)}`).toBe(400);
+        expect(r.body.error, `${method} ${JSON.stringify(name)}`).toEqual({ code: 'invalid_request', message: `name ${message}`, details: [{ path: 'name', code: 'custom', message }] });
+      }
+    }
+    expect((await api(svc.url, 'GET', `/v1/schedules/${id}`)).body.name).toBe('before');
+    expect((await api(svc.url, 'GET', '/v1/schedules?agent_id=names')).body.data).toHaveLength(1);
+  });
+
+  it('keeps right-to-left text, emoji with ZWJ and words with ZWNJ in a name', async () => {
+    const name = 'מדריך 👩\u200D💻 می\u200Cخواهم';
+    const r = await call('POST', '/v1/schedules', body({ agent_id: 'names-ok', name }));
+    expect(r.status).toBe(201);
+    expect(r.body.name).toBe(name);
   });
 });
 

@@ -3,6 +3,8 @@
  * DATA_DIR/skills/<name>, listed, replaced, deleted, enabled per agent; hostile archives (zip-slip,
  * symbolic links, absolute paths, device files, names with control characters or bidi controls,
  * 100k entries, a gzip bomb) are refused with 400 naming the entry, and leave nothing on disk.
+ * A SKILL.md description with a bidi control, a separator or no visible character is 400
+ * `invalid_skill` naming the character; line breaks and tabs are text in it.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -115,6 +117,9 @@ describe('refusals name the file and field, or the entry, in details', () => {
       ['name differs', md(skillMd('beta', 'x')), { file: 'SKILL.md', field: 'name' }, 'does not match the skill name "alpha"'],
       ['bad name', md('---\nname: Alpha!\ndescription: x\n---\n'), { file: 'SKILL.md', field: 'name' }, 'frontmatter "name" must match'],
       ['no description', md('---\nname: alpha\n---\nbody\n'), { file: 'SKILL.md', field: 'description' }, '"description" must be a non-empty string'],
+      ['bidi description', md(skillMd('alpha', 'Reads PDF\u202Efdp.exe')), { file: 'SKILL.md', field: 'description' }, 'frontmatter "description" must not contain U+202E (a bidirectional control): a description is plain text (line breaks and tabs allowed) without other control characters'],
+      ['separator in description', md(skillMd('alpha', '"Reads\\u2028PDF"')), { file: 'SKILL.md', field: 'description' }, '"description" must not contain U+2028 (a line or paragraph separator)'],
+      ['blank description', md(skillMd('alpha', '\u3164\u00AD')), { file: 'SKILL.md', field: 'description' }, '"description" must have a visible character, not only whitespace or invisible characters (found U+3164): describe what the skill does in words'],
       ['bad runtime', md(skillMd('alpha', 'x', 'body', 'runtime: sometimes\n')), { file: 'SKILL.md', field: 'runtime' }, '"runtime" must be one of any, main, background_job'],
       ['no frontmatter', md('# alpha\n'), { file: 'SKILL.md', field: null }, 'must start with YAML frontmatter'],
       ['frontmatter not YAML', md('---\nname: [alpha\n---\n'), { file: 'SKILL.md', field: null }, 'frontmatter is not valid YAML'],
@@ -127,6 +132,13 @@ describe('refusals name the file and field, or the entry, in details', () => {
       expect(r.body.error, what).toEqual({ code: 'invalid_skill', message: expect.stringContaining(message), details });
       expect(validateResponse('/v1/skills/{name}', 'put', 400, r.body), what).toEqual([]);
     }
+  });
+
+  it('a description over several lines, with tabs, ZWNJ, ZWJ emoji and right-to-left text, is installed as written', async () => {
+    const r = await put('alpha', md('---\nname: alpha\ndescription: |\n  Reads PDFs\t(fast)\n  می\u200Cخواهم 👩\u200D💻 מדריך\n---\nbody\n'));
+    expect(r.status).toBe(201);
+    expect(r.body.description).toBe('Reads PDFs\t(fast)\nمی\u200Cخواهم 👩\u200D💻 מדריך');
+    expect((await api(svc.url, 'DELETE', '/v1/skills/alpha')).status).toBe(200);
   });
 
   it('invalid_skill: a manifest against its schema lists every problem in details.issues, the first as field', async () => {

@@ -52,4 +52,14 @@ describe('workflow_get output', () => {
   it('says when there are no results yet', () => {
     expect(formatWorkflow(workflow([{ status: 'running', attempts: 1 }])).text).toMatch(/#0 "t0": running \(1 attempt\)\nNo results yet\.$/);
   });
+
+  it('escapes bidi and C1 control characters of a title and task labels stored before they were refused, and keeps other text', () => {
+    const wf = { ...workflow([{ label: 'a\u202Eb' }, { label: 'c\u0085d' }, { label: '👩\u200D💻 می\u200Cخواهم' }]), title: 'w\u2066x' };
+    const { text } = formatWorkflow(wf);
+    expect(text).toContain('Workflow wf1 "w\\u2066x": running — 3 tasks: 3 queued');
+    expect(text).toContain('#0 "a\\u202Eb": queued (0 attempts)');
+    expect(text).toContain('#1 "c\\u0085d": queued (0 attempts)');
+    expect(text).toContain('#2 "👩\u200D💻 می\u200Cخواهم": queued (0 attempts)');
+    expect(text).not.toMatch(/[\u0085\u202E\u2066]/);
+  });
 });

@@ -2,16 +2,19 @@
  * `create_background_job` {title, task, model?, notify?} → `{job_id, status, notify, note?}`: hand
  * long work to a background job that keeps running after this turn has answered. From a turn
  * started by job notices too deep (src/jobs/notice-depth.ts) the job does not notify, and `note` says so. Idempotent per source call: a
- * retried round (same turn, same call id) returns the job the first attempt made.
+ * retried round (same turn, same call id) returns the job the first attempt made. The title is
+ * one line of plain text with a visible character (src/name-check.ts): another is an
+ * invalid-arguments error naming the character.
  */
 import { z } from 'zod';
 import type { TurnContext } from '../../assembly/context.js';
 import type { JobService } from '../../jobs/job-service.js';
 import { defineWorkerTool } from '../../runtime/tool.js';
+import { nameCheck } from '../../name-check.js';
 import { jsonResult, NON_BLANK, NOTIFY_LIMITED_NOTE, quoted } from './shared.js';
 
 const schema = z.strictObject({
-  title: z.string().min(1).max(200).regex(NON_BLANK, 'must not be blank').describe('Short title for people (not sent to the job)'),
+  title: z.string().min(1).max(200).regex(NON_BLANK, 'must not be blank').check(nameCheck('title')).describe('Short title for people (not sent to the job)'),
   task: z.string().min(1).regex(NON_BLANK, 'must not be blank').describe('Everything the job needs to know, sent verbatim as its first message: it sees nothing of this conversation'),
   model: z.string().min(1).max(200).optional().describe("Model of the job (default: this turn's)"),
   notify: z.boolean().optional().describe('Tell this conversation when the job succeeds, fails or asks a question (default true)'),

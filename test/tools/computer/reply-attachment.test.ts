@@ -4,7 +4,8 @@
  * snapshot taken at the call; the `presentation` event carries its URL; the download works with
  * the bearer token and with the turn's stream token (as a browser link would use it), and not
  * with another turn's. Attachment names are plain file names: a name with a bidi control, a
- * control character or a folder is refused with an error naming it, and a download's
+ * control character or a folder is refused with an error naming it, so is a name with no visible
+ * character (only a Hangul filler, combining marks, a soft hyphen), and a download's
  * Content-Disposition never carries one (also for a name stored before that rule).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -89,9 +90,11 @@ describe('reply_attachment', () => {
   it('refuses attachment names with control characters, bidi controls or folders, and never serves one in Content-Disposition', async () => {
     const spoof = 'ü\u202egnp.exe'; // shows as "üexe.png"
     const ownBad = 'outbox/x\u202etxt.exe';
+    const ownBlank = 'outbox/\u3164';
     harness.model.push(
       { output: [functionCall('write_file', { path: 'outbox/image.bin', content: 'MZ\n' })] },
       { output: [functionCall('write_file', { path: ownBad, content: 'MZ\n' })] },
+      { output: [functionCall('write_file', { path: ownBlank, content: 'MZ\n' })] },
       {
         output: [
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: spoof }, { callId: 'bidi' }),
@@ -104,6 +107,14 @@ describe('reply_attachment', () => {
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: '..' }, { callId: 'dotdot' }),
           functionCall('reply_attachment', { path: ownBad }, { callId: 'own' }),
           functionCall('reply_attachment', { path: ownBad, name: 'x.exe' }, { callId: 'renamed' }),
+          // Names with no visible character: a Hangul filler, combining marks alone, a soft hyphen,
+          // a blank Braille pattern with a space, a file whose own name is a Hangul filler.
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u3164' }, { callId: 'filler' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u0301\u0301' }, { callId: 'marks' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u00AD' }, { callId: 'shy' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u2800 ' }, { callId: 'braille' }),
+          functionCall('reply_attachment', { path: ownBlank }, { callId: 'ownBlank' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: 'می\u200Cخواهم.txt' }, { callId: 'persian' }),
         ],
       },
       { output: [message('done')] },
@@ -112,7 +123,7 @@ describe('reply_attachment', () => {
     expect(r.status).toBe(200);
     const turnId = r.events[0].json.turn_id;
     const done = Object.fromEntries(r.events.filter((e) => e.event === 'tool.completed').map((e) => [e.json.call_id, e.json]));
-    for (const id of ['bidi', 'control', 'invisible', 'separator', 'folders', 'backslash', 'dotdot', 'own']) {
+    for (const id of ['bidi', 'control', 'invisible', 'separator', 'folders', 'backslash', 'dotdot', 'own', 'filler', 'marks', 'shy', 'braille', 'ownBlank']) {
       expect(done[id].is_error, id).toBe(true);
       expect(done[id].output, id).toMatch(/^Error: /);
     }
@@ -126,11 +137,19 @@ describe('reply_attachment', () => {
     expect(done.backslash.output).toContain('send e.g. "evil.txt"');
     expect(done.dotdot.output).toContain('- name: must be a file name, not "." or ".."');
     expect(done.own.output).toBe(
-      'Error: tool reply_attachment failed: the file\'s own name "x\u202etxt.exe", the attachment\'s default name, must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found U+202E (a bidirectional control); send the name without them, e.g. "xtxt.exe" as the name parameter (or rename the file)',
+      'Error: tool reply_attachment failed: the file\'s own name "x\\u202Etxt.exe", the attachment\'s default name, must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found U+202E (a bidirectional control); send the name without them, e.g. "xtxt.exe" as the name parameter (or rename the file)',
     );
     expect(done.renamed.is_error).toBe(false);
+    const blank = (found: string) => `- name: must have a visible character, not only whitespace or invisible characters (found ${found}): send a name people can read, e.g. "report.pdf"`;
+    expect(done.filler.output).toContain(blank('U+3164'));
+    expect(done.marks.output).toContain(blank('U+0301'));
+    expect(done.shy.output).toContain(blank('U+00AD'));
+    expect(done.braille.output).toContain(blank('U+2800'));
+    expect(done.ownBlank.output).toBe(
+      'Error: tool reply_attachment failed: the file\'s own name "\u3164", the attachment\'s default name, must have a visible character, not only whitespace or invisible characters (found U+3164): send a name people can read, e.g. "report.pdf" as the name parameter (or rename the file)',
+    );
     const presentations = r.events.filter((e) => e.event === 'presentation').map((e) => e.json.event);
-    expect(presentations.map((p) => p.name)).toEqual(['👩\u200D💻 notes.txt', 'x.exe']);
+    expect(presentations.map((p) => p.name)).toEqual(['👩\u200D💻 notes.txt', 'x.exe', 'می\u200Cخواهم.txt']);
 
     // An attachment stored under such a name before the rule is served without it: the file
     // name is reduced to its last segment, control and bidi characters dropped, in both forms.
@@ -144,5 +163,8 @@ describe('reply_attachment', () => {
     writeFileSync(meta, JSON.stringify({ ...JSON.parse(readFileSync(meta, 'utf8')), name: '../\u202e' }));
     const bare = await fetch(harness.svc.url + a.url, { headers: AUTH });
     expect(bare.headers.get('content-disposition')).toBe(`attachment; filename="attachment"; filename*=UTF-8''attachment`);
+    writeFileSync(meta, JSON.stringify({ ...JSON.parse(readFileSync(meta, 'utf8')), name: '\u3164\u0301' }));
+    const blankName = await fetch(harness.svc.url + a.url, { headers: AUTH });
+    expect(blankName.headers.get('content-disposition')).toBe(`attachment; filename="attachment"; filename*=UTF-8''attachment`);
   }, 90_000);
 });
