@@ -3,16 +3,35 @@
  * with a temporary DATA_DIR (SQLite in WAL mode, as in production), pointed at a scripted
  * Responses server, with one no-op tool (`noop {n}` → `ok <n>`) as the turn's whole tool set, so
  * what is measured is the service around the tool, not a tool family.
+ *
+ * The service's modules are loaded from the build in dist/ — tsc's output, what `npm start` runs —
+ * not from src/ through tsx: tsx compiles with esbuild's `keepNames`, which wraps every named
+ * function and class in a `__name` call and would weigh on the service's side only (the raw loop
+ * and the scripted server are the same on both sides; the SDK is plain JavaScript either way).
+ * The bench npm scripts build first when the build is missing or older than the sources; run
+ * directly, this module refuses a stale build (`npm run build`).
+ * @throws at import when dist/ is missing or older than the sources.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { buildApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
-import { defineWorkerTool, textResult } from '../../src/runtime/tool.js';
-import { createServices, type Services } from '../../src/services.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const check = spawnSync(process.execPath, [path.join(root, 'scripts/start.mjs'), '--check']);
+if (check.status !== 0) throw new Error('bench: the build in dist/ is missing or older than the sources: run `npm run build` first (the bench npm scripts do)');
+process.setSourceMapsEnabled(true); // as scripts/start.mjs runs the service
+const built = <T>(file: string): Promise<T> => import(pathToFileURL(path.join(root, 'dist', file)).href) as Promise<T>;
+const [{ buildApp }, { loadConfig }, { createLogger }, { defineWorkerTool, textResult }, { createServices }] = await Promise.all([
+  built<typeof import('../../src/app.js')>('src/app.js'),
+  built<typeof import('../../src/config.js')>('src/config.js'),
+  built<typeof import('../../src/log.js')>('src/log.js'),
+  built<typeof import('../../src/runtime/tool.js')>('src/runtime/tool.js'),
+  built<typeof import('../../src/services.js')>('src/services.js'),
+]);
+type Services = import('../../src/services.js').Services;
 
 /** The bench tool's parameters, defined once per module as the tool families define theirs. */
 const noopSchema = z.object({ n: z.number().int() });
