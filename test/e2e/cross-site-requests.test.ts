@@ -6,11 +6,12 @@
  * nothing; the service's own origin, an allowed origin and clients without Origin are served.
  */
 import { describe, expect, it } from 'vitest';
-import { functionCall, message } from '../support/scripted-responses-server.js';
-import { lastToolOutput, routedEntries, waitFor } from '../jobs/support.js';
-import { firstUserText, SCHEMA } from '../workflows/support.js';
+import { message } from '../support/scripted-responses-server.js';
+import { routedEntries, waitFor } from '../jobs/support.js';
+import { firstUserText } from '../workflows/support.js';
 import { api, startTestService, useScriptedService } from './support/service.js';
 import { validateResponse } from './support/spec.js';
+import { heldWork } from './support/held-work.js';
 
 const ALLOWED = 'http://app.example.test:5173';
 const EVIL = 'https://evil.example';
@@ -28,38 +29,7 @@ async function runningTurn(): Promise<string> {
   return r.body.id;
 }
 
-/** A background job (started by a main turn, notify off) that asks a question and waits on the answer. */
-async function waitingJob(): Promise<string> {
-  const main = `cross-site: start a job #${++n}`;
-  const task = `cross-site task: ask a question #${n}`;
-  let jobId = '';
-  harness.model.push(
-    ...routedEntries({
-      [main]: [
-        { output: [functionCall('create_background_job', { title: 'Asks', task, notify: false })] },
-        (body) => {
-          jobId = lastToolOutput(body).job_id;
-          return { output: [message('started')] };
-        },
-      ],
-      [task]: [{ output: [functionCall('clarify', { question: 'Which one?' })] }],
-    }),
-  );
-  const turn = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'cross-site', tools: ['jobs'] });
-  expect(turn.body.status).toBe('completed');
-  await waitFor(async () => (await api(harness.svc.url, 'GET', `/v1/jobs/${jobId}`)).body.status === 'waiting_on_user', 30_000);
-  return jobId;
-}
-
-/** A workflow whose one task's model answer is held: it stays running until cancelled. */
-async function runningWorkflow(): Promise<string> {
-  const p = `cross-site: slow task #${++n}`;
-  harness.model.push(...routedEntries({ [p]: [{ output: [message('late')], holdMs: 30_000 }] }));
-  const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'held', tasks: [{ label: p, prompt: p, result_schema: SCHEMA }] });
-  expect(r.status).toBe(201);
-  await waitFor(() => harness.model.requests.some((q) => firstUserText(q.body) === p));
-  return r.body.id;
-}
+const { waitingJob, runningWorkflow } = heldWork(harness, 'cross-site', 'cross-site');
 
 /** A bodyless POST, as a page's `fetch(url, {method: 'POST', mode: 'no-cors'})` sends it. */
 function bodyless(path: string, headers: Record<string, string>) {

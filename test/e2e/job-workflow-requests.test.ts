@@ -4,49 +4,15 @@
  * /v1/turns/{id}/cancel), and their event routes serve only text/event-stream (406 otherwise).
  */
 import { describe, expect, it } from 'vitest';
-import { functionCall, message } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
 import { validateResponse } from './support/spec.js';
-import { lastToolOutput, routedEntries, waitFor } from '../jobs/support.js';
-import { firstUserText, SCHEMA } from '../workflows/support.js';
+import { heldWork } from './support/held-work.js';
+import { SCHEMA } from '../workflows/support.js';
 
 const harness = useScriptedService();
 
-let n = 0;
-
-/** A background job (started by a main turn, notify off) that asks a question and waits on the answer. */
-async function waitingJob(): Promise<string> {
-  const main = `requests: start a job #${++n}`;
-  const task = `requests task: ask a question #${n}`;
-  let jobId = '';
-  harness.model.push(
-    ...routedEntries({
-      [main]: [
-        { output: [functionCall('create_background_job', { title: 'Asks', task, notify: false })] },
-        (body) => {
-          jobId = lastToolOutput(body).job_id;
-          return { output: [message('started')] };
-        },
-      ],
-      [task]: [{ output: [functionCall('clarify', { question: 'Which one?' })] }],
-    }),
-  );
-  const turn = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'job-requests', tools: ['jobs'] });
-  expect(turn.body.status).toBe('completed');
-  await waitFor(async () => (await api(harness.svc.url, 'GET', `/v1/jobs/${jobId}`)).body.status === 'waiting_on_user', 30_000);
-  return jobId;
-}
-
-/** A workflow whose one task's model answer is held for a long time: it stays running until cancelled. */
-async function runningWorkflow(extra: Record<string, unknown> = {}): Promise<string> {
-  const p = `requests: slow task #${++n}`;
-  harness.model.push(...routedEntries({ [p]: [{ output: [message('late')], holdMs: 30_000 }] }));
-  const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: 'held', tasks: [{ label: p, prompt: p, result_schema: SCHEMA }], ...extra });
-  expect(r.status).toBe(201);
-  await waitFor(() => harness.model.requests.some((q) => firstUserText(q.body) === p)); // the held request is in flight
-  return r.body.id;
-}
+const { waitingJob, runningWorkflow } = heldWork(harness, 'requests', 'job-requests');
 
 describe('POST /v1/jobs/{id}/stop body', () => {
   it('refuses unknown fields with 400 invalid_request naming the field and saying the route takes none; the job is not stopped', async () => {
