@@ -64,6 +64,28 @@ async function withTurn(fn: (s: Setup) => Promise<void>): Promise<void> {
 
 const seqs = async (db: PgDatabase, id: string) => (await db.query<{ seq: number; type: string }>('SELECT seq, type FROM event_log WHERE stream_id = $1 ORDER BY seq', [id])).rows;
 
+/**
+ * Start another instance's claim of turn `id` (its row locked, not committed), run `write` (a write
+ * fenced by the old claim): it waits on the row lock, and once the claim commits it is refused
+ * with `lease_lost`.
+ */
+async function refusedOnceClaimCommits(url: string, id: string, write: () => Promise<unknown>): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query(`UPDATE turns SET owner = 'b', lease_epoch = lease_epoch + 1 WHERE id = $1`, [id]); // a claim in progress: the row is locked
+    const stale = write();
+    const settled = stale.then(() => 'stored', () => 'refused');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await Promise.race([settled, Promise.resolve('waiting')])).toBe('waiting');
+    await c.query('COMMIT');
+    await expect(stale).rejects.toMatchObject({ code: 'lease_lost' });
+  } finally {
+    await c.end();
+  }
+}
+
 describePostgres('lease fencing on Postgres', () => {
   it('raises the claim epoch whenever the turn passes to another holder, not when its owner takes its own expired lease back', async () => {
     await withTurn(async ({ queue, claim, id }) => {
@@ -104,20 +126,7 @@ describePostgres('lease fencing on Postgres', () => {
   it('refuses an append that waited for a claim: the claim committed first, so the append sees the new holder', async () => {
     await withTurn(async ({ db, url, log, claim, id }) => {
       const a = await claim('a', Date.now());
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      try {
-        await c.query('BEGIN');
-        await c.query(`UPDATE turns SET owner = 'b', lease_epoch = lease_epoch + 1 WHERE id = $1`, [id]); // a claim in progress: the row is locked
-        const stale = log.append(id, { type: 'message.delta' }, a);
-        const settled = stale.then(() => 'stored', () => 'refused');
-        await new Promise((r) => setTimeout(r, 200));
-        expect(await Promise.race([settled, Promise.resolve('waiting')])).toBe('waiting');
-        await c.query('COMMIT');
-        await expect(stale).rejects.toMatchObject({ code: 'lease_lost' });
-      } finally {
-        await c.end();
-      }
+      await refusedOnceClaimCommits(url, id, () => log.append(id, { type: 'message.delta' }, a));
       expect(await seqs(db, id)).toEqual([]);
     });
   });
@@ -209,20 +218,7 @@ describePostgres('lease fencing of the steering queue on Postgres', () => {
       const inputs = new PgTurnInputStore(db);
       await add(inputs, id, 'one');
       const a = await claim('a', Date.now());
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      try {
-        await c.query('BEGIN');
-        await c.query(`UPDATE turns SET owner = 'b', lease_epoch = lease_epoch + 1 WHERE id = $1`, [id]); // a claim in progress: the row is locked
-        const stale = inputs.markApplied(id, 1, at(), a);
-        const settled = stale.then(() => 'stored', () => 'refused');
-        await new Promise((r) => setTimeout(r, 200));
-        expect(await Promise.race([settled, Promise.resolve('waiting')])).toBe('waiting');
-        await c.query('COMMIT');
-        await expect(stale).rejects.toMatchObject({ code: 'lease_lost' });
-      } finally {
-        await c.end();
-      }
+      await refusedOnceClaimCommits(url, id, () => inputs.markApplied(id, 1, at(), a));
       expect(await applied(inputs, id)).toEqual([['one', false]]);
     });
   });
