@@ -65,16 +65,16 @@ async function withTurn(fn: (s: Setup) => Promise<void>): Promise<void> {
 const seqs = async (db: PgDatabase, id: string) => (await db.query<{ seq: number; type: string }>('SELECT seq, type FROM event_log WHERE stream_id = $1 ORDER BY seq', [id])).rows;
 
 /**
- * Start another instance's claim of turn `id` (its row locked, not committed), run `write` (a write
- * fenced by the old claim): it waits on the row lock, and once the claim commits it is refused
- * with `lease_lost`.
+ * Start another instance's claim of the turn (or workflow) `id` — its row in `table` locked, not
+ * committed — and run `write` (a write fenced by the old claim): it waits on the row lock, and
+ * once the claim commits it is refused with `lease_lost`.
  */
-async function refusedOnceClaimCommits(url: string, id: string, write: () => Promise<unknown>): Promise<void> {
+async function refusedOnceClaimCommits(url: string, id: string, write: () => Promise<unknown>, table: 'turns' | 'workflows' = 'turns'): Promise<void> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
     await c.query('BEGIN');
-    await c.query(`UPDATE turns SET owner = 'b', lease_epoch = lease_epoch + 1 WHERE id = $1`, [id]); // a claim in progress: the row is locked
+    await c.query(`UPDATE ${table} SET owner = 'b', lease_epoch = lease_epoch + 1 WHERE id = $1`, [id]); // a claim in progress: the row is locked
     const stale = write();
     const settled = stale.then(() => 'stored', () => 'refused');
     await new Promise((r) => setTimeout(r, 200));
@@ -322,20 +322,7 @@ describePostgres('lease fencing of workflow drivers on Postgres', () => {
 
   it('refuses a task write that waited for a claim: the claim committed first, so the write sees the new driver', async () => {
     await withWorkflow(async ({ url, store, id, a }) => {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      try {
-        await c.query('BEGIN');
-        await c.query(`UPDATE workflows SET owner = 'b', lease_epoch = lease_epoch + 1 WHERE id = $1`, [id]); // a claim in progress: the row is locked
-        const stale = store.updateTask(id, 0, { status: 'cancelled' }, a);
-        const settled = stale.then(() => 'stored', () => 'refused');
-        await new Promise((r) => setTimeout(r, 200));
-        expect(await Promise.race([settled, Promise.resolve('waiting')])).toBe('waiting');
-        await c.query('COMMIT');
-        await expect(stale).rejects.toMatchObject({ code: 'lease_lost' });
-      } finally {
-        await c.end();
-      }
+      await refusedOnceClaimCommits(url, id, () => store.updateTask(id, 0, { status: 'cancelled' }, a), 'workflows');
       expect((await store.getTask(id, 0))!.status).toBe('queued');
     });
   });
