@@ -122,8 +122,18 @@ export function noVisibleCharProblem(text: string, send: string): string | undef
   return `must have a visible character, not only whitespace or invisible characters${first === undefined ? '' : ` (found U+${hex4(first)})`}: ${send}`;
 }
 
+/**
+ * `text` quoted for a message: in double quotes, `"` and `\` escaped with a backslash, and every
+ * character {@link UNSAFE_CHARS_DESCRIPTION} lists written as a `\uXXXX` escape (a line break too:
+ * `\u000A`, as {@link escapeUnsafeChars} writes it in details), so an echoed value is unambiguous
+ * and cannot act on the reader's display. E.g. `a"b<U+202E>c` → `"a\"b\u202Ec"`.
+ */
+export function quoteForDisplay(text: string): string {
+  return `"${escapeUnsafeChars(text.replace(/["\\]/g, '\\$&'))}"`;
+}
+
 /** The code point of `ch` as 4+ upper-case hex digits (`202E`). */
-function hex4(ch: string): string {
+export function hex4(ch: string): string {
   return ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
 }
 

@@ -12,7 +12,7 @@
  *   the times inside the gap and runs on both occurrences of a repeated hour.
  * (croner README, "Pattern" → DST handling; verified in test/schedules/when.test.ts.)
  */
-import { escapeNonAscii, escapeUnsafeChars, escapeUnsafeCharsDeep } from '../unsafe-chars.js';
+import { escapeNonAscii, escapeUnsafeChars, escapeUnsafeCharsDeep, hex4, quoteForDisplay } from '../unsafe-chars.js';
 import { Cron } from 'croner';
 import { ScheduleError } from './errors.js';
 import { IANA_ZONE_NAMES } from './iana-zone-names.js';
@@ -59,7 +59,7 @@ export function parseIsoWithOffset(at: string): number {
   if (!m) {
     throw new ScheduleError(
       'invalid_at',
-      `when.at ${quoted(at)} is not an ISO 8601 time with an offset, e.g. "2026-12-01T09:00:00+01:00" or "2026-12-01T08:00:00Z"`,
+      `when.at ${quoteForDisplay(at)} is not an ISO 8601 time with an offset, e.g. "2026-12-01T09:00:00+01:00" or "2026-12-01T08:00:00Z"`,
       { at: escapeUnsafeChars(at) },
     );
   }
@@ -74,7 +74,7 @@ export function parseIsoWithOffset(at: string): number {
     probe.getUTCHours() !== +h ||
     probe.getUTCMinutes() !== +mi
   ) {
-    throw new ScheduleError('invalid_at', `when.at ${quoted(at)} is not a real date and time`, { at: escapeUnsafeChars(at) });
+    throw new ScheduleError('invalid_at', `when.at ${quoteForDisplay(at)} is not a real date and time`, { at: escapeUnsafeChars(at) });
   }
   return ms;
 }
@@ -150,7 +150,7 @@ function unknownTimeZone(zone: string): ScheduleError {
     );
   }
   const foreign = /[^\x00-\x7F]/u.exec(zone)?.[0];
-  const ascii = foreign ? ` (IANA names are ASCII; it has U+${foreign.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')})` : '';
+  const ascii = foreign ? ` (IANA names are ASCII; it has U+${hex4(foreign)})` : '';
   return new ScheduleError(
     'unknown_timezone',
     `when.timezone ${visible(zone)} is not a known IANA time zone${ascii}: use a name such as "Europe/Berlin", "America/New_York" or "UTC"`,
@@ -158,18 +158,11 @@ function unknownTimeZone(zone: string): ScheduleError {
   );
 }
 
-/** `zone` quoted for a message, control, bidi and other non-ASCII characters escaped (`\u202E`, `\u212A`) as in details. */
+/** `zone` quoted for a message ({@link quoteForDisplay}), other non-ASCII characters escaped too (`\u212A`) as in details. */
 function visible(zone: string): string {
-  return `"${escapeNonAscii(zone)}"`;
+  return escapeNonAscii(quoteForDisplay(zone));
 }
 
-/**
- * A client's text quoted for a message, control and bidi characters escaped (`\u202E`, `\u000A`)
- * exactly as {@link escapeUnsafeChars} writes them in details, so none acts on the reader's display.
- */
-function quoted(text: string): string {
-  return `"${escapeUnsafeChars(text)}"`;
-}
 
 /** A paused croner job for evaluation only (never runs a callback). */
 export function cronJob(expression: string, timezone: string): Cron {
@@ -206,14 +199,14 @@ const CRONER_FIELD: Record<string, number> = { second: 0, minute: 1, hour: 2, da
 function cronReason(expression: string, err?: Error): string {
   const fields = expression.split(' ');
   if (!err) {
-    if (expression.startsWith('@')) return `${quoted(expression)} is none of the nicknames ${CRON_NICKNAMES.join(', ')}`;
+    if (expression.startsWith('@')) return `${quoteForDisplay(expression)} is none of the nicknames ${CRON_NICKNAMES.join(', ')}`;
     return `it has ${fields.length} field${fields.length === 1 ? '' : 's'}${fields.length === 7 ? ' (a year field is not taken)' : ''}`;
   }
   /** The field croner counts as `index` (0 = second), named, with what the client wrote in it. */
   const field = (index: number) => {
     const { name, values, chars } = CRON_FIELDS[index];
     const text = fields.length === 5 ? fields[index - 1] : fields[index];
-    return { name, values, chars, text: text === undefined ? '' : quoted(text) };
+    return { name, values, chars, text: text === undefined ? '' : quoteForDisplay(text) };
   };
   const message = err.message.trim();
   const range = /^CronPattern: Invalid value for (\w+):/.exec(message);
@@ -241,7 +234,7 @@ function cronReason(expression: string, err?: Error): string {
 
 /** The `invalid_cron` refusal of a malformed `expression` (details `{cron}` escaped as in the message). */
 function invalidCron(expression: string, err?: Error): ScheduleError {
-  return new ScheduleError('invalid_cron', `when.cron ${quoted(expression)} is not a valid cron expression: ${cronReason(expression, err)}. ${CRON_FORMS}`, {
+  return new ScheduleError('invalid_cron', `when.cron ${quoteForDisplay(expression)} is not a valid cron expression: ${cronReason(expression, err)}. ${CRON_FORMS}`, {
     cron: escapeUnsafeChars(expression),
   });
 }
@@ -260,7 +253,7 @@ function validateCron(expression: string, timezone: string, rules: WhenRules): n
   }
   const runs = job.nextRuns(INTERVAL_SAMPLE, new Date(rules.now));
   if (runs.length === 0) {
-    throw new ScheduleError('invalid_cron', `when.cron ${quoted(expression)} never fires`, {
+    throw new ScheduleError('invalid_cron', `when.cron ${quoteForDisplay(expression)} never fires`, {
       cron: expression,
     });
   }
@@ -269,7 +262,7 @@ function validateCron(expression: string, timezone: string, rules: WhenRules): n
   if (minGap < rules.minIntervalS * 1000) {
     throw new ScheduleError(
       'cron_too_frequent',
-      `when.cron ${quoted(expression)} fires every ${minGap / 1000} s; the minimum interval is ${rules.minIntervalS} s`,
+      `when.cron ${quoteForDisplay(expression)} fires every ${minGap / 1000} s; the minimum interval is ${rules.minIntervalS} s`,
       { cron: expression, interval_s: minGap / 1000, min_interval_s: rules.minIntervalS },
     );
   }
@@ -338,7 +331,7 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
     const value = after.value;
     const unit = after.unit as AfterUnit;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value * UNIT_MS[unit] > MAX_AHEAD_MS) {
-      throw new ScheduleError('invalid_after', `when.after.value must be a positive integer and at most 10 years ahead (got ${typeof value === 'string' ? quoted(value) : escapeUnsafeChars(String(JSON.stringify(value)))})`, {
+      throw new ScheduleError('invalid_after', `when.after.value must be a positive integer and at most 10 years ahead (got ${typeof value === 'string' ? quoteForDisplay(value) : escapeUnsafeChars(String(JSON.stringify(value)))})`, {
         value: escapeUnsafeCharsDeep(value),
       });
     }

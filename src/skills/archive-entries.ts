@@ -3,7 +3,7 @@
  * the caps on one archive. Only regular files and folders are unpacked: symbolic links, hard
  * links, device files and FIFOs are refused, so nothing unpacked can point outside the skill.
  */
-import { describeUnsafeChar, escapeUnsafeChars, firstUnsafeChar, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
+import { describeUnsafeChar, escapeUnsafeChars, firstUnsafeChar, quoteForDisplay, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
 
 /** Max archive size (the request body), bytes. */
 export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
@@ -50,7 +50,7 @@ export type ArchiveEntry = { kind: 'dir'; path: string } | { kind: 'file'; path:
 export function checkEntryPath(raw: string): string {
   // Echoed with unsafe characters as \uXXXX escapes (JSON.stringify leaves U+202E, U+2028 as they are).
   const shown = escapeUnsafeChars(raw);
-  const fail = (why: string) => new SkillArchiveError(`archive entry ${escapeUnsafeChars(JSON.stringify(raw))}: ${why}`, shown);
+  const fail = (why: string) => new SkillArchiveError(`archive entry ${quoteForDisplay(raw)}: ${why}`, shown);
   if (raw.length > MAX_PATH_CHARS) throw fail(`path longer than ${MAX_PATH_CHARS} characters`);
   const unsafe = firstUnsafeChar(raw);
   if (unsafe !== undefined) throw fail(`path contains ${describeUnsafeChar(unsafe)}: file and folder names must not contain ${UNSAFE_CHARS_DESCRIPTION}; rename it`);

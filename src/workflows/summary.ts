@@ -1,7 +1,7 @@
 /** Counting a workflow's tasks by status and the one-line summary stored when it ends. */
 import type { TaskCounts } from './events.js';
 import type { WorkflowTask } from './types.js';
-import { escapeUnsafeChars } from '../unsafe-chars.js';
+import { quoteForDisplay } from '../unsafe-chars.js';
 
 /** Tasks per status. */
 export function countTasks(tasks: Pick<WorkflowTask, 'status'>[]): TaskCounts {
@@ -26,7 +26,7 @@ export function summarize(tasks: WorkflowTask[], counts = countTasks(tasks)): st
     .filter((s) => counts[s] > 0)
     .map((s) => `${counts[s]} ${s}`);
   const allFailed = tasks.filter((t) => t.status === 'failed');
-  const named = allFailed.slice(0, SUMMARY_FAILED_NAMED).map((t) => `task ${t.index} ${escapeUnsafeChars(JSON.stringify(t.label))}: ${t.error?.code ?? 'failed'}`);
+  const named = allFailed.slice(0, SUMMARY_FAILED_NAMED).map((t) => `task ${t.index} ${quoteForDisplay(t.label)}: ${t.error?.code ?? 'failed'}`);
   if (allFailed.length > named.length) named.push(`and ${allFailed.length - named.length} more`);
   const why = named.length ? ` (${named.join('; ')})` : '';
   return `${tasks.length} task${tasks.length === 1 ? '' : 's'}: ${parts.join(', ')}${why}`;

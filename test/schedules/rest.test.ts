@@ -290,6 +290,12 @@ describe('/v1/schedules validation errors', () => {
     }
   });
 
+  it('quotes a refused cron with its own quotes and backslashes escaped, so the echoed value is unambiguous', async () => {
+    const cron = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 9 * * "1\\', timezone: 'UTC' } }), 400, 'invalid_cron');
+    expect(cron.message).toContain('when.cron "0 9 * * \\"1\\\\" is not a valid cron expression: the day-of-week field "\\"1\\\\" has a character');
+    expect(cron.details).toEqual({ cron: '0 9 * * "1\\' });
+  });
+
   it('escapes control and bidi characters of a refused cron, at or after value in message and details', async () => {
     const cron = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron: '0 9 * * \u202e1', timezone: 'UTC' } }), 400, 'invalid_cron');
     expect(cron.message).toContain('when.cron "0 9 * * \\u202E1" is not a valid cron expression: the day-of-week field "\\u202E1" has a character');

@@ -15,7 +15,7 @@ import { askWithHead } from '../e2e/support/request-head.js';
 import { api, startTestService, type TestService } from '../e2e/support/service.js';
 import { spec, validateResponse } from '../e2e/support/spec.js';
 import { manyEntryZip, skillMd, tarGz, zipArchive } from '../support/archives.js';
-import { escapeUnsafeChars, hasUnsafeChars } from '../../src/unsafe-chars.js';
+import { escapeUnsafeChars, hasUnsafeChars, quoteForDisplay } from '../../src/unsafe-chars.js';
 
 let svc: TestService;
 beforeAll(async () => {
@@ -203,7 +203,7 @@ describe('hostile archives are refused with 400 naming the entry', () => {
       expect(r.body.error.code).toBe('invalid_skill_archive');
       // The entry is echoed with unsafe characters as \uXXXX escapes, never as themselves.
       expect(r.body.error.details).toEqual({ entry: escapeUnsafeChars(entry) });
-      expect(r.body.error.message).toContain(escapeUnsafeChars(JSON.stringify(entry)));
+      expect(r.body.error.message).toContain(quoteForDisplay(entry));
       expect(hasUnsafeChars(r.body.error.message)).toBe(false);
       expect(hasUnsafeChars(r.body.error.details.entry)).toBe(false);
       if (why) expect(r.body.error.message).toContain(why);

@@ -4,7 +4,7 @@
  */
 import type { WorkflowRecord } from '../../workflows/types.js';
 import { summarize } from '../../workflows/summary.js';
-import { escapeUnsafeChars } from '../../unsafe-chars.js';
+import { quoteForDisplay } from '../../unsafe-chars.js';
 
 /** Upper bound of one workflow_get output, bytes (UTF-8). */
 export const OUTPUT_BUDGET_BYTES = 8000;
@@ -19,13 +19,13 @@ export function taskLines(wf: WorkflowRecord): string[] {
   return wf.tasks.map((t) => {
     const attempts = `${t.attempts} attempt${t.attempts === 1 ? '' : 's'}`;
     const error = t.error && t.status !== 'succeeded' ? ` — ${t.error.code}: ${t.error.message.slice(0, 160)}` : '';
-    return `#${t.index} ${escapeUnsafeChars(JSON.stringify(t.label.slice(0, 80)))}: ${t.status} (${attempts})${error}`;
+    return `#${t.index} ${quoteForDisplay(t.label.slice(0, 80))}: ${t.status} (${attempts})${error}`;
   });
 }
 
 /** The header line: id, title (quoted and escaped like a task label), status and counts. */
 export function headerLine(wf: WorkflowRecord): string {
-  return `Workflow ${wf.id} ${escapeUnsafeChars(JSON.stringify(wf.title))}: ${wf.status} — ${summarize(wf.tasks)}`;
+  return `Workflow ${wf.id} ${quoteForDisplay(wf.title)}: ${wf.status} — ${summarize(wf.tasks)}`;
 }
 
 /**

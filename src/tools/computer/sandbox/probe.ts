@@ -30,6 +30,8 @@ const cache = new Map<string, Promise<SandboxProbe>>();
 
 /** Start of a probe directory's name. */
 const PROBE_DIR_PREFIX = 'bwrap-probe-';
+/** A probe directory's name: `<prefix><pid namespace>-<pid>-…`. */
+const LEFT_BEHIND = new RegExp(`^${PROBE_DIR_PREFIX}(\\d+)-(\\d+)-`);
 
 /** This process's pid namespace (the inode number of /proc/self/ns/pid), or `0` where it cannot be read. */
 function pidNamespace(): string {
@@ -65,7 +67,7 @@ export async function removeStaleProbeDirs(root: string = os.tmpdir()): Promise<
   const names = await readdir(root).catch(() => [] as string[]);
   const removed: string[] = [];
   for (const name of names) {
-    const m = /^bwrap-probe-(\d+)-(\d+)-/.exec(name);
+    const m = LEFT_BEHIND.exec(name);
     if (!m || m[1] !== ns) continue;
     const pid = Number(m[2]);
     if (pid === process.pid || !Number.isSafeInteger(pid) || pid <= 0 || processExists(pid)) continue;

@@ -20,7 +20,7 @@ import { MAX_ATTACHMENT_BYTES, type AttachmentStore } from '../../../attachments
 import { attachmentNameProblem } from '../../../attachments/file-name.js';
 import { MIME_TYPE, mimeTypeFor } from '../../../attachments/mime.js';
 import { defineWorkerTool, textResult } from '../../../runtime/tool.js';
-import { escapeUnsafeChars } from '../../../unsafe-chars.js';
+import { quoteForDisplay } from '../../../unsafe-chars.js';
 import { labelPath, type ComputerToolDeps } from '../deps.js';
 import { openInHome, verifyOpenedInside } from '../home-fs.js';
 import { withHomeLock } from '../home-lock.js';
@@ -84,7 +84,7 @@ export function replyAttachmentTool(deps: ComputerToolDeps, store: AttachmentSto
           if (file.stat.size > MAX_ATTACHMENT_BYTES) throw new Error(`${p.path} is larger than ${MAX_ATTACHMENT_BYTES} bytes (50 MiB), the attachment limit`);
           const name = p.name ?? path.basename(target.real);
           const nameProblem = p.name === undefined ? attachmentNameProblem(name) : undefined;
-          if (nameProblem) throw new Error(`the file's own name ${escapeUnsafeChars(JSON.stringify(name))}, the attachment's default name, ${nameProblem} as the name parameter (or rename the file)`);
+          if (nameProblem) throw new Error(`the file's own name ${quoteForDisplay(name)}, the attachment's default name, ${nameProblem} as the name parameter (or rename the file)`);
           const a = await store.save(turn.turnId, file.handle, { name, mime_type: p.mime_type ?? mimeTypeFor(name), size: file.stat.size, source: target.relative });
           const url = attachmentUrl(turn.turnId, a.attachment_id);
           return textResult(
