@@ -11,9 +11,12 @@
  *   (a sandboxed frame, a `file:` page) and a value that is not an origin included; or
  * - it has no `Origin` but `Sec-Fetch-Site: cross-site`.
  * Requests without either header (curl, servers, SDKs) are unaffected, and so is a request from
- * the built-in console (same origin). The rule holds with and without AUTH_TOKENS (with tokens a
- * page cannot attach one without a preflight, so it changes nothing for a legitimate client).
- * GET, HEAD and OPTIONS (CORS preflights, answered by src/http/cors.ts) pass.
+ * the built-in console (same origin). A request carrying an `Authorization` header is not checked:
+ * a browser sends that header cross-origin only after a CORS preflight the page's origin passed
+ * (src/http/cors.ts answers preflights for CORS_ORIGINS only; Fetch standard, "CORS-safelisted
+ * request-header"), so it cannot be a forged simple request — and a client whose origin cannot be
+ * listed (a browser extension, an `app://` desktop shell) can still send its token. The rule holds
+ * with and without AUTH_TOKENS. GET, HEAD and OPTIONS (CORS preflights) pass.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isAllowedOrigin, parseCorsOrigins } from './cors.js';
@@ -50,6 +53,7 @@ export function installOriginCheck(app: FastifyInstance, corsOrigins: readonly s
   const allowed = parseCorsOrigins(corsOrigins);
   app.addHook('onRequest', async (request, reply) => {
     if (!STATE_CHANGING.has(request.method)) return;
+    if (request.headers.authorization !== undefined) return; // needed a preflight: not a forged simple request (above)
     const origin = request.headers.origin;
     const own = ownOrigin(request);
     const why = `a browser page on another origin may not change anything here: POST, PUT, PATCH and DELETE are served only to pages on this service's own origin (${own}) and to the origins in CORS_ORIGINS, and to clients that send no Origin header`;
