@@ -52,7 +52,7 @@ import type {
 } from './types.js';
 import { validateWorkflowInput } from './validate-input.js';
 import type { StartTaskOutcome, WorkflowClaim, WorkflowStore } from './workflow-store.js';
-import { isLeaseLost, type WorkflowFence } from '../store/lease-fence.js';
+import { isWorkflowLeaseLost, type WorkflowFence } from '../store/lease-fence.js';
 import { Waiters } from '../turns/waiters.js';
 
 /** Attempts per task, the first included. */
@@ -182,7 +182,7 @@ export class DefaultWorkflowService implements WorkflowService {
     // Refused (`lease_lost`: another instance drives it now): ask that one, as below.
     const unlessLost = async <T>(p: Promise<T>): Promise<T | undefined> =>
       p.catch((err: unknown) => {
-        if (!isLeaseLost(err)) throw err;
+        if (!isWorkflowLeaseLost(err)) throw err;
         return undefined;
       });
     const live = this.live.get(id);
@@ -283,7 +283,7 @@ export class DefaultWorkflowService implements WorkflowService {
       if (this.live.has(id)) continue;
       // Claimed by another instance meanwhile (a write refused): it drives it. Other errors end the pass (the heartbeat logs them).
       await this.adopt(id).catch((err: unknown) => {
-        if (!isLeaseLost(err)) throw err;
+        if (!isWorkflowLeaseLost(err)) throw err;
       });
     }
   }
@@ -301,7 +301,7 @@ export class DefaultWorkflowService implements WorkflowService {
     try {
       return await write(wf.fence);
     } catch (err) {
-      if (isLeaseLost(err)) this.lose(wf);
+      if (isWorkflowLeaseLost(err)) this.lose(wf);
       throw err;
     }
   }
@@ -316,7 +316,7 @@ export class DefaultWorkflowService implements WorkflowService {
 
   /** Log `err` at error, unless it is a refused write of a workflow taken over ({@link lose} said so). */
   private logUnlessLost(err: unknown, fields: object, msg: string): void {
-    if (!isLeaseLost(err)) this.deps.log?.error({ err, ...fields }, msg);
+    if (!isWorkflowLeaseLost(err)) this.deps.log?.error({ err, ...fields }, msg);
   }
 
   /** Renew this instance's leases (dropping workflows taken over elsewhere, acting on stored cancels), then adopt unowned ones. */
@@ -370,7 +370,7 @@ export class DefaultWorkflowService implements WorkflowService {
       try {
         await this.deps.store.updateTask(id, task.index, { status: retry ? 'queued' : 'failed', error }, fence);
       } catch (err) {
-        if (isLeaseLost(err)) return undefined; // another instance claimed it meanwhile: it drives it
+        if (isWorkflowLeaseLost(err)) return undefined; // another instance claimed it meanwhile: it drives it
         throw err;
       }
       await this.emit(id, { type: 'task.failed', task_index: task.index, turn_id: task.turn_ids.at(-1) ?? null, attempt: task.attempts, error, will_retry: retry });
@@ -433,7 +433,7 @@ export class DefaultWorkflowService implements WorkflowService {
     void this.pumpOnce()
       .catch((err) => {
         // A workflow taken over (its start refused) is no longer in `live`: the others go on at once.
-        if (isLeaseLost(err)) return this.wakeAt(Date.now());
+        if (isWorkflowLeaseLost(err)) return this.wakeAt(Date.now());
         this.deps.log?.error({ err }, 'workflow scheduling failed; trying again shortly');
         this.wakeAt(Date.now() + AGENT_LIMIT_POLL_MS);
       })
