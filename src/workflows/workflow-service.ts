@@ -26,8 +26,11 @@
  * workflow finished) carry its lease's claim epoch, so a driver whose database connection hung
  * longer than the lease cannot land them after another instance took the workflow over. A refused
  * write stops the driving here as a lost renewal does; its event is not appended (events follow
- * their state write). A task turn's accepted result (`submit_result`, on whichever instance runs
- * the turn) is the task's own write, not the driver's: it is not fenced.
+ * their state write); when the refused write was the record of a task turn just created, that
+ * turn is cancelled (the new driver knows nothing of it and starts another attempt). A task
+ * turn's accepted result (`submit_result`, on whichever instance runs the turn) is the task's own
+ * write, not the driver's: it is not fenced, but is accepted only from the turn of the task's
+ * current attempt (the attempt the turn was started for, and the turn recorded last for it).
  */
 import { FailureLog } from '../failure-log.js';
 import { uuidv7 } from 'uuidv7';
@@ -251,7 +254,7 @@ export class DefaultWorkflowService implements WorkflowService {
     if (!wf || !task || task.status !== 'running' || task.attempts !== stored.attempt) return undefined;
     const { guard, sawText } = createSubmitGuard();
     return {
-      workflowTask: this.binding(wf, task, () => turnId),
+      workflowTask: this.binding(wf, task, turnId, stored.attempt),
       finalAnswerGuard: async (info) => {
         const verdict = await guard(info);
         if (sawText()) this.sawText.add(turnId);
@@ -588,7 +591,16 @@ export class DefaultWorkflowService implements WorkflowService {
       taskIndex: index,
       onTurnCreated: async (turnId) => {
         entry.turnId = turnId;
-        await this.fenced(wf, (fence) => store.updateTask(wf.id, index, { turn_ids: [...task.turn_ids, turnId] }, fence));
+        try {
+          await this.fenced(wf, (fence) => store.updateTask(wf.id, index, { turn_ids: [...task.turn_ids, turnId] }, fence));
+        } catch (err) {
+          // Taken over before the turn was recorded: the new driver knows nothing of this turn
+          // (it queues the task again), so nobody would wait for it or end it — cancel it here.
+          if (isWorkflowLeaseLost(err)) {
+            await this.deps.turns.cancel(turnId).catch((e: unknown) => this.deps.log?.error({ err: e, turn_id: turnId, workflow_id: wf.id }, 'cancelling the turn of a task taken over failed'));
+          }
+          throw err;
+        }
         await this.emit(wf.id, { type: 'task.started', task_index: index, label: task.label, attempt, turn_id: turnId });
       },
     });
@@ -618,8 +630,14 @@ export class DefaultWorkflowService implements WorkflowService {
     }
   }
 
-  /** The binding a task turn's submit_result uses: re-validate with Ajv, then store and announce. */
-  private binding(wf: LiveWorkflow, task: WorkflowTask, turnId: () => string | undefined): WorkflowTaskBinding {
+  /**
+   * The binding a task turn's submit_result uses: re-validate with Ajv, then store and announce.
+   * A result is accepted only from the turn of the task's current attempt: while the stored task
+   * is still at `attempt` (the attempt the turn was started for) with this turn as its last
+   * recorded one. A turn left over from an earlier attempt (its driver lost the workflow before
+   * recording it, and the new driver started another attempt) gets an error instead.
+   */
+  private binding(wf: LiveWorkflow, task: WorkflowTask, turnId: string, attempt: number): WorkflowTaskBinding {
     return {
       workflowId: wf.id,
       taskIndex: task.index,
@@ -627,6 +645,12 @@ export class DefaultWorkflowService implements WorkflowService {
       submit: async (value) => {
         const current = await this.deps.store.getTask(wf.id, task.index);
         if (!current) return { ok: false, errors: ['this task no longer exists'] };
+        if (current.attempts !== attempt) {
+          return { ok: false, errors: [`this turn ran attempt ${attempt} of the task, which is over (the task is at attempt ${current.attempts}); no result is accepted from it: end your turn`] };
+        }
+        if (current.turn_ids.at(-1) !== turnId) {
+          return { ok: false, errors: [`this turn is not the one recorded for attempt ${attempt} of the task; no result is accepted from it: end your turn`] };
+        }
         if (current.status === 'succeeded') return { ok: false, errors: ['a result was already accepted for this task'] };
         if (current.status !== 'running' || wf.cancelling) {
           return { ok: false, errors: [`the task is ${wf.cancelling ? 'being cancelled' : current.status}; no result is accepted now`] };
@@ -635,7 +659,7 @@ export class DefaultWorkflowService implements WorkflowService {
         const errors = validateResult(current.result_schema, value);
         if (errors.length > 0) return { ok: false, errors };
         await this.deps.store.updateTask(wf.id, task.index, { status: 'succeeded', result: value as never, error: null });
-        await this.emit(wf.id, { type: 'task.succeeded', task_index: task.index, turn_id: turnId() ?? '', result: value });
+        await this.emit(wf.id, { type: 'task.succeeded', task_index: task.index, turn_id: turnId, result: value });
         return { ok: true };
       },
     };
