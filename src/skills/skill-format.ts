@@ -7,7 +7,7 @@
  * (MCP dependencies, see mcp-manifest.ts) may sit beside it. See README.md "Skills".
  */
 import { parse as parseYaml } from 'yaml';
-import { describeUnsafeChar, firstUnsafeChar, noVisibleCharProblem } from '../unsafe-chars.js';
+import { describeUnsafeChar, firstUnsafeChar, noVisibleCharProblem, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
 
 /** A skill name: lower-case letter first, then up to 63 of `a-z 0-9 _ -`. */
 export const SKILL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
@@ -59,7 +59,7 @@ const SKILL_MD = 'SKILL.md';
 function descriptionProblem(description: string): string | undefined {
   const ch = firstUnsafeChar(description.replace(/[\n\t]/g, ' '));
   if (ch !== undefined) {
-    return `must not contain ${describeUnsafeChar(ch)}: a description is plain text (line breaks and tabs allowed) without other control characters, line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069); remove it`;
+    return `must not contain ${describeUnsafeChar(ch)}: a description is plain text (line breaks and tabs allowed) without other ${UNSAFE_CHARS_DESCRIPTION}; remove it`;
   }
   return noVisibleCharProblem(description, 'describe what the skill does in words');
 }
