@@ -61,6 +61,12 @@ import { Waiters } from '../turns/waiters.js';
 /** Attempts per task, the first included. */
 export const MAX_TASK_ATTEMPTS = 3;
 
+/**
+ * Ms a task turn's submit_result waits for its driver to record the turn (written just after the
+ * turn is created) before refusing it as not the turn of the task's current attempt.
+ */
+export const RECORD_WAIT_MS = 2000;
+
 /** Ms between looks at the queue while an agent is at its running-task limit or the store failed. */
 export const AGENT_LIMIT_POLL_MS = 500;
 
@@ -643,7 +649,14 @@ export class DefaultWorkflowService implements WorkflowService {
       taskIndex: task.index,
       resultSchema: task.result_schema,
       submit: async (value) => {
-        const current = await this.deps.store.getTask(wf.id, task.index);
+        let current = await this.deps.store.getTask(wf.id, task.index);
+        // The driver records a task turn just after creating it, so the turn may submit first:
+        // while the task is running this attempt without this turn recorded, wait for the record.
+        const until = Date.now() + RECORD_WAIT_MS;
+        while (current?.status === 'running' && current.attempts === attempt && current.turn_ids.at(-1) !== turnId && Date.now() < until) {
+          await new Promise((r) => setTimeout(r, 50));
+          current = await this.deps.store.getTask(wf.id, task.index);
+        }
         if (!current) return { ok: false, errors: ['this task no longer exists'] };
         if (current.attempts !== attempt) {
           return { ok: false, errors: [`this turn ran attempt ${attempt} of the task, which is over (the task is at attempt ${current.attempts}); no result is accepted from it: end your turn`] };

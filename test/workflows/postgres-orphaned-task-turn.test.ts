@@ -104,6 +104,25 @@ async function orphanedFirstTurn(p: string, opts: { holdCancel?: boolean } = {})
   return { wf, t1: () => t1, turns, requests, events: () => b.events.read(workflowId, 0, 100), releaseCancel };
 }
 
+/** Instance A (the service) on a fresh schema and the scripted model; a workflow service B on the same database and turns, with `store` in place of its own. */
+async function withDriver(wrap: (store: PgWorkflowStore) => PgWorkflowStore) {
+  const { db, url } = await migratedSchema();
+  closers.push(() => db.close());
+  const model = await startScriptedResponsesServer();
+  closers.push(() => model.close());
+  const svc = await startTestService({ modelBaseURL: model.baseURL, env: { DATABASE_URL: url, STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters', TURN_LEASE_MS: LEASE_MS } });
+  closers.push(() => svc.close());
+  const b = new DefaultWorkflowService({
+    config: loadConfig({ TURN_LEASE_MS: LEASE_MS }),
+    instanceId: 'b',
+    store: wrap(new PgWorkflowStore(db)),
+    events: new PublishedEventLog(new PgEventLog<WorkflowEvent>(db), new InProcessEventNotifier<WorkflowEvent>()),
+    turns: svc.services.turns,
+  });
+  closers.push(() => b.stop());
+  return { model, b };
+}
+
 describePostgres('a task turn created by a driver that lost the workflow before recording it (Postgres)', () => {
   it('is cancelled by that driver when its write of the turn is refused; the task ends with the new attempt', async () => {
     const s = await orphanedFirstTurn('orphaned turn: cancelled');
@@ -128,5 +147,33 @@ describePostgres('a task turn created by a driver that lost the workflow before 
     const t1 = await s.turns.waitForTerminal(s.t1());
     expect(t1.status).toBe('completed');
     s.releaseCancel();
+  }, 30_000);
+
+  it("accepts the submission of the current attempt's turn that comes before its driver recorded the turn", async () => {
+    const p = 'submits before it is recorded';
+    let recordedAt = 0;
+    let submittedAt = 0;
+    const { model, b } = await withDriver((store) => {
+      const slow = Object.create(store) as PgWorkflowStore;
+      slow.updateTask = async (id, index, patch, fence) => {
+        if (patch.turn_ids) await new Promise((r) => setTimeout(r, 600)); // the record lands late
+        await store.updateTask(id, index, patch, fence);
+        if (patch.turn_ids) recordedAt = Date.now();
+      };
+      return slow;
+    });
+    model.push(...routedEntries({
+      [p]: [
+        () => ((submittedAt = Date.now()), { output: [functionCall('submit_result', { result: CURRENT })] }),
+        { output: [message('nothing more to do')] },
+        { output: [message('nothing more to do')] },
+      ],
+    }));
+    const created = await b.create({ title: 'early submit', agent_id: 'early', tasks: [{ label: 'l', prompt: p, result_schema: SCHEMA }] });
+    const wf = await b.waitForTerminal(created.id);
+    expect(submittedAt).toBeGreaterThan(0);
+    expect(submittedAt).toBeLessThan(recordedAt);
+    expect(wf).toMatchObject({ status: 'completed', tasks: [{ status: 'succeeded', attempts: 1, result: CURRENT }] });
+    expect(model.requests.filter((r) => firstUserText(r.body) === p)).toHaveLength(1); // accepted at once: no Error: to answer
   }, 30_000);
 });
