@@ -35,6 +35,17 @@ export class SkillArchiveError extends Error {
   }
 }
 
+/**
+ * How an archive is read: `install` (a PUT) applies every rule; `stored` (an archive installed
+ * before, unpacked again from the shared catalog) does not refuse an entry name for the characters
+ * src/unsafe-chars.ts lists — an older version accepted them, so refusing them now would make an
+ * installed skill vanish — except NUL, which no version accepted. Every other path rule (no
+ * absolute paths, no `..`, no links, the caps) applies to both.
+ */
+export interface ArchiveReadOptions {
+  stored?: boolean;
+}
+
 /** One unpacked entry: a folder, or a file with its bytes and whether it is executable. */
 export type ArchiveEntry = { kind: 'dir'; path: string } | { kind: 'file'; path: string; data: Buffer; executable: boolean };
 
@@ -43,16 +54,17 @@ export type ArchiveEntry = { kind: 'dir'; path: string } | { kind: 'file'; path:
  * SkillArchiveError naming it (details `{entry}`, unsafe characters written as `\\uXXXX`): control characters (C0 with NUL and line breaks,
  * DEL, C1), line and paragraph separators, invisible characters (U+200B, U+2060, U+FEFF) and
  * bidirectional controls anywhere in the path (src/unsafe-chars.ts; the message names
- * the first, e.g. `U+0001 (a control character)`), absolute paths, drive letters, backslashes,
+ * the first, e.g. `U+0001 (a control character)`; of a `stored` archive only NUL, see
+ * {@link ArchiveReadOptions}), absolute paths, drive letters, backslashes,
  * `..` or `.` segments, empty segments, more than {@link MAX_DEPTH} levels or
  * {@link MAX_PATH_CHARS} characters.
  */
-export function checkEntryPath(raw: string): string {
+export function checkEntryPath(raw: string, opts: ArchiveReadOptions = {}): string {
   // Echoed with unsafe characters as \uXXXX escapes (JSON.stringify leaves U+202E, U+2028 as they are).
   const shown = escapeUnsafeChars(raw);
   const fail = (why: string) => new SkillArchiveError(`archive entry ${quoteForDisplay(raw)}: ${why}`, shown);
   if (raw.length > MAX_PATH_CHARS) throw fail(`path longer than ${MAX_PATH_CHARS} characters`);
-  const unsafe = firstUnsafeChar(raw);
+  const unsafe = firstUnsafeChar(opts.stored ? raw.replace(/[^\0]/gu, '') : raw);
   if (unsafe !== undefined) throw fail(`path contains ${describeUnsafeChar(unsafe)}: file and folder names must not contain ${UNSAFE_CHARS_DESCRIPTION}; rename it`);
   if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) throw fail('absolute paths are not allowed');
   if (raw.includes('\\')) throw fail('backslashes are not allowed in paths');

@@ -7,15 +7,15 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
-import { checkEntryPath, EntryCollector, MAX_ARCHIVE_ENTRIES, MAX_UNPACKED_BYTES, refusedType, SkillArchiveError, type ArchiveEntry } from './archive-entries.js';
+import { checkEntryPath, EntryCollector, type ArchiveReadOptions, MAX_ARCHIVE_ENTRIES, MAX_UNPACKED_BYTES, refusedType, SkillArchiveError, type ArchiveEntry } from './archive-entries.js';
 
 const gunzipAsync = promisify(gunzip);
 /** Tar headers and padding on top of the file bytes: two 512-byte blocks per entry, plus the end. */
 const TAR_OVERHEAD = MAX_ARCHIVE_ENTRIES * 2048 + 1024 * 1024;
 const SLICE = 64 * 1024;
 
-/** @throws SkillArchiveError for a broken archive or a refused entry (named). */
-export async function readTarGz(body: Buffer): Promise<ArchiveEntry[]> {
+/** @throws SkillArchiveError for a broken archive or a refused entry (named; `opts` as for checkEntryPath). */
+export async function readTarGz(body: Buffer, opts: ArchiveReadOptions = {}): Promise<ArchiveEntry[]> {
   let tarBytes: Buffer;
   try {
     tarBytes = await gunzipAsync(body, { maxOutputLength: MAX_UNPACKED_BYTES + TAR_OVERHEAD });
@@ -32,7 +32,7 @@ export async function readTarGz(body: Buffer): Promise<ArchiveEntry[]> {
     onReadEntry: (entry: ReadEntry) => {
       if (failure) return entry.resume();
       try {
-        onEntry(entry, collector);
+        onEntry(entry, collector, opts);
       } catch (err) {
         failure = err as Error;
         entry.resume();
@@ -59,10 +59,10 @@ export async function readTarGz(body: Buffer): Promise<ArchiveEntry[]> {
   return collector.entries;
 }
 
-function onEntry(entry: ReadEntry, collector: EntryCollector): void {
+function onEntry(entry: ReadEntry, collector: EntryCollector, opts: ArchiveReadOptions): void {
   const raw = entry.path;
   collector.countEntry(raw);
-  const path = checkEntryPath(raw);
+  const path = checkEntryPath(raw, opts);
   switch (entry.type) {
     case 'Directory':
       collector.add({ kind: 'dir', path }, raw);

@@ -6,7 +6,7 @@
  * external attributes (as Info-ZIP writes them): only regular files and folders pass.
  */
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
-import { checkEntryPath, EntryCollector, MAX_ARCHIVE_ENTRIES, refusedType, SkillArchiveError, type ArchiveEntry } from './archive-entries.js';
+import { checkEntryPath, EntryCollector, type ArchiveReadOptions, MAX_ARCHIVE_ENTRIES, refusedType, SkillArchiveError, type ArchiveEntry } from './archive-entries.js';
 
 const S_IFMT = 0o170000;
 const TYPES: Record<number, string> = { 0o120000: 'symbolic links', 0o020000: 'device files', 0o060000: 'device files', 0o010000: 'FIFOs', 0o140000: 'sockets' };
@@ -33,8 +33,8 @@ function fromYauzl(err: Error): SkillArchiveError {
   return new SkillArchiveError(`not a valid zip archive: ${err.message}`, undefined, { format: 'zip' });
 }
 
-/** @throws SkillArchiveError for a broken archive or a refused entry (named). */
-export async function readZip(body: Buffer): Promise<ArchiveEntry[]> {
+/** @throws SkillArchiveError for a broken archive or a refused entry (named; `opts` as for checkEntryPath). */
+export async function readZip(body: Buffer, opts: ArchiveReadOptions = {}): Promise<ArchiveEntry[]> {
   let zip: ZipFile;
   try {
     zip = await open(body);
@@ -51,7 +51,7 @@ export async function readZip(body: Buffer): Promise<ArchiveEntry[]> {
       zip.on('error', (err: Error) => reject(err instanceof SkillArchiveError ? err : fromYauzl(err)));
       zip.on('end', () => resolve());
       zip.on('entry', (entry: Entry) => {
-        onEntry(zip, entry, collector).then(
+        onEntry(zip, entry, collector, opts).then(
           () => zip.readEntry(),
           (err) => reject(err),
         );
@@ -64,10 +64,10 @@ export async function readZip(body: Buffer): Promise<ArchiveEntry[]> {
   return collector.entries;
 }
 
-async function onEntry(zip: ZipFile, entry: Entry, collector: EntryCollector): Promise<void> {
+async function onEntry(zip: ZipFile, entry: Entry, collector: EntryCollector, opts: ArchiveReadOptions): Promise<void> {
   const raw = entry.fileName;
   collector.countEntry(raw);
-  const path = checkEntryPath(raw);
+  const path = checkEntryPath(raw, opts);
   const mode = (entry.externalFileAttributes >>> 16) & 0xffff;
   const type = mode & S_IFMT;
   if (TYPES[type]) throw refusedType(raw, TYPES[type]);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { ArchiveEntry } from './archive-entries.js';
 import { SkillArchiveError } from './archive-entries.js';
 import { parseMcpManifest, type McpServerDecl } from './mcp-manifest.js';
-import { MAX_SKILL_MD_BYTES, parseSkillMd, SkillFormatError, type SkillRuntime } from './skill-format.js';
+import { MAX_SKILL_MD_BYTES, parseSkillMd, SkillFormatError, type SkillMdOptions, type SkillRuntime } from './skill-format.js';
 
 export const SKILL_MD = 'SKILL.md';
 export const MANIFEST = 'agents/openai.yaml';
@@ -29,11 +29,12 @@ export interface Skill {
 }
 
 /**
- * Check a skill's SKILL.md text (and manifest bytes, if any) for the folder named `name`.
+ * Check a skill's SKILL.md text (and manifest bytes, if any) for the folder named `name`
+ * (`opts`: see SkillMdOptions).
  * @throws SkillFormatError when a rule is broken or the frontmatter name is not `name`.
  */
-export function checkSkill(name: string, skillMd: string, manifest: Buffer | undefined) {
-  const { frontmatter } = parseSkillMd(skillMd);
+export function checkSkill(name: string, skillMd: string, manifest: Buffer | undefined, opts: SkillMdOptions = {}) {
+  const { frontmatter } = parseSkillMd(skillMd, opts);
   if (frontmatter.name !== name) {
     throw new SkillFormatError(`SKILL.md frontmatter name "${frontmatter.name}" does not match the skill name "${name}"`, SKILL_MD, 'name');
   }
@@ -42,9 +43,9 @@ export function checkSkill(name: string, skillMd: string, manifest: Buffer | und
 
 /**
  * Check unpacked archive entries for skill `name`: SKILL.md at the root, valid frontmatter and
- * manifest. @throws SkillArchiveError / SkillFormatError.
+ * manifest (`opts`: see SkillMdOptions). @throws SkillArchiveError / SkillFormatError.
  */
-export function checkArchiveSkill(name: string, entries: ArchiveEntry[]) {
+export function checkArchiveSkill(name: string, entries: ArchiveEntry[], opts: SkillMdOptions = {}) {
   const file = (p: string) => entries.find((e) => e.kind === 'file' && e.path === p) as Extract<ArchiveEntry, { kind: 'file' }> | undefined;
   const md = file(SKILL_MD);
   if (!md) {
@@ -52,11 +53,15 @@ export function checkArchiveSkill(name: string, entries: ArchiveEntry[]) {
     throw new SkillArchiveError(`SKILL.md must be at the archive root${nested ? ` (found ${nested.path}: archive the folder's contents, not the folder)` : ''}`, nested?.path, { missing: SKILL_MD });
   }
   if (md.data.length > MAX_SKILL_MD_BYTES) throw new SkillFormatError(`SKILL.md must be at most ${MAX_SKILL_MD_BYTES} bytes`, SKILL_MD);
-  return checkSkill(name, md.data.toString('utf8'), file(MANIFEST)?.data);
+  return checkSkill(name, md.data.toString('utf8'), file(MANIFEST)?.data, opts);
 }
 
-/** Read and check the skill folder `dir` (its base name is the skill name). */
-export async function readSkillFolder(dir: string, source: Skill['source']): Promise<Skill> {
+/**
+ * Read and check the skill folder `dir` (its base name is the skill name). Folders read here were
+ * accepted before (built-ins, installed skills): pass `{stored: true, warn}` so a description an
+ * older version accepted is kept, escaped (SkillMdOptions).
+ */
+export async function readSkillFolder(dir: string, source: Skill['source'], opts: SkillMdOptions = {}): Promise<Skill> {
   const name = path.basename(dir);
   const mdPath = path.join(dir, SKILL_MD);
   const st = await stat(mdPath).catch(() => null);
@@ -66,7 +71,7 @@ export async function readSkillFolder(dir: string, source: Skill['source']): Pro
     if (err.code === 'ENOENT') return undefined;
     throw err;
   });
-  const checked = checkSkill(name, await readFile(mdPath, 'utf8'), manifest);
+  const checked = checkSkill(name, await readFile(mdPath, 'utf8'), manifest, opts);
   return {
     name,
     description: checked.description,

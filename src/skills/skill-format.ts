@@ -7,7 +7,7 @@
  * (MCP dependencies, see mcp-manifest.ts) may sit beside it. See README.md "Skills".
  */
 import { parse as parseYaml } from 'yaml';
-import { describeUnsafeChar, firstUnsafeChar, noVisibleCharProblem } from '../unsafe-chars.js';
+import { describeUnsafeChar, escapeUnsafeChars, firstUnsafeChar, noVisibleCharProblem, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
 
 /** A skill name: lower-case letter first, then up to 63 of `a-z 0-9 _ -`. */
 export const SKILL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
@@ -59,9 +59,31 @@ const SKILL_MD = 'SKILL.md';
 function descriptionProblem(description: string): string | undefined {
   const ch = firstUnsafeChar(description.replace(/[\n\t]/g, ' '));
   if (ch !== undefined) {
-    return `must not contain ${describeUnsafeChar(ch)}: a description is plain text (line breaks and tabs allowed) without other control characters, line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069); remove it`;
+    return `must not contain ${describeUnsafeChar(ch)}: a description is plain text (line breaks and tabs allowed) without other ${UNSAFE_CHARS_DESCRIPTION}; remove it`;
   }
   return noVisibleCharProblem(description, 'describe what the skill does in words');
+}
+
+/** `description` with the characters {@link descriptionProblem} refuses written as `\\uXXXX` (line breaks and tabs kept). */
+function escapeDescription(description: string): string {
+  return description
+    .split(/([\n\t])/)
+    .map((part, i) => (i % 2 === 1 ? part : escapeUnsafeChars(part)))
+    .join('');
+}
+
+/**
+ * How SKILL.md is checked. Without `stored` (an install: PUT /v1/skills/{name}) every rule
+ * refuses. With `stored` (a skill accepted before: a built-in, an installed skill read again at
+ * start or unpacked again from the shared catalog) the description's character rules, added after
+ * skills were already installed, do not: a description with characters src/unsafe-chars.ts lists
+ * is kept with them written as `\\uXXXX` (one with no visible character, as it is), and `warn` is
+ * told why — so an upgrade does not make the skill vanish.
+ */
+export interface SkillMdOptions {
+  stored?: boolean;
+  /** Told (once per read) what a `stored` SKILL.md breaks that an install would refuse. */
+  warn?: (message: string) => void;
 }
 
 export interface SkillFrontmatter {
@@ -85,12 +107,12 @@ export function stripFrontmatter(text: string): string {
 }
 
 /**
- * Parse and check SKILL.md.
+ * Parse and check SKILL.md (`opts`: {@link SkillMdOptions}).
  * @throws SkillFormatError when the frontmatter is missing, not YAML, or `name`/`description`/
  *   `runtime` are missing or invalid (a description with a bidi control or no visible character
- *   included).
+ *   included, unless `opts.stored`).
  */
-export function parseSkillMd(text: string): ParsedSkillMd {
+export function parseSkillMd(text: string, opts: SkillMdOptions = {}): ParsedSkillMd {
   const m = FRONTMATTER.exec(text);
   if (!m) throw new SkillFormatError('SKILL.md must start with YAML frontmatter between "---" lines (with name and description)', SKILL_MD);
   let data: unknown;
@@ -110,14 +132,19 @@ export function parseSkillMd(text: string): ParsedSkillMd {
   if (fm.description.length > MAX_DESCRIPTION_CHARS) {
     throw new SkillFormatError(`SKILL.md frontmatter "description" must be at most ${MAX_DESCRIPTION_CHARS} characters`, SKILL_MD, 'description');
   }
+  let description = fm.description.trim();
   const descriptionChars = descriptionProblem(fm.description);
-  if (descriptionChars) throw new SkillFormatError(`SKILL.md frontmatter "description" ${descriptionChars}`, SKILL_MD, 'description');
+  if (descriptionChars && !opts.stored) throw new SkillFormatError(`SKILL.md frontmatter "description" ${descriptionChars}`, SKILL_MD, 'description');
+  if (descriptionChars) {
+    description = escapeDescription(description);
+    opts.warn?.(`SKILL.md frontmatter "description" ${descriptionChars.split(':')[0]}, which an install now refuses: the skill is kept, its description shown with such characters as \\uXXXX; install it again with a plain description`);
+  }
   const runtime = fm.runtime ?? 'any';
   if (typeof runtime !== 'string' || !(SKILL_RUNTIMES as readonly string[]).includes(runtime)) {
     throw new SkillFormatError(`SKILL.md frontmatter "runtime" must be one of ${SKILL_RUNTIMES.join(', ')}`, SKILL_MD, 'runtime');
   }
   return {
-    frontmatter: { name: fm.name, description: fm.description.trim(), runtime: runtime as SkillRuntime },
+    frontmatter: { name: fm.name, description, runtime: runtime as SkillRuntime },
     body: text.slice(m[0].length),
   };
 }

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { MAX_ARCHIVE_BYTES, SkillArchiveError, type ArchiveEntry } from './archive-entries.js';
+import { MAX_ARCHIVE_BYTES, SkillArchiveError, type ArchiveEntry, type ArchiveReadOptions } from './archive-entries.js';
 import { readTarGz } from './archive-tar.js';
 import { readZip } from './archive-zip.js';
 import { checkArchiveSkill } from './skill-folder.js';
@@ -16,10 +16,10 @@ import { checkArchiveSkill } from './skill-folder.js';
 export const ARCHIVE_CONTENT_TYPES = ['application/gzip', 'application/zip'] as const;
 export type ArchiveContentType = (typeof ARCHIVE_CONTENT_TYPES)[number];
 
-/** Parse an archive body. @throws SkillArchiveError. */
-export async function readArchive(body: Buffer, contentType: ArchiveContentType): Promise<ArchiveEntry[]> {
+/** Parse an archive body (`opts`: see ArchiveReadOptions). @throws SkillArchiveError. */
+export async function readArchive(body: Buffer, contentType: ArchiveContentType, opts: ArchiveReadOptions = {}): Promise<ArchiveEntry[]> {
   if (body.length > MAX_ARCHIVE_BYTES) throw new SkillArchiveError(`archive is larger than ${MAX_ARCHIVE_BYTES} bytes`, undefined, { max_bytes: MAX_ARCHIVE_BYTES });
-  return contentType === 'application/zip' ? readZip(body) : readTarGz(body);
+  return contentType === 'application/zip' ? readZip(body, opts) : readTarGz(body, opts);
 }
 
 async function writeEntries(root: string, entries: ArchiveEntry[]): Promise<void> {
@@ -41,12 +41,14 @@ async function writeEntries(root: string, entries: ArchiveEntry[]): Promise<void
 
 /**
  * Check and unpack `body` as skill `name` into `skillsDir/name`, replacing an existing folder.
+ * `opts.stored`: the archive was installed before (unpacked again from the shared catalog): the
+ * character rules added since do not refuse it (ArchiveReadOptions, SkillMdOptions).
  * Returns the checked frontmatter and servers. @throws SkillArchiveError / SkillFormatError (nothing
  * is changed on disk then).
  */
-export async function installArchive(skillsDir: string, name: string, body: Buffer, contentType: ArchiveContentType) {
-  const entries = await readArchive(body, contentType);
-  const checked = checkArchiveSkill(name, entries);
+export async function installArchive(skillsDir: string, name: string, body: Buffer, contentType: ArchiveContentType, opts: ArchiveReadOptions = {}) {
+  const entries = await readArchive(body, contentType, opts);
+  const checked = checkArchiveSkill(name, entries, opts);
   await installEntries(skillsDir, name, entries);
   return { ...checked, files: entries.filter((e) => e.kind === 'file').length };
 }

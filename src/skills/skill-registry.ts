@@ -118,7 +118,7 @@ export class SkillRegistry {
         if (!SKILL_NAME.test(name)) continue;
         if (source === 'installed' && this.skills.get(name)?.source === 'builtin') continue;
         try {
-          this.skills.set(name, await readSkillFolder(path.resolve(dir, name), source));
+          this.skills.set(name, await readSkillFolder(path.resolve(dir, name), source, this.stored(name)));
         } catch (err) {
           this.o.log?.warn({ err: (err as Error).message, skill: name, dir }, 'skipping invalid skill folder');
         }
@@ -191,7 +191,7 @@ export class SkillRegistry {
         continue;
       }
       try {
-        await installArchive(this.o.installDir, name, stored.archive, stored.contentType);
+        await installArchive(this.o.installDir, name, stored.archive, stored.contentType, { stored: true });
         await this.setInstalled(name, stored);
       } catch (err) {
         if (!(err instanceof SkillArchiveError || err instanceof SkillFormatError)) throw err;
@@ -202,9 +202,19 @@ export class SkillRegistry {
     }
   }
 
+  /**
+   * How a skill accepted before is read again (a built-in or installed folder at start, an
+   * installed archive unpacked from the catalog): the character rules added since do not refuse it
+   * (skill-format.ts SkillMdOptions, archive-entries.ts ArchiveReadOptions); what they would refuse
+   * is logged, once per read.
+   */
+  private stored(name: string): { stored: true; warn: (message: string) => void } {
+    return { stored: true, warn: (message) => this.o.log?.warn({ skill: name }, message) };
+  }
+
   /** Record the unpacked folder of installed skill `name` (with the catalog's version, if any). */
   private async setInstalled(name: string, version?: SkillVersion): Promise<Skill> {
-    const skill = await readSkillFolder(path.join(this.o.installDir, name), 'installed');
+    const skill = await readSkillFolder(path.join(this.o.installDir, name), 'installed', this.stored(name));
     if (version) {
       skill.installedAt = version.installedAt;
       this.etags.set(name, version.etag);

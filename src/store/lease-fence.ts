@@ -34,9 +34,13 @@ export class LeaseLostError extends DomainError {
   }
 }
 
-/** True for {@link LeaseLostError} and {@link WorkflowLeaseLostError} (code `lease_lost`). */
+/**
+ * True for {@link LeaseLostError} only: a write of a turn's run refused because the run no longer
+ * holds that turn's lease. A workflow driver's refusal ({@link WorkflowLeaseLostError}, the same
+ * code `lease_lost`) is not one: see {@link isWorkflowLeaseLost}.
+ */
 export function isLeaseLost(err: unknown): err is LeaseLostError {
-  return err instanceof DomainError && err.code === 'lease_lost';
+  return err instanceof LeaseLostError;
 }
 
 /** Mark `fence` lost and return the error to reject with. */
@@ -68,6 +72,14 @@ export class WorkflowLeaseLostError extends DomainError {
   constructor(workflowId: string) {
     super('lease_lost', `this instance no longer drives workflow ${workflowId} (another instance took it over): its write was refused`, 409, { workflow_id: workflowId });
   }
+}
+
+/**
+ * True for {@link WorkflowLeaseLostError} only: a write of a workflow's driver refused because
+ * another instance drives the workflow now (not a turn run's lost lease: {@link isLeaseLost}).
+ */
+export function isWorkflowLeaseLost(err: unknown): err is WorkflowLeaseLostError {
+  return err instanceof WorkflowLeaseLostError;
 }
 
 /** Mark `fence` lost and return the error to reject with. */

@@ -26,8 +26,11 @@
  * workflow finished) carry its lease's claim epoch, so a driver whose database connection hung
  * longer than the lease cannot land them after another instance took the workflow over. A refused
  * write stops the driving here as a lost renewal does; its event is not appended (events follow
- * their state write). A task turn's accepted result (`submit_result`, on whichever instance runs
- * the turn) is the task's own write, not the driver's: it is not fenced.
+ * their state write); when the refused write was the record of a task turn just created, that
+ * turn is cancelled (the new driver knows nothing of it and starts another attempt). A task
+ * turn's accepted result (`submit_result`, on whichever instance runs the turn) is the task's own
+ * write, not the driver's: it is not fenced, but is accepted only from the turn of the task's
+ * current attempt (the attempt the turn was started for, and the turn recorded last for it).
  */
 import { FailureLog } from '../failure-log.js';
 import { uuidv7 } from 'uuidv7';
@@ -52,11 +55,17 @@ import type {
 } from './types.js';
 import { validateWorkflowInput } from './validate-input.js';
 import type { StartTaskOutcome, WorkflowClaim, WorkflowStore } from './workflow-store.js';
-import { isLeaseLost, type WorkflowFence } from '../store/lease-fence.js';
+import { isWorkflowLeaseLost, type WorkflowFence } from '../store/lease-fence.js';
 import { Waiters } from '../turns/waiters.js';
 
 /** Attempts per task, the first included. */
 export const MAX_TASK_ATTEMPTS = 3;
+
+/**
+ * Ms a task turn's submit_result waits for its driver to record the turn (written just after the
+ * turn is created) before refusing it as not the turn of the task's current attempt.
+ */
+export const RECORD_WAIT_MS = 2000;
 
 /** Ms between looks at the queue while an agent is at its running-task limit or the store failed. */
 export const AGENT_LIMIT_POLL_MS = 500;
@@ -182,7 +191,7 @@ export class DefaultWorkflowService implements WorkflowService {
     // Refused (`lease_lost`: another instance drives it now): ask that one, as below.
     const unlessLost = async <T>(p: Promise<T>): Promise<T | undefined> =>
       p.catch((err: unknown) => {
-        if (!isLeaseLost(err)) throw err;
+        if (!isWorkflowLeaseLost(err)) throw err;
         return undefined;
       });
     const live = this.live.get(id);
@@ -251,7 +260,7 @@ export class DefaultWorkflowService implements WorkflowService {
     if (!wf || !task || task.status !== 'running' || task.attempts !== stored.attempt) return undefined;
     const { guard, sawText } = createSubmitGuard();
     return {
-      workflowTask: this.binding(wf, task, () => turnId),
+      workflowTask: this.binding(wf, task, turnId, stored.attempt),
       finalAnswerGuard: async (info) => {
         const verdict = await guard(info);
         if (sawText()) this.sawText.add(turnId);
@@ -283,7 +292,7 @@ export class DefaultWorkflowService implements WorkflowService {
       if (this.live.has(id)) continue;
       // Claimed by another instance meanwhile (a write refused): it drives it. Other errors end the pass (the heartbeat logs them).
       await this.adopt(id).catch((err: unknown) => {
-        if (!isLeaseLost(err)) throw err;
+        if (!isWorkflowLeaseLost(err)) throw err;
       });
     }
   }
@@ -301,7 +310,7 @@ export class DefaultWorkflowService implements WorkflowService {
     try {
       return await write(wf.fence);
     } catch (err) {
-      if (isLeaseLost(err)) this.lose(wf);
+      if (isWorkflowLeaseLost(err)) this.lose(wf);
       throw err;
     }
   }
@@ -316,7 +325,7 @@ export class DefaultWorkflowService implements WorkflowService {
 
   /** Log `err` at error, unless it is a refused write of a workflow taken over ({@link lose} said so). */
   private logUnlessLost(err: unknown, fields: object, msg: string): void {
-    if (!isLeaseLost(err)) this.deps.log?.error({ err, ...fields }, msg);
+    if (!isWorkflowLeaseLost(err)) this.deps.log?.error({ err, ...fields }, msg);
   }
 
   /** Renew this instance's leases (dropping workflows taken over elsewhere, acting on stored cancels), then adopt unowned ones. */
@@ -370,7 +379,7 @@ export class DefaultWorkflowService implements WorkflowService {
       try {
         await this.deps.store.updateTask(id, task.index, { status: retry ? 'queued' : 'failed', error }, fence);
       } catch (err) {
-        if (isLeaseLost(err)) return undefined; // another instance claimed it meanwhile: it drives it
+        if (isWorkflowLeaseLost(err)) return undefined; // another instance claimed it meanwhile: it drives it
         throw err;
       }
       await this.emit(id, { type: 'task.failed', task_index: task.index, turn_id: task.turn_ids.at(-1) ?? null, attempt: task.attempts, error, will_retry: retry });
@@ -433,7 +442,7 @@ export class DefaultWorkflowService implements WorkflowService {
     void this.pumpOnce()
       .catch((err) => {
         // A workflow taken over (its start refused) is no longer in `live`: the others go on at once.
-        if (isLeaseLost(err)) return this.wakeAt(Date.now());
+        if (isWorkflowLeaseLost(err)) return this.wakeAt(Date.now());
         this.deps.log?.error({ err }, 'workflow scheduling failed; trying again shortly');
         this.wakeAt(Date.now() + AGENT_LIMIT_POLL_MS);
       })
@@ -588,7 +597,16 @@ export class DefaultWorkflowService implements WorkflowService {
       taskIndex: index,
       onTurnCreated: async (turnId) => {
         entry.turnId = turnId;
-        await this.fenced(wf, (fence) => store.updateTask(wf.id, index, { turn_ids: [...task.turn_ids, turnId] }, fence));
+        try {
+          await this.fenced(wf, (fence) => store.updateTask(wf.id, index, { turn_ids: [...task.turn_ids, turnId] }, fence));
+        } catch (err) {
+          // Taken over before the turn was recorded: the new driver knows nothing of this turn
+          // (it queues the task again), so nobody would wait for it or end it — cancel it here.
+          if (isWorkflowLeaseLost(err)) {
+            await this.deps.turns.cancel(turnId).catch((e: unknown) => this.deps.log?.error({ err: e, turn_id: turnId, workflow_id: wf.id }, 'cancelling the turn of a task taken over failed'));
+          }
+          throw err;
+        }
         await this.emit(wf.id, { type: 'task.started', task_index: index, label: task.label, attempt, turn_id: turnId });
       },
     });
@@ -618,15 +636,34 @@ export class DefaultWorkflowService implements WorkflowService {
     }
   }
 
-  /** The binding a task turn's submit_result uses: re-validate with Ajv, then store and announce. */
-  private binding(wf: LiveWorkflow, task: WorkflowTask, turnId: () => string | undefined): WorkflowTaskBinding {
+  /**
+   * The binding a task turn's submit_result uses: re-validate with Ajv, then store and announce.
+   * A result is accepted only from the turn of the task's current attempt: while the stored task
+   * is still at `attempt` (the attempt the turn was started for) with this turn as its last
+   * recorded one. A turn left over from an earlier attempt (its driver lost the workflow before
+   * recording it, and the new driver started another attempt) gets an error instead.
+   */
+  private binding(wf: LiveWorkflow, task: WorkflowTask, turnId: string, attempt: number): WorkflowTaskBinding {
     return {
       workflowId: wf.id,
       taskIndex: task.index,
       resultSchema: task.result_schema,
       submit: async (value) => {
-        const current = await this.deps.store.getTask(wf.id, task.index);
+        let current = await this.deps.store.getTask(wf.id, task.index);
+        // The driver records a task turn just after creating it, so the turn may submit first:
+        // while the task is running this attempt without this turn recorded, wait for the record.
+        const until = Date.now() + RECORD_WAIT_MS;
+        while (current?.status === 'running' && current.attempts === attempt && current.turn_ids.at(-1) !== turnId && Date.now() < until) {
+          await new Promise((r) => setTimeout(r, 50));
+          current = await this.deps.store.getTask(wf.id, task.index);
+        }
         if (!current) return { ok: false, errors: ['this task no longer exists'] };
+        if (current.attempts !== attempt) {
+          return { ok: false, errors: [`this turn ran attempt ${attempt} of the task, which is over (the task is at attempt ${current.attempts}); no result is accepted from it: end your turn`] };
+        }
+        if (current.turn_ids.at(-1) !== turnId) {
+          return { ok: false, errors: [`this turn is not the one recorded for attempt ${attempt} of the task; no result is accepted from it: end your turn`] };
+        }
         if (current.status === 'succeeded') return { ok: false, errors: ['a result was already accepted for this task'] };
         if (current.status !== 'running' || wf.cancelling) {
           return { ok: false, errors: [`the task is ${wf.cancelling ? 'being cancelled' : current.status}; no result is accepted now`] };
@@ -635,7 +672,7 @@ export class DefaultWorkflowService implements WorkflowService {
         const errors = validateResult(current.result_schema, value);
         if (errors.length > 0) return { ok: false, errors };
         await this.deps.store.updateTask(wf.id, task.index, { status: 'succeeded', result: value as never, error: null });
-        await this.emit(wf.id, { type: 'task.succeeded', task_index: task.index, turn_id: turnId() ?? '', result: value });
+        await this.emit(wf.id, { type: 'task.succeeded', task_index: task.index, turn_id: turnId, result: value });
         return { ok: true };
       },
     };
