@@ -17,7 +17,7 @@ import { uuidv7 } from 'uuidv7';
 import { PgApprovalStore } from '../../src/store/postgres/pg-approval-store.js';
 import { PgCheckpointStore } from '../../src/store/postgres/pg-checkpoint-store.js';
 import type { PgDatabase } from '../../src/store/postgres/pg-database.js';
-import { PgEventLog } from '../../src/store/postgres/pg-event-log.js';
+import { laneOf, PgEventLog } from '../../src/store/postgres/pg-event-log.js';
 import { PgTurnInputStore } from '../../src/store/postgres/pg-turn-input-store.js';
 import { PgTurnQueue } from '../../src/store/postgres/pg-turn-queue.js';
 import { PgTurnStore } from '../../src/store/postgres/pg-turn-store.js';
@@ -63,6 +63,61 @@ async function withTurn(fn: (s: Setup) => Promise<void>): Promise<void> {
 }
 
 const seqs = async (db: PgDatabase, id: string) => (await db.query<{ seq: number; type: string }>('SELECT seq, type FROM event_log WHERE stream_id = $1 ORDER BY seq', [id])).rows;
+
+describePostgres('an event batch aborted by a deadlock', () => {
+  it('is run again: the fenced events of two turns are stored once each', async () => {
+    const { db, url } = await migratedSchema();
+    const holder = new pg.Client({ connectionString: url });
+    const crosser = new pg.Client({ connectionString: url });
+    try {
+      const log = new PgEventLog<{ type: string }>(db, { terminalTypes: TERMINAL_EVENT_TYPES });
+      const store = new PgTurnStore(db, log);
+      const queue = new PgTurnQueue(db);
+      // Three turns whose appends go through one lane, all claimed by instance a.
+      const turns: ReturnType<typeof newTurn>[] = [];
+      while (turns.length < 3) {
+        const t = newTurn();
+        if (turns.length === 0 || laneOf(t.id) === laneOf(turns[0].id)) turns.push(t);
+      }
+      for (const t of turns) await store.insert(t);
+      const fences = new Map<string, LeaseFence>();
+      for (let k = 0; k < 3; k++) {
+        const claimed = (await queue.claim('a', Date.now(), 60_000))!;
+        fences.set(claimed.id, { turnId: claimed.id, owner: 'a', epoch: claimed.epoch!, lost: false });
+      }
+      const [first, low, high] = turns.map((t) => t.id);
+      const [lo, hi] = [low, high].sort();
+      const touch = (c: pg.Client, id: string) => c.query('UPDATE turns SET lease_until = lease_until WHERE id = $1', [id]);
+      await Promise.all([holder.connect(), crosser.connect()]);
+      // The lane's first batch waits on a row `holder` holds, so the next two appends queue up as one batch.
+      await holder.query('BEGIN');
+      await touch(holder, first);
+      // `crosser` holds the later row of that batch and then asks for the earlier one, which the batch
+      // holds FOR SHARE while it waits for the later: a lock cycle. It waits longer before it looks
+      // for deadlocks, so Postgres aborts the batch's transaction (after 1 s), not this one.
+      await crosser.query("SET deadlock_timeout = '5s'");
+      await crosser.query('BEGIN');
+      await touch(crosser, hi);
+      const blocked = log.append(first, { type: 'message.delta' }, fences.get(first));
+      await new Promise((r) => setTimeout(r, 100));
+      const appended = [log.append(low, { type: 'message.delta' }, fences.get(low)), log.append(high, { type: 'message.delta' }, fences.get(high))];
+      await holder.query('COMMIT');
+      expect((await blocked).seq).toBe(1);
+      await new Promise((r) => setTimeout(r, 200)); // the batch [low, high] holds the earlier row and waits for the later
+      const t0 = Date.now();
+      await touch(crosser, lo); // granted once the batch's transaction is aborted
+      expect(Date.now() - t0).toBeGreaterThan(500); // it waited: the cycle was there
+      await crosser.query('COMMIT');
+      expect((await Promise.all(appended)).map((e) => e.seq)).toEqual([1, 1]);
+      expect(await seqs(db, low)).toEqual([{ seq: 1, type: 'message.delta' }]);
+      expect(await seqs(db, high)).toEqual([{ seq: 1, type: 'message.delta' }]);
+    } finally {
+      await holder.end().catch(() => undefined);
+      await crosser.end().catch(() => undefined);
+      await db.close();
+    }
+  }, 20_000);
+});
 
 /**
  * Start another instance's claim of the turn (or workflow) `id` — its row in `table` locked, not

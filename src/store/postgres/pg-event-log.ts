@@ -58,6 +58,12 @@ interface Row {
 }
 
 const UNIQUE_VIOLATION = '23505';
+/**
+ * Postgres aborted the batch's transaction to break a lock cycle (its fenced rows locked
+ * `FOR SHARE` against another transaction's row locks taken in another order): nothing of it was
+ * committed, so it is run again (https://www.postgresql.org/docs/current/explicit-locking.html#LOCKING-DEADLOCKS).
+ */
+const DEADLOCK_DETECTED = '40P01';
 const MAX_BATCH = 1000;
 /** INSERTs in flight at most (one per lane). */
 const LANES = 2;
@@ -68,7 +74,8 @@ interface Lane<E extends { type: string }> {
 }
 
 /** The lane of a stream (FNV-1a of its id). */
-function laneOf(streamId: string): number {
+/** The lane (0 or 1) whose batches carry `streamId`'s appends (FNV-1a of the id): appends of streams in one lane can share a batch. */
+export function laneOf(streamId: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < streamId.length; i++) h = Math.imul(h ^ streamId.charCodeAt(i), 0x01000193);
   return (h >>> 0) % LANES;
@@ -227,7 +234,8 @@ export class PgEventLog<E extends { type: string } = { type: string }> implement
         }
         return outcomes;
       } catch (err) {
-        if ((err as { code?: string }).code !== UNIQUE_VIOLATION || attempt >= MAX_RETRIES) throw err;
+        const code = (err as { code?: string }).code;
+        if ((code !== UNIQUE_VIOLATION && code !== DEADLOCK_DETECTED) || attempt >= MAX_RETRIES) throw err;
       }
     }
   }
@@ -292,7 +300,7 @@ interface Outcome {
 async function insertRows(db: PgQueryable, params: InsertParams): Promise<Outcome[]> {
   const { rows } = await db.query<{ i: number; seq: number | null; closed: boolean; fenced: boolean }>(
     `WITH v AS (SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $7::text[], $8::bigint[]) AS v(stream_id, i, type, data, owner, epoch)),
-          held AS MATERIALIZED (SELECT t.id, t.owner, t.lease_epoch FROM turns t WHERE t.id IN (SELECT stream_id FROM v WHERE owner IS NOT NULL) FOR SHARE),
+          held AS MATERIALIZED (SELECT t.id, t.owner, t.lease_epoch FROM turns t WHERE t.id IN (SELECT stream_id FROM v WHERE owner IS NOT NULL) ORDER BY t.id FOR SHARE),
           m AS (SELECT s.stream_id, COALESCE(l.seq, 0) AS last, COALESCE(l.type = ANY($6::text[]), false) AS closed
                 FROM (SELECT DISTINCT stream_id FROM v) s
                 LEFT JOIN LATERAL (SELECT e.seq, e.type FROM event_log e WHERE e.stream_id = s.stream_id ORDER BY e.seq DESC LIMIT 1) l ON true),

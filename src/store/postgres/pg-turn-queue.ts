@@ -48,7 +48,10 @@ export class PgTurnQueue implements TurnQueue {
     const held = new Map<string, { cancelRequested: boolean }>();
     if (ids.length === 0) return held;
     const { rows } = await this.db.query<{ id: string; cancel: boolean }>(
-      `UPDATE turns SET lease_until = $1 WHERE id = ANY($2::text[]) AND owner = $3 AND status = 'running' RETURNING id, cancel_requested_at IS NOT NULL AS cancel`,
+      // Rows locked in id order, as an event batch locks its fenced turns: no lock cycle between them.
+      `UPDATE turns t SET lease_until = $1
+         FROM (SELECT id FROM turns WHERE id = ANY($2::text[]) AND owner = $3 AND status = 'running' ORDER BY id FOR UPDATE) l
+        WHERE t.id = l.id RETURNING t.id, t.cancel_requested_at IS NOT NULL AS cancel`,
       [now + leaseMs, [...ids], owner],
     );
     for (const r of rows) held.set(r.id, { cancelRequested: r.cancel });
