@@ -3,8 +3,10 @@
  * `approval.requested` / `approval.resolved` into the list of calls waiting for a decision) and
  * the panel that shows each with its label and arguments and Approve / Reject (with a reason)
  * buttons. Deciding calls POST /v1/turns/{id}/approvals; the stream then brings
- * `approval.resolved` and the turn continues. All text goes through `textContent`.
+ * `approval.resolved` and the turn continues. All text goes through `textContent`; arguments are
+ * shown with control and bidi characters escaped (display-text.ts).
  */
+import { displayJson } from './display-text.js';
 
 /** One call waiting for (or given) a decision. */
 export interface ApprovalItem {
@@ -84,7 +86,7 @@ export class ApprovalsPanel {
     const li = el('li', 'approval');
     li.dataset.callId = item.callId;
     li.append(el('p', 'what', what), el('p', 'hint', `Tool ${item.name} wants to run with:`));
-    const args = el('pre', 'arguments', JSON.stringify(item.arguments, null, 2));
+    const args = el('pre', 'arguments', displayJson(item.arguments));
     args.setAttribute('aria-label', `Arguments of ${what}`);
     const reasonId = `reason-${item.callId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
     const label = el('label', undefined, 'Reason (shown to the agent if you reject)');

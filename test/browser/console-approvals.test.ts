@@ -68,3 +68,23 @@ it('Reject with a reason: the model reads the reason and the call never runs', a
   expect(existsSync(path.join(h.svc.dataDir, 'agents', 'default', 'home', 'rejected.txt'))).toBe(false);
   await page.close();
 }, 120_000);
+
+it('shows a call\'s arguments with a bidi override escaped, so what is approved reads as what runs', async () => {
+  const args = { path: 'notes.txt', content: 'ls -la\n\u202E; rm -rf outbox #' };
+  h.model.push(
+    { output: [functionCall('write_file', args, { callId: 'call_cb3' })] },
+    (body) => ({ output: [message(`Noted. ${outputFor(body, 'call_cb3')}`)] }),
+  );
+  const page = await h.openConsole();
+  await page.getByLabel('What should the agent do?').fill('Write the notes.');
+  await page.getByLabel('computer', { exact: true }).check();
+  await page.getByRole('button', { name: 'Start turn' }).click();
+  await page.locator('#approvals li.approval').waitFor(WAIT);
+  const shown = (await page.getByLabel('Arguments of Writing notes.txt').textContent())!;
+  expect(shown).not.toMatch(/\u202E/u);
+  expect(shown).toContain('"ls -la\\n\\u202E; rm -rf outbox #"');
+  expect(JSON.parse(shown)).toEqual(args);
+  await page.getByRole('button', { name: 'Reject: Writing notes.txt' }).click();
+  await page.locator('#turn[data-status="completed"]').waitFor(WAIT);
+  await page.close();
+}, 120_000);

@@ -1,0 +1,29 @@
+/**
+ * Text the console shows that came from a model or a client, made safe to read: every control
+ * character (C0, DEL, C1), line and paragraph separator (U+2028, U+2029), invisible character
+ * (U+200B, U+2060, U+FEFF) and bidirectional control (U+061C, U+200E, U+200F, U+202A–U+202E,
+ * U+2066–U+2069) written as a `\uXXXX` escape — the set, and the escapes, of the service's
+ * src/unsafe-chars.ts (`escapeUnsafeChars`; the console is built apart from the service, and
+ * test/console/display-text.test.ts checks the two agree on every code point). Without it a
+ * U+202E inside a command's arguments shows the rest of the line reversed, so what a person
+ * approves can read unlike what runs.
+ */
+const UNSAFE_ALL = /[\p{Cc}\u2028\u2029\u200B\u2060\uFEFF\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/gu;
+
+/** `c` as a `\uXXXX` escape (upper-case hex). */
+const escape = (c: string) => `\\u${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** `text` with each such character written as `\uXXXX` (upper-case hex), everything else kept. */
+export function escapeUnsafeText(text: string): string {
+  return text.replace(UNSAFE_ALL, escape);
+}
+
+/**
+ * A JSON value as the console shows it (e.g. a call's arguments): pretty-printed JSON (which
+ * escapes C0 controls inside strings) with the other unsafe characters escaped too — still valid
+ * JSON that parses back to the same value.
+ */
+export function displayJson(value: unknown): string {
+  // The only raw line breaks in JSON.stringify's output are its own layout (inside strings it writes \n).
+  return JSON.stringify(value, null, 2).replace(UNSAFE_ALL, (c) => (c === '\n' ? c : escape(c)));
+}

@@ -1,0 +1,27 @@
+/**
+ * The console's escaping of text it shows (console/display-text.ts) is the service's
+ * (src/unsafe-chars.ts escapeUnsafeChars) on every code point: the console is built apart from the
+ * service and keeps its own copy of the character set, which must not drift.
+ */
+import { expect, it } from 'vitest';
+import { displayJson, escapeUnsafeText } from '../../console/display-text.js';
+import { escapeUnsafeChars } from '../../src/unsafe-chars.js';
+
+it('escapes exactly the characters the service escapes, the same way', () => {
+  const differ: string[] = [];
+  for (let cp = 0; cp <= 0x10ffff; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue; // lone surrogates are not text
+    const ch = String.fromCodePoint(cp);
+    if (escapeUnsafeText(ch) !== escapeUnsafeChars(ch)) differ.push(cp.toString(16));
+  }
+  expect(differ).toEqual([]);
+});
+
+it('shows arguments as JSON that parses back to them, with a bidi override escaped', () => {
+  const args = { command: 'ls -la\n\u202E; rm -rf outbox #', note: 'fa\u200Cmily 👩‍💻' };
+  const shown = displayJson(args);
+  expect(shown).toContain('\\u202E; rm -rf outbox #');
+  expect(shown).not.toMatch(/\u202E/u);
+  expect(shown).toContain('fa\u200Cmily 👩‍💻');
+  expect(JSON.parse(shown)).toEqual(args);
+});
