@@ -7,6 +7,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.js';
 import { parseApprovalPolicy } from './turns/approvals/policy.js';
+import { credentialParamValues } from './url-credentials.js';
 import { hostListProblems, hostUnresolvedProblem, isLoopbackHost, type HostEntryRules } from './host-entries.js';
 
 export { hostLookupFailure, hostUnresolvedProblem, isLoopbackHost } from './host-entries.js';
@@ -358,7 +359,8 @@ function urlPasswords(url: string | undefined): string[] {
  * `WEB_SEARCH_API_KEY`, each `AUTH_TOKENS` entry, `STREAM_TOKEN_SECRET`, `METRICS_TOKEN`,
  * `WEBHOOK_SECRET` (whole, and its base64 key after `whsec_`), and the password in the userinfo
  * of `DATABASE_URL`, `OPENAI_BASE_URL`, `WEB_SEARCH_URL` and the `OTEL_EXPORTER_OTLP_*` endpoints
- * (as written and percent-decoded). Empty values are left out; a value may appear under one name only.
+ * (as written and percent-decoded), and the values of credential query parameters of
+ * `OPENAI_BASE_URL` and `WEB_SEARCH_URL` (`?api-key=…`, src/url-credentials.ts). Empty values are left out; a value may appear under one name only.
  * @returns `{name, value}` pairs, `name` the variable (e.g. `OPENAI_API_KEY`).
  */
 export function configSecrets(config: Config): ConfigSecret[] {
@@ -378,8 +380,8 @@ export function configSecrets(config: Config): ConfigSecret[] {
   add('METRICS_TOKEN', [config.METRICS_TOKEN]);
   add('WEBHOOK_SECRET', [config.WEBHOOK_SECRET, config.WEBHOOK_SECRET?.replace(/^whsec_/, '')]);
   add('DATABASE_URL', urlPasswords(config.DATABASE_URL));
-  add('OPENAI_BASE_URL', urlPasswords(config.OPENAI_BASE_URL));
-  add('WEB_SEARCH_URL', urlPasswords(config.WEB_SEARCH_URL));
+  add('OPENAI_BASE_URL', [...urlPasswords(config.OPENAI_BASE_URL), ...credentialParamValues(config.OPENAI_BASE_URL)]);
+  add('WEB_SEARCH_URL', [...urlPasswords(config.WEB_SEARCH_URL), ...credentialParamValues(config.WEB_SEARCH_URL)]);
   add('OTEL_EXPORTER_OTLP_ENDPOINT', urlPasswords(config.OTEL_EXPORTER_OTLP_ENDPOINT));
   add('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', urlPasswords(config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT));
   return out;

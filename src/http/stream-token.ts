@@ -16,6 +16,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { envelope } from './errors.js';
+import { CREDENTIAL_PARAM } from '../url-credentials.js';
 
 /** Query-string parameter that carries a stream token. */
 export const STREAM_TOKEN_PARAM = 'stream_token';
@@ -120,10 +121,10 @@ export function redactUrl(url: string): string {
       changed = true;
     }
   }
-  return changed ? `${url.slice(0, q)}?${params.toString()}` : url;
+  // URLSearchParams writes the brackets percent-encoded; the marker reads as written.
+  return changed ? `${url.slice(0, q)}?${params.toString().replaceAll('%5Bredacted%5D', '[redacted]')}` : url;
 }
 
-const CREDENTIAL_PARAM = /token|auth|key|secret|passw|sig|credential/i;
 
 /**
  * A query string (without `?`, as the `url.query` span attribute holds it) with the parameters

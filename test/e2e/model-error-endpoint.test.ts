@@ -130,3 +130,29 @@ describe('the log', () => {
     expect(logLines.join('')).not.toContain(PASSWORD);
   });
 });
+
+describe('a key in the endpoint\'s query string', () => {
+  it('is redacted where the provider echoes its own URL back, and shows as [redacted] in the endpoint', async () => {
+    const http = await import('node:http');
+    const KEY = 'zzz-query-secret-4711';
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: `no route for ${req.method} ${req.url}`, type: 'invalid_request_error' } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as { port: number }).port;
+    const svc = await startTestService({ modelBaseURL: `http://127.0.0.1:${port}/v1?api-version=2025-01-01&api-key=${KEY}` });
+    try {
+      const error = await failedTurn(svc);
+      expect(error.message).not.toContain(KEY);
+      expect(error.message).toContain(`the model endpoint http://127.0.0.1:${port}/v1?api-version=2025-01-01&api-key=[redacted] answered HTTP 404`);
+      expect(error.message).toContain('api-key=[redacted:OPENAI_BASE_URL]');
+    } finally {
+      await svc.close();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+});

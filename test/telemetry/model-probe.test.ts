@@ -67,11 +67,11 @@ describe('the model probe', () => {
     const r = await createModelProbe(`http://user:S3cretPassw0rdXYZ@127.0.0.1:${port}/v1?api-key=QueryS3cretVALUE123`, { ttlMs: 0 }).check();
     expect(r.reachable).toBe(false);
     const reason = (r as { reason: string }).reason;
-    expect(reason).toContain(`cannot reach the model endpoint http://***@127.0.0.1:${port}/v1?api-key=%5Bredacted%5D (ECONNREFUSED`);
+    expect(reason).toContain(`cannot reach the model endpoint http://***@127.0.0.1:${port}/v1?api-key=[redacted] (ECONNREFUSED`);
     expect(reason).not.toMatch(/S3cretPassw0rdXYZ|QueryS3cretVALUE123/);
     const err = connectionError(Object.assign(new Error('fetch failed'), { cause: { code: 'ECONNREFUSED', address: '127.0.0.1', port } }), `http://u:pw12345678@127.0.0.1:${port}/v1?key=QryValueZZZ999888`);
-    expect(err.message).toContain(`the model endpoint http://***@127.0.0.1:${port}/v1?key=%5Bredacted%5D`);
-    expect(httpErrorMessage(401, 'bad key', 'https://api.example/v1?token=abc123secret')).toBe('the model endpoint https://api.example/v1?token=%5Bredacted%5D answered HTTP 401 (check OPENAI_API_KEY): bad key');
+    expect(err.message).toContain(`the model endpoint http://***@127.0.0.1:${port}/v1?key=[redacted]`);
+    expect(httpErrorMessage(401, 'bad key', 'https://api.example/v1?token=abc123secret')).toBe('the model endpoint https://api.example/v1?token=[redacted] answered HTTP 401 (check OPENAI_API_KEY): bad key');
     expect(httpErrorMessage(503, 'overloaded', 'https://u:pw@api.example/v1')).toBe('the model endpoint https://***@api.example/v1 answered HTTP 503: overloaded');
   });
 });

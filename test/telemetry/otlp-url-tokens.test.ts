@@ -57,9 +57,9 @@ describe('HTTP spans mask tokens in URLs', () => {
 
     const eventsSpan = otlp.spans.find((s) => s.name === 'GET /v1/turns/:id/events')!;
     expect(eventsSpan.attributes['url.path']).toBe(`/v1/turns/${id}/events`);
-    expect(eventsSpan.attributes['url.query']).toBe('after=0&stream_token=%5Bredacted%5D');
+    expect(eventsSpan.attributes['url.query']).toBe('after=0&stream_token=[redacted]');
     const listSpan = otlp.spans.find((s) => s.name === 'GET /v1/turns')!;
     expect(listSpan.attributes['url.path']).toBe('/v1/turns');
-    expect(listSpan.attributes['url.query']).toBe('limit=5&access_token=%5Bredacted%5D');
+    expect(listSpan.attributes['url.query']).toBe('limit=5&access_token=[redacted]');
   });
 });
