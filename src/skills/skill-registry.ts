@@ -323,7 +323,7 @@ export class SkillRegistry {
 }
 
 /**
- * 404 `skill_not_found`: `skill x is not installed: check the name; GET /v1/skills lists the skills
+ * 404 `skill_not_found`: `skill "x" is not installed: check the name; GET /v1/skills lists the skills
  * there are`, details `{resource: "skill", id, list, name}` (`id` and `name` both the name).
  */
 export const skillNotFound = (name: string) => {
