@@ -11,7 +11,8 @@
  * - no union option matched → `must be <shape of every option>`, plus, when one option matched
  *   the kind of value given (say a list) and failed deeper, `; at <path>: <that failure>`;
  * - bad enum/literal → `must be one of a|b|c, got "x"`;
- * - unknown keys → `has unknown field(s) "x": accepted fields are a, b?, …` (the first 20 names,
+ * - unknown keys → `has unknown field(s) "x": accepted fields are a, b?, …` (each name quoted by
+ *   quoteForDisplay; the first 20 names,
  *   MAX_LISTED_ISSUES, then `and N more`);
  * - sizes → `must not be empty`, `must be at least 3 characters long, got 2`, `must be at most
  *   500, got 501`, `must be greater than 0`, `must have at most 64 items, got 70`;
@@ -23,6 +24,7 @@
  */
 import { z } from 'zod';
 import { MAX_LISTED_ISSUES } from './errors.js';
+import { quoteForDisplay } from './unsafe-chars.js';
 import { formatMessage, sizeMessage, type BoundIssue } from './zod-bounds.js';
 
 /** The parts of a zod 4 schema's definition this module reads. */
@@ -217,10 +219,11 @@ export function customError(iss: RawIssue): string | undefined {
       return `must be ${values.length === 1 ? values[0] : `one of ${values.join('|')}`}, got ${JSON.stringify(iss.input) ?? kindOf(iss.input)}`;
     }
     case 'unrecognized_keys': {
-      // The first MAX_LISTED_ISSUES names, as a refusal lists at most that many problems.
+      // The first MAX_LISTED_ISSUES names, as a refusal lists at most that many problems; each
+      // quoted so a name with a line break or a bidi control cannot act on the reader's display.
       const all = iss.keys ?? [];
       const more = all.length - MAX_LISTED_ISSUES;
-      const keys = all.slice(0, MAX_LISTED_ISSUES).map((k) => JSON.stringify(k)).join(', ') + (more > 0 ? ` and ${more} more` : '');
+      const keys = all.slice(0, MAX_LISTED_ISSUES).map((k) => quoteForDisplay(String(k))).join(', ') + (more > 0 ? ` and ${more} more` : '');
       const shape = (iss.inst as Schema | undefined)?._zod.def.shape;
       const accepted = shape ? Object.entries(shape).map(([k, v]) => `${k}${isOptional(v) ? '?' : ''}`) : [];
       const plural = all.length === 1 ? 'field' : 'fields';

@@ -80,6 +80,13 @@ describe('refusals list at most 20 issues', () => {
     expect(few.body.error.message).toContain(`has unknown fields ${names.slice(0, 20).map((n) => JSON.stringify(n)).join(', ')}: accepted fields are `);
   });
 
+  it('an unknown field name is quoted with its line breaks, escape sequences and bidi controls as \\uXXXX', async () => {
+    const res = await api(svc.url, 'POST', '/v1/turns', { input: 'hello', 'a\u001b[31mb\nc\u202Ed"e': 1 });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain('has unknown field "a\\u001B[31mb\\u000Ac\\u202Ed\\"e": accepted fields are ');
+    expect(res.body.error.message).not.toMatch(/[\u0000-\u001f\u202e]/);
+  });
+
   it('a workflow with 30 problems: details has the first 20 and the message says so', async () => {
     // Each task's schema has two problems (a node without type, and anyOf).
     const schema = { type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { type: 'integer' }] } }, required: ['v'], additionalProperties: false };
