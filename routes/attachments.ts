@@ -12,6 +12,7 @@
 import { z } from 'zod';
 import { downloadName } from '../src/attachments/file-name.js';
 import { HttpError, notFound } from '../src/http/errors.js';
+import { escapeUnsafeChars, quoteForDisplay } from '../src/unsafe-chars.js';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { TurnIdParams } from './turn-schemas.js';
 
@@ -39,11 +40,12 @@ export const attachmentRoutes: RoutePlugin = async (app, { services }) => {
     const a = store ? await store.get(id, attachment_id) : undefined;
     if (!store || !a) {
       // No route lists a turn's attachments: each is announced by a presentation event of the turn.
-      throw new HttpError(404, 'attachment_not_found', `turn ${id} has no attachment ${attachment_id}: check the id; the turn's presentation events (GET /v1/turns/${id}/events) carry the URL of each attachment it made`, {
+      // The turn exists, so its id is one this service made; the attachment id is the client's.
+      throw new HttpError(404, 'attachment_not_found', `turn ${id} has no attachment ${quoteForDisplay(attachment_id)}: check the id; the turn's presentation events (GET /v1/turns/${id}/events) carry the URL of each attachment it made`, {
         resource: 'attachment',
-        id: attachment_id,
+        id: escapeUnsafeChars(attachment_id),
         turn_id: id,
-        attachment_id,
+        attachment_id: escapeUnsafeChars(attachment_id),
       });
     }
     return reply

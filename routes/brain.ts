@@ -14,6 +14,7 @@ import { z } from 'zod';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { MAX_TITLE_CHARS, SLUG_PATTERN, titleCharsCheck, type BrainStore } from '../src/brain/brain-store.js';
 import { HttpError, notFoundHint } from '../src/http/errors.js';
+import { escapeUnsafeChars } from '../src/unsafe-chars.js';
 import { AgentId } from './turn-schemas.js';
 import { queryInt } from '../src/http/query-int.js';
 import { BrainCursor, encodeBrainCursor } from './brain-cursor.js';
@@ -39,8 +40,8 @@ export const brainRoutes: RoutePlugin = async (app, { services }) => {
     return b;
   };
   const pageNotFound = (agentId: string, slug: string) => {
-    const { hint, details } = notFoundHint('brain_page', slug, `/v1/agents/${encodeURIComponent(agentId)}/brain/pages`, 'pages', 'slug');
-    return new HttpError(404, 'page_not_found', `agent ${agentId} has no brain page ${JSON.stringify(slug)}: ${hint}`, { ...details, agent_id: agentId, slug });
+    const { shown, hint, details } = notFoundHint('brain_page', slug, `/v1/agents/${encodeURIComponent(agentId)}/brain/pages`, 'pages', 'slug');
+    return new HttpError(404, 'page_not_found', `agent ${escapeUnsafeChars(agentId)} has no brain page ${shown}: ${hint}`, { ...details, agent_id: escapeUnsafeChars(agentId), slug: details.id });
   };
 
   app.put('/v1/agents/:agent_id/brain/pages/:slug', async (request, reply) => {

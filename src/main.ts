@@ -7,7 +7,7 @@
  * interrupted turns, and listens on HOST:PORT.
  * SIGINT/SIGTERM close the server, abort running turns and close the database.
  */
-import { DataDirInUseError } from './store/database.js';
+import { DatabaseFileError, DataDirInUseError } from './store/database.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.js';
@@ -125,7 +125,7 @@ export function busyPortAdvice(host: string, port: number, rerun: string): strin
  * started with (HOST, PORT for the address).
  */
 export function startRefusal(err: unknown, env: NodeJS.ProcessEnv = process.env, rerun = 'npm start'): string | undefined {
-  if (err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof DataDirInUseError || err instanceof DatabaseStartError) return err.message;
+  if (err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof DataDirInUseError || err instanceof DatabaseFileError || err instanceof DatabaseStartError) return err.message;
   if (err instanceof DatabaseUnavailableError) {
     return `cannot reach the database at DATABASE_URL (${(err.cause as Error)?.message ?? err.message}); check that Postgres is up and the URL is right`;
   }

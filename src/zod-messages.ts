@@ -11,7 +11,9 @@
  * - no union option matched → `must be <shape of every option>`, plus, when one option matched
  *   the kind of value given (say a list) and failed deeper, `; at <path>: <that failure>`;
  * - bad enum/literal → `must be one of a|b|c, got "x"`;
- * - unknown keys → `has unknown field(s) "x": accepted fields are a, b?, …`;
+ * - unknown keys → `has unknown field(s) "x": accepted fields are a, b?, …` (each name quoted by
+ *   quoteForDisplay; the first 20 names,
+ *   MAX_LISTED_ISSUES, then `and N more`);
  * - sizes → `must not be empty`, `must be at least 3 characters long, got 2`, `must be at most
  *   500, got 501`, `must be greater than 0`, `must have at most 64 items, got 70`;
  * - formats → `must match the pattern /^…$/`, `must be a URL`, `must be an ISO 8601 date-time (…)`,
@@ -21,6 +23,8 @@
  * Shapes are derived from the schema itself ({@link describeShape}), never written per route.
  */
 import { z } from 'zod';
+import { MAX_LISTED_ISSUES } from './errors.js';
+import { quoteForDisplay } from './unsafe-chars.js';
 import { formatMessage, sizeMessage, type BoundIssue } from './zod-bounds.js';
 
 /** The parts of a zod 4 schema's definition this module reads. */
@@ -215,10 +219,14 @@ export function customError(iss: RawIssue): string | undefined {
       return `must be ${values.length === 1 ? values[0] : `one of ${values.join('|')}`}, got ${JSON.stringify(iss.input) ?? kindOf(iss.input)}`;
     }
     case 'unrecognized_keys': {
-      const keys = (iss.keys ?? []).map((k) => JSON.stringify(k)).join(', ');
+      // The first MAX_LISTED_ISSUES names, as a refusal lists at most that many problems; each
+      // quoted so a name with a line break or a bidi control cannot act on the reader's display.
+      const all = iss.keys ?? [];
+      const more = all.length - MAX_LISTED_ISSUES;
+      const keys = all.slice(0, MAX_LISTED_ISSUES).map((k) => quoteForDisplay(String(k))).join(', ') + (more > 0 ? ` and ${more} more` : '');
       const shape = (iss.inst as Schema | undefined)?._zod.def.shape;
       const accepted = shape ? Object.entries(shape).map(([k, v]) => `${k}${isOptional(v) ? '?' : ''}`) : [];
-      const plural = (iss.keys ?? []).length === 1 ? 'field' : 'fields';
+      const plural = all.length === 1 ? 'field' : 'fields';
       return `has unknown ${plural} ${keys}${accepted.length ? `: accepted fields are ${accepted.join(', ')}` : ''}`;
     }
     case 'too_small':

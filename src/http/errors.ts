@@ -5,6 +5,7 @@
  * into the envelope.
  */
 import { DomainError, MAX_LISTED_ISSUES } from '../errors.js';
+import { escapeUnsafeChars, quoteForDisplay } from '../unsafe-chars.js';
 
 export { MAX_LISTED_ISSUES };
 
@@ -26,22 +27,26 @@ export class HttpError extends DomainError {
 const LISTS = { turn: '/v1/turns', workflow: '/v1/workflows', job: '/v1/jobs' } as const;
 
 /**
- * What a 404 for an unknown resource that a GET lists says: `hint`, the end of the message
- * (`check the id; GET /v1/schedules lists the schedules there are`; `key` names what to check when
- * it is no id, e.g. `name`), and `details` `{resource, id, list}` (`list` that GET, e.g.
- * `GET /v1/schedules`) — the shape of every such 404, whatever its code.
+ * What a 404 for an unknown resource that a GET lists says: `shown`, the id (name, slug) as the
+ * message writes it — quoted by {@link quoteForDisplay}, so an id from the path with a line break,
+ * an escape sequence or a bidi control cannot act on the reader's display; `hint`, the end of the
+ * message (`check the id; GET /v1/schedules lists the schedules there are`; `key` names what to
+ * check when it is no id, e.g. `name`); and `details` `{resource, id, list}` (`id` with
+ * {@link escapeUnsafeChars} applied, `list` that GET, e.g. `GET /v1/schedules`) — the shape of
+ * every such 404, whatever its code.
  */
-export function notFoundHint(resource: string, id: string, list: string, plural: string, key = 'id'): { hint: string; details: { resource: string; id: string; list: string } } {
-  return { hint: `check the ${key}; GET ${list} lists the ${plural} there are`, details: { resource, id, list: `GET ${list}` } };
+export function notFoundHint(resource: string, id: string, list: string, plural: string, key = 'id'): { shown: string; hint: string; details: { resource: string; id: string; list: string } } {
+  return { shown: quoteForDisplay(id), hint: `check the ${key}; GET ${list} lists the ${plural} there are`, details: { resource, id: escapeUnsafeChars(id), list: `GET ${list}` } };
 }
 
 /**
- * 404 `not_found` for an unknown turn, workflow or job: the message says to check the id and which
- * GET lists the existing ones; details `{resource, id, list}` (`list` that GET, e.g. `GET /v1/turns`).
+ * 404 `not_found` for an unknown turn, workflow or job: the message (`turn "x" not found: …`, the id
+ * quoted as {@link notFoundHint} says) says to check the id and which GET lists the existing ones;
+ * details `{resource, id, list}` (`list` that GET, e.g. `GET /v1/turns`).
  */
 export const notFound = (what: keyof typeof LISTS, id: string) => {
-  const { hint, details } = notFoundHint(what, id, LISTS[what], `${what}s`);
-  return new HttpError(404, 'not_found', `${what} ${id} not found: ${hint}`, details);
+  const { shown, hint, details } = notFoundHint(what, id, LISTS[what], `${what}s`);
+  return new HttpError(404, 'not_found', `${what} ${shown} not found: ${hint}`, details);
 };
 export const badRequest = (code: string, message: string, details?: unknown) => new HttpError(400, code, message, details);
 export const conflict = (code: string, message: string, details?: unknown) => new HttpError(409, code, message, details);

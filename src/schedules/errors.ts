@@ -54,6 +54,6 @@ export function isScheduleError(err: unknown): err is ScheduleError {
  * GET /v1/schedules lists the schedules there are`, details `{resource: "schedule", id, list}`.
  */
 export function scheduleNotFound(id: string): ScheduleError {
-  const { hint, details } = notFoundHint('schedule', id, '/v1/schedules', 'schedules');
-  return new ScheduleError('schedule_not_found', `no schedule with id ${JSON.stringify(id)}: ${hint}`, details);
+  const { shown, hint, details } = notFoundHint('schedule', id, '/v1/schedules', 'schedules');
+  return new ScheduleError('schedule_not_found', `no schedule with id ${shown}: ${hint}`, details);
 }

@@ -323,11 +323,11 @@ export class SkillRegistry {
 }
 
 /**
- * 404 `skill_not_found`: `skill x is not installed: check the name; GET /v1/skills lists the skills
+ * 404 `skill_not_found`: `skill "x" is not installed: check the name; GET /v1/skills lists the skills
  * there are`, details `{resource: "skill", id, list, name}` (`id` and `name` both the name).
  */
 export const skillNotFound = (name: string) => {
-  const { hint, details } = notFoundHint('skill', name, '/v1/skills', 'skills', 'name');
-  return new HttpError(404, 'skill_not_found', `skill ${name} is not installed: ${hint}`, { ...details, name });
+  const { shown, hint, details } = notFoundHint('skill', name, '/v1/skills', 'skills', 'name');
+  return new HttpError(404, 'skill_not_found', `skill ${shown} is not installed: ${hint}`, { ...details, name: details.id });
 };
 const builtin = (name: string) => new HttpError(409, 'skill_builtin', `skill ${name} is a built-in from SKILLS_DIR and cannot be replaced or deleted over the API`, { name });

@@ -19,8 +19,9 @@ export type Database = BetterSqlite3.Database;
  * Pass `':memory:'` as `dataDir` for a throw-away in-memory database (tests).
  * `opts.exclusive: false` opens it shared (normal locking), for tests of stores written by several
  * connections at once — never the service itself.
- * @throws DataDirInUseError when another process holds the database; other errors when the
- *   directory cannot be created or the file cannot be opened.
+ * @throws DataDirInUseError when another process holds the database; DatabaseFileError when
+ *   `service.db` cannot be used (a folder, not a SQLite file, not writable by this user); other
+ *   errors when the directory cannot be created.
  */
 export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}): Database {
   let db: Database;
@@ -29,7 +30,11 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
   } else {
     fs.mkdirSync(dataDir, { recursive: true });
     const file = path.join(dataDir, 'service.db');
-    db = new BetterSqlite3(file, { timeout: opts.exclusive === false ? 5000 : 0 });
+    try {
+      db = new BetterSqlite3(file, { timeout: opts.exclusive === false ? 5000 : 0 });
+    } catch (err) {
+      throw new DatabaseFileError(file, err);
+    }
     try {
       if (opts.exclusive !== false) db.pragma('locking_mode = EXCLUSIVE');
       db.pragma('journal_mode = WAL');
@@ -38,7 +43,7 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
     } catch (err) {
       db.close();
       if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir);
-      throw err;
+      throw new DatabaseFileError(file, err);
     }
   }
   db.pragma('synchronous = NORMAL');
@@ -55,5 +60,66 @@ export class DataDirInUseError extends Error {
         'give each instance its own DATA_DIR, or run several instances on one Postgres database (DATABASE_URL, README "Run several instances")',
     );
     this.name = 'DataDirInUseError';
+  }
+}
+
+/**
+ * `DATA_DIR/service.db` cannot be opened as the service's database: `message` is one line naming
+ * the file, what is wrong with it (a folder, not a SQLite database, a file this user cannot write)
+ * and what to do. src/main.ts prints it as `refusing to start: …` and exits with code 2.
+ */
+export class DatabaseFileError extends Error {
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    super(databaseFileProblem(file, cause), { cause });
+    this.name = 'DatabaseFileError';
+  }
+}
+
+/** Why `file` (DATA_DIR/service.db) could not be opened, as {@link DatabaseFileError} says it. */
+function databaseFileProblem(file: string, err: unknown): string {
+  const e = (err ?? {}) as { code?: unknown; message?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  const why = `${code ? `${code}: ` : ''}${(typeof e.message === 'string' ? e.message : String(err)).split('\n')[0]}`;
+  const elsewhere = 'or point DATA_DIR at another folder';
+  if (isFolder(file)) return `${file} is a folder, not a SQLite database file (${why}): move it away (the service creates its database there) ${elsewhere}`;
+  if (code === 'SQLITE_NOTADB') return `${file} is not a SQLite database (${why}): move it away (the service creates a new database there) ${elsewhere}`;
+  // Opened read-only (WAL needs writing) or not at all: the database or a journal beside it
+  // belongs to another user, e.g. root after a run as root.
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    const owner = unusableBy(f);
+    if (owner === undefined) continue;
+    const uid = process.getuid?.();
+    return (
+      `${f} cannot be read and written by this user${uid === undefined ? '' : ` (uid ${uid}; the file belongs to uid ${owner})`} (${why}): ` +
+      `fix its owner or mode (e.g. chown ${uid ?? '<user>'} ${f}) ${elsewhere}`
+    );
+  }
+  return `cannot open the SQLite database ${file} (${why}): check that file, ${elsewhere}`;
+}
+
+function isFolder(file: string): boolean {
+  try {
+    return fs.statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The owner uid of `file` when it exists and this process may not read and write it; else undefined. */
+function unusableBy(file: string): number | undefined {
+  let owner: number;
+  try {
+    owner = fs.statSync(file).uid;
+  } catch {
+    return undefined;
+  }
+  try {
+    fs.accessSync(file, fs.constants.R_OK | fs.constants.W_OK);
+    return undefined;
+  } catch {
+    return owner;
   }
 }

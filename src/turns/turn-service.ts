@@ -15,6 +15,7 @@ import { assembleTools as defaultAssemble } from '../assembly/assemble.js';
 import type { ServiceRegistry } from '../assembly/services.js';
 import type { Config } from '../config.js';
 import { HttpError, notFound } from '../http/errors.js';
+import { escapeUnsafeChars, quoteForDisplay } from '../unsafe-chars.js';
 import { modelFor, type ModelClients } from '../model/model-clients.js';
 import { toChatTools } from '../model/chat-tools.js';
 import type { ModelPort } from '../model/port.js';
@@ -254,8 +255,8 @@ export class DefaultTurnService implements TurnService {
     if (input.previous_turn_id !== undefined) {
       const prev = await store.get(input.previous_turn_id);
       if (!prev) {
-        throw new HttpError(404, 'previous_turn_not_found', `previous turn ${input.previous_turn_id} not found: send previous_turn_id of a turn this service returned, or leave it out to start a new conversation`, {
-          previous_turn_id: input.previous_turn_id,
+        throw new HttpError(404, 'previous_turn_not_found', `previous turn ${quoteForDisplay(input.previous_turn_id)} not found: send previous_turn_id of a turn this service returned, or leave it out to start a new conversation`, {
+          previous_turn_id: escapeUnsafeChars(input.previous_turn_id),
         });
       }
       if (prev.agent_id !== input.agent_id) throw agentMismatch(prev, input.agent_id);

@@ -238,7 +238,7 @@ describe('an unknown turn, workflow or job', () => {
       expect([path, r.status]).toEqual([path, 404]);
       expect(r.body.error).toEqual({
         code: 'not_found',
-        message: `${resource} nope not found: check the id; GET ${list} lists the ${resource}s there are`,
+        message: `${resource} "nope" not found: check the id; GET ${list} lists the ${resource}s there are`,
         details: { resource, id: 'nope', list: `GET ${list}` },
       });
     }

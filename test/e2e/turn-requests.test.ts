@@ -221,7 +221,7 @@ describe('previous_turn_not_found', () => {
     expect(validateResponse('/v1/turns', 'post', 404, r.body)).toEqual([]);
     expect(r.body.error).toEqual({
       code: 'previous_turn_not_found',
-      message: 'previous turn no-such-turn not found: send previous_turn_id of a turn this service returned, or leave it out to start a new conversation',
+      message: 'previous turn "no-such-turn" not found: send previous_turn_id of a turn this service returned, or leave it out to start a new conversation',
       details: { previous_turn_id: 'no-such-turn' },
     });
   });

@@ -54,6 +54,39 @@ describe('refusals list at most 20 issues', () => {
     expect(res.body.error.message.endsWith(`input[9].content must be a string, got 1${note(40)}`)).toBe(true);
   });
 
+  it('1500 unknown body fields: the unknown-fields problem names the first 20 and counts the other 1480', async () => {
+    const names = Array.from({ length: 1500 }, (_, i) => `unknown_field_${String(i).padStart(4, '0')}_`.padEnd(50, 'x'));
+    const extra = Object.fromEntries(names.map((n) => [n, 1]));
+    const listed = `${names.slice(0, 20).map((n) => JSON.stringify(n)).join(', ')} and 1480 more: accepted fields are `;
+    for (const [path, body] of [
+      ['/v1/turns', { input: 'hello', ...extra }],
+      ['/v1/schedules', { ...extra }],
+      ['/v1/tools/preview', { ...extra }],
+    ] as const) {
+      const res = await fetch(`${svc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await res.text();
+      expect(res.status, path).toBe(400);
+      const parsed = JSON.parse(text);
+      expect(validateResponse(path, 'post', 400, parsed), path).toEqual([]);
+      const problem = parsed.error.details.find((d: { code: string }) => d.code === 'unrecognized_keys');
+      expect(problem.message, path).toContain(`has unknown fields ${listed}`);
+      expect(parsed.error.message, path).toContain(listed);
+      expect(parsed.error.message, path).not.toContain(names[20]);
+      expect(text.length, path).toBeLessThan(20_000);
+    }
+    // 20 or fewer are all named, with no count.
+    const few = await api(svc.url, 'POST', '/v1/turns', { input: 'hello', ...Object.fromEntries(names.slice(0, 20).map((n) => [n, 1])) });
+    expect(few.status).toBe(400);
+    expect(few.body.error.message).toContain(`has unknown fields ${names.slice(0, 20).map((n) => JSON.stringify(n)).join(', ')}: accepted fields are `);
+  });
+
+  it('an unknown field name is quoted with its line breaks, escape sequences and bidi controls as \\uXXXX', async () => {
+    const res = await api(svc.url, 'POST', '/v1/turns', { input: 'hello', 'a\u001b[31mb\nc\u202Ed"e': 1 });
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toContain('has unknown field "a\\u001B[31mb\\u000Ac\\u202Ed\\"e": accepted fields are ');
+    expect(res.body.error.message).not.toMatch(/[\u0000-\u001f\u202e]/);
+  });
+
   it('a workflow with 30 problems: details has the first 20 and the message says so', async () => {
     // Each task's schema has two problems (a node without type, and anyOf).
     const schema = { type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { type: 'integer' }] } }, required: ['v'], additionalProperties: false };

@@ -3,7 +3,8 @@
  * the value given, and exit code 2 — never a hang, never `NaN`; several bad variables, the rules
  * across variables included, are reported together; nothing but the refusal is printed.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import BetterSqlite3 from 'better-sqlite3';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -155,6 +156,55 @@ it('refuses a DATA_DIR held by another service with one line naming the README s
     await first.exited;
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+describe('an unusable DATA_DIR/service.db is refused with one line naming the file and what to do, exit 2', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'service-db-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a folder named service.db', { timeout: CHILD_MS }, async () => {
+    const dataDir = path.join(dir, 'folder');
+    mkdirSync(path.join(dataDir, 'service.db'), { recursive: true });
+    const { code, lines } = await refusal({ DATA_DIR: dataDir });
+    expect(code).toBe(2);
+    expect(lines).toEqual([
+      `refusing to start: ${dataDir}/service.db is a folder, not a SQLite database file (SQLITE_CANTOPEN: unable to open database file): move it away (the service creates its database there) or point DATA_DIR at another folder`,
+    ]);
+  });
+
+  it('a service.db holding text', { timeout: CHILD_MS }, async () => {
+    const dataDir = path.join(dir, 'text');
+    mkdirSync(dataDir);
+    writeFileSync(path.join(dataDir, 'service.db'), 'these are notes, not a database\n'.repeat(100));
+    const { code, lines } = await refusal({ DATA_DIR: dataDir });
+    expect(code).toBe(2);
+    expect(lines).toEqual([
+      `refusing to start: ${dataDir}/service.db is not a SQLite database (SQLITE_NOTADB: file is not a database): move it away (the service creates a new database there) or point DATA_DIR at another folder`,
+    ]);
+  });
+
+  // The service run as uid 65534 (nobody) in a folder it may write, on a database root left.
+  it.skipIf(process.getuid?.() !== 0)('a service.db owned by root, the service started as another user', { timeout: CHILD_MS }, async () => {
+    chmodSync(dir, 0o755);
+    const dataDir = path.join(dir, 'root-owned');
+    mkdirSync(dataDir, { mode: 0o777 });
+    chmodSync(dataDir, 0o777);
+    const db = new BetterSqlite3(path.join(dataDir, 'service.db'));
+    db.exec('CREATE TABLE left_by_root (x)');
+    db.close();
+    const child = spawnService({ PORT: '0', DATA_DIR: dataDir, HOME: '/tmp' }, { uid: 65534, gid: 65534 });
+    const code = await child.exited;
+    expect(code).toBe(2);
+    const lines = child.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    // SQLite's own words depend on the file's journal mode (SQLITE_READONLY, SQLITE_IOERR_LOCK).
+    expect(lines[0].replace(/ \(SQLITE_[A-Z_]+: [^)]+\):/, ' (<sqlite>):')).toBe(
+      `refusing to start: ${dataDir}/service.db cannot be read and written by this user (uid 65534; the file belongs to uid 0) (<sqlite>): fix its owner or mode (e.g. chown 65534 ${dataDir}/service.db) or point DATA_DIR at another folder`,
+    );
+  });
 });
 
 it('refuses a search provider set without what it needs, naming the missing variable', () => {

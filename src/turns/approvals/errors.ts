@@ -3,13 +3,20 @@
  * codes (documented in openapi.yaml).
  */
 import { HttpError } from '../../http/errors.js';
+import { escapeUnsafeChars, quoteForDisplay } from '../../unsafe-chars.js';
 import type { StoredApproval } from '../../store/approval-store.js';
 import { turnOwner } from '../turn-owner.js';
 import type { TurnRecord } from '../turn-service-types.js';
 
-/** 404 `approval_not_found`: the turn never asked about this call. */
+/**
+ * 404 `approval_not_found`: the turn never asked about this call. The call id (the client's, from
+ * the path) is quoted by quoteForDisplay in the message and escaped in details; the turn exists.
+ */
 export function approvalNotFound(turnId: string, callId: string): HttpError {
-  return new HttpError(404, 'approval_not_found', `turn ${turnId} has no approval for call ${callId}; pending calls are listed in pending_approvals of GET /v1/turns/${turnId}`, { turn_id: turnId, call_id: callId });
+  return new HttpError(404, 'approval_not_found', `turn ${turnId} has no approval for call ${quoteForDisplay(callId)}; pending calls are listed in pending_approvals of GET /v1/turns/${turnId}`, {
+    turn_id: turnId,
+    call_id: escapeUnsafeChars(callId),
+  });
 }
 
 /**
