@@ -3,7 +3,8 @@
  * decorator (src/services.ts wraps every model client in it, before the telemetry decorator logs
  * or traces anything) that rewrites every error the port reports — a thrown error, an `error`
  * event, a failed `response.done` — so that its message and code hold no secret value of the
- * service (`[redacted:<VARIABLE>]` instead) and are bounded in size (provider-text.ts). Everything
+ * service (`[redacted:<VARIABLE>]` instead), no control or bidi character (written `\uXXXX`; line
+ * breaks and tabs kept), and are bounded in size (provider-text.ts). Everything
  * downstream — the turn's `turn.failed` event and record, SSE, webhooks, the `turn finished` log
  * line, spans — only ever sees the cleaned text. Events without an error pass through untouched;
  * the stream options (`onActivity`) are passed on.
@@ -12,6 +13,7 @@ import { ModelError, streamBroke } from './model-error.js';
 import type { ModelPort, ModelStreamEvent } from './port.js';
 import { boundText, scrubSecrets, type SecretValue } from './provider-text.js';
 import { clip } from '../runtime/text-cut.js';
+import { escapeUnsafeChars } from '../unsafe-chars.js';
 
 /** The secret values to remove, read when an error is cleaned (so a secrets file may change). */
 export type SecretSource = () => Promise<readonly SecretValue[]>;
@@ -23,9 +25,19 @@ const MAX_CODE_CHARS = 200;
 export async function cleanErrorText(error: { code: string; message: string }, secrets: SecretSource): Promise<{ code: string; message: string }> {
   const values = await secrets().catch(() => []);
   return {
-    code: clip(scrubSecrets(error.code, values), MAX_CODE_CHARS),
-    message: boundText(scrubSecrets(error.message, values)),
+    code: clip(displayable(scrubSecrets(error.code, values)), MAX_CODE_CHARS),
+    message: boundText(displayable(scrubSecrets(error.message, values))),
   };
+}
+
+/**
+ * `text` with control, separator, invisible and bidi characters written as `\uXXXX`
+ * (src/unsafe-chars.ts) — a provider's U+202E or terminal escape (`\u001B[31m`) must not act on
+ * whoever reads the turn's error in a console, a log viewer or a terminal — except line breaks
+ * and tabs, which a multi-line provider message keeps.
+ */
+function displayable(text: string): string {
+  return text.replace(/[^\n\t]+/g, escapeUnsafeChars);
 }
 
 /**

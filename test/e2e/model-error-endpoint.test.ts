@@ -70,6 +70,16 @@ describe('an HTTP error answer names the endpoint, whatever its status', () => {
   });
 });
 
+describe('a provider message with control or bidi characters', () => {
+  it('reaches the turn with them escaped, line breaks and tabs kept — on both protocols', async () => {
+    for (const { server, svc } of both()) {
+      server.push({ httpError: { status: 400, body: { error: { message: 'bad \u202Eevil\u0007\u001b[31m red\nsecond\tline', type: 'invalid_request_error', code: null, param: null } } } });
+      const error = await failedTurn(svc);
+      expect(error.message).toBe(`the model endpoint ${shown(server.baseURL)} answered HTTP 400: bad \\u202Eevil\\u0007\\u001B[31m red\nsecond\tline`);
+    }
+  });
+});
+
 describe('a stream that broke, ended early or was not JSON names the endpoint', () => {
   it('a connection cut mid-stream: the stream from the endpoint broke', async () => {
     chat.push({ content: 'a b c d', cutAfter: 2 });
