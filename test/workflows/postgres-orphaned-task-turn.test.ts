@@ -34,6 +34,17 @@ afterEach(async () => {
 const STALE = { name: 'stale', count: 1, tags: [] };
 const CURRENT = { name: 'current', count: 2, tags: [] };
 
+/** A fresh schema, the scripted model and instance A (the real service) on them; all closed after the test. */
+async function instanceA() {
+  const { db, url } = await migratedSchema();
+  closers.push(() => db.close());
+  const model = await startScriptedResponsesServer();
+  closers.push(() => model.close());
+  const svc = await startTestService({ modelBaseURL: model.baseURL, env: { DATABASE_URL: url, STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters', TURN_LEASE_MS: LEASE_MS } });
+  closers.push(() => svc.close());
+  return { db, model, svc };
+}
+
 /**
  * Instance A (the service) and B (a workflow service on the same database and turns); one
  * workflow of one task with prompt `p`, whose first turn (T1) A creates and then loses the
@@ -44,12 +55,7 @@ const CURRENT = { name: 'current', count: 2, tags: [] };
  * @param opts.holdCancel A's cancel of T1 waits until the test ends (it reaches the turn late).
  */
 async function orphanedFirstTurn(p: string, opts: { holdCancel?: boolean } = {}) {
-  const { db, url } = await migratedSchema();
-  closers.push(() => db.close());
-  const model = await startScriptedResponsesServer();
-  closers.push(() => model.close());
-  const svc = await startTestService({ modelBaseURL: model.baseURL, env: { DATABASE_URL: url, STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters', TURN_LEASE_MS: LEASE_MS } });
-  closers.push(() => svc.close());
+  const { db, model, svc } = await instanceA();
   const store = new PgWorkflowStore(db);
   const b = new DefaultWorkflowService({
     config: loadConfig({ TURN_LEASE_MS: LEASE_MS }),
@@ -106,12 +112,7 @@ async function orphanedFirstTurn(p: string, opts: { holdCancel?: boolean } = {})
 
 /** Instance A (the service) on a fresh schema and the scripted model; a workflow service B on the same database and turns, with `store` in place of its own. */
 async function withDriver(wrap: (store: PgWorkflowStore) => PgWorkflowStore) {
-  const { db, url } = await migratedSchema();
-  closers.push(() => db.close());
-  const model = await startScriptedResponsesServer();
-  closers.push(() => model.close());
-  const svc = await startTestService({ modelBaseURL: model.baseURL, env: { DATABASE_URL: url, STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters', TURN_LEASE_MS: LEASE_MS } });
-  closers.push(() => svc.close());
+  const { db, model, svc } = await instanceA();
   const b = new DefaultWorkflowService({
     config: loadConfig({ TURN_LEASE_MS: LEASE_MS }),
     instanceId: 'b',
