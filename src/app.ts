@@ -115,7 +115,7 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   await registerCors(app, config.CORS_ORIGINS);
   // A state-changing request from a page on a foreign origin (no preflight needed for a bodyless
   // or text/plain POST): 403 origin_not_allowed, with or without tokens, before auth.
-  installOriginCheck(app, config.CORS_ORIGINS);
+  installOriginCheck(app, config.CORS_ORIGINS, config.AUTH_TOKENS.length > 0);
   // Stream tokens (EventSource) are checked before bearer auth, for GET /v1/{turns,workflows}/{id}/events only.
   installStreamTokenCheck(app, services.streamTokens);
   installAuth(app, { tokens: config.AUTH_TOKENS, extraCheck: (r) => hasValidStreamToken(r) || hasMetricsToken(r, config.METRICS_TOKEN) });

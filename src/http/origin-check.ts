@@ -11,12 +11,14 @@
  *   (a sandboxed frame, a `file:` page) and a value that is not an origin included; or
  * - it has no `Origin` but `Sec-Fetch-Site: cross-site`.
  * Requests without either header (curl, servers, SDKs) are unaffected, and so is a request from
- * the built-in console (same origin). A request carrying an `Authorization` header is not checked:
- * a browser sends that header cross-origin only after a CORS preflight the page's origin passed
- * (src/http/cors.ts answers preflights for CORS_ORIGINS only; Fetch standard, "CORS-safelisted
- * request-header"), so it cannot be a forged simple request — and a client whose origin cannot be
- * listed (a browser extension, an `app://` desktop shell) can still send its token. The rule holds
- * with and without AUTH_TOKENS. GET, HEAD and OPTIONS (CORS preflights) pass.
+ * the built-in console (same origin). With AUTH_TOKENS set, a request carrying `Authorization:
+ * Bearer …` is not checked (auth decides): a page's script can set that header cross-origin only
+ * after a CORS preflight its origin passed (src/http/cors.ts answers preflights for CORS_ORIGINS
+ * only; Fetch standard, "CORS-safelisted request-header"), and a browser never attaches a bearer
+ * token by itself — unlike Basic, Digest or Negotiate credentials it stores and sends with a
+ * simple cross-site request, which are checked like any other — so a client whose origin cannot
+ * be listed (a browser extension, an `app://` desktop shell) can still send its token. Without
+ * AUTH_TOKENS every state-changing request is checked. GET, HEAD and OPTIONS (CORS preflights) pass.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isAllowedOrigin, parseCorsOrigins } from './cors.js';
@@ -47,13 +49,15 @@ function ownOrigin(request: FastifyRequest): string {
  * Install the guard as an `onRequest` hook (after CORS, before auth): a state-changing request
  * from a foreign origin gets 403 `origin_not_allowed`, details `{origin}` (or
  * `{sec_fetch_site: "cross-site"}` when it carries only that), its message naming the origin and
- * how to allow it (CORS_ORIGINS). `corsOrigins` are the CORS_ORIGINS entries.
+ * how to allow it (CORS_ORIGINS). `corsOrigins` are the CORS_ORIGINS entries; `tokensRequired`
+ * whether AUTH_TOKENS is set.
  */
-export function installOriginCheck(app: FastifyInstance, corsOrigins: readonly string[]): void {
+export function installOriginCheck(app: FastifyInstance, corsOrigins: readonly string[], tokensRequired: boolean): void {
   const allowed = parseCorsOrigins(corsOrigins);
   app.addHook('onRequest', async (request, reply) => {
     if (!STATE_CHANGING.has(request.method)) return;
-    if (request.headers.authorization !== undefined) return; // needed a preflight: not a forged simple request (above)
+    // A bearer token needed a preflight and a script that has it: not a forged simple request (above).
+    if (tokensRequired && /^bearer\s/i.test(request.headers.authorization ?? '')) return;
     const origin = request.headers.origin;
     const own = ownOrigin(request);
     const why = `a browser page on another origin may not change anything here: POST, PUT, PATCH and DELETE are served only to pages on this service's own origin (${own}) and to the origins in CORS_ORIGINS, and to clients that send no Origin header`;

@@ -93,7 +93,17 @@ describe('state-changing requests from a foreign origin', () => {
 });
 
 describe('with AUTH_TOKENS', () => {
-  it('refuses a foreign origin without an Authorization header before auth; with one (it needed a CORS preflight) auth decides', async () => {
+  it('without AUTH_TOKENS, an Authorization header does not let a foreign origin through (a browser attaches stored Basic credentials by itself)', async () => {
+    const id = await runningTurn();
+    for (const authorization of ['Basic dXNlcjpwYXNz', 'Bearer anything', '']) {
+      const r = await bodyless(`/v1/turns/${id}/cancel`, { origin: EVIL, authorization });
+      expectOriginRefused(r, '/v1/turns/{id}/cancel', EVIL);
+    }
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${id}`)).body.status).toBe('running');
+    await bodyless(`/v1/turns/${id}/cancel`, {});
+  });
+
+  it('with AUTH_TOKENS, a foreign origin without a bearer token is refused before auth; with one (set by a script after a CORS preflight) auth decides', async () => {
     const svc = await startTestService({ env: { AUTH_TOKENS: 'tok-cross-site-requests' } });
     try {
       const auth = { authorization: 'Bearer tok-cross-site-requests' };
@@ -102,6 +112,7 @@ describe('with AUTH_TOKENS', () => {
       expect((await api(svc.url, 'POST', '/v1/turns/nope/cancel', undefined, { origin: EVIL, ...auth })).status).toBe(404);
       expect((await api(svc.url, 'POST', '/v1/turns/nope/cancel', undefined, { origin: 'app://desktop', ...auth })).status).toBe(404);
       expect((await api(svc.url, 'POST', '/v1/turns/nope/cancel', undefined, { origin: EVIL, authorization: 'Bearer wrong' })).status).toBe(401);
+      expect((await api(svc.url, 'POST', '/v1/turns/nope/cancel', undefined, { origin: EVIL, authorization: 'Basic dXNlcjpwYXNz' })).status).toBe(403);
       expect((await api(svc.url, 'POST', '/v1/turns/nope/cancel', undefined, { origin: svc.url, ...auth })).status).toBe(404);
       expect((await api(svc.url, 'POST', '/v1/turns/nope/cancel', undefined, auth)).status).toBe(404);
     } finally {
