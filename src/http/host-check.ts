@@ -67,7 +67,7 @@ export function installHostRequired(app: FastifyInstance): void {
     return reply
       .code(400)
       .header('Connection', 'close')
-      .send(envelope('missing_host', `${what}: send \`Host: <name or address>:<port>\` naming the server you connect to (e.g. \`Host: localhost:8787\`)`, { header: 'host', http_version: request.raw.httpVersion }));
+      .send(envelope('missing_host', `${what}: send \`Host: <name or address>:<port>\` naming the server you connect to (e.g. \`Host: localhost:${request.socket.localPort ?? 8787}\`)`, { header: 'host', http_version: request.raw.httpVersion }));
   });
 }
 

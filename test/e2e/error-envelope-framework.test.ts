@@ -115,6 +115,7 @@ describe('errors raised by Fastify or Node carry the envelope', () => {
       expectEnvelope(r, 400, 'missing_host', path === '/v1/nope' ? undefined : [path, 'get']);
       const { body } = parse(r);
       expect(body.error.message).toMatch(/no Host header.*send `Host: /);
+      expect(body.error.message).toContain(`(e.g. \`Host: localhost:${new URL(svc.url).port}\`)`); // the port it listens on
       expect(body.error.details).toEqual({ header: 'host', http_version: '1.1' });
       expect(r).toMatch(/\r\nconnection: close\r\n/i);
     }
