@@ -18,7 +18,9 @@
  * token by itself — unlike Basic, Digest or Negotiate credentials it stores and sends with a
  * simple cross-site request, which are checked like any other — so a client whose origin cannot
  * be listed (a browser extension, an `app://` desktop shell) can still send its token. Without
- * AUTH_TOKENS every state-changing request is checked. GET, HEAD and OPTIONS (CORS preflights) pass.
+ * AUTH_TOKENS every state-changing request is checked. GET and HEAD pass; a CORS preflight
+ * (OPTIONS) that src/http/cors.ts did not answer — its origin is not in CORS_ORIGINS — gets the
+ * same 403 saying so, instead of routing's 405.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isAllowedOrigin, parseCorsOrigins } from './cors.js';
@@ -40,6 +42,16 @@ export function isOwnOrigin(origin: string, host: string | undefined): boolean {
   }
 }
 
+/** `origin` in the form CORS_ORIGINS takes (`https://app.example.com`), or undefined for an opaque, malformed or non-http(s) one. */
+function safeOrigin(origin: string): string | undefined {
+  try {
+    const o = new URL(origin);
+    return o.origin !== 'null' && (o.protocol === 'http:' || o.protocol === 'https:') ? o.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The service's own origin as the request names it (for messages): `<scheme>://<Host>`. */
 function ownOrigin(request: FastifyRequest): string {
   return `${request.protocol}://${request.headers.host ?? 'localhost'}`;
@@ -55,6 +67,12 @@ function ownOrigin(request: FastifyRequest): string {
 export function installOriginCheck(app: FastifyInstance, corsOrigins: readonly string[], tokensRequired: boolean): void {
   const allowed = parseCorsOrigins(corsOrigins);
   app.addHook('onRequest', async (request, reply) => {
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined && request.headers.origin !== undefined) {
+      // A CORS preflight src/http/cors.ts did not answer: its origin is not allowed. Say so, rather
+      // than the 405 routing would give (OPTIONS is no API method).
+      const origin = request.headers.origin;
+      return reply.code(403).send(envelope('origin_not_allowed', `this CORS preflight comes from origin ${JSON.stringify(origin)}, which may not call this API: pages are served cross-origin only from the origins in CORS_ORIGINS; to allow it, add it there (e.g. CORS_ORIGINS=${safeOrigin(origin) ?? 'https://app.example.com'}) and restart the service`, { origin }));
+    }
     if (!STATE_CHANGING.has(request.method)) return;
     // A bearer token needed a preflight and a script that has it: not a forged simple request (above).
     if (tokensRequired && /^bearer\s/i.test(request.headers.authorization ?? '')) return;
@@ -66,13 +84,10 @@ export function installOriginCheck(app: FastifyInstance, corsOrigins: readonly s
       return reply.code(403).send(envelope('origin_not_allowed', `this ${request.method} comes from a page on another site (Sec-Fetch-Site: cross-site) and is refused: ${why}; send the request from a page listed in CORS_ORIGINS, or from a client that sends neither header`, { sec_fetch_site: 'cross-site' }));
     }
     if (isOwnOrigin(origin, request.headers.host) || isAllowedOrigin(allowed, origin)) return;
-    const how = (() => {
-      try {
-        const o = new URL(origin);
-        if (o.origin !== 'null' && (o.protocol === 'http:' || o.protocol === 'https:')) return `to let pages on ${o.origin} call this API, add that origin to CORS_ORIGINS (e.g. CORS_ORIGINS=${o.origin}) and restart the service`;
-      } catch { /* not an origin */ }
-      return 'an opaque or malformed origin (a sandboxed frame, a file: page) cannot be allowed: serve the page from an http(s) origin listed in CORS_ORIGINS';
-    })();
+    const listable = safeOrigin(origin);
+    const how = listable
+      ? `to let pages on ${listable} call this API, add that origin to CORS_ORIGINS (e.g. CORS_ORIGINS=${listable}) and restart the service`
+      : 'an opaque or malformed origin (a sandboxed frame, a file: page) cannot be allowed: serve the page from an http(s) origin listed in CORS_ORIGINS';
     return reply.code(403).send(envelope('origin_not_allowed', `this ${request.method} comes from origin ${JSON.stringify(origin)} and is refused: ${why}; ${how}`, { origin }));
   });
 }

@@ -85,6 +85,20 @@ describe('state-changing requests from a foreign origin', () => {
     expect([own.status, own.body.status]).toEqual([200, 'completed']);
   }, 30_000);
 
+  it('answers a CORS preflight from an origin not in CORS_ORIGINS with 403 saying to list it; an allowed one gets the CORS answer', async () => {
+    const preflight = (origin: string) => fetch(`${harness.svc.url}/v1/turns`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+    const refused = await preflight(EVIL);
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+    const body = await refused.json();
+    expect(body.error.code).toBe('origin_not_allowed');
+    expect(body.error.details).toEqual({ origin: EVIL });
+    expect(body.error.message).toContain(`add it there (e.g. CORS_ORIGINS=${EVIL})`);
+    const allowed = await preflight(ALLOWED);
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+  });
+
   it('leaves reads alone: a GET from a foreign origin is served (the browser withholds the answer without CORS headers)', async () => {
     const r = await api(harness.svc.url, 'GET', '/v1/turns', undefined, { origin: EVIL, 'sec-fetch-site': 'cross-site' });
     expect(r.status).toBe(200);
