@@ -104,7 +104,7 @@ export interface RunControl {
    * is stored only while the lease is held (src/store/lease-fence.ts). Absent: writes are not fenced.
    */
   fence?: LeaseFence;
-  /** Called once when a store refused a write of this run because it no longer holds the lease. */
+  /** Called once when a store refused a write of this run because it no longer holds the lease; logs it. */
   loseLease?(): void;
   /** Resolves when turn `id` has finished (for `previous_turn_id`). */
   waitFinished(id: string, signal: AbortSignal): Promise<void>;
@@ -189,8 +189,8 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     if (!isLeaseLost(err) && !(isDomainError(err) && err.code === 'stream_closed')) return false;
     if (!fencedOut) {
       fencedOut = true;
-      d.log?.info({ turn_id: id }, "a write of the run was refused: it no longer holds the turn's lease (another instance took the turn over); the run stops");
-      c.loseLease?.();
+      if (c.loseLease) c.loseLease(); // logs it
+      else d.log?.info({ turn_id: id }, "a write of the run was refused: it no longer holds the turn's lease (another instance took the turn over); the run stops");
       c.controller.abort(new Error('lease lost'));
     }
     return true;

@@ -31,6 +31,8 @@ export const STALL_BASE_MS = 500;
 export const STALL_MAX_MS = 300_000;
 
 interface Running {
+  /** The turn's id. */
+  id: string;
   controller: AbortController;
   done: Promise<void>;
   cancelRequested: boolean;
@@ -169,7 +171,7 @@ export class TurnRunner {
         // fenced off already — so it stops, and a fresh run resumes the turn from its checkpoint.
         if (claimed.epoch !== undefined && entry.fence && claimed.epoch !== entry.fence.epoch) {
           entry.relaunch = claimed.epoch;
-          this.loseLease(entry);
+          this.loseLease(entry, 'another instance held the turn meanwhile; a fresh run resumes it here');
         }
         continue;
       }
@@ -182,7 +184,7 @@ export class TurnRunner {
    *   (src/store/lease-fence.ts); absent (SQLite): not fenced.
    */
   private launch(id: string, previousRun: RunControl['previousRun'], epoch?: number): void {
-    const entry: Running = { controller: new AbortController(), done: Promise.resolve(), cancelRequested: false, lost: false };
+    const entry: Running = { id, controller: new AbortController(), done: Promise.resolve(), cancelRequested: false, lost: false };
     if (epoch !== undefined) entry.fence = { turnId: id, owner: this.d.owner, epoch, lost: false };
     this.running.set(id, entry);
     const control: RunControl = {
@@ -192,7 +194,7 @@ export class TurnRunner {
       detached: () => (this.stopping || entry.lost) && !entry.cancelRequested,
       leaseLost: () => entry.lost,
       ...(entry.fence ? { fence: entry.fence } : {}),
-      loseLease: () => this.loseLease(entry),
+      loseLease: () => this.loseLease(entry, 'a write of the run was refused'),
       waitFinished: this.d.waitFinished,
     };
     entry.done = runClaimedTurn(this.d, id, control)
@@ -217,8 +219,13 @@ export class TurnRunner {
       });
   }
 
-  /** The run of `entry` no longer holds its turn's lease: it stops, its writes are refused, the turn is left alone. */
-  private loseLease(entry: Running): void {
+  /**
+   * The run of `entry` no longer holds its turn's lease: it stops, its writes are refused, the turn
+   * is left alone. Logged once per run, whichever way it learned it first.
+   * @param why how the run learned it (for the log line).
+   */
+  private loseLease(entry: Running, why: string): void {
+    if (!entry.lost) this.d.log?.info({ turn_id: entry.id, why }, `the run of the turn stops: this instance no longer holds the turn's lease (${why})`);
     entry.lost = true;
     if (entry.fence) entry.fence.lost = true;
     entry.controller.abort(new Error('lease lost'));
@@ -263,7 +270,7 @@ export class TurnRunner {
         if (!entry) continue; // ended meanwhile
         const r = held.get(id);
         if (!r) {
-          this.loseLease(entry);
+          this.loseLease(entry, 'the heartbeat found it held by another instance, or ended');
         } else if (r.cancelRequested && entry.endPause) {
           entry.endPause(); // stalled: its next run reads the stored cancel
         } else if (r.cancelRequested && !entry.cancelRequested) {

@@ -73,7 +73,8 @@ describePostgres('a database connection that hangs longer than the turn lease wh
     await until('B to finish the turn', async () => (await api(b.url, 'GET', `/v1/turns/${id}`)).body.status === 'completed');
     proxy!.resume();
 
-    // A's held statements reach the database now; its run learns it lost the turn and stops.
+    // A's held statements reach the database now; its run learns it lost the turn — from a refused
+    // write or from its heartbeat, whichever is answered first — logs it and stops.
     await until('A to stop its run', async () => a.child.output().includes("no longer holds the turn's lease"), 15_000).catch(() => undefined);
     await new Promise((r) => setTimeout(r, 1500)); // anything else A still had to say arrives meanwhile
 
