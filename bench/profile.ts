@@ -8,10 +8,10 @@
  * /proc/self/task; 10 ms resolution, so a figure per turn is an average over the turns), then
  * the main thread's self time by file and by function (top `PROFILE_TOP`, default 25; the
  * profiler counts time in blocking native calls too). Writes `<side>.cpuprofile` files into
- * `PROFILE_DIR` (default: a new temporary folder; open them in Chrome DevTools) and says where.
+ * `PROFILE_DIR` (default: a new temporary folder; made when missing; open them in Chrome DevTools) and says where.
  * Informational, no verdict: read the ratios with `bench:service`.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +26,7 @@ const ROUNDS = Number(process.env.PROFILE_ROUNDS ?? 150);
 const TURNS = Number(process.env.PROFILE_TURNS ?? 10);
 const TOP = Number(process.env.PROFILE_TOP ?? 25);
 const DIR = process.env.PROFILE_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'turn-profile-'));
+mkdirSync(DIR, { recursive: true }); // a PROFILE_DIR that does not exist yet is made
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }

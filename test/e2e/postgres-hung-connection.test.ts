@@ -75,7 +75,7 @@ describePostgres('a database connection that hangs longer than the turn lease wh
 
     // A's held statements reach the database now; its run learns it lost the turn — from a refused
     // write or from its heartbeat, whichever is answered first — logs it and stops.
-    await until('A to stop its run', async () => a.child.output().includes("no longer holds the turn's lease"), 15_000).catch(() => undefined);
+    await until('A to stop its run', async () => a.child.output().includes("no longer holds the turn's lease"), 15_000);
     await new Promise((r) => setTimeout(r, 1500)); // anything else A still had to say arrives meanwhile
 
     const rows = await sql<{ seq: number; type: string }>('SELECT seq, type FROM event_log WHERE stream_id = $1 ORDER BY seq', [id]);
