@@ -12,8 +12,7 @@
  *   the kind of value given (say a list) and failed deeper, `; at <path>: <that failure>`;
  * - bad enum/literal → `must be one of a|b|c, got "x"`;
  * - unknown keys → `has unknown field(s) "x": accepted fields are a, b?, …` (each name quoted by
- *   quoteForDisplay; the first 20 names,
- *   MAX_LISTED_ISSUES, then `and N more`);
+ *   quoteForDisplay; the first 20 names, MAX_LISTED_ISSUES, then `and N more`);
  * - sizes → `must not be empty`, `must be at least 3 characters long, got 2`, `must be at most
  *   500, got 501`, `must be greater than 0`, `must have at most 64 items, got 70`;
  * - formats → `must match the pattern /^…$/`, `must be a URL`, `must be an ISO 8601 date-time (…)`,
