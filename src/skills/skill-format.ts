@@ -52,7 +52,7 @@ const SKILL_MD = 'SKILL.md';
  * Why a SKILL.md `description` cannot be shown to people and the model for its characters, or
  * undefined: it is plain text that may run over several lines (a YAML block scalar), so line
  * breaks and tabs are text, but any other character src/unsafe-chars.ts lists (another control
- * character, a line or paragraph separator, U+200B/U+2060/U+FEFF, a bidirectional control: U+202E
+ * character, a line or paragraph separator, an invisible character such as U+200B or a tag character, a bidirectional control: U+202E
  * would show it reversed in the skills list) is refused, named, as is a description with no
  * visible character (only blank letters such as U+3164, combining marks or format characters).
  */
