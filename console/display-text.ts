@@ -20,6 +20,16 @@ export function escapeUnsafeText(text: string): string {
 }
 
 /**
+ * Model-written text of several lines as the console shows it (a `clarify` question): like
+ * {@link escapeUnsafeText}, but line breaks (`\n`) and tabs are kept as layout — every other
+ * control character (ESC, `\r`, NUL, …), separator, invisible character and bidi control is
+ * written as `\uXXXX`. The service's provider-error cleaning keeps the same two.
+ */
+export function escapeUnsafeLines(text: string): string {
+  return text.replace(/[^\n\t]+/g, escapeUnsafeText);
+}
+
+/**
  * A JSON value as the console shows it (e.g. a call's arguments): pretty-printed JSON (which
  * escapes C0 controls inside strings) with the other unsafe characters escaped too — still valid
  * JSON that parses back to the same value.
