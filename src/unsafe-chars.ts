@@ -27,6 +27,8 @@
  * nothing ({@link noVisibleCharProblem}).
  */
 
+import { keepHead } from './runtime/text-cut.js';
+
 /** The bidirectional controls (see the module comment). */
 const BIDI_CONTROL = '\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
 /** The line and paragraph separators. */
@@ -146,6 +148,19 @@ export function noVisibleCharProblem(text: string, send: string): string | undef
  */
 export function quoteForDisplay(text: string): string {
   return `"${escapeUnsafeChars(text.replace(/["\\]/g, '\\$&'))}"`;
+}
+
+/** The most characters of a client's value {@link quoteForDisplayClipped} shows. */
+export const MAX_QUOTED_CHARS = 80;
+
+/**
+ * {@link quoteForDisplay} of at most `maxChars` characters of `text` (cut on a grapheme boundary):
+ * a longer value is shown by its start, with how long it is after the closing quote —
+ * `"aaaa…aaaa"… (300 characters)` — so a refusal that echoes a value stays short whatever was sent.
+ */
+export function quoteForDisplayClipped(text: string, maxChars = MAX_QUOTED_CHARS): string {
+  if (text.length <= maxChars) return quoteForDisplay(text);
+  return `${quoteForDisplay(keepHead(text, maxChars))}… (${text.length} characters)`;
 }
 
 /** The code point of `ch` as 4+ upper-case hex digits (`202E`). */

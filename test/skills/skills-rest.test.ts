@@ -115,7 +115,7 @@ describe('refusals name the file and field, or the entry, in details', () => {
   it('invalid_skill: details {file, field} name the file and the field that is wrong (null for the file as a whole)', async () => {
     const cases: [string, Buffer, { file: string; field: string | null }, string][] = [
       ['name differs', md(skillMd('beta', 'x')), { file: 'SKILL.md', field: 'name' }, 'does not match the skill name "alpha"'],
-      ['bad name', md('---\nname: Alpha!\ndescription: x\n---\n'), { file: 'SKILL.md', field: 'name' }, 'frontmatter "name" must match'],
+      ['bad name', md('---\nname: Alpha!\ndescription: x\n---\n'), { file: 'SKILL.md', field: 'name' }, 'frontmatter "name" must be 1 to 64 characters — lowercase letters a–z, digits, "_" and "-", starting with a letter (^[a-z][a-z0-9_-]{0,63}$) — got "Alpha!": "A" is not allowed'],
       ['no description', md('---\nname: alpha\n---\nbody\n'), { file: 'SKILL.md', field: 'description' }, '"description" must be a non-empty string'],
       ['bidi description', md(skillMd('alpha', 'Reads PDF\u202Efdp.exe')), { file: 'SKILL.md', field: 'description' }, 'frontmatter "description" must not contain U+202E (a bidirectional control): a description is plain text (line breaks and tabs allowed) without other control characters'],
       ['separator in description', md(skillMd('alpha', '"Reads\\u2028PDF"')), { file: 'SKILL.md', field: 'description' }, '"description" must not contain U+2028 (a line or paragraph separator)'],
