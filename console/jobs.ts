@@ -7,8 +7,10 @@
  * (status waiting_on_approval) with Approve / Reject buttons (POST /v1/turns/{turn_id}/approvals),
  * sends it a message (POST /v1/jobs/{id}/messages: an answer, a steering message, or one kept
  * until it starts) and stops it (POST /v1/jobs/{id}/stop).
- * The open job is kept in the URL hash (`#job=<id>`).
+ * The open job is kept in the URL hash (`#job=<id>`). The job's question (model-written) is shown
+ * with control, separator, invisible and bidi characters escaped (console/display-text.ts).
  */
+import { escapeUnsafeLines } from './display-text.js';
 
 /** A job as the API returns it (fields the panel reads). */
 export interface Job {
@@ -142,7 +144,7 @@ export function initJobs(o: JobsPanelOptions): { refresh(): Promise<void> } {
     stopButton.disabled = !live;
     form.hidden = !live;
     question.hidden = job.status !== 'waiting_on_user' || !job.question;
-    question.textContent = job.question ? `The job asks: ${job.question}` : '';
+    question.textContent = job.question ? `The job asks: ${escapeUnsafeLines(job.question)}` : '';
     messageBox.placeholder =
       job.status === 'waiting_on_user' ? 'Your answer'
       : job.status === 'queued' ? 'Delivered when the job starts'
@@ -177,7 +179,7 @@ export function initJobs(o: JobsPanelOptions): { refresh(): Promise<void> } {
         else row('message', data.text ?? '');
         break;
       case 'job.waiting_on_user':
-        row('note', `Asked: ${data.question}`);
+        row('note', `Asked: ${escapeUnsafeLines(String(data.question ?? ''))}`);
         showStatus({ status: 'waiting_on_user', error: null, question: data.question });
         break;
       case 'job.waiting_on_approval':

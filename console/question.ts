@@ -3,8 +3,16 @@
  * `clarify`): the question, its suggested answers as buttons, and an answer box. Answering starts
  * the next turn of the conversation (POST /v1/turns with `previous_turn_id` = this turn, same
  * agent, the tool families ticked in the start form) and opens it.
+ *
+ * The model wrote the question and the choices; events carry them as written, and they are shown
+ * here with control, separator, invisible and bidi characters escaped as `\uXXXX`
+ * (console/display-text.ts; the question keeps its line breaks and tabs), as the approval panel
+ * shows a call's arguments — a U+202E in a choice must not make "delete all" read as something
+ * else. Picking a choice puts that shown text into the answer box, so what is sent is what the
+ * person read.
  */
 import { plainWords, type Api, type Turn } from './api.js';
+import { escapeUnsafeLines, escapeUnsafeText } from './display-text.js';
 import type { TurnState } from './turn-state.js';
 
 const byId = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
@@ -50,20 +58,22 @@ export class QuestionBox {
     const key = JSON.stringify(q);
     if (key !== this.shown) {
       this.shown = key;
-      this.text.textContent = q.question;
+      this.text.textContent = escapeUnsafeLines(q.question);
       this.choices.replaceChildren(
         ...q.choices.map((c) => {
+          const label = escapeUnsafeText(c.label);
+          const description = c.description ? escapeUnsafeText(c.description) : undefined;
           const li = document.createElement('li');
           const b = document.createElement('button');
           b.type = 'button';
-          b.textContent = c.label;
-          if (c.description) b.title = c.description;
+          b.textContent = label;
+          if (description) b.title = description;
           b.addEventListener('click', () => {
-            this.input.value = c.label;
+            this.input.value = label;
             this.input.focus();
           });
           li.append(b);
-          if (c.description) li.append(document.createTextNode(` ${c.description}`));
+          if (description) li.append(document.createTextNode(` ${description}`));
           return li;
         }),
       );

@@ -6,6 +6,7 @@
 import type { AttachmentItem, PlanItem, TimelineItem, ToolItem, TurnState } from './turn-state.js';
 import { turnErrorInPlainWords } from './api.js';
 import type { ConnectionState } from './stream.js';
+import { escapeUnsafeText } from './display-text.js';
 
 const STATUS_WORDS: Record<TurnState['status'], string> = {
   queued: 'Queued',
@@ -222,7 +223,9 @@ export class TurnView {
       li.dataset.status = item.status;
       const mark = el('span', 'mark', look.mark);
       mark.setAttribute('aria-hidden', 'true');
-      li.append(mark, el('span', 'text', item.content), el('span', 'sr', ` (${look.word})`));
+      // The model wrote the item: shown with control, separator, invisible and bidi characters
+      // escaped (console/display-text.ts), as the approval panel shows a call's arguments.
+      li.append(mark, el('span', 'text', escapeUnsafeText(item.content)), el('span', 'sr', ` (${look.word})`));
       return li;
     });
     this.plan.replaceChildren(...rows);

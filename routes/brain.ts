@@ -12,7 +12,8 @@
  */
 import { z } from 'zod';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
-import { MAX_TITLE_CHARS, SLUG_PATTERN, titleCharsCheck, type BrainStore } from '../src/brain/brain-store.js';
+import { MAX_TITLE_CHARS, SLUG_RULE, titleCharsCheck, type BrainStore } from '../src/brain/brain-store.js';
+import { namePatternString } from '../src/name-pattern.js';
 import { HttpError, notFoundHint } from '../src/http/errors.js';
 import { escapeUnsafeChars } from '../src/unsafe-chars.js';
 import { AgentId } from './turn-schemas.js';
@@ -21,7 +22,7 @@ import { BrainCursor, encodeBrainCursor } from './brain-cursor.js';
 
 const PageParams = z.object({
   agent_id: AgentId,
-  slug: z.string().regex(SLUG_PATTERN, `slug must match ${SLUG_PATTERN.source}`),
+  slug: namePatternString(SLUG_RULE),
 });
 const AgentParams = z.object({ agent_id: AgentId });
 const PutPageBody = z.strictObject({ title: z.string().min(1).max(MAX_TITLE_CHARS).check(titleCharsCheck), markdown: z.string() });

@@ -22,11 +22,13 @@ import type { RoutePlugin } from '../src/http/route-plugin.js';
 import { HttpError } from '../src/http/errors.js';
 import type { Services } from '../src/services.js';
 import { MAX_ARCHIVE_BYTES } from '../src/skills/archive-entries.js';
-import { SKILL_NAME } from '../src/skills/skill-format.js';
+import { namePatternString } from '../src/name-pattern.js';
+import { SKILL_NAME_RULE } from '../src/skills/skill-format.js';
 import { skillNotFound, summarize, unknownSkills, type SkillRegistry } from '../src/skills/skill-registry.js';
 import { ARCHIVE_CONTENT_TYPES, type ArchiveContentType } from '../src/skills/skill-install.js';
 
-export const SkillParams = z.object({ name: z.string().regex(SKILL_NAME, `a skill name must match ${SKILL_NAME.source}`) });
+/** Path parameters of /v1/skills/{name}: a bad name is 400 `invalid_request` showing it and what is allowed (src/name-pattern.ts). */
+export const SkillParams = z.object({ name: namePatternString(SKILL_NAME_RULE) });
 
 /** The registry, or 503 `skills_unavailable`. */
 export function skillRegistry(services: Services): SkillRegistry {

@@ -5,7 +5,8 @@
 import { emptyBody } from './empty-body.js';
 import { z } from 'zod';
 import { MODEL_APIS } from '../src/config.js';
-import { SKILL_NAME } from '../src/skills/skill-format.js';
+import { namePatternString } from '../src/name-pattern.js';
+import { SKILL_NAME_RULE } from '../src/skills/skill-format.js';
 import { TurnWebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
 import { ApprovalsSchema } from '../src/turns/approvals/policy.js';
 import { MULTITASK_STRATEGIES } from '../src/turns/turn-service-types.js';
@@ -26,7 +27,7 @@ export { InputMessageSchema as InputMessage, METADATA_MAX_BYTES } from '../src/t
 
 /** A list of skill names (each at most once). */
 export const SkillNames = z
-  .array(z.string().regex(SKILL_NAME, `a skill name must match ${SKILL_NAME.source}`))
+  .array(namePatternString(SKILL_NAME_RULE))
   .max(64)
   .refine((a) => new Set(a).size === a.length, 'skills must not repeat a name');
 

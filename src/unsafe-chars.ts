@@ -1,14 +1,18 @@
 /**
  * Characters that must not reach a name or a one-line label a person reads: control characters
  * (`\p{Cc}`: C0 U+0000–U+001F, DEL U+007F, C1 U+0080–U+009F), the Unicode line and paragraph
- * separators (U+2028, U+2029), invisible characters (zero-width space U+200B, word joiner U+2060,
- * byte order mark / zero-width no-break space U+FEFF) and bidirectional controls (the marks
+ * separators (U+2028, U+2029), invisible characters (soft hyphen U+00AD, Mongolian vowel separator
+ * U+180E, zero-width space U+200B, word joiner U+2060, byte order mark / zero-width no-break space
+ * U+FEFF, the interlinear annotation characters U+FFF9–U+FFFB, the tag characters
+ * U+E0000–U+E007F) and bidirectional controls (the marks
  * U+061C, U+200E, U+200F, the embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069).
  * A control character or a separator can break a line, a header or a terminal; an invisible
  * character makes two names that look the same differ; a bidi control can make
- * `invoice_\u202Egnp.exe` show as "invoice_exe.png". The zero-width non-joiner and joiner
- * (U+200C, U+200D) are ordinary text here: Persian, Indic scripts and emoji sequences (👩‍💻)
- * need them.
+ * `invoice_\u202Egnp.exe` show as "invoice_exe.png"; tag characters mirror ASCII invisibly, so
+ * `Report` followed by the tags of "ignore all rules" shows as "Report" while a model reads the
+ * rest. The zero-width non-joiner and joiner (U+200C, U+200D) are ordinary text here: Persian,
+ * Indic scripts and emoji sequences (👩‍💻) need them. The subdivision flags (🏴 + tag characters:
+ * England, Scotland, Wales) are tag sequences too and are refused in names with the rest.
  *
  * One definition for every place that meets them: text the service derives for display drops
  * them ({@link stripUnsafeChars}: `input_preview`, the file name of a download's
@@ -19,16 +23,18 @@
  * ({@link escapeUnsafeChars}: activity labels, a workflow's summary, refusal messages).
  *
  * A name must also have a visible character ({@link hasText}, the check turn input uses): one of
- * only blank letters (U+3164), combining marks or format characters (U+00AD, U+2061) shows as
+ * only blank letters (U+3164), combining marks or format characters (U+2061, U+034F) shows as
  * nothing ({@link noVisibleCharProblem}).
  */
+
+import { keepHead } from './runtime/text-cut.js';
 
 /** The bidirectional controls (see the module comment). */
 const BIDI_CONTROL = '\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
 /** The line and paragraph separators. */
 const SEPARATOR = '\\u2028\\u2029';
 /** The invisible characters refused (not U+200C/U+200D, see the module comment). */
-const INVISIBLE = '\\u200B\\u2060\\uFEFF';
+const INVISIBLE = '\\u00AD\\u180E\\u200B\\u2060\\uFEFF\\uFFF9-\\uFFFB\\u{E0000}-\\u{E007F}';
 const UNSAFE = `[\\p{Cc}${SEPARATOR}${INVISIBLE}${BIDI_CONTROL}]`;
 const UNSAFE_ONE = new RegExp(UNSAFE, 'u');
 const UNSAFE_ALL = new RegExp(UNSAFE, 'gu');
@@ -40,7 +46,7 @@ const INVISIBLE_ONE = new RegExp(`[${INVISIBLE}]`, 'u');
  * How refusals describe the characters, for messages: what is not allowed, by range.
  */
 export const UNSAFE_CHARS_DESCRIPTION =
-  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
+  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+180E, U+200B, U+2060, U+FEFF, U+FFF9–U+FFFB, U+E0000–U+E007F) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
 
 /** The first character of `text` that {@link UNSAFE_CHARS_DESCRIPTION} lists, or undefined. */
 export function firstUnsafeChar(text: string): string | undefined {
@@ -74,11 +80,23 @@ export function describeUnsafeChar(ch: string): string {
 }
 
 /**
- * `text` with each character {@link UNSAFE_CHARS_DESCRIPTION} lists written as a `\uXXXX` escape (everything
- * else kept), for echoing a client's value in a message without it acting on the reader's display.
+ * `ch` (one code point) as `\uXXXX` escapes, upper-case hex: one for a character of the Basic
+ * Multilingual Plane (`\u202E`), its two UTF-16 halves for one beyond it (U+E0041, a tag
+ * character: `\uDB40\uDC41`) — the escapes JSON and JavaScript read back (ECMA-404 §9).
+ */
+export function escapeChar(ch: string): string {
+  let out = '';
+  for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0')}`;
+  return out;
+}
+
+/**
+ * `text` with each character {@link UNSAFE_CHARS_DESCRIPTION} lists written as `\uXXXX`
+ * ({@link escapeChar}; a tag character as its two UTF-16 escapes), everything else kept, for
+ * echoing a client's value in a message without it acting on the reader's display.
  */
 export function escapeUnsafeChars(text: string): string {
-  return text.replace(UNSAFE_ALL, (c) => `\\u${hex4(c)}`);
+  return text.replace(UNSAFE_ALL, escapeChar);
 }
 
 /**
@@ -97,7 +115,7 @@ export function escapeUnsafeCharsDeep(value: unknown): unknown {
 
 /** `text` with every non-ASCII character written as a `\uXXXX` escape too (after {@link escapeUnsafeChars}), for echoing a value that can only be ASCII, so a look-alike (`\u212A`, the Kelvin sign, for K) shows. */
 export function escapeNonAscii(text: string): string {
-  return escapeUnsafeChars(text).replace(/[^\x00-\x7F]/gu, (c) => `\\u${hex4(c)}`);
+  return escapeUnsafeChars(text).replace(/[^\x00-\x7F]/gu, escapeChar);
 }
 
 /**
@@ -130,6 +148,19 @@ export function noVisibleCharProblem(text: string, send: string): string | undef
  */
 export function quoteForDisplay(text: string): string {
   return `"${escapeUnsafeChars(text.replace(/["\\]/g, '\\$&'))}"`;
+}
+
+/** The most characters of a client's value {@link quoteForDisplayClipped} shows. */
+export const MAX_QUOTED_CHARS = 80;
+
+/**
+ * {@link quoteForDisplay} of at most `maxChars` characters of `text` (cut on a grapheme boundary):
+ * a longer value is shown by its start, with how long it is after the closing quote —
+ * `"aaaa…aaaa"… (300 characters)` — so a refusal that echoes a value stays short whatever was sent.
+ */
+export function quoteForDisplayClipped(text: string, maxChars = MAX_QUOTED_CHARS): string {
+  if (text.length <= maxChars) return quoteForDisplay(text);
+  return `${quoteForDisplay(keepHead(text, maxChars))}… (${text.length} characters)`;
 }
 
 /** The code point of `ch` as 4+ upper-case hex digits (`202E`). */

@@ -7,12 +7,21 @@
  */
 import { z } from 'zod';
 import { DomainError } from '../errors.js';
+import { namePatternProblem, type NamePattern } from '../name-pattern.js';
 import { noVisibleCharProblem, unsafeCharProblem } from '../unsafe-chars.js';
 
 /** A page slug (its name within the agent, and the `reference` tools use): `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`. */
 export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** The longest page slug {@link SLUG_PATTERN} admits. */
 export const SLUG_MAX_LENGTH = 128;
+/** {@link SLUG_PATTERN} for refusals that show the slug sent and what is allowed (src/name-pattern.ts). */
+export const SLUG_RULE: NamePattern = {
+  pattern: SLUG_PATTERN,
+  char: /[A-Za-z0-9._-]/,
+  first: /[A-Za-z0-9]/,
+  maxChars: SLUG_MAX_LENGTH,
+  words: 'letters, digits, ".", "_" and "-", starting with a letter or digit',
+};
 export const MAX_TITLE_CHARS = 300;
 /** Markdown size limit per page, bytes (UTF-8). */
 export const MAX_PAGE_BYTES = 512 * 1024;
@@ -20,7 +29,7 @@ export const MAX_PAGE_BYTES = 512 * 1024;
 /**
  * Why `title` cannot be a page title for the characters in it, or undefined when it can: a title
  * is one line of plain text, so a control character (NUL, a line break, a tab, ESC, DEL, C1), a
- * line or paragraph separator (U+2028, U+2029), an invisible character (U+200B, U+2060, U+FEFF) or
+ * line or paragraph separator (U+2028, U+2029), an invisible character (U+00AD, U+180E, U+200B, U+2060, U+FEFF, U+FFF9–U+FFFB, U+E0000–U+E007F) or
  * a bidirectional control (U+202E would show a title reversed in a list) is refused, never
  * stripped (src/unsafe-chars.ts; ZWNJ and ZWJ are text). The reason is a phrase after the field (`must not contain …:
  * found U+0000 (a control character); send the title as one line of plain text without them`).
@@ -121,9 +130,8 @@ export interface BrainStore {
  */
 export function validatePage(slug: string, input: { title: string; markdown: string }): void {
   const problems: PageProblem[] = [];
-  if (typeof slug !== 'string' || !SLUG_PATTERN.test(slug)) {
-    problems.push({ path: 'slug', code: 'invalid_format', message: `must match ${SLUG_PATTERN.source}: letters, digits, ".", "_" and "-", starting with a letter or digit, at most ${SLUG_MAX_LENGTH} characters` });
-  }
+  const slugProblem = namePatternProblem(slug, SLUG_RULE);
+  if (slugProblem !== undefined) problems.push({ path: 'slug', code: 'invalid_format', message: slugProblem });
   if (typeof input.title !== 'string') problems.push({ path: 'title', code: 'invalid_type', message: 'must be a string: send a short title for the page' });
   else if (input.title.trim() === '') problems.push({ path: 'title', code: 'too_small', message: 'must not be empty or only whitespace: send a short title for the page' });
   else if (input.title.length > MAX_TITLE_CHARS) {

@@ -7,7 +7,16 @@
  *   request's Origin is echoed only when it is on the list — arbitrary origins are never reflected.
  * - Unset CORS_ORIGINS: no cross-origin access at all.
  * - Preflight allows JSON POSTs with `Authorization` and `Idempotency-Key`, and `Last-Event-ID`
- *   (sent by EventSource when it reconnects). Headers are set in `onRequest`, so SSE responses
+ *   (sent by EventSource when it reconnects).
+ * - A preflight's `Access-Control-Allow-Methods` lists the methods the path takes (its `Allow`,
+ *   src/http/route-registry.ts; all of {@link CORS_METHODS} for a path with no route, whose request
+ *   then gets the 404 saying so), and the answer carries `Allow` with the same list. A preflight for
+ *   another method still gets 204 — a preflight answer must have an ok status, and a 405 would read
+ *   as "OPTIONS is not allowed" — but the browser then refuses the request itself and says why
+ *   ("Method DELETE is not allowed by Access-Control-Allow-Methods in preflight response"; Fetch
+ *   standard §4.8 "CORS-preflight fetch", step 7: a method that is not in the list and not
+ *   CORS-safelisted is a network error). A GET, HEAD or POST (CORS-safelisted) passes that check
+ *   whatever the list says and reaches the route, whose 405 `method_not_allowed` the page can read. Headers are set in `onRequest`, so SSE responses
  *   (whose head `@fastify/sse` writes itself, copying `reply.getHeaders()`) carry them too.
  * - Responses to an allowed origin expose the response headers the API documents
  *   ({@link CORS_EXPOSED_HEADERS}, `Access-Control-Expose-Headers`): without it a page's script
@@ -20,9 +29,10 @@
  * Register this plugin before the auth hook so a preflight (which carries no Authorization) is
  * answered before auth runs.
  */
-import cors from '@fastify/cors';
+import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { ConfigError } from '../config.js';
+import { allowedMethods } from './route-registry.js';
 
 /** Request headers a cross-origin page may send. */
 export const CORS_ALLOWED_HEADERS = ['Content-Type', 'Authorization', 'Idempotency-Key', 'Last-Event-ID', 'Accept', 'traceparent', 'tracestate'];
@@ -77,11 +87,13 @@ export function isAllowedOrigin(allowed: ReadonlySet<string>, origin: string | u
 
 /**
  * Register `@fastify/cors` on `app` for `origins` (CORS_ORIGINS entries). With an empty list the
- * plugin is still registered (so behaviour is uniform) but answers no origin.
+ * plugin is still registered (so behaviour is uniform) but answers no origin. A preflight's
+ * allowed methods are the path's own (module comment); `app` must record its routes
+ * (`recordRoutes`) for that, else every path gets {@link CORS_METHODS}.
  */
 export async function registerCors(app: FastifyInstance, origins: readonly string[]): Promise<void> {
   const allowed = parseCorsOrigins(origins);
-  await app.register(cors, {
+  const base: FastifyCorsOptions = {
     origin: (origin, cb) => cb(null, isAllowedOrigin(allowed, origin) ? (origin as string) : false),
     methods: CORS_METHODS,
     allowedHeaders: CORS_ALLOWED_HEADERS,
@@ -89,5 +101,20 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
     maxAge: 600,
     credentials: false,
     strictPreflight: true,
+  };
+  await app.register(cors, {
+    delegator: (request, cb) => {
+      if (request.method !== 'OPTIONS') return cb(null, base);
+      const methods = allowedMethods(app, request.url.split('?')[0]);
+      cb(null, methods.length > 0 ? { ...base, methods } : base);
+    },
+  });
+  // The path's methods as `Allow` on a preflight answer too (RFC 9110 §10.2.1), for a person reading it.
+  app.addHook('onSend', async (request, reply) => {
+    // @fastify/cors marks a preflight it answered (a request decoration its types leave out).
+    if ((request as { corsPreflightEnabled?: boolean }).corsPreflightEnabled) {
+      const methods = allowedMethods(app, request.url.split('?')[0]);
+      if (methods.length > 0) reply.header('Allow', methods.join(', '));
+    }
   });
 }

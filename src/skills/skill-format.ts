@@ -7,10 +7,19 @@
  * (MCP dependencies, see mcp-manifest.ts) may sit beside it. See README.md "Skills".
  */
 import { parse as parseYaml } from 'yaml';
+import { namePatternProblem, type NamePattern } from '../name-pattern.js';
 import { describeUnsafeChar, escapeUnsafeChars, firstUnsafeChar, noVisibleCharProblem, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
 
 /** A skill name: lower-case letter first, then up to 63 of `a-z 0-9 _ -`. */
 export const SKILL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+/** {@link SKILL_NAME} for refusals that show the name sent and what is allowed (src/name-pattern.ts). */
+export const SKILL_NAME_RULE: NamePattern = {
+  pattern: SKILL_NAME,
+  char: /[a-z0-9_-]/,
+  first: /[a-z]/,
+  maxChars: 64,
+  words: 'lowercase letters a–z, digits, "_" and "-", starting with a letter',
+};
 /** Max `description` length, characters. */
 export const MAX_DESCRIPTION_CHARS = 1024;
 /** Max size of SKILL.md, bytes. */
@@ -52,7 +61,7 @@ const SKILL_MD = 'SKILL.md';
  * Why a SKILL.md `description` cannot be shown to people and the model for its characters, or
  * undefined: it is plain text that may run over several lines (a YAML block scalar), so line
  * breaks and tabs are text, but any other character src/unsafe-chars.ts lists (another control
- * character, a line or paragraph separator, U+200B/U+2060/U+FEFF, a bidirectional control: U+202E
+ * character, a line or paragraph separator, an invisible character such as U+200B or a tag character, a bidirectional control: U+202E
  * would show it reversed in the skills list) is refused, named, as is a description with no
  * visible character (only blank letters such as U+3164, combining marks or format characters).
  */
@@ -123,9 +132,8 @@ export function parseSkillMd(text: string, opts: SkillMdOptions = {}): ParsedSki
   }
   if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new SkillFormatError('SKILL.md frontmatter must be a YAML mapping', SKILL_MD);
   const fm = data as Record<string, unknown>;
-  if (typeof fm.name !== 'string' || !SKILL_NAME.test(fm.name)) {
-    throw new SkillFormatError(`SKILL.md frontmatter "name" must match ${SKILL_NAME.source}`, SKILL_MD, 'name');
-  }
+  const nameProblem = namePatternProblem(fm.name, SKILL_NAME_RULE);
+  if (nameProblem !== undefined) throw new SkillFormatError(`SKILL.md frontmatter "name" ${nameProblem}`, SKILL_MD, 'name');
   if (typeof fm.description !== 'string' || fm.description.trim() === '') {
     throw new SkillFormatError('SKILL.md frontmatter "description" must be a non-empty string', SKILL_MD, 'description');
   }
@@ -144,7 +152,7 @@ export function parseSkillMd(text: string, opts: SkillMdOptions = {}): ParsedSki
     throw new SkillFormatError(`SKILL.md frontmatter "runtime" must be one of ${SKILL_RUNTIMES.join(', ')}`, SKILL_MD, 'runtime');
   }
   return {
-    frontmatter: { name: fm.name, description, runtime: runtime as SkillRuntime },
+    frontmatter: { name: fm.name as string /* namePatternProblem passed it */, description, runtime: runtime as SkillRuntime },
     body: text.slice(m[0].length),
   };
 }

@@ -54,14 +54,24 @@ export const METADATA_MAX_KEYS = 32;
 /** Most characters of one `metadata` key. */
 export const METADATA_KEY_MAX_CHARS = 64;
 
+/** Size of `metadata` as stored: its JSON serialization, UTF-8 bytes. */
+const metadataBytes = (m: unknown): number => Buffer.byteLength(JSON.stringify(m) ?? '');
+
 /**
  * `metadata`: a JSON object of at most {@link METADATA_MAX_KEYS} keys (each ≤
- * {@link METADATA_KEY_MAX_CHARS} chars), ≤ {@link METADATA_MAX_BYTES} serialized.
+ * {@link METADATA_KEY_MAX_CHARS} chars), ≤ {@link METADATA_MAX_BYTES} serialized (UTF-8 JSON).
+ * Too many keys or too many bytes is one issue at `metadata` whose message gives the count sent
+ * and the limit, and what to do: `must serialize to at most 4096 bytes of JSON (UTF-8), got 5012:
+ * keep large data elsewhere and put a reference to it (an id or a URL) in metadata`.
  */
 export const MetadataSchema = z
   .record(z.string().max(METADATA_KEY_MAX_CHARS), z.unknown())
-  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, `metadata may have at most ${METADATA_MAX_KEYS} keys`)
-  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= METADATA_MAX_BYTES, `metadata must serialize to at most ${METADATA_MAX_BYTES} bytes`);
+  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, {
+    error: (iss) => `metadata may have at most ${METADATA_MAX_KEYS} keys, got ${Object.keys(iss.input as object).length}: merge related values under one key, or keep them elsewhere and put a reference to them (an id or a URL) in metadata`,
+  })
+  .refine((m) => metadataBytes(m) <= METADATA_MAX_BYTES, {
+    error: (iss) => `metadata must serialize to at most ${METADATA_MAX_BYTES} bytes of JSON (UTF-8), got ${metadataBytes(iss.input)}: keep large data elsewhere and put a reference to it (an id or a URL) in metadata`,
+  });
 
 /** `tools`: tool families (src/config.ts TOOL_FAMILIES), each at most once. */
 export const ToolFamiliesSchema = z

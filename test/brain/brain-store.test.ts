@@ -43,7 +43,7 @@ describeEachEngine('brain store', (engine) => {
         ['title', 'too_small'],
         ['markdown', 'too_big'],
       ]);
-      expect((err as BrainInputError).message).toMatch(/^slug must match .*; title must not be empty .*; markdown must be at most 524288 bytes \(UTF-8\), got 614400: split the text into several pages$/);
+      expect((err as BrainInputError).message).toMatch(/^slug must be 1 to 128 characters .* got "\.\.\/etc": "\/" is not allowed; title must not be empty .*; markdown must be at most 524288 bytes \(UTF-8\), got 614400: split the text into several pages$/);
     }
   });
 

@@ -1,7 +1,7 @@
 /**
  * The console's background jobs panel in real Chromium, with bearer auth (so the job stream opens
  * with its job-scoped stream token): it lists the agent's jobs, opens one that waits for an answer
- * and shows its question, sends the answer, and follows the resumed job live to its success; a job
+ * and shows its question (a bidi control in it escaped as `\u202E`), sends the answer, and follows the resumed job live to its success; a job
  * whose command waits for approval shows the call and is approved from the panel; a job's own turn,
  * opened as a turn, offers no message box or cancel button (the service refuses both with 409
  * `turn_owned`) and names the job instead.
@@ -32,7 +32,7 @@ describe('console background jobs panel', () => {
           },
         ],
         [task]: [
-          { output: [functionCall('clarify', { question: 'Which color?' })] },
+          { output: [functionCall('clarify', { question: 'Which \u202Ecolor?' })] },
           (body) => ({ output: [message(`Painted it ${(body.input as any[]).filter((i) => i.role === 'user').at(-1).content}.`)] }),
         ],
       }),
@@ -50,8 +50,9 @@ describe('console background jobs panel', () => {
     expect(await row.locator('.job-status').textContent()).toBe('waiting_on_user');
     await row.getByRole('button').click();
     await page.waitForFunction(() => document.getElementById('job-status')?.textContent === 'Waiting for your answer', undefined, WAIT);
-    expect(await page.locator('#job-question').textContent()).toBe('The job asks: Which color?');
-    await page.waitForFunction(() => Array.from(document.querySelectorAll('#job-activity li')).some((li) => li.textContent === 'Asked: Which color?'), undefined, WAIT);
+    // The model's question, with its U+202E shown escaped.
+    expect(await page.locator('#job-question').textContent()).toBe('The job asks: Which \\u202Ecolor?');
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('#job-activity li')).some((li) => li.textContent === 'Asked: Which \\u202Ecolor?'), undefined, WAIT);
 
     await page.locator('#job-message').fill('blue');
     await page.locator('#job-send').click();

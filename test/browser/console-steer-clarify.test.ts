@@ -5,10 +5,14 @@
  *   the box goes away once the turn has finished; a message the turn ended before taking in is
  *   named, with why, in a status line that stays after the box has gone;
  * - a question (`clarify`): the page shows it with its suggested answers, and answering starts the
- *   next turn of the conversation, which the model receives after the question.
+ *   next turn of the conversation, which the model receives after the question;
+ * - model-written text a person reads and acts on — the question, its choices and the todo plan —
+ *   shows control, separator, invisible and bidi characters as `\uXXXX` (the events carry them as
+ *   the model wrote them), as the approval panel shows a call's arguments.
  */
 import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
+import { readSse } from '../e2e/support/sse-client.js';
 import { useConsoleHarness } from './support/console-harness.js';
 
 const BEARER = 'console-steer-bearer-token';
@@ -95,6 +99,45 @@ describe('turn console steering box', () => {
     const answerTurn = reqs[1];
     expect(answerTurn.some((i) => i.type === 'function_call_output' && i.call_id === 'call_q')).toBe(true);
     expect(answerTurn.at(-1)).toMatchObject({ role: 'user', content: 'staging' });
+    await page.close();
+  });
+
+  it('shows the question, its choices and the plan with ESC, bidi and tag characters escaped, and answers with the text shown', { timeout: 120_000 }, async () => {
+    const first = h.model.requests.length;
+    const question = 'Deploy \u001B[31mnow\u001B[0m?\nPick \u202Eone';
+    const tags = [...'rm'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+    h.model.push(
+      { output: [functionCall('todo', { todos: [{ id: '1', content: 'Ship invoice_\u202Egnp.exe', status: 'in_progress' }], merge: false })] },
+      { output: [functionCall('clarify', { question, choices: [{ label: 'stag\u202Eing', description: 'safe \u2066copy\u2069' }, `prod${tags}`] }, { callId: 'call_q2' })] },
+      { output: [message('Deploying.')] },
+    );
+    const page = await h.openConsole();
+    await page.getByLabel('What should the agent do?').fill('Deploy the app');
+    await page.getByLabel('todo', { exact: true }).check();
+    await page.getByRole('button', { name: 'Start turn' }).click();
+    await page.locator('#question-section').waitFor({ state: 'visible', ...WAIT });
+    const asked = (await page.locator('#turn').getAttribute('data-turn-id'))!;
+
+    expect(await page.locator('#question').textContent()).toBe('Deploy \\u001B[31mnow\\u001B[0m?\nPick \\u202Eone');
+    expect(await page.locator('#question-choices button').allTextContents()).toEqual(['stag\\u202Eing', 'prod\\uDB40\\uDC72\\uDB40\\uDC6D']);
+    expect(await page.locator('#question-choices li').first().textContent()).toBe('stag\\u202Eing safe \\u2066copy\\u2069');
+    expect(await page.locator('#question-choices button').first().getAttribute('title')).toBe('safe \\u2066copy\\u2069');
+    await page.waitForFunction(() => document.querySelector('#plan li .text')?.textContent !== undefined, undefined, WAIT);
+    expect(await page.locator('#plan li .text').allTextContents()).toEqual(['Ship invoice_\\u202Egnp.exe']);
+    const shown = await page.locator('#question-section, #plan-section').evaluateAll((els) => els.map((e) => e.textContent).join(''));
+    expect(shown).not.toMatch(/[\u001B\u202E\u2066\u2069\u{E0000}-\u{E007F}]/u);
+
+    await page.waitForFunction(() => document.getElementById('turn')?.dataset.status === 'completed', undefined, WAIT);
+    // The events carry the model's text as written; only the page escapes it.
+    const logged = await readSse(`${h.svc.url}/v1/turns/${asked}/events`, { headers: { authorization: `Bearer ${BEARER}` } });
+    const clarify = logged.events.find((e) => e.event === 'presentation' && e.json.event?.type === 'clarify');
+    expect(clarify?.json.event).toMatchObject({ question, choices: [{ label: 'stag\u202Eing', description: 'safe \u2066copy\u2069' }, { label: `prod${tags}` }] });
+    await page.getByRole('button', { name: 'stag\\u202Eing', exact: true }).click();
+    expect(await page.getByLabel('Your answer').inputValue()).toBe('stag\\u202Eing');
+    await page.getByRole('button', { name: 'Send answer' }).click();
+    await page.waitForFunction((id) => { const t = document.getElementById('turn'); return !!t && t.dataset.turnId !== id && t.dataset.status === 'completed'; }, asked, WAIT);
+    const reqs = h.model.requests.slice(first).map((r) => r.body.input as { role?: string; content?: unknown }[]);
+    expect(reqs.at(-1)!.at(-1)).toMatchObject({ role: 'user', content: 'stag\\u202Eing' });
     await page.close();
   });
 });

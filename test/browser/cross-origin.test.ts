@@ -3,7 +3,8 @@
  * fetch (JSON POST with Authorization and Idempotency-Key → preflight) and EventSource (stream
  * token in links.events). Only an origin in CORS_ORIGINS gets through, and its script can read the
  * documented response headers (Location, Idempotent-Replayed); a stream token opens only its own
- * turn's events, and only until it expires.
+ * turn's events, and only until it expires; a method the path does not take fails at the preflight
+ * with the browser naming it.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -140,6 +141,27 @@ describe('cross-origin pages in Chromium', () => {
     expect(result.streams.expired).toMatchObject({ opened: false, events: [], closedWithError: true });
     await svc.services.turns.waitForTerminal(result.create!.body!.id);
   }, 90_000);
+
+  it('a method the path does not take is refused at the preflight, and the browser says which method; one it takes goes through', async () => {
+    const mine = await finishedTurn();
+    const page = await browser.context.newPage();
+    const logged: string[] = [];
+    page.on('console', (m) => logged.push(m.text()));
+    await page.goto(`${allowedOrigin}/?${new URLSearchParams({ api: svc.url, bearer: BEARER, create: '0', streams: '[]' })}`);
+    const outcome = (await page.evaluate(async ({ api, bearer, id }) => {
+      const headers = { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' };
+      const attempt = (method: string, path: string, body?: unknown) =>
+        fetch(api + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }).then((r) => `status ${r.status}`, (e: unknown) => `failed: ${String(e)}`);
+      return {
+        deleteTurn: await attempt('DELETE', `/v1/turns/${id}`),
+        putPage: await attempt('PUT', '/v1/agents/cross/brain/pages/notes', { title: 'Notes', markdown: 'x' }),
+      };
+    }, { api: svc.url, bearer: BEARER, id: mine.id })) as { deleteTurn: string; putPage: string };
+    expect(outcome.putPage).toBe('status 201');
+    expect(outcome.deleteTurn).toMatch(/^failed: TypeError/);
+    await expect.poll(() => logged.join('\n'), { timeout: 5_000 }).toMatch(/Method DELETE is not allowed by Access-Control-Allow-Methods in preflight response/);
+    await page.close();
+  });
 
   it('an origin not in CORS_ORIGINS can neither create a turn nor subscribe, even with a valid stream token', async () => {
     const mine = await finishedTurn();

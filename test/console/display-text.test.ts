@@ -25,3 +25,15 @@ it('shows arguments as JSON that parses back to them, with a bidi override escap
   expect(shown).toContain('fa\u200Cmily 👩‍💻');
   expect(JSON.parse(shown)).toEqual(args);
 });
+
+it('escapes a tag character as its two UTF-16 escapes, which JSON reads back, and keeps ZWJ and ZWNJ', () => {
+  const hidden = `Report\u{E0069}\u{E0067}`; // "Report" + the tag characters of "ig"
+  expect(escapeUnsafeText(hidden)).toBe('Report\\uDB40\\uDC69\\uDB40\\uDC67');
+  expect(escapeUnsafeChars(hidden)).toBe('Report\\uDB40\\uDC69\\uDB40\\uDC67');
+  expect(escapeUnsafeText('so\u00ADft \u180E \uFFF9')).toBe('so\\u00ADft \\u180E \\uFFF9');
+  const args = { title: hidden, who: '👩\u200D💻 می\u200Cخواهم' };
+  const shown = displayJson(args);
+  expect(shown).not.toMatch(/[\u{E0000}-\u{E007F}]/u);
+  expect(shown).toContain('👩\u200D💻 می\u200Cخواهم');
+  expect(JSON.parse(shown)).toEqual(args);
+});

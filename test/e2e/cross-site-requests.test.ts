@@ -99,6 +99,34 @@ describe('state-changing requests from a foreign origin', () => {
     expect(allowed.headers.get('access-control-allow-origin')).toBe(ALLOWED);
   });
 
+  it('answers a preflight with the methods the path takes, so a browser refuses another and says which; a safelisted one reaches the route\'s 405', async () => {
+    const preflight = (path: string, method: string) =>
+      fetch(`${harness.svc.url}${path}`, { method: 'OPTIONS', headers: { origin: ALLOWED, 'access-control-request-method': method, 'access-control-request-headers': 'content-type' } });
+    // DELETE on a turn: the path takes GET and HEAD only.
+    const refused = await preflight('/v1/turns/0190a0a0-0000-7000-8000-000000000000', 'DELETE');
+    expect(refused.status).toBe(204);
+    expect(refused.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    expect(refused.headers.get('access-control-allow-methods')).toBe('GET, HEAD');
+    expect(refused.headers.get('allow')).toBe('GET, HEAD');
+    // A method the path takes is listed, with the path's others.
+    const brain = await preflight('/v1/agents/a1/brain/pages/deploy?x=1', 'PUT');
+    expect(brain.status).toBe(204);
+    expect(brain.headers.get('access-control-allow-methods')).toBe('DELETE, GET, HEAD, PUT');
+    const schedules = await preflight('/v1/schedules/s1', 'PATCH');
+    expect(schedules.headers.get('access-control-allow-methods')).toBe('DELETE, GET, HEAD, PATCH');
+    // A path with no route: every API method, so the request itself gets the 404 that says so.
+    const unknown = await preflight('/v1/nowhere', 'DELETE');
+    expect(unknown.status).toBe(204);
+    expect(unknown.headers.get('access-control-allow-methods')).toBe('GET, HEAD, POST, PUT, PATCH, DELETE');
+    expect(unknown.headers.get('allow')).toBeNull();
+    // POST is CORS-safelisted, so a browser sends it whatever the list says: the page reads the 405.
+    const post = await api(harness.svc.url, 'POST', '/v1/turns/0190a0a0-0000-7000-8000-000000000000', {}, { origin: ALLOWED });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(post.headers.get('access-control-allow-origin')).toBe(ALLOWED);
+    expect(post.headers.get('access-control-expose-headers')).toContain('Allow');
+  });
+
   it('leaves reads alone: a GET from a foreign origin is served (the browser withholds the answer without CORS headers)', async () => {
     const r = await api(harness.svc.url, 'GET', '/v1/turns', undefined, { origin: EVIL, 'sec-fetch-site': 'cross-site' });
     expect(r.status).toBe(200);

@@ -385,14 +385,20 @@ describe('/v1/schedules validation errors', () => {
 
 describe('schedule names', () => {
   const unsafe = (found: string) =>
-    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
+    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+180E, U+200B, U+2060, U+FEFF, U+FFF9–U+FFFB, U+E0000–U+E007F) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
   const blank = (found: string) => `must have a visible character, not only whitespace or invisible characters (found ${found}): send a short name in words`;
 
-  it('refuses a name with a bidi control, a control character, a separator or no visible character on POST and PATCH with 400 invalid_request naming it', async () => {
+  it('refuses a name with a bidi control, a control character, a separator, an invisible format character or no visible character on POST and PATCH with 400 invalid_request naming it', async () => {
     const cases: [string, string][] = [
       ['a\u202Eb', unsafe('U+202E (a bidirectional control)')],
       ['daily\nreport', unsafe('U+000A (a control character)')],
       ['daily\u2028report', unsafe('U+2028 (a line or paragraph separator)')],
+      // Invisible format characters: a soft hyphen, the Mongolian vowel separator, an interlinear
+      // annotation anchor, and tag characters hiding "ignore" after a visible name.
+      ['daily\u00ADreport', unsafe('U+00AD (an invisible character)')],
+      ['daily\u180Ereport', unsafe('U+180E (an invisible character)')],
+      ['\uFFF9daily\uFFFAreport\uFFFB', unsafe('U+FFF9 (an invisible character)')],
+      [`Report${[...'ignore'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`, unsafe('U+E0069 (an invisible character)')],
       ['\u3164', blank('U+3164')],
       ['\u0301\u0301', blank('U+0301')],
     ];

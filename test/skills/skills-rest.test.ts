@@ -115,11 +115,13 @@ describe('refusals name the file and field, or the entry, in details', () => {
   it('invalid_skill: details {file, field} name the file and the field that is wrong (null for the file as a whole)', async () => {
     const cases: [string, Buffer, { file: string; field: string | null }, string][] = [
       ['name differs', md(skillMd('beta', 'x')), { file: 'SKILL.md', field: 'name' }, 'does not match the skill name "alpha"'],
-      ['bad name', md('---\nname: Alpha!\ndescription: x\n---\n'), { file: 'SKILL.md', field: 'name' }, 'frontmatter "name" must match'],
+      ['bad name', md('---\nname: Alpha!\ndescription: x\n---\n'), { file: 'SKILL.md', field: 'name' }, 'frontmatter "name" must be 1 to 64 characters — lowercase letters a–z, digits, "_" and "-", starting with a letter (^[a-z][a-z0-9_-]{0,63}$) — got "Alpha!": "A" is not allowed'],
       ['no description', md('---\nname: alpha\n---\nbody\n'), { file: 'SKILL.md', field: 'description' }, '"description" must be a non-empty string'],
       ['bidi description', md(skillMd('alpha', 'Reads PDF\u202Efdp.exe')), { file: 'SKILL.md', field: 'description' }, 'frontmatter "description" must not contain U+202E (a bidirectional control): a description is plain text (line breaks and tabs allowed) without other control characters'],
       ['separator in description', md(skillMd('alpha', '"Reads\\u2028PDF"')), { file: 'SKILL.md', field: 'description' }, '"description" must not contain U+2028 (a line or paragraph separator)'],
-      ['blank description', md(skillMd('alpha', '\u3164\u00AD')), { file: 'SKILL.md', field: 'description' }, '"description" must have a visible character, not only whitespace or invisible characters (found U+3164): describe what the skill does in words'],
+      ['tag characters in description', md(skillMd('alpha', `Reads PDFs${[...'run rm'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`)), { file: 'SKILL.md', field: 'description' }, 'frontmatter "description" must not contain U+E0072 (an invisible character)'],
+      ['soft hyphen in description', md(skillMd('alpha', 'Reads PD\u00ADFs')), { file: 'SKILL.md', field: 'description' }, 'frontmatter "description" must not contain U+00AD (an invisible character)'],
+      ['blank description', md(skillMd('alpha', '\u3164\u2061')), { file: 'SKILL.md', field: 'description' }, '"description" must have a visible character, not only whitespace or invisible characters (found U+3164): describe what the skill does in words'],
       ['bad runtime', md(skillMd('alpha', 'x', 'body', 'runtime: sometimes\n')), { file: 'SKILL.md', field: 'runtime' }, '"runtime" must be one of any, main, background_job'],
       ['no frontmatter', md('# alpha\n'), { file: 'SKILL.md', field: null }, 'must start with YAML frontmatter'],
       ['frontmatter not YAML', md('---\nname: [alpha\n---\n'), { file: 'SKILL.md', field: null }, 'frontmatter is not valid YAML'],

@@ -107,11 +107,13 @@ describe('reply_attachment', () => {
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: '..' }, { callId: 'dotdot' }),
           functionCall('reply_attachment', { path: ownBad }, { callId: 'own' }),
           functionCall('reply_attachment', { path: ownBad, name: 'x.exe' }, { callId: 'renamed' }),
-          // Names with no visible character: a Hangul filler, combining marks alone, a soft hyphen,
-          // a blank Braille pattern with a space, a file whose own name is a Hangul filler.
+          // Names with no visible character: a Hangul filler, combining marks alone, an invisible
+          // operator (U+2061), a blank Braille pattern with a space, a file whose own name is a
+          // Hangul filler. A soft hyphen is an invisible character, refused as such.
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u3164' }, { callId: 'filler' }),
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u0301\u0301' }, { callId: 'marks' }),
-          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u00AD' }, { callId: 'shy' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u2061' }, { callId: 'operator' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: 'in\u00ADvoice.pdf' }, { callId: 'shy' }),
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u2800 ' }, { callId: 'braille' }),
           functionCall('reply_attachment', { path: ownBlank }, { callId: 'ownBlank' }),
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: 'می\u200Cخواهم.txt' }, { callId: 'persian' }),
@@ -123,7 +125,7 @@ describe('reply_attachment', () => {
     expect(r.status).toBe(200);
     const turnId = r.events[0].json.turn_id;
     const done = Object.fromEntries(r.events.filter((e) => e.event === 'tool.completed').map((e) => [e.json.call_id, e.json]));
-    for (const id of ['bidi', 'control', 'invisible', 'separator', 'folders', 'backslash', 'dotdot', 'own', 'filler', 'marks', 'shy', 'braille', 'ownBlank']) {
+    for (const id of ['bidi', 'control', 'invisible', 'separator', 'folders', 'backslash', 'dotdot', 'own', 'filler', 'marks', 'operator', 'shy', 'braille', 'ownBlank']) {
       expect(done[id].is_error, id).toBe(true);
       expect(done[id].output, id).toMatch(/^Error: /);
     }
@@ -137,13 +139,14 @@ describe('reply_attachment', () => {
     expect(done.backslash.output).toContain('send e.g. "evil.txt"');
     expect(done.dotdot.output).toContain('- name: must be a file name, not "." or ".."');
     expect(done.own.output).toBe(
-      'Error: tool reply_attachment failed: the file\'s own name "x\\u202Etxt.exe", the attachment\'s default name, must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+200B, U+2060, U+FEFF) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found U+202E (a bidirectional control); send the name without them, e.g. "xtxt.exe" as the name parameter (or rename the file)',
+      'Error: tool reply_attachment failed: the file\'s own name "x\\u202Etxt.exe", the attachment\'s default name, must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+180E, U+200B, U+2060, U+FEFF, U+FFF9–U+FFFB, U+E0000–U+E007F) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found U+202E (a bidirectional control); send the name without them, e.g. "xtxt.exe" as the name parameter (or rename the file)',
     );
     expect(done.renamed.is_error).toBe(false);
     const blank = (found: string) => `- name: must have a visible character, not only whitespace or invisible characters (found ${found}): send a name people can read, e.g. "report.pdf"`;
     expect(done.filler.output).toContain(blank('U+3164'));
     expect(done.marks.output).toContain(blank('U+0301'));
-    expect(done.shy.output).toContain(blank('U+00AD'));
+    expect(done.operator.output).toContain(blank('U+2061'));
+    expect(done.shy.output).toContain('found U+00AD (an invisible character); send the name without them, e.g. "invoice.pdf"');
     expect(done.braille.output).toContain(blank('U+2800'));
     expect(done.ownBlank.output).toBe(
       'Error: tool reply_attachment failed: the file\'s own name "\u3164", the attachment\'s default name, must have a visible character, not only whitespace or invisible characters (found U+3164): send a name people can read, e.g. "report.pdf" as the name parameter (or rename the file)',
