@@ -11,8 +11,11 @@
  * `invoice_\u202Egnp.exe` show as "invoice_exe.png"; tag characters mirror ASCII invisibly, so
  * `Report` followed by the tags of "ignore all rules" shows as "Report" while a model reads the
  * rest. The zero-width non-joiner and joiner (U+200C, U+200D) are ordinary text here: Persian,
- * Indic scripts and emoji sequences (👩‍💻) need them. The subdivision flags (🏴 + tag characters:
- * England, Scotland, Wales) are tag sequences too and are refused in names with the rest.
+ * Indic scripts and emoji sequences (👩‍💻) need them. Tag characters are kept only where they
+ * are a subdivision flag ({@link FLAG_TAG_SEQUENCE}: 🏴 England, Scotland, Wales): the black flag
+ * U+1F3F4, the 3 to 7 tag letters or digits of a CLDR subdivision id, the cancel tag U+E007F
+ * (Unicode Technical Standard #51, "Emoji Tag Sequences") — too short, and without spaces, to
+ * hide an instruction.
  *
  * One definition for every place that meets them: text the service derives for display drops
  * them ({@link stripUnsafeChars}: `input_preview`, the file name of a download's
@@ -36,8 +39,15 @@ const SEPARATOR = '\\u2028\\u2029';
 /** The invisible characters refused (not U+200C/U+200D, see the module comment). */
 const INVISIBLE = '\\u00AD\\u180E\\u200B\\u2060\\uFEFF\\uFFF9-\\uFFFB\\u{E0000}-\\u{E007F}';
 const UNSAFE = `[\\p{Cc}${SEPARATOR}${INVISIBLE}${BIDI_CONTROL}]`;
+/**
+ * A subdivision flag, whose tag characters are text (see the module comment): U+1F3F4, 3 to 7 tag
+ * digits or lower-case letters (U+E0030–U+E0039, U+E0061–U+E007A: a CLDR `unicode_subdivision_id`
+ * such as "gbsct"), U+E007F.
+ */
+const FLAG_TAG_SEQUENCE = '\\u{1F3F4}[\\u{E0030}-\\u{E0039}\\u{E0061}-\\u{E007A}]{3,7}\\u{E007F}';
 const UNSAFE_ONE = new RegExp(UNSAFE, 'u');
-const UNSAFE_ALL = new RegExp(UNSAFE, 'gu');
+/** Every unsafe character, or a whole subdivision flag (group 1) — which is kept. */
+const UNSAFE_OR_FLAG_ALL = new RegExp(`(${FLAG_TAG_SEQUENCE})|${UNSAFE}`, 'gu');
 const BIDI_ONE = new RegExp(`[${BIDI_CONTROL}]`, 'u');
 const SEPARATOR_ONE = new RegExp(`[${SEPARATOR}]`, 'u');
 const INVISIBLE_ONE = new RegExp(`[${INVISIBLE}]`, 'u');
@@ -50,17 +60,19 @@ export const UNSAFE_CHARS_DESCRIPTION =
 
 /** The first character of `text` that {@link UNSAFE_CHARS_DESCRIPTION} lists, or undefined. */
 export function firstUnsafeChar(text: string): string | undefined {
-  return UNSAFE_ONE.exec(text)?.[0];
+  if (!UNSAFE_ONE.test(text)) return undefined;
+  for (const m of text.matchAll(UNSAFE_OR_FLAG_ALL)) if (m[1] === undefined) return m[0];
+  return undefined; // only the tags of subdivision flags
 }
 
-/** True when `text` has a character {@link UNSAFE_CHARS_DESCRIPTION} lists. */
+/** True when `text` has a character {@link UNSAFE_CHARS_DESCRIPTION} lists (not counting a subdivision flag's tags). */
 export function hasUnsafeChars(text: string): boolean {
-  return UNSAFE_ONE.test(text);
+  return firstUnsafeChar(text) !== undefined;
 }
 
-/** `text` without the characters {@link UNSAFE_CHARS_DESCRIPTION} lists (everything else kept as is). */
+/** `text` without the characters {@link UNSAFE_CHARS_DESCRIPTION} lists (everything else, subdivision flags too, kept as is). */
 export function stripUnsafeChars(text: string): string {
-  return text.replace(UNSAFE_ALL, '');
+  return text.replace(UNSAFE_OR_FLAG_ALL, (m, flag: string | undefined) => flag ?? '');
 }
 
 /**
@@ -92,11 +104,11 @@ export function escapeChar(ch: string): string {
 
 /**
  * `text` with each character {@link UNSAFE_CHARS_DESCRIPTION} lists written as `\uXXXX`
- * ({@link escapeChar}; a tag character as its two UTF-16 escapes), everything else kept, for
+ * ({@link escapeChar}; a tag character as its two UTF-16 escapes), everything else (a subdivision flag too) kept, for
  * echoing a client's value in a message without it acting on the reader's display.
  */
 export function escapeUnsafeChars(text: string): string {
-  return text.replace(UNSAFE_ALL, escapeChar);
+  return text.replace(UNSAFE_OR_FLAG_ALL, (m, flag: string | undefined) => flag ?? escapeChar(m));
 }
 
 /**

@@ -399,6 +399,8 @@ describe('schedule names', () => {
       ['daily\u180Ereport', unsafe('U+180E (an invisible character)')],
       ['\uFFF9daily\uFFFAreport\uFFFB', unsafe('U+FFF9 (an invisible character)')],
       [`Report${[...'ignore'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`, unsafe('U+E0069 (an invisible character)')],
+      // Behind a black flag but not a subdivision id (a space, upper case): still hidden text.
+      [`\u{1F3F4}${[...'ignore all'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}\u{E007F}`, unsafe('U+E0069 (an invisible character)')],
       ['\u3164', blank('U+3164')],
       ['\u0301\u0301', blank('U+0301')],
     ];
@@ -414,8 +416,9 @@ describe('schedule names', () => {
     expect((await api(svc.url, 'GET', '/v1/schedules?agent_id=names')).body.data).toHaveLength(1);
   });
 
-  it('keeps right-to-left text, emoji with ZWJ and words with ZWNJ in a name', async () => {
-    const name = 'מדריך 👩\u200D💻 می\u200Cخواهم';
+  it('keeps right-to-left text, emoji with ZWJ, words with ZWNJ and subdivision flags in a name', async () => {
+    const scotland = `\u{1F3F4}${[...'gbsct'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}\u{E007F}`;
+    const name = `מדריך 👩\u200D💻 می\u200Cخواهم ${scotland}`;
     const r = await call('POST', '/v1/schedules', body({ agent_id: 'names-ok', name }));
     expect(r.status).toBe(201);
     expect(r.body.name).toBe(name);
