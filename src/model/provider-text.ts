@@ -7,7 +7,7 @@
  *   words) — instead of kept as markup; both adapters use it on their HTTP errors ({@link providerErrorText}).
  * - {@link scrubSecrets}: every configured secret value is replaced by `[redacted:<VARIABLE>]`,
  *   also when echoed in part (`sk-abc*****xyz`, `sk-test-…-key`: a run starting with the first 6
- *   characters of a secret of 10+ characters) or base64-encoded (a proxy's
+ *   characters of a secret of 10+ characters), percent-encoded (`%2F`, `%2b`) or base64-encoded (a proxy's
  *   `Authorization: Basic base64("user:" + key)` echoed back).
  * - {@link boundText}: at most {@link PROVIDER_TEXT_MAX_CHARS} characters, the start kept, with
  *   `… [truncated N characters]`.
@@ -39,7 +39,8 @@ const ECHO_MIN_SECRET_CHARS = 10;
  * src/skills/secrets.ts: longest first, so a value that contains another is replaced whole), then every run of non-space characters (quotes, brackets,
  * commas and semicolons end it; a final `.`, `:`, `!` or `?` stays outside) that starts with the
  * first 6 characters of a secret of 10+ characters — the masked or shortened echoes providers
- * write, e.g. `sk-pro********************wxyz`. Base64 and base64url encodings of a secret, also
+ * write, e.g. `sk-pro********************wxyz`. A value echoed percent-encoded (`%2F`, `%2b`, …: a
+ * proxy echoing its request URL) is redacted too ({@link scrubPercentEncoded}). Base64 and base64url encodings of a secret, also
  * inside a longer encoded text (`Basic dXNlcjpzay1…`), are redacted too ({@link scrubBase64}).
  * Values shorter than {@link MIN_SECRET_CHARS} are left alone. Pure.
  * @returns the text, unchanged when it holds no secret.
@@ -48,6 +49,7 @@ export function scrubSecrets(text: string, secrets: readonly SecretValue[]): str
   if (text === '' || secrets.length === 0) return text;
   const usable = secrets.filter((s) => s.value.length >= MIN_SECRET_CHARS);
   let out = redactSecrets(text, usable.map((s) => [s.name, s.value] as const));
+  out = scrubPercentEncoded(out, usable);
   out = scrubBase64(out, usable);
   for (const s of usable) {
     if (s.value.length < ECHO_MIN_SECRET_CHARS) continue;
@@ -59,6 +61,64 @@ export function scrubSecrets(text: string, secrets: readonly SecretValue[]): str
     });
   }
   return out;
+}
+
+/** True for the character code of an ASCII hex digit (either case). */
+function isHexCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+}
+
+/**
+ * `text` with every secret value written percent-encoded in part or whole (`sk-a%2Fb%2Bc%3D`,
+ * `sk-a%2fb`: URL encoding, RFC 3986 section 2.1, hex digits of either case; `%C3%BC` for a
+ * non-ASCII character) replaced by `[redacted:<name>]`, longest values first. Compared on bytes:
+ * the text is read once into its UTF-8 bytes with every `%XX` taken as the byte it names, each
+ * byte remembering where in `text` it came from, and each value's UTF-8 bytes are searched there
+ * (`indexOf`); a match is replaced in `text` from the first to the last character it came from.
+ * Linear in the text (one pass, then a substring search per value). Unchanged without a `%`.
+ */
+function scrubPercentEncoded(text: string, secrets: readonly SecretValue[]): string {
+  if (!text.includes('%') || secrets.length === 0) return text;
+  const bytes: number[] = [];
+  const from: number[] = []; // from[k]: index in `text` where byte k starts
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 37 && i + 2 < text.length && isHexCode(text.charCodeAt(i + 1)) && isHexCode(text.charCodeAt(i + 2))) {
+      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
+      from.push(i);
+      i += 3;
+      continue;
+    }
+    const cp = text.codePointAt(i)!;
+    const width = cp > 0xffff ? 2 : 1;
+    const utf8 = cp < 0x80 ? [cp] : [...Buffer.from(String.fromCodePoint(cp), 'utf8')];
+    for (const b of utf8) {
+      bytes.push(b);
+      from.push(i);
+    }
+    i += width;
+  }
+  from.push(text.length);
+  const view = Buffer.from(bytes).toString('latin1');
+  const hits: { start: number; end: number; name: string }[] = [];
+  const taken = new Uint8Array(bytes.length);
+  for (const s of [...secrets].sort((a, b) => b.value.length - a.value.length)) {
+    const wanted = Buffer.from(s.value, 'utf8').toString('latin1');
+    for (let at = view.indexOf(wanted); at !== -1; at = view.indexOf(wanted, at + wanted.length)) {
+      if (taken[at] || taken[at + wanted.length - 1]) continue;
+      taken.fill(1, at, at + wanted.length);
+      hits.push({ start: from[at], end: from[at + wanted.length], name: s.name });
+    }
+  }
+  if (hits.length === 0) return text;
+  hits.sort((a, b) => a.start - b.start);
+  let out = '';
+  let last = 0;
+  for (const h of hits) {
+    out += `${text.slice(last, h.start)}[redacted:${h.name}]`;
+    last = h.end;
+  }
+  return out + text.slice(last);
 }
 
 /** Fewest characters of a secret's base64 that {@link scrubBase64} looks for (shorter ones could match by chance). */

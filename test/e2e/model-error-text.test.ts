@@ -1,7 +1,7 @@
 /**
  * A model provider's error text becomes the turn's error only without the service's secrets and
  * bounded in size: an upstream message that echoes OPENAI_API_KEY (or another configured secret),
- * whole or masked, reads `[redacted:<VARIABLE>]` in `turn.failed` (event log, SSE), on the turn
+ * whole, masked, percent-encoded or base64-encoded, reads `[redacted:<VARIABLE>]` in `turn.failed` (event log, SSE), on the turn
  * record, in the webhook delivery and in log lines; a huge message is cut with a marker; an HTML
  * error page is summarized. Both wire protocols, through the real service and scripted servers on
  * loopback (HTTP error bodies, errors inside the stream, a failed response).
@@ -16,6 +16,8 @@ import { api, startTestService, type TestService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
 
 const KEY = 'sk-test-key-0123456789abcdef';
+/** A secret with /, + and = in its first characters, which a URL encodes (so the echo does not start with them). */
+const STREAM_TOKEN_SECRET = 'a/b+c=stream-token-secret-0123';
 const METRICS_TOKEN = 'metrics-token-0123456789';
 const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -31,7 +33,7 @@ beforeAll(async () => {
   chat = await startScriptedChatServer();
   responses = await startScriptedResponsesServer();
   receiver = await startReceiver(WEBHOOK_SECRET);
-  const env = { OPENAI_API_KEY: KEY, METRICS_TOKEN, WEBHOOK_URL: receiver.url, WEBHOOK_SECRET, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'info' };
+  const env = { OPENAI_API_KEY: KEY, METRICS_TOKEN, STREAM_TOKEN_SECRET, WEBHOOK_URL: receiver.url, WEBHOOK_SECRET, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'info' };
   const logDestination = { write: (line: string) => void logLines.push(line) };
   chatSvc = await startTestService({ modelBaseURL: chat.baseURL, env: { ...env, MODEL_API: 'chat' }, logDestination });
   responsesSvc = await startTestService({ modelBaseURL: responses.baseURL, env, logDestination });
@@ -103,6 +105,16 @@ describe('secrets in a provider error', () => {
     expect((await failedTurn(responsesSvc)).message).toBe(`the model endpoint ${responses.baseURL} answered HTTP 401 (check OPENAI_API_KEY): ${redacted}`);
   });
 
+  it('a proxy echoing its request URL with a secret percent-encoded (%2F, %2b, %3D), on both protocols', async () => {
+    const encoded = encodeURIComponent(STREAM_TOKEN_SECRET).replace(/%2B/g, '%2b');
+    expect(encoded).toMatch(/^a%2Fb%2bc%3D/);
+    const echo = { httpError: { status: 403, body: { error: { message: `proxy refused GET https://upstream.example/v1/models?key=${encoded}&x=1`, type: 'auth', code: null } } } };
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      server.push(echo);
+      expect((await failedTurn(svc)).message).toMatch(/: proxy refused GET https:\/\/upstream\.example\/v1\/models\?key=\[redacted:STREAM_TOKEN_SECRET\]&x=1$/);
+    }
+  });
+
   it('reaches no log line and no webhook delivery either', async () => {
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(turns);
     const deliveries = receiver.received.map((d) => d.body).join('\n');
@@ -112,6 +124,7 @@ describe('secrets in a provider error', () => {
     expect(logs).toContain('[redacted:OPENAI_API_KEY]');
     for (const text of [deliveries, logs]) {
       expect(text).not.toContain(KEY);
+      expect(text.toLowerCase()).not.toContain(encodeURIComponent(STREAM_TOKEN_SECRET).toLowerCase());
       expect(text).not.toContain('sk-tes*');
       expect(text).not.toContain(METRICS_TOKEN);
       expect(text).not.toContain(WEBHOOK_SECRET.slice(6));

@@ -30,6 +30,36 @@ describe('scrubSecrets', () => {
   });
 });
 
+describe('scrubSecrets: percent-encoded echoes', () => {
+  const SLASHY = { name: 'OPENAI_API_KEY', value: 'sk-ab/cd+ef=gh/ij0123' };
+
+  it('replaces a value whose /, + or = are written %2F, %2B, %3D, in either hex case, or fully encoded', () => {
+    expect(scrubSecrets('GET /v1?key=sk-ab%2Fcd%2Bef%3Dgh%2Fij0123&x=1 refused', [SLASHY])).toBe('GET /v1?key=[redacted:OPENAI_API_KEY]&x=1 refused');
+    expect(scrubSecrets('key sk-ab%2fcd%2bef%3dgh%2Fij0123.', [SLASHY])).toBe('key [redacted:OPENAI_API_KEY].');
+    const everyByte = [...Buffer.from(SLASHY.value)].map((b) => `%${b.toString(16)}`).join('');
+    expect(scrubSecrets(`(${everyByte})`, [SLASHY])).toBe('([redacted:OPENAI_API_KEY])');
+  });
+
+  it('reads %XX as bytes, so a non-ASCII character encoded as UTF-8 matches too; other percent text is left alone', () => {
+    const pw = { name: 'DATABASE_URL', value: 'pässwörd-123' };
+    expect(scrubSecrets('auth p%C3%A4ssw%c3%b6rd-123 failed', [pw])).toBe('auth [redacted:DATABASE_URL] failed');
+    expect(scrubSecrets('50% of sk-ab%2Fcd and 100%', [SLASHY])).toBe('50% of sk-ab%2Fcd and 100%');
+    expect(scrubSecrets('bad escape %ZZ %4', [SLASHY])).toBe('bad escape %ZZ %4');
+  });
+
+  it('scans a long percent-encoded text in linear time', () => {
+    const text = `${'%2F'.repeat(100_000)}${'sk-ab%2Fcd'.repeat(20_000)}`;
+    const started = performance.now();
+    expect(scrubSecrets(text, [SLASHY]) === text).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('keeps the longer of two overlapping values whole and names each echo by its own variable', () => {
+    const secrets = [{ name: 'A', value: 'abc/def' }, { name: 'B', value: 'abc/def/ghi' }];
+    expect(scrubSecrets('x abc%2Fdef%2Fghi y abc%2fdef z', secrets)).toBe('x [redacted:B] y [redacted:A] z');
+  });
+});
+
 describe('scrubSecrets: base64 echoes', () => {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   const b64url = (s: string) => Buffer.from(s).toString('base64url');
