@@ -8,7 +8,7 @@
  * - {@link scrubSecrets}: every configured secret value is replaced by `[redacted:<VARIABLE>]`,
  *   also when echoed in part (`sk-abc*****xyz`, `sk-test-…-key`: a run starting with the first 6
  *   characters of a secret of 10+ characters), percent-encoded (`%2F`, `%2b`) or base64-encoded (a proxy's
- *   `Authorization: Basic base64("user:" + key)` echoed back).
+ *   `Authorization: Basic base64("user:" + key)` echoed back, also cut short or wrapped across lines).
  * - {@link boundText}: at most {@link PROVIDER_TEXT_MAX_CHARS} characters, the start kept, with
  *   `… [truncated N characters]`.
  * src/model/clean-errors.ts applies the last two to every error a model port reports.
@@ -40,8 +40,10 @@ const ECHO_MIN_SECRET_CHARS = 10;
  * commas and semicolons end it; a final `.`, `:`, `!` or `?` stays outside) that starts with the
  * first 6 characters of a secret of 10+ characters — the masked or shortened echoes providers
  * write, e.g. `sk-pro********************wxyz`. A value echoed percent-encoded (`%2F`, `%2b`, …: a
- * proxy echoing its request URL) is redacted too ({@link scrubPercentEncoded}). Base64 and base64url encodings of a secret, also
- * inside a longer encoded text (`Basic dXNlcjpzay1…`), are redacted too ({@link scrubBase64}).
+ * proxy echoing its request URL) is redacted too ({@link scrubPercentEncoded}). Base64 and
+ * base64url encodings of a secret, also inside a longer encoded text (`Basic dXNlcjpzay1…`), cut
+ * short after its first 12 bytes, wrapped across lines or written with `\/`, `%2F`, are redacted
+ * too ({@link scrubBase64}).
  * Values shorter than {@link MIN_SECRET_CHARS} are left alone. Pure.
  * @returns the text, unchanged when it holds no secret.
  */
@@ -146,22 +148,138 @@ export function base64Cores(value: string): string[] {
   return [...new Set([...cores, ...url])];
 }
 
-/** A run of base64 or base64url characters (with its padding) long enough to hold a core. */
-const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${MIN_BASE64_CORE_CHARS},}=*`, 'g');
+/**
+ * The first {@link MIN_BASE64_CORE_CHARS} characters of each {@link base64Cores} core of `value`:
+ * what is left of its encoding in an echo cut short (`Basic dXNlcjpzay1wcm9q…`, an encoded
+ * `user:key` shown to 40 characters). Each stands for the value's first 12 bytes at one of the
+ * three byte offsets; empty when `value` has no cores.
+ */
+export function base64Prefixes(value: string): string[] {
+  return [...new Set(base64Cores(value).map((core) => core.slice(0, MIN_BASE64_CORE_CHARS)))];
+}
+
+/** True for the character code of an ASCII letter or digit. */
+function isAlnumCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
 
 /**
- * `text` with every run of base64/base64url characters that holds a {@link base64Cores} core of
- * a secret replaced whole by `[redacted:<name>]` (so `Basic dXNlcjpz…==` reads `Basic
- * [redacted:OPENAI_API_KEY]`, nothing of the encoding left). Linear: one scan for the runs (a
- * character class, no backtracking), then a substring search of each core in each run.
+ * The base64/base64url character `text` holds at `i` as `[character, characters of text it
+ * takes]`: a letter, digit, `+`, `/`, `-` or `_` as it is; `\/` (JSON's escaped `/`) and `%2B`,
+ * `%2F` (either case: percent-encoded) as `+` and `/`. Undefined for anything else.
+ */
+function base64Char(text: string, i: number): [string, number] | undefined {
+  const c = text.charCodeAt(i);
+  if (isAlnumCode(c) || c === 43 || c === 47 || c === 45 || c === 95) return [text[i], 1];
+  if (c === 92 && text[i + 1] === '/') return ['/', 2];
+  if (c === 37 && text[i + 1] === '2') {
+    const d = text[i + 2];
+    if (d === 'B' || d === 'b') return ['+', 3];
+    if (d === 'F' || d === 'f') return ['/', 3];
+  }
+  return undefined;
+}
+
+/** How many characters of `text` at `i` are base64 padding: 1 for `=`, 3 for `%3D` (either case), else 0. */
+function paddingAt(text: string, i: number): number {
+  if (text[i] === '=') return 1;
+  return text[i] === '%' && text[i + 1] === '3' && (text[i + 2] === 'D' || text[i + 2] === 'd') ? 3 : 0;
+}
+
+/**
+ * How many characters of `text` at `i` are a line break: `\r\n`, `\n`, `\r`, or the same written
+ * as JSON escapes inside a string (`\\r\\n`, `\\n`, `\\r`); else 0.
+ */
+function lineBreakAt(text: string, i: number): number {
+  const c = text[i];
+  if (c === '\r') return text[i + 1] === '\n' ? 2 : 1;
+  if (c === '\n') return 1;
+  if (c !== '\\') return 0;
+  if (text[i + 1] === 'n') return 2;
+  if (text[i + 1] !== 'r') return 0;
+  return text[i + 2] === '\\' && text[i + 3] === 'n' ? 4 : 2;
+}
+
+/** One run of base64 text found by {@link base64Runs}. */
+interface Base64Run {
+  /** Where it starts and ends in the text (UTF-16 indexes, end exclusive). */
+  start: number;
+  end: number;
+  /** Its base64 characters, escapes decoded and line breaks left out. */
+  chars: string;
+}
+
+/**
+ * The runs of base64/base64url characters in `text` ({@link base64Char}, then any padding) of
+ * {@link MIN_BASE64_CORE_CHARS}+ characters. A run goes on across a line break (wrapped base64,
+ * as MIME and PEM write it at 64 or 76 characters) when the part before the break has
+ * {@link MIN_BASE64_CORE_CHARS}+ characters and no padding, and the line after it holds base64
+ * only, up to the next break, a quote or the end of the text — so the words of a next line of
+ * prose are not taken in. Linear: every character is read at most twice.
+ */
+function base64Runs(text: string): Base64Run[] {
+  const runs: Base64Run[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (!base64Char(text, i)) {
+      i += lineBreakAt(text, i) || 1; // a JSON `\n` is skipped whole: its `n` starts no run
+      continue;
+    }
+    const start = i;
+    let chars = '';
+    for (;;) {
+      let part = 0;
+      for (let u = base64Char(text, i); u; u = base64Char(text, i)) {
+        chars += u[0];
+        i += u[1];
+        part++;
+      }
+      let padded = false;
+      for (let p = paddingAt(text, i); p; p = paddingAt(text, i)) {
+        chars += '=';
+        i += p;
+        padded = true;
+      }
+      const br = padded || part < MIN_BASE64_CORE_CHARS ? 0 : lineBreakAt(text, i);
+      if (!br) break;
+      // Does the next line hold base64 only? Read it ahead; the loop reads it again when it does.
+      let j = i + br;
+      let ahead = 0;
+      for (let u = base64Char(text, j); u; u = base64Char(text, j)) [j, ahead] = [j + u[1], ahead + 1];
+      for (let p = paddingAt(text, j); p; p = paddingAt(text, j)) j += p;
+      const lineEnds = j === text.length || lineBreakAt(text, j) > 0 || text[j] === '"' || text[j] === "'";
+      if (ahead === 0 || !lineEnds) break;
+      i += br;
+    }
+    if (chars.length >= MIN_BASE64_CORE_CHARS) runs.push({ start, end: i, chars });
+  }
+  return runs;
+}
+
+/**
+ * `text` with every run of base64/base64url text ({@link base64Runs}: JSON's `\/` and
+ * percent-encoded `%2B`, `%2F`, `%3D` read as what they encode, wrapped lines joined) that holds
+ * the encoding of a secret replaced whole by `[redacted:<name>]` (so `Basic dXNlcjpz…==` reads
+ * `Basic [redacted:OPENAI_API_KEY]`, nothing of the encoding left). A run holds it when it holds a
+ * {@link base64Cores} core of the secret, or, for an echo cut short, the first 16 characters of one
+ * ({@link base64Prefixes}: the encoding of its first 12 bytes); whole cores are looked for first,
+ * so a run holding two secrets' common start is named by the one it holds whole. Linear: one scan
+ * for the runs, then a substring search of each core in each run.
  */
 function scrubBase64(text: string, secrets: readonly SecretValue[]): string {
-  const wanted = secrets.map((s) => ({ name: s.name, cores: base64Cores(s.value) })).filter((s) => s.cores.length > 0);
+  const wanted = secrets.map((s) => ({ name: s.name, cores: base64Cores(s.value), prefixes: base64Prefixes(s.value) })).filter((s) => s.cores.length > 0);
   if (wanted.length === 0) return text;
-  return text.replace(BASE64_RUN, (run) => {
-    const hit = wanted.find((s) => s.cores.some((core) => run.includes(core)));
-    return hit ? `[redacted:${hit.name}]` : run;
-  });
+  let out = '';
+  let last = 0;
+  for (const run of base64Runs(text)) {
+    const hit =
+      wanted.find((s) => s.cores.some((core) => run.chars.includes(core))) ??
+      wanted.find((s) => s.prefixes.some((prefix) => run.chars.includes(prefix)));
+    if (!hit) continue;
+    out += `${text.slice(last, run.start)}[redacted:${hit.name}]`;
+    last = run.end;
+  }
+  return last === 0 ? text : out + text.slice(last);
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base64Cores } from '../../src/model/provider-text.js';
+import { base64Prefixes } from '../../src/model/provider-text.js';
 import { startScriptedChatServer, type ScriptedChatServer } from '../support/scripted-chat-server.js';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
@@ -105,6 +105,20 @@ describe('secrets in a provider error', () => {
     expect((await failedTurn(responsesSvc)).message).toBe(`the model endpoint ${responses.baseURL} answered HTTP 401 (check OPENAI_API_KEY): ${redacted}`);
   });
 
+  it('a proxy echoing the key base64-encoded but cut short, or wrapped across JSON-escaped lines, on both protocols', async () => {
+    const basic = `Basic ${Buffer.from(`user:${KEY}`).toString('base64')}`;
+    const cut = { httpError: { status: 401, body: { error: { message: `proxy saw Authorization: ${basic.slice(0, 40)}… and refused`, type: 'auth', code: null } } } };
+    // A text body quoting a JSON log line: its line breaks are the two characters \n.
+    const wrapped = `Basic ${basic.slice(6).match(/.{1,20}/g)!.join('\\n')}`;
+    const logged = { httpError: { status: 400, body: `upstream log: {"authorization":"${wrapped}","status":401}`, headers: { 'content-type': 'text/plain' } } };
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      server.push(cut);
+      expect((await failedTurn(svc)).message).toBe(`the model endpoint ${server.baseURL} answered HTTP 401 (check OPENAI_API_KEY): proxy saw Authorization: Basic [redacted:OPENAI_API_KEY]… and refused`);
+      server.push(logged);
+      expect((await failedTurn(svc)).message).toBe(`the model endpoint ${server.baseURL} answered HTTP 400: upstream log: {"authorization":"Basic [redacted:OPENAI_API_KEY]","status":401}`);
+    }
+  });
+
   it('a proxy echoing its request URL with a secret percent-encoded (%2F, %2b, %3D), on both protocols', async () => {
     const encoded = encodeURIComponent(STREAM_TOKEN_SECRET).replace(/%2B/g, '%2b');
     expect(encoded).toMatch(/^a%2Fb%2bc%3D/);
@@ -128,7 +142,7 @@ describe('secrets in a provider error', () => {
       expect(text).not.toContain('sk-tes*');
       expect(text).not.toContain(METRICS_TOKEN);
       expect(text).not.toContain(WEBHOOK_SECRET.slice(6));
-      for (const core of base64Cores(KEY)) expect(text).not.toContain(core);
+      for (const core of base64Prefixes(KEY)) expect(text).not.toContain(core);
     }
   });
 });

@@ -81,10 +81,41 @@ describe('scrubSecrets: base64 echoes', () => {
     expect(scrubSecrets(`Basic ${other}`, [KEY])).toBe(`Basic ${other}`);
   });
 
+  it('replaces an echo cut short: a run holding the encoding of the first 12 bytes of a secret, at every byte offset', () => {
+    for (const user of ['', 'u:', 'us:', 'user:']) {
+      const basic = `Basic ${b64(user + KEY.value)}`;
+      expect(scrubSecrets(`proxy saw ${basic.slice(0, 40)}… and refused`, [KEY])).toBe('proxy saw Basic [redacted:OPENAI_API_KEY]… and refused');
+      expect(scrubSecrets(`token=${b64url(user + KEY.value).slice(0, 24)}...`, [KEY])).toBe('token=[redacted:OPENAI_API_KEY]...');
+    }
+    // The encoding of fewer than 12 bytes of the secret is not enough (it could be any text's).
+    const short = b64(KEY.value.slice(0, 11));
+    expect(scrubSecrets(`Basic ${short}…`, [KEY])).toBe(`Basic ${short}…`);
+  });
+
+  it('reads JSON\'s \\/ and percent-encoded %2B, %2F, %3D inside an encoding as what they encode', () => {
+    const secret = { name: 'S', value: '\u00fb\u00ff\u00fe-secret-with-slashes-in-base64' }; // ûÿþ encode to +/ characters
+    const encoded = b64(`user:${secret.value}`);
+    expect(encoded).toMatch(/[+/]/);
+    expect(scrubSecrets(`Basic ${encoded.replace(/\//g, '\\/')} refused`, [secret])).toBe('Basic [redacted:S] refused');
+    expect(scrubSecrets(`?auth=${encodeURIComponent(encoded)}&x=1`, [secret])).toBe('?auth=[redacted:S]&x=1');
+  });
+
+  it('joins base64 wrapped across lines (real or JSON-escaped line breaks), but not the prose of the next line', () => {
+    const long = { name: 'S', value: `sk-${'0123456789abcdefghij'.repeat(4)}` };
+    const encoded = b64(`user:${long.value}`);
+    const wrap = (s: string, width: number, br: string) => s.match(new RegExp(`.{1,${width}}`, 'g'))!.join(br);
+    for (const br of ['\n', '\r\n', '\\n', '\\r\\n']) {
+      expect(scrubSecrets(`Authorization: Basic ${wrap(encoded, 20, br)}${br}next line`, [long])).toBe(`Authorization: Basic [redacted:S]${br}next line`);
+      expect(scrubSecrets(`"${wrap(encoded, 76, br)}"`, [long])).toBe('"[redacted:S]"');
+    }
+    // The first line alone already holds the start of the secret: the run is cut at 'next'.
+    expect(scrubSecrets(`Basic ${encoded}\nThe request was refused`, [long])).toBe('Basic [redacted:S]\nThe request was refused');
+  });
+
   it('scans a long run of near-misses in linear time', () => {
-    // Every position of the text starts the encoding of the secret's first 60 bytes; none holds it whole.
-    const secret = { name: 'S', value: `${'ABC'.repeat(20)}!` };
-    const text = `Basic ${'QUJD'.repeat(100_000)} ${'QUJD '.repeat(50_000)}`;
+    // Every position of the text starts the encoding of the secret's first 11 bytes; none holds its first 12 (a cut echo) or more.
+    const secret = { name: 'S', value: `${'ABC'.repeat(3)}AB!${'ABC'.repeat(16)}` };
+    const text = `Basic ${'QUJD'.repeat(100_000)} ${'QUJD '.repeat(50_000)} ${'QUJD\\/\\n'.repeat(30_000)} ${`${'QUJD'.repeat(4)}\n`.repeat(20_000)}`;
     const started = performance.now();
     const out = scrubSecrets(text, [secret]);
     expect(performance.now() - started).toBeLessThan(1000);
