@@ -209,6 +209,15 @@ describe('the size and form of a provider error', () => {
     }
   });
 
+  it('Chat Completions and Responses: an old vLLM error object ({"object":"error", …}) inside a 200 stream gives its message and code', async () => {
+    const vllm = JSON.stringify({ object: 'error', message: 'max_tokens must be at most 4096', type: 'BadRequestError', param: null, code: 400 });
+    chat.push({ data: [chunk({ role: 'assistant', content: 'x' }), vllm] });
+    responses.push({ events: [{ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', status: 'in_progress', output: [] } }, vllm] });
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      expect(await failedTurn(svc)).toEqual({ code: 'http_400', message: `the model endpoint ${server.baseURL} sent an error in its stream: max_tokens must be at most 4096` });
+    }
+  });
+
   it('keeps log lines and webhook deliveries small', async () => {
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(turns);
     for (const d of receiver.received) expect(d.body.length).toBeLessThan(20_000);
