@@ -392,21 +392,49 @@ const SDK_NO_BODY = 'status code (no body)';
  * The message a JSON error body states, in the shapes servers send (the SDK hands over the body's
  * `error`, or the whole body when it has no `error` key — openai client.js `makeStatusError`):
  * `{"error": {"message": …}}` (OpenAI and most), `{"object": "error", "message": …}` (vLLM),
- * `{"detail": "Not Found"}` (FastAPI, e.g. vLLM's unknown routes), `{"error": "…"}` (Hugging Face
- * TGI). Undefined when it states none as a non-empty string.
+ * `{"detail": "Not Found"}` (FastAPI, e.g. vLLM's unknown routes), FastAPI's validation error
+ * `{"detail": [{"loc": […], "msg": …}, …]}` (as {@link validationProblems} writes it), `{"error":
+ * "…"}` (Hugging Face TGI). Undefined when it states none as a non-empty string.
  */
 function statedMessage(error: unknown): string | undefined {
   if (typeof error === 'string') return error || undefined;
   const e = error as { message?: unknown; detail?: unknown } | undefined;
   if (typeof e?.message === 'string' && e.message) return e.message;
   if (typeof e?.detail === 'string' && e.detail) return e.detail;
+  if (Array.isArray(e?.detail)) return validationProblems(e.detail);
   return undefined;
+}
+
+/** Most problems of a FastAPI validation error {@link validationProblems} lists; it counts the rest. */
+export const MAX_VALIDATION_PROBLEMS = 10;
+
+/**
+ * A FastAPI validation error's `detail` list (HTTP 422: `[{"loc": ["body", "messages", 0,
+ * "content"], "msg": "field required", "type": "value_error.missing"}, …]`, the shape of
+ * pydantic's `ValidationError.errors()`; https://fastapi.tiangolo.com/tutorial/handling-errors/)
+ * as readable text: `body.messages.0.content: field required; body.x: …`, each location at most
+ * 200 characters and each message at most 300, the first {@link MAX_VALIDATION_PROBLEMS} problems
+ * then `; and N more`. Entries without a string `msg` are left out; undefined when none has one
+ * (the body is then shown as it came).
+ */
+function validationProblems(detail: readonly unknown[]): string | undefined {
+  const problems: string[] = [];
+  for (const entry of detail) {
+    const { loc, msg } = (entry ?? {}) as { loc?: unknown; msg?: unknown };
+    if (typeof msg !== 'string' || msg === '') continue;
+    const where = Array.isArray(loc) ? loc.filter((part) => typeof part === 'string' || typeof part === 'number').join('.') : '';
+    problems.push(where ? `${clip(where, 200)}: ${clip(msg, 300)}` : clip(msg, 300));
+  }
+  if (problems.length === 0) return undefined;
+  const more = problems.length - MAX_VALIDATION_PROBLEMS;
+  return problems.slice(0, MAX_VALIDATION_PROBLEMS).join('; ') + (more > 0 ? `; and ${more} more` : '');
 }
 
 /**
  * What a provider's error answer says, without the status (the caller names it): the message its
  * JSON body states ({@link statedMessage}: OpenAI's `error.message`, vLLM's top-level `message`,
- * FastAPI's `detail`, TGI's string `error`); else the body as the SDK quoted it in its message
+ * FastAPI's `detail` — a string, or its list of validation problems as `body.x: field required` —,
+ * TGI's string `error`); else the body as the SDK quoted it in its message
  * (`<status> <body>`, the status dropped) — an HTML page summarized ({@link describeHtmlBody},
  * which also reads the answer's `Content-Type` when the body was not JSON); '' for an answer
  * without a body. E.g. `Incorrect API key provided: …`, `an HTML page of 5093 bytes, titled "502

@@ -197,9 +197,15 @@ describe('the size and form of a provider error', () => {
     { step: { httpError: { status: 404, body: { object: 'error', message: 'The model `m` does not exist.', type: 'NotFoundError', param: null, code: 'model_not_found' } } }, code: 'model_not_found', text: 'The model `m` does not exist.' }, // vLLM, a string code
     { step: { httpError: { status: 422, body: { error: 'Input validation error: `inputs` must have less than 4096 tokens', error_type: 'validation' } } }, code: 'http_422', text: 'Input validation error: `inputs` must have less than 4096 tokens' }, // Hugging Face TGI
     { step: { httpError: { status: 405, body: { detail: 'Method Not Allowed' } } }, code: 'http_405', text: 'Method Not Allowed' }, // FastAPI
+    {
+      // FastAPI's validation error (pydantic v1 and v2 entries)
+      step: { httpError: { status: 422, body: { detail: [{ loc: ['body', 'messages', 0, 'content'], msg: 'field required', type: 'value_error.missing' }, { type: 'missing', loc: ['body', 'model'], msg: 'Field required', input: { secret: 'not shown' } }] } } },
+      code: 'http_422',
+      text: 'body.messages.0.content: field required; body.model: Field required',
+    },
   ];
 
-  it('Chat Completions and Responses: the message of an error body in a server\'s own shape (vLLM, TGI, FastAPI)', async () => {
+  it('Chat Completions and Responses: the message of an error body in a server\'s own shape (vLLM, TGI, FastAPI, FastAPI\'s validation list)', async () => {
     for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
       for (const { step, code, text } of nonStandard) {
         server.push(step);

@@ -185,6 +185,16 @@ describe('describeHtmlBody / providerErrorText', () => {
     expect(providerErrorText({ status: 400, message: '400 too big', error: { object: 'error', message: 'too big', code: 400 } })).toBe('too big');
     expect(providerErrorText({ message: 'key revoked', error: { message: 'key revoked' } })).toBe('key revoked');
   });
+
+  it('writes FastAPI\'s list of validation problems as location: message, the first 10 and a count of the rest', () => {
+    const detail = Array.from({ length: 13 }, (_, i) => ({ loc: ['body', 'items', i, 'x'], msg: 'field required', type: 'missing', input: {} }));
+    const text = providerErrorText({ status: 422, message: `422 ${JSON.stringify({ detail })}`, error: { detail } });
+    expect(text).toBe(`${Array.from({ length: 10 }, (_, i) => `body.items.${i}.x: field required`).join('; ')}; and 3 more`);
+    // A location-less entry is its message; entries without a message are left out; none with one: the body as it came.
+    const odd = [{ msg: 'bad input' }, { loc: ['body'] }, 'text', null, { loc: ['query', { x: 1 }, 'n'], msg: 'M'.repeat(400) }];
+    expect(providerErrorText({ status: 422, message: '422 …', error: { detail: odd } })).toBe(`bad input; query.n: ${'M'.repeat(299)}…`);
+    expect(providerErrorText({ status: 422, message: '422 {"detail":[{"loc":["body"]}]}', error: { detail: [{ loc: ['body'] }] } })).toBe('{"detail":[{"loc":["body"]}]}');
+  });
 });
 
 describe('withCleanErrors', () => {
