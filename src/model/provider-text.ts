@@ -11,7 +11,8 @@
  *   `Authorization: Basic base64("user:" + key)` echoed back, also cut short or wrapped across lines).
  * - {@link boundText}: at most {@link PROVIDER_TEXT_MAX_CHARS} characters, the start kept, with
  *   `… [truncated N characters]`.
- * src/model/clean-errors.ts applies the last two to every error a model port reports.
+ * src/model/clean-errors.ts applies the last two to every error a model port reports, scanning
+ * only the start of a huge text ({@link scanWindow}).
  */
 import { redactSecrets } from '../skills/secrets.js';
 import { htmlToPlainText } from '../tools/web/extract.js';
@@ -285,11 +286,32 @@ function scrubBase64(text: string, secrets: readonly SecretValue[]): string {
 /**
  * `text` cut to its first `max` characters (on a character boundary) followed by
  * `… [truncated N characters]` (N: the characters left out), or unchanged when it fits.
+ * @param cutBefore characters already cut from the end of `text` by the caller (see
+ *   {@link scanWindow}): counted in N, and `text` gets the marker even when it fits.
  */
-export function boundText(text: string, max = PROVIDER_TEXT_MAX_CHARS): string {
-  if (text.length <= max) return text;
+export function boundText(text: string, max = PROVIDER_TEXT_MAX_CHARS, cutBefore = 0): string {
+  if (text.length <= max && cutBefore === 0) return text;
   const head = keepHead(text, max);
-  return `${head}… [truncated ${text.length - head.length} characters]`;
+  return `${head}… [truncated ${text.length - head.length + cutBefore} characters]`;
+}
+
+/**
+ * Most characters of a provider's text that are scanned for secrets ({@link scanWindow}): 16 times
+ * what {@link boundText} keeps.
+ */
+export const SCAN_WINDOW_CHARS = 16 * PROVIDER_TEXT_MAX_CHARS;
+
+/**
+ * The start of `text` that is worth scanning for secrets: its first {@link SCAN_WINDOW_CHARS}
+ * characters (on a character boundary), and how many were cut. The SDK reads an error body of any
+ * size whole, and the scans of {@link scrubSecrets} take time and memory in proportion to the
+ * text (a 10 MB message: about a second and 300 MB); only the first {@link PROVIDER_TEXT_MAX_CHARS}
+ * characters of the cleaned text are kept, so the rest would be dropped anyway — unless secrets
+ * redacted in the window shrink it below that, when less of the message is shown than it could be.
+ */
+export function scanWindow(text: string): { head: string; cut: number } {
+  const head = keepHead(text, SCAN_WINDOW_CHARS);
+  return { head, cut: text.length - head.length };
 }
 
 /**

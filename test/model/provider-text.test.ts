@@ -218,6 +218,15 @@ describe('withCleanErrors', () => {
     expect(err!.message).toMatch(/^Incorrect API key provided: \[redacted:OPENAI_API_KEY\]!+… \[truncated \d+ characters\]$/);
   });
 
+  it('scans only the start of a huge message, counting the rest in the marker as if it had all been scanned', async () => {
+    const message = `Incorrect API key provided: ${KEY.value} ${'x%2F'.repeat(1_000_000)}`;
+    const started = performance.now();
+    const { err } = await run({ stream: async function* () { throw new ModelError('invalid_api_key', message, 401); } });
+    expect(performance.now() - started).toBeLessThan(500); // about 10 ms; scanning all 4 million characters took about 900 ms
+    expect(err!.message).toBe(boundText(message.replace(KEY.value, '[redacted:OPENAI_API_KEY]')));
+    expect(err!.message).toMatch(/^Incorrect API key provided: \[redacted:OPENAI_API_KEY\] x%2Fx.*… \[truncated \d+ characters\]$/);
+  });
+
   it('cleans error events and failed response.done events; other events pass unchanged', async () => {
     const text = { type: 'text.delta' as const, text: 'hi' };
     const { events } = await run({
