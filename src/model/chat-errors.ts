@@ -4,7 +4,8 @@
  * - the provider's string `code` (`rate_limit_exceeded`, `insufficient_quota`, …) when it sent one;
  * - `http_<status>` for an HTTP error without a string code (vLLM, llama.cpp and OpenRouter send
  *   numeric codes — those are the status again);
- * - for an error sent inside the stream (`data: {"error": …}`, which has no HTTP status):
+ * - for an error sent inside the stream (`data: {"error": …}`, or older vLLM's `data: {"object":
+ *   "error", "message": …, "code": 400}`: sse-events.ts; neither has an HTTP status):
  *   `http_<code>` for a numeric code, else its `type`, else `model_error`;
  * - `connection_error` when the server could not be reached (the message names the endpoint and
  *   the cause, e.g. `ECONNREFUSED 127.0.0.1:8000`); `stream_interrupted` when the stream

@@ -11,7 +11,7 @@
  */
 import { ModelError, streamBroke } from './model-error.js';
 import type { ModelPort, ModelStreamEvent } from './port.js';
-import { boundText, scrubSecrets, type SecretValue } from './provider-text.js';
+import { boundText, PROVIDER_TEXT_MAX_CHARS, SCAN_WINDOW_CHARS, scanWindow, scrubSecrets, type SecretValue } from './provider-text.js';
 import { clip } from '../runtime/text-cut.js';
 import { escapeUnsafeChars } from '../unsafe-chars.js';
 
@@ -21,12 +21,16 @@ export type SecretSource = () => Promise<readonly SecretValue[]>;
 /** Most characters of an error code kept (a provider's code is free text too). */
 const MAX_CODE_CHARS = 200;
 
-/** `{code, message}` without secrets, the message bounded ({@link boundText}), the code clipped. */
+/**
+ * `{code, message}` without secrets, the message bounded ({@link boundText}; only its start is
+ * scanned, {@link scanWindow}), the code clipped.
+ */
 export async function cleanErrorText(error: { code: string; message: string }, secrets: SecretSource): Promise<{ code: string; message: string }> {
   const values = await secrets().catch(() => []);
+  const { head, cut } = scanWindow(error.message);
   return {
-    code: clip(displayable(scrubSecrets(error.code, values)), MAX_CODE_CHARS),
-    message: boundText(displayable(scrubSecrets(error.message, values))),
+    code: clip(displayable(scrubSecrets(clip(error.code, SCAN_WINDOW_CHARS, ''), values)), MAX_CODE_CHARS),
+    message: boundText(displayable(scrubSecrets(head, values)), PROVIDER_TEXT_MAX_CHARS, cut),
   };
 }
 

@@ -3,7 +3,8 @@
  * It carries the provider's error `code` (e.g. `insufficient_quota`, `rate_limit_exceeded`) or a
  * runtime code:
  * - `http_<status>` when the provider returned an HTTP error without a code;
- * - `connection_error` when the request could not reach the provider;
+ * - `connection_error` when the request could not reach the provider, or the provider closed the
+ *   connection before answering;
  * - `stream_interrupted` when the stream ended or broke before a terminal event;
  * - `response_failed` for a failed response without an error code;
  * - `not_event_stream` when a 2xx answer is not `text/event-stream` (src/model/event-stream-check.ts).
@@ -84,14 +85,35 @@ export function endpointForDisplay(baseURL: string): string {
 }
 
 /**
- * The `connection_error` for a request that could not reach the model: names the endpoint (when
- * known) and the cause, then what to check, e.g. `could not connect to the model endpoint
- * http://127.0.0.1:4999/v1 (ECONNREFUSED 127.0.0.1:4999): check OPENAI_BASE_URL and that the model
- * server is running and reachable from this host`.
+ * What to do about a connection the model endpoint accepted and then closed or reset before it
+ * sent any HTTP answer ({@link closedBeforeAnswering}).
+ */
+export const CLOSED_HINT =
+  "the model server may have crashed or dropped the request (its logs say why), or OPENAI_BASE_URL names a port that does not speak plain HTTP (e.g. http:// to a TLS port): check OPENAI_BASE_URL and the model server's logs";
+
+/**
+ * True when `cause` ({@link connectionCause}) says the endpoint accepted the TCP connection and then
+ * closed or reset it before any HTTP answer: undici's `UND_ERR_SOCKET` (`other side closed`),
+ * `ECONNRESET` or `EPIPE`. A refused connection (`ECONNREFUSED`), a failed DNS lookup (`ENOTFOUND`,
+ * `EAI_AGAIN`) or a connect timeout (`UND_ERR_CONNECT_TIMEOUT`, `ETIMEDOUT`) is not.
+ */
+export function closedBeforeAnswering(cause: string | undefined): boolean {
+  return cause !== undefined && /^(?:UND_ERR_SOCKET|ECONNRESET|EPIPE)\b/.test(cause);
+}
+
+/**
+ * The `connection_error` for a request that got no answer from the model: names the endpoint
+ * (when known) and the cause, then what to check. A connection the endpoint accepted and closed
+ * before answering ({@link closedBeforeAnswering}) says so, e.g. `the model endpoint
+ * http://127.0.0.1:8000/v1 accepted the connection and closed it before answering (UND_ERR_SOCKET:
+ * other side closed): <`{@link CLOSED_HINT}`>`; any other failure is `could not connect to the model
+ * endpoint http://127.0.0.1:4999/v1 (ECONNREFUSED 127.0.0.1:4999): check OPENAI_BASE_URL and that
+ * the model server is running and reachable from this host`.
  */
 export function connectionError(err: unknown, baseURL?: string): ModelError {
   const cause = connectionCause(err);
   const where = baseURL ? `the model endpoint ${endpointForDisplay(baseURL)}` : 'the model provider';
+  if (closedBeforeAnswering(cause)) return new ModelError('connection_error', `${where} accepted the connection and closed it before answering (${cause}): ${CLOSED_HINT}`);
   const fallback = (err as Error)?.message;
   return new ModelError('connection_error', `could not connect to ${where}${cause ? ` (${cause})` : fallback ? ` (${fallback})` : ''}: ${CONNECTION_HINT}`);
 }

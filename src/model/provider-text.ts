@@ -7,11 +7,12 @@
  *   words) — instead of kept as markup; both adapters use it on their HTTP errors ({@link providerErrorText}).
  * - {@link scrubSecrets}: every configured secret value is replaced by `[redacted:<VARIABLE>]`,
  *   also when echoed in part (`sk-abc*****xyz`, `sk-test-…-key`: a run starting with the first 6
- *   characters of a secret of 10+ characters) or base64-encoded (a proxy's
- *   `Authorization: Basic base64("user:" + key)` echoed back).
+ *   characters of a secret of 10+ characters), percent-encoded (`%2F`, `%2b`) or base64-encoded (a proxy's
+ *   `Authorization: Basic base64("user:" + key)` echoed back, also cut short or wrapped across lines).
  * - {@link boundText}: at most {@link PROVIDER_TEXT_MAX_CHARS} characters, the start kept, with
  *   `… [truncated N characters]`.
- * src/model/clean-errors.ts applies the last two to every error a model port reports.
+ * src/model/clean-errors.ts applies the last two to every error a model port reports, scanning
+ * only the start of a huge text ({@link scanWindow}).
  */
 import { redactSecrets } from '../skills/secrets.js';
 import { htmlToPlainText } from '../tools/web/extract.js';
@@ -39,8 +40,11 @@ const ECHO_MIN_SECRET_CHARS = 10;
  * src/skills/secrets.ts: longest first, so a value that contains another is replaced whole), then every run of non-space characters (quotes, brackets,
  * commas and semicolons end it; a final `.`, `:`, `!` or `?` stays outside) that starts with the
  * first 6 characters of a secret of 10+ characters — the masked or shortened echoes providers
- * write, e.g. `sk-pro********************wxyz`. Base64 and base64url encodings of a secret, also
- * inside a longer encoded text (`Basic dXNlcjpzay1…`), are redacted too ({@link scrubBase64}).
+ * write, e.g. `sk-pro********************wxyz`. A value echoed percent-encoded (`%2F`, `%2b`, …: a
+ * proxy echoing its request URL) is redacted too ({@link scrubPercentEncoded}). Base64 and
+ * base64url encodings of a secret, also inside a longer encoded text (`Basic dXNlcjpzay1…`), cut
+ * short after its first 12 bytes, wrapped across lines or written with `\/`, `%2F`, are redacted
+ * too ({@link scrubBase64}).
  * Values shorter than {@link MIN_SECRET_CHARS} are left alone. Pure.
  * @returns the text, unchanged when it holds no secret.
  */
@@ -48,6 +52,7 @@ export function scrubSecrets(text: string, secrets: readonly SecretValue[]): str
   if (text === '' || secrets.length === 0) return text;
   const usable = secrets.filter((s) => s.value.length >= MIN_SECRET_CHARS);
   let out = redactSecrets(text, usable.map((s) => [s.name, s.value] as const));
+  out = scrubPercentEncoded(out, usable);
   out = scrubBase64(out, usable);
   for (const s of usable) {
     if (s.value.length < ECHO_MIN_SECRET_CHARS) continue;
@@ -59,6 +64,64 @@ export function scrubSecrets(text: string, secrets: readonly SecretValue[]): str
     });
   }
   return out;
+}
+
+/** True for the character code of an ASCII hex digit (either case). */
+function isHexCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+}
+
+/**
+ * `text` with every secret value written percent-encoded in part or whole (`sk-a%2Fb%2Bc%3D`,
+ * `sk-a%2fb`: URL encoding, RFC 3986 section 2.1, hex digits of either case; `%C3%BC` for a
+ * non-ASCII character) replaced by `[redacted:<name>]`, longest values first. Compared on bytes:
+ * the text is read once into its UTF-8 bytes with every `%XX` taken as the byte it names, each
+ * byte remembering where in `text` it came from, and each value's UTF-8 bytes are searched there
+ * (`indexOf`); a match is replaced in `text` from the first to the last character it came from.
+ * Linear in the text (one pass, then a substring search per value). Unchanged without a `%`.
+ */
+function scrubPercentEncoded(text: string, secrets: readonly SecretValue[]): string {
+  if (!text.includes('%') || secrets.length === 0) return text;
+  const bytes: number[] = [];
+  const from: number[] = []; // from[k]: index in `text` where byte k starts
+  for (let i = 0; i < text.length; ) {
+    const c = text.charCodeAt(i);
+    if (c === 37 && i + 2 < text.length && isHexCode(text.charCodeAt(i + 1)) && isHexCode(text.charCodeAt(i + 2))) {
+      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
+      from.push(i);
+      i += 3;
+      continue;
+    }
+    const cp = text.codePointAt(i)!;
+    const width = cp > 0xffff ? 2 : 1;
+    const utf8 = cp < 0x80 ? [cp] : [...Buffer.from(String.fromCodePoint(cp), 'utf8')];
+    for (const b of utf8) {
+      bytes.push(b);
+      from.push(i);
+    }
+    i += width;
+  }
+  from.push(text.length);
+  const view = Buffer.from(bytes).toString('latin1');
+  const hits: { start: number; end: number; name: string }[] = [];
+  const taken = new Uint8Array(bytes.length);
+  for (const s of [...secrets].sort((a, b) => b.value.length - a.value.length)) {
+    const wanted = Buffer.from(s.value, 'utf8').toString('latin1');
+    for (let at = view.indexOf(wanted); at !== -1; at = view.indexOf(wanted, at + wanted.length)) {
+      if (taken[at] || taken[at + wanted.length - 1]) continue;
+      taken.fill(1, at, at + wanted.length);
+      hits.push({ start: from[at], end: from[at + wanted.length], name: s.name });
+    }
+  }
+  if (hits.length === 0) return text;
+  hits.sort((a, b) => a.start - b.start);
+  let out = '';
+  let last = 0;
+  for (const h of hits) {
+    out += `${text.slice(last, h.start)}[redacted:${h.name}]`;
+    last = h.end;
+  }
+  return out + text.slice(last);
 }
 
 /** Fewest characters of a secret's base64 that {@link scrubBase64} looks for (shorter ones could match by chance). */
@@ -86,32 +149,169 @@ export function base64Cores(value: string): string[] {
   return [...new Set([...cores, ...url])];
 }
 
-/** A run of base64 or base64url characters (with its padding) long enough to hold a core. */
-const BASE64_RUN = new RegExp(`[A-Za-z0-9+/_-]{${MIN_BASE64_CORE_CHARS},}=*`, 'g');
+/**
+ * The first {@link MIN_BASE64_CORE_CHARS} characters of each {@link base64Cores} core of `value`:
+ * what is left of its encoding in an echo cut short (`Basic dXNlcjpzay1wcm9q…`, an encoded
+ * `user:key` shown to 40 characters). Each stands for the value's first 12 bytes at one of the
+ * three byte offsets; empty when `value` has no cores.
+ */
+export function base64Prefixes(value: string): string[] {
+  return [...new Set(base64Cores(value).map((core) => core.slice(0, MIN_BASE64_CORE_CHARS)))];
+}
+
+/** True for the character code of an ASCII letter or digit. */
+function isAlnumCode(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
 
 /**
- * `text` with every run of base64/base64url characters that holds a {@link base64Cores} core of
- * a secret replaced whole by `[redacted:<name>]` (so `Basic dXNlcjpz…==` reads `Basic
- * [redacted:OPENAI_API_KEY]`, nothing of the encoding left). Linear: one scan for the runs (a
- * character class, no backtracking), then a substring search of each core in each run.
+ * The base64/base64url character `text` holds at `i` as `[character, characters of text it
+ * takes]`: a letter, digit, `+`, `/`, `-` or `_` as it is; `\/` (JSON's escaped `/`) and `%2B`,
+ * `%2F` (either case: percent-encoded) as `+` and `/`. Undefined for anything else.
+ */
+function base64Char(text: string, i: number): [string, number] | undefined {
+  const c = text.charCodeAt(i);
+  if (isAlnumCode(c) || c === 43 || c === 47 || c === 45 || c === 95) return [text[i], 1];
+  if (c === 92 && text[i + 1] === '/') return ['/', 2];
+  if (c === 37 && text[i + 1] === '2') {
+    const d = text[i + 2];
+    if (d === 'B' || d === 'b') return ['+', 3];
+    if (d === 'F' || d === 'f') return ['/', 3];
+  }
+  return undefined;
+}
+
+/** How many characters of `text` at `i` are base64 padding: 1 for `=`, 3 for `%3D` (either case), else 0. */
+function paddingAt(text: string, i: number): number {
+  if (text[i] === '=') return 1;
+  return text[i] === '%' && text[i + 1] === '3' && (text[i + 2] === 'D' || text[i + 2] === 'd') ? 3 : 0;
+}
+
+/**
+ * How many characters of `text` at `i` are a line break: `\r\n`, `\n`, `\r`, or the same written
+ * as JSON escapes inside a string (`\\r\\n`, `\\n`, `\\r`); else 0.
+ */
+function lineBreakAt(text: string, i: number): number {
+  const c = text[i];
+  if (c === '\r') return text[i + 1] === '\n' ? 2 : 1;
+  if (c === '\n') return 1;
+  if (c !== '\\') return 0;
+  if (text[i + 1] === 'n') return 2;
+  if (text[i + 1] !== 'r') return 0;
+  return text[i + 2] === '\\' && text[i + 3] === 'n' ? 4 : 2;
+}
+
+/** One run of base64 text found by {@link base64Runs}. */
+interface Base64Run {
+  /** Where it starts and ends in the text (UTF-16 indexes, end exclusive). */
+  start: number;
+  end: number;
+  /** Its base64 characters, escapes decoded and line breaks left out. */
+  chars: string;
+}
+
+/**
+ * The runs of base64/base64url characters in `text` ({@link base64Char}, then any padding) of
+ * {@link MIN_BASE64_CORE_CHARS}+ characters. A run goes on across a line break (wrapped base64,
+ * as MIME and PEM write it at 64 or 76 characters) when the part before the break has
+ * {@link MIN_BASE64_CORE_CHARS}+ characters and no padding, and the line after it holds base64
+ * only, up to the next break, a quote or the end of the text — so the words of a next line of
+ * prose are not taken in. Linear: every character is read at most twice.
+ */
+function base64Runs(text: string): Base64Run[] {
+  const runs: Base64Run[] = [];
+  let i = 0;
+  while (i < text.length) {
+    if (!base64Char(text, i)) {
+      i += lineBreakAt(text, i) || 1; // a JSON `\n` is skipped whole: its `n` starts no run
+      continue;
+    }
+    const start = i;
+    let chars = '';
+    for (;;) {
+      let part = 0;
+      for (let u = base64Char(text, i); u; u = base64Char(text, i)) {
+        chars += u[0];
+        i += u[1];
+        part++;
+      }
+      let padded = false;
+      for (let p = paddingAt(text, i); p; p = paddingAt(text, i)) {
+        chars += '=';
+        i += p;
+        padded = true;
+      }
+      const br = padded || part < MIN_BASE64_CORE_CHARS ? 0 : lineBreakAt(text, i);
+      if (!br) break;
+      // Does the next line hold base64 only? Read it ahead; the loop reads it again when it does.
+      let j = i + br;
+      let ahead = 0;
+      for (let u = base64Char(text, j); u; u = base64Char(text, j)) [j, ahead] = [j + u[1], ahead + 1];
+      for (let p = paddingAt(text, j); p; p = paddingAt(text, j)) j += p;
+      const lineEnds = j === text.length || lineBreakAt(text, j) > 0 || text[j] === '"' || text[j] === "'";
+      if (ahead === 0 || !lineEnds) break;
+      i += br;
+    }
+    if (chars.length >= MIN_BASE64_CORE_CHARS) runs.push({ start, end: i, chars });
+  }
+  return runs;
+}
+
+/**
+ * `text` with every run of base64/base64url text ({@link base64Runs}: JSON's `\/` and
+ * percent-encoded `%2B`, `%2F`, `%3D` read as what they encode, wrapped lines joined) that holds
+ * the encoding of a secret replaced whole by `[redacted:<name>]` (so `Basic dXNlcjpz…==` reads
+ * `Basic [redacted:OPENAI_API_KEY]`, nothing of the encoding left). A run holds it when it holds a
+ * {@link base64Cores} core of the secret, or, for an echo cut short, the first 16 characters of one
+ * ({@link base64Prefixes}: the encoding of its first 12 bytes); whole cores are looked for first,
+ * so a run holding two secrets' common start is named by the one it holds whole. Linear: one scan
+ * for the runs, then a substring search of each core in each run.
  */
 function scrubBase64(text: string, secrets: readonly SecretValue[]): string {
-  const wanted = secrets.map((s) => ({ name: s.name, cores: base64Cores(s.value) })).filter((s) => s.cores.length > 0);
+  const wanted = secrets.map((s) => ({ name: s.name, cores: base64Cores(s.value), prefixes: base64Prefixes(s.value) })).filter((s) => s.cores.length > 0);
   if (wanted.length === 0) return text;
-  return text.replace(BASE64_RUN, (run) => {
-    const hit = wanted.find((s) => s.cores.some((core) => run.includes(core)));
-    return hit ? `[redacted:${hit.name}]` : run;
-  });
+  let out = '';
+  let last = 0;
+  for (const run of base64Runs(text)) {
+    const hit =
+      wanted.find((s) => s.cores.some((core) => run.chars.includes(core))) ??
+      wanted.find((s) => s.prefixes.some((prefix) => run.chars.includes(prefix)));
+    if (!hit) continue;
+    out += `${text.slice(last, run.start)}[redacted:${hit.name}]`;
+    last = run.end;
+  }
+  return last === 0 ? text : out + text.slice(last);
 }
 
 /**
  * `text` cut to its first `max` characters (on a character boundary) followed by
  * `… [truncated N characters]` (N: the characters left out), or unchanged when it fits.
+ * @param cutBefore characters already cut from the end of `text` by the caller (see
+ *   {@link scanWindow}): counted in N, and `text` gets the marker even when it fits.
  */
-export function boundText(text: string, max = PROVIDER_TEXT_MAX_CHARS): string {
-  if (text.length <= max) return text;
+export function boundText(text: string, max = PROVIDER_TEXT_MAX_CHARS, cutBefore = 0): string {
+  if (text.length <= max && cutBefore === 0) return text;
   const head = keepHead(text, max);
-  return `${head}… [truncated ${text.length - head.length} characters]`;
+  return `${head}… [truncated ${text.length - head.length + cutBefore} characters]`;
+}
+
+/**
+ * Most characters of a provider's text that are scanned for secrets ({@link scanWindow}): 16 times
+ * what {@link boundText} keeps.
+ */
+export const SCAN_WINDOW_CHARS = 16 * PROVIDER_TEXT_MAX_CHARS;
+
+/**
+ * The start of `text` that is worth scanning for secrets: its first {@link SCAN_WINDOW_CHARS}
+ * characters (on a character boundary), and how many were cut. The SDK reads an error body of any
+ * size whole, and the scans of {@link scrubSecrets} take time and memory in proportion to the
+ * text (a 10 MB message: about a second and 300 MB); only the first {@link PROVIDER_TEXT_MAX_CHARS}
+ * characters of the cleaned text are kept, so the rest would be dropped anyway — unless secrets
+ * redacted in the window shrink it below that, when less of the message is shown than it could be.
+ */
+export function scanWindow(text: string): { head: string; cut: number } {
+  const head = keepHead(text, SCAN_WINDOW_CHARS);
+  return { head, cut: text.length - head.length };
 }
 
 /**
@@ -214,21 +414,49 @@ const SDK_NO_BODY = 'status code (no body)';
  * The message a JSON error body states, in the shapes servers send (the SDK hands over the body's
  * `error`, or the whole body when it has no `error` key — openai client.js `makeStatusError`):
  * `{"error": {"message": …}}` (OpenAI and most), `{"object": "error", "message": …}` (vLLM),
- * `{"detail": "Not Found"}` (FastAPI, e.g. vLLM's unknown routes), `{"error": "…"}` (Hugging Face
- * TGI). Undefined when it states none as a non-empty string.
+ * `{"detail": "Not Found"}` (FastAPI, e.g. vLLM's unknown routes), FastAPI's validation error
+ * `{"detail": [{"loc": […], "msg": …}, …]}` (as {@link validationProblems} writes it), `{"error":
+ * "…"}` (Hugging Face TGI). Undefined when it states none as a non-empty string.
  */
 function statedMessage(error: unknown): string | undefined {
   if (typeof error === 'string') return error || undefined;
   const e = error as { message?: unknown; detail?: unknown } | undefined;
   if (typeof e?.message === 'string' && e.message) return e.message;
   if (typeof e?.detail === 'string' && e.detail) return e.detail;
+  if (Array.isArray(e?.detail)) return validationProblems(e.detail);
   return undefined;
+}
+
+/** Most problems of a FastAPI validation error {@link validationProblems} lists; it counts the rest. */
+export const MAX_VALIDATION_PROBLEMS = 10;
+
+/**
+ * A FastAPI validation error's `detail` list (HTTP 422: `[{"loc": ["body", "messages", 0,
+ * "content"], "msg": "field required", "type": "value_error.missing"}, …]`, the shape of
+ * pydantic's `ValidationError.errors()`; https://fastapi.tiangolo.com/tutorial/handling-errors/)
+ * as readable text: `body.messages.0.content: field required; body.x: …`, each location at most
+ * 200 characters and each message at most 300, the first {@link MAX_VALIDATION_PROBLEMS} problems
+ * then `; and N more`. Entries without a string `msg` are left out; undefined when none has one
+ * (the body is then shown as it came).
+ */
+function validationProblems(detail: readonly unknown[]): string | undefined {
+  const problems: string[] = [];
+  for (const entry of detail) {
+    const { loc, msg } = (entry ?? {}) as { loc?: unknown; msg?: unknown };
+    if (typeof msg !== 'string' || msg === '') continue;
+    const where = Array.isArray(loc) ? loc.filter((part) => typeof part === 'string' || typeof part === 'number').join('.') : '';
+    problems.push(where ? `${clip(where, 200)}: ${clip(msg, 300)}` : clip(msg, 300));
+  }
+  if (problems.length === 0) return undefined;
+  const more = problems.length - MAX_VALIDATION_PROBLEMS;
+  return problems.slice(0, MAX_VALIDATION_PROBLEMS).join('; ') + (more > 0 ? `; and ${more} more` : '');
 }
 
 /**
  * What a provider's error answer says, without the status (the caller names it): the message its
  * JSON body states ({@link statedMessage}: OpenAI's `error.message`, vLLM's top-level `message`,
- * FastAPI's `detail`, TGI's string `error`); else the body as the SDK quoted it in its message
+ * FastAPI's `detail` — a string, or its list of validation problems as `body.x: field required` —,
+ * TGI's string `error`); else the body as the SDK quoted it in its message
  * (`<status> <body>`, the status dropped) — an HTML page summarized ({@link describeHtmlBody},
  * which also reads the answer's `Content-Type` when the body was not JSON); '' for an answer
  * without a body. E.g. `Incorrect API key provided: …`, `an HTML page of 5093 bytes, titled "502

@@ -5,7 +5,8 @@ import { providerErrorText } from './provider-text.js';
 
 /**
  * Convert anything thrown while talking to the model into a {@link ModelError}.
- * SDK `APIError`s keep their `code` (or become `http_<status>`); connection failures and
+ * SDK `APIError`s keep their string `code`, else become `http_<status>` (for an error inside the
+ * stream, which has no status: `http_<code>` for a numeric code, else its `type`); connection failures and
  * mid-stream socket errors become `connection_error` / `stream_interrupted`. The message names the
  * endpoint (model-error.ts `httpErrorMessage`, `streamBroke`; without credentials) and quotes the
  * provider's `error.message` when it sent one; an HTML page is summarized (its size and title:
@@ -22,6 +23,8 @@ export function toModelError(err: unknown, endpoint?: { baseURL: string }): Mode
       (typeof err.code === 'string' && err.code) ||
       (typeof body?.code === 'string' && body.code) ||
       (err.status !== undefined ? `http_${err.status}` : undefined) ||
+      // An error inside the stream with a numeric code (vLLM's `"code": 400`): that status, as the Chat Completions adapter reads it.
+      (typeof body?.code === 'number' ? `http_${body.code}` : undefined) ||
       (typeof err.type === 'string' && err.type) ||
       'model_error';
     const text = providerErrorText(err) || (err.status === undefined ? code : '');

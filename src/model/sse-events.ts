@@ -5,7 +5,9 @@
  * streaming.js, `Stream.fromSSEResponse` in its default mode): `data: [DONE]` ends the stream; a
  * `data:` that is not JSON fails it; an `event: error` frame, or a payload with a top-level
  * `error`, is thrown as the SDK's `APIError` (whose `error` is the payload's `error`, or the
- * payload); an unfinished frame at the end of the body (no blank line after it) is still
+ * payload); beyond the SDK, so is a payload that is an error object of its own,
+ * `{"object": "error", "message": …, "type": …, "code": 400}` (what older vLLM versions write into
+ * a 200 stream; the APIError's `error` is the payload); an unfinished frame at the end of the body (no blank line after it) is still
  * delivered. (The SDK's `thread.*` events of the Assistants API are not a model stream's and get
  * no special treatment.) Beyond the SDK, the caller may hear of two things that yield nothing
  * ({@link SseHooks}): comment lines (keep-alives) and the `[DONE]` sentinel.
@@ -67,7 +69,7 @@ export interface SseHooks {
  * or nothing when `hooks.onUnread` is given (called with that name instead). Comments yield nothing and are reported to `hooks.onComment`; `[DONE]` ends the iteration after
  * `hooks.onDone`. A body that ends without `[DONE]` ends the iteration without it.
  * @throws OpenAIError when the response has no body; SyntaxError when a frame's data is not JSON;
- *   APIError for an error frame; whatever reading the body throws (a broken connection).
+ *   APIError for an error frame (`event: error`, a top-level `error`, or `"object": "error"`); whatever reading the body throws (a broken connection).
  */
 export async function* sseEvents<T = unknown>(response: Response, unread: ReadonlySet<string> = NONE, hooks: SseHooks = {}): AsyncGenerator<T> {
   const body = response.body as unknown as AsyncIterable<Uint8Array> | null;
@@ -100,14 +102,15 @@ export async function* sseEvents<T = unknown>(response: Response, unread: Readon
           else yield { type: frame.event } as T;
           continue;
         }
-        let data: { error?: unknown } | null;
+        let data: { error?: unknown; object?: unknown } | null;
         try {
-          data = JSON.parse(frame.data) as { error?: unknown } | null;
+          data = JSON.parse(frame.data) as { error?: unknown; object?: unknown } | null;
         } catch {
           throw new SyntaxError('Error reading response: malformed server-sent event JSON.');
         }
         if (frame.event === 'error') throw new APIError(undefined, (data?.error ?? data) as object, undefined, response.headers);
         if (data && data.error) throw new APIError(undefined, data.error as object, undefined, response.headers);
+        if (data && data.object === 'error') throw new APIError(undefined, data, undefined, response.headers);
         yield data as T;
       }
       frames.length = 0;

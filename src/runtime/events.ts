@@ -214,7 +214,7 @@ export const TURN_ERROR_CODE_DESCRIPTION =
   'Why the turn failed; not a closed list (providers add codes). ' +
   'Ended without answer text (README "Turn endings"): `max_output_tokens`, `empty_response`, `max_steps`, `content_filter` or another incomplete reason. ' +
   'The model request failed: the provider\'s own code, e.g. `rate_limit_exceeded`, `insufficient_quota`, `context_length_exceeded`, `server_error`, or — the model endpoint refused this service\'s configuration (HTTP 401, 403, 404): fix OPENAI_API_KEY, MODEL or OPENAI_BASE_URL — `invalid_api_key`, `model_not_found`, `unknown_url`, `authentication_error`, `permission_error`, `DeploymentNotFound`, …; ' +
-  '`http_<status>` (an HTTP error without a code, e.g. `http_503`); `connection_error` (OPENAI_BASE_URL could not be reached; the message names it and the cause, e.g. ECONNREFUSED); ' +
+  '`http_<status>` (an HTTP error without a code, e.g. `http_503`); `connection_error` (OPENAI_BASE_URL could not be reached, or it accepted the connection and closed it before answering; the message names it and the cause, e.g. ECONNREFUSED, UND_ERR_SOCKET); ' +
   '`model_timeout` (nothing received — no event, no keep-alive comment — for MODEL_IDLE_TIMEOUT_MS, or a request longer than MODEL_REQUEST_TIMEOUT_MS; retries spent); `stream_interrupted` (the stream broke or ended before the response completed); ' +
   '`not_event_stream` (a 2xx answer that is not `text/event-stream`: OPENAI_BASE_URL points at something else); `response_failed` (a failed response without a code); `model_error`. ' +
   'The service: `internal_error` (an unexpected failure; the message says which), `resume_failed` (the checkpoint of a turn cut by a restart cannot be read), ' +

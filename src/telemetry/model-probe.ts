@@ -4,9 +4,10 @@
  * answer (also 401 or 404) means reachable, a connection failure or a timeout means not. The
  * result is cached for `ttlMs` (concurrent checks share one request), so readiness polling never
  * floods the provider. The reason of an unreachable endpoint names it and the cause, and says what
- * to check (OPENAI_BASE_URL, whether the model server runs).
+ * to check (OPENAI_BASE_URL, whether the model server runs); one that accepts the connection and
+ * closes it before answering is said to do so (model-error.ts `closedBeforeAnswering`).
  */
-import { CONNECTION_HINT, connectionCause, endpointForDisplay } from '../model/model-error.js';
+import { CLOSED_HINT, closedBeforeAnswering, CONNECTION_HINT, connectionCause, endpointForDisplay } from '../model/model-error.js';
 import { discardBody, modelFetch } from '../model/model-fetch.js';
 
 export type ProbeResult = { reachable: true } | { reachable: false; reason: string };
@@ -29,7 +30,9 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
     } catch (err) {
       const e = err as Error;
       const cause = e.name === 'TimeoutError' ? `no answer within ${timeout} ms` : (connectionCause(err) ?? e.message);
-      return { reachable: false, reason: `cannot reach the model endpoint ${endpointForDisplay(baseURL)} (${cause}): ${CONNECTION_HINT}` };
+      const where = `the model endpoint ${endpointForDisplay(baseURL)}`;
+      if (closedBeforeAnswering(cause)) return { reachable: false, reason: `${where} accepted the connection and closed it before answering (${cause}): ${CLOSED_HINT}` };
+      return { reachable: false, reason: `cannot reach ${where} (${cause}): ${CONNECTION_HINT}` };
     }
   };
   return {

@@ -1,14 +1,14 @@
 /**
  * A model provider's error text becomes the turn's error only without the service's secrets and
  * bounded in size: an upstream message that echoes OPENAI_API_KEY (or another configured secret),
- * whole or masked, reads `[redacted:<VARIABLE>]` in `turn.failed` (event log, SSE), on the turn
+ * whole, masked, percent-encoded or base64-encoded, reads `[redacted:<VARIABLE>]` in `turn.failed` (event log, SSE), on the turn
  * record, in the webhook delivery and in log lines; a huge message is cut with a marker; an HTML
  * error page is summarized. Both wire protocols, through the real service and scripted servers on
  * loopback (HTTP error bodies, errors inside the stream, a failed response).
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base64Cores } from '../../src/model/provider-text.js';
+import { base64Prefixes } from '../../src/model/provider-text.js';
 import { startScriptedChatServer, type ScriptedChatServer } from '../support/scripted-chat-server.js';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
@@ -16,6 +16,8 @@ import { api, startTestService, type TestService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
 
 const KEY = 'sk-test-key-0123456789abcdef';
+/** A secret with /, + and = in its first characters, which a URL encodes (so the echo does not start with them). */
+const STREAM_TOKEN_SECRET = 'a/b+c=stream-token-secret-0123';
 const METRICS_TOKEN = 'metrics-token-0123456789';
 const WEBHOOK_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -31,7 +33,7 @@ beforeAll(async () => {
   chat = await startScriptedChatServer();
   responses = await startScriptedResponsesServer();
   receiver = await startReceiver(WEBHOOK_SECRET);
-  const env = { OPENAI_API_KEY: KEY, METRICS_TOKEN, WEBHOOK_URL: receiver.url, WEBHOOK_SECRET, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'info' };
+  const env = { OPENAI_API_KEY: KEY, METRICS_TOKEN, STREAM_TOKEN_SECRET, WEBHOOK_URL: receiver.url, WEBHOOK_SECRET, WEBHOOK_ALLOW_HOSTS: '127.0.0.1', LOG_LEVEL: 'info' };
   const logDestination = { write: (line: string) => void logLines.push(line) };
   chatSvc = await startTestService({ modelBaseURL: chat.baseURL, env: { ...env, MODEL_API: 'chat' }, logDestination });
   responsesSvc = await startTestService({ modelBaseURL: responses.baseURL, env, logDestination });
@@ -103,6 +105,30 @@ describe('secrets in a provider error', () => {
     expect((await failedTurn(responsesSvc)).message).toBe(`the model endpoint ${responses.baseURL} answered HTTP 401 (check OPENAI_API_KEY): ${redacted}`);
   });
 
+  it('a proxy echoing the key base64-encoded but cut short, or wrapped across JSON-escaped lines, on both protocols', async () => {
+    const basic = `Basic ${Buffer.from(`user:${KEY}`).toString('base64')}`;
+    const cut = { httpError: { status: 401, body: { error: { message: `proxy saw Authorization: ${basic.slice(0, 40)}… and refused`, type: 'auth', code: null } } } };
+    // A text body quoting a JSON log line: its line breaks are the two characters \n.
+    const wrapped = `Basic ${basic.slice(6).match(/.{1,20}/g)!.join('\\n')}`;
+    const logged = { httpError: { status: 400, body: `upstream log: {"authorization":"${wrapped}","status":401}`, headers: { 'content-type': 'text/plain' } } };
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      server.push(cut);
+      expect((await failedTurn(svc)).message).toBe(`the model endpoint ${server.baseURL} answered HTTP 401 (check OPENAI_API_KEY): proxy saw Authorization: Basic [redacted:OPENAI_API_KEY]… and refused`);
+      server.push(logged);
+      expect((await failedTurn(svc)).message).toBe(`the model endpoint ${server.baseURL} answered HTTP 400: upstream log: {"authorization":"Basic [redacted:OPENAI_API_KEY]","status":401}`);
+    }
+  });
+
+  it('a proxy echoing its request URL with a secret percent-encoded (%2F, %2b, %3D), on both protocols', async () => {
+    const encoded = encodeURIComponent(STREAM_TOKEN_SECRET).replace(/%2B/g, '%2b');
+    expect(encoded).toMatch(/^a%2Fb%2bc%3D/);
+    const echo = { httpError: { status: 403, body: { error: { message: `proxy refused GET https://upstream.example/v1/models?key=${encoded}&x=1`, type: 'auth', code: null } } } };
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      server.push(echo);
+      expect((await failedTurn(svc)).message).toMatch(/: proxy refused GET https:\/\/upstream\.example\/v1\/models\?key=\[redacted:STREAM_TOKEN_SECRET\]&x=1$/);
+    }
+  });
+
   it('reaches no log line and no webhook delivery either', async () => {
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(turns);
     const deliveries = receiver.received.map((d) => d.body).join('\n');
@@ -112,10 +138,11 @@ describe('secrets in a provider error', () => {
     expect(logs).toContain('[redacted:OPENAI_API_KEY]');
     for (const text of [deliveries, logs]) {
       expect(text).not.toContain(KEY);
+      expect(text.toLowerCase()).not.toContain(encodeURIComponent(STREAM_TOKEN_SECRET).toLowerCase());
       expect(text).not.toContain('sk-tes*');
       expect(text).not.toContain(METRICS_TOKEN);
       expect(text).not.toContain(WEBHOOK_SECRET.slice(6));
-      for (const core of base64Cores(KEY)) expect(text).not.toContain(core);
+      for (const core of base64Prefixes(KEY)) expect(text).not.toContain(core);
     }
   });
 });
@@ -170,15 +197,30 @@ describe('the size and form of a provider error', () => {
     { step: { httpError: { status: 404, body: { object: 'error', message: 'The model `m` does not exist.', type: 'NotFoundError', param: null, code: 'model_not_found' } } }, code: 'model_not_found', text: 'The model `m` does not exist.' }, // vLLM, a string code
     { step: { httpError: { status: 422, body: { error: 'Input validation error: `inputs` must have less than 4096 tokens', error_type: 'validation' } } }, code: 'http_422', text: 'Input validation error: `inputs` must have less than 4096 tokens' }, // Hugging Face TGI
     { step: { httpError: { status: 405, body: { detail: 'Method Not Allowed' } } }, code: 'http_405', text: 'Method Not Allowed' }, // FastAPI
+    {
+      // FastAPI's validation error (pydantic v1 and v2 entries)
+      step: { httpError: { status: 422, body: { detail: [{ loc: ['body', 'messages', 0, 'content'], msg: 'field required', type: 'value_error.missing' }, { type: 'missing', loc: ['body', 'model'], msg: 'Field required', input: { secret: 'not shown' } }] } } },
+      code: 'http_422',
+      text: 'body.messages.0.content: field required; body.model: Field required',
+    },
   ];
 
-  it('Chat Completions and Responses: the message of an error body in a server\'s own shape (vLLM, TGI, FastAPI)', async () => {
+  it('Chat Completions and Responses: the message of an error body in a server\'s own shape (vLLM, TGI, FastAPI, FastAPI\'s validation list)', async () => {
     for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
       for (const { step, code, text } of nonStandard) {
         server.push(step);
         const hint = step.httpError.status === 404 ? " (check OPENAI_BASE_URL — the API's base URL, usually ending in /v1 — and the model name (MODEL, or the turn's `model`))" : '';
         expect(await failedTurn(svc)).toEqual({ code, message: `the model endpoint ${server.baseURL} answered HTTP ${step.httpError.status}${hint}: ${text}` });
       }
+    }
+  });
+
+  it('Chat Completions and Responses: an old vLLM error object ({"object":"error", …}) inside a 200 stream gives its message and code', async () => {
+    const vllm = JSON.stringify({ object: 'error', message: 'max_tokens must be at most 4096', type: 'BadRequestError', param: null, code: 400 });
+    chat.push({ data: [chunk({ role: 'assistant', content: 'x' }), vllm] });
+    responses.push({ events: [{ type: 'response.created', sequence_number: 0, response: { id: 'resp_1', object: 'response', status: 'in_progress', output: [] } }, vllm] });
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      expect(await failedTurn(svc)).toEqual({ code: 'http_400', message: `the model endpoint ${server.baseURL} sent an error in its stream: max_tokens must be at most 4096` });
     }
   });
 

@@ -30,6 +30,36 @@ describe('scrubSecrets', () => {
   });
 });
 
+describe('scrubSecrets: percent-encoded echoes', () => {
+  const SLASHY = { name: 'OPENAI_API_KEY', value: 'sk-ab/cd+ef=gh/ij0123' };
+
+  it('replaces a value whose /, + or = are written %2F, %2B, %3D, in either hex case, or fully encoded', () => {
+    expect(scrubSecrets('GET /v1?key=sk-ab%2Fcd%2Bef%3Dgh%2Fij0123&x=1 refused', [SLASHY])).toBe('GET /v1?key=[redacted:OPENAI_API_KEY]&x=1 refused');
+    expect(scrubSecrets('key sk-ab%2fcd%2bef%3dgh%2Fij0123.', [SLASHY])).toBe('key [redacted:OPENAI_API_KEY].');
+    const everyByte = [...Buffer.from(SLASHY.value)].map((b) => `%${b.toString(16)}`).join('');
+    expect(scrubSecrets(`(${everyByte})`, [SLASHY])).toBe('([redacted:OPENAI_API_KEY])');
+  });
+
+  it('reads %XX as bytes, so a non-ASCII character encoded as UTF-8 matches too; other percent text is left alone', () => {
+    const pw = { name: 'DATABASE_URL', value: 'pässwörd-123' };
+    expect(scrubSecrets('auth p%C3%A4ssw%c3%b6rd-123 failed', [pw])).toBe('auth [redacted:DATABASE_URL] failed');
+    expect(scrubSecrets('50% of sk-ab%2Fcd and 100%', [SLASHY])).toBe('50% of sk-ab%2Fcd and 100%');
+    expect(scrubSecrets('bad escape %ZZ %4', [SLASHY])).toBe('bad escape %ZZ %4');
+  });
+
+  it('scans a long percent-encoded text in linear time', () => {
+    const text = `${'%2F'.repeat(100_000)}${'sk-ab%2Fcd'.repeat(20_000)}`;
+    const started = performance.now();
+    expect(scrubSecrets(text, [SLASHY]) === text).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('keeps the longer of two overlapping values whole and names each echo by its own variable', () => {
+    const secrets = [{ name: 'A', value: 'abc/def' }, { name: 'B', value: 'abc/def/ghi' }];
+    expect(scrubSecrets('x abc%2Fdef%2Fghi y abc%2fdef z', secrets)).toBe('x [redacted:B] y [redacted:A] z');
+  });
+});
+
 describe('scrubSecrets: base64 echoes', () => {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   const b64url = (s: string) => Buffer.from(s).toString('base64url');
@@ -51,10 +81,41 @@ describe('scrubSecrets: base64 echoes', () => {
     expect(scrubSecrets(`Basic ${other}`, [KEY])).toBe(`Basic ${other}`);
   });
 
+  it('replaces an echo cut short: a run holding the encoding of the first 12 bytes of a secret, at every byte offset', () => {
+    for (const user of ['', 'u:', 'us:', 'user:']) {
+      const basic = `Basic ${b64(user + KEY.value)}`;
+      expect(scrubSecrets(`proxy saw ${basic.slice(0, 40)}… and refused`, [KEY])).toBe('proxy saw Basic [redacted:OPENAI_API_KEY]… and refused');
+      expect(scrubSecrets(`token=${b64url(user + KEY.value).slice(0, 24)}...`, [KEY])).toBe('token=[redacted:OPENAI_API_KEY]...');
+    }
+    // The encoding of fewer than 12 bytes of the secret is not enough (it could be any text's).
+    const short = b64(KEY.value.slice(0, 11));
+    expect(scrubSecrets(`Basic ${short}…`, [KEY])).toBe(`Basic ${short}…`);
+  });
+
+  it('reads JSON\'s \\/ and percent-encoded %2B, %2F, %3D inside an encoding as what they encode', () => {
+    const secret = { name: 'S', value: '\u00fb\u00ff\u00fe-secret-with-slashes-in-base64' }; // ûÿþ encode to +/ characters
+    const encoded = b64(`user:${secret.value}`);
+    expect(encoded).toMatch(/[+/]/);
+    expect(scrubSecrets(`Basic ${encoded.replace(/\//g, '\\/')} refused`, [secret])).toBe('Basic [redacted:S] refused');
+    expect(scrubSecrets(`?auth=${encodeURIComponent(encoded)}&x=1`, [secret])).toBe('?auth=[redacted:S]&x=1');
+  });
+
+  it('joins base64 wrapped across lines (real or JSON-escaped line breaks), but not the prose of the next line', () => {
+    const long = { name: 'S', value: `sk-${'0123456789abcdefghij'.repeat(4)}` };
+    const encoded = b64(`user:${long.value}`);
+    const wrap = (s: string, width: number, br: string) => s.match(new RegExp(`.{1,${width}}`, 'g'))!.join(br);
+    for (const br of ['\n', '\r\n', '\\n', '\\r\\n']) {
+      expect(scrubSecrets(`Authorization: Basic ${wrap(encoded, 20, br)}${br}next line`, [long])).toBe(`Authorization: Basic [redacted:S]${br}next line`);
+      expect(scrubSecrets(`"${wrap(encoded, 76, br)}"`, [long])).toBe('"[redacted:S]"');
+    }
+    // The first line alone already holds the start of the secret: the run is cut at 'next'.
+    expect(scrubSecrets(`Basic ${encoded}\nThe request was refused`, [long])).toBe('Basic [redacted:S]\nThe request was refused');
+  });
+
   it('scans a long run of near-misses in linear time', () => {
-    // Every position of the text starts the encoding of the secret's first 60 bytes; none holds it whole.
-    const secret = { name: 'S', value: `${'ABC'.repeat(20)}!` };
-    const text = `Basic ${'QUJD'.repeat(100_000)} ${'QUJD '.repeat(50_000)}`;
+    // Every position of the text starts the encoding of the secret's first 11 bytes; none holds its first 12 (a cut echo) or more.
+    const secret = { name: 'S', value: `${'ABC'.repeat(3)}AB!${'ABC'.repeat(16)}` };
+    const text = `Basic ${'QUJD'.repeat(100_000)} ${'QUJD '.repeat(50_000)} ${'QUJD\\/\\n'.repeat(30_000)} ${`${'QUJD'.repeat(4)}\n`.repeat(20_000)}`;
     const started = performance.now();
     const out = scrubSecrets(text, [secret]);
     expect(performance.now() - started).toBeLessThan(1000);
@@ -124,6 +185,16 @@ describe('describeHtmlBody / providerErrorText', () => {
     expect(providerErrorText({ status: 400, message: '400 too big', error: { object: 'error', message: 'too big', code: 400 } })).toBe('too big');
     expect(providerErrorText({ message: 'key revoked', error: { message: 'key revoked' } })).toBe('key revoked');
   });
+
+  it('writes FastAPI\'s list of validation problems as location: message, the first 10 and a count of the rest', () => {
+    const detail = Array.from({ length: 13 }, (_, i) => ({ loc: ['body', 'items', i, 'x'], msg: 'field required', type: 'missing', input: {} }));
+    const text = providerErrorText({ status: 422, message: `422 ${JSON.stringify({ detail })}`, error: { detail } });
+    expect(text).toBe(`${Array.from({ length: 10 }, (_, i) => `body.items.${i}.x: field required`).join('; ')}; and 3 more`);
+    // A location-less entry is its message; entries without a message are left out; none with one: the body as it came.
+    const odd = [{ msg: 'bad input' }, { loc: ['body'] }, 'text', null, { loc: ['query', { x: 1 }, 'n'], msg: 'M'.repeat(400) }];
+    expect(providerErrorText({ status: 422, message: '422 …', error: { detail: odd } })).toBe(`bad input; query.n: ${'M'.repeat(299)}…`);
+    expect(providerErrorText({ status: 422, message: '422 {"detail":[{"loc":["body"]}]}', error: { detail: [{ loc: ['body'] }] } })).toBe('{"detail":[{"loc":["body"]}]}');
+  });
 });
 
 describe('withCleanErrors', () => {
@@ -145,6 +216,15 @@ describe('withCleanErrors', () => {
     expect(err).toBeInstanceOf(ModelError);
     expect(err).toMatchObject({ code: 'invalid_api_key', status: 401, responseStarted: true });
     expect(err!.message).toMatch(/^Incorrect API key provided: \[redacted:OPENAI_API_KEY\]!+… \[truncated \d+ characters\]$/);
+  });
+
+  it('scans only the start of a huge message, counting the rest in the marker as if it had all been scanned', async () => {
+    const message = `Incorrect API key provided: ${KEY.value} ${'x%2F'.repeat(1_000_000)}`;
+    const started = performance.now();
+    const { err } = await run({ stream: async function* () { throw new ModelError('invalid_api_key', message, 401); } });
+    expect(performance.now() - started).toBeLessThan(500); // about 10 ms; scanning all 4 million characters took about 900 ms
+    expect(err!.message).toBe(boundText(message.replace(KEY.value, '[redacted:OPENAI_API_KEY]')));
+    expect(err!.message).toMatch(/^Incorrect API key provided: \[redacted:OPENAI_API_KEY\] x%2Fx.*… \[truncated \d+ characters\]$/);
   });
 
   it('cleans error events and failed response.done events; other events pass unchanged', async () => {

@@ -92,7 +92,11 @@ export interface FixtureStep extends StreamingOptions {
 }
 
 export interface RawEventsStep extends StreamingOptions {
-  events: Record<string, unknown>[];
+  /**
+   * Events sent as given: an object as `event: <its type>` + `data: <its JSON>`; a string as a
+   * bare `data: <string>` frame without an `event:` line (as servers that do not name their events send them).
+   */
+  events: (Record<string, unknown> | string)[];
 }
 
 export interface HttpErrorStep {

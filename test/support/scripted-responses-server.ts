@@ -32,7 +32,8 @@
  *   byte-for-byte, unmodified (one JSON per
  *   line, each sent as `data:`). Files with several back-to-back streams are split at each
  *   `response.created`; `stream` picks one (0-based, default 0).
- * - `{ events: [...] }` — send raw event objects as-is (no sequence numbers added).
+ * - `{ events: [...] }` — send raw event objects as-is (no sequence numbers added); a string is
+ *   sent as a bare `data:` frame (no `event:` line).
  * - `{ httpError: { status: 429, body: {...} } }` — plain HTTP error (JSON body); `retry-after-ms`
  *   is set (default 1 ms) so the SDK's retries stay fast in tests.
  * - `{ streamError: { code, message } }` — 200 stream: created, in_progress, `error`, `response.failed`.
@@ -122,8 +123,9 @@ async function writeStream(res: ServerResponse, frames: string[], opts: Streamin
   res.end();
 }
 
-function eventsToFrames(events: Record<string, unknown>[], addSequence: boolean): string[] {
+function eventsToFrames(events: (Record<string, unknown> | string)[], addSequence: boolean): string[] {
   return events.map((e, i) => {
+    if (typeof e === 'string') return `data: ${e}\n\n`;
     const ev = addSequence ? { ...e, sequence_number: i } : e;
     return sseFrame(String(ev.type), JSON.stringify(ev));
   });

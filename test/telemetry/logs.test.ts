@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { api, startTestService } from '../e2e/support/service.js';
+import { escapeRegExp } from '../../src/regexp-escape.js';
 import { freePort, spawnService, waitHealthy } from '../e2e/support/child.js';
 import { functionCall, message, startScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { startScriptedChatServer } from '../support/scripted-chat-server.js';
@@ -185,21 +186,36 @@ describe('a model endpoint that refuses connections', () => {
   });
 });
 
-describe('a model endpoint that closes every connection before answering', () => {
-  it("fails the turn naming undici's reason (UND_ERR_SOCKET: other side closed), not a bare 'Connection error.'", async () => {
-    const server = net.createServer((socket) => socket.once('data', () => socket.destroy()));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const baseURL = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/v1`;
-    const svc = await startTestService({ env: { OPENAI_BASE_URL: baseURL, MODEL_MAX_RETRIES: '0' } });
-    try {
-      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
-      expect(turn.body).toMatchObject({ status: 'failed', error: { code: 'connection_error' } });
-      expect(turn.body.error.message).toBe(`could not connect to the model endpoint ${baseURL} (UND_ERR_SOCKET: other side closed): check OPENAI_BASE_URL and that the model server is running and reachable from this host`);
-    } finally {
-      await svc.close();
+describe('a model endpoint that accepts connections and closes them before answering', () => {
+  const closedHint = "the model server may have crashed or dropped the request (its logs say why), or OPENAI_BASE_URL names a port that does not speak plain HTTP (e.g. http:// to a TLS port): check OPENAI_BASE_URL and the model server's logs";
+  // `cause`: a regular expression of undici's reason.
+  const cases = [
+    { name: 'closed (FIN)', close: (s: net.Socket) => s.destroy(), cause: 'UND_ERR_SOCKET: other side closed' },
+    // A reset while the request is still being written may read EPIPE instead.
+    { name: 'reset (RST)', close: (s: net.Socket) => s.resetAndDestroy(), cause: '(?:ECONNRESET|EPIPE)' },
+  ];
+  for (const { name, close, cause } of cases) {
+    it(`${name}: the turn (both protocols) and /readyz say it accepted the connection and closed it before answering, with undici's reason`, async () => {
+      const server = net.createServer((socket) => socket.once('data', () => close(socket)));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      const baseURL = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/v1`;
+      const expected = new RegExp(`^${escapeRegExp(`the model endpoint ${baseURL} accepted the connection and closed it before answering (`)}${cause}${escapeRegExp(`): ${closedHint}`)}$`);
+      for (const api_ of ['responses', 'chat']) {
+        const svc = await startTestService({ env: { OPENAI_BASE_URL: baseURL, MODEL_MAX_RETRIES: '0', MODEL_API: api_ } });
+        try {
+          const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
+          expect(turn.body).toMatchObject({ status: 'failed', error: { code: 'connection_error' } });
+          expect(turn.body.error.message).toMatch(expected);
+          const ready = await api(svc.url, 'GET', '/readyz');
+          expect(ready.status).toBe(503);
+          expect(ready.body.error.message).toMatch(expected);
+        } finally {
+          await svc.close();
+        }
+      }
       await new Promise((r) => server.close(r));
-    }
-  });
+    });
+  }
 });
 
 describe('the start-up line', () => {
