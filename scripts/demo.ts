@@ -104,7 +104,9 @@ async function startDemoService(env: NodeJS.ProcessEnv, dataDir: string, model: 
       process.stderr.write(`demo --serve: ${busyPortAdvice(err.host, err.port, err.freePort, 'npm run demo -- --serve')}\n`);
       process.exit(2);
     }
-    const refusal = startRefusal(err, env);
+    // Only `--serve` listens on a chosen PORT (the one-shot demo takes any free port), so a port
+    // refused for another reason (EACCES) is to be chosen for that command.
+    const refusal = startRefusal(err, env, 'npm run demo -- --serve');
     if (refusal === undefined) throw err;
     process.stderr.write(`demo: refusing to start: ${refusal}\n`);
     process.exit(2);
