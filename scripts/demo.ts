@@ -4,7 +4,8 @@
  * API with real tools (todo, and a command in the bubblewrap sandbox when the computer family is
  * available), and print the streamed activity labels and the answer.
  *
- * `npm run demo -- --serve`: instead, keep the service running on 127.0.0.1:PORT (default 8787)
+ * `npm run demo -- --serve`: instead, keep the service running on 127.0.0.1:PORT (PORT unset: the
+ * service's default, src/config.ts `DEFAULT_PORT`)
  * against a scripted model that answers every request with one streamed message repeating the
  * last user text (no tool calls), so the README's curl examples can be tried without a key; the
  * data folder is a temporary one, removed on Ctrl-C.
@@ -18,6 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createParser } from 'eventsource-parser';
+import { ListenError } from '../src/listen-check.js';
 import { busyPortAdvice, startRefusal, startService } from '../src/main.js';
 import { demoEnv, firstToken } from './demo-env.js';
 import {
@@ -88,7 +90,8 @@ function lastUserText(body: ResponsesRequestBody): string {
  * Start the service with the demo's `env`. When it cannot start, the scripted model is closed, the
  * temporary `dataDir` removed, and the process exits 2 with one line on stderr instead of a stack
  * trace: for a busy port (EADDRINUSE) `demo --serve: port 8787 on 127.0.0.1 is busy …` saying to
- * choose another with PORT; for any other refusal the service's own reason ({@link startRefusal}).
+ * choose another with PORT (a port found free, {@link busyPortAdvice}); for any other refusal the
+ * service's own reason ({@link startRefusal}).
  * Another error (a bug) is thrown after the same clean-up.
  */
 async function startDemoService(env: NodeJS.ProcessEnv, dataDir: string, model: { close(): Promise<void> }) {
@@ -97,11 +100,13 @@ async function startDemoService(env: NodeJS.ProcessEnv, dataDir: string, model: 
   } catch (err) {
     await model.close().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      process.stderr.write(`demo --serve: ${busyPortAdvice(env.HOST ?? '127.0.0.1', Number(env.PORT?.trim()), 'npm run demo -- --serve')}\n`);
+    if (err instanceof ListenError && err.code === 'EADDRINUSE') {
+      process.stderr.write(`demo --serve: ${busyPortAdvice(err.host, err.port, err.freePort, 'npm run demo -- --serve')}\n`);
       process.exit(2);
     }
-    const refusal = startRefusal(err, env);
+    // Only `--serve` listens on a chosen PORT (the one-shot demo takes any free port), so a port
+    // refused for another reason (EACCES) is to be chosen for that command.
+    const refusal = startRefusal(err, env, 'npm run demo -- --serve');
     if (refusal === undefined) throw err;
     process.stderr.write(`demo: refusing to start: ${refusal}\n`);
     process.exit(2);
@@ -119,7 +124,7 @@ async function serve(): Promise<void> {
   };
   model.push(echo);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
-  const service = await startDemoService(demoEnv(model.baseURL, dataDir, { PORT: '8787', LOG_LEVEL: 'warn' }), dataDir, model);
+  const service = await startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'warn' }), dataDir, model);
   const auth = service.config.AUTH_TOKENS.length > 0 ? ` -H "Authorization: Bearer $TOKEN"` : '';
   process.stdout.write(
     `=== turn-service demo (--serve) — SCRIPTED MODEL: every turn is answered by an echo, no LLM is called ===\n` +

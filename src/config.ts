@@ -93,11 +93,16 @@ export const WEB_SEARCH_NEEDS = {
 export const TOOL_FAMILIES = ['todo', 'computer', 'web', 'schedule', 'workflow', 'clarify', 'jobs'] as const;
 export type ToolFamily = (typeof TOOL_FAMILIES)[number];
 
+/** The port the service listens on when PORT is unset (README "Configuration"). */
+export const DEFAULT_PORT = 8787;
+/** The address the service binds when HOST is unset: loopback only (README "Configuration"). */
+export const DEFAULT_HOST = '127.0.0.1';
+
 const EnvSchema = z.object({
   // --- server ---
-  PORT: int(8787, 0, 65535),
+  PORT: int(DEFAULT_PORT, 0, 65535),
   /** An IPv6 address may be written in brackets as in a URL (`[::1]`); it is bound without them. */
-  HOST: z.string().min(1).default('127.0.0.1').transform((h) => h.replace(/^\[(.*)\]$/, '$1')),
+  HOST: z.string().min(1).default(DEFAULT_HOST).transform((h) => h.replace(/^\[(.*)\]$/, '$1')),
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /**
@@ -526,7 +531,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, facts: EnvFacts
   const view: CrossView = parsed.success
     ? parsed.data
     : {
-        HOST: cleaned.HOST ?? '127.0.0.1',
+        HOST: cleaned.HOST ?? DEFAULT_HOST,
         AUTH_TOKENS: (cleaned.AUTH_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean),
         DATABASE_URL: cleaned.DATABASE_URL,
         STREAM_TOKEN_SECRET: cleaned.STREAM_TOKEN_SECRET,

@@ -11,7 +11,8 @@ import { DatabaseFileError, DataDirInUseError } from './store/database.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from './app.js';
-import { ConfigError, hostLookupFailure, hostUnresolvedProblem, loadConfig, type Config } from './config.js';
+import { ConfigError, DEFAULT_HOST, DEFAULT_PORT, hostLookupFailure, hostUnresolvedProblem, loadConfig, type Config } from './config.js';
+import { assertCanListen, asListenError, ListenError } from './listen-check.js';
 import { createLogger } from './log.js';
 import { createServices, type ServicesOverrides } from './services.js';
 import { SchemaTooNewError } from './store/postgres/migrate.js';
@@ -22,7 +23,11 @@ import { webhookUrlRefusal } from './webhooks/webhook-spec.js';
 
 /**
  * Start the whole service. Returns a `close` function. Used by main and by the demo script.
- * @throws ConfigError on bad configuration (a HOST name that does not resolve included).
+ * HOST:PORT is checked first (./listen-check.ts), so a start refused for its address creates no
+ * DATA_DIR and opens or migrates no database.
+ * @throws ConfigError on bad configuration (a HOST name that does not resolve included);
+ *   ListenError when HOST:PORT cannot be listened on (before anything was created, or at the
+ *   listen itself when the port was taken in between).
  */
 export async function startService(env: NodeJS.ProcessEnv = process.env, overrides: ServicesOverrides = {}) {
   // A HOST name that does not resolve, and a WEBHOOK_URL no delivery could reach (a private address
@@ -32,6 +37,7 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
     webhookUrlRefusal(env.WEBHOOK_URL, (env.WEBHOOK_ALLOW_HOSTS ?? '').split(',')),
   ]);
   const config = loadConfig(env, { hostUnresolved, webhookUrlRefused });
+  await assertCanListen(config.HOST, config.PORT, DEFAULT_PORT);
   ensureDataDir(config.DATA_DIR);
   const log = createLogger(config.LOG_LEVEL, undefined, config.LOG_FORMAT);
   const services = createServices(config, log, overrides);
@@ -51,7 +57,7 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
     await services.turns.stop().catch(() => undefined);
     await app.close().catch(() => undefined);
     await services.stop().catch(() => undefined);
-    throw err;
+    throw await asListenError(err, config.HOST, config.PORT, DEFAULT_PORT);
   }
   // Warnings about how it runs only once it runs: a refusal to start (DATA_DIR in use, a bad
   // schema, an address taken) is the one line printed then.
@@ -106,14 +112,20 @@ function ensureDataDir(dir: string): void {
   }
 }
 
+/** How to name another port to a person: the free one found, else PORT=0 (any free port). */
+function otherPort(freePort: number | undefined, rerun: string): string {
+  return freePort === undefined ? `choose another port, e.g. PORT=0 ${rerun} (any free port)` : `choose another port, e.g. PORT=${freePort} ${rerun} (free now)`;
+}
+
 /**
  * What to say when `port` on `host` is taken (EADDRINUSE): `port 8787 on 127.0.0.1 is busy
  * (another process listens on it): stop that process, or choose another port, e.g. PORT=8788
- * <rerun>`, `rerun` being the command that started it (`npm start`, `npm run demo -- --serve`).
+ * <rerun> (free now)`, `freePort` being a port found free just now (ListenError `freePort`; when
+ * there is none, `PORT=0 <rerun> (any free port)`), `rerun` the command that started it
+ * (`npm start`, `npm run demo -- --serve`).
  */
-export function busyPortAdvice(host: string, port: number, rerun: string): string {
-  const other = port > 0 && port < 65535 ? port + 1 : 8788;
-  return `port ${port} on ${host} is busy (another process listens on it): stop that process, or choose another port, e.g. PORT=${other} ${rerun}`;
+export function busyPortAdvice(host: string, port: number, freePort: number | undefined, rerun: string): string {
+  return `port ${port} on ${host} is busy (another process listens on it): stop that process, or ${otherPort(freePort, rerun)}`;
 }
 
 /**
@@ -121,26 +133,32 @@ export function busyPortAdvice(host: string, port: number, rerun: string): strin
  * (bad configuration, an unusable DATA_DIR or database, an address it cannot listen on — a busy
  * port as {@link busyPortAdvice} says it, with `rerun` as the command; a port it may not use or a
  * HOST that is not this machine's, saying which variable to change), or undefined for an error
- * that is not such a refusal (a bug: show its stack). `env` is the environment the service was
- * started with (HOST, PORT for the address).
+ * that is not such a refusal (a bug: show its stack). An address problem is a {@link ListenError}
+ * (its host, port and a free port to suggest); a bare system error with such a code is read with
+ * the address of `env` (HOST, PORT; unset, the config's defaults) and suggests no checked port.
  */
 export function startRefusal(err: unknown, env: NodeJS.ProcessEnv = process.env, rerun = 'npm start'): string | undefined {
   if (err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof DataDirInUseError || err instanceof DatabaseFileError || err instanceof DatabaseStartError) return err.message;
   if (err instanceof DatabaseUnavailableError) {
     return `cannot reach the database at DATABASE_URL (${(err.cause as Error)?.message ?? err.message}); check that Postgres is up and the URL is right`;
   }
+  if (err instanceof ListenError) return listenRefusal(err.code, err.host, err.port, err.freePort, rerun);
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const host = env.HOST?.trim() || '127.0.0.1';
-  const port = Number(env.PORT?.trim() || 8787);
-  if (code === 'EADDRINUSE') return busyPortAdvice(host, port, rerun);
+  if (code === undefined) return undefined;
+  return listenRefusal(code, env.HOST?.trim() || DEFAULT_HOST, Number(env.PORT?.trim() || DEFAULT_PORT), undefined, rerun);
+}
+
+/** The refusal line for listen error `code` on `host`:`port` ({@link startRefusal}); undefined for another code. */
+function listenRefusal(code: string, host: string, port: number, freePort: number | undefined, rerun: string): string | undefined {
+  if (code === 'EADDRINUSE') return busyPortAdvice(host, port, freePort, rerun);
   if (code === 'EACCES') {
-    return `cannot listen on ${host}:${port} (EACCES: permission denied${port < 1024 ? '; ports below 1024 need privileges' : ''}): choose another port with PORT, e.g. PORT=${port === 8787 ? 8788 : 8787}`;
+    return `cannot listen on ${host}:${port} (EACCES: permission denied${port < 1024 ? '; ports below 1024 need privileges' : ''}): ${otherPort(freePort, rerun)}`;
   }
   if (code === 'EADDRNOTAVAIL') {
-    return `cannot listen on ${host}:${port} (EADDRNOTAVAIL: ${host} is not an address of this machine): set HOST to one of its addresses, e.g. HOST=127.0.0.1`;
+    return `cannot listen on ${host}:${port} (EADDRNOTAVAIL: ${host} is not an address of this machine): set HOST to one of its addresses, e.g. HOST=${DEFAULT_HOST}`;
   }
   // Resolved at start but no longer at listen (DNS changed in between).
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return hostUnresolvedProblem(env.HOST ?? '', code);
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME') return hostUnresolvedProblem(host, code);
   return undefined;
 }
 

@@ -161,6 +161,14 @@ export const ApprovalResolvedEvent = z.object({
   reason: z.string().optional(),
   /** Set when the call was approved with edited arguments: as the tool's schema parsed them (it runs with these). */
   arguments: z.record(z.string(), z.unknown()).optional(),
+  /** With `arguments`: the activity label of the call with them (what it runs as), replacing approval.requested's. */
+  label: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'Set with `arguments`: the tool\'s activity label for the edited arguments (what the call runs as; `tool.started` shows the same), replacing the `label` of `approval.requested`; null when the tool shows no activity label. Unsafe characters are written as `\\uXXXX` escapes, as in approval.requested.',
+    ),
 });
 
 /**

@@ -23,6 +23,10 @@ export interface NewApproval {
   name: string;
   /** The validated arguments (JSON). */
   arguments: unknown;
+  /**
+   * The activity label of the call: of the model's arguments while pending, of the edited
+   * arguments once approved with them (what the call runs as; {@link ApprovalDecisionInput.label}).
+   */
   label: string | null;
   requested_at: string;
   expires_at: string;
@@ -42,6 +46,11 @@ export interface ApprovalDecisionInput {
   decision: ApprovalDecisionKind;
   reason: string | null;
   edited_arguments: Record<string, unknown> | null;
+  /**
+   * With `edited_arguments`: the activity label of the call with them (what it runs as), stored
+   * in place of the label of the model's arguments. Undefined keeps the stored label.
+   */
+  label?: string | null;
   decided_at: string;
   decided_by: ApprovalDecidedBy;
 }
@@ -58,7 +67,8 @@ export interface ApprovalStore {
   /** Every approval of a turn, in the order they were requested. */
   list(turnId: string): Promise<StoredApproval[]>;
   /**
-   * Record a decision only while the approval is pending. `won`: this call recorded it; otherwise
+   * Record a decision only while the approval is pending (with `d.label` given, the label too).
+   * `won`: this call recorded it; otherwise
    * `approval` holds the decision stored before. Undefined when there is no such approval.
    */
   decide(turnId: string, callId: string, d: ApprovalDecisionInput): Promise<{ won: boolean; approval: StoredApproval } | undefined>;

@@ -51,10 +51,11 @@ export class SqliteApprovalStore implements ApprovalStore {
   async decide(turnId: string, callId: string, d: ApprovalDecisionInput): Promise<{ won: boolean; approval: StoredApproval } | undefined> {
     const r = this.db
       .prepare(
-        `UPDATE turn_approvals SET decision = ?, reason = ?, edited_arguments = ?, decided_at = ?, decided_by = ?
+        `UPDATE turn_approvals SET decision = ?, reason = ?, edited_arguments = ?, decided_at = ?, decided_by = ?,
+           label = CASE WHEN ? = 1 THEN ? ELSE label END
          WHERE turn_id = ? AND call_id = ? AND decision IS NULL`,
       )
-      .run(d.decision, d.reason, d.edited_arguments === null ? null : JSON.stringify(d.edited_arguments), d.decided_at, d.decided_by, turnId, callId);
+      .run(d.decision, d.reason, d.edited_arguments === null ? null : JSON.stringify(d.edited_arguments), d.decided_at, d.decided_by, d.label === undefined ? 0 : 1, d.label ?? null, turnId, callId);
     const approval = await this.get(turnId, callId);
     return approval ? { won: r.changes === 1, approval } : undefined;
   }

@@ -7,6 +7,7 @@
  * ignored (one process has DATA_DIR to itself: src/store/lease-fence.ts); claims carry no epoch.
  */
 import type { Database } from '../store/database.js';
+import type { JsonValue } from '../runtime/json.js';
 import type { ListWorkflowsQuery, WorkflowRecord, WorkflowStatus, WorkflowTask } from './types.js';
 import {
   patchColumns,
@@ -78,6 +79,13 @@ export class SqliteWorkflowStore implements WorkflowStore {
       getTasks: db.prepare('SELECT * FROM workflow_tasks WHERE workflow_id = ? ORDER BY idx'),
       getTask: db.prepare('SELECT * FROM workflow_tasks WHERE workflow_id = ? AND idx = ?'),
       running: db.prepare(`SELECT COUNT(*) AS n FROM workflow_tasks WHERE agent_id = ? AND status = 'running'`),
+      // `$[#-1]`: the last element of the JSON array (SQLite json1, 3.31+).
+      accept: db.prepare(
+        `UPDATE workflow_tasks SET status = 'succeeded', result = @result, error = NULL
+         WHERE workflow_id = @workflowId AND idx = @index AND status = 'running' AND attempts = @attempt
+           AND json_extract(turn_ids, '$[#-1]') = @turnId
+           AND EXISTS (SELECT 1 FROM workflows w WHERE w.id = workflow_tasks.workflow_id AND w.status = 'running')`,
+      ),
       start: db.prepare(`UPDATE workflow_tasks SET status = 'running', attempts = attempts + 1 WHERE workflow_id = ? AND idx = ? AND status = 'queued'`),
       finish: db.prepare(`UPDATE workflows SET status = ?, completed_at = ?, summary = ?, owner = NULL, lease_until = NULL WHERE id = ? AND status = 'running'`),
       claim: db.prepare(
@@ -137,6 +145,10 @@ export class SqliteWorkflowStore implements WorkflowStore {
     this.db
       .prepare(`UPDATE workflow_tasks SET ${cols.map(([c]) => `${c} = ?`).join(', ')} WHERE workflow_id = ? AND idx = ?`)
       .run(...cols.map(([, v]) => v), workflowId, index);
+  }
+
+  async acceptResult(workflowId: string, index: number, attempt: number, turnId: string, result: JsonValue): Promise<boolean> {
+    return this.stmts.accept.run({ workflowId, index, attempt, turnId, result: JSON.stringify(result) }).changes === 1;
   }
 
   async startTask(workflowId: string, index: number, agentLimit: number): Promise<StartTaskOutcome> {

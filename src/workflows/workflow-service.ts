@@ -34,6 +34,7 @@
  */
 import { FailureLog } from '../failure-log.js';
 import { uuidv7 } from 'uuidv7';
+import type { JsonValue } from '../runtime/json.js';
 import type { WorkflowTaskBinding } from '../assembly/context.js';
 import type { Config } from '../config.js';
 import type { PublishedEventLog } from '../store/published-event-log.js';
@@ -639,9 +640,11 @@ export class DefaultWorkflowService implements WorkflowService {
   /**
    * The binding a task turn's submit_result uses: re-validate with Ajv, then store and announce.
    * A result is accepted only from the turn of the task's current attempt: while the stored task
-   * is still at `attempt` (the attempt the turn was started for) with this turn as its last
-   * recorded one. A turn left over from an earlier attempt (its driver lost the workflow before
-   * recording it, and the new driver started another attempt) gets an error instead.
+   * is still `running` at `attempt` (the attempt the turn was started for) with this turn as its
+   * last recorded one. A turn left over from an earlier attempt (its driver lost the workflow before
+   * recording it, and the new driver started another attempt) gets an error instead. The checks
+   * here say why; the write itself is conditioned on the same facts in one statement
+   * (`WorkflowStore.acceptResult`), so a task moved on between them is not marked succeeded.
    */
   private binding(wf: LiveWorkflow, task: WorkflowTask, turnId: string, attempt: number): WorkflowTaskBinding {
     return {
@@ -649,29 +652,25 @@ export class DefaultWorkflowService implements WorkflowService {
       taskIndex: task.index,
       resultSchema: task.result_schema,
       submit: async (value) => {
-        let current = await this.deps.store.getTask(wf.id, task.index);
+        const { store } = this.deps;
+        let current = await store.getTask(wf.id, task.index);
         // The driver records a task turn just after creating it, so the turn may submit first:
         // while the task is running this attempt without this turn recorded, wait for the record.
         const until = Date.now() + RECORD_WAIT_MS;
         while (current?.status === 'running' && current.attempts === attempt && current.turn_ids.at(-1) !== turnId && Date.now() < until) {
           await new Promise((r) => setTimeout(r, 50));
-          current = await this.deps.store.getTask(wf.id, task.index);
+          current = await store.getTask(wf.id, task.index);
         }
-        if (!current) return { ok: false, errors: ['this task no longer exists'] };
-        if (current.attempts !== attempt) {
-          return { ok: false, errors: [`this turn ran attempt ${attempt} of the task, which is over (the task is at attempt ${current.attempts}); no result is accepted from it: end your turn`] };
-        }
-        if (current.turn_ids.at(-1) !== turnId) {
-          return { ok: false, errors: [`this turn is not the one recorded for attempt ${attempt} of the task; no result is accepted from it: end your turn`] };
-        }
-        if (current.status === 'succeeded') return { ok: false, errors: ['a result was already accepted for this task'] };
-        if (current.status !== 'running' || wf.cancelling) {
-          return { ok: false, errors: [`the task is ${wf.cancelling ? 'being cancelled' : current.status}; no result is accepted now`] };
-        }
+        const refused = submitRefusal(current, attempt, turnId, wf.cancelling);
+        if (refused) return { ok: false, errors: [refused] };
         // Validate against the schema persisted with the task, not the one the turn was built with.
-        const errors = validateResult(current.result_schema, value);
+        const errors = validateResult(current!.result_schema, value);
         if (errors.length > 0) return { ok: false, errors };
-        await this.deps.store.updateTask(wf.id, task.index, { status: 'succeeded', result: value as never, error: null });
+        if (!(await store.acceptResult(wf.id, task.index, attempt, turnId, value as JsonValue))) {
+          // The task (or its workflow) moved on since the checks above: say how it is now.
+          const now = await store.getTask(wf.id, task.index);
+          return { ok: false, errors: [submitRefusal(now, attempt, turnId, wf.cancelling) ?? 'the workflow is no longer running; no result is accepted now'] };
+        }
         await this.emit(wf.id, { type: 'task.succeeded', task_index: task.index, turn_id: turnId, result: value });
         return { ok: true };
       },
@@ -699,6 +698,24 @@ export class DefaultWorkflowService implements WorkflowService {
       this.deps.log?.error({ err, workflow_id: workflowId }, 'failed to append workflow event');
     }
   }
+}
+
+/**
+ * Why a result from turn `turnId` of attempt `attempt` is not accepted for task `current` (as
+ * stored now; undefined when it no longer exists): the task is at another attempt, this turn is not
+ * the one recorded for the attempt, a result was accepted already, the task is not running (or its
+ * workflow is being cancelled, `cancelling`). Undefined when it may be accepted. The text is the
+ * error submit_result answers the model with.
+ */
+function submitRefusal(current: WorkflowTask | undefined, attempt: number, turnId: string, cancelling: boolean): string | undefined {
+  if (!current) return 'this task no longer exists';
+  if (current.attempts !== attempt) {
+    return `this turn ran attempt ${attempt} of the task, which is over (the task is at attempt ${current.attempts}); no result is accepted from it: end your turn`;
+  }
+  if (current.turn_ids.at(-1) !== turnId) return `this turn is not the one recorded for attempt ${attempt} of the task; no result is accepted from it: end your turn`;
+  if (current.status === 'succeeded') return 'a result was already accepted for this task';
+  if (current.status !== 'running' || cancelling) return `the task is ${cancelling ? 'being cancelled' : current.status}; no result is accepted now`;
+  return undefined;
 }
 
 /** A read-only view of a running workflow that another instance drives (for a task turn's binding here). */

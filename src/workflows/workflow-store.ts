@@ -60,6 +60,15 @@ export interface WorkflowStore {
   /** Apply `patch` to one task (with `fence`: only while it holds the workflow's lease). */
   updateTask(workflowId: string, index: number, patch: TaskPatch, fence?: WorkflowFence): Promise<void>;
   /**
+   * Record `result` as the accepted result of task `index` (status `succeeded`, error cleared) in
+   * one conditional statement: only while the task is `running` at attempt `attempt` with
+   * `turnId` as the last of its `turn_ids`, and its workflow is `running`. Resolves false, writing
+   * nothing, otherwise — so the turn of an attempt that is over (a stale attempt) can never mark
+   * the task succeeded, whatever was written between its checks and this write. Not fenced: the
+   * task turn's own write, on whichever instance runs the turn.
+   */
+  acceptResult(workflowId: string, index: number, attempt: number, turnId: string, result: JsonValue): Promise<boolean>;
+  /**
    * Atomically move a `queued` task to `running` (attempts + 1) if its agent runs fewer than
    * `agentLimit` tasks in all (WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT): the count and the update
    * are one transaction under a per-agent lock, so the limit holds across instances. With `fence`:

@@ -67,6 +67,39 @@ describe('an approval with edited arguments', () => {
     expect(listed.body.data[0].edited_arguments).toEqual({ path: 'notes.txt', limit: 1 });
   });
 
+  it('labels the call by the edited arguments it runs with: the approval record, approval.resolved, tool.started and tool.completed', async () => {
+    const id = await waitingRead('edit-label', 'call_l1');
+    writeFileSync(path.join(harness.svc.dataDir, 'agents', 'edit-label', 'home', 'other.txt'), 'other one\nother two\n');
+    const requested = (await readSse(`${harness.svc.url}/v1/turns/${id}/events`, { stopWhen: (e) => e.event === 'approval.requested' })).events.at(-1)!.json;
+    expect(requested.label).toBe('Reading notes.txt');
+    const d = await decide(id, { call_id: 'call_l1', decision: 'approve', arguments: { path: 'other.txt' } });
+    expect(d.status, JSON.stringify(d.body)).toBe(200);
+    expect(d.body).toMatchObject({ label: 'Reading other.txt', arguments: { path: 'notes.txt' }, edited_arguments: { path: 'other.txt' } });
+    expect(validateResponse('/v1/turns/{id}/approvals', 'post', 200, d.body)).toEqual([]);
+
+    const events = await finishedEvents(id);
+    const resolved = events.find((e) => e.event === 'approval.resolved')!.json;
+    expect(resolved).toMatchObject({ arguments: { path: 'other.txt' }, label: 'Reading other.txt' });
+    const started = events.find((e) => e.event === 'tool.started')!.json;
+    expect(started).toMatchObject({ arguments: { path: 'other.txt' }, label: 'Reading other.txt' });
+    const completed = events.find((e) => e.event === 'tool.completed')!.json;
+    expect(completed.label).toMatch(/^Read other\.txt/);
+    expect(outputFor(harness.model.requests.at(-1)!.body, 'call_l1')).toContain('other one');
+    // The record keeps saying what ran, also read back later; a repeat answers the same.
+    const listed = await api(harness.svc.url, 'GET', `/v1/turns/${id}/approvals`);
+    expect(listed.body.data[0]).toMatchObject({ label: 'Reading other.txt', edited_arguments: { path: 'other.txt' } });
+    expect((await decide(id, { call_id: 'call_l1', decision: 'approve' })).body.label).toBe('Reading other.txt');
+  });
+
+  it('keeps the label of the model\'s arguments for an approval without edits', async () => {
+    const id = await waitingRead('edit-label-plain', 'call_l2');
+    const d = await decide(id, { call_id: 'call_l2', decision: 'approve' });
+    expect(d.body.label).toBe('Reading notes.txt');
+    const events = await finishedEvents(id);
+    expect(events.find((e) => e.event === 'approval.resolved')!.json).not.toHaveProperty('label');
+    expect(events.find((e) => e.event === 'tool.started')!.json.label).toBe('Reading notes.txt');
+  });
+
   it('is repeated (200, the stored decision) by the same arguments in either form and by a plain approve; other arguments or a reject are 409', async () => {
     const id = await waitingRead('edit-repeat', 'call_r1');
     const d = await decide(id, { call_id: 'call_r1', decision: 'approve', arguments: { path: 'notes.txt', limit: '2' } });

@@ -1,13 +1,12 @@
 /** Bearer auth on and off, startup refusal beyond loopback, and logs that never contain secrets. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
 import { api, startTestService, type TestService } from './support/service.js';
-import { freePort, spawnService, waitHealthy } from './support/child.js';
+import { freePort, holdPorts, portIsFree, spawnService, waitHealthy } from './support/child.js';
 import { loadConfig } from '../../src/config.js';
 import { validateResponse } from './support/spec.js';
 
@@ -249,20 +248,28 @@ describe('without AUTH_TOKENS', () => {
     }
   });
 
-  it('refuses to start with one clear line when the port is taken', async () => {
+  it('refuses to start with one clear line when the port is taken, suggesting a port that is free, and creates no DATA_DIR', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'turns-port-'));
-    const blocker = net.createServer();
-    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-    const port = (blocker.address() as net.AddressInfo).port;
+    const dataDir = path.join(dir, 'not-yet', 'data');
+    // The port and the one after it are taken: the suggestion is a port checked to be free.
+    const held = await holdPorts(2);
+    const port = held.port;
     try {
-      const child = spawnService({ DATA_DIR: dir, PORT: String(port), LOG_LEVEL: 'silent' });
+      const child = spawnService({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'silent' });
       expect(await child.exited).toBe(2);
       // One line saying the port is busy and what to do, without Node's own "listen EADDRINUSE: …" repeating it.
-      expect(child.output().trim().split('\n')).toEqual([
-        `refusing to start: port ${port} on 127.0.0.1 is busy (another process listens on it): stop that process, or choose another port, e.g. PORT=${port + 1} npm start`,
-      ]);
+      const lines = child.output().trim().split('\n');
+      expect(lines).toHaveLength(1);
+      const m = /^refusing to start: port (\d+) on 127\.0\.0\.1 is busy \(another process listens on it\): stop that process, or choose another port, e\.g\. PORT=(\d+) npm start \(free now\)$/.exec(lines[0]);
+      expect(m, lines[0]).not.toBeNull();
+      expect(Number(m![1])).toBe(port);
+      const suggested = Number(m![2]);
+      expect([port, port + 1]).not.toContain(suggested);
+      expect(await portIsFree(suggested)).toBe(true);
+      // Refused before anything was created: no data folder (nor its parent), no database.
+      expect(existsSync(path.join(dir, 'not-yet'))).toBe(false);
     } finally {
-      blocker.close();
+      await held.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

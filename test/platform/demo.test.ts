@@ -8,11 +8,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { freePort, ROOT } from '../e2e/support/child.js';
+import { freePort, holdPorts, portIsFree, ROOT } from '../e2e/support/child.js';
 import { startReceiver } from '../webhooks/receiver.js';
 
 /** The demo (`args`) in a process of its own with `env` (PATH and HOME added): its output so far, and its exit. */
@@ -111,22 +110,24 @@ it('--serve takes the user environment (AUTH_TOKENS, WEBHOOK_*) but keeps its sc
   rmSync(scratch, { recursive: true, force: true });
 });
 
-it('--serve on a port another process holds says so in one line, exits 2 and removes its temporary folder', { timeout: 90_000 }, async () => {
-  const blocker = net.createServer();
-  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-  const port = (blocker.address() as net.AddressInfo).port;
+it('--serve on a port another process holds says so in one line suggesting a port that is free, exits 2 and removes its temporary folder', { timeout: 90_000 }, async () => {
+  // The port and the one after it are taken: the suggestion is a port checked to be free.
+  const held = await holdPorts(2);
+  const port = held.port;
   // The demo's temporary folders go under TMPDIR: a scratch one shows what it leaves behind.
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'demo-busy-'));
   try {
     const demo = startDemo(['--serve'], { PORT: String(port), TMPDIR: tmp });
     expect(await demo.exited, demo.out).toBe(2);
-    expect(demo.out).toBe(
-      `demo --serve: port ${port} on 127.0.0.1 is busy (another process listens on it): stop that process, or choose another port, e.g. PORT=${port + 1} npm run demo -- --serve\n`,
-    );
+    const m = /^demo --serve: port (\d+) on 127\.0\.0\.1 is busy \(another process listens on it\): stop that process, or choose another port, e\.g\. PORT=(\d+) npm run demo -- --serve \(free now\)\n$/.exec(demo.out);
+    expect(m, demo.out).not.toBeNull();
+    expect(Number(m![1])).toBe(port);
+    expect([port, port + 1]).not.toContain(Number(m![2]));
+    expect(await portIsFree(Number(m![2]))).toBe(true);
     // (tsx keeps its cache there too.)
     expect(readdirSync(tmp).filter((f) => f.startsWith('turn-service-demo-'))).toEqual([]);
   } finally {
-    blocker.close();
+    await held.close();
     rmSync(tmp, { recursive: true, force: true });
   }
 });

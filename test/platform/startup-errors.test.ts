@@ -8,9 +8,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, hostLookupFailure, loadConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_HOST, DEFAULT_PORT, hostLookupFailure, loadConfig } from '../../src/config.js';
+import { asListenError, ListenError } from '../../src/listen-check.js';
 import { KNOWN_TOOL_NAMES } from '../../src/assembly/tool-names.js';
-import { freePort, ROOT, spawnService, waitHealthy } from '../e2e/support/child.js';
+import { freePort, holdPorts, portIsFree, ROOT, spawnService, waitHealthy } from '../e2e/support/child.js';
 import { webhookUrlRefusal } from '../../src/webhooks/webhook-spec.js';
 import { startRefusal } from '../../src/main.js';
 
@@ -74,9 +75,33 @@ it('refuses a HOST that is not an address of this machine with one line saying t
   }
 });
 
-it('says a port the service may not use (EACCES) is to be changed with PORT, naming the privileged range below 1024', () => {
-  const denied = Object.assign(new Error('listen EACCES: permission denied 127.0.0.1:80'), { code: 'EACCES' });
-  expect(startRefusal(denied, { HOST: '127.0.0.1', PORT: '80' })).toBe('cannot listen on 127.0.0.1:80 (EACCES: permission denied; ports below 1024 need privileges): choose another port with PORT, e.g. PORT=8787');
+it('says a port the service may not use (EACCES) is to be changed with PORT, naming the privileged range below 1024 and a port found free', () => {
+  const cause = Object.assign(new Error('listen EACCES: permission denied 127.0.0.1:80'), { code: 'EACCES' });
+  expect(startRefusal(new ListenError('EACCES', '127.0.0.1', 80, 8790, cause))).toBe(
+    'cannot listen on 127.0.0.1:80 (EACCES: permission denied; ports below 1024 need privileges): choose another port, e.g. PORT=8790 npm start (free now)',
+  );
+  // A bare system error (no port was checked): the address from the environment, unset parts the
+  // config's defaults, and PORT=0 (any free port) instead of a number nobody checked.
+  expect(startRefusal(cause, {})).toBe(`cannot listen on ${DEFAULT_HOST}:${DEFAULT_PORT} (EACCES: permission denied): choose another port, e.g. PORT=0 npm start (any free port)`);
+});
+
+it('suggests a free port from the default one for a privileged port the service may not use, and after a busy one', async () => {
+  const held = await holdPorts(2);
+  try {
+    const cause = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
+    const busy = (await asListenError(cause, '127.0.0.1', held.port, DEFAULT_PORT)) as ListenError;
+    expect(busy).toBeInstanceOf(ListenError);
+    expect(busy.freePort).toBeGreaterThan(held.port + 1);
+    expect(await portIsFree(busy.freePort!)).toBe(true);
+    // From the default port for a port below 1024 (the privileged range), skipping taken ones.
+    const denied = (await asListenError(Object.assign(new Error('listen EACCES'), { code: 'EACCES' }), '127.0.0.1', 80, held.port)) as ListenError;
+    expect(denied.freePort).toBeGreaterThan(held.port + 1);
+    // Not an address problem: left as it is.
+    const other = new Error('something else');
+    expect(await asListenError(other, '127.0.0.1', 80, DEFAULT_PORT)).toBe(other);
+  } finally {
+    await held.close();
+  }
 });
 
 it('refuses an APPROVAL_POLICY naming a tool no family offers, naming it and the known tools', { timeout: CHILD_MS }, async () => {

@@ -118,6 +118,48 @@ describeEachEngine('workflow store', (engine) => {
     expect(await store.startTask(wf.id, 0, 8)).toMatchObject({ kind: 'started', task: { attempts: 2 } });
   });
 
+  it('accepts a result only for the running attempt from its recorded turn while the workflow runs: a stale attempt\'s write is refused', async () => {
+    const [store] = await twoStores(engine);
+    const wf = workflow('a1', 1);
+    await store.insert(wf);
+    const result = { b: 'two', a: 1 };
+    await store.startTask(wf.id, 0, 8);
+    await store.updateTask(wf.id, 0, { turn_ids: ['turn-1'] });
+    // Attempt 1 failed and the task went back to the queue: its turn's result is refused.
+    await store.updateTask(wf.id, 0, { status: 'queued', error: { code: 'x', message: 'boom' } });
+    expect(await store.acceptResult(wf.id, 0, 1, 'turn-1', result)).toBe(false);
+    // Attempt 2 runs with another turn: attempt 1's turn, and a turn not recorded for attempt 2, are refused.
+    await store.startTask(wf.id, 0, 8);
+    await store.updateTask(wf.id, 0, { turn_ids: ['turn-1', 'turn-2'] });
+    expect(await store.acceptResult(wf.id, 0, 1, 'turn-1', result)).toBe(false);
+    expect(await store.acceptResult(wf.id, 0, 2, 'turn-1', result)).toBe(false);
+    expect(await store.acceptResult(wf.id, 0, 3, 'turn-2', result)).toBe(false);
+    expect(await store.acceptResult(wf.id, 1, 2, 'turn-2', result)).toBe(false);
+    expect(await store.getTask(wf.id, 0)).toMatchObject({ status: 'running', attempts: 2, error: { code: 'x' } });
+    expect((await store.getTask(wf.id, 0))!.result).toBeUndefined();
+    // The current attempt's recorded turn: accepted once, the error cleared, the value kept as sent.
+    expect(await store.acceptResult(wf.id, 0, 2, 'turn-2', result)).toBe(true);
+    const done = (await store.getTask(wf.id, 0))!;
+    expect(done).toMatchObject({ status: 'succeeded', attempts: 2, result });
+    expect(Object.keys(done.result as object)).toEqual(['b', 'a']);
+    expect(done.error).toBeUndefined();
+    expect(await store.acceptResult(wf.id, 0, 2, 'turn-2', { b: 'other', a: 2 })).toBe(false);
+    expect((await store.getTask(wf.id, 0))!.result).toEqual(result);
+
+    // A task of a workflow that is no longer running, or one that is not running itself, takes no result.
+    const other = workflow('a1', 2);
+    await store.insert(other);
+    for (const i of [0, 1]) {
+      await store.startTask(other.id, i, 8);
+      await store.updateTask(other.id, i, { turn_ids: [`other-${i}`] });
+    }
+    await store.updateTask(other.id, 1, { status: 'failed' });
+    expect(await store.acceptResult(other.id, 1, 1, 'other-1', result)).toBe(false);
+    await store.finish(other.id, 'cancelled', 'cancelled');
+    expect(await store.acceptResult(other.id, 0, 1, 'other-0', result)).toBe(false);
+    expect((await store.get(other.id))!.tasks.map((t) => t.status)).toEqual(['running', 'failed']);
+  });
+
   it('holds the per-agent running limit across two instances starting tasks at the same moment', async () => {
     const [a, b] = await twoStores(engine);
     const w1 = workflow('busy', 6);

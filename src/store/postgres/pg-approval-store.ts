@@ -41,9 +41,10 @@ export class PgApprovalStore implements ApprovalStore {
 
   async decide(turnId: string, callId: string, d: ApprovalDecisionInput): Promise<{ won: boolean; approval: StoredApproval } | undefined> {
     const r = await this.db.query(
-      `UPDATE turn_approvals SET decision = $1, reason = $2, edited_arguments = $3, decided_at = $4, decided_by = $5
+      `UPDATE turn_approvals SET decision = $1, reason = $2, edited_arguments = $3, decided_at = $4, decided_by = $5,
+         label = CASE WHEN $8::boolean THEN $9::text ELSE label END
        WHERE turn_id = $6 AND call_id = $7 AND decision IS NULL`,
-      [d.decision, d.reason, d.edited_arguments === null ? null : JSON.stringify(d.edited_arguments), d.decided_at, d.decided_by, turnId, callId],
+      [d.decision, d.reason, d.edited_arguments === null ? null : JSON.stringify(d.edited_arguments), d.decided_at, d.decided_by, turnId, callId, d.label !== undefined, d.label ?? null],
     );
     const approval = await this.get(turnId, callId);
     return approval ? { won: r.rowCount === 1, approval } : undefined;

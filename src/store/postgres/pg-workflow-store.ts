@@ -16,6 +16,7 @@
  * driver whose connection hung past its lease sends late (a task requeued or failed, the workflow
  * finished) does not land over what the new driver did meanwhile.
  */
+import type { JsonValue } from '../../runtime/json.js';
 import type { ListWorkflowsQuery, WorkflowRecord, WorkflowStatus, WorkflowTask } from '../../workflows/types.js';
 import {
   patchColumns,
@@ -116,6 +117,20 @@ export class PgWorkflowStore implements WorkflowStore {
       await holdWorkflowLease(tx, fence);
       await update(tx);
     });
+  }
+
+  async acceptResult(workflowId: string, index: number, attempt: number, turnId: string, result: JsonValue): Promise<boolean> {
+    // One UPDATE: under READ COMMITTED a concurrent write of the row (the driver requeueing or
+    // failing the task, recording another turn) is waited for and the conditions are checked
+    // again on what it wrote. `->> -1`: the array's last element.
+    const r = await this.db.query(
+      `UPDATE workflow_tasks SET status = 'succeeded', result = $5, error = NULL
+       WHERE workflow_id = $1 AND idx = $2 AND status = 'running' AND attempts = $3
+         AND (turn_ids::jsonb ->> -1) = $4
+         AND EXISTS (SELECT 1 FROM workflows w WHERE w.id = workflow_tasks.workflow_id AND w.status = 'running')`,
+      [workflowId, index, attempt, turnId, JSON.stringify(result)],
+    );
+    return r.rowCount === 1;
   }
 
   async startTask(workflowId: string, index: number, agentLimit: number, fence?: WorkflowFence): Promise<StartTaskOutcome> {

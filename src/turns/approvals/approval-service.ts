@@ -4,7 +4,8 @@
  * 1. the decision is stored with a conditional update — of two different decisions for one call
  *    exactly one is recorded, the other gets 409 `approval_conflict`; repeating the recorded
  *    decision answers 200 with the same result, also after the turn moved on; edited arguments
- *    are stored as the tool's schema parsed them (what runs) and repeats are compared in that form;
+ *    are stored as the tool's schema parsed them (what runs) and repeats are compared in that form,
+ *    and the approval's `label` becomes the tool's activity label for them (what the call runs as);
  * 2. `approval.resolved` is appended to the turn's event log;
  * 3. when no decision of the turn is pending any more, the waiting turn is queued again
  *    ({@link TurnQueue.enqueue}) and a runner resumes it from its checkpoint.
@@ -13,6 +14,7 @@
  * pause: one of the two always sees the other's write.
  */
 import type { TurnEvent } from '../../runtime/events.js';
+import { toolLabel } from '../../runtime/call-labels.js';
 import type { AnyWorkerAgentTool } from '../../runtime/tool.js';
 import type { ApprovalDecisionInput, ApprovalStore, StoredApproval } from '../../store/approval-store.js';
 import type { EventLog } from '../../store/event-log.js';
@@ -73,9 +75,14 @@ export class ApprovalService {
     if (existing.decision !== null) return this.repeated(turnId, existing, body);
     const turn = await this.d.turns.get(turnId);
     if (!turn || isFinished(turn)) throw turnFinished(turnId, body.call_id, turn?.status ?? 'unknown', turn);
-    const edited = body.decision === 'approve' && body.arguments ? await this.validated(turnId, existing.name, body.arguments) : null;
-    const recorded = await this.record(turnId, body.call_id, { ...decisionOf(body, edited), decided_at: new Date().toISOString(), decided_by: 'client' });
-    if (!recorded.won) return this.repeated(turnId, recorded.approval, body, edited);
+    const edited = body.decision === 'approve' && body.arguments ? await this.editedCall(turnId, existing.name, body.arguments) : null;
+    const recorded = await this.record(turnId, body.call_id, {
+      ...decisionOf(body, edited?.args ?? null),
+      ...(edited ? { label: edited.label } : {}),
+      decided_at: new Date().toISOString(),
+      decided_by: 'client',
+    });
+    if (!recorded.won) return this.repeated(turnId, recorded.approval, body, edited?.args);
     return approvalView(recorded.approval);
   }
 
@@ -112,7 +119,7 @@ export class ApprovalService {
       call_id: callId,
       decision: decision.decision,
       ...(decision.reason !== null ? { reason: decision.reason } : {}),
-      ...(a.edited_arguments ? { arguments: a.edited_arguments } : {}),
+      ...(a.edited_arguments ? { arguments: a.edited_arguments, label: a.label } : {}),
     });
     if ((await this.d.store.pendingCount(turnId)) === 0) await this.requeue(turnId);
     return r;
@@ -125,6 +132,18 @@ export class ApprovalService {
   /** `args` as the tool's schema parsed them (what the call runs with). @throws HttpError as {@link checkEditedArguments}. */
   private async validated(turnId: string, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
     return checkEditedArguments(await this.d.toolOf(turnId, name), name, args);
+  }
+
+  /**
+   * Edited arguments as the call runs with them: `args` parsed by the tool's schema, and the
+   * tool's activity label for them (as `approval.requested` labels the model's arguments:
+   * call-labels.ts `toolLabel`, the tool name when it cannot be made, null for a tool without one).
+   * @throws HttpError as {@link checkEditedArguments}.
+   */
+  private async editedCall(turnId: string, name: string, args: Record<string, unknown>): Promise<{ args: Record<string, unknown>; label: string | null }> {
+    const tool = await this.d.toolOf(turnId, name);
+    const parsed = await checkEditedArguments(tool, name, args);
+    return { args: parsed, label: toolLabel(() => tool!.describeActivity(parsed), name) };
   }
 
   /**

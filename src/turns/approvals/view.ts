@@ -5,6 +5,10 @@ export interface ApprovalView {
   call_id: string;
   /** Tool identity (`name` / `namespace.name`). */
   name: string;
+  /**
+   * The tool's activity label (unsafe characters escaped; null for a tool without one): for the
+   * model's arguments, or once approved with edited arguments for those (what the call runs as).
+   */
   label: string | null;
   /** The validated arguments the model sent. */
   arguments: unknown;

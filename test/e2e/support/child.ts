@@ -71,3 +71,42 @@ export async function freePort(): Promise<number> {
     s.on('error', reject);
   });
 }
+
+/**
+ * Listen on `count` consecutive loopback ports (tries other ranges while one of them is taken):
+ * `port` is the first, `close()` lets all go.
+ */
+export async function holdPorts(count: number): Promise<{ port: number; close: () => Promise<void> }> {
+  const net = await import('node:net');
+  const listen = (port: number) =>
+    new Promise<import('node:net').Server | undefined>((resolve) => {
+      const s = net.createServer();
+      s.once('error', () => resolve(undefined));
+      s.listen(port, '127.0.0.1', () => resolve(s));
+    });
+  const closeAll = (servers: import('node:net').Server[]) => Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => undefined);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const first = await listen(0);
+    if (!first) continue;
+    const port = (first.address() as { port: number }).port;
+    const held = [first];
+    while (held.length < count && port + held.length <= 65535) {
+      const next = await listen(port + held.length);
+      if (!next) break;
+      held.push(next);
+    }
+    if (held.length === count) return { port, close: () => closeAll(held) };
+    await closeAll(held);
+  }
+  throw new Error(`holdPorts: found no ${count} consecutive free loopback ports`);
+}
+
+/** True when `port` on 127.0.0.1 can be listened on now. */
+export async function portIsFree(port: number): Promise<boolean> {
+  const net = await import('node:net');
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}

@@ -49,10 +49,15 @@ export function describeApprovalStoreContract(engine: string, open: () => Promis
 
     it('records a decision only while pending, with edited arguments', withPorts(async ({ approvals }) => {
       await approvals.request(ask('t1', 'c1'));
-      const won = await approvals.decide('t1', 'c1', by('approve', { edited_arguments: { path: 'b.txt', content: 'y' } }));
-      expect(won).toMatchObject({ won: true, approval: { decision: 'approve', edited_arguments: { path: 'b.txt', content: 'y' }, decided_by: 'client' } });
-      const lost = await approvals.decide('t1', 'c1', by('reject'));
-      expect(lost).toMatchObject({ won: false, approval: { decision: 'approve', reason: null } });
+      const won = await approvals.decide('t1', 'c1', by('approve', { edited_arguments: { path: 'b.txt', content: 'y' }, label: 'Writing b.txt' }));
+      expect(won).toMatchObject({ won: true, approval: { decision: 'approve', edited_arguments: { path: 'b.txt', content: 'y' }, label: 'Writing b.txt', decided_by: 'client' } });
+      const lost = await approvals.decide('t1', 'c1', by('reject', { label: 'Writing c.txt' }));
+      expect(lost).toMatchObject({ won: false, approval: { decision: 'approve', reason: null, label: 'Writing b.txt' } });
+      // Without a label the stored one stays; a null label is stored as null.
+      await approvals.request(ask('t1', 'c2'));
+      expect((await approvals.decide('t1', 'c2', by('approve')))!.approval.label).toBe('Writing a.txt');
+      await approvals.request(ask('t1', 'c3'));
+      expect((await approvals.decide('t1', 'c3', by('approve', { edited_arguments: { path: 'c.txt', content: 'z' }, label: null })))!.approval.label).toBeNull();
       expect(await approvals.pendingCount('t1')).toBe(0);
       expect(await approvals.decide('t1', 'never-asked', by('approve'))).toBeUndefined();
     }));
