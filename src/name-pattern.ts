@@ -27,8 +27,9 @@ export interface NamePattern {
 /**
  * Why `value` does not match `p`, or undefined when it does: a phrase that follows the field
  * (`must be 1 to <max> characters — <words> (<pattern>) — got <value quoted>: <what breaks it>`),
- * what breaks it being the first character not allowed, a first character not allowed, an empty
- * value or its length. A value that is not a string is named by its kind (`got a number`).
+ * what breaks it being the first character not allowed (an upper-case letter whose lower case is
+ * allowed: `"P" is not allowed: use lower case, "pdf-tools"`, the value in lower case suggested
+ * when that matches), a first character not allowed, an empty value or its length. A value that is not a string is named by its kind (`got a number`).
  */
 export function namePatternProblem(value: unknown, p: NamePattern): string | undefined {
   if (typeof value === 'string' && p.pattern.test(value)) return undefined;
@@ -40,7 +41,15 @@ export function namePatternProblem(value: unknown, p: NamePattern): string | und
 function whyNot(value: string, p: NamePattern): string {
   if (value === '') return 'it is empty';
   const bad = [...value].find((ch) => !p.char.test(ch));
-  if (bad !== undefined) return `${quoteForDisplay(bad)} is not allowed`;
+  if (bad !== undefined) {
+    // An upper-case letter whose lower case is allowed: say so (`"P" is not allowed: use lower case, "pdf-tools"`).
+    const lower = bad.toLowerCase();
+    if (lower !== bad && p.char.test(lower)) {
+      const suggestion = value.toLowerCase();
+      return `${quoteForDisplay(bad)} is not allowed: use lower case${p.pattern.test(suggestion) ? `, ${quoteForDisplayClipped(suggestion)}` : ''}`;
+    }
+    return `${quoteForDisplay(bad)} is not allowed`;
+  }
   const head = String.fromCodePoint(value.codePointAt(0)!);
   if (!p.first.test(head)) return `it may not start with ${quoteForDisplay(head)}`;
   return `it has ${value.length} characters`;

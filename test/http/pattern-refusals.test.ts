@@ -46,8 +46,11 @@ describe('a skill name that fails its pattern', () => {
   it('in the path is refused showing the name and what is allowed', async () => {
     const r = await api(svc.url, 'GET', '/v1/skills/PDF-tools');
     expect(r.status).toBe(400);
-    expect(r.body.error).toEqual(refusal('name', `${SKILL_RULE} got "PDF-tools": "P" is not allowed`));
+    expect(r.body.error).toEqual(refusal('name', `${SKILL_RULE} got "PDF-tools": "P" is not allowed: use lower case, "pdf-tools"`));
     expect(validateResponse('/v1/skills/{name}', 'get', 400, r.body)).toEqual([]);
+    // Lower case alone would not make it a name: no suggestion.
+    const spaced = await api(svc.url, 'GET', '/v1/skills/PDF%20tools');
+    expect(spaced.body.error).toEqual(refusal('name', `${SKILL_RULE} got "PDF tools": "P" is not allowed: use lower case`));
   });
 
   it('in a turn\'s skills is refused showing it, at most 80 characters of a long one', async () => {
