@@ -102,17 +102,42 @@ export function closedBeforeAnswering(cause: string | undefined): boolean {
 }
 
 /**
+ * What to do about an endpoint that answered with something that is not HTTP/1.1
+ * ({@link answeredNotHttp}).
+ */
+export const NOT_HTTP_HINT =
+  "OPENAI_BASE_URL must name the model server's HTTP API — its scheme, host and port (https:// for a TLS port) — not another service's port";
+
+/**
+ * True when `err`'s cause chain holds undici's `HTTPParserError` (its name, or an llhttp `HPE_*`
+ * code): the endpoint answered, but not in HTTP/1.1 (`Response does not match the HTTP/1.1
+ * protocol (Expected HTTP/, …)`) — an SSH or database port, or a server speaking another protocol.
+ */
+export function answeredNotHttp(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 6 && e; depth++) {
+    const c = e as { name?: unknown; code?: unknown; cause?: unknown };
+    if (c.name === 'HTTPParserError' || (typeof c.code === 'string' && c.code.startsWith('HPE_'))) return true;
+    e = c.cause;
+  }
+  return false;
+}
+
+/**
  * The `connection_error` for a request that got no answer from the model: names the endpoint
  * (when known) and the cause, then what to check. A connection the endpoint accepted and closed
  * before answering ({@link closedBeforeAnswering}) says so, e.g. `the model endpoint
  * http://127.0.0.1:8000/v1 accepted the connection and closed it before answering (UND_ERR_SOCKET:
  * other side closed): <`{@link CLOSED_HINT}`>`; any other failure is `could not connect to the model
  * endpoint http://127.0.0.1:4999/v1 (ECONNREFUSED 127.0.0.1:4999): check OPENAI_BASE_URL and that
- * the model server is running and reachable from this host`.
+ * the model server is running and reachable from this host`. One that answered in another protocol
+ * ({@link answeredNotHttp}) says that: `the model endpoint … answered with something that is not
+ * HTTP (Response does not match the HTTP/1.1 protocol (…)): <`{@link NOT_HTTP_HINT}`>`.
  */
 export function connectionError(err: unknown, baseURL?: string): ModelError {
   const cause = connectionCause(err);
   const where = baseURL ? `the model endpoint ${endpointForDisplay(baseURL)}` : 'the model provider';
+  if (answeredNotHttp(err)) return new ModelError('connection_error', `${where} answered with something that is not HTTP${cause ? ` (${cause})` : ''}: ${NOT_HTTP_HINT}`);
   if (closedBeforeAnswering(cause)) return new ModelError('connection_error', `${where} accepted the connection and closed it before answering (${cause}): ${CLOSED_HINT}`);
   const fallback = (err as Error)?.message;
   return new ModelError('connection_error', `could not connect to ${where}${cause ? ` (${cause})` : fallback ? ` (${fallback})` : ''}: ${CONNECTION_HINT}`);

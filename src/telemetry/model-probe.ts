@@ -5,9 +5,10 @@
  * result is cached for `ttlMs` (concurrent checks share one request), so readiness polling never
  * floods the provider. The reason of an unreachable endpoint names it and the cause, and says what
  * to check (OPENAI_BASE_URL, whether the model server runs); one that accepts the connection and
- * closes it before answering is said to do so (model-error.ts `closedBeforeAnswering`).
+ * closes it before answering is said to do so (model-error.ts `closedBeforeAnswering`), and one that
+ * answers in another protocol than HTTP too (`answeredNotHttp`).
  */
-import { CLOSED_HINT, closedBeforeAnswering, CONNECTION_HINT, connectionCause, endpointForDisplay } from '../model/model-error.js';
+import { answeredNotHttp, CLOSED_HINT, closedBeforeAnswering, CONNECTION_HINT, connectionCause, endpointForDisplay, NOT_HTTP_HINT } from '../model/model-error.js';
 import { discardBody, modelFetch } from '../model/model-fetch.js';
 
 export type ProbeResult = { reachable: true } | { reachable: false; reason: string };
@@ -31,6 +32,7 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
       const e = err as Error;
       const cause = e.name === 'TimeoutError' ? `no answer within ${timeout} ms` : (connectionCause(err) ?? e.message);
       const where = `the model endpoint ${endpointForDisplay(baseURL)}`;
+      if (answeredNotHttp(err)) return { reachable: false, reason: `${where} answered with something that is not HTTP (${cause}): ${NOT_HTTP_HINT}` };
       if (closedBeforeAnswering(cause)) return { reachable: false, reason: `${where} accepted the connection and closed it before answering (${cause}): ${CLOSED_HINT}` };
       return { reachable: false, reason: `cannot reach ${where} (${cause}): ${CONNECTION_HINT}` };
     }

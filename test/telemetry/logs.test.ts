@@ -218,6 +218,34 @@ describe('a model endpoint that accepts connections and closes them before answe
   }
 });
 
+describe('a model endpoint that answers in another protocol than HTTP', () => {
+  it('the turn (both protocols) and /readyz say it answered with something that is not HTTP, and what OPENAI_BASE_URL must name', async () => {
+    const server = net.createServer((socket) => socket.once('data', () => socket.end('SSH-2.0-OpenSSH_9.2\r\n')));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const baseURL = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/v1`;
+    const expected = new RegExp(
+      `^${escapeRegExp(`the model endpoint ${baseURL} answered with something that is not HTTP (Response does not match the HTTP/1.1 protocol (`)}[^)]*${escapeRegExp(`)): OPENAI_BASE_URL must name the model server's HTTP API — its scheme, host and port (https:// for a TLS port) — not another service's port`)}$`,
+    );
+    try {
+      for (const api_ of ['responses', 'chat']) {
+        const svc = await startTestService({ env: { OPENAI_BASE_URL: baseURL, MODEL_MAX_RETRIES: '0', MODEL_API: api_ } });
+        try {
+          const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
+          expect(turn.body).toMatchObject({ status: 'failed', error: { code: 'connection_error' } });
+          expect(turn.body.error.message).toMatch(expected);
+          const ready = await api(svc.url, 'GET', '/readyz');
+          expect(ready.status).toBe(503);
+          expect(ready.body.error.message).toMatch(expected);
+        } finally {
+          await svc.close();
+        }
+      }
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
 describe('the start-up line', () => {
   async function startupOutput(env: Record<string, string>) {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turns-logs-'));
