@@ -237,7 +237,7 @@ export function customError(iss: RawIssue): string | undefined {
       return iss.divisor === undefined ? undefined : `must be a multiple of ${iss.divisor}`;
     case 'invalid_key': {
       const why = iss.issues?.[0]?.message;
-      const key = typeof iss.input === 'string' && iss.input.length <= 40 ? ` ${JSON.stringify(iss.input)}` : '';
+      const key = typeof iss.input === 'string' && iss.input.length <= 40 ? ` ${quoteForDisplay(iss.input)}` : '';
       return `has an invalid key${key}${why ? `: ${why}` : ''}`;
     }
     case 'invalid_element': {

@@ -5,6 +5,7 @@
  * in CORS_ORIGINS, or only `Sec-Fetch-Site: cross-site` — get 403 `origin_not_allowed` and change
  * nothing; the service's own origin, an allowed origin and clients without Origin are served.
  */
+import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { message } from '../support/scripted-responses-server.js';
 import { routedEntries, waitFor } from '../jobs/support.js';
@@ -125,6 +126,27 @@ describe('state-changing requests from a foreign origin', () => {
     expect(post.headers.get('allow')).toBe('GET, HEAD');
     expect(post.headers.get('access-control-allow-origin')).toBe(ALLOWED);
     expect(post.headers.get('access-control-expose-headers')).toContain('Allow');
+  });
+
+  it('quotes an Origin or Host with a C1 control character escaped in its refusal', async () => {
+    // Header values may carry bytes 0x80–0xFF (read as U+0080–U+00FF): U+0085 is a next-line control.
+    const odd = 'https://evil.example\u0085x';
+    const r = await bodyless('/v1/turns/t1/cancel', { origin: odd });
+    expect(r.status).toBe(403);
+    expect(r.body.error.message).toContain('comes from origin "https://evil.example\\u0085x" and is refused');
+    expect(r.body.error.message).not.toContain('\u0085');
+    // fetch does not let a page (or this test) set Host: node:http does.
+    const host = new URL(harness.svc.url).host;
+    const own = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = http.request(`${harness.svc.url}/v1/turns/t1/cancel`, { method: 'POST', headers: { origin: EVIL, host: `${host}\u0085` } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+      });
+      req.on('error', reject).end();
+    });
+    // Without AUTH_TOKENS the Host check answers first (421), quoting the Host escaped too.
+    expect(own.status).toBe(421);
+    expect(own.body.error.message).toMatch(new RegExp(`^Host "${host.replace(/\./g, '\\.')}\\\\u0085" is not served: `));
   });
 
   it('leaves reads alone: a GET from a foreign origin is served (the browser withholds the answer without CORS headers)', async () => {
