@@ -385,7 +385,7 @@ describe('/v1/schedules validation errors', () => {
 
 describe('schedule names', () => {
   const unsafe = (found: string) =>
-    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+180E, U+200B, U+2060, U+FEFF, U+FFF9–U+FFFB, U+E0000–U+E007F) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
+    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+180E, U+200B, U+2060–U+2064, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+E0000–U+E007F) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
   const blank = (found: string) => `must have a visible character, not only whitespace or invisible characters (found ${found}): send a short name in words`;
 
   it('refuses a name with a bidi control, a control character, a separator, an invisible format character or no visible character on POST and PATCH with 400 invalid_request naming it', async () => {
@@ -401,7 +401,11 @@ describe('schedule names', () => {
       [`Report${[...'ignore'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`, unsafe('U+E0069 (an invisible character)')],
       // Behind a black flag but not a subdivision id (a space, upper case): still hidden text.
       [`\u{1F3F4}${[...'ignore all'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}\u{E007F}`, unsafe('U+E0069 (an invisible character)')],
-      ['\u3164', blank('U+3164')],
+      // Invisible inside a visible name: an invisible math operator, the Hangul fillers.
+      ['daily\u2061report', unsafe('U+2061 (an invisible character)')],
+      ['daily\u3164', unsafe('U+3164 (an invisible character)')],
+      ['\uFFA0daily', unsafe('U+FFA0 (an invisible character)')],
+      ['\u115F', blank('U+115F')],
       ['\u0301\u0301', blank('U+0301')],
     ];
     const id = (await call('POST', '/v1/schedules', body({ agent_id: 'names', name: 'before' }))).body.id;

@@ -22,7 +22,7 @@ describe('names in tool arguments', () => {
       {
         output: [
           functionCall('create_background_job', { title: 't \u202E x', task: 'count to three' }, { callId: 'job' }),
-          functionCall('create_background_job', { title: '\u3164', task: 'count to three' }, { callId: 'jobBlank' }),
+          functionCall('create_background_job', { title: '\u115F', task: 'count to three' }, { callId: 'jobBlank' }),
           functionCall('schedule_create', { name: 'a\u202Eb', when: { cron: '0 9 * * *', timezone: 'UTC' }, input: 'report' }, { callId: 'schedule' }),
           functionCall('workflow_start', { title: 'w\u202Ex', tasks: [{ label: 'a\u202Eb', prompt: 'find it', result_schema: result }] }, { callId: 'workflow' }),
         ],
@@ -35,7 +35,7 @@ describe('names in tool arguments', () => {
     for (const id of ['job', 'jobBlank', 'schedule', 'workflow']) expect(done[id], id).toMatchObject({ is_error: true, output: expect.stringMatching(/^Error: /) });
     expect(done.job.output).toContain('Error: invalid arguments for tool create_background_job:\n- title: must not contain control characters');
     expect(done.job.output).toContain(`${BIDI}; send the title as one line of plain text without them`);
-    expect(done.jobBlank.output).toContain('- title: must have a visible character, not only whitespace or invisible characters (found U+3164): send a short title in words');
+    expect(done.jobBlank.output).toContain('- title: must have a visible character, not only whitespace or invisible characters (found U+115F): send a short title in words');
     expect(done.schedule.output).toContain('Error: invalid arguments for tool schedule_create:\n- name: must not contain control characters');
     expect(done.schedule.output).toContain(`${BIDI}; send the name as one line of plain text without them`);
     expect(done.workflow.output).toContain('workflow not started: invalid workflow, 2 problems:');
