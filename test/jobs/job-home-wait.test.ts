@@ -23,7 +23,7 @@ describe("waiting for the agent's home", () => {
     harness.model.push(
       ...routedEntries({
         [main]: [{ output: [functionCall('create_background_job', { title: 'Sleeper "nightly"', task, notify: false })] }, { output: [message('started')] }],
-        [task]: [{ output: [functionCall('command', { command: 'touch sleeping && sleep 3 && echo woke' })] }, { output: [message('slept')] }],
+        [task]: [{ output: [functionCall('command', { command: 'touch sleeping && sleep 5 && echo woke' })] }, { output: [message('slept')] }],
         'home-wait: list': [{ output: [functionCall('ls', {}, { callId: 'call_ls' })] }, { output: [message('listed')] }],
       }),
     );
