@@ -6,7 +6,7 @@ import { textField } from '../src/turns/request-schemas.js';
 import { AgentId } from './turn-schemas.js';
 import { emptyBody } from './empty-body.js';
 import { queryInt } from '../src/http/query-int.js';
-import { IdCursor } from '../src/list-cursor.js';
+import { QueryCursor } from '../src/list-cursor.js';
 
 export const JobIdParams = z.object({ id: z.string().min(1).max(100) });
 
@@ -15,8 +15,11 @@ export const ListJobsQuery = z.object({
   /** A status, `live` (queued, running, waiting_on_user, waiting_on_approval) or `stop` (succeeded, failed, stopped). */
   status: z.enum([...JOB_STATUSES, 'live', 'stop']).optional(),
   limit: queryInt(1, 100, 20),
-  /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
-  cursor: IdCursor.optional(),
+  /**
+   * The `next_cursor` of the previous page (src/list-cursor.ts `encodeQueryCursor`: the last job's
+   * id and a fingerprint of agent_id and status); checked against this request's by the route.
+   */
+  cursor: QueryCursor.optional(),
 });
 
 export const JobMessageBody = z.strictObject({

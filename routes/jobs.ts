@@ -1,6 +1,7 @@
 /**
  * Background job endpoints (README.md "Background jobs"), over `services.registry.jobs`:
- * - GET  /v1/jobs — newest first; filters `agent_id`, `status` (a status, `live` or `stop`); cursor pagination.
+ * - GET  /v1/jobs — newest first; filters `agent_id`, `status` (a status, `live` or `stop`); cursor pagination
+ *   (a cursor is refused with other filters than the request that returned it).
  * - GET  /v1/jobs/{id} — the job with its progress.
  * - POST /v1/jobs/{id}/messages — deliver a message (queued: at its start; running: steering;
  *   waiting_on_user: the answer resumes it; waiting_on_approval: steering, applied once the calls
@@ -24,6 +25,7 @@ import type { LoggedEvent } from '../src/store/event-log.js';
 import { isJobTerminalEvent, type JobEvent } from '../src/jobs/events.js';
 import type { JobService } from '../src/jobs/job-service.js';
 import { LIVE_JOB_STATUSES, TERMINAL_JOB_STATUSES, type JobRecord } from '../src/jobs/types.js';
+import { cursorIdFor, encodeQueryCursor } from '../src/list-cursor.js';
 import { JobEventsQuery, JobIdParams, JobMessageBody, ListJobsQuery, StopJobBody } from './job-schemas.js';
 
 /** Links of a job, relative to the service root (`events` carries a job-scoped stream token when AUTH_TOKENS is set). */
@@ -58,8 +60,11 @@ export const jobRoutes: RoutePlugin = async (app, { services }) => {
   app.get('/v1/jobs', { config: { query: ListJobsQuery } }, async (request) => {
     const q = ListJobsQuery.parse(request.query);
     const statuses = q.status === 'live' ? LIVE_JOB_STATUSES : q.status === 'stop' ? TERMINAL_JOB_STATUSES : q.status ? [q.status] : undefined;
-    const page = await jobs().list({ agent_id: q.agent_id, statuses, limit: q.limit, cursor: q.cursor });
-    return { data: page.jobs.map((j) => jobView(j, services.streamTokens)), next_cursor: page.next_cursor };
+    // A cursor carries the filters of the page it came from: with other ones it is refused, not
+    // read as a position in another list.
+    const filters = { agent_id: q.agent_id, status: q.status };
+    const page = await jobs().list({ agent_id: q.agent_id, statuses, limit: q.limit, cursor: cursorIdFor(q.cursor, filters) });
+    return { data: page.jobs.map((j) => jobView(j, services.streamTokens)), next_cursor: page.next_cursor && encodeQueryCursor(page.next_cursor, filters) };
   });
 
   app.get('/v1/jobs/:id', async (request) => {

@@ -231,8 +231,11 @@ export class JobDriver {
     if (attempt === 1 && job.respawned_from) previous = (await this.d.store.get(job.respawned_from))?.turn_ids.at(-1);
     let turnId: string;
     try {
-      const approvals = job.source_turn_id ? (await this.d.turnStore.getRequest(job.source_turn_id))?.approvals : undefined;
-      const turn = await this.d.turns.create(jobTurnRequest(job, this.d.config.BACKGROUND_JOB_MAX_STEPS, previous, approvals), {
+      // The creating turn's approvals and skills (README "Background jobs"): read from its stored
+      // request at each start, so jobs stored before skills were inherited need no upgrade.
+      const source = job.source_turn_id ? await this.d.turnStore.getRequest(job.source_turn_id) : undefined;
+      const inherited = { approvals: source?.approvals, skills: source?.skills };
+      const turn = await this.d.turns.create(jobTurnRequest(job, this.d.config.BACKGROUND_JOB_MAX_STEPS, previous, inherited), {
         kind: 'background_job',
         origin: { type: 'background_job', job_id: job.id },
         idempotencyKey: jobTurnKey(job.id, attempt),

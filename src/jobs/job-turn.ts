@@ -30,10 +30,21 @@ export const jobTurnKey = (jobId: string, attempt: number) => `background_job:${
 /**
  * The turn request of `job`'s current start (`job.attempts`), delivering `job.pending_messages`.
  * @param previousTurnId the turn this start continues (undefined for a fresh first start).
- * @param approvals the creating turn's `approvals`: a turn cannot escape its approvals by handing
- *   work to a job (names the job's tools do not have simply match nothing).
+ * @param inherited what the job keeps of the turn that created it (its stored request), so that a
+ *   turn cannot escape its limits by handing work to a job:
+ *   - `approvals`: the creating turn's `approvals` (names the job's tools do not have simply match
+ *     nothing);
+ *   - `skills`: the creating turn's `skills` list (`[]`: none; a per-turn skill such as a
+ *     `runtime: background_job` one reaches the job); left out when the turn did not send one, so
+ *     the job has the agent's enabled list, as that turn had.
  */
-export function jobTurnRequest(job: JobRecord, maxSteps: number, previousTurnId: string | undefined, approvals?: CreateTurnInput['approvals']): CreateTurnInput {
+export function jobTurnRequest(
+  job: JobRecord,
+  maxSteps: number,
+  previousTurnId: string | undefined,
+  inherited: Pick<CreateTurnInput, 'approvals' | 'skills'> = {},
+): CreateTurnInput {
+  const { approvals, skills } = inherited;
   const texts = previousTurnId === undefined ? [job.task, ...job.pending_messages] : job.pending_messages;
   const input = texts.length > 0 ? texts.map((content) => ({ role: 'user' as const, content })) : [{ role: 'user' as const, content: 'Continue.' }];
   return {
@@ -46,6 +57,7 @@ export function jobTurnRequest(job: JobRecord, maxSteps: number, previousTurnId:
     ...(job.model ? { model: job.model } : {}),
     ...(previousTurnId ? { previous_turn_id: previousTurnId } : {}),
     ...(approvals !== undefined ? { approvals } : {}),
+    ...(skills !== undefined ? { skills } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
  * the caps on one archive. Only regular files and folders are unpacked: symbolic links, hard
  * links, device files and FIFOs are refused, so nothing unpacked can point outside the skill.
  */
-import { describeUnsafeChar, escapeUnsafeChars, firstUnsafeChar, quoteForDisplay, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
+import { describeUnsafeChar, escapeUnsafeChars, firstUnsafeChar, quoteForDisplay, quoteForDisplayClipped, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
 
 /** Max archive size (the request body), bytes. */
 export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
@@ -14,6 +14,23 @@ export const MAX_UNPACKED_BYTES = 50 * 1024 * 1024;
 /** Max length of one entry path, characters; max folder depth. */
 const MAX_PATH_CHARS = 1024;
 const MAX_DEPTH = 32;
+/** Max length of one file or folder name (a path component), UTF-8 bytes: NAME_MAX of Linux file systems (ext4, xfs, btrfs, tmpfs). */
+export const MAX_NAME_BYTES = 255;
+
+/**
+ * The refusal of an archive that unpacks to more than {@link MAX_UNPACKED_BYTES}: the limit in MiB
+ * and bytes, and what to do. `raw`: the entry that crossed it, when known (a gzip stream is
+ * inflated before its entries are read, so a .tar.gz bomb has none).
+ */
+export function unpackedTooLarge(raw?: string): SkillArchiveError {
+  const mib = MAX_UNPACKED_BYTES / (1024 * 1024);
+  const at = raw === undefined ? '' : ` (at entry ${quoteForDisplay(raw)})`;
+  return new SkillArchiveError(
+    `archive unpacks to more than ${mib} MiB (${MAX_UNPACKED_BYTES} bytes)${at}, the most a skill may hold: ship smaller files, and leave large data (data sets, models, media) out of the skill — a command can fetch it when it needs it`,
+    raw === undefined ? undefined : escapeUnsafeChars(raw),
+    { max_unpacked_bytes: MAX_UNPACKED_BYTES },
+  );
+}
 
 /**
  * A refused archive; routes answer 400 `invalid_skill_archive` with {@link SkillArchiveError.details}.
@@ -57,7 +74,8 @@ export type ArchiveEntry = { kind: 'dir'; path: string } | { kind: 'file'; path:
  * the first, e.g. `U+0001 (a control character)`; of a `stored` archive only NUL, see
  * {@link ArchiveReadOptions}), absolute paths, drive letters, backslashes,
  * `..` or `.` segments, empty segments, more than {@link MAX_DEPTH} levels or
- * {@link MAX_PATH_CHARS} characters.
+ * {@link MAX_PATH_CHARS} characters, a file or folder name over {@link MAX_NAME_BYTES} UTF-8 bytes
+ * (the file system could not create it: named, its length and the limit in the message).
  */
 export function checkEntryPath(raw: string, opts: ArchiveReadOptions = {}): string {
   // Echoed with unsafe characters as \uXXXX escapes (JSON.stringify leaves U+202E, U+2028 as they are).
@@ -76,6 +94,10 @@ export function checkEntryPath(raw: string, opts: ArchiveReadOptions = {}): stri
   if (segments.includes('..')) throw fail('".." segments are not allowed (the entry would land outside the skill folder)');
   if (segments.some((s) => s === '' || s === '.')) throw fail('empty or "." path segments are not allowed');
   if (segments.length > MAX_DEPTH) throw fail(`nested deeper than ${MAX_DEPTH} folders`);
+  const long = segments.find((seg) => Buffer.byteLength(seg, 'utf8') > MAX_NAME_BYTES);
+  if (long !== undefined) {
+    throw fail(`the name ${quoteForDisplayClipped(long, 40)} is ${Buffer.byteLength(long, 'utf8')} bytes long in UTF-8; a file or folder name may be at most ${MAX_NAME_BYTES} bytes: shorten it`);
+  }
   return p;
 }
 
@@ -97,9 +119,7 @@ export class EntryCollector {
   /** Reserve `size` more unpacked bytes for entry `raw`. @throws SkillArchiveError past the cap. */
   addBytes(raw: string, size: number): void {
     this.bytes += size;
-    if (this.bytes > MAX_UNPACKED_BYTES) {
-      throw new SkillArchiveError(`archive unpacks to more than ${MAX_UNPACKED_BYTES} bytes (at entry ${JSON.stringify(raw)})`, raw, { max_unpacked_bytes: MAX_UNPACKED_BYTES });
-    }
+    if (this.bytes > MAX_UNPACKED_BYTES) throw unpackedTooLarge(raw);
   }
 
   add(entry: ArchiveEntry, raw: string): void {

@@ -7,7 +7,7 @@
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
 import { Parser, type ReadEntry } from 'tar';
-import { checkEntryPath, EntryCollector, type ArchiveReadOptions, MAX_ARCHIVE_ENTRIES, MAX_UNPACKED_BYTES, refusedType, SkillArchiveError, type ArchiveEntry } from './archive-entries.js';
+import { checkEntryPath, EntryCollector, type ArchiveReadOptions, MAX_ARCHIVE_ENTRIES, MAX_UNPACKED_BYTES, refusedType, SkillArchiveError, type ArchiveEntry, unpackedTooLarge } from './archive-entries.js';
 
 const gunzipAsync = promisify(gunzip);
 /** Tar headers and padding on top of the file bytes: two 512-byte blocks per entry, plus the end. */
@@ -21,7 +21,7 @@ export async function readTarGz(body: Buffer, opts: ArchiveReadOptions = {}): Pr
     tarBytes = await gunzipAsync(body, { maxOutputLength: MAX_UNPACKED_BYTES + TAR_OVERHEAD });
   } catch (err) {
     if (err instanceof RangeError || (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new SkillArchiveError(`archive unpacks to more than ${MAX_UNPACKED_BYTES} bytes`, undefined, { max_unpacked_bytes: MAX_UNPACKED_BYTES });
+      throw unpackedTooLarge();
     }
     throw new SkillArchiveError(`not a valid gzip stream: ${(err as Error).message}`, undefined, { format: 'gzip' });
   }

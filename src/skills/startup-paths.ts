@@ -6,7 +6,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { ConfigError } from '../config.js';
-import { loadSecrets } from './secrets.js';
+import { loadSecrets, ShortSecretError } from './secrets.js';
 
 /** Plain words for the file-system error codes a path setting runs into; others keep their message. */
 function reason(err: unknown): string {
@@ -38,7 +38,8 @@ export function skillsDirError(dir: string, err: unknown): ConfigError {
  * command that needs its values, so edits to the file apply without a restart.
  * @param dirs.skillsDir SKILLS_DIR, resolved.
  * @param dirs.secretsFile SKILL_SECRETS, resolved.
- * @throws ConfigError one line per unusable setting, naming the variable, the path, the reason and what to do.
+ * @throws ConfigError one line per unusable setting, naming the variable, the path, the reason and what to do
+ *   (for SKILL_SECRETS values shorter than MIN_SKILL_SECRET_CHARS: their names and lengths, and the minimum).
  */
 export async function checkSkillPaths({ skillsDir, secretsFile }: { skillsDir?: string; secretsFile?: string }): Promise<void> {
   const problems: string[] = [];
@@ -48,7 +49,9 @@ export async function checkSkillPaths({ skillsDir, secretsFile }: { skillsDir?: 
   if (secretsFile) {
     await loadSecrets(secretsFile).catch((err: unknown) =>
       problems.push(
-        `SKILL_SECRETS=${secretsFile}: cannot read it as the secrets file (${reason(err)}); point it at a readable dotenv file (NAME=value lines), or unset SKILL_SECRETS`,
+        err instanceof ShortSecretError
+          ? `SKILL_SECRETS=${secretsFile}: ${new ShortSecretError(secretsFile, err.short).message}`
+          : `SKILL_SECRETS=${secretsFile}: cannot read it as the secrets file (${reason(err)}); point it at a readable dotenv file (NAME=value lines), or unset SKILL_SECRETS`,
       ),
     );
   }

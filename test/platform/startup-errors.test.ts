@@ -397,11 +397,22 @@ describe('skill paths that cannot be used refuse the start with one line naming 
     ]);
   });
 
+  it('SKILL_SECRETS with values under 8 characters', { timeout: CHILD_MS }, async () => {
+    const file = path.join(scratch, 'short-secrets.env');
+    writeFileSync(file, 'VAULT_TOKEN=long-enough-token\nPIN=1234\nX=abcdefg\n');
+    const { code, lines } = await refuse({ SKILL_SECRETS: file });
+    expect(code).toBe(2);
+    expect(lines).toEqual([
+      `refusing to start: SKILL_SECRETS=${file}: the values of PIN (4 characters), X (7 characters) are shorter than 8 characters, the minimum for a secret (a shorter value would be replaced inside every command output and give itself away by the pattern); use longer values or remove PIN, X`,
+    ]);
+    expect(lines.join('\n')).not.toContain('1234');
+  });
+
   it('starts with a SKILLS_DIR folder and a SKILL_SECRETS file', { timeout: CHILD_MS }, async () => {
     const port = await freePort();
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'skill-paths-start-'));
     mkdirSync(path.join(scratch, 'skills'), { recursive: true });
-    writeFileSync(path.join(scratch, 'secrets.env'), 'VAULT_TOKEN=abc\n');
+    writeFileSync(path.join(scratch, 'secrets.env'), 'VAULT_TOKEN=abcdefgh\n');
     const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, SKILLS_DIR: path.join(scratch, 'skills'), SKILL_SECRETS: path.join(scratch, 'secrets.env') });
     try {
       await waitHealthy(`http://127.0.0.1:${port}`, child, CHILD_MS - 5_000);

@@ -148,6 +148,28 @@ describe('MCP servers of a skill through mcporter', () => {
     expect(r.events.at(-1)!.json.type).toBe('turn.completed');
   });
 
+  it('refuses a command when SKILL_SECRETS was edited to hold a value under 8 characters, naming it and not showing it', async () => {
+    writeFileSync(secretsFile, `VAULT_TOKEN=${TOKEN}\nPIN=exit\n`, { mode: 0o600 });
+    try {
+      harness.model.push({ output: [functionCall('command', { command: 'echo exit_code_seen' }, { callId: 'short' })] }, { output: [message('refused')] });
+      const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'short secret', tools: ['computer'], skills: ['mcp-tools'] }, timeoutMs: 60_000 });
+      const done = r.events.find((e) => e.event === 'tool.completed' && e.json.call_id === 'short')!.json;
+      expect(done.is_error).toBe(true);
+      expect(done.output).toBe(
+        `Error: tool command failed: SKILL_SECRETS file ${secretsFile}: the value of PIN (4 characters) is shorter than 8 characters, the minimum for a secret (a shorter value would be replaced inside every command output and give itself away by the pattern); use a longer value or remove PIN`,
+      );
+      expect(r.events.at(-1)!.json.type).toBe('turn.completed');
+    } finally {
+      writeFileSync(secretsFile, `# skill secrets\nVAULT_TOKEN=${TOKEN}\nUNUSED_SECRET=never-exported-value\n`, { mode: 0o600 });
+    }
+    // Fixed in the file: the next command runs, without a restart.
+    harness.model.push({ output: [functionCall('command', { command: 'echo exit_code_seen' }, { callId: 'fixed' })] }, { output: [message('ran')] });
+    const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'fixed secret', tools: ['computer'], skills: ['mcp-tools'] }, timeoutMs: 60_000 });
+    const done = r.events.find((e) => e.event === 'tool.completed' && e.json.call_id === 'fixed')!.json;
+    expect(done.is_error).toBe(false);
+    expect(done.output).toContain('exit_code_seen');
+  });
+
   it('refuses a manifest with unknown fields', async () => {
     const bad = tarGz([
       { name: 'SKILL.md', data: skillMd('bad-mcp', 'x') },

@@ -239,9 +239,43 @@ describe('hostile archives are refused with 400 naming the entry', () => {
     expect(bomb.length).toBeLessThan(10 * 1024 * 1024);
     const r = await put('evil', bomb);
     expect(r.status).toBe(400);
-    expect(r.body.error.message).toMatch(/unpacks to more than \d+ bytes/);
+    expect(r.body.error.message).toBe(
+      'archive unpacks to more than 50 MiB (52428800 bytes), the most a skill may hold: ship smaller files, and leave large data (data sets, models, media) out of the skill — a command can fetch it when it needs it',
+    );
     expect(r.body.error.details).toEqual({ entry: null, max_unpacked_bytes: 50 * 1024 * 1024 });
   }, 60_000);
+
+  it('a zip whose files add up to more than 50 MiB names the entry that crossed the cap', async () => {
+    const big = Buffer.alloc(30 * 1024 * 1024);
+    const body = await zipArchive([{ name: 'SKILL.md', data: skillMd('big', 'Big') }, { name: 'data/a.bin', data: big, compress: true }, { name: 'data/b.bin', data: big, compress: true }]);
+    const r = await put('big', body, 'application/zip');
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe(
+      'archive unpacks to more than 50 MiB (52428800 bytes) (at entry "data/b.bin"), the most a skill may hold: ship smaller files, and leave large data (data sets, models, media) out of the skill — a command can fetch it when it needs it',
+    );
+    expect(r.body.error.details).toEqual({ entry: 'data/b.bin', max_unpacked_bytes: 52428800 });
+    expect(existsSync(path.join(skillsDir(), 'big'))).toBe(false);
+  }, 60_000);
+
+  it('a file or folder name over 255 bytes is refused naming the entry, its length and the limit', async () => {
+    for (const [entry, long] of [
+      [`references/${'n'.repeat(256)}.md`, `${'n'.repeat(256)}.md`],
+      [`${'é'.repeat(128)}/notes.md`, 'é'.repeat(128)],
+    ]) {
+      const body = await zipArchive([{ name: 'SKILL.md', data: skillMd('long-names', 'Long names') }, { name: entry, data: 'x' }]);
+      const r = await put('long-names', body, 'application/zip');
+      expect(r.status, entry).toBe(400);
+      expect(r.body.error.code).toBe('invalid_skill_archive');
+      expect(r.body.error.message).toBe(
+        `archive entry ${quoteForDisplay(entry)}: the name ${quoteForDisplay(long.slice(0, 40))}… (${long.length} characters) is ${Buffer.byteLength(long)} bytes long in UTF-8; a file or folder name may be at most 255 bytes: shorten it`,
+      );
+      expect(r.body.error.details).toEqual({ entry });
+      expect(validateResponse('/v1/skills/{name}', 'put', 400, r.body)).toEqual([]);
+    }
+    // 255 bytes is fine.
+    const fits = await zipArchive([{ name: 'SKILL.md', data: skillMd('long-names', 'Long names') }, { name: `${'n'.repeat(252)}.md`, data: 'x' }]);
+    expect((await put('long-names', fits, 'application/zip')).status).toBe(201);
+  });
 
   it('a body over 10 MiB gets 413 naming the archive cap (10 MiB, not BODY_LIMIT_BYTES), as openapi.yaml documents', async () => {
     const r = await fetch(`${svc.url}/v1/skills/evil`, { method: 'PUT', headers: { 'content-type': 'application/gzip' }, body: new Uint8Array(10.6 * 1000 * 1000) });

@@ -68,6 +68,8 @@ export interface ZipItem {
   /** Unix mode including the file type (e.g. 0o120777 for a symlink whose `data` is its target). */
   mode?: number;
   dir?: boolean;
+  /** Deflate the file (default: stored as it is). */
+  compress?: boolean;
 }
 
 /** A zip of `items`; names may be hostile (absolute, `..`). */
@@ -80,7 +82,7 @@ export async function zipArchive(items: ZipItem[]): Promise<Buffer> {
     const placeholder = hostile ? `p${i}`.padEnd(item.name.length, 'x').slice(0, item.name.length) : item.name;
     if (hostile) patches.push([placeholder, item.name]);
     if (item.dir) zip.addEmptyDirectory(placeholder, { mode: item.mode ?? 0o40755 });
-    else zip.addBuffer(Buffer.from(item.data ?? ''), placeholder, { mode: item.mode ?? 0o100644, compress: false });
+    else zip.addBuffer(Buffer.from(item.data ?? ''), placeholder, { mode: item.mode ?? 0o100644, compress: item.compress ?? false });
   });
   zip.end();
   const chunks: Buffer[] = [];

@@ -20,6 +20,12 @@ export interface ComputerToolDeps {
    * src/skills/command-setup.ts), or null when the turn has none. Called once per command.
    */
   prepareCommand?: () => Promise<SkillCommandSetup | null>;
+  /**
+   * How a command of this turn is named to calls kept waiting for the home meanwhile (home-lock.ts
+   * `HomeLockWait.holder`), e.g. `a command of background job "Nightly build" (<job id>)`; absent:
+   * `a command of this agent`.
+   */
+  commandHolder?: () => Promise<string>;
 }
 
 /** Shorten `s` to one line of at most `max` characters for a label. */

@@ -34,6 +34,7 @@ import { writeFileTool } from './tools/write-file.js';
 import { replyAttachmentTool } from './tools/reply-attachment.js';
 import { prepareSkillCommand } from '../../skills/command-setup.js';
 import { turnSkills } from '../../skills/turn-skills.js';
+import { quoteForDisplay } from '../../unsafe-chars.js';
 
 export interface ComputerFamilyOptions {
   /** bubblewrap binary (default /usr/bin/bwrap); tests point it elsewhere to simulate its absence. */
@@ -94,6 +95,20 @@ export async function computerStartupWarnings(config: Config, bwrapPath: string 
   return [];
 }
 
+/**
+ * How a command of the turn `ctx` is named to other calls waiting for the agent's home: `a command
+ * of background job "<title>" (<job id>)` in a job's turn (the title quoted with quoteForDisplay;
+ * the id alone when the job cannot be read), else `a command of turn <turn id>`.
+ */
+export async function commandHolder(ctx: Pick<TurnContext, 'turnId' | 'kind' | 'origin' | 'services'>): Promise<string> {
+  if (ctx.kind === 'background_job' && ctx.origin.type === 'background_job') {
+    const jobId = ctx.origin.job_id;
+    const job = await ctx.services.jobs?.get(jobId).catch(() => undefined);
+    return job ? `a command of background job ${quoteForDisplay(job.title)} (${jobId})` : `a command of background job ${jobId}`;
+  }
+  return `a command of turn ${ctx.turnId}`;
+}
+
 /** Build a computer family creator (production uses {@link computerFamily}). */
 export function createComputerFamily(options: ComputerFamilyOptions = {}): FamilyCreator {
   return {
@@ -112,6 +127,7 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
         sandbox: mode,
         // The user running bwrap (when the service is root) must be able to read the mcporter config.
         prepareCommand: async () => prepareSkillCommand(await turnSkills(ctx), ctx.config, mode?.kind === 'bwrap', mode?.kind === 'bwrap' ? mode.user?.account : undefined),
+        commandHolder: () => commandHolder(ctx),
       };
       const tools: AnyWorkerAgentTool[] = [];
       if ('mode' in sandbox) tools.push(commandTool(deps, sandbox.mode));

@@ -28,12 +28,59 @@ export type HomeLockMode = 'shared' | 'exclusive';
 interface Waiter {
   mode: HomeLockMode;
   grant: () => void;
+  /** Who will hold the lock once granted (see {@link HomeLockWait.holder}). */
+  holder?: string;
 }
 
 interface LockState {
   readers: number;
   writer: boolean;
+  /** Who holds it exclusively (a command's {@link HomeLockWait.holder}), while `writer`. */
+  writerHolder?: string;
   queue: Waiter[];
+}
+
+/** How long a call waits for the home before it says what it waits for ({@link HomeLockWait.onWait}), in ms. */
+export const HOME_WAIT_NOTICE_MS = 1000;
+
+/**
+ * What a caller of {@link acquireHomeLock} / {@link withHomeLock} tells and is told while it waits.
+ * A tool call's context (`{signal, emit}`) fits as it is.
+ */
+export interface HomeLockWait {
+  /** Aborts the wait (turn cancelled, tool timeout): the caller gets an Error. */
+  signal?: AbortSignal;
+  /**
+   * Who takes the lock, as other callers' wait notices name it, e.g. `a command of background job
+   * "Nightly build" (<job id>)`; unset: `a command of this agent`.
+   */
+  holder?: string;
+  /**
+   * Called once when the lock is not granted within {@link HOME_WAIT_NOTICE_MS}, with what the
+   * call waits for (`waiting for the agent's home: a command of background job "…" (…) is running;
+   * this call goes on when it ends`) and `data: {kind: "waiting_for_home", holder}` (holder null
+   * when file operations hold the home); never when the lock is free soon enough.
+   */
+  emit?: (notice: { message: string; data: { kind: 'waiting_for_home'; holder: string | null } }) => void;
+}
+
+const NO_HOLDER = 'a command of this agent';
+
+/** What a waiter of `state` waits for, as one sentence and the holder it names (null: file operations). */
+function waitNotice(state: LockState, self: Waiter): { message: string; data: { kind: 'waiting_for_home'; holder: string | null } } {
+  const ahead = state.queue.slice(0, Math.max(0, state.queue.indexOf(self))).find((w) => w.mode === 'exclusive');
+  let what: string;
+  let holder: string | null = null;
+  if (state.writer) {
+    holder = state.writerHolder ?? NO_HOLDER;
+    what = `${holder} is running`;
+  } else if (ahead) {
+    holder = ahead.holder ?? NO_HOLDER;
+    what = `${holder} is about to run`;
+  } else {
+    what = 'file operations of this agent are using it';
+  }
+  return { message: `waiting for the agent's home: ${what}; this call goes on when it ends`, data: { kind: 'waiting_for_home', holder } };
 }
 
 const locks = new Map<string, LockState>();
@@ -42,15 +89,18 @@ function compatible(s: LockState, mode: HomeLockMode): boolean {
   return mode === 'shared' ? !s.writer : !s.writer && s.readers === 0;
 }
 
-function take(s: LockState, mode: HomeLockMode): void {
+function take(s: LockState, mode: HomeLockMode, holder: string | undefined): void {
   if (mode === 'shared') s.readers++;
-  else s.writer = true;
+  else {
+    s.writer = true;
+    s.writerHolder = holder;
+  }
 }
 
 function pump(key: string, s: LockState): void {
   while (s.queue.length && compatible(s, s.queue[0].mode)) {
     const w = s.queue.shift()!;
-    take(s, w.mode);
+    take(s, w.mode, w.holder);
     w.grant();
   }
   if (!s.writer && s.readers === 0 && s.queue.length === 0) locks.delete(key);
@@ -58,10 +108,13 @@ function pump(key: string, s: LockState): void {
 
 /**
  * Acquire the lock of the home whose real path is `key`.
+ * @param wait the signal that aborts the wait, who takes the lock and where to say what it waits
+ *   for after {@link HOME_WAIT_NOTICE_MS} ({@link HomeLockWait}); a bare AbortSignal is `{signal}`.
  * @returns a release function (idempotent).
- * @throws Error when `signal` aborts while waiting.
+ * @throws Error when the signal aborts while waiting.
  */
-export function acquireHomeLock(key: string, mode: HomeLockMode, signal?: AbortSignal): Promise<() => void> {
+export function acquireHomeLock(key: string, mode: HomeLockMode, wait?: AbortSignal | HomeLockWait): Promise<() => void> {
+  const { signal, holder, emit } = wait instanceof AbortSignal ? { signal: wait, holder: undefined, emit: undefined } : (wait ?? {});
   let s = locks.get(key);
   if (!s) {
     s = { readers: 0, writer: false, queue: [] };
@@ -73,15 +126,29 @@ export function acquireHomeLock(key: string, mode: HomeLockMode, signal?: AbortS
     if (released) return;
     released = true;
     if (mode === 'shared') state.readers--;
-    else state.writer = false;
+    else {
+      state.writer = false;
+      state.writerHolder = undefined;
+    }
     pump(key, state);
   };
   if (state.queue.length === 0 && compatible(state, mode)) {
-    take(state, mode);
+    take(state, mode, holder);
     return Promise.resolve(release);
   }
   return new Promise((resolve, reject) => {
+    const notice = emit
+      ? setTimeout(() => {
+          try {
+            emit(waitNotice(state, waiter));
+          } catch {
+            // a notice that cannot be shown does not stop the wait
+          }
+        }, HOME_WAIT_NOTICE_MS)
+      : undefined;
+    notice?.unref();
     const onAbort = () => {
+      clearTimeout(notice);
       const i = state.queue.indexOf(waiter);
       if (i !== -1) state.queue.splice(i, 1);
       pump(key, state);
@@ -89,12 +156,15 @@ export function acquireHomeLock(key: string, mode: HomeLockMode, signal?: AbortS
     };
     const waiter: Waiter = {
       mode,
+      holder,
       grant: () => {
+        clearTimeout(notice);
         signal?.removeEventListener('abort', onAbort);
         resolve(release);
       },
     };
     if (signal?.aborted) {
+      clearTimeout(notice);
       pump(key, state);
       reject(new Error('cancelled before the agent home was free'));
       return;
@@ -123,13 +193,18 @@ export interface HomeLockTarget {
 /**
  * Run `fn` holding the lock of `target`'s home (created when missing; keyed by its real path) in
  * `mode`: the in-process lock, then (with `target.across`) the same mode across instances.
- * @throws whatever `fn` throws; Error when `signal` aborts while waiting or the cross-instance
+ * @param wait as for {@link acquireHomeLock}: a tool call passes its context (`{signal, emit}`), so
+ *   a call kept waiting (e.g. by a background job's long command) streams a `tool.progress` saying
+ *   what it waits for. The wait for the lock across instances is not described (its holder is not
+ *   known here).
+ * @throws whatever `fn` throws; Error when the signal aborts while waiting or the cross-instance
  *   lock cannot be taken.
  */
-export async function withHomeLock<T>(target: string | HomeLockTarget, mode: HomeLockMode, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+export async function withHomeLock<T>(target: string | HomeLockTarget, mode: HomeLockMode, wait: AbortSignal | HomeLockWait | undefined, fn: () => Promise<T>): Promise<T> {
   const { home, across } = typeof target === 'string' ? { home: target, across: undefined } : target;
+  const signal = wait instanceof AbortSignal ? wait : wait?.signal;
   const key = await ensureHome(home);
-  const release = await acquireHomeLock(key, mode, signal);
+  const release = await acquireHomeLock(key, mode, wait);
   let releaseAcross: (() => Promise<void>) | undefined;
   try {
     if (across) releaseAcross = await across.lock.acquire(across.agentId, mode, signal);

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlink
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyWorkerAgentTool } from '../../../src/runtime/tool.js';
-import { acquireHomeLock, homeLockBusy } from '../../../src/tools/computer/home-lock.js';
+import { acquireHomeLock, HOME_WAIT_NOTICE_MS, homeLockBusy } from '../../../src/tools/computer/home-lock.js';
 import { call, computerTools, tempDir, turnContext } from './support.js';
 
 let cleanup: () => Promise<void>;
@@ -111,6 +111,36 @@ describe('symlink swaps while the service uses a path', () => {
     releaseCommand();
     expect(homeLockBusy(key)).toBe(false);
     expect((await call(tools, 'read_file', { path: 'nothing.txt' })).output).toMatch(/^not found/);
+  });
+
+  it('a waiter kept more than a second says what it waits for, once; one granted sooner says nothing', async () => {
+    const key = realpathSync(home);
+    const notices: Record<string, { message: string; data: unknown }[]> = { cmd: [], behind: [], quick: [] };
+    const releaseReader = await acquireHomeLock(key, 'shared');
+    // A command waits for a file operation; a read queued behind the command waits for it to run.
+    const cmd = acquireHomeLock(key, 'exclusive', { holder: 'a command of turn T1', emit: (n) => notices.cmd.push(n) });
+    const behind = acquireHomeLock(key, 'shared', { emit: (n) => notices.behind.push(n) });
+    await new Promise((r) => setTimeout(r, HOME_WAIT_NOTICE_MS + 300));
+    expect(notices.cmd).toEqual([{ message: "waiting for the agent's home: file operations of this agent are using it; this call goes on when it ends", data: { kind: 'waiting_for_home', holder: null } }]);
+    expect(notices.behind).toEqual([{ message: "waiting for the agent's home: a command of turn T1 is about to run; this call goes on when it ends", data: { kind: 'waiting_for_home', holder: 'a command of turn T1' } }]);
+    releaseReader();
+    const releaseCmd = await cmd;
+    // While the command holds it, a new waiter names it as running; one granted within the second says nothing.
+    const late = acquireHomeLock(key, 'shared', { emit: (n) => notices.quick.push(n) });
+    await new Promise((r) => setTimeout(r, HOME_WAIT_NOTICE_MS + 300));
+    expect(notices.quick.map((n) => n.message)).toEqual(["waiting for the agent's home: a command of turn T1 is running; this call goes on when it ends"]);
+    releaseCmd();
+    (await behind)();
+    (await late)();
+    const quick: unknown[] = [];
+    const releaseCmd2 = await acquireHomeLock(key, 'exclusive', { holder: 'x' });
+    const soon = acquireHomeLock(key, 'shared', { emit: (n) => quick.push(n) });
+    setTimeout(releaseCmd2, 100);
+    (await soon)();
+    await new Promise((r) => setTimeout(r, HOME_WAIT_NOTICE_MS + 200));
+    expect(quick).toEqual([]);
+    expect(notices.cmd).toHaveLength(1);
+    expect(homeLockBusy(key)).toBe(false);
   });
 
   it('outside the lock, write_file/read_file/edit_file/ls refuse swapped paths and never leave the home', async () => {

@@ -88,7 +88,7 @@ export function applyPatchTool(deps: ComputerToolDeps) {
       return `Patched files (${parts.join(', ')})`;
     },
     execute: (p, ctx) =>
-      withHomeLock(deps, 'shared', ctx.signal, async () => {
+      withHomeLock(deps, 'shared', ctx, async () => {
         let ops;
         try {
           ops = parsePatch(p.patch);

@@ -86,8 +86,8 @@ export function commandTool(deps: ComputerToolDeps, sandbox: SandboxMode) {
       if (d.timedOut) return `Ran \`${labelText(p.command)}\` (timed out after ${d.timeoutS} s)`;
       return `Ran \`${labelText(p.command)}\` (exit ${d.exitCode}, ${seconds(d.durationMs)} s)`;
     },
-    execute: (p, ctx) =>
-      withHomeLock(deps, 'exclusive', ctx.signal, async () => {
+    execute: async (p, ctx) =>
+      withHomeLock(deps, 'exclusive', { signal: ctx.signal, emit: ctx.emit, holder: await deps.commandHolder?.() }, async () => {
         const cwd = await resolveInHome(deps.home, p.workdir ?? '.', { use: 'workdir' });
         if (!cwd.exists || !(await stat(cwd.real)).isDirectory()) throw new Error(`workdir ${p.workdir} is not a folder in the home`);
         const timeoutS = Math.min(p.timeout ?? defaultTimeoutS, maxTimeoutS);

@@ -47,7 +47,7 @@ export function editFileTool(deps: ComputerToolDeps) {
     describeCompletedActivity: (p, r: AgentToolResult<EditFileDetails>) =>
       r.details ? `Edited ${labelPath(p.path)} (+${r.details.added} -${r.details.removed})` : undefined,
     execute: (p, ctx) =>
-      withHomeLock(deps, 'shared', ctx.signal, async () => {
+      withHomeLock(deps, 'shared', ctx, async () => {
         if (p.old_string === p.new_string) throw new Error('old_string and new_string are identical; nothing to change');
         const target = await resolveInHome(deps.home, p.path);
         assertWithinBudget(target.home, deps.config.COMPUTER_HOME_MAX_MB);

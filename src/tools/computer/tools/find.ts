@@ -36,7 +36,7 @@ export function findTool(deps: ComputerToolDeps) {
     describeCompletedActivity: (p, r: AgentToolResult<FindDetails>) =>
       r.details ? `Found ${count(r.details.matches, 'file')} matching ${labelText(p.pattern)}` : undefined,
     execute: (p, ctx) =>
-      withHomeLock(deps, 'shared', ctx.signal, async () => {
+      withHomeLock(deps, 'shared', ctx, async () => {
         const base = await resolveInHome(deps.home, p.path ?? '.');
         if (!base.exists || !(await stat(base.real)).isDirectory()) throw new Error(`${p.path} is not a folder in the home`);
         const found = await globInHome(base.real, p.pattern, { signal: ctx.signal });

@@ -39,7 +39,7 @@ export function grepTool(deps: ComputerToolDeps) {
         ? `Found ${count(r.details.matches, 'match', 'matches')} for ${labelText(p.pattern, 40)} in ${count(r.details.files, 'file')}`
         : undefined,
     execute: (p, ctx) =>
-      withHomeLock(deps, 'shared', ctx.signal, async () => {
+      withHomeLock(deps, 'shared', ctx, async () => {
         const target = await resolveInHome(deps.home, p.path ?? '.');
         if (!target.exists) throw new Error(`${p.path} does not exist`);
         const r = await searchFiles(target.home, target.real, {

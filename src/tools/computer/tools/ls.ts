@@ -41,7 +41,7 @@ export function lsTool(deps: ComputerToolDeps) {
     describeCompletedActivity: (p, r: AgentToolResult<LsDetails>) =>
       r.details ? `Listed ${labelPath(p.path)} (${count(r.details.entries, 'entry', 'entries')})` : undefined,
     execute: (p, ctx) =>
-      withHomeLock(deps, 'shared', ctx.signal, async () => {
+      withHomeLock(deps, 'shared', ctx, async () => {
         const target = await resolveInHome(deps.home, p.path ?? '.');
         if (!target.exists) throw new Error(`${p.path} does not exist`);
         if (!(await stat(target.real)).isDirectory()) throw new Error(`${p.path} is a file, not a folder; use read_file to read it`);

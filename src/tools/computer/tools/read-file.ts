@@ -56,7 +56,7 @@ export function readFileTool(deps: ComputerToolDeps) {
       return `Read ${labelPath(p.path)} (lines ${d.startLine}-${d.endLine} of ${d.totalLines})`;
     },
     execute: (p, ctx): Promise<Result> =>
-      withHomeLock(deps, 'shared', ctx.signal, async () => {
+      withHomeLock(deps, 'shared', ctx, async () => {
         const target = await resolveInHome(deps.home, p.path);
         if (!target.exists) return textResult(`not found: ${p.path} (no such file in the home)`, { path: target.relative, found: false });
         const info = await lstat(target.real);

@@ -57,7 +57,7 @@ export function replyAttachmentTool(deps: ComputerToolDeps, store: AttachmentSto
     describeActivity: (p) => `Attaching ${labelPath(p.path)}`,
     describeCompletedActivity: (p) => `Attached ${labelPath(p.path)}`,
     execute: (p, ctx) =>
-      withHomeLock(deps, 'shared', ctx.signal, async () => {
+      withHomeLock(deps, 'shared', ctx, async () => {
         const turn = ctx.turn as TurnContext;
         let target;
         try {

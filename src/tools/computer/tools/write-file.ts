@@ -37,7 +37,7 @@ export function writeFileTool(deps: ComputerToolDeps) {
     describeCompletedActivity: (p, r: AgentToolResult<WriteFileDetails>) =>
       r.details ? `${r.details.created ? 'Created' : 'Wrote'} ${labelPath(p.path)} (${count(r.details.lines, 'line')})` : undefined,
     execute: (p, ctx) =>
-      withHomeLock(deps, 'shared', ctx.signal, async () => {
+      withHomeLock(deps, 'shared', ctx, async () => {
         const target = await resolveInHome(deps.home, p.path);
         assertWithinBudget(target.home, deps.config.COMPUTER_HOME_MAX_MB);
         if (target.exists && (await lstat(target.real)).isDirectory()) throw new Error(`${p.path} is a folder; give a file path`);
