@@ -159,7 +159,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const background: BackgroundService[] = [];
   let turnCounts: () => Promise<TurnCounts> = async () => ({ queued: 0, running: 0 });
   const metrics = new ServiceMetrics(() => turnCounts(), { model: config.MODEL });
-  const tracing = startTracing(config, { exporter: overrides.spanExporter });
+  const tracing = startTracing(config, { exporter: overrides.spanExporter, log, metrics });
   const webhookStore = stores.webhooks;
   const dispatcher = new WebhookDispatcher({
     store: webhookStore,

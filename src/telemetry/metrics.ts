@@ -16,6 +16,7 @@
  * | `sse_subscribers` | gauge | — | open live event subscriptions |
  * | `event_log_append_seconds` | histogram | — | every event-log append |
  * | `webhook_deliveries_total` | counter | `outcome` (`delivered`/`retrying`/`failed`) | each delivery attempt |
+ * | `trace_export_failed_spans_total` | counter | — | spans of batches the trace exporter failed to deliver (src/telemetry/tracing.ts) |
  *
  * plus prom-client's default process and Node.js metrics (`process_cpu_seconds_total`,
  * `nodejs_eventloop_lag_seconds`, …). One {@link ServiceMetrics} per service instance (its own
@@ -98,6 +99,8 @@ export class ServiceMetrics {
   readonly sseSubscribers = new Gauge({ name: 'sse_subscribers', help: 'Open live event-stream subscriptions (SSE clients of turns and workflows).', registers: [this.registry] });
   readonly eventLogAppend = new Histogram({ name: 'event_log_append_seconds', help: 'Time to store one event in the event log, seconds.', buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [this.registry] });
   readonly webhookDeliveries = new Counter({ name: 'webhook_deliveries_total', help: 'Webhook delivery attempts by outcome (delivered; retrying: failed, another attempt is scheduled; failed: given up).', labelNames: ['outcome'] as const, registers: [this.registry] });
+
+  readonly traceExportFailedSpans = new Counter({ name: 'trace_export_failed_spans_total', help: 'Spans lost because their export to the trace collector failed (OTLP endpoint unreachable or refusing them).', registers: [this.registry] });
 
   /** The `model` label of a requested model ({@link BoundedLabel}: MODEL and {@link MODEL_LABEL_LIMIT} more). */
   readonly modelLabel: BoundedLabel;
