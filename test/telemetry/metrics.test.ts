@@ -144,6 +144,37 @@ describe('GET /metrics access', () => {
       expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(200);
       expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer api-token-1234567890' } })).status).toBe(200);
       expect((await fetch(`${svc.url}/v1/turns`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(401);
+      // The refusals on /metrics name METRICS_TOKEN and how a scraper sends it, not the API's generic wording.
+      expect((await (await fetch(`${svc.url}/metrics`)).json()).error).toEqual({
+        code: 'unauthorized',
+        message: 'missing bearer token: GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (or one of AUTH_TOKENS; in a Prometheus scrape config: authorization: {credentials: <METRICS_TOKEN>})',
+        details: { reason: 'missing_token', expected: 'Authorization: Bearer <METRICS_TOKEN>' },
+      });
+      expect((await (await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-xxxxxxx' } })).json()).error.message).toBe(
+        'invalid bearer token: it is neither METRICS_TOKEN nor one of AUTH_TOKENS; GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (or one of AUTH_TOKENS)',
+      );
+      // Other routes keep the API's wording.
+      expect((await (await fetch(`${svc.url}/v1/turns`)).json()).error.message).toBe('missing bearer token (Authorization: Bearer <token>)');
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('with AUTH_TOKENS and no METRICS_TOKEN: the 401 on /metrics says how a scrape config sends an API token, and that METRICS_TOKEN opens /metrics alone', async () => {
+    const svc = await startTestService({ env: { AUTH_TOKENS: 'api-token-1234567890' } });
+    try {
+      const refused = await fetch(`${svc.url}/metrics`);
+      expect(refused.status).toBe(401);
+      expect((await refused.json()).error).toEqual({
+        code: 'unauthorized',
+        message: 'missing bearer token: GET /metrics needs Authorization: Bearer <one of AUTH_TOKENS> (in a Prometheus scrape config: authorization: {credentials: <token>}; set METRICS_TOKEN for a token that opens only /metrics)',
+        details: { reason: 'missing_token', expected: 'Authorization: Bearer <token>' },
+      });
+      const wrong = await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-xxxxxxx' } });
+      expect((await wrong.json()).error.message).toBe(
+        'invalid bearer token: it is none of the tokens in AUTH_TOKENS; GET /metrics needs Authorization: Bearer <one of AUTH_TOKENS> (set METRICS_TOKEN for a token that opens only /metrics)',
+      );
+      expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer api-token-1234567890' } })).status).toBe(200);
     } finally {
       await svc.close();
     }
