@@ -47,7 +47,7 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
-import type { Config } from '../config.js';
+import { redactUserinfo, type Config } from '../config.js';
 import { FailureLog, type FailureLogger } from '../failure-log.js';
 import type { ServiceMetrics } from './metrics.js';
 import { redactQuery, redactUrl } from '../http/stream-token.js';
@@ -201,7 +201,7 @@ export function startTracing(
     const url = otlpTracesUrl(config);
     const exporter: SpanExporter =
       config.OTEL_TRACES_EXPORTER === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter({ url });
-    const what = config.OTEL_TRACES_EXPORTER === 'console' ? 'span export to the console' : `span export to ${redactUrl(url ?? 'http://localhost:4318/v1/traces')}`;
+    const what = config.OTEL_TRACES_EXPORTER === 'console' ? 'span export to the console' : `span export to ${redactUrl(redactUserinfo(url ?? 'http://localhost:4318/v1/traces'))}`;
     processor = new BatchSpanProcessor({
       exporter: new ReportingExporter(exporter, new FailureLog(opts.log, what, { level: 'warn' }), (n) => opts.metrics?.traceExportFailedSpans.inc(n)),
       scheduledDelayMillis: envNumber(env, 'OTEL_BSP_SCHEDULE_DELAY'),

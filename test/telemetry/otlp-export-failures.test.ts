@@ -1,7 +1,7 @@
 /**
  * A trace collector that cannot be reached does not lose spans without a word: the real service
- * process, pointed at a closed loopback port, logs one warning naming the OTLP URL and the error
- * (not one per batch), counts the lost spans in `trace_export_failed_spans_total`, and logs a
+ * process, pointed at a closed loopback port, logs one warning naming the OTLP URL (its password
+ * masked) and the error (not one per batch), counts the lost spans in `trace_export_failed_spans_total`, and logs a
  * `recovered` line once a receiver listens on that port and a batch goes through.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,13 +33,14 @@ it('warns once while the collector is unreachable, counts the lost spans, and sa
   const child = spawnService({
     DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info', LOG_FORMAT: 'json',
     OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'test-key', MODEL: 'scripted-model', MODEL_MAX_RETRIES: '0',
-    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}/`, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://otel-user:otel-pass-0123@127.0.0.1:${collectorPort}/`, OTEL_BSP_SCHEDULE_DELAY: '50', OTEL_EXPORTER_OTLP_TIMEOUT: '2000',
   });
   const url = `http://127.0.0.1:${port}`;
   let receiver: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined;
   try {
     await waitHealthy(url, child, 60_000);
-    const what = `span export to http://127.0.0.1:${collectorPort}/v1/traces`;
+    // The collector URL is named without its password.
+    const what = `span export to http://***@127.0.0.1:${collectorPort}/v1/traces`;
     for (const n of [1, 2]) {
       model.push({ output: [message(`answer ${n}`)] });
       expect((await api(url, 'POST', '/v1/turns?wait=true', { input: `turn ${n}` })).body.status).toBe('completed');
@@ -55,6 +56,7 @@ it('warns once while the collector is unreachable, counts the lost spans, and sa
     const done = await api(url, 'POST', '/v1/turns?wait=true', { input: 'turn 3' });
     await expect.poll(() => receiver!.spans.filter((s) => s.attributes['turn.id'] === done.body.id).length, { timeout: 20_000 }).toBe(1);
     await expect.poll(() => lines(child.output()).filter((l) => l.msg.startsWith(`${what} recovered after `)).length, { timeout: 10_000 }).toBe(1);
+    expect(child.output()).not.toContain('otel-pass-0123');
   } finally {
     child.proc.kill('SIGTERM');
     await child.exited;
