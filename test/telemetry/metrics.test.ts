@@ -14,7 +14,7 @@ import { MODEL_LABEL_LIMIT } from '../../src/telemetry/metrics.js';
 const METRIC_NAMES = [
   'turns_total', 'turn_duration_seconds', 'turns_queued', 'turns_running', 'turns_waiting',
   'model_request_duration_seconds', 'model_tokens_total', 'tool_calls_total', 'tool_duration_seconds',
-  'sse_subscribers', 'event_log_append_seconds', 'webhook_deliveries_total', 'turn_failures_total',
+  'sse_subscribers', 'event_log_append_seconds', 'webhook_deliveries_total', 'turn_failures_total', 'trace_export_failed_spans_total',
 ];
 
 /** GET `path` with `headers` as raw `[name, value, …]` pairs, so a header can be sent twice as two fields. */
