@@ -2,8 +2,9 @@
  * GET /metrics — Prometheus text exposition format (src/telemetry/metrics.ts lists the metrics).
  * Access: with AUTH_TOKENS set, any API token; with METRICS_TOKEN set, that token too (a scraper
  * can get a token that opens nothing else). With neither set it is open, like the rest of the
- * API on loopback. Refusals are the usual 401 envelope; guarded by METRICS_TOKEN alone, its
- * message names that token and how a scraper sends it ({@link METRICS_TOKEN_ONLY}), and more than
+ * API on loopback. Refusals are the usual 401 envelope; its message names METRICS_TOKEN and how a
+ * scraper sends a token ({@link METRICS_TOKEN_ONLY} when METRICS_TOKEN alone guards it,
+ * {@link metricsWithApiTokens} with AUTH_TOKENS), and more than
  * one Authorization header is 400 `invalid_request` (`duplicate_header`), as on every guarded route.
  */
 import type { FastifyRequest } from 'fastify';
@@ -23,6 +24,28 @@ export const METRICS_TOKEN_ONLY: BearerExpectation = {
   missing: 'missing bearer token: GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (in a Prometheus scrape config: authorization: {credentials: <METRICS_TOKEN>})',
   streamTokens: false,
 };
+
+/**
+ * What GET /metrics's 401 asks for when AUTH_TOKENS guards the API: with METRICS_TOKEN set, that
+ * token (or an API token) and how a Prometheus scrape config sends it; without it, an API token,
+ * the scrape config, and that METRICS_TOKEN gives a token that opens /metrics alone. Stream-token
+ * refusals keep the API's wording.
+ */
+export function metricsWithApiTokens(metricsToken: boolean): BearerExpectation {
+  return metricsToken
+    ? {
+        token: '<METRICS_TOKEN>',
+        invalid: 'invalid bearer token: it is neither METRICS_TOKEN nor one of AUTH_TOKENS; GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (or one of AUTH_TOKENS)',
+        missing: 'missing bearer token: GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (or one of AUTH_TOKENS; in a Prometheus scrape config: authorization: {credentials: <METRICS_TOKEN>})',
+        streamTokens: true,
+      }
+    : {
+        token: '<token>',
+        invalid: 'invalid bearer token: it is none of the tokens in AUTH_TOKENS; GET /metrics needs Authorization: Bearer <one of AUTH_TOKENS> (set METRICS_TOKEN for a token that opens only /metrics)',
+        missing: 'missing bearer token: GET /metrics needs Authorization: Bearer <one of AUTH_TOKENS> (in a Prometheus scrape config: authorization: {credentials: <token>}; set METRICS_TOKEN for a token that opens only /metrics)',
+        streamTokens: true,
+      };
+}
 
 /** True when the request carries `Authorization: Bearer <METRICS_TOKEN>` for GET /metrics. */
 export function hasMetricsToken(request: FastifyRequest, metricsToken: string | undefined): boolean {

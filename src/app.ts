@@ -33,7 +33,7 @@ import { brainRoutes } from '../routes/brain.js';
 import { consoleRoutes } from '../routes/console.js';
 import { skillRoutes } from '../routes/skills.js';
 import { agentRoutes } from '../routes/agents.js';
-import { hasMetricsToken, metricsRoutes } from '../routes/metrics.js';
+import { hasMetricsToken, METRICS_PATH, metricsRoutes, metricsWithApiTokens } from '../routes/metrics.js';
 import { attachmentRoutes } from '../routes/attachments.js';
 import { webhookRoutes } from '../routes/webhooks.js';
 import { jobRoutes } from '../routes/jobs.js';
@@ -118,7 +118,12 @@ export async function buildApp(services: Services): Promise<FastifyInstance> {
   installOriginCheck(app, config.CORS_ORIGINS, config.AUTH_TOKENS.length > 0);
   // Stream tokens (EventSource) are checked before bearer auth, for GET /v1/{turns,workflows}/{id}/events only.
   installStreamTokenCheck(app, services.streamTokens);
-  installAuth(app, { tokens: config.AUTH_TOKENS, extraCheck: (r) => hasValidStreamToken(r) || hasMetricsToken(r, config.METRICS_TOKEN) });
+  const metricsExpectation = metricsWithApiTokens(config.METRICS_TOKEN !== undefined);
+  installAuth(app, {
+    tokens: config.AUTH_TOKENS,
+    extraCheck: (r) => hasValidStreamToken(r) || hasMetricsToken(r, config.METRICS_TOKEN),
+    expectationFor: (r) => (r.url.split('?')[0] === METRICS_PATH ? metricsExpectation : undefined),
+  });
   recordRoutes(app);
   for (const plugin of ROUTE_PLUGINS) await app.register(plugin, { services });
   return app;

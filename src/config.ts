@@ -98,6 +98,37 @@ export const DEFAULT_PORT = 8787;
 /** The address the service binds when HOST is unset: loopback only (README "Configuration"). */
 export const DEFAULT_HOST = '127.0.0.1';
 
+/**
+ * The OTEL_TRACES_SAMPLER values this service takes: the SDK environment variable spec's built-in
+ * samplers (https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/#general-sdk-configuration)
+ * but `jaeger_remote`, `parentbased_jaeger_remote` and `xray`, which need components it does not have.
+ */
+export const TRACES_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+export type TracesSampler = (typeof TRACES_SAMPLERS)[number];
+
+/**
+ * Why an OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL value cannot be used, or undefined for `http/json`.
+ * The spec's values are `grpc`, `http/protobuf` and `http/json`
+ * (https://opentelemetry.io/docs/specs/otel/protocol/exporter/#specify-protocol); this service's
+ * exporter (`@opentelemetry/exporter-trace-otlp-http`) sends only OTLP/HTTP with JSON bodies,
+ * which every OTLP/HTTP receiver (port 4318) takes. Sending it to a gRPC port (4317) loses every
+ * span, so another value is refused rather than ignored.
+ */
+export function otlpProtocolProblem(value: string): string | undefined {
+  if (value === 'http/json') return undefined;
+  const known = value === 'grpc' || value === 'http/protobuf';
+  return `${known ? `${value} is not supported` : 'is not an OTLP protocol (grpc, http/protobuf, http/json)'}: this service sends only http/json (OTLP over HTTP with JSON bodies, to an OTLP/HTTP receiver such as a collector's port 4318); set http/json or leave it unset`;
+}
+
+const otlpProtocol = () =>
+  z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      const problem = v === undefined ? undefined : otlpProtocolProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+
 const EnvSchema = z.object({
   // --- server ---
   PORT: int(DEFAULT_PORT, 0, 65535),
@@ -249,6 +280,22 @@ const EnvSchema = z.object({
   /** `otlp` (OTLP/HTTP JSON), `console` or `none`; setting it turns tracing on. */
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
   OTEL_SERVICE_NAME: z.string().min(1).default('turn-service'),
+  /** The sampler ({@link TRACES_SAMPLERS}); unset: `parentbased_always_on`. */
+  OTEL_TRACES_SAMPLER: z.enum(TRACES_SAMPLERS).optional(),
+  /** The ratio of `traceidratio` / `parentbased_traceidratio`, a number from 0 to 1; unset: 1. */
+  OTEL_TRACES_SAMPLER_ARG: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined) return undefined;
+      const n = Number(v);
+      if (/^[0-9.eE+-]+$/.test(v) && Number.isFinite(n) && n >= 0 && n <= 1) return n;
+      ctx.addIssue({ code: 'custom', message: 'must be a number from 0 to 1 (the share of traces sampled by traceidratio and parentbased_traceidratio), e.g. 0.25' });
+      return z.NEVER;
+    }),
+  /** The OTLP transport: only `http/json` is sent ({@link otlpProtocolProblem}). */
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol(),
   /** Record prompts, tool arguments and outputs in spans (off: only sizes, ids and outcomes). */
   OTEL_RECORD_CONTENT: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
   /** Server-wide webhook receiving every turn's terminal event. */

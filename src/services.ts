@@ -158,8 +158,8 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const registry: ServiceRegistry = {};
   const background: BackgroundService[] = [];
   let turnCounts: () => Promise<TurnCounts> = async () => ({ queued: 0, running: 0 });
-  const metrics = new ServiceMetrics(() => turnCounts());
-  const tracing = startTracing(config, { exporter: overrides.spanExporter });
+  const metrics = new ServiceMetrics(() => turnCounts(), { model: config.MODEL });
+  const tracing = startTracing(config, { exporter: overrides.spanExporter, log, metrics });
   const webhookStore = stores.webhooks;
   const dispatcher = new WebhookDispatcher({
     store: webhookStore,

@@ -32,6 +32,8 @@ export interface AuthOptions {
   tokens: readonly string[];
   /** Alternative credential check (returns true to allow). */
   extraCheck?: (request: FastifyRequest) => boolean;
+  /** What a refused request to this route is told to send (undefined: {@link API_TOKENS}). */
+  expectationFor?: (request: FastifyRequest) => BearerExpectation | undefined;
 }
 
 /** Why a request failed the bearer check (see {@link unauthorizedEnvelope}). */
@@ -146,19 +148,21 @@ export function tokenQueryParameter(url: string): string | undefined {
  * one with no valid `Authorization: Bearer` and no other credential `extraCheck` accepts, gets 401
  * `unauthorized` with `WWW-Authenticate: Bearer` and {@link unauthorizedEnvelope}'s message and
  * details (a token in the URL, a stream token on a route it does not open, or what is wrong with
- * the header).
+ * the header), worded by `opts.expectationFor` for the request's route (GET /metrics names
+ * METRICS_TOKEN), else {@link API_TOKENS}.
  */
 export function installAuth(app: FastifyInstance, opts: AuthOptions): void {
   if (opts.tokens.length === 0) return;
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0];
     if (OPEN_PATHS.has(path) || OPEN_PREFIXES.some((p) => path.startsWith(p)) || request.method === 'OPTIONS') return;
-    const twice = duplicateAuthorization(request);
+    const want = opts.expectationFor?.(request) ?? API_TOKENS;
+    const twice = duplicateAuthorization(request, want);
     if (twice) return reply.code(400).send(twice);
     const header = request.headers.authorization ?? '';
     const m = /^Bearer\s+(.+)$/i.exec(header);
     if (m && tokenMatches(m[1].trim(), opts.tokens)) return;
     if (opts.extraCheck?.(request)) return;
-    return reply.code(401).header('WWW-Authenticate', 'Bearer').send(unauthorizedEnvelope(request.headers.authorization, request.url));
+    return reply.code(401).header('WWW-Authenticate', 'Bearer').send(unauthorizedEnvelope(request.headers.authorization, request.url, want));
   });
 }

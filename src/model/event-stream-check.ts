@@ -1,18 +1,44 @@
 /**
  * The one check of a model answer's media type: both transports ask for a stream, and a 2xx answer
  * that is no event stream — an HTML page or a JSON document from a wrong OPENAI_BASE_URL (a web
- * server, a proxy's landing page, an API without `/v1`), or a server that ignores `stream: true` —
- * would otherwise read as an empty stream and fail the turn with `stream_interrupted` ("ended
- * before the response completed"), which points nowhere. Checked once per response, on its
- * headers, before the first event is read: nothing per event.
+ * server, a proxy's landing page, an API without `/v1`) — would otherwise read as an empty stream
+ * and fail the turn with `stream_interrupted` ("ended before the response completed"), which
+ * points nowhere. A server that ignores `stream: true` and answers with the whole answer as JSON
+ * is no mistake of OPENAI_BASE_URL: that answer is handed back to be read as a stream of one
+ * answer. Checked once per response, on its headers, before the first event is read: nothing per
+ * event.
  */
 import { discardBody } from './model-fetch.js';
 import { afterResponse, endpointForDisplay, ModelError } from './model-error.js';
 
 /**
+ * The JSON object a server that ignored `stream: true` answers with, by protocol: a Chat
+ * Completions `chat.completion` (https://platform.openai.com/docs/api-reference/chat/object: an
+ * `object` of `chat.completion`, or a `choices` list whose first entry has a `message`), or a
+ * Responses `response` (https://platform.openai.com/docs/api-reference/responses/object: `object`
+ * `response` with an `output` list).
+ */
+export type WholeAnswerShape = 'chat.completion' | 'response';
+
+/** The most of a JSON answer read to see whether it is a whole answer, bytes (a Content-Length above it is not read). */
+const MAX_WHOLE_ANSWER_BYTES = 32 * 1024 * 1024;
+
+function isWholeAnswer(body: unknown, shape: WholeAnswerShape): body is Record<string, unknown> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const o = body as Record<string, unknown>;
+  if (shape === 'response') return o.object === 'response' && Array.isArray(o.output);
+  const first = Array.isArray(o.choices) ? (o.choices[0] as Record<string, unknown> | undefined) : undefined;
+  return (o.object === 'chat.completion' || o.object === undefined) && first !== undefined && first !== null && typeof first.message === 'object' && first.message !== null;
+}
+
+/**
  * Refuse a model response whose `Content-Type` is set and is not `text/event-stream` (parameters
  * such as `; charset=utf-8` ignored; an answer without the header passes, as some servers send
- * none). Its body is dropped unread.
+ * none). Its body is dropped unread — except, with `whole`, a JSON answer (`application/json` or
+ * `…+json`) that is the whole answer of that protocol ({@link WholeAnswerShape}): a server that
+ * ignored `stream: true` (it does not stream, or streaming is turned off) and answered at once.
+ * That object is returned, for the caller to read as a stream of one answer; undefined for an
+ * event stream.
  * @param response the 2xx response the SDK returned for a streaming request.
  * @throws ModelError `not_event_stream`, marked {@link afterResponse} (the endpoint answered; a
  *   server that ignored `stream: true` may have spent tokens), message e.g. `the model endpoint
@@ -20,13 +46,24 @@ import { afterResponse, endpointForDisplay, ModelError } from './model-error.js'
  *   stream (text/event-stream): check OPENAI_BASE_URL — it must be the API's base URL, such as
  *   https://api.openai.com/v1 or http://127.0.0.1:8000/v1`.
  */
-export async function assertEventStream(response: Response): Promise<void> {
+export async function assertEventStream(response: Response, whole?: WholeAnswerShape): Promise<Record<string, unknown> | undefined> {
   const type = response.headers.get('content-type');
-  if (type === null) return;
+  if (type === null) return undefined;
   const media = type.split(';')[0].trim().toLowerCase();
-  if (media === 'text/event-stream') return;
-  await discardBody(response);
+  if (media === 'text/event-stream') return undefined;
   const where = response.url ? ` ${endpointForDisplay(response.url.split('?')[0])}` : ''; // never its credentials
+  const length = Number(response.headers.get('content-length') ?? 0);
+  if (whole && (media === 'application/json' || media.endsWith('+json')) && !(length > MAX_WHOLE_ANSWER_BYTES)) {
+    let body: unknown;
+    try {
+      body = JSON.parse(await response.text());
+    } catch {
+      body = undefined;
+    }
+    if (isWholeAnswer(body, whole)) return body;
+  } else {
+    await discardBody(response);
+  }
   throw afterResponse(
     new ModelError(
       'not_event_stream',

@@ -9,7 +9,8 @@
  * signal and unlinked in `finally` (the SDK never removes the abort listener it adds to a
  * request's signal). SDK retries cover connection errors, 408/409/429 and 5xx (`maxRetries`);
  * what remains is thrown as a {@link ModelError} (chat-errors.ts); a 2xx answer that is not an
- * event stream is `not_event_stream` (event-stream-check.ts). An aborted request ends the
+ * event stream is `not_event_stream` (event-stream-check.ts), except a whole `chat.completion`
+ * from a server that ignored `stream: true`, read as one chunk ({@link completionAsChunk}). An aborted request ends the
  * iteration quietly. Comment lines and `[DONE]` reach the caller's hooks (sse-events.ts).
  */
 import OpenAI from 'openai';
@@ -56,8 +57,8 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
           // The answer is read by sse-events.ts (the SDK's stream semantics, without its reader); a 2xx
           // that is no event stream (a wrong OPENAI_BASE_URL) says so, not "stream ended".
           const response = await client.chat.completions.create(params, { signal: controller.signal }).asResponse();
-          await assertEventStream(response);
-          stream = sseEvents(response, undefined, hooks);
+          const whole = await assertEventStream(response, 'chat.completion');
+          stream = whole ? completionAsStream(whole, hooks) : sseEvents(response, undefined, hooks);
         } catch (err) {
           if (signal.aborted) return;
           throw toChatModelError(err, client);
@@ -76,4 +77,30 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
       }
     },
   };
+}
+
+/**
+ * A whole `chat.completion` (a server that ignored `stream: true`) as the one
+ * `chat.completion.chunk` that streams the same answer: each choice's `message` becomes its
+ * `delta` (text, refusal, `reasoning_content` / `reasoning`, tool calls given their list `index`
+ * as streamed tool calls carry), with its `finish_reason`; `usage` is kept. The chunk goes
+ * through the same assembly as a streamed one (chat-assembly.ts).
+ */
+export function completionAsChunk(completion: Record<string, unknown>): Record<string, unknown> {
+  const choices = (completion.choices as unknown[]).map((c, i) => {
+    const choice = (c ?? {}) as Record<string, unknown>;
+    const message = (choice.message ?? {}) as Record<string, unknown>;
+    const delta: Record<string, unknown> = { ...message };
+    if (Array.isArray(message.tool_calls)) {
+      delta.tool_calls = message.tool_calls.map((t, index) => ({ index, ...(t as Record<string, unknown>) }));
+    }
+    return { index: choice.index ?? i, delta, finish_reason: choice.finish_reason ?? null };
+  });
+  return { ...completion, object: 'chat.completion.chunk', choices };
+}
+
+/** The whole answer as a stream: its one chunk, then the end (`onDone`, as `[DONE]` would). */
+async function* completionAsStream(completion: Record<string, unknown>, hooks: SseHooks | undefined): AsyncIterable<unknown> {
+  yield completionAsChunk(completion);
+  hooks?.onDone?.();
 }

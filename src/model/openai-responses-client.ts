@@ -11,7 +11,9 @@
  * lifetime and unlinked in `finally`; it is aborted only when the request is still running then
  * (the consumer stopped early), never after a complete stream.
  *
- * A 2xx answer that is not an event stream is ModelError `not_event_stream` (event-stream-check.ts).
+ * A 2xx answer that is not an event stream is ModelError `not_event_stream` (event-stream-check.ts),
+ * except a whole `response` object from a server that ignored `stream: true`, read as the events
+ * that end a stream ({@link responseAsStream}).
  * Comment lines (keep-alives) reach the caller's `hooks.onComment`, and events the adapter never
  * reads its `hooks.onUnread` when given (sse-events.ts).
  *
@@ -71,8 +73,8 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
             signal: controller.signal,
           }).asResponse();
           // A 2xx that is no event stream (a wrong OPENAI_BASE_URL) says so, not "stream ended".
-          await assertEventStream(response);
-          stream = sseEvents<ResponseStreamEvent>(response, RESPONSES_UNREAD, hooks);
+          const whole = await assertEventStream(response, 'response');
+          stream = whole ? responseAsStream(whole) : sseEvents<ResponseStreamEvent>(response, RESPONSES_UNREAD, hooks);
         } catch (err) {
           if (signal.aborted) return;
           throw toModelError(err, client);
@@ -94,4 +96,25 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
       }
     },
   };
+}
+
+/** The terminal stream event of each final status of a response object. */
+const TERMINAL_OF_STATUS: Record<string, 'response.completed' | 'response.incomplete' | 'response.failed'> = {
+  completed: 'response.completed',
+  incomplete: 'response.incomplete',
+  failed: 'response.failed',
+};
+
+/**
+ * A whole `response` object (a server that ignored `stream: true`) as the stream that ends in it:
+ * `response.created`, then the terminal event of its `status` (`response.completed`,
+ * `.incomplete` or `.failed`) carrying it, whose `output` holds the items (responses-stream.ts
+ * reads them from there when no `response.output_item.done` came). A response in another status
+ * (`in_progress`, `queued`: not finished) yields only `response.created`, so the turn fails as a
+ * stream that ended before its response completed.
+ */
+export async function* responseAsStream(response: Record<string, unknown>): AsyncIterable<ResponseStreamEvent> {
+  yield { type: 'response.created', response, sequence_number: 0 } as unknown as ResponseStreamEvent;
+  const terminal = TERMINAL_OF_STATUS[String(response.status)];
+  if (terminal) yield { type: terminal, response, sequence_number: 1 } as unknown as ResponseStreamEvent;
 }

@@ -1,7 +1,8 @@
 /**
  * A {@link ModelPort} decorator measuring every model request, whatever adapter is behind it
  * (Responses, Chat Completions):
- * - metrics: `model_request_duration_seconds{model, outcome}` (outcome `ok` = completed,
+ * - metrics: `model_request_duration_seconds{model, outcome}` (model bounded by
+ *   {@link ServiceMetrics.modelLabel}; outcome `ok` = completed,
  *   `incomplete`, `failed` = the provider reported an error (HTTP error status, `error` or
  *   `response.failed` event), `error` = transport failure (connection refused, stream cut),
  *   `aborted` = the turn was cancelled) and `model_tokens_total{direction}`;
@@ -80,7 +81,7 @@ export function instrumentModel(model: ModelPort, deps: ModelTelemetryDeps): Mod
         span?.setStatus({ code: SpanStatusCode.ERROR, message: e.message });
         throw err;
       } finally {
-        deps.metrics.modelRequestDuration.observe({ model: request.model, outcome }, (performance.now() - t0) / 1000);
+        deps.metrics.modelRequestDuration.observe({ model: deps.metrics.modelLabel.value(request.model), outcome }, (performance.now() - t0) / 1000);
         const usage = done?.usage;
         if (usage?.input_tokens) deps.metrics.modelTokens.inc({ direction: 'input' }, usage.input_tokens);
         if (usage?.output_tokens) deps.metrics.modelTokens.inc({ direction: 'output' }, usage.output_tokens);

@@ -10,9 +10,12 @@
  *   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`; the
  *   exporter itself reads OTEL_EXPORTER_OTLP_HEADERS / _TIMEOUT / _COMPRESSION. `console` prints
  *   spans to stdout.
+ * - a failed export is logged at `warn` (once per streak of failures, then a `recovered` line)
+ *   and its spans counted in `trace_export_failed_spans_total` ({@link ReportingExporter});
  * - batch span processor tuned by OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE,
  *   OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_EXPORT_TIMEOUT; sampler from OTEL_TRACES_SAMPLER(_ARG)
- *   (default `parentbased_always_on`); resource: service.name = OTEL_SERVICE_NAME plus
+ *   (default `parentbased_always_on`; src/config.ts refuses unknown samplers and ratios, and
+ *   OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL other than `http/json`); resource: service.name = OTEL_SERVICE_NAME plus
  *   OTEL_RESOURCE_ATTRIBUTES. Names per https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/.
  * - the AsyncLocalStorage context manager and the W3C trace-context propagator are installed
  *   globally (the HTTP server spans of @fastify/otel read `traceparent` through it).
@@ -24,7 +27,7 @@
  */
 import { context, propagation, trace, type Context, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -40,10 +43,13 @@ import {
   type IdGenerator,
   type Sampler,
   type Span as SdkSpan,
+  type ReadableSpan,
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
-import type { Config } from '../config.js';
+import { redactUserinfo, type Config } from '../config.js';
+import { FailureLog, type FailureLogger } from '../failure-log.js';
+import type { ServiceMetrics } from './metrics.js';
 import { redactQuery, redactUrl } from '../http/stream-token.js';
 
 export interface Tracing {
@@ -113,10 +119,14 @@ function envNumber(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
-/** The sampler named by OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (spec names). */
-export function samplerFromEnv(env: NodeJS.ProcessEnv): Sampler {
-  const ratio = Math.min(1, Math.max(0, envNumber(env, 'OTEL_TRACES_SAMPLER_ARG') ?? 1));
-  switch (env.OTEL_TRACES_SAMPLER?.trim()) {
+/**
+ * The sampler named by OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG (spec names; both checked by
+ * src/config.ts, which refuses the start for a value not in TRACES_SAMPLERS or a ratio
+ * outside 0..1). Unset: `parentbased_always_on`, ratio 1.
+ */
+export function samplerFromConfig(config: Pick<Config, 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG'>): Sampler {
+  const ratio = config.OTEL_TRACES_SAMPLER_ARG ?? 1;
+  switch (config.OTEL_TRACES_SAMPLER) {
     case 'always_on':
       return new AlwaysOnSampler();
     case 'always_off':
@@ -139,6 +149,38 @@ export function otlpTracesUrl(config: Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT'
   return undefined;
 }
 
+/**
+ * An exporter that reports its failures: every batch it fails to deliver (after the OTLP
+ * exporter's own retries) goes to `failures` (a {@link FailureLog} at `warn`: the first failure of
+ * a streak and each new error, a summary at most once a minute while it lasts, one `recovered`
+ * line at `info` when a batch goes through again) and adds its spans to `lost` (the
+ * `trace_export_failed_spans_total` counter). Spans are otherwise passed on unchanged.
+ */
+export class ReportingExporter implements SpanExporter {
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly failures: FailureLog,
+    private readonly lost?: (spans: number) => void,
+  ) {}
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    this.inner.export(spans, (result) => {
+      if (result.code === ExportResultCode.SUCCESS) {
+        this.failures.succeeded();
+      } else {
+        this.lost?.(spans.length);
+        this.failures.failed(result.error ?? new Error('the exporter reported a failure without an error'), { spans: spans.length });
+      }
+      resultCallback(result);
+    });
+  }
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
 let globalsInstalled = false;
 
 /**
@@ -146,17 +188,22 @@ let globalsInstalled = false;
  * one and is fed synchronously (simple span processor); `env` is read for the OTEL_BSP_*,
  * sampler and resource variables (default process.env).
  */
-export function startTracing(config: Config, opts: { exporter?: SpanExporter; env?: NodeJS.ProcessEnv } = {}): Tracing | undefined {
+export function startTracing(
+  config: Config,
+  opts: { exporter?: SpanExporter; env?: NodeJS.ProcessEnv; log?: FailureLogger; metrics?: ServiceMetrics } = {},
+): Tracing | undefined {
   if (!config.tracing && !opts.exporter) return undefined;
   const env = opts.env ?? process.env;
   let processor;
   if (opts.exporter) {
     processor = new SimpleSpanProcessor({ exporter: opts.exporter });
   } else {
+    const url = otlpTracesUrl(config);
     const exporter: SpanExporter =
-      config.OTEL_TRACES_EXPORTER === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter({ url: otlpTracesUrl(config) });
+      config.OTEL_TRACES_EXPORTER === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter({ url });
+    const what = config.OTEL_TRACES_EXPORTER === 'console' ? 'span export to the console' : `span export to ${redactUrl(redactUserinfo(url ?? 'http://localhost:4318/v1/traces'))}`;
     processor = new BatchSpanProcessor({
-      exporter,
+      exporter: new ReportingExporter(exporter, new FailureLog(opts.log, what, { level: 'warn' }), (n) => opts.metrics?.traceExportFailedSpans.inc(n)),
       scheduledDelayMillis: envNumber(env, 'OTEL_BSP_SCHEDULE_DELAY'),
       maxQueueSize: envNumber(env, 'OTEL_BSP_MAX_QUEUE_SIZE'),
       maxExportBatchSize: envNumber(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
@@ -165,7 +212,7 @@ export function startTracing(config: Config, opts: { exporter?: SpanExporter; en
   }
   const ids = new ChosenTraceIds();
   const resource = resourceFromAttributes({ 'service.name': config.OTEL_SERVICE_NAME }).merge(detectResources({ detectors: [envDetector] }));
-  const provider = new TracerProvider({ resource, sampler: samplerFromEnv(env), idGenerator: ids, spanProcessors: [new UrlRedactingProcessor(), processor] });
+  const provider = new TracerProvider({ resource, sampler: samplerFromConfig(config), idGenerator: ids, spanProcessors: [new UrlRedactingProcessor(), processor] });
   if (!globalsInstalled) {
     globalsInstalled = true;
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

@@ -494,3 +494,31 @@ describe('a WEBHOOK_URL no delivery could reach', () => {
     expect((err as ConfigError).problems).toEqual(['PORT=x: must be an integer from 0 to 65535', refused]);
   });
 });
+
+it('refuses an OTEL_TRACES_SAMPLER the SDK spec does not name (a typo such as always-off) with the accepted values, instead of sampling everything', { timeout: CHILD_MS }, async () => {
+  const { code, lines } = await refusal({ OTEL_TRACES_SAMPLER: 'always-off' });
+  expect(code).toBe(2);
+  expect(lines).toEqual(['refusing to start: OTEL_TRACES_SAMPLER=always-off: must be one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio (or leave it unset)']);
+  expect(problems({ OTEL_TRACES_SAMPLER: 'bogus' })).toEqual(['OTEL_TRACES_SAMPLER=bogus: must be one of always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off, parentbased_traceidratio (or leave it unset)']);
+  expect(loadConfig({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.25' })).toMatchObject({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: 0.25 });
+});
+
+it('refuses an OTEL_TRACES_SAMPLER_ARG that is not a ratio from 0 to 1', () => {
+  const ratio = 'must be a number from 0 to 1 (the share of traces sampled by traceidratio and parentbased_traceidratio), e.g. 0.25';
+  expect(problems({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: 'abc' })).toEqual([`OTEL_TRACES_SAMPLER_ARG=abc: ${ratio}`]);
+  expect(problems({ OTEL_TRACES_SAMPLER_ARG: '1.5' })).toEqual([`OTEL_TRACES_SAMPLER_ARG=1.5: ${ratio}`]);
+  expect(problems({ OTEL_TRACES_SAMPLER_ARG: '-0.1' })).toEqual([`OTEL_TRACES_SAMPLER_ARG=-0.1: ${ratio}`]);
+  expect(problems({ OTEL_TRACES_SAMPLER_ARG: 'Infinity' })).toEqual([`OTEL_TRACES_SAMPLER_ARG=Infinity: ${ratio}`]);
+  expect(loadConfig({ OTEL_TRACES_SAMPLER_ARG: '0' }).OTEL_TRACES_SAMPLER_ARG).toBe(0);
+  expect(loadConfig({ OTEL_TRACES_SAMPLER_ARG: '1' }).OTEL_TRACES_SAMPLER_ARG).toBe(1);
+});
+
+it('refuses an OTLP protocol other than http/json (grpc sent to the gRPC port lost every span), saying which one is supported', { timeout: CHILD_MS }, async () => {
+  const only = 'this service sends only http/json (OTLP over HTTP with JSON bodies, to an OTLP/HTTP receiver such as a collector\'s port 4318); set http/json or leave it unset';
+  const { code, lines } = await refusal({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317' });
+  expect(code).toBe(2);
+  expect(lines).toEqual([`refusing to start: OTEL_EXPORTER_OTLP_PROTOCOL=grpc: grpc is not supported: ${only}`]);
+  expect(problems({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toEqual([`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf: http/protobuf is not supported: ${only}`]);
+  expect(problems({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http' })).toEqual([`OTEL_EXPORTER_OTLP_PROTOCOL=http: is not an OTLP protocol (grpc, http/protobuf, http/json): ${only}`]);
+  expect(problems({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json' })).toEqual([]);
+});

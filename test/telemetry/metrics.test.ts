@@ -8,12 +8,13 @@ import { api, startTestService, useScriptedService } from '../e2e/support/servic
 import { readSse } from '../e2e/support/sse-client.js';
 import { todoThenAnswer } from '../e2e/support/scripts.js';
 import { histogramCount, parseMetrics, sampleValue } from '../support/prometheus.js';
-import { message } from '../support/scripted-responses-server.js';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { MODEL_LABEL_LIMIT } from '../../src/telemetry/metrics.js';
 
 const METRIC_NAMES = [
   'turns_total', 'turn_duration_seconds', 'turns_queued', 'turns_running', 'turns_waiting',
   'model_request_duration_seconds', 'model_tokens_total', 'tool_calls_total', 'tool_duration_seconds',
-  'sse_subscribers', 'event_log_append_seconds', 'webhook_deliveries_total',
+  'sse_subscribers', 'event_log_append_seconds', 'webhook_deliveries_total', 'turn_failures_total', 'trace_export_failed_spans_total',
 ];
 
 /** GET `path` with `headers` as raw `[name, value, …]` pairs, so a header can be sent twice as two fields. */
@@ -77,6 +78,51 @@ describe('GET /metrics after scripted turns', () => {
     expect(sampleValue(m, 'turns_queued')).toBe(0);
   });
 
+  it('labels a tool name the model made up as tool="unknown", and a tool of the turn by its name', async () => {
+    const before = await scrape(h.svc.url);
+    const invented = `x${'y'.repeat(299)}`;
+    h.model.push({ output: [functionCall(invented, {}), functionCall('todo', { todos: [{ id: '1', content: 'a', status: 'in_progress' }] })] }, { output: [message('ok')] });
+    const done = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'call things', tools: ['todo'] });
+    expect(done.body.status).toBe('completed');
+    const m = await scrape(h.svc.url);
+    const delta = (name: string, labels: Record<string, string>) => sampleValue(m, name, labels) - sampleValue(before, name, labels);
+    expect(delta('tool_calls_total', { tool: 'unknown', outcome: 'error' })).toBe(1);
+    expect(delta('tool_calls_total', { tool: 'todo', outcome: 'ok' })).toBe(1);
+    expect(histogramCount(m, 'tool_duration_seconds', { tool: 'unknown' }) - histogramCount(before, 'tool_duration_seconds', { tool: 'unknown' })).toBe(1);
+    expect(m.get('tool_calls_total')!.metrics.some((s) => s.labels?.tool === invented)).toBe(false);
+  });
+
+  it('counts failed turns by error code: a known code by name, any other as error_code="other"', async () => {
+    const before = await scrape(h.svc.url);
+    h.model.push({ streamError: { code: 'invalid_api_key', message: 'bad key' } });
+    expect((await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'fail 1' })).body.status).toBe('failed');
+    h.model.push({ streamError: { code: 'made_up_code_123', message: 'odd' } });
+    expect((await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'fail 2' })).body.status).toBe('failed');
+    const m = await scrape(h.svc.url);
+    const delta = (labels: Record<string, string>) => sampleValue(m, 'turn_failures_total', labels) - sampleValue(before, 'turn_failures_total', labels);
+    expect(delta({ error_code: 'invalid_api_key' })).toBe(1);
+    expect(delta({ error_code: 'other' })).toBe(1);
+    expect(m.get('turn_failures_total')!.metrics.some((s) => s.labels?.error_code === 'made_up_code_123')).toBe(false);
+  });
+
+  it(`keeps the configured MODEL and the first ${MODEL_LABEL_LIMIT} other requested models as model labels, then model="other"`, async () => {
+    const before = await scrape(h.svc.url);
+    const models = Array.from({ length: MODEL_LABEL_LIMIT + 2 }, (_, i) => `client-model-${i}`);
+    for (const model of models) {
+      h.model.push({ output: [message('hi')] });
+      expect((await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi', model })).body.status).toBe('completed');
+    }
+    h.model.push({ output: [message('hi')] });
+    expect((await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' })).body.status).toBe('completed');
+    const m = await scrape(h.svc.url);
+    const count = (model: string) => histogramCount(m, 'model_request_duration_seconds', { model, outcome: 'ok' }) - histogramCount(before, 'model_request_duration_seconds', { model, outcome: 'ok' });
+    for (const model of models.slice(0, MODEL_LABEL_LIMIT)) expect(count(model), model).toBe(1);
+    expect(count(models[MODEL_LABEL_LIMIT])).toBe(0);
+    expect(count('other')).toBe(2);
+    // MODEL keeps its own series whatever came before it.
+    expect(count('scripted-model')).toBe(1);
+  });
+
   it('counts open SSE subscribers while a stream is live, and not after it closed', async () => {
     h.model.push({ output: [message('slow answer', { chunks: ['slow ', 'answer'] })], delayMs: 100 });
     const created = await api(h.svc.url, 'POST', '/v1/turns', { input: 'slow' });
@@ -98,6 +144,37 @@ describe('GET /metrics access', () => {
       expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(200);
       expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer api-token-1234567890' } })).status).toBe(200);
       expect((await fetch(`${svc.url}/v1/turns`, { headers: { authorization: 'Bearer scrape-token-4567890' } })).status).toBe(401);
+      // The refusals on /metrics name METRICS_TOKEN and how a scraper sends it, not the API's generic wording.
+      expect((await (await fetch(`${svc.url}/metrics`)).json()).error).toEqual({
+        code: 'unauthorized',
+        message: 'missing bearer token: GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (or one of AUTH_TOKENS; in a Prometheus scrape config: authorization: {credentials: <METRICS_TOKEN>})',
+        details: { reason: 'missing_token', expected: 'Authorization: Bearer <METRICS_TOKEN>' },
+      });
+      expect((await (await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-xxxxxxx' } })).json()).error.message).toBe(
+        'invalid bearer token: it is neither METRICS_TOKEN nor one of AUTH_TOKENS; GET /metrics needs Authorization: Bearer <METRICS_TOKEN> (or one of AUTH_TOKENS)',
+      );
+      // Other routes keep the API's wording.
+      expect((await (await fetch(`${svc.url}/v1/turns`)).json()).error.message).toBe('missing bearer token (Authorization: Bearer <token>)');
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('with AUTH_TOKENS and no METRICS_TOKEN: the 401 on /metrics says how a scrape config sends an API token, and that METRICS_TOKEN opens /metrics alone', async () => {
+    const svc = await startTestService({ env: { AUTH_TOKENS: 'api-token-1234567890' } });
+    try {
+      const refused = await fetch(`${svc.url}/metrics`);
+      expect(refused.status).toBe(401);
+      expect((await refused.json()).error).toEqual({
+        code: 'unauthorized',
+        message: 'missing bearer token: GET /metrics needs Authorization: Bearer <one of AUTH_TOKENS> (in a Prometheus scrape config: authorization: {credentials: <token>}; set METRICS_TOKEN for a token that opens only /metrics)',
+        details: { reason: 'missing_token', expected: 'Authorization: Bearer <token>' },
+      });
+      const wrong = await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-xxxxxxx' } });
+      expect((await wrong.json()).error.message).toBe(
+        'invalid bearer token: it is none of the tokens in AUTH_TOKENS; GET /metrics needs Authorization: Bearer <one of AUTH_TOKENS> (set METRICS_TOKEN for a token that opens only /metrics)',
+      );
+      expect((await fetch(`${svc.url}/metrics`, { headers: { authorization: 'Bearer api-token-1234567890' } })).status).toBe(200);
     } finally {
       await svc.close();
     }

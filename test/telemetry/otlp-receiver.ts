@@ -22,7 +22,7 @@ const decode = (v: AnyValue): unknown =>
   v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? v.arrayValue?.values.map(decode);
 const attrs = (list: { key: string; value: AnyValue }[] = []) => Object.fromEntries(list.map((a) => [a.key, decode(a.value)]));
 
-export async function startOtlpReceiver() {
+export async function startOtlpReceiver(port = 0) {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
   const server = createServer((req, res) => {
@@ -43,10 +43,10 @@ export async function startOtlpReceiver() {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+  const bound = (server.address() as AddressInfo).port;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: `http://127.0.0.1:${bound}`,
     spans,
     contentTypes,
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
