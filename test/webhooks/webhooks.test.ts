@@ -237,6 +237,9 @@ describe('refused webhook targets', () => {
     ['http://10.1.2.3/hook', /10\.1\.2\.3: private address/],
     ['http://[::1]:8080/hook', /::1: loopback address/],
     ['http://169.254.169.254/latest', /cloud metadata/],
+    ['http://[64:ff9b:1::a9fe:a9fe]/x', /NAT64 \(local-use\) form of cloud metadata address 169\.254\.169\.254/],
+    ['http://[64:ff9b:1::7f00:1]/x', /NAT64 \(local-use\) form of loopback address 127\.0\.0\.1/],
+    ['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x', /Teredo form of loopback address 127\.0\.0\.1/],
   ])('%s → 400 naming the reason, and no turn is created', async (url, reason) => {
     await withService({ WEBHOOK_ALLOW_HOSTS: '' }, async (svc) => {
       const res = await api(svc.url, 'POST', '/v1/turns', { input: 'x', webhook: { url } });
