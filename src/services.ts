@@ -63,6 +63,8 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { WebhookStore } from './webhooks/store.js';
 import { turnWebhookObserver } from './webhooks/turn-webhooks.js';
 import { workflowWebhookObserver } from './webhooks/workflow-webhooks.js';
+import { jobWebhookObserver } from './webhooks/job-webhooks.js';
+import { jobView } from '../routes/jobs.js';
 
 /** The OpenAI SDK's default base URL (used when OPENAI_BASE_URL is unset). */
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -253,7 +255,13 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   jobs = new JobService({
     config,
     store: stores.jobs,
-    events: observeEventLog(engine.jobEvents, { metrics, observers: [], onObserverError }),
+    events: observeEventLog(engine.jobEvents, {
+      metrics,
+      observers: [
+        jobWebhookObserver({ getJob: (id) => stores.jobs.get(id), view: (job) => jobView(job), webhookOf: async (id) => (await turnStore.getRequest(id))?.webhook, serverUrl: config.WEBHOOK_URL, enqueue: (d) => dispatcher.enqueue(d) }),
+      ],
+      onObserverError,
+    }),
     turns,
     turnStore,
     steer: steerWith(inputs),
