@@ -137,6 +137,31 @@ describe('a turn with a webhook', () => {
     });
   });
 
+  it('a receiver that does not answer holds up no other receiver: the next delivery is sent while its attempt is still open', async () => {
+    const TIMEOUT = 4000;
+    const fast = await startReceiver(SECRET);
+    try {
+      await withService({ WEBHOOK_TIMEOUT_MS: String(TIMEOUT) }, async (svc) => {
+        receiver.received.length = 0;
+        receiver.script.push('hang');
+        model.push({ output: [message('to the slow one')] }, { output: [message('to the fast one')] });
+        const slowTurn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'slow', webhook: { url: receiver.url } });
+        await expect.poll(() => receiver.received.length).toBe(1); // its attempt is open, waiting for an answer
+        const fastTurn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'fast', webhook: { url: fast.url } });
+        await expect.poll(() => fast.received.length, { timeout: TIMEOUT * 2 }).toBe(1);
+        // The fast receiver got its delivery well before the slow attempt's timeout, and it is recorded
+        // delivered while the slow attempt has no outcome yet.
+        expect(fast.received[0].at - receiver.received[0].at).toBeLessThan(TIMEOUT / 2);
+        await expect.poll(async () => (await deliveriesOf(svc, fastTurn.body.id))[0]?.state).toBe('delivered');
+        expect((await deliveriesOf(svc, slowTurn.body.id))[0].attempts).toEqual([]);
+        await expect.poll(async () => (await deliveriesOf(svc, slowTurn.body.id))[0]?.attempts.length, { timeout: TIMEOUT * 2 }).toBe(1);
+        expect((await deliveriesOf(svc, slowTurn.body.id))[0].attempts[0].error).toBe(`no answer within ${TIMEOUT} ms`);
+      });
+    } finally {
+      await fast.close();
+    }
+  });
+
   it('sends only the chosen events, and every turn to the server-wide WEBHOOK_URL', async () => {
     await withService({ WEBHOOK_URL: receiver.url.replace('/hooks/turns', '/hooks/all') }, async (svc) => {
       receiver.received.length = 0;
