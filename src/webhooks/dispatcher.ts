@@ -5,7 +5,8 @@
  *   refused target is a failure;
  * - after failed attempt n the next one is due WEBHOOK_RETRY_BASE_MS × 2^(n−1) later, capped at
  *   1 h; when that would be more than 24 h after the delivery was created it is given up
- *   (`failed`). Due times are stored, so retries continue across restarts;
+ *   (`failed`). Due times are stored, so retries continue across restarts; an answer that refuses
+ *   for good (HTTP 410 Gone, ./sender.ts) fails the delivery at once;
  * - an attempt cut by a stop of its instance (SIGKILL, crash: its lease still set when the
  *   delivery is claimed again) is recorded as interrupted (`status` and `duration_ms` null) before
  *   the next one, which is sent at once;
@@ -168,7 +169,7 @@ export class WebhookDispatcher {
       return;
     }
     const due = finished + retryDelay(n, this.deps.retryBaseMs);
-    const giveUp = due > d.created_at + DELIVERY_WINDOW_MS;
+    const giveUp = result.permanent === true || due > d.created_at + DELIVERY_WINDOW_MS;
     await this.deps.store.recordAttempt(d.id, [...interrupted, attempt], giveUp ? { state: 'failed', next_attempt_at: null } : { state: 'pending', next_attempt_at: due });
     this.deps.metrics.webhookDeliveries.inc({ outcome: giveUp ? 'failed' : 'retrying' });
     this.deps.log.warn({ delivery_id: d.id, message_id: d.message_id, url: redactUserinfo(d.url), attempt: n, status: result.status, reason: result.error, next_attempt_at: giveUp ? null : new Date(due).toISOString() }, giveUp ? 'webhook delivery given up' : 'webhook delivery failed; will retry');

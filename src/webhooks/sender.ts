@@ -8,13 +8,17 @@
  * The target passes the same address policy as web_fetch (src/tools/web/target-guard.ts: private,
  * loopback, link-local, metadata… refused unless the host is in WEBHOOK_ALLOW_HOSTS), checked again
  * at every attempt, and the socket connects to the checked address (no second DNS answer can
- * redirect it). Redirects are not followed. 2xx is success; anything else, a timeout or a
- * connection error is a failure with a reason.
+ * redirect it). Redirects are not followed: a 3xx is a failure whose reason names the Location
+ * and says to configure the final URL. 2xx is success; HTTP 410 Gone (RFC 9110 §15.5.11: gone
+ * for good) is a permanent failure, never retried; anything else, a timeout or a connection error
+ * is a failure with a reason, retried.
  */
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { checkTarget, type CheckedTarget, type HostResolver } from '../tools/web/target-guard.js';
+import { redactUserinfo } from '../config.js';
+import { quoteForDisplayClipped } from '../unsafe-chars.js';
 
 export interface SendOptions {
   secret: string;
@@ -29,6 +33,8 @@ export interface SendResult {
   status: number | null;
   /** Null on success. */
   error: string | null;
+  /** The receiver refused for good (HTTP 410 Gone): no further attempt. */
+  permanent?: boolean;
 }
 
 const USER_AGENT = 'turn-service-webhooks/0.1';
@@ -74,6 +80,14 @@ export async function sendWebhook(url: string, messageId: string, body: string, 
     });
     await res.body.dump().catch(() => undefined);
     if (res.statusCode >= 200 && res.statusCode < 300) return { status: res.statusCode, error: null };
+    if (res.statusCode === 410) {
+      return { status: 410, error: 'the receiver answered HTTP 410 Gone: the URL no longer takes deliveries; not retried', permanent: true };
+    }
+    if (res.statusCode >= 300 && res.statusCode < 400) {
+      const location = typeof res.headers.location === 'string' ? res.headers.location : undefined;
+      const to = location === undefined ? '' : ` to ${quoteForDisplayClipped(redactUserinfo(location), 200)}`;
+      return { status: res.statusCode, error: `the receiver answered HTTP ${res.statusCode} (a redirect${to}): redirects are not followed — configure the final URL as the webhook URL` };
+    }
     return { status: res.statusCode, error: `the receiver answered HTTP ${res.statusCode}` };
   } catch (err) {
     const e = err as Error & { code?: string };

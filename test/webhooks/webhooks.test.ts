@@ -99,6 +99,39 @@ describe('a turn with a webhook', () => {
     });
   });
 
+  it('a redirect is a failure that says redirects are not followed and names where it points; it is retried', async () => {
+    await withService({}, async (svc) => {
+      receiver.received.length = 0;
+      receiver.script.push({ status: 302, headers: { location: 'https://user:pw@hooks.example.com/new-home' } }, { status: 308, headers: {} });
+      model.push({ output: [message('moved')] });
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', webhook: { url: receiver.url } });
+      await expect.poll(async () => (await deliveriesOf(svc, turn.body.id))[0]?.state, { timeout: 10_000 }).toBe('delivered');
+      const [d] = await deliveriesOf(svc, turn.body.id);
+      expect(d.attempts.map((a: any) => [a.status, a.error])).toEqual([
+        [302, 'the receiver answered HTTP 302 (a redirect to "https://***@hooks.example.com/new-home"): redirects are not followed — configure the final URL as the webhook URL'],
+        [308, 'the receiver answered HTTP 308 (a redirect): redirects are not followed — configure the final URL as the webhook URL'],
+        [200, null],
+      ]);
+      expect(receiver.received).toHaveLength(3); // the redirect target was never asked
+    });
+  });
+
+  it('410 Gone fails the delivery at once: no further attempt, and the error says so', async () => {
+    await withService({}, async (svc) => {
+      receiver.received.length = 0;
+      receiver.script.push(410);
+      model.push({ output: [message('gone')] });
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', webhook: { url: receiver.url } });
+      await expect.poll(async () => (await deliveriesOf(svc, turn.body.id))[0]?.state, { timeout: 10_000 }).toBe('failed');
+      const [d] = await deliveriesOf(svc, turn.body.id);
+      expect(d).toMatchObject({ next_attempt_at: null, attempts: [{ attempt: 1, status: 410, error: 'the receiver answered HTTP 410 Gone: the URL no longer takes deliveries; not retried' }] });
+      await new Promise((r) => setTimeout(r, 600)); // four retry delays of WEBHOOK_RETRY_BASE_MS (150 ms)
+      expect(receiver.received).toHaveLength(1);
+      const m = parseMetrics(await (await fetch(`${svc.url}/metrics`)).text());
+      expect(sampleValue(m, 'webhook_deliveries_total', { outcome: 'failed' })).toBe(1);
+    });
+  });
+
   it('continues retrying after a restart of the service', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turns-webhooks-'));
     try {
