@@ -166,6 +166,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const dispatcher = new WebhookDispatcher({
     store: webhookStore,
     secret: config.WEBHOOK_SECRET,
+    previousSecret: config.WEBHOOK_SECRET_PREVIOUS,
     allowHosts: config.WEBHOOK_ALLOW_HOSTS,
     resolver: systemResolver,
     retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,

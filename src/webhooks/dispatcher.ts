@@ -35,6 +35,8 @@ export const INTERRUPTED_ATTEMPT = 'interrupted: the instance sending it stopped
 export interface DispatcherDeps {
   store: WebhookStore;
   secret: string | undefined;
+  /** WEBHOOK_SECRET_PREVIOUS: deliveries are signed with it too, while receivers switch secrets. */
+  previousSecret?: string;
   allowHosts: readonly string[];
   resolver: HostResolver;
   retryBaseMs: number;
@@ -159,7 +161,7 @@ export class WebhookDispatcher {
     const n = d.attempts.length + interrupted.length + 1;
     const started = this.now();
     const result = this.deps.secret
-      ? await sendWebhook(d.url, d.message_id, d.payload, { secret: this.deps.secret, allowHosts: this.deps.allowHosts, resolver: this.deps.resolver, timeoutMs: this.deps.timeoutMs, signal: this.shutdown.signal })
+      ? await sendWebhook(d.url, d.message_id, d.payload, { secret: this.deps.secret, previousSecret: this.deps.previousSecret, allowHosts: this.deps.allowHosts, resolver: this.deps.resolver, timeoutMs: this.deps.timeoutMs, signal: this.shutdown.signal })
       : { status: null, error: 'WEBHOOK_SECRET is not set: cannot sign the delivery' };
     const finished = this.now();
     const attempt = { attempt: n, at: new Date(started).toISOString(), status: result.status, error: result.error, duration_ms: finished - started };

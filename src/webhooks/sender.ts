@@ -3,7 +3,8 @@
  * of the JSON payload with `webhook-id` (the message id, the same on every retry),
  * `webhook-timestamp` (seconds, this attempt) and `webhook-signature: v1,<base64 HMAC-SHA256 of
  * "<id>.<timestamp>.<body>">` made with WEBHOOK_SECRET by the reference `standardwebhooks` library,
- * so a receiver verifies with the same library.
+ * so a receiver verifies with the same library (and a second one made with WEBHOOK_SECRET_PREVIOUS
+ * when set, space-separated).
  *
  * The target passes the same address policy as web_fetch (src/tools/web/target-guard.ts: private,
  * loopback, link-local, metadata… refused unless the host is in WEBHOOK_ALLOW_HOSTS), checked again
@@ -22,6 +23,8 @@ import { quoteForDisplayClipped } from '../unsafe-chars.js';
 
 export interface SendOptions {
   secret: string;
+  /** A second secret to sign with while receivers switch (WEBHOOK_SECRET_PREVIOUS). */
+  previousSecret?: string;
   allowHosts: readonly string[];
   resolver: HostResolver;
   timeoutMs: number;
@@ -46,12 +49,17 @@ function pinnedLookup(target: CheckedTarget): LookupFunction {
   }) as unknown as LookupFunction;
 }
 
-/** The three Standard Webhooks headers for one attempt. */
-export function signedHeaders(secret: string, messageId: string, at: Date, body: string): Record<string, string> {
+/**
+ * The three Standard Webhooks headers for one attempt. With `previousSecret` (WEBHOOK_SECRET_PREVIOUS,
+ * during a rotation) `webhook-signature` carries one `v1,` signature per secret, space-separated
+ * (current first), as the specification allows: a receiver verifies with either secret.
+ */
+export function signedHeaders(secret: string, messageId: string, at: Date, body: string, previousSecret?: string): Record<string, string> {
+  const secrets = previousSecret && previousSecret !== secret ? [secret, previousSecret] : [secret];
   return {
     'webhook-id': messageId,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': new Webhook(secret).sign(messageId, at, body),
+    'webhook-signature': secrets.map((s) => new Webhook(s).sign(messageId, at, body)).join(' '),
   };
 }
 
@@ -74,7 +82,7 @@ export async function sendWebhook(url: string, messageId: string, body: string, 
     const res = await request(url, {
       method: 'POST',
       dispatcher: agent,
-      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signedHeaders(opts.secret, messageId, new Date(), body) },
+      headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signedHeaders(opts.secret, messageId, new Date(), body, opts.previousSecret) },
       body,
       signal: opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(opts.timeoutMs)]) : AbortSignal.timeout(opts.timeoutMs),
     });

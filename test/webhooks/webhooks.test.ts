@@ -195,6 +195,33 @@ describe('a turn with a webhook', () => {
     }
   });
 
+  it('with WEBHOOK_SECRET_PREVIOUS every delivery is signed with both secrets: receivers on the old secret and on the new one both verify it', async () => {
+    const NEW_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+    const onNew = await startReceiver(NEW_SECRET);
+    try {
+      // The module's receiver still verifies with SECRET (now the previous one); onNew has switched.
+      await withService({ WEBHOOK_SECRET: NEW_SECRET, WEBHOOK_SECRET_PREVIOUS: SECRET, WEBHOOK_URL: onNew.url }, async (svc) => {
+        receiver.received.length = 0;
+        model.push({ output: [message('rotating')] });
+        const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', webhook: { url: receiver.url } });
+        await expect.poll(() => receiver.received.length + onNew.received.length).toBe(2);
+        for (const got of [receiver.received[0], onNew.received[0]]) {
+          expect(got.verifyError).toBeUndefined();
+          expect(got.verified).toMatchObject({ type: 'turn.completed', data: { turn: { id: turn.body.id } } });
+          expect(got.headers['webhook-signature'].split(' ')).toHaveLength(2);
+        }
+        // Each signature is the one of its secret (current first), not two copies of one.
+        const [current, previous] = onNew.received[0].headers['webhook-signature'].split(' ');
+        const { 'webhook-signature': _s, ...rest } = onNew.received[0].headers;
+        expect(() => new Webhook(NEW_SECRET).verify(onNew.received[0].body, { ...rest, 'webhook-signature': current })).not.toThrow();
+        expect(() => new Webhook(SECRET).verify(onNew.received[0].body, { ...rest, 'webhook-signature': previous })).not.toThrow();
+        expect(() => new Webhook(SECRET).verify(onNew.received[0].body, { ...rest, 'webhook-signature': current })).toThrow();
+      });
+    } finally {
+      await onNew.close();
+    }
+  });
+
   it('sends only the chosen events, and every turn to the server-wide WEBHOOK_URL', async () => {
     await withService({ WEBHOOK_URL: receiver.url.replace('/hooks/turns', '/hooks/all') }, async (svc) => {
       receiver.received.length = 0;
