@@ -3,12 +3,13 @@
  * - a job that asks a question or waits for approvals sends `job.waiting_on_user` /
  *   `job.waiting_on_approval` to the webhook of the turn that created it;
  * - the follow-up turns that carry a job's notice into the conversation have the conversation's
- *   webhook: the newest turn's, else the creating turn's.
+ *   webhook: the newest turn's, else the creating turn's;
+ * - GET /v1/jobs/{id}/webhooks lists a job's deliveries.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, useScriptedService } from '../e2e/support/service.js';
-import { validateComponent } from '../e2e/support/spec.js';
+import { validateComponent, validateResponse } from '../e2e/support/spec.js';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 import { job, lastToolOutput, routedEntries, waitFor } from '../jobs/support.js';
 import { startReceiver, type Receiver } from './receiver.js';
@@ -57,6 +58,14 @@ describe('job webhooks', () => {
     expect(waiting.data.job).toMatchObject({ id: jobId, status: 'waiting_on_user', question: 'Which branch should I deploy?', source_turn_id: created.body.id, links: { self: `/v1/jobs/${jobId}` } });
     expect(waiting.data.event).toMatchObject({ type: 'job.waiting_on_user', job_id: jobId, question: 'Which branch should I deploy?' });
     expect(validateComponent('JobWebhookPayload', waiting)).toEqual([]);
+    // The job lists its delivery with the attempt, in the shape of the other delivery lists.
+    await expect.poll(async () => (await api(harness.svc.url, 'GET', `/v1/jobs/${jobId}/webhooks`)).body.data[0]?.state).toBe('delivered');
+    const listed = await api(harness.svc.url, 'GET', `/v1/jobs/${jobId}/webhooks`);
+    expect(listed.body.data).toMatchObject([{ event_type: 'job.waiting_on_user', url: receiver.url, attempts: [{ attempt: 1, status: 200, error: null }] }]);
+    expect(validateResponse('/v1/jobs/{id}/webhooks', 'get', 200, listed.body)).toEqual([]);
+    const unknown = await api(harness.svc.url, 'GET', '/v1/jobs/no-such-job/webhooks');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('not_found');
 
     // The notice of the question reaches the conversation as a follow-up turn with the creating turn's webhook.
     const notice1 = await waitFor(() => got().find((p) => p?.type === 'turn.completed' && p.data.turn.origin.type === 'background_job'), 30_000);
