@@ -1,9 +1,10 @@
 /**
- * GET /v1/turns/{id}/webhooks and GET /v1/workflows/{id}/webhooks — the webhook deliveries of a
- * turn or a workflow and every attempt
+ * GET /v1/turns/{id}/webhooks, GET /v1/workflows/{id}/webhooks and GET /v1/jobs/{id}/webhooks —
+ * the webhook deliveries of a turn, a workflow or a background job (its `job.waiting_on_*`
+ * events) and every attempt
  * (src/webhooks/): `{data: [{id, message_id, event_type, url, state, attempts, next_attempt_at,
  * created_at}]}`, oldest first. `state`: `pending` (an attempt is due at `next_attempt_at`),
- * `delivered`, `failed` (given up after 24 h). 404 when the turn or workflow does not exist.
+ * `delivered`, `failed` (given up after 24 h, or at once on 410 Gone). 404 when the turn, workflow or job does not exist.
  */
 import { redactUserinfo } from '../src/config.js';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
@@ -11,6 +12,7 @@ import { notFound } from '../src/http/errors.js';
 import type { Delivery } from '../src/webhooks/store.js';
 import { TurnIdParams } from './turn-schemas.js';
 import { WorkflowIdParams } from './workflow-schemas.js';
+import { JobIdParams } from './job-schemas.js';
 
 /** A delivery as the API shows it (times ISO 8601; a URL's userinfo, if one was ever stored, as `***@`). */
 export function deliveryView(d: Delivery) {
@@ -38,6 +40,13 @@ export const webhookRoutes: RoutePlugin = async (app, { services }) => {
     const { id } = WorkflowIdParams.parse(request.params);
     if (!(await services.registry.workflows?.get(id))) throw notFound('workflow', id);
     const deliveries = await services.webhooks.store.listFor('workflow', id);
+    return { data: deliveries.map(deliveryView) };
+  });
+
+  app.get('/v1/jobs/:id/webhooks', async (request) => {
+    const { id } = JobIdParams.parse(request.params);
+    if (!(await services.registry.jobs?.get(id))) throw notFound('job', id);
+    const deliveries = await services.webhooks.store.listFor('job', id);
     return { data: deliveries.map(deliveryView) };
   });
 };

@@ -129,6 +129,15 @@ const otlpProtocol = () =>
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     });
 
+/** A Standard Webhooks signing secret variable, `whsec_<base64 of 24..64 random bytes>`, optional. */
+function webhookSecret() {
+  return z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be whsec_ followed by base64 (Standard Webhooks secret)')
+    .refine((v) => { const n = Buffer.from(v.slice(6), 'base64').length; return n >= 24 && n <= 64; }, 'the base64 part must decode to 24..64 bytes')
+    .optional();
+}
+
 const EnvSchema = z.object({
   // --- server ---
   PORT: int(DEFAULT_PORT, 0, 65535),
@@ -301,11 +310,13 @@ const EnvSchema = z.object({
   /** Server-wide webhook receiving every turn's terminal event. */
   WEBHOOK_URL: z.string().optional(),
   /** Standard Webhooks signing secret, `whsec_<base64 of 24..64 random bytes>`. */
-  WEBHOOK_SECRET: z
-    .string()
-    .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be whsec_ followed by base64 (Standard Webhooks secret)')
-    .refine((v) => { const n = Buffer.from(v.slice(6), 'base64').length; return n >= 24 && n <= 64; }, 'the base64 part must decode to 24..64 bytes')
-    .optional(),
+  WEBHOOK_SECRET: webhookSecret(),
+  /**
+   * The secret being replaced, while receivers move to WEBHOOK_SECRET: every delivery is signed
+   * with both (two space-separated `v1,` signatures in `webhook-signature`, as Standard Webhooks
+   * allows), so each receiver verifies with either. Same format as WEBHOOK_SECRET; needs it.
+   */
+  WEBHOOK_SECRET_PREVIOUS: webhookSecret(),
   /** First retry delay of a failed delivery, ms; doubles per attempt, capped at 1 h. */
   WEBHOOK_RETRY_BASE_MS: int(10_000, 1, 3_600_000),
   /** Hosts webhooks may reach although private/loopback (same syntax as WEB_FETCH_ALLOW_HOSTS). */
@@ -337,7 +348,7 @@ export function databaseUrlProblem(url: string): string | undefined {
 }
 
 /** Variables whose values are never repeated in an error message (keys, tokens, URLs with passwords). */
-const SECRET_VARS = new Set(['AUTH_TOKENS', 'OPENAI_API_KEY', 'WEB_SEARCH_API_KEY', 'STREAM_TOKEN_SECRET', 'DATABASE_URL', 'WEBHOOK_SECRET', 'METRICS_TOKEN']);
+const SECRET_VARS = new Set(['AUTH_TOKENS', 'OPENAI_API_KEY', 'WEB_SEARCH_API_KEY', 'STREAM_TOKEN_SECRET', 'DATABASE_URL', 'WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS', 'METRICS_TOKEN']);
 
 /** Typed configuration. Paths are absolute. */
 export interface Config extends Omit<Env, 'DATA_DIR' | 'DEFAULT_TOOLS'> {
@@ -409,7 +420,7 @@ function urlPasswords(url: string | undefined): string[] {
  * Every secret value of `config`, for removing from text that came from outside (a model
  * provider's error message, src/model/clean-errors.ts): the values of `OPENAI_API_KEY`,
  * `WEB_SEARCH_API_KEY`, each `AUTH_TOKENS` entry, `STREAM_TOKEN_SECRET`, `METRICS_TOKEN`,
- * `WEBHOOK_SECRET` (whole, and its base64 key after `whsec_`), and the password in the userinfo
+ * `WEBHOOK_SECRET` and `WEBHOOK_SECRET_PREVIOUS` (whole, and the base64 key after `whsec_`), and the password in the userinfo
  * of `DATABASE_URL`, `OPENAI_BASE_URL`, `WEB_SEARCH_URL` and the `OTEL_EXPORTER_OTLP_*` endpoints
  * (as written and percent-decoded), and the values of credential query parameters of
  * `OPENAI_BASE_URL` and `WEB_SEARCH_URL` (`?api-key=…`, src/url-credentials.ts). Empty values are left out; a value may appear under one name only.
@@ -431,6 +442,7 @@ export function configSecrets(config: Config): ConfigSecret[] {
   add('STREAM_TOKEN_SECRET', [config.STREAM_TOKEN_SECRET]);
   add('METRICS_TOKEN', [config.METRICS_TOKEN]);
   add('WEBHOOK_SECRET', [config.WEBHOOK_SECRET, config.WEBHOOK_SECRET?.replace(/^whsec_/, '')]);
+  add('WEBHOOK_SECRET_PREVIOUS', [config.WEBHOOK_SECRET_PREVIOUS, config.WEBHOOK_SECRET_PREVIOUS?.replace(/^whsec_/, '')]);
   add('DATABASE_URL', urlPasswords(config.DATABASE_URL));
   add('OPENAI_BASE_URL', [...urlPasswords(config.OPENAI_BASE_URL), ...credentialParamValues(config.OPENAI_BASE_URL)]);
   add('WEB_SEARCH_URL', [...urlPasswords(config.WEB_SEARCH_URL), ...credentialParamValues(config.WEB_SEARCH_URL)]);
@@ -506,7 +518,7 @@ export interface EnvFacts {
 /** The variables a check across variables reads (as the schema gives them, or as given when another variable is bad). */
 type CrossView = Pick<
   Env,
-  'HOST' | 'AUTH_TOKENS' | 'DATABASE_URL' | 'STREAM_TOKEN_SECRET' | 'WEBHOOK_URL' | 'WEBHOOK_SECRET' | 'WEBHOOK_ALLOW_HOSTS' | 'WEB_SEARCH_PROVIDER' | 'WEB_SEARCH_API_KEY' | 'WEB_SEARCH_URL'
+  'HOST' | 'AUTH_TOKENS' | 'DATABASE_URL' | 'STREAM_TOKEN_SECRET' | 'WEBHOOK_URL' | 'WEBHOOK_SECRET' | 'WEBHOOK_SECRET_PREVIOUS' | 'WEBHOOK_ALLOW_HOSTS' | 'WEB_SEARCH_PROVIDER' | 'WEB_SEARCH_API_KEY' | 'WEB_SEARCH_URL'
 >;
 
 /** Rules across variables: each reports its problems (one line each) from the variables `vars`. */
@@ -544,6 +556,13 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
   {
     vars: ['WEBHOOK_URL', 'WEBHOOK_SECRET'],
     problems: (e) => (e.WEBHOOK_URL !== undefined && !e.WEBHOOK_SECRET ? ['WEBHOOK_URL is set but WEBHOOK_SECRET is not: set WEBHOOK_SECRET=whsec_<base64> to sign deliveries'] : []),
+  },
+  {
+    vars: ['WEBHOOK_SECRET_PREVIOUS', 'WEBHOOK_SECRET'],
+    problems: (e) =>
+      e.WEBHOOK_SECRET_PREVIOUS !== undefined && !e.WEBHOOK_SECRET
+        ? ['WEBHOOK_SECRET_PREVIOUS is set but WEBHOOK_SECRET is not: set WEBHOOK_SECRET to the new secret (deliveries are signed with both while receivers switch), or unset WEBHOOK_SECRET_PREVIOUS']
+        : [],
   },
   {
     // A provider that is named is meant to be used: one that could never search is refused, not left out.
@@ -584,6 +603,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, facts: EnvFacts
         STREAM_TOKEN_SECRET: cleaned.STREAM_TOKEN_SECRET,
         WEBHOOK_URL: cleaned.WEBHOOK_URL,
         WEBHOOK_SECRET: cleaned.WEBHOOK_SECRET,
+        WEBHOOK_SECRET_PREVIOUS: cleaned.WEBHOOK_SECRET_PREVIOUS,
         WEBHOOK_ALLOW_HOSTS: (cleaned.WEBHOOK_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean),
         WEB_SEARCH_PROVIDER: cleaned.WEB_SEARCH_PROVIDER as CrossView['WEB_SEARCH_PROVIDER'],
         WEB_SEARCH_API_KEY: cleaned.WEB_SEARCH_API_KEY,

@@ -63,6 +63,8 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import type { WebhookStore } from './webhooks/store.js';
 import { turnWebhookObserver } from './webhooks/turn-webhooks.js';
 import { workflowWebhookObserver } from './webhooks/workflow-webhooks.js';
+import { jobWebhookObserver } from './webhooks/job-webhooks.js';
+import { jobView } from '../routes/jobs.js';
 
 /** The OpenAI SDK's default base URL (used when OPENAI_BASE_URL is unset). */
 const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
@@ -164,6 +166,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const dispatcher = new WebhookDispatcher({
     store: webhookStore,
     secret: config.WEBHOOK_SECRET,
+    previousSecret: config.WEBHOOK_SECRET_PREVIOUS,
     allowHosts: config.WEBHOOK_ALLOW_HOSTS,
     resolver: systemResolver,
     retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
@@ -253,7 +256,13 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   jobs = new JobService({
     config,
     store: stores.jobs,
-    events: observeEventLog(engine.jobEvents, { metrics, observers: [], onObserverError }),
+    events: observeEventLog(engine.jobEvents, {
+      metrics,
+      observers: [
+        jobWebhookObserver({ getJob: (id) => stores.jobs.get(id), view: (job) => jobView(job), webhookOf: async (id) => (await turnStore.getRequest(id))?.webhook, serverUrl: config.WEBHOOK_URL, enqueue: (d) => dispatcher.enqueue(d) }),
+      ],
+      onObserverError,
+    }),
     turns,
     turnStore,
     steer: steerWith(inputs),

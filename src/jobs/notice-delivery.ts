@@ -3,9 +3,11 @@
  * (the chain of turns linked by `previous_turn_id` from it). If the newest turn of that
  * conversation is still live, the notice is applied to it as a steering message (between its
  * rounds); otherwise a follow-up turn is started continuing the newest finished turn, with the
- * same request settings (tools, model, instructions, approvals…), the notice as a developer message, and origin
+ * same request settings (tools, model, instructions, approvals, webhook…), the notice as a developer message, and origin
  * `{type: "background_job", job_id}`. The follow-up's idempotency key is bound to the job's
- * status and attempt, so a delivery retried after a crash does not start a second one.
+ * status and attempt, so a delivery retried after a crash does not start a second one. Its
+ * `webhook` is the newest turn's, else that of the turn that created the job: a client that asked
+ * for a webhook when it started the work hears of the turn that reports the job's outcome.
  */
 import type { CreateTurnInput, TurnRecord, TurnService } from '../turns/turn-service-types.js';
 import type { JobRecord } from './types.js';
@@ -56,6 +58,8 @@ export async function deliverNotice(d: NoticeDeliveryDeps, job: JobRecord, notic
     ...(req?.skills !== undefined ? { skills: req.skills } : {}),
     ...(req?.approvals !== undefined ? { approvals: req.approvals } : {}),
   };
+  const webhook = req?.webhook ?? (newest.id === job.source_turn_id ? undefined : (await d.requestOf(job.source_turn_id))?.webhook);
+  if (webhook !== undefined) input.webhook = webhook;
   try {
     await d.turns.create(input, {
       kind: 'main',

@@ -1,7 +1,8 @@
 /**
  * The `webhook` field of a turn, schedule or workflow request: `{url, events?}`. `events` picks
- * which terminal events are delivered (default: all three of the subject — `turn.*` for turns and
- * the turns a schedule fires, `workflow.*` for a workflow); each kind accepts only its own three. The URL must be an absolute http(s) URL without credentials
+ * which events are delivered (default: all of the subject — for turns and the turns a schedule
+ * fires the three `turn.*` terminal events and `job.waiting_on_user` / `job.waiting_on_approval` of
+ * the background jobs they create; `workflow.*` for a workflow); each kind accepts only its own. The URL must be an absolute http(s) URL without credentials
  * whose host passes the webhook address policy (./sender.ts) — checked at creation so a bad
  * target is a 400 naming the reason, not a delivery that can never succeed.
  */
@@ -11,12 +12,18 @@ import { HttpError } from '../http/errors.js';
 import { addressPhrase } from '../tools/web/address-policy.js';
 import { checkTarget, FetchTargetError, systemResolver, type HostResolver } from '../tools/web/target-guard.js';
 
-/** Event types a webhook can receive: a turn's terminal events, and a workflow's. */
-export const WEBHOOK_EVENT_TYPES = ['turn.completed', 'turn.failed', 'turn.cancelled', 'workflow.completed', 'workflow.failed', 'workflow.cancelled'] as const;
+/**
+ * Event types a webhook can receive: a turn's terminal events, a background job's waits for a
+ * person (./job-webhooks.ts; sent to the webhook of the turn that created the job), and a
+ * workflow's terminal events.
+ */
+export const WEBHOOK_EVENT_TYPES = ['turn.completed', 'turn.failed', 'turn.cancelled', 'job.waiting_on_user', 'job.waiting_on_approval', 'workflow.completed', 'workflow.failed', 'workflow.cancelled'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-const TURN_EVENTS = ['turn.completed', 'turn.failed', 'turn.cancelled'] as const satisfies readonly WebhookEventType[];
+/** A background job's waits for a person: an answer (`waiting_on_user`) or approvals (`waiting_on_approval`). */
+export const JOB_WEBHOOK_EVENTS: readonly WebhookEventType[] = ['job.waiting_on_user', 'job.waiting_on_approval'];
+const TURN_EVENTS = ['turn.completed', 'turn.failed', 'turn.cancelled', 'job.waiting_on_user', 'job.waiting_on_approval'] as const satisfies readonly WebhookEventType[];
 const WORKFLOW_EVENTS = ['workflow.completed', 'workflow.failed', 'workflow.cancelled'] as const satisfies readonly WebhookEventType[];
-/** The events a turn's webhook (also a schedule's, for the turns it fires) can be sent. */
+/** The events a turn's webhook (also a schedule's, for the turns it fires) can be sent: its terminal events and those of the jobs it creates that wait for a person. */
 export const TURN_WEBHOOK_EVENTS: readonly WebhookEventType[] = TURN_EVENTS;
 /** The events a workflow's webhook can be sent. */
 export const WORKFLOW_WEBHOOK_EVENTS: readonly WebhookEventType[] = WORKFLOW_EVENTS;
@@ -43,7 +50,7 @@ function repeated(events: string[]): string {
   return JSON.stringify(events.find((e, i) => events.indexOf(e) !== i));
 }
 
-/** The `webhook` field of a turn or schedule request: only `turn.*` events. */
+/** The `webhook` field of a turn or schedule request: `turn.*` events and `job.waiting_on_*`. */
 export const TurnWebhookSpecSchema = webhookSpecSchema(TURN_EVENTS, 'turn');
 /** The `webhook` field of a workflow request: only `workflow.*` events. */
 export const WorkflowWebhookSpecSchema = webhookSpecSchema(WORKFLOW_EVENTS, 'workflow');

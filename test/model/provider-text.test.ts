@@ -252,6 +252,7 @@ describe('configSecrets', () => {
       STREAM_TOKEN_SECRET: 'stream-dddddddddddddd',
       DATABASE_URL: 'postgres://turns:db-secret-pw@127.0.0.1:5432/turns',
       WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      WEBHOOK_SECRET_PREVIOUS: 'whsec_Q29sZFNlY3JldE9mVGhlUm90YXRpb24xMjM0',
       WEB_SEARCH_PROVIDER: 'brave',
       WEB_SEARCH_API_KEY: 'brave-key-eeeeeeee',
     });
@@ -264,6 +265,8 @@ describe('configSecrets', () => {
       { name: 'METRICS_TOKEN', value: 'metrics-cccccccccccccc' },
       { name: 'WEBHOOK_SECRET', value: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
       { name: 'WEBHOOK_SECRET', value: 'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+      { name: 'WEBHOOK_SECRET_PREVIOUS', value: 'whsec_Q29sZFNlY3JldE9mVGhlUm90YXRpb24xMjM0' },
+      { name: 'WEBHOOK_SECRET_PREVIOUS', value: 'Q29sZFNlY3JldE9mVGhlUm90YXRpb24xMjM0' },
       { name: 'DATABASE_URL', value: 'db-secret-pw' },
       { name: 'OPENAI_BASE_URL', value: 'base%40pass' },
       { name: 'OPENAI_BASE_URL', value: 'base@pass' },

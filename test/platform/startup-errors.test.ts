@@ -163,6 +163,18 @@ it('checks the rules across variables beside the per-variable ones, each only wh
   expect(problems({ HOST: '0.0.0.0', AUTH_TOKENS: 'a-token-of-the-test', PORT: '70000' })).toEqual(['PORT=70000: must be an integer from 0 to 65535']);
 });
 
+it('refuses WEBHOOK_SECRET_PREVIOUS without WEBHOOK_SECRET, and one that is not a Standard Webhooks secret, never showing it', () => {
+  const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+  expect(problems({ WEBHOOK_SECRET_PREVIOUS: secret })).toEqual([
+    'WEBHOOK_SECRET_PREVIOUS is set but WEBHOOK_SECRET is not: set WEBHOOK_SECRET to the new secret (deliveries are signed with both while receivers switch), or unset WEBHOOK_SECRET_PREVIOUS',
+  ]);
+  const bad = problems({ WEBHOOK_SECRET: secret, WEBHOOK_SECRET_PREVIOUS: 'not-a-secret-value' });
+  expect(bad[0]).toBe('WEBHOOK_SECRET_PREVIOUS: must be whsec_ followed by base64 (Standard Webhooks secret)');
+  for (const line of bad) expect(line).toMatch(/^WEBHOOK_SECRET_PREVIOUS: /);
+  expect(bad.join('\n')).not.toContain('not-a-secret-value');
+  expect(problems({ WEBHOOK_SECRET: secret, WEBHOOK_SECRET_PREVIOUS: secret.replace('whsec_B', 'whsec_C') })).toEqual([]);
+});
+
 it('refuses a DATA_DIR held by another service with one line naming the README section that exists, and no warning before it', { timeout: 2 * CHILD_MS }, async () => {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'data-dir-in-use-'));

@@ -16,18 +16,20 @@ export interface ReceivedDelivery {
   answeredWith: number;
 }
 
+export type ScriptedAnswer = number | 'hang' | { status: number; headers: Record<string, string> };
+
 export interface Receiver {
   url: string;
   received: ReceivedDelivery[];
-  /** Statuses for the next requests, in order (then 200). `'hang'` never answers. */
-  script: (number | 'hang')[];
+  /** Answers for the next requests, in order (then 200): a status, a status with headers, or `'hang'` (never answers). */
+  script: ScriptedAnswer[];
   close(): Promise<void>;
 }
 
 export async function startReceiver(secret: string): Promise<Receiver> {
   const wh = new Webhook(secret);
   const received: ReceivedDelivery[] = [];
-  const script: (number | 'hang')[] = [];
+  const script: ScriptedAnswer[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
@@ -42,9 +44,10 @@ export async function startReceiver(secret: string): Promise<Receiver> {
         verifyError = (err as Error).message;
       }
       const next = script.shift() ?? 200;
-      received.push({ at: Date.now(), headers, body, verified, verifyError, answeredWith: next === 'hang' ? 0 : next });
+      const status = next === 'hang' ? 0 : typeof next === 'number' ? next : next.status;
+      received.push({ at: Date.now(), headers, body, verified, verifyError, answeredWith: status });
       if (next === 'hang') return;
-      res.writeHead(next, { 'content-type': 'text/plain' }).end('ok');
+      res.writeHead(status, { 'content-type': 'text/plain', ...(typeof next === 'object' ? next.headers : {}) }).end('ok');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -1,5 +1,6 @@
 /**
- * A webhook's `events` may name only events that can fire for its subject: `turn.*` for a turn
+ * A webhook's `events` may name only events that can fire for its subject: `turn.*` (and the
+ * `job.waiting_on_*` of the jobs it creates) for a turn
  * and for the turns a schedule fires, `workflow.*` for a workflow. Any other type is refused at
  * creation with a 400 naming the accepted ones, and nothing is created (real service, loopback).
  */
@@ -26,7 +27,7 @@ afterAll(async () => {
   await model?.close();
 });
 
-const TURN_EVENTS = 'turn.completed|turn.failed|turn.cancelled';
+const TURN_EVENTS = 'turn.completed|turn.failed|turn.cancelled|job.waiting_on_user|job.waiting_on_approval';
 const WORKFLOW_EVENTS = 'workflow.completed|workflow.failed|workflow.cancelled';
 const task = { label: 'a', prompt: 'p', result_schema: { type: 'object', properties: {}, additionalProperties: false } };
 

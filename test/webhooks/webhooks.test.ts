@@ -99,6 +99,39 @@ describe('a turn with a webhook', () => {
     });
   });
 
+  it('a redirect is a failure that says redirects are not followed and names where it points; it is retried', async () => {
+    await withService({}, async (svc) => {
+      receiver.received.length = 0;
+      receiver.script.push({ status: 302, headers: { location: 'https://user:pw@hooks.example.com/new-home' } }, { status: 308, headers: {} });
+      model.push({ output: [message('moved')] });
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', webhook: { url: receiver.url } });
+      await expect.poll(async () => (await deliveriesOf(svc, turn.body.id))[0]?.state, { timeout: 10_000 }).toBe('delivered');
+      const [d] = await deliveriesOf(svc, turn.body.id);
+      expect(d.attempts.map((a: any) => [a.status, a.error])).toEqual([
+        [302, 'the receiver answered HTTP 302 (a redirect to "https://***@hooks.example.com/new-home"): redirects are not followed — configure the final URL as the webhook URL'],
+        [308, 'the receiver answered HTTP 308 (a redirect): redirects are not followed — configure the final URL as the webhook URL'],
+        [200, null],
+      ]);
+      expect(receiver.received).toHaveLength(3); // the redirect target was never asked
+    });
+  });
+
+  it('410 Gone fails the delivery at once: no further attempt, and the error says so', async () => {
+    await withService({}, async (svc) => {
+      receiver.received.length = 0;
+      receiver.script.push(410);
+      model.push({ output: [message('gone')] });
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', webhook: { url: receiver.url } });
+      await expect.poll(async () => (await deliveriesOf(svc, turn.body.id))[0]?.state, { timeout: 10_000 }).toBe('failed');
+      const [d] = await deliveriesOf(svc, turn.body.id);
+      expect(d).toMatchObject({ next_attempt_at: null, attempts: [{ attempt: 1, status: 410, error: 'the receiver answered HTTP 410 Gone: the URL no longer takes deliveries; not retried' }] });
+      await new Promise((r) => setTimeout(r, 600)); // four retry delays of WEBHOOK_RETRY_BASE_MS (150 ms)
+      expect(receiver.received).toHaveLength(1);
+      const m = parseMetrics(await (await fetch(`${svc.url}/metrics`)).text());
+      expect(sampleValue(m, 'webhook_deliveries_total', { outcome: 'failed' })).toBe(1);
+    });
+  });
+
   it('continues retrying after a restart of the service', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turns-webhooks-'));
     try {
@@ -135,6 +168,58 @@ describe('a turn with a webhook', () => {
       await expect.poll(() => receiver.received.length).toBe(1);
       expect((await deliveriesOf(svc, turn.body.id))[0].state).toBe('pending');
     });
+  });
+
+  it('a receiver that does not answer holds up no other receiver: the next delivery is sent while its attempt is still open', async () => {
+    const TIMEOUT = 4000;
+    const fast = await startReceiver(SECRET);
+    try {
+      await withService({ WEBHOOK_TIMEOUT_MS: String(TIMEOUT) }, async (svc) => {
+        receiver.received.length = 0;
+        receiver.script.push('hang');
+        model.push({ output: [message('to the slow one')] }, { output: [message('to the fast one')] });
+        const slowTurn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'slow', webhook: { url: receiver.url } });
+        await expect.poll(() => receiver.received.length).toBe(1); // its attempt is open, waiting for an answer
+        const fastTurn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'fast', webhook: { url: fast.url } });
+        await expect.poll(() => fast.received.length, { timeout: TIMEOUT * 2 }).toBe(1);
+        // The fast receiver got its delivery well before the slow attempt's timeout, and it is recorded
+        // delivered while the slow attempt has no outcome yet.
+        expect(fast.received[0].at - receiver.received[0].at).toBeLessThan(TIMEOUT / 2);
+        await expect.poll(async () => (await deliveriesOf(svc, fastTurn.body.id))[0]?.state).toBe('delivered');
+        expect((await deliveriesOf(svc, slowTurn.body.id))[0].attempts).toEqual([]);
+        await expect.poll(async () => (await deliveriesOf(svc, slowTurn.body.id))[0]?.attempts.length, { timeout: TIMEOUT * 2 }).toBe(1);
+        expect((await deliveriesOf(svc, slowTurn.body.id))[0].attempts[0].error).toBe(`no answer within ${TIMEOUT} ms`);
+      });
+    } finally {
+      await fast.close();
+    }
+  });
+
+  it('with WEBHOOK_SECRET_PREVIOUS every delivery is signed with both secrets: receivers on the old secret and on the new one both verify it', async () => {
+    const NEW_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+    const onNew = await startReceiver(NEW_SECRET);
+    try {
+      // The module's receiver still verifies with SECRET (now the previous one); onNew has switched.
+      await withService({ WEBHOOK_SECRET: NEW_SECRET, WEBHOOK_SECRET_PREVIOUS: SECRET, WEBHOOK_URL: onNew.url }, async (svc) => {
+        receiver.received.length = 0;
+        model.push({ output: [message('rotating')] });
+        const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', webhook: { url: receiver.url } });
+        await expect.poll(() => receiver.received.length + onNew.received.length).toBe(2);
+        for (const got of [receiver.received[0], onNew.received[0]]) {
+          expect(got.verifyError).toBeUndefined();
+          expect(got.verified).toMatchObject({ type: 'turn.completed', data: { turn: { id: turn.body.id } } });
+          expect(got.headers['webhook-signature'].split(' ')).toHaveLength(2);
+        }
+        // Each signature is the one of its secret (current first), not two copies of one.
+        const [current, previous] = onNew.received[0].headers['webhook-signature'].split(' ');
+        const { 'webhook-signature': _s, ...rest } = onNew.received[0].headers;
+        expect(() => new Webhook(NEW_SECRET).verify(onNew.received[0].body, { ...rest, 'webhook-signature': current })).not.toThrow();
+        expect(() => new Webhook(SECRET).verify(onNew.received[0].body, { ...rest, 'webhook-signature': previous })).not.toThrow();
+        expect(() => new Webhook(SECRET).verify(onNew.received[0].body, { ...rest, 'webhook-signature': current })).toThrow();
+      });
+    } finally {
+      await onNew.close();
+    }
   });
 
   it('sends only the chosen events, and every turn to the server-wide WEBHOOK_URL', async () => {
@@ -237,6 +322,9 @@ describe('refused webhook targets', () => {
     ['http://10.1.2.3/hook', /10\.1\.2\.3: private address/],
     ['http://[::1]:8080/hook', /::1: loopback address/],
     ['http://169.254.169.254/latest', /cloud metadata/],
+    ['http://[64:ff9b:1::a9fe:a9fe]/x', /NAT64 \(local-use\) form of cloud metadata address 169\.254\.169\.254/],
+    ['http://[64:ff9b:1::7f00:1]/x', /NAT64 \(local-use\) form of loopback address 127\.0\.0\.1/],
+    ['http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x', /Teredo form of loopback address 127\.0\.0\.1/],
   ])('%s → 400 naming the reason, and no turn is created', async (url, reason) => {
     await withService({ WEBHOOK_ALLOW_HOSTS: '' }, async (svc) => {
       const res = await api(svc.url, 'POST', '/v1/turns', { input: 'x', webhook: { url } });

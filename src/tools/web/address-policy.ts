@@ -4,8 +4,11 @@
  * Refused: loopback, private (RFC 1918, IPv6 unique-local), link-local, CGNAT / shared address space
  * (RFC 6598), multicast, unspecified, reserved / documentation ranges, cloud metadata endpoints
  * (169.254.169.254, fd00:ec2::254, 100.100.100.200) and IPv6 forms that embed an IPv4 address
- * (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`) whenever the embedded
- * address is refused. Ranges: IANA IPv4/IPv6 Special-Purpose Address Registries (RFC 6890).
+ * (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96` (RFC 6052), local-use NAT64 `64:ff9b:1::/48`
+ * (RFC 8215), 6to4 `2002::/16` (RFC 3056), Teredo `2001::/32` (RFC 4380)) whenever an embedded
+ * address is refused. Tunnelling and translation prefixes are treated alike: decoded and judged by
+ * the IPv4 addresses they lead to, not refused as a whole. Ranges: IANA IPv4/IPv6 Special-Purpose
+ * Address Registries (RFC 6890).
  */
 import net from 'node:net';
 
@@ -88,17 +91,74 @@ function v4FromGroups(hi: number, lo: number): string {
   return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
 }
 
+/** An IPv4 address carried inside an IPv6 address, and the form that carries it (`NAT64`, `Teredo`…). */
+export interface EmbeddedIPv4 {
+  v4: string;
+  form: string;
+}
+
+/** The 32 bits from bit `bit` (0 = most significant) of the 128-bit address `groups`, as dotted IPv4; bits 64–71 (the RFC 6052 "u" octet) are passed over. */
+function v4AtBit(groups: number[], bit: number): string {
+  const value = groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
+  let v4 = 0n;
+  let taken = 0;
+  for (let b = bit; taken < 32; b++) {
+    if (b >= 64 && b < 72) continue;
+    v4 = (v4 << 1n) | ((value >> BigInt(127 - b)) & 1n);
+    taken++;
+  }
+  return [24n, 16n, 8n, 0n].map((s) => Number((v4 >> s) & 0xffn)).join('.');
+}
+
+/** Whether bits [from, 128) of `groups` are all zero. */
+function zeroFrom(groups: number[], from: number): boolean {
+  const value = groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
+  return from >= 128 || (value & ((1n << BigInt(128 - from)) - 1n)) === 0n;
+}
+
 /**
- * The IPv4 address embedded in an IPv6 address by IPv4-mapping (`::ffff:0:0/96`), NAT64
- * (`64:ff9b::/96`) or 6to4 (`2002::/16`), else null.
+ * Every IPv4 address an IPv6 address leads to, by:
+ * - IPv4-mapping (`::ffff:0:0/96`): the last 32 bits;
+ * - NAT64 with the well-known prefix (`64:ff9b::/96`, RFC 6052): the last 32 bits;
+ * - local-use NAT64 (`64:ff9b:1::/48`, RFC 8215): the network chooses its prefix length inside the
+ *   /48, so each RFC 6052 §2.2 layout that fits (/48, /56, /64, /96) whose reserved bits (64–71 and
+ *   the suffix) are zero is a candidate — `64:ff9b:1::7f00:1` is 127.0.0.1 with a /96 prefix;
+ * - 6to4 (`2002::/16`, RFC 3056): bits 16–47;
+ * - Teredo (`2001::/32`, RFC 4380 §4): the server at bits 32–63, and the client at bits 96–127
+ *   XOR 0xffffffff (`2001:0:4136:e378:8000:63bf:80ff:fffe` is client 127.0.0.1 behind server
+ *   65.54.227.120), form `Teredo server` and `Teredo`.
+ * @returns an empty array for any other address or a string that is not IPv6.
  */
-export function embeddedIPv4(address: string): { v4: string; form: string } | null {
+export function embeddedIPv4s(address: string): EmbeddedIPv4[] {
   const g = ipv6Groups(address);
-  if (!g) return null;
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return { v4: v4FromGroups(g[6], g[7]), form: 'IPv4-mapped' };
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return { v4: v4FromGroups(g[6], g[7]), form: 'NAT64' };
-  if (g[0] === 0x2002) return { v4: v4FromGroups(g[1], g[2]), form: '6to4' };
-  return null;
+  if (!g) return [];
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return [{ v4: v4FromGroups(g[6], g[7]), form: 'IPv4-mapped' }];
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return [{ v4: v4FromGroups(g[6], g[7]), form: 'NAT64' }];
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) {
+    // Shortest prefix first: a layout with more reserved zero bits is the likelier reading.
+    const layouts: [prefix: number, suffixFrom: number][] = [[48, 88], [56, 96], [64, 104], [96, 128]];
+    const found: EmbeddedIPv4[] = [];
+    for (const [prefix, suffixFrom] of layouts) {
+      const uZero = prefix === 96 || (g[4] >> 8) === 0;
+      if (!uZero || !zeroFrom(g, suffixFrom)) continue;
+      const v4 = v4AtBit(g, prefix === 64 ? 72 : prefix);
+      if (!found.some((e) => e.v4 === v4)) found.push({ v4, form: 'NAT64 (local-use)' });
+    }
+    return found;
+  }
+  if (g[0] === 0x2002) return [{ v4: v4FromGroups(g[1], g[2]), form: '6to4' }];
+  if (g[0] === 0x2001 && g[1] === 0) {
+    return [
+      { v4: v4FromGroups(g[6] ^ 0xffff, g[7] ^ 0xffff), form: 'Teredo' },
+      { v4: v4FromGroups(g[2], g[3]), form: 'Teredo server' },
+    ];
+  }
+  return [];
+}
+
+/** The first of {@link embeddedIPv4s}, else null. */
+export function embeddedIPv4(address: string): EmbeddedIPv4 | null {
+  return embeddedIPv4s(address)[0] ?? null;
 }
 
 /**
@@ -119,10 +179,13 @@ export function blockedReason(address: string): string | null {
   if (!groups) return 'not an IP address';
   const canonical = groups.map((x) => x.toString(16)).join(':');
   if (canonical === 'fd00:ec2:0:0:0:0:0:254') return 'cloud metadata';
-  const embedded = embeddedIPv4(address);
-  if (embedded) {
-    const inner = blockedReason(embedded.v4);
-    return inner ? `${embedded.form} form of ${inner} address ${embedded.v4}` : null;
+  const embedded = embeddedIPv4s(address);
+  if (embedded.length > 0) {
+    for (const e of embedded) {
+      const inner = blockedReason(e.v4);
+      if (inner) return `${e.form} form of ${inner} address ${e.v4}`;
+    }
+    return null;
   }
   for (const [list, reason] of V6_LISTS) if (list.check(address, 'ipv6')) return reason;
   return null;

@@ -54,6 +54,9 @@ describe('web_fetch SSRF guard (no allowlist)', () => {
     ['0.0.0.0', /unspecified address/],
     ['224.0.0.1', /multicast address/],
     ['[fe80::1]', /link-local address/],
+    ['[64:ff9b:1::a9fe:a9fe]', /NAT64 \(local-use\) form of cloud metadata address 169\.254\.169\.254/],
+    ['[64:ff9b:1::7f00:1]', /NAT64 \(local-use\) form of loopback address 127\.0\.0\.1/],
+    ['[2001:0:4136:e378:8000:63bf:80ff:fffe]', /Teredo form of loopback address 127\.0\.0\.1/],
   ];
   for (const [host, expected] of cases) {
     it(`refuses http://${host}:port/ before connecting`, async () => {
@@ -145,6 +148,21 @@ describe('address policy', () => {
     expect(blockedReason('2002:c0a8:0101::1')).toBe('6to4 form of private address 192.168.1.1');
     expect(blockedReason('::ffff:8.8.8.8')).toBeNull();
     expect(embeddedIPv4('2001:db8::1')).toBeNull();
+  });
+
+  it('decodes local-use NAT64 (64:ff9b:1::/48, RFC 8215) at each RFC 6052 prefix length that fits', () => {
+    expect(blockedReason('64:ff9b:1::a9fe:a9fe')).toBe('NAT64 (local-use) form of cloud metadata address 169.254.169.254'); // /96
+    expect(blockedReason('64:ff9b:1:7f00:0:100::')).toBe('NAT64 (local-use) form of loopback address 127.0.0.1'); // /48: bits 48–63 and 72–87
+    expect(blockedReason('64:ff9b:1:a:c0:a801:100:0')).toBe('NAT64 (local-use) form of private address 192.168.1.1'); // /64: bits 72–103
+    expect(blockedReason('64:ff9b:1::808:808')).toBeNull();
+    expect(blockedReason('64:ff9b:1:abcd::8.8.8.8')).toBeNull();
+  });
+
+  it('decodes Teredo (2001::/32, RFC 4380): the client (last 32 bits XOR 0xffffffff) and the server (bits 32–63)', () => {
+    expect(blockedReason('2001:0:4136:e378:8000:63bf:80ff:fffe')).toBe('Teredo form of loopback address 127.0.0.1');
+    expect(blockedReason('2001:0:4136:e378:8000:63bf:5601:5601')).toBe('Teredo form of cloud metadata address 169.254.169.254');
+    expect(blockedReason('2001:0:a00:1:8000:63bf:f7f7:f7f7')).toBe('Teredo server form of private address 10.0.0.1');
+    expect(blockedReason('2001:0:4136:e378:8000:63bf:f7f7:f7f7')).toBeNull(); // client 8.8.8.8 via 65.54.227.120
   });
 
   it('refuses unique-local, multicast, documentation and broadcast ranges', () => {
