@@ -106,18 +106,22 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const TRACES_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 export type TracesSampler = (typeof TRACES_SAMPLERS)[number];
 
+/** The OTLP transports this service sends (OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL); the first is its default. */
+export const OTLP_PROTOCOLS = ['http/json', 'http/protobuf'] as const;
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
 /**
- * Why an OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL value cannot be used, or undefined for `http/json`.
- * The spec's values are `grpc`, `http/protobuf` and `http/json`
- * (https://opentelemetry.io/docs/specs/otel/protocol/exporter/#specify-protocol); this service's
- * exporter (`@opentelemetry/exporter-trace-otlp-http`) sends only OTLP/HTTP with JSON bodies,
- * which every OTLP/HTTP receiver (port 4318) takes. Sending it to a gRPC port (4317) loses every
- * span, so another value is refused rather than ignored.
+ * Why an OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL value cannot be used, or undefined for `http/json`
+ * and `http/protobuf`. The spec's values are `grpc`, `http/protobuf` and `http/json`
+ * (https://opentelemetry.io/docs/specs/otel/protocol/exporter/#specify-protocol); this service
+ * sends OTLP over HTTP only (`@opentelemetry/exporter-trace-otlp-http` for JSON bodies,
+ * `@opentelemetry/exporter-trace-otlp-proto` for protobuf bodies), which every OTLP/HTTP receiver
+ * (port 4318) takes. Sending it to a gRPC port (4317) loses every span, so `grpc` is refused
+ * rather than ignored.
  */
 export function otlpProtocolProblem(value: string): string | undefined {
-  if (value === 'http/json') return undefined;
-  const known = value === 'grpc' || value === 'http/protobuf';
-  return `${known ? `${value} is not supported` : 'is not an OTLP protocol (grpc, http/protobuf, http/json)'}: this service sends only http/json (OTLP over HTTP with JSON bodies, to an OTLP/HTTP receiver such as a collector's port 4318); set http/json or leave it unset`;
+  if ((OTLP_PROTOCOLS as readonly string[]).includes(value)) return undefined;
+  return `${value === 'grpc' ? 'grpc is not supported' : 'is not an OTLP protocol (grpc, http/protobuf, http/json)'}: this service sends OTLP over HTTP only (http/json or http/protobuf, to an OTLP/HTTP receiver such as a collector's port 4318); set one of them or leave it unset (http/json)`;
 }
 
 const otlpProtocol = () =>
@@ -302,7 +306,7 @@ const EnvSchema = z.object({
       ctx.addIssue({ code: 'custom', message: 'must be a number from 0 to 1 (the share of traces sampled by traceidratio and parentbased_traceidratio), e.g. 0.25' });
       return z.NEVER;
     }),
-  /** The OTLP transport: only `http/json` is sent ({@link otlpProtocolProblem}). */
+  /** The OTLP transport: `http/json` (default) or `http/protobuf` ({@link otlpProtocolProblem}); the TRACES_ one wins. */
   OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol(),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol(),
   /** Record prompts, tool arguments and outputs in spans (off: only sizes, ids and outcomes). */

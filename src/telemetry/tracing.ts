@@ -6,8 +6,10 @@
  * are not applied (bench/telemetry.ts measures that path).
  *
  * When on:
- * - exporter: OTLP over HTTP (JSON, `@opentelemetry/exporter-trace-otlp-http`) to
- *   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`; the
+ * - exporter: OTLP over HTTP to OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
+ *   OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`, with JSON bodies (`@opentelemetry/exporter-trace-otlp-http`,
+ *   the default) or protobuf bodies (`@opentelemetry/exporter-trace-otlp-proto`) as
+ *   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL, says; the
  *   exporter itself reads OTEL_EXPORTER_OTLP_HEADERS / _TIMEOUT / _COMPRESSION. `console` prints
  *   spans to stdout.
  * - a failed export is logged at `warn` (once per streak of failures, then a `recovered` line)
@@ -15,7 +17,7 @@
  * - batch span processor tuned by OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE,
  *   OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_EXPORT_TIMEOUT; sampler from OTEL_TRACES_SAMPLER(_ARG)
  *   (default `parentbased_always_on`; src/config.ts refuses unknown samplers and ratios, and
- *   OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL other than `http/json`); resource: service.name = OTEL_SERVICE_NAME plus
+ *   OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL `grpc`); resource: service.name = OTEL_SERVICE_NAME plus
  *   OTEL_RESOURCE_ATTRIBUTES. Names per https://opentelemetry.io/docs/specs/otel/configuration/sdk-environment-variables/.
  * - the AsyncLocalStorage context manager and the W3C trace-context propagator are installed
  *   globally (the HTTP server spans of @fastify/otel read `traceparent` through it).
@@ -29,6 +31,7 @@ import { context, propagation, trace, type Context, type Span, type SpanOptions,
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -199,8 +202,13 @@ export function startTracing(
     processor = new SimpleSpanProcessor({ exporter: opts.exporter });
   } else {
     const url = otlpTracesUrl(config);
+    const protocol = config.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? config.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/json';
     const exporter: SpanExporter =
-      config.OTEL_TRACES_EXPORTER === 'console' ? new ConsoleSpanExporter() : new OTLPTraceExporter({ url });
+      config.OTEL_TRACES_EXPORTER === 'console'
+        ? new ConsoleSpanExporter()
+        : protocol === 'http/protobuf'
+          ? new OTLPProtobufTraceExporter({ url })
+          : new OTLPTraceExporter({ url });
     const what = config.OTEL_TRACES_EXPORTER === 'console' ? 'span export to the console' : `span export to ${redactUrl(redactUserinfo(url ?? 'http://localhost:4318/v1/traces'))}`;
     processor = new BatchSpanProcessor({
       exporter: new ReportingExporter(exporter, new FailureLog(opts.log, what, { level: 'warn' }), (n) => opts.metrics?.traceExportFailedSpans.inc(n)),

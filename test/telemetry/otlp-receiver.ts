@@ -1,7 +1,9 @@
 /**
  * A small OTLP/HTTP trace receiver for tests: `POST /v1/traces` with an OTLP/JSON body
  * (https://opentelemetry.io/docs/specs/otlp/#otlphttp), answered 200 `{}`; spans are flattened with
- * their resource's and their own attributes decoded to plain values.
+ * their resource's and their own attributes decoded to plain values. A protobuf body
+ * (`application/x-protobuf`) is kept as it came in `protobufBodies` (not decoded) and answered
+ * 200 with an empty protobuf message.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,12 +27,17 @@ const attrs = (list: { key: string; value: AnyValue }[] = []) => Object.fromEntr
 export async function startOtlpReceiver(port = 0) {
   const spans: ReceivedSpan[] = [];
   const contentTypes: string[] = [];
+  const protobufBodies: Buffer[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       if (req.method !== 'POST' || req.url !== '/v1/traces') return void res.writeHead(404).end();
       contentTypes.push(String(req.headers['content-type']));
+      if (req.headers['content-type'] === 'application/x-protobuf') {
+        protobufBodies.push(Buffer.concat(chunks));
+        return void res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       for (const rs of body.resourceSpans ?? []) {
         const resource = attrs(rs.resource?.attributes);
@@ -49,6 +56,7 @@ export async function startOtlpReceiver(port = 0) {
     endpoint: `http://127.0.0.1:${bound}`,
     spans,
     contentTypes,
+    protobufBodies,
     close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
   };
 }
