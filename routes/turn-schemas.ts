@@ -18,7 +18,7 @@ import {
   TurnInputSchema,
 } from '../src/turns/request-schemas.js';
 import { queryInt } from '../src/http/query-int.js';
-import { IdCursor } from '../src/list-cursor.js';
+import { QueryCursor } from '../src/list-cursor.js';
 import { nullAsAbsent } from '../src/zod-null-fields.js';
 
 // Shared with schedules (src/turns/request-schemas.ts).
@@ -81,8 +81,11 @@ export const ListTurnsQuery = z.object({
   agent_id: AgentId.optional(),
   status: z.enum(TURN_STATUSES).optional(),
   limit: queryInt(1, 100, 20),
-  /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
-  cursor: IdCursor.optional(),
+  /**
+   * The `next_cursor` of the previous page (src/list-cursor.ts `encodeQueryCursor`: the last turn's
+   * id and a fingerprint of agent_id and status); checked against this request's by the route.
+   */
+  cursor: QueryCursor.optional(),
 });
 
 /**

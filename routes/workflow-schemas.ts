@@ -11,7 +11,7 @@ import { AgentId } from './turn-schemas.js';
 import { emptyBody } from './empty-body.js';
 import { WorkflowWebhookSpecSchema } from '../src/webhooks/webhook-spec.js';
 import { queryInt } from '../src/http/query-int.js';
-import { IdCursor } from '../src/list-cursor.js';
+import { QueryCursor } from '../src/list-cursor.js';
 import { nullAsAbsent } from '../src/zod-null-fields.js';
 
 /** POST /v1/workflows body; an optional top-level field sent as `null` is read as left out (src/zod-null-fields.ts). */
@@ -43,8 +43,11 @@ export const ListWorkflowsQuery = z.object({
   agent_id: AgentId.optional(),
   status: z.enum([...WORKFLOW_STATUSES, 'live', 'done']).optional(),
   limit: queryInt(1, 100, 20),
-  /** The `next_cursor` of the previous page: an id this service returned (UUIDv7). */
-  cursor: IdCursor.optional(),
+  /**
+   * The `next_cursor` of the previous page (src/list-cursor.ts `encodeQueryCursor`: the last workflow's
+   * id and a fingerprint of agent_id and status); checked against this request's by the route.
+   */
+  cursor: QueryCursor.optional(),
 });
 
 /** POST /v1/workflows/{id}/cancel: no body or `{}`; any field is 400 `… cancel takes no fields; send no body or {}`. */

@@ -21,12 +21,6 @@ export function foreignCursorIssue(): { path: 'cursor'; code: 'invalid_format'; 
 }
 
 /**
- * Query schema of the cursor of a list paged by time-ordered ids (turns, jobs, workflows): the id
- * (a UUID) of the last item of the previous page; anything else is the foreign-cursor issue.
- */
-export const IdCursor = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, FOREIGN_CURSOR_MESSAGE);
-
-/**
  * Query schema of an opaque cursor that the service decodes itself (schedules and their runs): 1
  * to 200 characters, else the foreign-cursor issue; the decoder refuses the rest with the same issue.
  */
@@ -47,7 +41,7 @@ function queryTag(query: Readonly<Record<string, string | undefined>>): Buffer {
 }
 
 /**
- * The `next_cursor` of a list paged by UUIDs whose page depends on filters (GET /v1/jobs: agent_id,
+ * The `next_cursor` of a list paged by UUIDs whose page depends on filters (GET /v1/turns, /v1/jobs and /v1/workflows: agent_id,
  * status): the id of the page's last item and a fingerprint of `query` (8 bytes of the SHA-256 of
  * its values, absent ones as null), base64url — 32 characters, opaque to clients.
  * @param id a UUID (`xxxxxxxx-xxxx-…`).

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { api, useScriptedService } from './support/service.js';
+import { encodeQueryCursor } from '../../src/list-cursor.js';
 import { validateResponse } from './support/spec.js';
 
 const harness = useScriptedService();
@@ -45,10 +46,22 @@ describe('list cursors', () => {
       expect(JSON.stringify(res.body)).toContain('cursor is not one this service returned');
     });
 
-    it(`${route} accepts a well-formed cursor`, async () => {
-      const res = await api(harness.svc.url, 'GET', `${route}?cursor=0190a000-0000-7000-8000-000000000000`);
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ data: [], next_cursor: null });
+    it(`${route} takes a cursor back with the filters it was made for, and refuses it with others or as a bare id`, async () => {
+      const id = '0190a000-0000-7000-8000-000000000000';
+      const cursor = encodeQueryCursor(id, { agent_id: 'cursor-a', status: undefined });
+      const same = await api(harness.svc.url, 'GET', `${route}?agent_id=cursor-a&cursor=${cursor}`);
+      expect(same.status).toBe(200);
+      expect(same.body).toMatchObject({ data: [], next_cursor: null });
+      const other = 'was returned for a list with another agent_id or status: pass it back with the same agent_id and status as the request that returned it, or leave cursor out for the first page';
+      for (const query of ['agent_id=cursor-b', 'agent_id=cursor-a&status=failed', '']) {
+        const res = await api(harness.svc.url, 'GET', `${route}?${query}&cursor=${cursor}`);
+        expect(res.status, query).toBe(400);
+        expect(res.body.error, query).toEqual({ code: 'invalid_request', message: `cursor ${other}`, details: [{ path: 'cursor', code: 'invalid_value', message: other }] });
+      }
+      // A bare id (the cursor of old) is not one this service returns.
+      const bare = await api(harness.svc.url, 'GET', `${route}?cursor=${id}`);
+      expect(bare.status).toBe(400);
+      expect(JSON.stringify(bare.body)).toContain('cursor is not one this service returned');
     });
   }
 

@@ -9,6 +9,7 @@ import { readSse } from '../e2e/support/sse-client.js';
 import { firstUserText, routedEntries, SCHEMA, toolOutputs, waitFor, type Route } from './support.js';
 import type { WorkflowEvent } from '../../src/workflows/events.js';
 import type { LoggedEvent } from '../../src/store/event-log.js';
+import { encodeQueryCursor } from '../../src/list-cursor.js';
 
 const harness = useScriptedService({
   env: { WORKFLOW_RETRY_BASE_MS: '5', WORKFLOW_MAX_RUNNING_TASKS_PER_AGENT: '3', WORKFLOW_MAX_TASKS: '6' },
@@ -197,7 +198,11 @@ describe('running workflows', () => {
     expect((await api(harness.svc.url, 'GET', '/v1/workflows?agent_id=lister&status=live')).body.data).toEqual([]);
     const page = await api(harness.svc.url, 'GET', '/v1/workflows?limit=1');
     expect(page.body.data).toHaveLength(1);
-    expect(page.body.next_cursor).toBe(page.body.data[0].id);
+    // The cursor stands for the page's last workflow under these filters (src/list-cursor.ts).
+    expect(page.body.next_cursor).toBe(encodeQueryCursor(page.body.data[0].id, { agent_id: undefined, status: undefined }));
+    const next = await api(harness.svc.url, 'GET', `/v1/workflows?limit=1&cursor=${page.body.next_cursor}`);
+    expect(next.status).toBe(200);
+    expect(next.body.data.map((w: { id: string }) => w.id)).not.toContain(page.body.data[0].id);
   });
 });
 
