@@ -186,6 +186,26 @@ describe('a model endpoint that refuses connections', () => {
   });
 });
 
+/**
+ * A turn on each model protocol (responses, chat) against `baseURL` fails with `connection_error`
+ * and a message matching `expected`, and /readyz answers 503 with the same message.
+ */
+async function expectConnectionErrorEverywhere(baseURL: string, expected: RegExp): Promise<void> {
+  for (const api_ of ['responses', 'chat']) {
+    const svc = await startTestService({ env: { OPENAI_BASE_URL: baseURL, MODEL_MAX_RETRIES: '0', MODEL_API: api_ } });
+    try {
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
+      expect(turn.body).toMatchObject({ status: 'failed', error: { code: 'connection_error' } });
+      expect(turn.body.error.message).toMatch(expected);
+      const ready = await api(svc.url, 'GET', '/readyz');
+      expect(ready.status).toBe(503);
+      expect(ready.body.error.message).toMatch(expected);
+    } finally {
+      await svc.close();
+    }
+  }
+}
+
 describe('a model endpoint that accepts connections and closes them before answering', () => {
   const closedHint = "the model server may have crashed or dropped the request (its logs say why), or OPENAI_BASE_URL names a port that does not speak plain HTTP (e.g. http:// to a TLS port): check OPENAI_BASE_URL and the model server's logs";
   // `cause`: a regular expression of undici's reason.
@@ -200,19 +220,7 @@ describe('a model endpoint that accepts connections and closes them before answe
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       const baseURL = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/v1`;
       const expected = new RegExp(`^${escapeRegExp(`the model endpoint ${baseURL} accepted the connection and closed it before answering (`)}${cause}${escapeRegExp(`): ${closedHint}`)}$`);
-      for (const api_ of ['responses', 'chat']) {
-        const svc = await startTestService({ env: { OPENAI_BASE_URL: baseURL, MODEL_MAX_RETRIES: '0', MODEL_API: api_ } });
-        try {
-          const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
-          expect(turn.body).toMatchObject({ status: 'failed', error: { code: 'connection_error' } });
-          expect(turn.body.error.message).toMatch(expected);
-          const ready = await api(svc.url, 'GET', '/readyz');
-          expect(ready.status).toBe(503);
-          expect(ready.body.error.message).toMatch(expected);
-        } finally {
-          await svc.close();
-        }
-      }
+      await expectConnectionErrorEverywhere(baseURL, expected);
       await new Promise((r) => server.close(r));
     });
   }
@@ -227,19 +235,7 @@ describe('a model endpoint that answers in another protocol than HTTP', () => {
       `^${escapeRegExp(`the model endpoint ${baseURL} answered with something that is not HTTP (Response does not match the HTTP/1.1 protocol (`)}[^)]*${escapeRegExp(`)): OPENAI_BASE_URL must name the model server's HTTP API — its scheme, host and port (https:// for a TLS port) — not another service's port`)}$`,
     );
     try {
-      for (const api_ of ['responses', 'chat']) {
-        const svc = await startTestService({ env: { OPENAI_BASE_URL: baseURL, MODEL_MAX_RETRIES: '0', MODEL_API: api_ } });
-        try {
-          const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hello' });
-          expect(turn.body).toMatchObject({ status: 'failed', error: { code: 'connection_error' } });
-          expect(turn.body.error.message).toMatch(expected);
-          const ready = await api(svc.url, 'GET', '/readyz');
-          expect(ready.status).toBe(503);
-          expect(ready.body.error.message).toMatch(expected);
-        } finally {
-          await svc.close();
-        }
-      }
+      await expectConnectionErrorEverywhere(baseURL, expected);
     } finally {
       await new Promise((r) => server.close(r));
     }
