@@ -7,9 +7,8 @@
  * terminal event and a closed stream. A's run stops. Two real service processes, one real Postgres.
  */
 import { afterAll, expect, it } from 'vitest';
-import pg from 'pg';
 import { message } from '../support/scripted-responses-server.js';
-import { describePostgres, freshSchema } from '../support/postgres.js';
+import { describePostgres, freshSchema, queryOnce } from '../support/postgres.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { usePgInstances } from './support/pg-instances.js';
 import { readSse } from './support/sse-client.js';
@@ -43,15 +42,7 @@ describePostgres('a database connection that hangs longer than the turn lease wh
     }
   }
 
-  async function sql<R extends object>(text: string, params: unknown[]): Promise<R[]> {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      return (await c.query<R>(text, params)).rows;
-    } finally {
-      await c.end();
-    }
-  }
+  const sql = <R extends object>(text: string, params: unknown[]) => queryOnce<R>(url, text, params);
 
   it('refuses the late writes of the instance that lost the turn: nothing after the terminal event, gapless ids, streams close', async () => {
     const viaProxy = new URL(url);

@@ -5,9 +5,8 @@
  * claims the turn and resumes it from its checkpoint. One real service process, one real Postgres.
  */
 import { expect, it } from 'vitest';
-import pg from 'pg';
 import { message } from '../support/scripted-responses-server.js';
-import { describePostgres, freshSchema } from '../support/postgres.js';
+import { describePostgres, freshSchema, queryOnce } from '../support/postgres.js';
 import { usePgInstances } from './support/pg-instances.js';
 import { api } from './support/service.js';
 
@@ -19,15 +18,7 @@ describePostgres('a turn lease taken over while the run waits for the model', ()
     databaseUrl: async () => (url = (await freshSchema()).url),
   });
 
-  async function sql<R extends object>(text: string, params: unknown[]): Promise<R[]> {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    try {
-      return (await c.query<R>(text, params)).rows;
-    } finally {
-      await c.end();
-    }
-  }
+  const sql = <R extends object>(text: string, params: unknown[]) => queryOnce<R>(url, text, params);
 
   async function until(what: string, ok: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
     const end = Date.now() + ms;

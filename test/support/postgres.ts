@@ -94,3 +94,17 @@ export async function migratedSchema(max = 4): Promise<{ db: PgDatabase; url: st
   await migrate(db, MIGRATIONS);
   return { db, url, schema };
 }
+
+/**
+ * Run one statement on the database at `url` over a connection of its own (opened and closed
+ * here), e.g. to look at or change what service processes stored. @returns its rows.
+ */
+export async function queryOnce<R extends object>(url: string, text: string, params: unknown[] = []): Promise<R[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<R>(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
