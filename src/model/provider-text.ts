@@ -44,7 +44,9 @@ const ECHO_MIN_SECRET_CHARS = 10;
  * proxy echoing its request URL) is redacted too ({@link scrubPercentEncoded}). Base64 and
  * base64url encodings of a secret, also inside a longer encoded text (`Basic dXNlcjpzay1…`), cut
  * short after its first 12 bytes, wrapped across lines or written with `\/`, `%2F`, are redacted
- * too ({@link scrubBase64}).
+ * too ({@link scrubBase64}). A secret of 10+ characters echoed in another letter case
+ * (`SK-PROJ-ABC…`) or as the hex of its bytes (`736b2d70…`, either case) is redacted too
+ * ({@link scrubOtherCaseAndHex}).
  * Values shorter than {@link MIN_SECRET_CHARS} are left alone. Pure.
  * @returns the text, unchanged when it holds no secret.
  */
@@ -54,6 +56,7 @@ export function scrubSecrets(text: string, secrets: readonly SecretValue[]): str
   let out = redactSecrets(text, usable.map((s) => [s.name, s.value] as const));
   out = scrubPercentEncoded(out, usable);
   out = scrubBase64(out, usable);
+  out = scrubOtherCaseAndHex(out, usable);
   for (const s of usable) {
     if (s.value.length < ECHO_MIN_SECRET_CHARS) continue;
     const prefix = s.value.slice(0, ECHO_PREFIX_CHARS);
@@ -64,6 +67,48 @@ export function scrubSecrets(text: string, secrets: readonly SecretValue[]): str
     });
   }
   return out;
+}
+
+/**
+ * `text` with every secret of {@link ECHO_MIN_SECRET_CHARS}+ characters that it holds in another
+ * letter case (`SK-SECRETKEY…` for `sk-SecretKey…`), or as the hex of its UTF-8 bytes in either
+ * case (`736b2d…`, `736B2D…`), replaced by `[redacted:<name>]`, longer needles first. Compared with
+ * ASCII letters lower-cased on both sides (the text keeps its length, so positions carry over;
+ * other letters compare as they are). Linear in the text per needle.
+ */
+function scrubOtherCaseAndHex(text: string, secrets: readonly SecretValue[]): string {
+  const wanted = secrets.filter((s) => s.value.length >= ECHO_MIN_SECRET_CHARS);
+  if (wanted.length === 0) return text;
+  const lower = asciiLower(text);
+  const needles = wanted
+    .flatMap((s) => [
+      { name: s.name, needle: asciiLower(s.value) },
+      { name: s.name, needle: Buffer.from(s.value, 'utf8').toString('hex') },
+    ])
+    .sort((a, b) => b.needle.length - a.needle.length);
+  const hits: { start: number; end: number; name: string }[] = [];
+  const taken = new Uint8Array(text.length);
+  for (const { name, needle } of needles) {
+    for (let at = lower.indexOf(needle); at !== -1; at = lower.indexOf(needle, at + needle.length)) {
+      if (taken[at] || taken[at + needle.length - 1]) continue;
+      taken.fill(1, at, at + needle.length);
+      hits.push({ start: at, end: at + needle.length, name });
+    }
+  }
+  if (hits.length === 0) return text;
+  hits.sort((a, b) => a.start - b.start);
+  let out = '';
+  let last = 0;
+  for (const h of hits) {
+    out += `${text.slice(last, h.start)}[redacted:${h.name}]`;
+    last = h.end;
+  }
+  return out + text.slice(last);
+}
+
+/** `text` with its ASCII letters A–Z lower-cased, everything else as it is (same length). */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 }
 
 /** True for the character code of an ASCII hex digit (either case). */

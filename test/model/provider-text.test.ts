@@ -30,6 +30,24 @@ describe('scrubSecrets', () => {
   });
 });
 
+describe('scrubSecrets: echoes in another letter case or as hex', () => {
+  const SECRET = { name: 'OPENAI_API_KEY', value: 'sk-SECRETkey/+=1234567890abcd' };
+
+  it('replaces a value echoed upper- or lower-cased, and the hex of its bytes in either case', () => {
+    expect(scrubSecrets('key SK-SECRETKEY/+=1234567890ABCD refused', [SECRET])).toBe('key [redacted:OPENAI_API_KEY] refused');
+    expect(scrubSecrets('key sk-secretkey/+=1234567890abcd refused', [SECRET])).toBe('key [redacted:OPENAI_API_KEY] refused');
+    const hex = Buffer.from(SECRET.value).toString('hex');
+    expect(scrubSecrets(`token=${hex};`, [SECRET])).toBe('token=[redacted:OPENAI_API_KEY];');
+    expect(scrubSecrets(`token=${hex.toUpperCase()}`, [SECRET])).toBe('token=[redacted:OPENAI_API_KEY]');
+  });
+
+  it('leaves values under 10 characters and other text alone; a character whose lower case is longer (U+0130) does not stop it', () => {
+    expect(scrubSecrets('key ABCDEFGH', [{ name: 'X', value: 'abcdefgh' }])).toBe('key ABCDEFGH');
+    expect(scrubSecrets('nothing of it here: SK-OTHER', [SECRET])).toBe('nothing of it here: SK-OTHER');
+    expect(scrubSecrets('\u0130 SK-SECRETKEY/+=1234567890ABCD', [SECRET])).toBe('\u0130 [redacted:OPENAI_API_KEY]');
+  });
+});
+
 describe('scrubSecrets: percent-encoded echoes', () => {
   const SLASHY = { name: 'OPENAI_API_KEY', value: 'sk-ab/cd+ef=gh/ij0123' };
 
