@@ -9,6 +9,7 @@ import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.j
 import { parseApprovalPolicy } from './turns/approvals/policy.js';
 import { credentialParamValues } from './url-credentials.js';
 import { hostListProblems, hostUnresolvedProblem, isLoopbackHost, type HostEntryRules } from './host-entries.js';
+import { quoteForDisplay } from './unsafe-chars.js';
 
 export { hostLookupFailure, hostUnresolvedProblem, isLoopbackHost } from './host-entries.js';
 
@@ -16,6 +17,24 @@ const csv = z
   .string()
   .optional()
   .transform((v) => (v ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+
+/**
+ * Why `entry` of CORS_ORIGINS is not a bare http(s) origin (`https://app.example.com`,
+ * `http://localhost:5173`: scheme, host and port only), or undefined when it is. A wildcard is
+ * named as such: CORS_ORIGINS lists origins one by one, `*` is not supported.
+ */
+export function corsOriginProblem(entry: string): string | undefined {
+  const example = 'an origin like https://app.example.com or http://localhost:5173 (scheme, host and port only)';
+  if (entry.includes('*')) return `${quoteForDisplay(entry)} is a wildcard: CORS_ORIGINS lists each allowed origin, as ${example}; wildcards are not supported`;
+  let url: URL | undefined;
+  try {
+    url = new URL(entry);
+  } catch {
+    url = undefined;
+  }
+  const bare = url && (url.protocol === 'http:' || url.protocol === 'https:') && url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  return bare ? undefined : `${quoteForDisplay(entry)} is not ${example}`;
+}
 
 /**
  * An integer variable from `min` to `max` (default `def`), written in plain decimal digits with
@@ -279,7 +298,13 @@ const EnvSchema = z.object({
    */
   DATABASE_STATEMENT_TIMEOUT_MS: int(30_000, 100, 3_600_000),
   // --- browser clients ---
-  CORS_ORIGINS: csv,
+  /** Bare http(s) origins ({@link corsOriginProblem}); each bad entry is one line of the start-up report. */
+  CORS_ORIGINS: csv.superRefine((entries, ctx) => {
+    for (const entry of entries) {
+      const problem = corsOriginProblem(entry);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    }
+  }),
   STREAM_TOKEN_SECRET: secret16().optional(),
   STREAM_TOKEN_TTL_S: int(900, 10, 86_400),
   // --- operations: logs, metrics, traces, webhooks (README "Operations") ---

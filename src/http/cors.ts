@@ -31,7 +31,7 @@
  */
 import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
-import { ConfigError } from '../config.js';
+import { ConfigError, corsOriginProblem } from '../config.js';
 import { allowedMethods } from './route-registry.js';
 
 /** Request headers a cross-origin page may send. */
@@ -51,25 +51,16 @@ export const CORS_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
  * Normalise configured origins to `URL.origin` form (`https://app.example.com`,
  * `http://127.0.0.1:5173`).
  * @throws ConfigError naming CORS_ORIGINS when an entry is not a bare http(s) origin
- *   (`*`, paths, query strings and other schemes are refused).
+ *   ({@link corsOriginProblem}: `*`, paths, query strings and other schemes are refused); the
+ *   start-up report names them already (src/config.ts), this guards other callers.
  */
 export function parseCorsOrigins(entries: readonly string[]): Set<string> {
   const out = new Set<string>();
   const problems: string[] = [];
   for (const entry of entries) {
-    let url: URL | undefined;
-    try {
-      url = new URL(entry);
-    } catch {
-      url = undefined;
-    }
-    const bare = url && (url.protocol === 'http:' || url.protocol === 'https:') &&
-      url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
-    if (!url || !bare) {
-      problems.push(`CORS_ORIGINS: ${JSON.stringify(entry)} is not an origin like https://app.example.com or http://localhost:5173`);
-      continue;
-    }
-    out.add(url.origin);
+    const problem = corsOriginProblem(entry);
+    if (problem) problems.push(`CORS_ORIGINS: ${problem}`);
+    else out.add(new URL(entry).origin);
   }
   if (problems.length) throw new ConfigError(problems);
   return out;

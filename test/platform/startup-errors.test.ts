@@ -534,3 +534,15 @@ it('refuses the grpc OTLP protocol (HTTP sent to the gRPC port lost every span) 
   expect(problems({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http' })).toEqual([`OTEL_EXPORTER_OTLP_PROTOCOL=http: is not an OTLP protocol (grpc, http/protobuf, http/json): ${supported}`]);
   expect(problems({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toEqual([]);
 });
+
+it('names every bad variable in one report: an empty AUTH_TOKENS and each CORS_ORIGINS entry that is not a bare origin, a wildcard said to be one', () => {
+  const lines = problems({ AUTH_TOKENS: ' , ,', CORS_ORIGINS: '*,app.example,https://ok.example,https://x.example/path' });
+  expect(lines.some((l) => l.startsWith('AUTH_TOKENS'))).toBe(true);
+  const cors = lines.filter((l) => l.startsWith('CORS_ORIGINS'));
+  expect(cors).toEqual([
+    'CORS_ORIGINS=*,app.example,https://ok.example,https://x.example/path: "*" is a wildcard: CORS_ORIGINS lists each allowed origin, as an origin like https://app.example.com or http://localhost:5173 (scheme, host and port only); wildcards are not supported',
+    'CORS_ORIGINS=*,app.example,https://ok.example,https://x.example/path: "app.example" is not an origin like https://app.example.com or http://localhost:5173 (scheme, host and port only)',
+    'CORS_ORIGINS=*,app.example,https://ok.example,https://x.example/path: "https://x.example/path" is not an origin like https://app.example.com or http://localhost:5173 (scheme, host and port only)',
+  ]);
+  expect(problems({ CORS_ORIGINS: 'https://ok.example, http://localhost:5173' })).toEqual([]);
+});
