@@ -420,6 +420,17 @@ describe('skill paths that cannot be used refuse the start with one line naming 
     expect(lines.join('\n')).not.toContain('1234');
   });
 
+  it('SKILL_SECRETS with a line that is no NAME=value, a name that is no environment variable name, an empty value', { timeout: CHILD_MS }, async () => {
+    const file = path.join(scratch, 'malformed-secrets.env');
+    writeFileSync(file, '# secrets\n\nVAULT_TOKEN=long-enough-token\nBAD LINE\n1BAD=x-secret-value\nA=\n');
+    const { code, lines } = await refuse({ SKILL_SECRETS: file });
+    expect(code).toBe(2);
+    expect(lines).toEqual([
+      `refusing to start: SKILL_SECRETS=${file}: line 4 is not NAME=value (it has no =); line 5: "1BAD" is not an environment variable name; line 6: A has an empty value; fix or remove those lines (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed)`,
+    ]);
+    expect(lines.join('\n')).not.toMatch(/x-secret-value|long-enough-token/);
+  });
+
   it('starts with a SKILLS_DIR folder and a SKILL_SECRETS file', { timeout: CHILD_MS }, async () => {
     const port = await freePort();
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'skill-paths-start-'));
