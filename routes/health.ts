@@ -35,7 +35,7 @@ export const healthRoutes: RoutePlugin = async (app, { services }) => {
       throw new HttpError(503, 'model_not_configured', MODEL_NOT_CONFIGURED, { checks: { database: 'ok', engine, model, ...(listen ? { listen } : {}) }, settings: [...MODEL_ENDPOINT_SETTINGS] });
     }
     const probe = services.modelProbe ? await services.modelProbe.check() : undefined;
-    if (probe && !probe.reachable) throw new HttpError(503, 'not_ready', probe.reason, { checks: { database: 'ok', engine, model: 'unreachable', ...(listen ? { listen } : {}) } });
+    if (probe && !probe.reachable) throw new HttpError(503, 'not_ready', probe.reason, { checks: { database: 'ok', engine, model: probe.check, ...(listen ? { listen } : {}) } });
     return {
       status: 'ready',
       checks: { database: 'ok', engine, model: probe ? 'reachable' : model, ...(listen ? { listen } : {}) },

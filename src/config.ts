@@ -152,12 +152,30 @@ const otlpProtocol = () =>
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     });
 
-/** A Standard Webhooks signing secret variable, `whsec_<base64 of 24..64 random bytes>`, optional. */
+/** How to make a Standard Webhooks secret, for the refusals of a bad one. */
+const MAKE_WEBHOOK_SECRET = 'make one with whsec_$(openssl rand -base64 32)';
+
+/**
+ * What is wrong with a Standard Webhooks secret `v` (`whsec_<base64 of 24..64 random bytes>`), as
+ * one phrase saying how to make a good one; undefined when it is good. Never holds the value.
+ */
+export function webhookSecretProblem(v: string): string | undefined {
+  if (!v.startsWith('whsec_')) return `must be whsec_ followed by the base64 of 24..64 random bytes (a Standard Webhooks secret); ${MAKE_WEBHOOK_SECRET}`;
+  const key = v.slice(6);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(key)) return `the part after whsec_ must be base64 (A-Z, a-z, 0-9, + and /, = padding at the end) of 24..64 random bytes; ${MAKE_WEBHOOK_SECRET}`;
+  const n = Buffer.from(key, 'base64').length;
+  if (n < 24 || n > 64) return `the base64 part after whsec_ decodes to ${n} byte${n === 1 ? '' : 's'}; it must decode to 24..64 bytes (${n < 24 ? 'too short to be a safe key' : 'longer than Standard Webhooks allows'}); ${MAKE_WEBHOOK_SECRET}`;
+  return undefined;
+}
+
+/** A Standard Webhooks signing secret variable, `whsec_<base64 of 24..64 random bytes>`, optional; one problem line when bad ({@link webhookSecretProblem}). */
 function webhookSecret() {
   return z
     .string()
-    .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/, 'must be whsec_ followed by base64 (Standard Webhooks secret)')
-    .refine((v) => { const n = Buffer.from(v.slice(6), 'base64').length; return n >= 24 && n <= 64; }, 'the base64 part must decode to 24..64 bytes')
+    .superRefine((v, ctx) => {
+      const problem = webhookSecretProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
     .optional();
 }
 
@@ -550,6 +568,11 @@ type CrossView = Pick<
   'HOST' | 'AUTH_TOKENS' | 'DATABASE_URL' | 'STREAM_TOKEN_SECRET' | 'WEBHOOK_URL' | 'WEBHOOK_SECRET' | 'WEBHOOK_SECRET_PREVIOUS' | 'WEBHOOK_ALLOW_HOSTS' | 'WEB_SEARCH_PROVIDER' | 'WEB_SEARCH_API_KEY' | 'WEB_SEARCH_URL'
 >;
 
+/** Whether two (valid) webhook secrets are the same key: the same bytes after `whsec_`, however padded. */
+function sameWebhookKey(a: string, b: string): boolean {
+  return Buffer.from(a.slice(6), 'base64').equals(Buffer.from(b.slice(6), 'base64'));
+}
+
 /** Rules across variables: each reports its problems (one line each) from the variables `vars`. */
 const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts: EnvFacts) => string[] }[] = [
   {
@@ -591,7 +614,9 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
     problems: (e) =>
       e.WEBHOOK_SECRET_PREVIOUS !== undefined && !e.WEBHOOK_SECRET
         ? ['WEBHOOK_SECRET_PREVIOUS is set but WEBHOOK_SECRET is not: set WEBHOOK_SECRET to the new secret (deliveries are signed with both while receivers switch), or unset WEBHOOK_SECRET_PREVIOUS']
-        : [],
+        : e.WEBHOOK_SECRET_PREVIOUS !== undefined && e.WEBHOOK_SECRET !== undefined && sameWebhookKey(e.WEBHOOK_SECRET_PREVIOUS, e.WEBHOOK_SECRET)
+          ? ['WEBHOOK_SECRET_PREVIOUS is the same secret as WEBHOOK_SECRET: it must be the old secret, the one being replaced (set WEBHOOK_SECRET to the new one), or unset WEBHOOK_SECRET_PREVIOUS when no rotation is under way']
+          : [],
   },
   {
     // A provider that is named is meant to be used: one that could never search is refused, not left out.

@@ -319,7 +319,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     metrics,
     tracing,
     webhooks: { store: webhookStore, dispatcher },
-    modelProbe: !overrides.modelClient && !overrides.modelClients && rawClients ? createModelProbe(config.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL) : undefined,
+    modelProbe: !overrides.modelClient && !overrides.modelClients && rawClients ? createModelProbe(config.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL, { apiKey: config.OPENAI_API_KEY }) : undefined,
     async start() {
       await checkSkillPaths({ skillsDir: config.SKILLS_DIR, secretsFile: config.SKILL_SECRETS }); // before Postgres is migrated and any turn is recovered
       let migrated;

@@ -25,7 +25,7 @@
 import OpenAI from 'openai';
 import type { ResponseCreateParamsStreaming, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import type { ResponsesTransport } from './responses-model.js';
-import { afterResponse, endpointForDisplay } from './model-error.js';
+import { afterResponse, endpointForDisplay, ModelError } from './model-error.js';
 import { assertEventStream } from './event-stream-check.js';
 import { encodeResponsesBody } from './responses-body.js';
 import { toModelError } from './responses-errors.js';
@@ -74,7 +74,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
           }).asResponse();
           // A 2xx that is no event stream (a wrong OPENAI_BASE_URL) says so, not "stream ended".
           const whole = await assertEventStream(response, 'response');
-          stream = whole ? responseAsStream(whole) : sseEvents<ResponseStreamEvent>(response, RESPONSES_UNREAD, hooks);
+          stream = whole ? responseAsStream(whole, endpointForDisplay(client.baseURL)) : sseEvents<ResponseStreamEvent>(response, RESPONSES_UNREAD, hooks);
         } catch (err) {
           if (signal.aborted) return;
           throw toModelError(err, client);
@@ -109,12 +109,21 @@ const TERMINAL_OF_STATUS: Record<string, 'response.completed' | 'response.incomp
  * A whole `response` object (a server that ignored `stream: true`) as the stream that ends in it:
  * `response.created`, then the terminal event of its `status` (`response.completed`,
  * `.incomplete` or `.failed`) carrying it, whose `output` holds the items (responses-stream.ts
- * reads them from there when no `response.output_item.done` came). A response in another status
- * (`in_progress`, `queued`: not finished) yields only `response.created`, so the turn fails as a
- * stream that ended before its response completed.
+ * reads them from there when no `response.output_item.done` came). A response without a final
+ * status (none, or `in_progress`/`queued`: not finished) yields `response.created` and then throws
+ * ModelError `stream_interrupted` saying that `endpoint` answered a JSON response object without a
+ * final status, rather than that a stream ended early (there was no stream).
  */
-export async function* responseAsStream(response: Record<string, unknown>): AsyncIterable<ResponseStreamEvent> {
+export async function* responseAsStream(response: Record<string, unknown>, endpoint: string): AsyncIterable<ResponseStreamEvent> {
   yield { type: 'response.created', response, sequence_number: 0 } as unknown as ResponseStreamEvent;
   const terminal = TERMINAL_OF_STATUS[String(response.status)];
-  if (terminal) yield { type: terminal, response, sequence_number: 1 } as unknown as ResponseStreamEvent;
+  if (terminal) {
+    yield { type: terminal, response, sequence_number: 1 } as unknown as ResponseStreamEvent;
+    return;
+  }
+  const status = typeof response.status === 'string' ? `status "${response.status.slice(0, 40)}"` : 'no status';
+  throw new ModelError(
+    'stream_interrupted',
+    `the model endpoint ${endpoint} answered a whole JSON response object (not a stream) with ${status}, not a final one (completed, incomplete or failed): nothing of an answer to read`,
+  );
 }

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'dotenv';
 
-/** Secret name → value. Empty values are dropped (nothing to redact, nothing to resolve). */
+/** Secret name → value (never empty: an empty value refuses the file, {@link MalformedSecretsError}). */
 export type Secrets = Map<string, string>;
 
 /**
@@ -39,8 +39,72 @@ export class ShortSecretError extends Error {
 }
 
 /**
+ * A SKILL_SECRETS file with lines that are no `NAME=value` setting: a line without `=`, a name that
+ * is not an environment variable name, or an empty value. Each problem names its line number and,
+ * for a setting, its name; no line and no value is ever shown (a malformed line may be a secret).
+ */
+export class MalformedSecretsError extends Error {
+  constructor(
+    readonly file: string,
+    /** One phrase per problem, in line order, e.g. `line 3 is not NAME=value`. */
+    readonly problems: string[],
+  ) {
+    const one = problems.length === 1;
+    super(
+      `${problems.join('; ')}; ${one ? 'fix or remove that line' : 'fix or remove those lines'} (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed)`,
+    );
+    this.name = 'MalformedSecretsError';
+  }
+}
+
+/** An environment variable name, as a command's environment takes it. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The lines of a dotenv text that are no setting (see {@link MalformedSecretsError}), and the line
+ * of each name (its last one, the one dotenv keeps). Blank lines, `#` comments, `export ` prefixes
+ * and quoted values — also one spanning lines, as dotenv reads it — are allowed.
+ */
+function scanLines(text: string): { problems: { line: number; text: string }[]; lineOf: Map<string, number> } {
+  const lines = text.split(/\r\n|\r|\n/);
+  const problems: { line: number; text: string }[] = [];
+  const lineOf = new Map<string, number>();
+  for (let i = 0; i < lines.length; i++) {
+    const n = i + 1;
+    const trimmed = lines[i].trim();
+    if (trimmed === '' || trimmed.startsWith('#')) continue;
+    const m = /^\s*(?:export\s+)?([^=]*?)\s*=(.*)$/.exec(lines[i]);
+    if (!m) {
+      problems.push({ line: n, text: `line ${n} is not NAME=value (it has no =)` });
+      continue;
+    }
+    const name = m[1];
+    if (!ENV_NAME.test(name)) {
+      const shown = name === '' ? 'an empty name' : `"${[...name].slice(0, 40).join('')}${[...name].length > 40 ? '…' : ''}" is not an environment variable name`;
+      problems.push({ line: n, text: `line ${n}: ${shown}` });
+    } else {
+      lineOf.set(name, n);
+    }
+    // A quoted value that does not close on its line goes on to the line that closes it.
+    const value = m[2].trimStart();
+    const quote = value[0];
+    if (quote === '"' || quote === "'" || quote === '`') {
+      const closes = (t: string) => (quote === '"' ? /(^|[^\\])"/.test(t) : t.includes(quote));
+      if (!closes(value.slice(1))) {
+        let j = i + 1;
+        while (j < lines.length && !closes(lines[j])) j++;
+        if (j < lines.length) i = j;
+      }
+    }
+  }
+  return { problems, lineOf };
+}
+
+/**
  * Read the SKILL_SECRETS file (`undefined` path → no secrets).
  * @throws Error naming the file when it cannot be read (`cause`: the file-system error);
+ *   {@link MalformedSecretsError} (message prefixed by the file) when a line is no `NAME=value`
+ *   setting with an environment variable name and a value;
  *   {@link ShortSecretError} (message prefixed by the file) when a value is shorter than
  *   {@link MIN_SKILL_SECRET_CHARS} — the whole file is refused, nothing of it is used.
  */
@@ -52,7 +116,18 @@ export async function loadSecrets(file: string | undefined): Promise<Secrets> {
   } catch (err) {
     throw new Error(`SKILL_SECRETS file ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
   }
-  const secrets = new Map(Object.entries(parse(text)).filter(([, v]) => v !== ''));
+  const { problems, lineOf } = scanLines(text);
+  const parsed = parse(text);
+  for (const [name, value] of Object.entries(parsed)) {
+    const line = lineOf.get(name);
+    if (value === '' && line !== undefined) problems.push({ line, text: `line ${line}: ${name} has an empty value` });
+  }
+  if (problems.length > 0) {
+    const err = new MalformedSecretsError(file, problems.sort((a, b) => a.line - b.line).map((p) => p.text));
+    err.message = `SKILL_SECRETS file ${file}: ${err.message}`;
+    throw err;
+  }
+  const secrets = new Map(Object.entries(parsed).filter(([, v]) => v !== ''));
   const short = [...secrets].filter(([, v]) => [...v].length < MIN_SKILL_SECRET_CHARS).map(([name, v]) => ({ name, length: [...v].length }));
   if (short.length > 0) {
     const err = new ShortSecretError(file, short);

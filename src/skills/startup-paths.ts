@@ -6,7 +6,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { ConfigError } from '../config.js';
-import { loadSecrets, ShortSecretError } from './secrets.js';
+import { loadSecrets, MalformedSecretsError, ShortSecretError } from './secrets.js';
 
 /** Plain words for the file-system error codes a path setting runs into; others keep their message. */
 function reason(err: unknown): string {
@@ -39,7 +39,8 @@ export function skillsDirError(dir: string, err: unknown): ConfigError {
  * @param dirs.skillsDir SKILLS_DIR, resolved.
  * @param dirs.secretsFile SKILL_SECRETS, resolved.
  * @throws ConfigError one line per unusable setting, naming the variable, the path, the reason and what to do
- *   (for SKILL_SECRETS values shorter than MIN_SKILL_SECRET_CHARS: their names and lengths, and the minimum).
+ *   (for SKILL_SECRETS values shorter than MIN_SKILL_SECRET_CHARS: their names and lengths, and the minimum;
+ *   for lines that are no NAME=value setting or have an empty value: their line numbers and the problem).
  */
 export async function checkSkillPaths({ skillsDir, secretsFile }: { skillsDir?: string; secretsFile?: string }): Promise<void> {
   const problems: string[] = [];
@@ -51,7 +52,9 @@ export async function checkSkillPaths({ skillsDir, secretsFile }: { skillsDir?: 
       problems.push(
         err instanceof ShortSecretError
           ? `SKILL_SECRETS=${secretsFile}: ${new ShortSecretError(secretsFile, err.short).message}`
-          : `SKILL_SECRETS=${secretsFile}: cannot read it as the secrets file (${reason(err)}); point it at a readable dotenv file (NAME=value lines), or unset SKILL_SECRETS`,
+          : err instanceof MalformedSecretsError
+            ? `SKILL_SECRETS=${secretsFile}: ${new MalformedSecretsError(secretsFile, err.problems).message}`
+            : `SKILL_SECRETS=${secretsFile}: cannot read it as the secrets file (${reason(err)}); point it at a readable dotenv file (NAME=value lines), or unset SKILL_SECRETS`,
       ),
     );
   }

@@ -1,7 +1,11 @@
 /**
  * Reachability probe of the model endpoint for GET /readyz: `GET <base URL>/models` on the model
- * clients' HTTP stack (src/model/model-fetch.ts); any HTTP
- * answer (also 401 or 404) means reachable, a connection failure or a timeout means not. The
+ * clients' HTTP stack (src/model/model-fetch.ts), with the API key as turns send it. An answer
+ * means reachable (also 404: some servers have no /models), except 401 and 403 (`rejected`: the
+ * key is refused, so every turn would fail; the reason names the endpoint and the status and says
+ * to check OPENAI_API_KEY, never showing the key) and a 2xx HTML page (`not_api`: a web site,
+ * not the API; the reason says to check OPENAI_BASE_URL, which usually ends in /v1). A connection
+ * failure or a timeout means `unreachable`. The
  * result is cached for `ttlMs` (concurrent checks share one request), so readiness polling never
  * floods the provider. The reason of an unreachable endpoint names it and the cause, and says what
  * to check (OPENAI_BASE_URL, whether the model server runs); one that accepts the connection and
@@ -11,30 +15,47 @@
 import { answeredNotHttp, CLOSED_HINT, closedBeforeAnswering, CONNECTION_HINT, connectionCause, endpointForDisplay, NOT_HTTP_HINT } from '../model/model-error.js';
 import { discardBody, modelFetch } from '../model/model-fetch.js';
 
-export type ProbeResult = { reachable: true } | { reachable: false; reason: string };
+/** Why a probe found the endpoint not ready: the value of `checks.model` in /readyz's 503. */
+export type ProbeFailure = 'unreachable' | 'rejected' | 'not_api';
+
+export type ProbeResult = { reachable: true } | { reachable: false; check: ProbeFailure; reason: string };
 
 export interface ModelProbe {
   readonly baseURL: string;
   check(): Promise<ProbeResult>;
 }
 
-export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeoutMs?: number } = {}): ModelProbe {
+/**
+ * The probe of the model endpoint at `baseURL`, sending `apiKey` (when set) as a bearer token.
+ * See the file's comment for what each answer means.
+ */
+export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeoutMs?: number; apiKey?: string } = {}): ModelProbe {
   const ttl = opts.ttlMs ?? 15_000;
   const timeout = opts.timeoutMs ?? 3_000;
   let cached: { at: number; result: Promise<ProbeResult> } | undefined;
   const probe = async (): Promise<ProbeResult> => {
     try {
       // The model clients' own HTTP stack (model-fetch.ts), so readiness sees what turns see.
-      const res = await modelFetch(`${baseURL.replace(/\/+$/, '')}/models`, { signal: AbortSignal.timeout(timeout) });
-      await discardBody(res); // the answer itself does not matter
+      const res = await modelFetch(`${baseURL.replace(/\/+$/, '')}/models`, {
+        signal: AbortSignal.timeout(timeout),
+        ...(opts.apiKey ? { headers: { authorization: `Bearer ${opts.apiKey}` } } : {}),
+      });
+      await discardBody(res); // only the status and the content type matter
+      const where = `the model endpoint ${endpointForDisplay(baseURL)}`;
+      if (res.status === 401 || res.status === 403) {
+        return { reachable: false, check: 'rejected', reason: `${where} answered HTTP ${res.status} to GET /models: it refuses the API key, so every turn would fail; check OPENAI_API_KEY` };
+      }
+      if (res.ok && /^\s*text\/html\b/i.test(res.headers.get('content-type') ?? '')) {
+        return { reachable: false, check: 'not_api', reason: `${where} answers GET /models with a web page (HTTP ${res.status}, text/html), not the API: check OPENAI_BASE_URL, which usually ends in /v1` };
+      }
       return { reachable: true };
     } catch (err) {
       const e = err as Error;
       const cause = e.name === 'TimeoutError' ? `no answer within ${timeout} ms` : (connectionCause(err) ?? e.message);
       const where = `the model endpoint ${endpointForDisplay(baseURL)}`;
-      if (answeredNotHttp(err)) return { reachable: false, reason: `${where} answered with something that is not HTTP (${cause}): ${NOT_HTTP_HINT}` };
-      if (closedBeforeAnswering(cause)) return { reachable: false, reason: `${where} accepted the connection and closed it before answering (${cause}): ${CLOSED_HINT}` };
-      return { reachable: false, reason: `cannot reach ${where} (${cause}): ${CONNECTION_HINT}` };
+      if (answeredNotHttp(err)) return { reachable: false, check: 'unreachable', reason: `${where} answered with something that is not HTTP (${cause}): ${NOT_HTTP_HINT}` };
+      if (closedBeforeAnswering(cause)) return { reachable: false, check: 'unreachable', reason: `${where} accepted the connection and closed it before answering (${cause}): ${CLOSED_HINT}` };
+      return { reachable: false, check: 'unreachable', reason: `cannot reach ${where} (${cause}): ${CONNECTION_HINT}` };
     }
   };
   return {

@@ -107,6 +107,21 @@ describe('a server that ignored stream: true and answered with the whole answer 
     expect(JSON.stringify(output!.output)).not.toMatch(/Error/);
   });
 
+  it('a response object without a final status fails saying the endpoint answered a JSON response object without completed/incomplete/failed, not that a stream ended early', async () => {
+    for (const [body, status] of [
+      [{ object: 'response', output: [] }, 'no status'],
+      [{ id: 'resp_3', object: 'response', status: 'in_progress', output: [] }, 'status "in_progress"'],
+    ] as const) {
+      queue.push(json(body));
+      const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi', model_api: 'responses' });
+      expect(turn.body.status).toBe('failed');
+      expect(turn.body.error).toEqual({
+        code: 'stream_interrupted',
+        message: `the model endpoint ${baseURL} answered a whole JSON response object (not a stream) with ${status}, not a final one (completed, incomplete or failed): nothing of an answer to read`,
+      });
+    }
+  });
+
   it('still refuses a JSON document that is not the protocol\'s answer (a chat.completion sent to a Responses turn)', async () => {
     queue.push(json({ id: 'chatcmpl-3', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'stop' }] }));
     const turn = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi', model_api: 'responses' });

@@ -168,11 +168,40 @@ it('refuses WEBHOOK_SECRET_PREVIOUS without WEBHOOK_SECRET, and one that is not 
   expect(problems({ WEBHOOK_SECRET_PREVIOUS: secret })).toEqual([
     'WEBHOOK_SECRET_PREVIOUS is set but WEBHOOK_SECRET is not: set WEBHOOK_SECRET to the new secret (deliveries are signed with both while receivers switch), or unset WEBHOOK_SECRET_PREVIOUS',
   ]);
-  const bad = problems({ WEBHOOK_SECRET: secret, WEBHOOK_SECRET_PREVIOUS: 'not-a-secret-value' });
-  expect(bad[0]).toBe('WEBHOOK_SECRET_PREVIOUS: must be whsec_ followed by base64 (Standard Webhooks secret)');
-  for (const line of bad) expect(line).toMatch(/^WEBHOOK_SECRET_PREVIOUS: /);
-  expect(bad.join('\n')).not.toContain('not-a-secret-value');
+  // One line, not the pattern and then the length.
+  expect(problems({ WEBHOOK_SECRET: secret, WEBHOOK_SECRET_PREVIOUS: 'not-a-secret-value' })).toEqual([
+    'WEBHOOK_SECRET_PREVIOUS: must be whsec_ followed by the base64 of 24..64 random bytes (a Standard Webhooks secret); make one with whsec_$(openssl rand -base64 32)',
+  ]);
   expect(problems({ WEBHOOK_SECRET: secret, WEBHOOK_SECRET_PREVIOUS: secret.replace('whsec_B', 'whsec_C') })).toEqual([]);
+  // The same secret twice is no rotation: refused, however its base64 is padded.
+  expect(problems({ WEBHOOK_SECRET: secret, WEBHOOK_SECRET_PREVIOUS: secret })).toEqual([
+    'WEBHOOK_SECRET_PREVIOUS is the same secret as WEBHOOK_SECRET: it must be the old secret, the one being replaced (set WEBHOOK_SECRET to the new one), or unset WEBHOOK_SECRET_PREVIOUS when no rotation is under way',
+  ]);
+  const unpadded = `whsec_${Buffer.alloc(25, 9).toString('base64')}`;
+  expect(unpadded.endsWith('=')).toBe(true);
+  expect(problems({ WEBHOOK_SECRET: unpadded, WEBHOOK_SECRET_PREVIOUS: unpadded.replace(/=+$/, '') })).toHaveLength(1);
+});
+
+it('refuses a WEBHOOK_SECRET with one line: without whsec_, base64 that is not, or a key of the wrong size (saying its size and how to make one), never showing it', () => {
+  const make = 'make one with whsec_$(openssl rand -base64 32)';
+  const short = `whsec_${Buffer.from('sixteen-byte-key').toString('base64')}`;
+  expect(problems({ WEBHOOK_SECRET: short })).toEqual([`WEBHOOK_SECRET: the base64 part after whsec_ decodes to 16 bytes; it must decode to 24..64 bytes (too short to be a safe key); ${make}`]);
+  const long = `whsec_${Buffer.alloc(65, 1).toString('base64')}`;
+  expect(problems({ WEBHOOK_SECRET: long })).toEqual([`WEBHOOK_SECRET: the base64 part after whsec_ decodes to 65 bytes; it must decode to 24..64 bytes (longer than Standard Webhooks allows); ${make}`]);
+  const raw = Buffer.alloc(32, 3).toString('base64');
+  expect(problems({ WEBHOOK_SECRET: raw })).toEqual([`WEBHOOK_SECRET: must be whsec_ followed by the base64 of 24..64 random bytes (a Standard Webhooks secret); ${make}`]);
+  expect(problems({ WEBHOOK_SECRET: 'whsec_not*base64!value' })).toEqual([`WEBHOOK_SECRET: the part after whsec_ must be base64 (A-Z, a-z, 0-9, + and /, = padding at the end) of 24..64 random bytes; ${make}`]);
+  for (const v of [short, long, raw, 'whsec_not*base64!value']) expect(problems({ WEBHOOK_SECRET: v }).join('\n')).not.toContain(v.slice(6, 20));
+});
+
+it('refuses to start with WEBHOOK_SECRET_PREVIOUS equal to WEBHOOK_SECRET: exit 2, one line, the secret not shown', { timeout: CHILD_MS }, async () => {
+  const secret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+  const { code, lines } = await refusal({ WEBHOOK_SECRET: secret, WEBHOOK_SECRET_PREVIOUS: secret });
+  expect(code).toBe(2);
+  expect(lines).toEqual([
+    'refusing to start: WEBHOOK_SECRET_PREVIOUS is the same secret as WEBHOOK_SECRET: it must be the old secret, the one being replaced (set WEBHOOK_SECRET to the new one), or unset WEBHOOK_SECRET_PREVIOUS when no rotation is under way',
+  ]);
+  expect(lines.join('\n')).not.toContain(secret.slice(6, 20));
 });
 
 it('refuses a DATA_DIR held by another service with one line naming the README section that exists, and no warning before it', { timeout: 2 * CHILD_MS }, async () => {
@@ -418,6 +447,17 @@ describe('skill paths that cannot be used refuse the start with one line naming 
       `refusing to start: SKILL_SECRETS=${file}: the values of PIN (4 characters), X (7 characters) are shorter than 8 characters, the minimum for a secret (a shorter value would be replaced inside every command output and give itself away by the pattern); use longer values or remove PIN, X`,
     ]);
     expect(lines.join('\n')).not.toContain('1234');
+  });
+
+  it('SKILL_SECRETS with a line that is no NAME=value, a name that is no environment variable name, an empty value', { timeout: CHILD_MS }, async () => {
+    const file = path.join(scratch, 'malformed-secrets.env');
+    writeFileSync(file, '# secrets\n\nVAULT_TOKEN=long-enough-token\nBAD LINE\n1BAD=x-secret-value\nA=\n');
+    const { code, lines } = await refuse({ SKILL_SECRETS: file });
+    expect(code).toBe(2);
+    expect(lines).toEqual([
+      `refusing to start: SKILL_SECRETS=${file}: line 4 is not NAME=value (it has no =); line 5: "1BAD" is not an environment variable name; line 6: A has an empty value; fix or remove those lines (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed)`,
+    ]);
+    expect(lines.join('\n')).not.toMatch(/x-secret-value|long-enough-token/);
   });
 
   it('starts with a SKILLS_DIR folder and a SKILL_SECRETS file', { timeout: CHILD_MS }, async () => {

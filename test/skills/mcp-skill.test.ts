@@ -170,6 +170,23 @@ describe('MCP servers of a skill through mcporter', () => {
     expect(done.output).toContain('exit_code_seen');
   });
 
+  it('refuses a command when SKILL_SECRETS was edited to hold a malformed line, naming its line number and not showing it', async () => {
+    writeFileSync(secretsFile, `VAULT_TOKEN=${TOKEN}\nPastedSecretWithoutName123\n`, { mode: 0o600 });
+    try {
+      harness.model.push({ output: [functionCall('command', { command: 'echo exit_code_seen' }, { callId: 'malformed' })] }, { output: [message('refused')] });
+      const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'malformed secrets', tools: ['computer'], skills: ['mcp-tools'] }, timeoutMs: 60_000 });
+      const done = r.events.find((e) => e.event === 'tool.completed' && e.json.call_id === 'malformed')!.json;
+      expect(done.is_error).toBe(true);
+      expect(done.output).toBe(
+        `Error: tool command failed: SKILL_SECRETS file ${secretsFile}: line 2 is not NAME=value (it has no =); fix or remove that line (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed)`,
+      );
+      expect(JSON.stringify(r.events)).not.toContain('PastedSecretWithoutName123');
+      expect(r.events.at(-1)!.json.type).toBe('turn.completed');
+    } finally {
+      writeFileSync(secretsFile, `# skill secrets\nVAULT_TOKEN=${TOKEN}\nUNUSED_SECRET=never-exported-value\n`, { mode: 0o600 });
+    }
+  });
+
   it('refuses a manifest with unknown fields', async () => {
     const bad = tarGz([
       { name: 'SKILL.md', data: skillMd('bad-mcp', 'x') },

@@ -1,8 +1,10 @@
 /**
  * The /readyz model probe (src/telemetry/model-probe.ts) against real HTTP servers on loopback:
- * any answer is "reachable" and is dropped without reading it — also a large one — and without
+ * an answer is "reachable" and is dropped without reading it — also a large one — and without
  * leaving an error nobody hears (an undici body destroyed unread emits one, which would end the
- * process); a refused connection is "unreachable" with its cause.
+ * process); a refused connection is "unreachable" with its cause; through the real GET /readyz,
+ * 401/403 (the key refused) and a 2xx HTML page (a web site, not the API) are not ready, while 404
+ * and other answers stay reachable.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +14,7 @@ import { discardBody, modelFetch } from '../../src/model/model-fetch.js';
 import { connectionError, httpErrorMessage } from '../../src/model/model-error.js';
 import { createModelProbe } from '../../src/telemetry/model-probe.js';
 import { freePort } from '../e2e/support/child.js';
+import { api, startTestService } from '../e2e/support/service.js';
 
 const servers: http.Server[] = [];
 afterEach(async () => {
@@ -59,7 +62,7 @@ describe('the model probe', () => {
   it('is unreachable with the cause when nothing listens', async () => {
     const base = `http://127.0.0.1:${await freePort()}/v1`;
     const r = await createModelProbe(base, { ttlMs: 0 }).check();
-    expect(r).toEqual({ reachable: false, reason: expect.stringMatching(/^cannot reach the model endpoint .* \(ECONNREFUSED 127\.0\.0\.1:\d+\): check OPENAI_BASE_URL and that the model server is running/) });
+    expect(r).toEqual({ reachable: false, check: 'unreachable', reason: expect.stringMatching(/^cannot reach the model endpoint .* \(ECONNREFUSED 127\.0\.0\.1:\d+\): check OPENAI_BASE_URL and that the model server is running/) });
   });
 
   it('never shows the credentials of the endpoint URL (GET /readyz needs no token): userinfo and key-like query parameters are masked', async () => {
@@ -73,6 +76,57 @@ describe('the model probe', () => {
     expect(err.message).toContain(`the model endpoint http://***@127.0.0.1:${port}/v1?key=[redacted]`);
     expect(httpErrorMessage(401, 'bad key', 'https://api.example/v1?token=abc123secret')).toBe('the model endpoint https://api.example/v1?token=[redacted] answered HTTP 401 (check OPENAI_API_KEY): bad key');
     expect(httpErrorMessage(503, 'overloaded', 'https://u:pw@api.example/v1')).toBe('the model endpoint https://***@api.example/v1 answered HTTP 503: overloaded');
+  });
+});
+
+describe('GET /readyz and the answer of GET <base>/models', () => {
+  const KEY = 'sk-probe-Secr3tKeyValue0123456789';
+  /** /readyz of a real service whose model endpoint answers GET /v1/models with `answer`; also the authorization it got. */
+  async function readyz(answer: (res: http.ServerResponse) => void) {
+    const seen: (string | undefined)[] = [];
+    const base = await serve((req, res) => {
+      seen.push(req.headers.authorization);
+      answer(res);
+    });
+    const svc = await startTestService({ env: { OPENAI_BASE_URL: base, OPENAI_API_KEY: KEY } });
+    try {
+      const r = await api(svc.url, 'GET', '/readyz');
+      return { ...r, base, seen, text: JSON.stringify(r.body) };
+    } finally {
+      await svc.close();
+    }
+  }
+
+  for (const status of [401, 403]) {
+    it(`${status}: not ready, checks.model "rejected", naming the endpoint and the status and saying to check OPENAI_API_KEY, never the key`, async () => {
+      const r = await readyz((res) => res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":{"message":"Incorrect API key provided"}}'));
+      expect(r.seen).toEqual([`Bearer ${KEY}`]); // the key is sent, as turns send it
+      expect(r.status).toBe(503);
+      expect(r.body.error.code).toBe('not_ready');
+      expect(r.body.error.details.checks).toMatchObject({ database: 'ok', model: 'rejected' });
+      expect(r.body.error.message).toBe(`the model endpoint ${r.base} answered HTTP ${status} to GET /models: it refuses the API key, so every turn would fail; check OPENAI_API_KEY`);
+      expect(r.text).not.toContain('Secr3tKeyValue');
+    });
+  }
+
+  it('a 200 HTML page: not ready, checks.model "not_api", saying it is a web page and to check OPENAI_BASE_URL (usually ending in /v1)', async () => {
+    const r = await readyz((res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Welcome</title>'));
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe('not_ready');
+    expect(r.body.error.details.checks).toMatchObject({ database: 'ok', model: 'not_api' });
+    expect(r.body.error.message).toBe(`the model endpoint ${r.base} answers GET /models with a web page (HTTP 200, text/html), not the API: check OPENAI_BASE_URL, which usually ends in /v1`);
+  });
+
+  it('404 (no /models), a 200 JSON list and a 500 stay reachable: ready', async () => {
+    for (const answer of [
+      (res: http.ServerResponse) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'),
+      (res: http.ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[]}'),
+      (res: http.ServerResponse) => res.writeHead(500).end('oops'),
+    ]) {
+      const r = await readyz(answer);
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ status: 'ready', checks: { database: 'ok', model: 'reachable' } });
+    }
   });
 });
 
