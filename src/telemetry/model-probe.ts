@@ -1,9 +1,10 @@
 /**
  * Reachability probe of the model endpoint for GET /readyz: `GET <base URL>/models` on the model
  * clients' HTTP stack (src/model/model-fetch.ts), with the API key as turns send it. An answer
- * means reachable (also 404: some servers have no /models), except 401 and 403 (`rejected`: the
- * key is refused, so every turn would fail; the reason names the endpoint and the status and says
- * to check OPENAI_API_KEY, never showing the key) and a 2xx HTML page (`not_api`: a web site,
+ * means reachable (also 404: some servers have no /models; also 403: a key restricted to some
+ * endpoints, such as an OpenAI restricted key without the Models permission, gets it on /models
+ * while its turns run), except 401 (`rejected`: the key is refused, so every turn would fail; the
+ * reason names the endpoint and the status and says to check OPENAI_API_KEY, never showing the key) and a 2xx HTML page (`not_api`: a web site,
  * not the API; the reason says to check OPENAI_BASE_URL, which usually ends in /v1). A connection
  * failure or a timeout means `unreachable`. The
  * result is cached for `ttlMs` (concurrent checks share one request), so readiness polling never
@@ -42,7 +43,7 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
       });
       await discardBody(res); // only the status and the content type matter
       const where = `the model endpoint ${endpointForDisplay(baseURL)}`;
-      if (res.status === 401 || res.status === 403) {
+      if (res.status === 401) {
         return { reachable: false, check: 'rejected', reason: `${where} answered HTTP ${res.status} to GET /models: it refuses the API key, so every turn would fail; check OPENAI_API_KEY` };
       }
       if (res.ok && /^\s*text\/html\b/i.test(res.headers.get('content-type') ?? '')) {

@@ -3,7 +3,7 @@
  * an answer is "reachable" and is dropped without reading it — also a large one — and without
  * leaving an error nobody hears (an undici body destroyed unread emits one, which would end the
  * process); a refused connection is "unreachable" with its cause; through the real GET /readyz,
- * 401/403 (the key refused) and a 2xx HTML page (a web site, not the API) are not ready, while 404
+ * 401 (the key refused) and a 2xx HTML page (a web site, not the API) are not ready, while 404
  * and other answers stay reachable.
  */
 import http from 'node:http';
@@ -97,7 +97,7 @@ describe('GET /readyz and the answer of GET <base>/models', () => {
     }
   }
 
-  for (const status of [401, 403]) {
+  for (const status of [401]) {
     it(`${status}: not ready, checks.model "rejected", naming the endpoint and the status and saying to check OPENAI_API_KEY, never the key`, async () => {
       const r = await readyz((res) => res.writeHead(status, { 'content-type': 'application/json' }).end('{"error":{"message":"Incorrect API key provided"}}'));
       expect(r.seen).toEqual([`Bearer ${KEY}`]); // the key is sent, as turns send it
@@ -117,8 +117,9 @@ describe('GET /readyz and the answer of GET <base>/models', () => {
     expect(r.body.error.message).toBe(`the model endpoint ${r.base} answers GET /models with a web page (HTTP 200, text/html), not the API: check OPENAI_BASE_URL, which usually ends in /v1`);
   });
 
-  it('404 (no /models), a 200 JSON list and a 500 stay reachable: ready', async () => {
+  it('404 (no /models), 403 (a key restricted to other endpoints), a 200 JSON list and a 500 stay reachable: ready', async () => {
     for (const answer of [
+      (res: http.ServerResponse) => res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":{"message":"You have insufficient permissions for this operation. Missing scopes: api.model.read."}}'),
       (res: http.ServerResponse) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'),
       (res: http.ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[]}'),
       (res: http.ServerResponse) => res.writeHead(500).end('oops'),
