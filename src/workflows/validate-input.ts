@@ -7,6 +7,7 @@ import { MAX_LISTED_ISSUES } from '../errors.js';
 import type { JsonObject } from '../runtime/json.js';
 import { issueLine } from '../zod-messages.js';
 import { nameProblem } from '../name-check.js';
+import { modelNameProblem } from '../model/model-name.js';
 import { resultSchemaIssues } from './result-schema.js';
 import { WorkflowInputError, type CreateWorkflowInput, type WorkflowIssue } from './types.js';
 
@@ -77,6 +78,10 @@ export function validateWorkflowInput(input: CreateWorkflowInput, maxTasks: numb
     add('concurrency', { code: Number.isInteger(concurrency) ? (concurrency < MIN_CONCURRENCY ? 'too_small' : 'too_big') : 'invalid_type', message: `must be an integer from ${MIN_CONCURRENCY} to ${MAX_CONCURRENCY}` });
   }
   if (input.model !== undefined && (typeof input.model !== 'string' || input.model === '')) add('model', { code: 'invalid_type', message: 'must be a non-empty string' });
+  else if (typeof input.model === 'string') {
+    const problem = modelNameProblem(input.model);
+    if (problem) add('model', { code: 'invalid_format', message: problem });
+  }
   if (!Array.isArray(input.tasks) || input.tasks.length === 0) {
     add('tasks', { code: Array.isArray(input.tasks) ? 'too_small' : 'invalid_type', message: 'must be a non-empty list' });
   } else if (input.tasks.length > maxTasks) {
