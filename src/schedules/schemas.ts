@@ -21,7 +21,7 @@ export { AgentIdSchema, METADATA_MAX_BYTES, MetadataSchema, ToolFamiliesSchema, 
  * A schedule's `name` (REST and the schedule tools): 1..200 characters after trimming, one line of
  * plain text with a visible character (src/name-check.ts).
  */
-export const ScheduleNameSchema = z.string().trim().min(1, 'name must not be empty').max(200).check(nameCheck('name'));
+export const ScheduleNameSchema = z.string().check(nameCheck('name')).trim().min(1, 'name must not be empty').max(200);
 
 export const ScheduleStatusSchema = z.enum(SCHEDULE_STATUSES);
 

@@ -45,6 +45,9 @@ const nonEmpty = (v: unknown, max: number): Problem | null =>
  * invisible or bidi character, `too_small` for none visible.
  */
 const shownName = (v: unknown, max: number, noun: string): Problem | null => {
+  // The characters first, on the text as sent: trim() strips U+FEFF, which is refused, not stripped.
+  const chars = typeof v === 'string' ? nameProblem(v, noun) : undefined;
+  if (chars?.code === 'invalid_format') return chars;
   const basic = nonEmpty(v, max);
   if (basic || typeof v !== 'string') return basic;
   return nameProblem(v, noun) ?? null;

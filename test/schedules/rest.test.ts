@@ -405,6 +405,10 @@ describe('schedule names', () => {
       ['daily\u2061report', unsafe('U+2061 (an invisible character)')],
       ['daily\u3164', unsafe('U+3164 (an invisible character)')],
       ['\uFFA0daily', unsafe('U+FFA0 (an invisible character)')],
+      // A byte order mark is refused, not trimmed away (JavaScript's trim() strips U+FEFF) nor read as empty.
+      [' \uFEFFx', unsafe('U+FEFF (an invisible character)')],
+      ['\uFEFF', unsafe('U+FEFF (an invisible character)')],
+      ['x\uFEFF ', unsafe('U+FEFF (an invisible character)')],
       ['\u115F', blank('U+115F')],
       ['\u0301\u0301', blank('U+0301')],
     ];

@@ -15,7 +15,7 @@ import { nameCheck } from '../../name-check.js';
 import { jsonResult, NON_BLANK, NOTIFY_LIMITED_NOTE, quoted } from './shared.js';
 
 const schema = z.strictObject({
-  title: z.string().min(1).max(200).regex(NON_BLANK, 'must not be blank').check(nameCheck('title')).describe('Short title for people (not sent to the job)'),
+  title: z.string().min(1).max(200).check(nameCheck('title')).regex(NON_BLANK, 'must not be blank').describe('Short title for people (not sent to the job)'),
   task: z.string().min(1).regex(NON_BLANK, 'must not be blank').describe('Everything the job needs to know, sent verbatim as its first message: it sees nothing of this conversation'),
   model: ModelNameSchema.optional().describe("Model of the job (default: this turn's)"),
   notify: z.boolean().optional().describe('Tell this conversation when the job succeeds, fails or asks a question (default true)'),
