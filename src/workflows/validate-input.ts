@@ -8,10 +8,11 @@ import type { JsonObject } from '../runtime/json.js';
 import { issueLine } from '../zod-messages.js';
 import { nameProblem } from '../name-check.js';
 import { modelNameProblem } from '../model/model-name.js';
+import { AGENT_ID_RULE } from '../agent-id.js';
+import { namePatternProblem } from '../name-pattern.js';
 import { resultSchemaIssues } from './result-schema.js';
 import { WorkflowInputError, type CreateWorkflowInput, type WorkflowIssue } from './types.js';
 
-export const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const MAX_TITLE_CHARS = 200;
 export const MAX_LABEL_CHARS = 200;
 export const MAX_PROMPT_CHARS = 32_000;
@@ -72,9 +73,8 @@ export function validateWorkflowInput(input: CreateWorkflowInput, maxTasks: numb
   const add = (path: string, p: Problem | null) => {
     if (p) errors.push({ path, ...p });
   };
-  if (typeof input.agent_id !== 'string' || !AGENT_ID_PATTERN.test(input.agent_id)) {
-    add('agent_id', { code: 'invalid_format', message: `must match the pattern /${AGENT_ID_PATTERN.source}/ (1 to 64 letters, digits, _ or -)` });
-  }
+  const agentIdProblem = namePatternProblem(input.agent_id, AGENT_ID_RULE);
+  if (agentIdProblem !== undefined) add('agent_id', { code: 'invalid_format', message: agentIdProblem });
   add('title', shownName(input.title, MAX_TITLE_CHARS, 'title'));
   const concurrency = input.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < MIN_CONCURRENCY || concurrency > MAX_CONCURRENCY) {

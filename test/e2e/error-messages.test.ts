@@ -117,8 +117,9 @@ describe('validation messages', () => {
     expect(deep.body.error.details[0]).toMatchObject({ code: 'too_deep', path: expect.stringMatching(/^metadata\.a(\[0\])+…$/) });
   });
 
-  it('says what an agent_id must be without repeating the field name, in body, query and path alike', async () => {
-    const MUST = 'must match the pattern /^[A-Za-z0-9_-]{1,64}$/ (1 to 64 letters, digits, _ or -)';
+  it('says what an agent_id must be, showing the value escaped and the character not allowed, in body, query and path alike', async () => {
+    const RULE = 'must be 1 to 64 characters — letters, digits, "_" and "-" (^[A-Za-z0-9_-]{1,64}$) — got';
+    const MUST = `${RULE} "no spaces": " " is not allowed`;
     const err = await createTurn({ input: 'hi', agent_id: 'no spaces' });
     expect(err.message).toBe(`agent_id ${MUST}`);
     expect(err.details).toEqual([{ path: 'agent_id', code: 'invalid_format', message: MUST }]);
@@ -128,6 +129,14 @@ describe('validation messages', () => {
     const param = await api(harness.svc.url, 'GET', '/v1/agents/no%20spaces/brain/pages');
     expect(param.status).toBe(400);
     expect(param.body.error.message).toBe(`agent_id ${MUST}`);
+    // A bidi control is echoed escaped and named; a long id says how long it is.
+    const bidi = await createTurn({ input: 'hi', agent_id: 'a\u202Eb' });
+    expect(bidi.message).toBe(`agent_id ${RULE} "a\\u202Eb": "\\u202E" is not allowed`);
+    const long = await api(harness.svc.url, 'GET', `/v1/agents/${'a'.repeat(65)}/brain/pages`);
+    expect(long.body.error.message).toBe(`agent_id ${RULE} "${'a'.repeat(65).slice(0, 80)}": it has 65 characters`);
+    const workflow = await api(harness.svc.url, 'POST', '/v1/workflows', { agent_id: 'x/y', title: 't', tasks: [{ label: 'l', prompt: 'p', result_schema: { type: 'object', properties: {} } }] });
+    expect(workflow.status).toBe(400);
+    expect(workflow.body.error.details).toEqual([{ path: 'agent_id', code: 'invalid_format', message: `${RULE} "x/y": "/" is not allowed` }]);
   });
 
   it('keeps the messages a schema sets itself', async () => {
