@@ -219,6 +219,24 @@ describe('wrong method on a known path', () => {
     expect(del.headers.get('allow')).toBe('GET, HEAD');
   });
 
+  it('says to stop a background job, cancel a turn or cancel a workflow when it is sent DELETE', async () => {
+    harness.model.push({ output: [message('ok')] });
+    const turn = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+    const id = turn.body.id as string;
+    const cases: [string, string][] = [
+      [`/v1/jobs/${id}`, `; to stop a background job, POST /v1/jobs/${id}/stop`],
+      [`/v1/turns/${id}`, `; to cancel a turn, POST /v1/turns/${id}/cancel`],
+      [`/v1/workflows/${id}`, `; to cancel a workflow, POST /v1/workflows/${id}/cancel`],
+    ];
+    for (const [path, hint] of cases) {
+      const r = await api(harness.svc.url, 'DELETE', path);
+      expect(r.status, path).toBe(405);
+      expect(r.body.error, path).toEqual({ code: 'method_not_allowed', message: `DELETE is not allowed on ${path}: use GET or HEAD${hint}`, details: { allow: ['GET', 'HEAD'] } });
+    }
+    // Other methods and paths keep the plain message.
+    expect((await api(harness.svc.url, 'PATCH', `/v1/jobs/${id}`, {})).body.error.message).toBe(`PATCH is not allowed on /v1/jobs/${id}: use GET or HEAD`);
+  });
+
   it('still answers 404 for a path no route has, naming it and where the routes are listed', async () => {
     const r = await api(harness.svc.url, 'GET', '/v1/nothing-here?x=1');
     expect(r.status).toBe(404);
