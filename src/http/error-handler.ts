@@ -88,7 +88,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
       // Input too deep for recursive code that slipped past the body guard (src/http/json-body.ts).
       request.log.warn({ err }, 'request input too deeply nested');
-      return reply.code(400).send(envelope('invalid_request', 'request input is nested too deeply'));
+      return reply.code(400).send(envelope('invalid_request', 'request input is nested too deeply: send fewer levels of nested arrays and objects'));
     }
     if (err instanceof SyntaxError || fe.statusCode === 400) {
       return reply.code(400).send(envelope('invalid_json', `malformed JSON body: ${err.message}`));

@@ -115,6 +115,8 @@ describe('validation messages', () => {
     expect(schedule.body.error.message).toMatch(/^tools\[0\] must be /);
     const deep = await api(harness.svc.url, 'POST', '/v1/turns', `{"input":"x","metadata":{"a":${'['.repeat(70)}${']'.repeat(70)}}}`);
     expect(deep.body.error.details[0]).toMatchObject({ code: 'too_deep', path: expect.stringMatching(/^metadata\.a(\[0\])+…$/) });
+    expect(deep.body.error.message).toBe('request body is JSON nested more than 64 levels deep: send at most 64 levels of nested arrays and objects');
+    expect(deep.body.error.details[0].message).toBe('JSON nested more than 64 levels deep: send at most 64 levels of nested arrays and objects');
   });
 
   it('says what an agent_id must be, showing the value escaped and the character not allowed, in body, query and path alike', async () => {
