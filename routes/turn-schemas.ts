@@ -4,6 +4,7 @@
  */
 import { emptyBody } from './empty-body.js';
 import { z } from 'zod';
+import { ModelNameSchema } from '../src/model/model-name.js';
 import { MODEL_APIS } from '../src/config.js';
 import { namePatternString } from '../src/name-pattern.js';
 import { SKILL_NAME_RULE } from '../src/skills/skill-format.js';
@@ -42,7 +43,7 @@ export const MULTITASK_WITHOUT_PREVIOUS = 'must come with previous_turn_id: it s
 export const CreateTurnBody = nullAsAbsent(z.strictObject({
   input: TurnInputSchema,
   instructions: z.string().optional(),
-  model: z.string().min(1).max(200).optional(),
+  model: ModelNameSchema.optional(),
   /** Wire protocol for this turn's model requests (default: MODEL_API). */
   model_api: z.enum(MODEL_APIS).optional(),
   agent_id: AgentId.default('default'),
@@ -107,7 +108,7 @@ export const IdempotencyKey = IdempotencyKeySchema;
 export const PreviewToolsBody = nullAsAbsent(z.strictObject({
   agent_id: AgentId.default('default'),
   tools: ToolFamilies.optional(),
-  model: z.string().min(1).max(200).optional(),
+  model: ModelNameSchema.optional(),
   /** The wire protocol whose `tools` form `definitions` takes (default: MODEL_API), as `model_api` on POST /v1/turns. */
   model_api: z.enum(MODEL_APIS).optional(),
   brain: z.boolean().optional(),

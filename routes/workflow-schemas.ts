@@ -4,6 +4,7 @@
  * so REST and `workflow_start` give the same `details` lines.
  */
 import { z } from 'zod';
+import { ModelNameSchema } from '../src/model/model-name.js';
 import { WORKFLOW_STATUSES } from '../src/workflows/types.js';
 import { MAX_CONCURRENCY } from '../src/workflows/validate-input.js';
 import { textField } from '../src/turns/request-schemas.js';
@@ -32,7 +33,7 @@ export const CreateWorkflowBody = nullAsAbsent(z.strictObject({
   /** Task turns get recall/get_page over the agent's brain pages. */
   brain: z.boolean().optional(),
   /** Model of the task turns (default: the server's MODEL). */
-  model: z.string().min(1).max(200).optional(),
+  model: ModelNameSchema.optional(),
   /** Where to POST the workflow's terminal event (src/webhooks/). */
   webhook: WorkflowWebhookSpecSchema.optional(),
 }));

@@ -95,7 +95,8 @@ export function serviceLinks(address: string): { api: string; docs: string; cons
  * Each missing level is created on its own, so a parent that refuses (`/proc`, read-only mounts)
  * fails at once; Node's recursive mkdir retries such a parent forever.
  * @throws ConfigError one line: `DATA_DIR=<dir>: cannot use it as the data folder (<reason>): create
- *   it, or point DATA_DIR at a folder this user can write`.
+ *   it, or point DATA_DIR at a folder this user can write` — for an existing file, `(it is a file,
+ *   not a folder): point DATA_DIR at a folder, or at a path where one can be created`.
  */
 function ensureDataDir(dir: string): void {
   try {
@@ -105,9 +106,12 @@ function ensureDataDir(dir: string): void {
       if (path.dirname(d) === d) break;
     }
     for (const d of missing) fs.mkdirSync(d);
-    if (!fs.statSync(dir).isDirectory()) throw new Error('not a folder');
+    if (!fs.statSync(dir).isDirectory()) {
+      throw new ConfigError([`DATA_DIR=${dir}: cannot use it as the data folder (it is a file, not a folder): point DATA_DIR at a folder, or at a path where one can be created`]);
+    }
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     throw new ConfigError([`DATA_DIR=${dir}: cannot use it as the data folder (${(err as Error).message}): create it, or point DATA_DIR at a folder this user can write`]);
   }
 }

@@ -22,13 +22,15 @@ export interface NameProblem {
  * a phrase that follows the field and ends with what to send — `must not contain …: found U+202E
  * (a bidirectional control); send the name as one line of plain text without them`
  * (`invalid_format`) or `must have a visible character, not only whitespace or invisible
- * characters (found U+3164): send a short name in words` (`too_small`). Empty and
- * whitespace-only text is left to the field's own emptiness check.
+ * characters (found U+3164): send a short name in words` (`too_small`). The characters are
+ * checked on the text as sent, before any trimming: JavaScript's `trim()` removes U+FEFF, which
+ * must be refused, not stripped. Empty and whitespace-only text is left to the field's own
+ * emptiness check.
  */
 export function nameProblem(text: string, noun: string): NameProblem | undefined {
-  if (text.trim() === '') return undefined;
   const unsafe = unsafeCharProblem(text, `send the ${noun} as one line of plain text without them`);
   if (unsafe !== undefined) return { code: 'invalid_format', message: unsafe };
+  if (text.trim() === '') return undefined;
   const invisible = noVisibleCharProblem(text, `send a short ${noun} in words`);
   return invisible === undefined ? undefined : { code: 'too_small', message: invisible };
 }
@@ -36,11 +38,13 @@ export function nameProblem(text: string, noun: string): NameProblem | undefined
 /**
  * {@link nameProblem} as a zod check (`z.string().check(nameCheck('name'))`): one issue `{code:
  * 'custom', message}` at the field, so a REST 400 `invalid_request` has details `[{path, code:
- * 'custom', message}]` and a tool's argument error `- <field>: <message>`.
+ * 'custom', message}]` and a tool's argument error `- <field>: <message>`. Put it before the field's
+ * `.trim()` and emptiness checks, which then do not run when it refuses the name.
  */
 export function nameCheck(noun: string): z.core.CheckFn<string> {
   return (ctx) => {
     const problem = nameProblem(ctx.value, noun);
-    if (problem) ctx.issues.push({ code: 'custom', message: problem.message, input: ctx.value });
+    // continue: false — the field's later checks (trim, emptiness, length) do not run on a refused name.
+    if (problem) ctx.issues.push({ code: 'custom', message: problem.message, input: ctx.value, continue: false });
   };
 }

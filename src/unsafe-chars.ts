@@ -23,7 +23,7 @@
  * Content-Disposition); a name a client or the model gives is refused when it has one
  * ({@link firstUnsafeChar}, {@link unsafeCharProblem}: brain page titles, reply attachment names,
  * skill archive entries, schedule names, background job titles, workflow titles and task labels,
- * skill descriptions); text composed for display from such values escapes them
+ * skill descriptions, model names: src/model/model-name.ts); text composed for display from such values escapes them
  * ({@link escapeUnsafeChars}: activity labels, a workflow's summary, refusal messages).
  *
  * A name must also have a visible character ({@link hasText}, the check turn input uses): one of

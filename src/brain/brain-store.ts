@@ -132,12 +132,13 @@ export function validatePage(slug: string, input: { title: string; markdown: str
   const problems: PageProblem[] = [];
   const slugProblem = namePatternProblem(slug, SLUG_RULE);
   if (slugProblem !== undefined) problems.push({ path: 'slug', code: 'invalid_format', message: slugProblem });
+  const titleChars = typeof input.title === 'string' ? titleCharsProblem(input.title) : undefined;
   if (typeof input.title !== 'string') problems.push({ path: 'title', code: 'invalid_type', message: 'must be a string: send a short title for the page' });
-  else if (input.title.trim() === '') problems.push({ path: 'title', code: 'too_small', message: 'must not be empty or only whitespace: send a short title for the page' });
+  // A title of only U+FEFF is refused for it, not as empty: trim() strips U+FEFF.
+  else if (input.title.trim() === '' && titleChars === undefined) problems.push({ path: 'title', code: 'too_small', message: 'must not be empty or only whitespace: send a short title for the page' });
   else if (input.title.length > MAX_TITLE_CHARS) {
     problems.push({ path: 'title', code: 'too_big', message: `must be at most ${MAX_TITLE_CHARS} characters long, got ${input.title.length}: shorten it` });
   }
-  const titleChars = typeof input.title === 'string' ? titleCharsProblem(input.title) : undefined;
   if (titleChars) problems.push({ path: 'title', code: 'invalid_format', message: titleChars });
   else if (typeof input.title === 'string' && input.title.trim() !== '') {
     const invisible = noVisibleCharProblem(input.title, NO_VISIBLE_TITLE_SEND);

@@ -20,6 +20,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ZodError } from 'zod';
 import { SLUG_MAX_LENGTH } from '../brain/brain-store.js';
 import { isDomainError } from '../errors.js';
+import { escapeUnsafeChars } from '../unsafe-chars.js';
 import { innermostIssues, issueLine, issuePath } from '../zod-messages.js';
 import { bodyLimitOf, bodyTooLarge } from './body-limit.js';
 import { envelope, listIssues } from './errors.js';
@@ -87,7 +88,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
       // Input too deep for recursive code that slipped past the body guard (src/http/json-body.ts).
       request.log.warn({ err }, 'request input too deeply nested');
-      return reply.code(400).send(envelope('invalid_request', 'request input is nested too deeply'));
+      return reply.code(400).send(envelope('invalid_request', 'request input is nested too deeply: send fewer levels of nested arrays and objects'));
     }
     if (err instanceof SyntaxError || fe.statusCode === 400) {
       return reply.code(400).send(envelope('invalid_json', `malformed JSON body: ${err.message}`));
@@ -106,7 +107,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
       reply
         .code(405)
         .header('Allow', allow.join(', '))
-        .send(envelope('method_not_allowed', `${request.method} is not allowed on ${path}: use ${allow.join(' or ')}`, { allow }));
+        .send(envelope('method_not_allowed', `${request.method} is not allowed on ${path}: use ${allow.join(' or ')}${methodHint(request.method, path)}`, { allow }));
       return;
     }
     reply.code(404).send(envelope('not_found', `no route ${request.method} ${path}: check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has`, { method: request.method, path, routes: '/openapi.yaml' }));
@@ -183,4 +184,24 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
     );
   }
   socket.destroy(err);
+}
+
+/**
+ * What a client sending a method to a path most likely wants, as a clause for a 405's message:
+ * DELETE on a turn, a background job or a workflow (none has a DELETE route) points at the route
+ * that stops it — `; to stop a background job, POST /v1/jobs/<id>/stop`. Empty for any other.
+ */
+const METHOD_HINTS: { method: string; path: RegExp; hint: (id: string) => string }[] = [
+  { method: 'DELETE', path: /^\/v1\/jobs\/([^/]+)$/, hint: (id) => `; to stop a background job, POST /v1/jobs/${id}/stop` },
+  { method: 'DELETE', path: /^\/v1\/turns\/([^/]+)$/, hint: (id) => `; to cancel a turn, POST /v1/turns/${id}/cancel` },
+  { method: 'DELETE', path: /^\/v1\/workflows\/([^/]+)$/, hint: (id) => `; to cancel a workflow, POST /v1/workflows/${id}/cancel` },
+];
+
+/** The clause of {@link METHOD_HINTS} for `method` on `path` (the id escaped), or ''. */
+function methodHint(method: string, path: string): string {
+  for (const h of METHOD_HINTS) {
+    const m = method === h.method ? h.path.exec(path) : null;
+    if (m) return h.hint(escapeUnsafeChars(m[1]));
+  }
+  return '';
 }

@@ -179,9 +179,9 @@ export function invalidJsonError(reason: string): HttpError {
   ]);
 }
 
-/** 400 `invalid_request` for a body nested deeper than {@link MAX_JSON_DEPTH}. */
+/** 400 `invalid_request` for a body nested deeper than {@link MAX_JSON_DEPTH}, saying to send at most that many levels. */
 export function tooDeepError(path: string): HttpError {
-  const message = `JSON nested more than ${MAX_JSON_DEPTH} levels deep`;
+  const message = `JSON nested more than ${MAX_JSON_DEPTH} levels deep: send at most ${MAX_JSON_DEPTH} levels of nested arrays and objects`;
   return new HttpError(400, 'invalid_request', `request body is ${message}`, [{ path, code: 'too_deep', message }]);
 }
 

@@ -5,6 +5,7 @@
  * error codes and messages.
  */
 import { z } from 'zod';
+import { ModelNameSchema } from '../model/model-name.js';
 import { AgentIdSchema, MetadataSchema, ToolFamiliesSchema, TurnInputSchema } from '../turns/request-schemas.js';
 import { SCHEDULE_STATUSES } from './types.js';
 import { requiredInMessages } from '../zod-messages.js';
@@ -20,7 +21,7 @@ export { AgentIdSchema, METADATA_MAX_BYTES, MetadataSchema, ToolFamiliesSchema, 
  * A schedule's `name` (REST and the schedule tools): 1..200 characters after trimming, one line of
  * plain text with a visible character (src/name-check.ts).
  */
-export const ScheduleNameSchema = z.string().trim().min(1, 'name must not be empty').max(200).check(nameCheck('name'));
+export const ScheduleNameSchema = z.string().check(nameCheck('name')).trim().min(1, 'name must not be empty').max(200);
 
 export const ScheduleStatusSchema = z.enum(SCHEDULE_STATUSES);
 
@@ -49,7 +50,7 @@ const SCHEDULE_OPTIONAL_FIELDS = {
   when: z.unknown().optional(),
   instructions: z.string().nullable().optional(),
   tools: ToolFamiliesSchema.optional(),
-  model: z.string().min(1).max(200).nullable().optional(),
+  model: ModelNameSchema.nullable().optional(),
   max_steps: z.number().int().min(1).max(500).nullable().optional(),
   metadata: MetadataSchema.nullable().optional(),
   brain: z.boolean().optional(),

@@ -239,6 +239,52 @@ function invalidCron(expression: string, err?: Error): ScheduleError {
   });
 }
 
+/** Days in each month (February in a leap year), January first. */
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTH_ABBREVIATIONS = MONTH_NAMES.map((m) => m.slice(0, 3).toLowerCase());
+
+/**
+ * The values a cron field of numbers (`30`, `1,15`, `1-5`, `1-31/2`; month names `feb`, `jan-mar`)
+ * selects, or undefined for anything else (`*`, `L`, `W`, `?`, `#`), which this does not reason about.
+ */
+function fieldValues(field: string, names: string[] = []): number[] | undefined {
+  const value = (t: string) => (/^\d+$/.test(t) ? Number(t) : names.indexOf(t.toLowerCase()) + 1 || undefined);
+  const out: number[] = [];
+  for (const item of field.split(',')) {
+    const m = /^([^-/]+)(?:-([^-/]+))?(?:\/(\d+))?$/.exec(item);
+    if (!m) return undefined;
+    const from = value(m[1]);
+    const to = m[2] === undefined ? (m[3] === undefined ? from : undefined) : value(m[2]);
+    const step = m[3] === undefined ? 1 : Number(m[3]);
+    if (from === undefined || to === undefined || step < 1) return undefined;
+    for (let v = from; v <= to; v += step) out.push(v);
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/**
+ * Why a cron `expression` that croner accepts never fires, and what to do: a day of the month that
+ * none of the months given has — `February has no day 30: choose a day that exists in the month
+ * given` — or, when the fields say no more, `no date matches all its fields; check the
+ * day-of-month and month fields`.
+ */
+function neverFiresReason(expression: string): string {
+  const general = 'no date matches all its fields; check the day-of-month and month fields';
+  const fields = expression.split(' ');
+  if (fields.length !== 5 && fields.length !== 6) return general;
+  const [dom, month] = fields.length === 6 ? [fields[3], fields[4]] : [fields[2], fields[3]];
+  const days = fieldValues(dom);
+  const months = fieldValues(month, MONTH_ABBREVIATIONS);
+  if (!days || !months || months.some((m) => m < 1 || m > 12)) return general;
+  const firstDay = Math.min(...days);
+  const unique = [...new Set(months)].sort((a, b) => a - b);
+  if (!unique.every((m) => MONTH_DAYS[m - 1] < firstDay)) return general;
+  const names = unique.map((m) => MONTH_NAMES[m - 1]);
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  return `${list} ${names.length === 1 ? 'has' : 'have'} no day ${firstDay}: choose a day that exists in the month${names.length === 1 ? '' : 's'} given`;
+}
+
 /** The first cron slot (ms) of `expression` in the (canonical, known) `timezone`, checked against `rules`. */
 function validateCron(expression: string, timezone: string, rules: WhenRules): number {
   const fieldCount = expression.split(' ').length;
@@ -253,8 +299,8 @@ function validateCron(expression: string, timezone: string, rules: WhenRules): n
   }
   const runs = job.nextRuns(INTERVAL_SAMPLE, new Date(rules.now));
   if (runs.length === 0) {
-    throw new ScheduleError('invalid_cron', `when.cron ${quoteForDisplay(expression)} never fires`, {
-      cron: expression,
+    throw new ScheduleError('invalid_cron', `when.cron ${quoteForDisplay(expression)} never fires: ${neverFiresReason(expression)}`, {
+      cron: escapeUnsafeChars(expression),
     });
   }
   let minGap = Infinity;

@@ -134,6 +134,9 @@ export function parseSkillMd(text: string, opts: SkillMdOptions = {}): ParsedSki
   const fm = data as Record<string, unknown>;
   const nameProblem = namePatternProblem(fm.name, SKILL_NAME_RULE);
   if (nameProblem !== undefined) throw new SkillFormatError(`SKILL.md frontmatter "name" ${nameProblem}`, SKILL_MD, 'name');
+  // The characters first, on the text as sent: trim() strips U+FEFF, which is refused, not stripped.
+  const descriptionChars = typeof fm.description === 'string' ? descriptionProblem(fm.description) : undefined;
+  if (descriptionChars && !opts.stored) throw new SkillFormatError(`SKILL.md frontmatter "description" ${descriptionChars}`, SKILL_MD, 'description');
   if (typeof fm.description !== 'string' || fm.description.trim() === '') {
     throw new SkillFormatError('SKILL.md frontmatter "description" must be a non-empty string', SKILL_MD, 'description');
   }
@@ -141,8 +144,6 @@ export function parseSkillMd(text: string, opts: SkillMdOptions = {}): ParsedSki
     throw new SkillFormatError(`SKILL.md frontmatter "description" must be at most ${MAX_DESCRIPTION_CHARS} characters`, SKILL_MD, 'description');
   }
   let description = fm.description.trim();
-  const descriptionChars = descriptionProblem(fm.description);
-  if (descriptionChars && !opts.stored) throw new SkillFormatError(`SKILL.md frontmatter "description" ${descriptionChars}`, SKILL_MD, 'description');
   if (descriptionChars) {
     description = escapeDescription(description);
     opts.warn?.(`SKILL.md frontmatter "description" ${descriptionChars.split(':')[0]}, which an install now refuses: the skill is kept, its description shown with such characters as \\uXXXX; install it again with a plain description`);

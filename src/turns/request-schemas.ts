@@ -7,9 +7,11 @@
 import { z } from 'zod';
 import { TOOL_FAMILIES } from '../config.js';
 import { hasText } from '../unsafe-chars.js';
+import { AGENT_ID_RULE } from '../agent-id.js';
+import { namePatternString } from '../name-pattern.js';
 
-/** `[A-Za-z0-9_-]{1,64}`: owns the computer home, schedules, workflows, brain pages. */
-export const AgentIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must match the pattern /^[A-Za-z0-9_-]{1,64}$/ (1 to 64 letters, digits, _ or -)');
+/** `[A-Za-z0-9_-]{1,64}` (src/agent-id.ts): owns the computer home, schedules, workflows, brain pages. A refusal shows the value and the character not allowed. */
+export const AgentIdSchema = namePatternString(AGENT_ID_RULE);
 
 /** One message of a list `input`: `{role: user|assistant|system|developer, content}`, nothing else. */
 export const InputMessageSchema = z.strictObject({

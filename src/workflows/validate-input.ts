@@ -7,10 +7,12 @@ import { MAX_LISTED_ISSUES } from '../errors.js';
 import type { JsonObject } from '../runtime/json.js';
 import { issueLine } from '../zod-messages.js';
 import { nameProblem } from '../name-check.js';
+import { modelNameProblem } from '../model/model-name.js';
+import { AGENT_ID_RULE } from '../agent-id.js';
+import { namePatternProblem } from '../name-pattern.js';
 import { resultSchemaIssues } from './result-schema.js';
 import { WorkflowInputError, type CreateWorkflowInput, type WorkflowIssue } from './types.js';
 
-export const AGENT_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const MAX_TITLE_CHARS = 200;
 export const MAX_LABEL_CHARS = 200;
 export const MAX_PROMPT_CHARS = 32_000;
@@ -44,6 +46,9 @@ const nonEmpty = (v: unknown, max: number): Problem | null =>
  * invisible or bidi character, `too_small` for none visible.
  */
 const shownName = (v: unknown, max: number, noun: string): Problem | null => {
+  // The characters first, on the text as sent: trim() strips U+FEFF, which is refused, not stripped.
+  const chars = typeof v === 'string' ? nameProblem(v, noun) : undefined;
+  if (chars?.code === 'invalid_format') return chars;
   const basic = nonEmpty(v, max);
   if (basic || typeof v !== 'string') return basic;
   return nameProblem(v, noun) ?? null;
@@ -68,15 +73,18 @@ export function validateWorkflowInput(input: CreateWorkflowInput, maxTasks: numb
   const add = (path: string, p: Problem | null) => {
     if (p) errors.push({ path, ...p });
   };
-  if (typeof input.agent_id !== 'string' || !AGENT_ID_PATTERN.test(input.agent_id)) {
-    add('agent_id', { code: 'invalid_format', message: `must match the pattern /${AGENT_ID_PATTERN.source}/ (1 to 64 letters, digits, _ or -)` });
-  }
+  const agentIdProblem = namePatternProblem(input.agent_id, AGENT_ID_RULE);
+  if (agentIdProblem !== undefined) add('agent_id', { code: 'invalid_format', message: agentIdProblem });
   add('title', shownName(input.title, MAX_TITLE_CHARS, 'title'));
   const concurrency = input.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < MIN_CONCURRENCY || concurrency > MAX_CONCURRENCY) {
     add('concurrency', { code: Number.isInteger(concurrency) ? (concurrency < MIN_CONCURRENCY ? 'too_small' : 'too_big') : 'invalid_type', message: `must be an integer from ${MIN_CONCURRENCY} to ${MAX_CONCURRENCY}` });
   }
   if (input.model !== undefined && (typeof input.model !== 'string' || input.model === '')) add('model', { code: 'invalid_type', message: 'must be a non-empty string' });
+  else if (typeof input.model === 'string') {
+    const problem = modelNameProblem(input.model);
+    if (problem) add('model', { code: 'invalid_format', message: problem });
+  }
   if (!Array.isArray(input.tasks) || input.tasks.length === 0) {
     add('tasks', { code: Array.isArray(input.tasks) ? 'too_small' : 'invalid_type', message: 'must be a non-empty list' });
   } else if (input.tasks.length > maxTasks) {

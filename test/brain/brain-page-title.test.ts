@@ -42,6 +42,8 @@ describe('brain page titles over REST', () => {
       ['Deploy\u200Bguide', 'U+200B (an invisible character)'],
       ['Deploy\u2060guide', 'U+2060 (an invisible character)'],
       ['\uFEFFDeploy guide', 'U+FEFF (an invisible character)'],
+      ['\uFEFF', 'U+FEFF (an invisible character)'],
+      [' \uFEFF ', 'U+FEFF (an invisible character)'],
       ['De\u00ADploy guide', 'U+00AD (an invisible character)'],
       ['Deploy\u180Eguide', 'U+180E (an invisible character)'],
       ['Deploy guide\uFFFB', 'U+FFFB (an invisible character)'],
@@ -115,5 +117,11 @@ describeEachEngine('brain store: page titles', (engine) => {
       { path: 'title', code: 'too_small', message: 'must have a visible character, not only whitespace or invisible characters (found U+115F): send a short title for the page in words' },
     ]);
     expect(await s.get('a1', 'p')).toBeUndefined();
+  });
+
+  it('refuses a title of only a byte order mark U+FEFF for that character, not as empty (trim() strips U+FEFF)', async () => {
+    const s = (opened = await openStores(engine)).brain;
+    const err = await s.put('a1', 'p', { title: ' \uFEFF', markdown: 'x' }).catch((e: unknown) => e);
+    expect((err as BrainInputError).details).toEqual([{ path: 'title', code: 'invalid_format', message: refusal('U+FEFF (an invisible character)') }]);
   });
 });

@@ -115,10 +115,13 @@ describe('validation messages', () => {
     expect(schedule.body.error.message).toMatch(/^tools\[0\] must be /);
     const deep = await api(harness.svc.url, 'POST', '/v1/turns', `{"input":"x","metadata":{"a":${'['.repeat(70)}${']'.repeat(70)}}}`);
     expect(deep.body.error.details[0]).toMatchObject({ code: 'too_deep', path: expect.stringMatching(/^metadata\.a(\[0\])+…$/) });
+    expect(deep.body.error.message).toBe('request body is JSON nested more than 64 levels deep: send at most 64 levels of nested arrays and objects');
+    expect(deep.body.error.details[0].message).toBe('JSON nested more than 64 levels deep: send at most 64 levels of nested arrays and objects');
   });
 
-  it('says what an agent_id must be without repeating the field name, in body, query and path alike', async () => {
-    const MUST = 'must match the pattern /^[A-Za-z0-9_-]{1,64}$/ (1 to 64 letters, digits, _ or -)';
+  it('says what an agent_id must be, showing the value escaped and the character not allowed, in body, query and path alike', async () => {
+    const RULE = 'must be 1 to 64 characters — letters, digits, "_" and "-" (^[A-Za-z0-9_-]{1,64}$) — got';
+    const MUST = `${RULE} "no spaces": " " is not allowed`;
     const err = await createTurn({ input: 'hi', agent_id: 'no spaces' });
     expect(err.message).toBe(`agent_id ${MUST}`);
     expect(err.details).toEqual([{ path: 'agent_id', code: 'invalid_format', message: MUST }]);
@@ -128,6 +131,14 @@ describe('validation messages', () => {
     const param = await api(harness.svc.url, 'GET', '/v1/agents/no%20spaces/brain/pages');
     expect(param.status).toBe(400);
     expect(param.body.error.message).toBe(`agent_id ${MUST}`);
+    // A bidi control is echoed escaped and named; a long id says how long it is.
+    const bidi = await createTurn({ input: 'hi', agent_id: 'a\u202Eb' });
+    expect(bidi.message).toBe(`agent_id ${RULE} "a\\u202Eb": "\\u202E" is not allowed`);
+    const long = await api(harness.svc.url, 'GET', `/v1/agents/${'a'.repeat(65)}/brain/pages`);
+    expect(long.body.error.message).toBe(`agent_id ${RULE} "${'a'.repeat(65).slice(0, 80)}": it has 65 characters`);
+    const workflow = await api(harness.svc.url, 'POST', '/v1/workflows', { agent_id: 'x/y', title: 't', tasks: [{ label: 'l', prompt: 'p', result_schema: { type: 'object', properties: {} } }] });
+    expect(workflow.status).toBe(400);
+    expect(workflow.body.error.details).toEqual([{ path: 'agent_id', code: 'invalid_format', message: `${RULE} "x/y": "/" is not allowed` }]);
   });
 
   it('keeps the messages a schema sets itself', async () => {
@@ -208,6 +219,24 @@ describe('wrong method on a known path', () => {
     const del = await api(harness.svc.url, 'DELETE', `/v1/turns/${turn.body.id}`);
     expect(del.status).toBe(405);
     expect(del.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('says to stop a background job, cancel a turn or cancel a workflow when it is sent DELETE', async () => {
+    harness.model.push({ output: [message('ok')] });
+    const turn = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+    const id = turn.body.id as string;
+    const cases: [string, string][] = [
+      [`/v1/jobs/${id}`, `; to stop a background job, POST /v1/jobs/${id}/stop`],
+      [`/v1/turns/${id}`, `; to cancel a turn, POST /v1/turns/${id}/cancel`],
+      [`/v1/workflows/${id}`, `; to cancel a workflow, POST /v1/workflows/${id}/cancel`],
+    ];
+    for (const [path, hint] of cases) {
+      const r = await api(harness.svc.url, 'DELETE', path);
+      expect(r.status, path).toBe(405);
+      expect(r.body.error, path).toEqual({ code: 'method_not_allowed', message: `DELETE is not allowed on ${path}: use GET or HEAD${hint}`, details: { allow: ['GET', 'HEAD'] } });
+    }
+    // Other methods and paths keep the plain message.
+    expect((await api(harness.svc.url, 'PATCH', `/v1/jobs/${id}`, {})).body.error.message).toBe(`PATCH is not allowed on /v1/jobs/${id}: use GET or HEAD`);
   });
 
   it('still answers 404 for a path no route has, naming it and where the routes are listed', async () => {

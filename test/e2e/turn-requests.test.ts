@@ -280,3 +280,24 @@ describe('GET /v1/turns/{id}/events Accept', () => {
     }
   });
 });
+
+describe('model names with unsafe characters', () => {
+  const routes: [string, (model: string) => unknown][] = [
+    ['/v1/turns', (model) => ({ input: 'hi', model })],
+    ['/v1/tools/preview', (model) => ({ model })],
+    ['/v1/schedules', (model) => ({ name: 'model check', input: 'hi', model, when: { every: '1h' } })],
+    ['/v1/workflows', (model) => ({ title: 'model check', model, tasks: [{ label: 'a', prompt: 'p', result_schema: { type: 'object', properties: {} } }] })],
+  ];
+
+  it('are refused with 400 invalid_request naming the character, on every route that takes a model', async () => {
+    for (const [path, body] of routes) {
+      for (const [model, found] of [['a\u202eb', 'U+202E (a bidirectional control)'], ['gpt\n', 'U+000A (a control character)'], ['m\u200bx', 'U+200B (an invisible character)'], ['m\u2028', 'U+2028 (a line or paragraph separator)']] as const) {
+        const r = await api(harness.svc.url, 'POST', path, body(model));
+        expect(r.status, `${path} ${JSON.stringify(model)}`).toBe(400);
+        expect(r.body.error.code).toBe('invalid_request');
+        expect(r.body.error.message).toContain(`found ${found}; send the model name as the model endpoint lists it, without them`);
+        expect(r.body.error.details).toEqual([expect.objectContaining({ path: 'model' })]);
+      }
+    }
+  });
+});

@@ -62,6 +62,14 @@ it('fails at once with one line for a DATA_DIR that cannot be created (/proc/nop
   ]);
 });
 
+it('refuses a DATA_DIR that is a file with one line saying so and to point DATA_DIR at a folder', { timeout: CHILD_MS }, async () => {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'turns-datadir-')), 'data');
+  writeFileSync(file, 'a file\n');
+  const { code, lines } = await refusal({ DATA_DIR: file });
+  expect(code).toBe(2);
+  expect(lines).toEqual([`refusing to start: DATA_DIR=${file}: cannot use it as the data folder (it is a file, not a folder): point DATA_DIR at a folder, or at a path where one can be created`]);
+});
+
 it('refuses a HOST that is not an address of this machine with one line saying to set HOST, without Node\'s message repeating the code', { timeout: CHILD_MS }, async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'turns-host-'));
   try {

@@ -194,6 +194,18 @@ describe('/v1/schedules validation errors', () => {
     if (code === 'invalid_when' && 'when' in over && over.when) expect(err.details).toMatchObject({ forms: ['at', 'after', 'cron'] });
   });
 
+  it('says why a cron that never fires does not, and what to do: a day none of its months has', async () => {
+    for (const [cron, why] of [
+      ['0 0 30 2 *', 'February has no day 30: choose a day that exists in the month given'],
+      ['0 0 31 4,jun *', 'April and June have no day 31: choose a day that exists in the months given'],
+      ['0 0 0 30-31 FEB *', 'February has no day 30: choose a day that exists in the month given'],
+    ]) {
+      const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron, timezone: 'UTC' } }), 400, 'invalid_cron');
+      expect(err.message).toBe(`when.cron "${cron}" never fires: ${why}`);
+      expect(err.details).toEqual({ cron });
+    }
+  });
+
   it('stores a time zone given in any case in its canonical spelling, and refuses a UTC offset saying to use an IANA name', async () => {
     const created = await call('POST', '/v1/schedules', body({ agent_id: 'zones', when: { cron: '0 9 * * *', timezone: 'europe/berlin' } }));
     expect(created.status).toBe(201);
@@ -405,6 +417,10 @@ describe('schedule names', () => {
       ['daily\u2061report', unsafe('U+2061 (an invisible character)')],
       ['daily\u3164', unsafe('U+3164 (an invisible character)')],
       ['\uFFA0daily', unsafe('U+FFA0 (an invisible character)')],
+      // A byte order mark is refused, not trimmed away (JavaScript's trim() strips U+FEFF) nor read as empty.
+      [' \uFEFFx', unsafe('U+FEFF (an invisible character)')],
+      ['\uFEFF', unsafe('U+FEFF (an invisible character)')],
+      ['x\uFEFF ', unsafe('U+FEFF (an invisible character)')],
       ['\u115F', blank('U+115F')],
       ['\u0301\u0301', blank('U+0301')],
     ];

@@ -23,6 +23,8 @@ describe('names in tool arguments', () => {
         output: [
           functionCall('create_background_job', { title: 't \u202E x', task: 'count to three' }, { callId: 'job' }),
           functionCall('create_background_job', { title: '\u115F', task: 'count to three' }, { callId: 'jobBlank' }),
+          functionCall('create_background_job', { title: '\uFEFF', task: 'count to three' }, { callId: 'jobBom' }),
+          functionCall('create_background_job', { title: 'count', task: 'count to three', model: 'gpt\u202E' }, { callId: 'jobModel' }),
           functionCall('schedule_create', { name: 'a\u202Eb', when: { cron: '0 9 * * *', timezone: 'UTC' }, input: 'report' }, { callId: 'schedule' }),
           functionCall('workflow_start', { title: 'w\u202Ex', tasks: [{ label: 'a\u202Eb', prompt: 'find it', result_schema: result }] }, { callId: 'workflow' }),
         ],
@@ -32,9 +34,13 @@ describe('names in tool arguments', () => {
     const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'set things up', agent_id: 'names-args', tools: ['jobs', 'schedule', 'workflow'] }, timeoutMs: 60_000 });
     expect(r.status).toBe(200);
     const done = Object.fromEntries(r.events.filter((e) => e.event === 'tool.completed').map((e) => [e.json.call_id, e.json]));
-    for (const id of ['job', 'jobBlank', 'schedule', 'workflow']) expect(done[id], id).toMatchObject({ is_error: true, output: expect.stringMatching(/^Error: /) });
+    for (const id of ['job', 'jobBlank', 'jobBom', 'jobModel', 'schedule', 'workflow']) expect(done[id], id).toMatchObject({ is_error: true, output: expect.stringMatching(/^Error: /) });
     expect(done.job.output).toContain('Error: invalid arguments for tool create_background_job:\n- title: must not contain control characters');
     expect(done.job.output).toContain(`${BIDI}; send the title as one line of plain text without them`);
+    // A byte order mark alone is refused for that character (trim() would strip it), and only for it.
+    expect(done.jobBom.output).toBe('Error: invalid arguments for tool create_background_job:\n- title: ' + done.job.output.split('- title: ')[1].replace('U+202E (a bidirectional control)', 'U+FEFF (an invisible character)'));
+    expect(done.jobModel.output).toContain(`Error: invalid arguments for tool create_background_job:\n- model: must not contain control characters`);
+    expect(done.jobModel.output).toContain(`${BIDI}; send the model name as the model endpoint lists it, without them`);
     expect(done.jobBlank.output).toContain('- title: must have a visible character, not only whitespace or invisible characters (found U+115F): send a short title in words');
     expect(done.schedule.output).toContain('Error: invalid arguments for tool schedule_create:\n- name: must not contain control characters');
     expect(done.schedule.output).toContain(`${BIDI}; send the name as one line of plain text without them`);

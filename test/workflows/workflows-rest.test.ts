@@ -110,6 +110,15 @@ describe('POST /v1/workflows: title and task labels', () => {
       { path: 'title', code: 'too_small', message: 'must have a visible character, not only whitespace or invisible characters (found U+2800): send a short title in words' },
     ]);
   });
+
+  it('refuses a byte order mark U+FEFF in a title or label as an invisible character, not as empty, even at either end', async () => {
+    const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: '\uFEFF', tasks: [{ ...task('x'), label: ' \uFEFFx' }] });
+    expect(r.status).toBe(400);
+    expect(r.body.error.details).toEqual([
+      { path: 'title', code: 'invalid_format', message: unsafe('title', 'U+FEFF (an invisible character)') },
+      { path: 'tasks[0].label', code: 'invalid_format', message: unsafe('label', 'U+FEFF (an invisible character)') },
+    ]);
+  });
 });
 
 describe('running workflows', () => {

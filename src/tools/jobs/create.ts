@@ -7,6 +7,7 @@
  * invalid-arguments error naming the character.
  */
 import { z } from 'zod';
+import { ModelNameSchema } from '../../model/model-name.js';
 import type { TurnContext } from '../../assembly/context.js';
 import type { JobService } from '../../jobs/job-service.js';
 import { defineWorkerTool } from '../../runtime/tool.js';
@@ -14,9 +15,9 @@ import { nameCheck } from '../../name-check.js';
 import { jsonResult, NON_BLANK, NOTIFY_LIMITED_NOTE, quoted } from './shared.js';
 
 const schema = z.strictObject({
-  title: z.string().min(1).max(200).regex(NON_BLANK, 'must not be blank').check(nameCheck('title')).describe('Short title for people (not sent to the job)'),
+  title: z.string().min(1).max(200).check(nameCheck('title')).regex(NON_BLANK, 'must not be blank').describe('Short title for people (not sent to the job)'),
   task: z.string().min(1).regex(NON_BLANK, 'must not be blank').describe('Everything the job needs to know, sent verbatim as its first message: it sees nothing of this conversation'),
-  model: z.string().min(1).max(200).optional().describe("Model of the job (default: this turn's)"),
+  model: ModelNameSchema.optional().describe("Model of the job (default: this turn's)"),
   notify: z.boolean().optional().describe('Tell this conversation when the job succeeds, fails or asks a question (default true)'),
 });
 
