@@ -1,7 +1,7 @@
 /**
  * Text the console shows that came from a model or a client, made safe to read: every control
  * character (C0, DEL, C1), line and paragraph separator (U+2028, U+2029), invisible character
- * (U+00AD, U+180E, U+200B, U+2060–U+2064, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+E0000–U+E007F) and bidirectional
+ * (U+00AD, U+180E, U+200B, U+2060–U+2064, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+E0000–U+E007F outside a subdivision flag) and bidirectional
  * control (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) written as a `\uXXXX` escape (a
  * tag character as its two UTF-16 escapes, except in a subdivision flag: 🏴 U+1F3F4, 3–7 tag
  * letters or digits, U+E007F) — the set, and the escapes, of the service's
