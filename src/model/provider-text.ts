@@ -79,22 +79,45 @@ export function scrubSecrets(text: string, secrets: readonly SecretValue[]): str
 function scrubOtherCaseAndHex(text: string, secrets: readonly SecretValue[]): string {
   const wanted = secrets.filter((s) => s.value.length >= ECHO_MIN_SECRET_CHARS);
   if (wanted.length === 0) return text;
-  const lower = asciiLower(text);
-  const needles = wanted
-    .flatMap((s) => [
-      { name: s.name, needle: asciiLower(s.value) },
-      { name: s.name, needle: Buffer.from(s.value, 'utf8').toString('hex') },
-    ])
-    .sort((a, b) => b.needle.length - a.needle.length);
-  const hits: { start: number; end: number; name: string }[] = [];
-  const taken = new Uint8Array(text.length);
-  for (const { name, needle } of needles) {
-    for (let at = lower.indexOf(needle); at !== -1; at = lower.indexOf(needle, at + needle.length)) {
-      if (taken[at] || taken[at + needle.length - 1]) continue;
-      taken.fill(1, at, at + needle.length);
-      hits.push({ start: at, end: at + needle.length, name });
+  const needles = wanted.flatMap((s) => [
+    { name: s.name, needle: asciiLower(s.value) },
+    { name: s.name, needle: Buffer.from(s.value, 'utf8').toString('hex') },
+  ]);
+  return redactHits(text, findNeedles(asciiLower(text), needles));
+}
+
+/** `text` with its ASCII letters A–Z lower-cased, everything else as it is (same length). */
+function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+}
+
+/** A place in a text to redact: `[start, end)` and the variable it names. */
+interface Hit {
+  start: number;
+  end: number;
+  name: string;
+}
+
+/**
+ * Where `needles` occur in `haystack`, longer needles first, none overlapping one found before
+ * (positions are `haystack`'s; `at` maps them to the text's, default as they are). Linear in
+ * `haystack` per needle.
+ */
+function findNeedles(haystack: string, needles: readonly { name: string; needle: string }[], at: (i: number) => number = (i) => i): Hit[] {
+  const hits: Hit[] = [];
+  const taken = new Uint8Array(haystack.length);
+  for (const { name, needle } of [...needles].sort((a, b) => b.needle.length - a.needle.length)) {
+    for (let i = haystack.indexOf(needle); i !== -1; i = haystack.indexOf(needle, i + needle.length)) {
+      if (taken[i] || taken[i + needle.length - 1]) continue;
+      taken.fill(1, i, i + needle.length);
+      hits.push({ start: at(i), end: at(i + needle.length), name });
     }
   }
+  return hits;
+}
+
+/** `text` with each of `hits` (not overlapping) replaced by `[redacted:<name>]`; unchanged without any. */
+function redactHits(text: string, hits: Hit[]): string {
   if (hits.length === 0) return text;
   hits.sort((a, b) => a.start - b.start);
   let out = '';
@@ -104,11 +127,6 @@ function scrubOtherCaseAndHex(text: string, secrets: readonly SecretValue[]): st
     last = h.end;
   }
   return out + text.slice(last);
-}
-
-/** `text` with its ASCII letters A–Z lower-cased, everything else as it is (same length). */
-function asciiLower(text: string): string {
-  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 }
 
 /** True for the character code of an ASCII hex digit (either case). */
@@ -148,25 +166,8 @@ function scrubPercentEncoded(text: string, secrets: readonly SecretValue[]): str
   }
   from.push(text.length);
   const view = Buffer.from(bytes).toString('latin1');
-  const hits: { start: number; end: number; name: string }[] = [];
-  const taken = new Uint8Array(bytes.length);
-  for (const s of [...secrets].sort((a, b) => b.value.length - a.value.length)) {
-    const wanted = Buffer.from(s.value, 'utf8').toString('latin1');
-    for (let at = view.indexOf(wanted); at !== -1; at = view.indexOf(wanted, at + wanted.length)) {
-      if (taken[at] || taken[at + wanted.length - 1]) continue;
-      taken.fill(1, at, at + wanted.length);
-      hits.push({ start: from[at], end: from[at + wanted.length], name: s.name });
-    }
-  }
-  if (hits.length === 0) return text;
-  hits.sort((a, b) => a.start - b.start);
-  let out = '';
-  let last = 0;
-  for (const h of hits) {
-    out += `${text.slice(last, h.start)}[redacted:${h.name}]`;
-    last = h.end;
-  }
-  return out + text.slice(last);
+  const needles = secrets.map((s) => ({ name: s.name, needle: Buffer.from(s.value, 'utf8').toString('latin1') }));
+  return redactHits(text, findNeedles(view, needles, (k) => from[k]));
 }
 
 /** Fewest characters of a secret's base64 that {@link scrubBase64} looks for (shorter ones could match by chance). */
