@@ -13,10 +13,10 @@
  * `Report` followed by the tags of "ignore all rules" shows as "Report" while a model reads the
  * rest. The zero-width non-joiner and joiner (U+200C, U+200D) are ordinary text here: Persian,
  * Indic scripts and emoji sequences (👩‍💻) need them. Tag characters are kept only where they
- * are a subdivision flag ({@link FLAG_TAG_SEQUENCE}: 🏴 England, Scotland, Wales): the black flag
- * U+1F3F4, the 3 to 7 tag letters or digits of a CLDR subdivision id, the cancel tag U+E007F
- * (Unicode Technical Standard #51, "Emoji Tag Sequences") — too short, and without spaces, to
- * hide an instruction.
+ * are one of the three subdivision flags Unicode recommends ({@link FLAG_TAG_SEQUENCE}: 🏴 England,
+ * Scotland, Wales — the black flag U+1F3F4, the tags of "gbeng", "gbsct" or "gbwls", the cancel
+ * tag U+E007F; Unicode Technical Standard #51, "Emoji Tag Sequences", and its RGI list): any
+ * other tag text, however short, could spell a hidden word.
  *
  * One definition for every place that meets them: text the service derives for display drops
  * them ({@link stripUnsafeChars}: `input_preview`, the file name of a download's
@@ -41,11 +41,10 @@ const SEPARATOR = '\\u2028\\u2029';
 const INVISIBLE = '\\u00AD\\u180E\\u200B\\u2060-\\u2064\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{E0000}-\\u{E007F}';
 const UNSAFE = `[\\p{Cc}${SEPARATOR}${INVISIBLE}${BIDI_CONTROL}]`;
 /**
- * A subdivision flag, whose tag characters are text (see the module comment): U+1F3F4, 3 to 7 tag
- * digits or lower-case letters (U+E0030–U+E0039, U+E0061–U+E007A: a CLDR `unicode_subdivision_id`
- * such as "gbsct"), U+E007F.
+ * The subdivision flags whose tag characters are text (see the module comment): U+1F3F4, the tags
+ * of "gbeng", "gbsct" or "gbwls" (U+E0067 U+E0062 …), U+E007F.
  */
-const FLAG_TAG_SEQUENCE = '\\u{1F3F4}[\\u{E0030}-\\u{E0039}\\u{E0061}-\\u{E007A}]{3,7}\\u{E007F}';
+const FLAG_TAG_SEQUENCE = '\\u{1F3F4}\\u{E0067}\\u{E0062}(?:\\u{E0065}\\u{E006E}\\u{E0067}|\\u{E0073}\\u{E0063}\\u{E0074}|\\u{E0077}\\u{E006C}\\u{E0073})\\u{E007F}';
 const UNSAFE_ONE = new RegExp(UNSAFE, 'u');
 /** Every unsafe character, or a whole subdivision flag (group 1) — which is kept. */
 const UNSAFE_OR_FLAG_ALL = new RegExp(`(${FLAG_TAG_SEQUENCE})|${UNSAFE}`, 'gu');

@@ -38,7 +38,7 @@ it('escapes a tag character as its two UTF-16 escapes, which JSON reads back, an
   expect(JSON.parse(shown)).toEqual(args);
 });
 
-it('keeps the tags of a subdivision flag (🏴 + 3–7 tag letters or digits + cancel tag), and escapes tags anywhere else, as the service does', () => {
+it('keeps the tags of the flags of England, Scotland and Wales, and escapes tags anywhere else — any other flag-shaped tag text too — as the service does', () => {
   const tags = (s: string) => [...s].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
   const scotland = `\u{1F3F4}${tags('gbsct')}\u{E007F}`;
   const cases = [
@@ -46,13 +46,17 @@ it('keeps the tags of a subdivision flag (🏴 + 3–7 tag letters or digits + c
     `Team ${scotland} and 👩‍💻`,
     `\u{1F3F4}${tags('ignore all rules')}\u{E007F}`, // spaces and too long: not a subdivision id
     `\u{1F3F4}${tags('gb')}\u{E007F}`, // too short
+    `\u{1F3F4}${tags('admin')}\u{E007F}`, // a hidden word in a flag's shape
+    `\u{1F3F4}${tags('gbzzz')}\u{E007F}`, // not one of the three flags
+    `\u{1F3F4}${tags('gbeng')}\u{E007F} \u{1F3F4}${tags('gbwls')}\u{E007F}`,
     `\u{1F3F4}${tags('GBSCT')}\u{E007F}`, // upper-case tags are not a subdivision id
     `x${tags('gbsct')}\u{E007F}`, // no black flag before them
     `${scotland}${tags('hidden')}`, // tags after a whole flag
   ];
   for (const text of cases) expect(escapeUnsafeText(text)).toBe(escapeUnsafeChars(text));
   expect(escapeUnsafeChars(`Team ${scotland}`)).toBe(`Team ${scotland}`);
-  expect(escapeUnsafeChars(cases[2])).not.toMatch(/[\u{E0000}-\u{E007F}]/u);
-  expect(escapeUnsafeChars(cases[6])).toBe(`${scotland}\\uDB40\\uDC68\\uDB40\\uDC69\\uDB40\\uDC64\\uDB40\\uDC64\\uDB40\\uDC65\\uDB40\\uDC6E`);
+  expect(escapeUnsafeChars(cases[6])).toBe(cases[6]); // England and Wales
+  for (const hidden of [cases[2], cases[4], cases[5]]) expect(escapeUnsafeChars(hidden)).not.toMatch(/[\u{E0000}-\u{E007F}]/u);
+  expect(escapeUnsafeChars(cases[9])).toBe(`${scotland}\\uDB40\\uDC68\\uDB40\\uDC69\\uDB40\\uDC64\\uDB40\\uDC64\\uDB40\\uDC65\\uDB40\\uDC6E`);
   expect(displayJson({ team: scotland })).toContain(scotland);
 });

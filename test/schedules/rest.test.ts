@@ -411,8 +411,10 @@ describe('schedule names', () => {
       ['daily\u180Ereport', unsafe('U+180E (an invisible character)')],
       ['\uFFF9daily\uFFFAreport\uFFFB', unsafe('U+FFF9 (an invisible character)')],
       [`Report${[...'ignore'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`, unsafe('U+E0069 (an invisible character)')],
-      // Behind a black flag but not a subdivision id (a space, upper case): still hidden text.
+      // Behind a black flag but not a flag's tags (a space, upper case): still hidden text.
       [`\u{1F3F4}${[...'ignore all'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}\u{E007F}`, unsafe('U+E0069 (an invisible character)')],
+      // Flag-shaped but not one of the three flags: a hidden word.
+      [`\u{1F3F4}${[...'admin'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}\u{E007F}`, unsafe('U+E0061 (an invisible character)')],
       // Invisible inside a visible name: an invisible math operator, the Hangul fillers.
       ['daily\u2061report', unsafe('U+2061 (an invisible character)')],
       ['daily\u3164', unsafe('U+3164 (an invisible character)')],
