@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse } from 'dotenv';
 
-/** Secret name → value (never empty: an empty value refuses the file, {@link MalformedSecretsError}). */
+/** Secret name → value (never empty nor white space only: such a value refuses the file, {@link MalformedSecretsError}). */
 export type Secrets = Map<string, string>;
 
 /**
@@ -120,7 +120,7 @@ export async function loadSecrets(file: string | undefined): Promise<Secrets> {
   const parsed = parse(text);
   for (const [name, value] of Object.entries(parsed)) {
     const line = lineOf.get(name);
-    if (value === '' && line !== undefined) problems.push({ line, text: `line ${line}: ${name} has an empty value` });
+    if (value.trim() === '' && line !== undefined) problems.push({ line, text: `line ${line}: ${name} has an empty value${value === '' ? '' : ' (only white space)'}` });
   }
   if (problems.length > 0) {
     const err = new MalformedSecretsError(file, problems.sort((a, b) => a.line - b.line).map((p) => p.text));

@@ -44,7 +44,8 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
       await discardBody(res); // only the status and the content type matter
       const where = `the model endpoint ${endpointForDisplay(baseURL)}`;
       if (res.status === 401) {
-        return { reachable: false, check: 'rejected', reason: `${where} answered HTTP ${res.status} to GET /models: it refuses the API key, so every turn would fail; check OPENAI_API_KEY` };
+        const why = opts.apiKey ? 'it refuses the API key, so every turn would fail; check OPENAI_API_KEY' : 'it needs an API key and OPENAI_API_KEY is not set, so every turn would fail; set OPENAI_API_KEY';
+        return { reachable: false, check: 'rejected', reason: `${where} answered HTTP ${res.status} to GET /models: ${why}` };
       }
       if (res.ok && /^\s*text\/html\b/i.test(res.headers.get('content-type') ?? '')) {
         return { reachable: false, check: 'not_api', reason: `${where} answers GET /models with a web page (HTTP ${res.status}, text/html), not the API: check OPENAI_BASE_URL, which usually ends in /v1` };

@@ -61,6 +61,9 @@ describe('SKILL_SECRETS values', () => {
       `SKILL_SECRETS file ${bad}: line 3 is not NAME=value (it has no =); line 4: "1BAD" is not an environment variable name; line 5: A has an empty value; line 6: "MY-NAME" is not an environment variable name; line 7: B has an empty value; fix or remove those lines (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed)`,
     );
     expect((err as Error).message).not.toMatch(/LinePastedAlone|value-12345|value-67890/);
+    // Quoted white space only is empty too (8 spaces would be redacted in every command output).
+    const blank = await loadSecrets(file('blank.env', 'GOOD=abcdefgh\nW="        "\n')).catch((e: unknown) => e);
+    expect((blank as MalformedSecretsError).problems).toEqual(['line 2: W has an empty value (only white space)']);
     const one = await loadSecrets(file('one.env', 'BAD LINE\n')).catch((e: unknown) => e);
     expect((one as Error).message).toMatch(/: line 1 is not NAME=value \(it has no =\); fix or remove that line \(/);
   });

@@ -82,13 +82,13 @@ describe('the model probe', () => {
 describe('GET /readyz and the answer of GET <base>/models', () => {
   const KEY = 'sk-probe-Secr3tKeyValue0123456789';
   /** /readyz of a real service whose model endpoint answers GET /v1/models with `answer`; also the authorization it got. */
-  async function readyz(answer: (res: http.ServerResponse) => void) {
+  async function readyz(answer: (res: http.ServerResponse) => void, key: string | null = KEY) {
     const seen: (string | undefined)[] = [];
     const base = await serve((req, res) => {
       seen.push(req.headers.authorization);
       answer(res);
     });
-    const svc = await startTestService({ env: { OPENAI_BASE_URL: base, OPENAI_API_KEY: KEY } });
+    const svc = await startTestService({ env: { OPENAI_BASE_URL: base, OPENAI_API_KEY: key ?? '' } }); // null: no key
     try {
       const r = await api(svc.url, 'GET', '/readyz');
       return { ...r, base, seen, text: JSON.stringify(r.body) };
@@ -108,6 +108,14 @@ describe('GET /readyz and the answer of GET <base>/models', () => {
       expect(r.text).not.toContain('Secr3tKeyValue');
     });
   }
+
+  it('401 without OPENAI_API_KEY: not ready, "rejected", saying the endpoint needs a key and OPENAI_API_KEY is not set', async () => {
+    const r = await readyz((res) => res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"message":"missing key"}}'), null);
+    expect(r.status).toBe(503);
+    expect(r.seen).toEqual([undefined]); // no key to send
+    expect(r.body.error.details.checks).toMatchObject({ model: 'rejected' });
+    expect(r.body.error.message).toBe(`the model endpoint ${r.base} answered HTTP 401 to GET /models: it needs an API key and OPENAI_API_KEY is not set, so every turn would fail; set OPENAI_API_KEY`);
+  });
 
   it('a 200 HTML page: not ready, checks.model "not_api", saying it is a web page and to check OPENAI_BASE_URL (usually ending in /v1)', async () => {
     const r = await readyz((res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Welcome</title>'));
