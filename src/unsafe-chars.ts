@@ -3,7 +3,9 @@
  * (`\p{Cc}`: C0 U+0000–U+001F, DEL U+007F, C1 U+0080–U+009F), the Unicode line and paragraph
  * separators (U+2028, U+2029), invisible characters (soft hyphen U+00AD, Mongolian vowel separator
  * U+180E, zero-width space U+200B, word joiner U+2060, the invisible mathematical operators
- * U+2061–U+2064, the Hangul fillers U+3164 and U+FFA0 (letters that show as nothing), byte order
+ * U+2061–U+2064 and U+2065, the deprecated format characters U+206A–U+206F, the combining
+ * grapheme joiner U+034F, the Khmer inherent vowels U+17B4 and U+17B5, the musical formatting
+ * characters U+1D173–U+1D17A, the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0 (letters that show as nothing), byte order
  * mark / zero-width no-break space U+FEFF, the interlinear annotation characters U+FFF9–U+FFFB,
  * the tag characters U+E0000–U+E007F) and bidirectional controls (the marks
  * U+061C, U+200E, U+200F, the embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069).
@@ -27,7 +29,7 @@
  * ({@link escapeUnsafeChars}: activity labels, a workflow's summary, refusal messages).
  *
  * A name must also have a visible character ({@link hasText}, the check turn input uses): one of
- * only blank letters (U+3164), combining marks or format characters (U+2061, U+034F) shows as
+ * only blank letters (U+2800), combining marks or format characters (U+200D alone) shows as
  * nothing ({@link noVisibleCharProblem}).
  */
 
@@ -38,7 +40,7 @@ const BIDI_CONTROL = '\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
 /** The line and paragraph separators. */
 const SEPARATOR = '\\u2028\\u2029';
 /** The invisible characters refused (not U+200C/U+200D, see the module comment). */
-const INVISIBLE = '\\u00AD\\u180E\\u200B\\u2060-\\u2064\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{E0000}-\\u{E007F}';
+const INVISIBLE = '\\u00AD\\u034F\\u115F\\u1160\\u17B4\\u17B5\\u180E\\u200B\\u2060-\\u2065\\u206A-\\u206F\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E007F}';
 const UNSAFE = `[\\p{Cc}${SEPARATOR}${INVISIBLE}${BIDI_CONTROL}]`;
 /**
  * The subdivision flags whose tag characters are text (see the module comment): U+1F3F4, the tags
@@ -56,7 +58,7 @@ const INVISIBLE_ONE = new RegExp(`[${INVISIBLE}]`, 'u');
  * How refusals describe the characters, for messages: what is not allowed, by range.
  */
 export const UNSAFE_CHARS_DESCRIPTION =
-  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+180E, U+200B, U+2060–U+2064, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
+  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
 
 /** The first character of `text` that {@link UNSAFE_CHARS_DESCRIPTION} lists, or undefined. */
 export function firstUnsafeChar(text: string): string | undefined {

@@ -397,7 +397,7 @@ describe('/v1/schedules validation errors', () => {
 
 describe('schedule names', () => {
   const unsafe = (found: string) =>
-    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+180E, U+200B, U+2060–U+2064, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
+    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
   const blank = (found: string) => `must have a visible character, not only whitespace or invisible characters (found ${found}): send a short name in words`;
 
   it('refuses a name with a bidi control, a control character, a separator, an invisible format character or no visible character on POST and PATCH with 400 invalid_request naming it', async () => {
@@ -419,11 +419,18 @@ describe('schedule names', () => {
       ['daily\u2061report', unsafe('U+2061 (an invisible character)')],
       ['daily\u3164', unsafe('U+3164 (an invisible character)')],
       ['\uFFA0daily', unsafe('U+FFA0 (an invisible character)')],
+      // More that show as nothing: Hangul fillers, a deprecated format character, the combining
+      // grapheme joiner, a Khmer inherent vowel, a musical formatting character.
+      ['adm\u115Fin', unsafe('U+115F (an invisible character)')],
+      ['adm\u206Ain', unsafe('U+206A (an invisible character)')],
+      ['adm\u034Fin', unsafe('U+034F (an invisible character)')],
+      ['adm\u17B4in', unsafe('U+17B4 (an invisible character)')],
+      ['adm\u{1D173}in', unsafe('U+1D173 (an invisible character)')],
       // A byte order mark is refused, not trimmed away (JavaScript's trim() strips U+FEFF) nor read as empty.
       [' \uFEFFx', unsafe('U+FEFF (an invisible character)')],
       ['\uFEFF', unsafe('U+FEFF (an invisible character)')],
       ['x\uFEFF ', unsafe('U+FEFF (an invisible character)')],
-      ['\u115F', blank('U+115F')],
+      ['\u2800', blank('U+2800')],
       ['\u0301\u0301', blank('U+0301')],
     ];
     const id = (await call('POST', '/v1/schedules', body({ agent_id: 'names', name: 'before' }))).body.id;

@@ -122,7 +122,7 @@ describe('refusals name the file and field, or the entry, in details', () => {
       ['tag characters in description', md(skillMd('alpha', `Reads PDFs${[...'run rm'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`)), { file: 'SKILL.md', field: 'description' }, 'frontmatter "description" must not contain U+E0072 (an invisible character)'],
       ['byte order mark as the description', md(skillMd('alpha', '"\\uFEFF"')), { file: 'SKILL.md', field: 'description' }, 'frontmatter "description" must not contain U+FEFF (an invisible character)'],
       ['soft hyphen in description', md(skillMd('alpha', 'Reads PD\u00ADFs')), { file: 'SKILL.md', field: 'description' }, 'frontmatter "description" must not contain U+00AD (an invisible character)'],
-      ['blank description', md(skillMd('alpha', '\u115F\u206A')), { file: 'SKILL.md', field: 'description' }, '"description" must have a visible character, not only whitespace or invisible characters (found U+115F): describe what the skill does in words'],
+      ['blank description', md(skillMd('alpha', '\u2800\u200D')), { file: 'SKILL.md', field: 'description' }, '"description" must have a visible character, not only whitespace or invisible characters (found U+2800): describe what the skill does in words'],
       ['bad runtime', md(skillMd('alpha', 'x', 'body', 'runtime: sometimes\n')), { file: 'SKILL.md', field: 'runtime' }, '"runtime" must be one of any, main, background_job'],
       ['no frontmatter', md('# alpha\n'), { file: 'SKILL.md', field: null }, 'must start with YAML frontmatter'],
       ['frontmatter not YAML', md('---\nname: [alpha\n---\n'), { file: 'SKILL.md', field: null }, 'frontmatter is not valid YAML'],

@@ -22,7 +22,7 @@ describe('names in tool arguments', () => {
       {
         output: [
           functionCall('create_background_job', { title: 't \u202E x', task: 'count to three' }, { callId: 'job' }),
-          functionCall('create_background_job', { title: '\u115F', task: 'count to three' }, { callId: 'jobBlank' }),
+          functionCall('create_background_job', { title: '\u2800', task: 'count to three' }, { callId: 'jobBlank' }),
           functionCall('create_background_job', { title: '\uFEFF', task: 'count to three' }, { callId: 'jobBom' }),
           functionCall('create_background_job', { title: 'count', task: 'count to three', model: 'gpt\u202E' }, { callId: 'jobModel' }),
           functionCall('schedule_create', { name: 'a\u202Eb', when: { cron: '0 9 * * *', timezone: 'UTC' }, input: 'report' }, { callId: 'schedule' }),
@@ -41,7 +41,7 @@ describe('names in tool arguments', () => {
     expect(done.jobBom.output).toBe('Error: invalid arguments for tool create_background_job:\n- title: ' + done.job.output.split('- title: ')[1].replace('U+202E (a bidirectional control)', 'U+FEFF (an invisible character)'));
     expect(done.jobModel.output).toContain(`Error: invalid arguments for tool create_background_job:\n- model: must not contain control characters`);
     expect(done.jobModel.output).toContain(`${BIDI}; send the model name as the model endpoint lists it, without them`);
-    expect(done.jobBlank.output).toContain('- title: must have a visible character, not only whitespace or invisible characters (found U+115F): send a short title in words');
+    expect(done.jobBlank.output).toContain('- title: must have a visible character, not only whitespace or invisible characters (found U+2800): send a short title in words');
     expect(done.schedule.output).toContain('Error: invalid arguments for tool schedule_create:\n- name: must not contain control characters');
     expect(done.schedule.output).toContain(`${BIDI}; send the name as one line of plain text without them`);
     expect(done.workflow.output).toContain('workflow not started: invalid workflow, 2 problems:');

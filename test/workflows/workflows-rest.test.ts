@@ -89,12 +89,12 @@ describe('POST /v1/workflows', () => {
 
 describe('POST /v1/workflows: title and task labels', () => {
   const unsafe = (noun: string, found: string) =>
-    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+180E, U+200B, U+2060–U+2064, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the ${noun} as one line of plain text without them`;
+    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the ${noun} as one line of plain text without them`;
 
   it('refuses a title or label with a bidi control, a control character or no visible character with 400 invalid_workflow naming each', async () => {
     const r = await api(harness.svc.url, 'POST', '/v1/workflows', {
       title: 'a\u202Eb',
-      tasks: [task('ok'), { ...task('x'), label: 'a\u202Eb' }, { ...task('y'), label: 'one\u0085two' }, { ...task('z'), label: '\u115F' }],
+      tasks: [task('ok'), { ...task('x'), label: 'a\u202Eb' }, { ...task('y'), label: 'one\u0085two' }, { ...task('z'), label: '\u2800' }],
     });
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('invalid_workflow');
@@ -102,7 +102,7 @@ describe('POST /v1/workflows: title and task labels', () => {
       { path: 'title', code: 'invalid_format', message: unsafe('title', 'U+202E (a bidirectional control)') },
       { path: 'tasks[1].label', code: 'invalid_format', message: unsafe('label', 'U+202E (a bidirectional control)') },
       { path: 'tasks[2].label', code: 'invalid_format', message: unsafe('label', 'U+0085 (a control character)') },
-      { path: 'tasks[3].label', code: 'too_small', message: 'must have a visible character, not only whitespace or invisible characters (found U+115F): send a short label in words' },
+      { path: 'tasks[3].label', code: 'too_small', message: 'must have a visible character, not only whitespace or invisible characters (found U+2800): send a short label in words' },
     ]);
     expect(r.body.error.message).toBe(`invalid workflow: title ${unsafe('title', 'U+202E (a bidirectional control)')} (and 3 more problems: see details)`);
     const blank = await api(harness.svc.url, 'POST', '/v1/workflows', { title: '\u2800', tasks: [task('ok')] });

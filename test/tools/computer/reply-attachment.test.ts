@@ -90,7 +90,7 @@ describe('reply_attachment', () => {
   it('refuses attachment names with control characters, bidi controls or folders, and never serves one in Content-Disposition', async () => {
     const spoof = 'ü\u202egnp.exe'; // shows as "üexe.png"
     const ownBad = 'outbox/x\u202etxt.exe';
-    const ownBlank = 'outbox/\u115F';
+    const ownBlank = 'outbox/\u2800';
     harness.model.push(
       { output: [functionCall('write_file', { path: 'outbox/image.bin', content: 'MZ\n' })] },
       { output: [functionCall('write_file', { path: ownBad, content: 'MZ\n' })] },
@@ -108,11 +108,11 @@ describe('reply_attachment', () => {
           functionCall('reply_attachment', { path: ownBad }, { callId: 'own' }),
           functionCall('reply_attachment', { path: ownBad, name: 'x.exe' }, { callId: 'renamed' }),
           // Names with no visible character: a Hangul filler, combining marks alone, a deprecated
-          // format character (U+206A), a blank Braille pattern with a space, a file whose own name is a
+          // joiner alone (U+200D), a blank Braille pattern with a space, a file whose own name is a
           // Hangul filler. A soft hyphen is an invisible character, refused as such.
-          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u115F' }, { callId: 'filler' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u3000\u2800' }, { callId: 'filler' }),
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u0301\u0301' }, { callId: 'marks' }),
-          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u206A' }, { callId: 'operator' }),
+          functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u200D' }, { callId: 'operator' }),
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: 'in\u00ADvoice.pdf' }, { callId: 'shy' }),
           functionCall('reply_attachment', { path: 'outbox/image.bin', name: '\u2800 ' }, { callId: 'braille' }),
           functionCall('reply_attachment', { path: ownBlank }, { callId: 'ownBlank' }),
@@ -139,17 +139,17 @@ describe('reply_attachment', () => {
     expect(done.backslash.output).toContain('send e.g. "evil.txt"');
     expect(done.dotdot.output).toContain('- name: must be a file name, not "." or ".."');
     expect(done.own.output).toBe(
-      'Error: tool reply_attachment failed: the file\'s own name "x\\u202Etxt.exe", the attachment\'s default name, must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+180E, U+200B, U+2060–U+2064, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found U+202E (a bidirectional control); send the name without them, e.g. "xtxt.exe" as the name parameter (or rename the file)',
+      'Error: tool reply_attachment failed: the file\'s own name "x\\u202Etxt.exe", the attachment\'s default name, must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found U+202E (a bidirectional control); send the name without them, e.g. "xtxt.exe" as the name parameter (or rename the file)',
     );
     expect(done.renamed.is_error).toBe(false);
     const blank = (found: string) => `- name: must have a visible character, not only whitespace or invisible characters (found ${found}): send a name people can read, e.g. "report.pdf"`;
-    expect(done.filler.output).toContain(blank('U+115F'));
+    expect(done.filler.output).toContain(blank('U+2800'));
     expect(done.marks.output).toContain(blank('U+0301'));
-    expect(done.operator.output).toContain(blank('U+206A'));
+    expect(done.operator.output).toContain(blank('U+200D'));
     expect(done.shy.output).toContain('found U+00AD (an invisible character); send the name without them, e.g. "invoice.pdf"');
     expect(done.braille.output).toContain(blank('U+2800'));
     expect(done.ownBlank.output).toBe(
-      'Error: tool reply_attachment failed: the file\'s own name "\u115F", the attachment\'s default name, must have a visible character, not only whitespace or invisible characters (found U+115F): send a name people can read, e.g. "report.pdf" as the name parameter (or rename the file)',
+      'Error: tool reply_attachment failed: the file\'s own name "\u2800", the attachment\'s default name, must have a visible character, not only whitespace or invisible characters (found U+2800): send a name people can read, e.g. "report.pdf" as the name parameter (or rename the file)',
     );
     const presentations = r.events.filter((e) => e.event === 'presentation').map((e) => e.json.event);
     expect(presentations.map((p) => p.name)).toEqual(['👩\u200D💻 notes.txt', 'x.exe', 'می\u200Cخواهم.txt']);
@@ -166,7 +166,7 @@ describe('reply_attachment', () => {
     writeFileSync(meta, JSON.stringify({ ...JSON.parse(readFileSync(meta, 'utf8')), name: '../\u202e' }));
     const bare = await fetch(harness.svc.url + a.url, { headers: AUTH });
     expect(bare.headers.get('content-disposition')).toBe(`attachment; filename="attachment"; filename*=UTF-8''attachment`);
-    writeFileSync(meta, JSON.stringify({ ...JSON.parse(readFileSync(meta, 'utf8')), name: '\u115F\u0301' }));
+    writeFileSync(meta, JSON.stringify({ ...JSON.parse(readFileSync(meta, 'utf8')), name: '\u2800\u0301' }));
     const blankName = await fetch(harness.svc.url + a.url, { headers: AUTH });
     expect(blankName.headers.get('content-disposition')).toBe(`attachment; filename="attachment"; filename*=UTF-8''attachment`);
   }, 90_000);
