@@ -23,7 +23,7 @@ export interface ComputerToolDeps {
   /**
    * How a command of this turn is named to calls kept waiting for the home meanwhile (home-lock.ts
    * `HomeLockWait.holder`), e.g. `a command of background job "Nightly build" (<job id>)`; absent:
-   * `a command of this agent`.
+   * `a command of this agent`. The family reads it once per turn.
    */
   commandHolder?: () => Promise<string>;
 }

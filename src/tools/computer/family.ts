@@ -120,6 +120,9 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
       // The home is created by the first tool call that needs it, not here (a tools preview
       // assembles the family too).
       const mode = 'mode' in sandbox ? sandbox.mode : null;
+      // How this turn's commands are named to waiting calls: read once per turn (a job's title does
+      // not change), not once per command.
+      let holder: Promise<string> | undefined;
       const deps: ComputerToolDeps = {
         home: path.resolve(ctx.agentHome),
         across: ctx.services.homeLocks ? { lock: ctx.services.homeLocks, agentId: ctx.agentId } : undefined,
@@ -127,7 +130,7 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
         sandbox: mode,
         // The user running bwrap (when the service is root) must be able to read the mcporter config.
         prepareCommand: async () => prepareSkillCommand(await turnSkills(ctx), ctx.config, mode?.kind === 'bwrap', mode?.kind === 'bwrap' ? mode.user?.account : undefined),
-        commandHolder: () => commandHolder(ctx),
+        commandHolder: () => (holder ??= commandHolder(ctx)),
       };
       const tools: AnyWorkerAgentTool[] = [];
       if ('mode' in sandbox) tools.push(commandTool(deps, sandbox.mode));
