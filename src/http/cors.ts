@@ -93,10 +93,13 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
     credentials: false,
     strictPreflight: true,
   };
+  /** The path's methods the delegator looked up for a preflight, for its `Allow` header (not looked up twice). */
+  const preflightMethods = new WeakMap<object, string[]>();
   await app.register(cors, {
     delegator: (request, cb) => {
       if (request.method !== 'OPTIONS') return cb(null, base);
       const methods = allowedMethods(app, request.url.split('?')[0]);
+      preflightMethods.set(request, methods);
       cb(null, methods.length > 0 ? { ...base, methods } : base);
     },
   });
@@ -104,7 +107,7 @@ export async function registerCors(app: FastifyInstance, origins: readonly strin
   app.addHook('onSend', async (request, reply) => {
     // @fastify/cors marks a preflight it answered (a request decoration its types leave out).
     if ((request as { corsPreflightEnabled?: boolean }).corsPreflightEnabled) {
-      const methods = allowedMethods(app, request.url.split('?')[0]);
+      const methods = preflightMethods.get(request) ?? allowedMethods(app, request.url.split('?')[0]);
       if (methods.length > 0) reply.header('Allow', methods.join(', '));
     }
   });
