@@ -23,6 +23,7 @@ import { createStreamTokens, type StreamTokens } from './http/stream-token.js';
 import { controlPlaneStores, type ControlPlaneStores } from './store/control-plane.js';
 import { turnEngine, type TurnEngine } from './store/turn-engine.js';
 import { openDatabase, type Database } from './store/database.js';
+import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { PublishedEventLog } from './store/published-event-log.js';
 import { PgHomeLocks } from './store/postgres/pg-home-lock.js';
 import type { TurnCheckpointStore } from './store/checkpoint-store.js';
@@ -145,6 +146,12 @@ export function modelClientFromConfig(config: Config): ModelPort | undefined {
 
 export function createServices(config: Config, log: Logger, overrides: ServicesOverrides = {}): Services {
   const db = openDatabase(config.DATA_DIR);
+  // Checkpoints of the WAL on a worker thread (never on the event loop); failures logged once per streak.
+  const walFailures = new FailureLog(log, 'SQLite WAL checkpoint', { level: 'warn' });
+  const walCheckpointer =
+    config.DATA_DIR === ':memory:'
+      ? undefined
+      : startWalCheckpointer(db, path.join(config.DATA_DIR, 'service.db'), { onError: (err) => walFailures.failed(err), onCheckpoint: () => walFailures.succeeded() });
   const stores = controlPlaneStores(config, db, (err) => log.warn({ err }, 'an idle Postgres connection failed; the pool reconnects on next use'));
   // Failures of the Postgres wake-ups (LISTEN connection, NOTIFY, catch-up reads) are retried on
   // their own: each kind is logged once when it starts failing, then summarized, then `recovered`.
@@ -347,6 +354,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
       await homeLocks?.close();
       await engine.close();
       await stores.close();
+      await walCheckpointer?.close();
       db.close();
       await tracing?.shutdown();
     },

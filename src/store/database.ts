@@ -10,18 +10,47 @@ import BetterSqlite3 from 'better-sqlite3';
 export type Database = BetterSqlite3.Database;
 
 /**
- * Open (creating if needed) the service database in `dataDir`, held EXCLUSIVELY by this process
- * (SQLite `locking_mode = EXCLUSIVE` in WAL mode, https://www.sqlite.org/pragma.html#pragma_locking_mode):
+ * WAL size (pages of 4 KiB) at which a commit checkpoints inline (SQLite's `wal_autocheckpoint`;
+ * its default is 1000). The checkpointer thread normally empties the WAL long before; this
+ * bounds it (about 40 MB) when that thread falls behind or is not running.
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
+
+/**
+ * Attach `lockFile` as `owner` and write it once in exclusive locking mode: from then on the
+ * connection holds that file's exclusive lock until it closes.
+ * @throws the SQLite error (SQLITE_BUSY when another connection holds it).
+ */
+function takeOwnership(db: Database, lockFile: string): void {
+  db.prepare('ATTACH DATABASE ? AS owner').run(lockFile);
+  db.pragma('owner.locking_mode = EXCLUSIVE');
+  db.pragma('owner.journal_mode = MEMORY'); // written once; no journal file beside it
+  db.exec('CREATE TABLE IF NOT EXISTS owner.service_owner (pid INTEGER NOT NULL); DELETE FROM owner.service_owner');
+  db.prepare('INSERT INTO owner.service_owner (pid) VALUES (?)').run(process.pid);
+}
+
+/**
+ * Open (creating if needed) the service database in `dataDir`, owned EXCLUSIVELY by this process:
  * a second service process on the same DATA_DIR is refused at start instead of running beside
- * the first (two runners of one agent's turns, overlapping commands in one home). The lock goes
- * with the process (also on SIGKILL). Exclusive mode also keeps the WAL index in process memory
- * and skips the file locks of every transaction, which makes each commit cheaper.
+ * the first (two runners of one agent's turns, overlapping commands in one home).
+ *
+ * Ownership is a lock on `DATA_DIR/service.lock`, a small SQLite file attached to the connection
+ * as `owner` and written once in `locking_mode = EXCLUSIVE`
+ * (https://www.sqlite.org/pragma.html#pragma_locking_mode): the connection keeps that file's
+ * exclusive lock until it is closed, and the lock goes with the process (also on SIGKILL). The
+ * database itself, `service.db`, is in WAL mode with normal locking, so that a second connection
+ * of this process — {@link startWalCheckpointer}'s, on a worker thread — can copy the WAL back
+ * into the database (a checkpoint: two fsyncs, milliseconds) without blocking the event loop.
+ * SQLite's own checkpoint on commit stays as a bound: it runs inline only once the WAL holds
+ * {@link WAL_AUTOCHECKPOINT_PAGES} pages (the checkpointer not keeping up, or not running).
+ * A service of an older version holds `service.db` itself exclusively; either way round, the
+ * second one is refused.
  * Pass `':memory:'` as `dataDir` for a throw-away in-memory database (tests).
- * `opts.exclusive: false` opens it shared (normal locking), for tests of stores written by several
- * connections at once — never the service itself.
+ * `opts.exclusive: false` opens it without taking ownership, for tests of stores written by
+ * several connections at once — never the service itself.
  * @throws DataDirInUseError when another process holds the database; DatabaseFileError when
- *   `service.db` cannot be used (a folder, not a SQLite file, not writable by this user); other
- *   errors when the directory cannot be created.
+ *   `service.db` or `service.lock` cannot be used (a folder, not a SQLite file, not writable by
+ *   this user); other errors when the directory cannot be created.
  */
 export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}): Database {
   let db: Database;
@@ -36,9 +65,10 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
       throw new DatabaseFileError(file, err);
     }
     try {
-      if (opts.exclusive !== false) db.pragma('locking_mode = EXCLUSIVE');
       db.pragma('journal_mode = WAL');
-      // The exclusive lock is taken by the first read and kept until close.
+      db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+      if (opts.exclusive !== false) takeOwnership(db, path.join(dataDir, 'service.lock'));
+      // A service of an older version holds service.db itself exclusively: the first read says so.
       db.prepare('SELECT count(*) FROM sqlite_master').get();
     } catch (err) {
       db.close();
@@ -88,7 +118,7 @@ function databaseFileProblem(file: string, err: unknown): string {
   if (code === 'SQLITE_NOTADB') return `${file} is not a SQLite database (${why}): move it away (the service creates a new database there) ${elsewhere}`;
   // Opened read-only (WAL needs writing) or not at all: the database or a journal beside it
   // belongs to another user, e.g. root after a run as root.
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+  for (const f of [file, `${file}-wal`, `${file}-shm`, path.join(path.dirname(file), 'service.lock')]) {
     const owner = unusableBy(f);
     if (owner === undefined) continue;
     const uid = process.getuid?.();
