@@ -188,6 +188,13 @@ describe('input_preview', () => {
     expect(await previewOf('می\u200cخواهم')).toBe('می\u200cخواهم');
   });
 
+  it('holds no Mongolian variation selectors, hieroglyph or shorthand format controls, nor a variation selector with no visible character before it; an emoji keeps its selector', async () => {
+    expect(await previewOf('in\u180bvo\u180fice\u{13430}.p\u{1bca0}df')).toBe('invoice.pdf');
+    expect(await previewOf('\ufe0fin\u200b\ufe0evoice \u{e0100}pdf')).toBe('invoice pdf');
+    expect(await previewOf('\ufe0f\nsecond')).toBe('second');
+    expect(await previewOf('I \u2764\ufe0f it \u845b\u{e0100}')).toBe('I \u2764\ufe0f it \u845b\u{e0100}');
+  });
+
   it('is the first line with text of a list input: a blank message is skipped, user messages come first', async () => {
     expect(await previewOf([{ role: 'user', content: '  ' }, { role: 'user', content: 'real' }])).toBe('real');
     expect(await previewOf([{ role: 'user', content: '\u200b\n' }, { role: 'user', content: '\u0000' }, { role: 'user', content: '\n\nthird\nfourth' }])).toBe('third');
