@@ -47,7 +47,7 @@ export interface NameRule {
  * - `must not contain …: found U+202E (a bidirectional control); send the name as one line of
  *   plain text without them` (`invalid_format`; {@link NameRule.sendWithoutChars});
  * - with {@link NameRule.refuseEdgeSpace}, `must not start or end with white space (found U+0020
- *   at the start): remove it, e.g. send "gpt"` (`invalid_format`; text of only white space ends
+ *   at the start): remove it, as in "gpt"` (`invalid_format`; text of only white space ends
  *   with {@link NameRule.sendName} instead of an example);
  * - unless {@link NameRule.needsVisibleChar} is false, `must have a visible character, not only
  *   whitespace or invisible characters (found U+3164): send a short name in words` (`too_small`).
@@ -65,7 +65,7 @@ export function nameProblem(text: string, noun: string, rule: NameRule = {}): Na
     if (edge !== undefined) {
       const where = /^\s/u.test(text) ? 'start' : 'end';
       const trimmed = text.trim();
-      const send = trimmed === '' ? sendName : `remove it, e.g. send ${quoteForDisplayClipped(trimmed)}`;
+      const send = trimmed === '' ? sendName : `remove it, as in ${quoteForDisplayClipped(trimmed)}`;
       return { code: 'invalid_format', message: `must not start or end with white space (found U+${hex4(edge)} at the ${where}): ${send}` };
     }
   }

@@ -11,18 +11,32 @@ import { nameCheck, nameProblem, type NameRule } from '../name-check.js';
 
 /**
  * How a model name differs from a name people read: its messages say to send the name the model
- * endpoint lists, and it needs no visible character of its own (the endpoint, not a person, reads
- * it, and refuses a name it does not list).
+ * endpoint lists; it needs no visible character of its own (the endpoint, not a person, reads it,
+ * and refuses a name it does not list); and white space at either end is refused, not trimmed —
+ * the name is sent as given, and `" gpt "` names no model.
  */
 export const MODEL_NAME_RULE: NameRule = {
   sendWithoutChars: 'send the model name as the model endpoint lists it, without them',
   sendName: 'send the model name as the model endpoint lists it',
   needsVisibleChar: false,
+  refuseEdgeSpace: true,
+};
+
+/**
+ * {@link MODEL_NAME_RULE} for the MODEL variable, whose refusals say to set it:
+ * `MODEL=… : must not contain …: found U+202E (a bidirectional control); set MODEL to the model
+ * name as the model endpoint lists it, without them`.
+ */
+export const MODEL_VARIABLE_RULE: NameRule = {
+  ...MODEL_NAME_RULE,
+  sendWithoutChars: 'set MODEL to the model name as the model endpoint lists it, without them',
+  sendName: 'set MODEL to the model name as the model endpoint lists it, or leave it unset',
 };
 
 /**
  * Why `model` cannot be a model name, or undefined: `must not contain …: found U+202E (a
- * bidirectional control); send the model name as the model endpoint lists it, without them`.
+ * bidirectional control); send the model name as the model endpoint lists it, without them`, or
+ * `must not start or end with white space (found U+0020 at the start): remove it, as in "gpt"`.
  */
 export function modelNameProblem(model: string): string | undefined {
   return nameProblem(model, 'model name', MODEL_NAME_RULE)?.message;

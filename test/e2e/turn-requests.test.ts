@@ -307,4 +307,21 @@ describe('model names with unsafe characters', () => {
       }
     }
   });
+
+  it('are refused with 400 invalid_request when white space starts or ends them, saying to remove it, on every route that takes a model', async () => {
+    for (const [path, body] of routes) {
+      for (const [model, message] of [
+        [' gpt ', 'must not start or end with white space (found U+0020 at the start): remove it, as in "gpt"'],
+        ['gpt-5-mini\u00A0', 'must not start or end with white space (found U+00A0 at the end): remove it, as in "gpt-5-mini"'],
+        ['\u3000', 'must not start or end with white space (found U+3000 at the start): send the model name as the model endpoint lists it'],
+      ] as const) {
+        const r = await api(harness.svc.url, 'POST', path, body(model));
+        const what = `${path} ${JSON.stringify(model)}`;
+        expect(r.status, what).toBe(400);
+        expect(r.body.error.code, what).toBe('invalid_request');
+        expect(r.body.error.message, what).toContain(`model ${message}`);
+        expect(r.body.error.details, what).toEqual([expect.objectContaining({ path: 'model', message })]);
+      }
+    }
+  });
 });
