@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DomainError } from '../errors.js';
 import { namePatternProblem, type NamePattern } from '../name-pattern.js';
 import { noVisibleCharProblem, unsafeCharProblem } from '../unsafe-chars.js';
+import { codePointCount } from '../runtime/text-cut.js';
 
 /** A page slug (its name within the agent, and the `reference` tools use): `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`. */
 export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -22,6 +23,10 @@ export const SLUG_RULE: NamePattern = {
   maxChars: SLUG_MAX_LENGTH,
   words: 'letters, digits, ".", "_" and "-", starting with a letter or digit',
 };
+/**
+ * Most characters of a page title, counted in code points (an emoji is one), as the REST body
+ * check (zod's `max`) counts them: a title over it is refused there first, `invalid_request`.
+ */
 export const MAX_TITLE_CHARS = 300;
 /** Markdown size limit per page, bytes (UTF-8). */
 export const MAX_PAGE_BYTES = 512 * 1024;
@@ -136,8 +141,8 @@ export function validatePage(slug: string, input: { title: string; markdown: str
   if (typeof input.title !== 'string') problems.push({ path: 'title', code: 'invalid_type', message: 'must be a string: send a short title for the page' });
   // A title of only U+FEFF is refused for it, not as empty: trim() strips U+FEFF.
   else if (input.title.trim() === '' && titleChars === undefined) problems.push({ path: 'title', code: 'too_small', message: 'must not be empty or only whitespace: send a short title for the page' });
-  else if (input.title.length > MAX_TITLE_CHARS) {
-    problems.push({ path: 'title', code: 'too_big', message: `must be at most ${MAX_TITLE_CHARS} characters long, got ${input.title.length}: shorten it` });
+  else if (codePointCount(input.title) > MAX_TITLE_CHARS) {
+    problems.push({ path: 'title', code: 'too_big', message: `must be at most ${MAX_TITLE_CHARS} characters long, got ${codePointCount(input.title)}: shorten it` });
   }
   if (titleChars) problems.push({ path: 'title', code: 'invalid_format', message: titleChars });
   else if (typeof input.title === 'string' && input.title.trim() !== '') {

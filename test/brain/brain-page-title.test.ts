@@ -103,6 +103,22 @@ describe('brain page titles over REST', () => {
     expect(r.body.title).toBe('Logo \uE000 \u2764\uFE0F');
   });
 
+  it('counts a title in code points, an emoji as one: 150 and 151 emoji are titles; 301 emoji or letters are 400 invalid_request saying how many', async () => {
+    for (const n of [150, 151, 300]) {
+      const r = await api(svc.url, 'PUT', page(`emoji-${n}`), { title: '\u{1F600}'.repeat(n), markdown: 'x' });
+      expect(r.status, `${n} emoji`).toBe(201);
+      expect([...r.body.title]).toHaveLength(n);
+    }
+    for (const title of ['\u{1F600}'.repeat(301), 'a'.repeat(301), `${'a'.repeat(299)}\u{1F600}\u{1F600}`]) {
+      const r = await api(svc.url, 'PUT', page('emoji-long'), { title, markdown: 'x' });
+      const message = 'must be at most 300 characters long, got 301';
+      expect(r.status).toBe(400);
+      expect(r.body.error).toEqual({ code: 'invalid_request', message: `title ${message}`, details: [{ path: 'title', code: 'too_big', message }] });
+      expect(validateResponse('/v1/agents/{agent_id}/brain/pages/{slug}', 'put', 400, r.body)).toEqual([]);
+    }
+    expect((await api(svc.url, 'GET', page('emoji-long'))).status).toBe(404);
+  });
+
   it('keeps right-to-left text, emoji with joiners (ZWJ) and words with a non-joiner (ZWNJ) as they are', async () => {
     for (const [slug, title] of [
       ['hebrew', 'מדריך פריסה'],
@@ -140,6 +156,13 @@ describeEachEngine('brain store: page titles', (engine) => {
       { path: 'title', code: 'too_small', message: 'must have a visible character, not only whitespace or invisible characters (found U+2800): send a short title for the page in words' },
     ]);
     expect(await s.get('a1', 'p')).toBeUndefined();
+  });
+
+  it('counts a title in code points, as the REST check does: 300 emoji are stored, 301 refused saying "got 301"', async () => {
+    const s = (opened = await openStores(engine)).brain;
+    expect((await s.put('a1', 'p', { title: '\u{1F600}'.repeat(300), markdown: 'x' })).created).toBe(true);
+    const err = await s.put('a1', 'q', { title: '\u{1F600}'.repeat(301), markdown: 'x' }).catch((e: unknown) => e);
+    expect((err as BrainInputError).details).toEqual([{ path: 'title', code: 'too_big', message: 'must be at most 300 characters long, got 301: shorten it' }]);
   });
 
   it('refuses a title of only a byte order mark U+FEFF for that character, not as empty (trim() strips U+FEFF)', async () => {
