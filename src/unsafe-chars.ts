@@ -219,6 +219,24 @@ export function quoteForDisplayClipped(text: string, maxChars = MAX_QUOTED_CHARS
   return `${quoteForDisplay(keepHead(text, maxChars))}… (${text.length} characters)`;
 }
 
+/** The most names {@link namesForDisplay} lists; the rest are counted. */
+export const MAX_LISTED_NAMES = 5;
+/** The most characters of one name {@link namesForDisplay} shows. */
+export const MAX_LISTED_NAME_CHARS = 64;
+
+/**
+ * Names a client or the model gave (tool names of calls, …) for a message, bounded whatever was
+ * sent: the first {@link MAX_LISTED_NAMES} distinct ones, each {@link quoteForDisplayClipped} to
+ * {@link MAX_LISTED_NAME_CHARS} characters, joined with `, `, then `and N more` —
+ * `"todo", "web_search" and 3 more`. Empty for no names.
+ */
+export function namesForDisplay(names: readonly string[]): string {
+  const distinct = [...new Set(names)];
+  const shown = distinct.slice(0, MAX_LISTED_NAMES).map((n) => quoteForDisplayClipped(n, MAX_LISTED_NAME_CHARS));
+  const more = distinct.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
+}
+
 /** The code point of `ch` as 4+ upper-case hex digits (`202E`). */
 export function hex4(ch: string): string {
   return ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
