@@ -187,7 +187,12 @@ const EnvSchema = z.object({
   /** An IPv6 address may be written in brackets as in a URL (`[::1]`); it is bound without them. */
   HOST: z.string().min(1).default(DEFAULT_HOST).transform((h) => h.replace(/^\[(.*)\]$/, '$1')),
   DATA_DIR: z.string().min(1).default('./data'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** In any case (`INFO`, `Debug`): read in lower case, pino's level names. */
+  LOG_LEVEL: z
+    .string()
+    .default('info')
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
   /**
    * Set to something, it must hold a token: `, ,` would leave the API open while looking protected.
    * Each token has 16+ characters, like METRICS_TOKEN and STREAM_TOKEN_SECRET (a short one is guessable).

@@ -339,6 +339,25 @@ it('refuses a bad value of an enumerated variable naming the variable, the value
   expect(lines).toEqual(['refusing to start: LOG_LEVEL=loud: must be one of fatal, error, warn, info, debug, trace, silent']);
 });
 
+it('reads LOG_LEVEL in any case: the service starts with LOG_LEVEL=WARN and logs warnings only', { timeout: CHILD_MS }, async () => {
+  expect(loadConfig({ LOG_LEVEL: 'Debug' }).LOG_LEVEL).toBe('debug');
+  expect(problems({ LOG_LEVEL: 'LOUD' })).toEqual(['LOG_LEVEL=LOUD: must be one of fatal, error, warn, info, debug, trace, silent']);
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'log-level-start-'));
+  const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'WARN' });
+  try {
+    await waitHealthy(`http://127.0.0.1:${port}`, child, CHILD_MS - 5_000);
+  } finally {
+    child.proc.kill('SIGTERM');
+    await child.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  const levels = child.output().trim().split('\n').map((l) => (JSON.parse(l) as { level: string }).level);
+  // The warning that AUTH_TOKENS is unset, and no info line ("Server listening", the start summary, "shutting down").
+  expect(levels).toContain('warn');
+  expect(levels.filter((level) => level !== 'warn' && level !== 'error')).toEqual([]);
+});
+
 it('words every enumerated variable, list item, URL and secret length plainly, without zod\'s wording', () => {
   expect(problems({ WEB_SEARCH_PROVIDER: 'bing' })).toEqual(['WEB_SEARCH_PROVIDER=bing: must be one of brave, tavily, searxng (or leave it unset)']);
   expect(problems({ MODEL_API: 'Chat' })).toEqual(['MODEL_API=Chat: must be one of responses, chat']);
