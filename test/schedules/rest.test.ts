@@ -198,7 +198,9 @@ describe('/v1/schedules validation errors', () => {
     for (const [cron, why] of [
       ['0 0 30 2 *', 'February has no day 30: choose a day that exists in the month given'],
       ['0 0 31 4,jun *', 'April and June have no day 31: choose a day that exists in the months given'],
-      ['0 0 0 30-31 FEB *', 'February has no day 30: choose a day that exists in the month given'],
+      ['0 0 0 30-31 FEB *', 'February has no day 30 or 31: choose a day that exists in the month given'],
+      ['0 0 30-31 2 *', 'February has no day 30 or 31: choose a day that exists in the month given'],
+      ['0 0 31,30 2 *', 'February has no day 30 or 31: choose a day that exists in the month given'],
     ]) {
       const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron, timezone: 'UTC' } }), 400, 'invalid_cron');
       expect(err.message).toBe(`when.cron "${cron}" never fires: ${why}`);
