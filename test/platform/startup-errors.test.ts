@@ -347,6 +347,8 @@ it('reads LOG_LEVEL in any case: the service starts with LOG_LEVEL=WARN and logs
   const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'WARN' });
   try {
     await waitHealthy(`http://127.0.0.1:${port}`, child, CHILD_MS - 5_000);
+    // The start-up warnings follow the listen: wait for them before stopping the service.
+    for (let waited = 0; !child.output().includes('AUTH_TOKENS is not set') && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
   } finally {
     child.proc.kill('SIGTERM');
     await child.exited;
