@@ -9,7 +9,9 @@ import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.j
 import { parseApprovalPolicy } from './turns/approvals/policy.js';
 import { credentialParamValues } from './url-credentials.js';
 import { hostListProblems, hostUnresolvedProblem, isLoopbackHost, type HostEntryRules } from './host-entries.js';
-import { quoteForDisplay } from './unsafe-chars.js';
+import { escapeUnsafeChars, quoteForDisplay, quoteForDisplayClipped } from './unsafe-chars.js';
+import { MODEL_VARIABLE_RULE } from './model/model-name.js';
+import { nameCheck } from './name-check.js';
 
 export { hostLookupFailure, hostUnresolvedProblem, isLoopbackHost } from './host-entries.js';
 
@@ -185,7 +187,12 @@ const EnvSchema = z.object({
   /** An IPv6 address may be written in brackets as in a URL (`[::1]`); it is bound without them. */
   HOST: z.string().min(1).default(DEFAULT_HOST).transform((h) => h.replace(/^\[(.*)\]$/, '$1')),
   DATA_DIR: z.string().min(1).default('./data'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** In any case (`INFO`, `Debug`): read in lower case, pino's level names. */
+  LOG_LEVEL: z
+    .string()
+    .default('info')
+    .transform((v) => v.toLowerCase())
+    .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
   /**
    * Set to something, it must hold a token: `, ,` would leave the API open while looking protected.
    * Each token has 16+ characters, like METRICS_TOKEN and STREAM_TOKEN_SECRET (a short one is guessable).
@@ -221,7 +228,11 @@ const EnvSchema = z.object({
   // --- model ---
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: url().optional(),
-  MODEL: z.string().min(1).optional(),
+  /**
+   * Checked as a request's `model` is (src/model/model-name.ts), on the value as set — not
+   * trimmed like the other variables, since white space at either end is refused.
+   */
+  MODEL: z.string().min(1).check(nameCheck('model name', MODEL_VARIABLE_RULE)).optional(),
   MODEL_MAX_RETRIES: int(2, 0, 10),
   /** Max ms without a model stream event (before the first one too); then the request is aborted. */
   MODEL_IDLE_TIMEOUT_MS: int(60_000, 50, 3_600_000),
@@ -540,7 +551,20 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
   } else {
     what = item !== undefined ? `"${item}": ${i.message}` : i.message;
   }
-  return name in cleaned ? `${name}=${cleaned[name]}: ${what}` : `${name}: ${what}`;
+  return name in cleaned ? `${name}=${shownValue(cleaned[name])}: ${what}` : `${name}: ${what}`;
+}
+
+/** Variables {@link loadConfig} does not trim: MODEL, whose white space at either end is refused. */
+const UNTRIMMED_VARS = new Set(['MODEL']);
+
+/**
+ * A variable's value as a report line shows it: as given, or quoted ({@link quoteForDisplayClipped},
+ * unsafe characters as `\uXXXX`) when it has white space at either end or a character
+ * {@link escapeUnsafeChars} escapes — so the report stays one line per variable and shows the
+ * spaces it refuses: `MODEL=" gpt": …`.
+ */
+function shownValue(value: string): string {
+  return value.trim() === value && escapeUnsafeChars(value) === value ? value : quoteForDisplayClipped(value);
 }
 
 /** Whether the variable `name` may be left unset with nothing in its place (optional, no default). */
@@ -631,7 +655,8 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
 ];
 
 /**
- * Parse and validate `env` (default `process.env`). Values are trimmed; empty or blank ones count as unset.
+ * Parse and validate `env` (default `process.env`). Values are trimmed, except MODEL (white space
+ * at its ends is refused, as in a request's `model`); empty or blank ones count as unset.
  * @throws ConfigError listing every bad variable in one report, the rules across variables
  *   included (HOST beyond loopback with AUTH_TOKENS empty, DATABASE_URL without
  *   STREAM_TOKEN_SECRET, WEBHOOK_URL without WEBHOOK_SECRET, a WEB_SEARCH_PROVIDER without the
@@ -641,7 +666,8 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, facts: EnvFacts = {}): Config {
   const cleaned: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== '') cleaned[k] = v.trim();
+  // MODEL keeps white space at its ends, for its check to refuse (the name is sent as set).
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== '') cleaned[k] = UNTRIMMED_VARS.has(k) ? v : v.trim();
   const parsed = EnvSchema.safeParse(cleaned);
   const issues = parsed.success ? [] : parsed.error.issues;
   const problems = issues.map((i) => issueLine(i, cleaned));

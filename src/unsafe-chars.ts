@@ -4,16 +4,23 @@
  * separators (U+2028, U+2029), invisible characters (soft hyphen U+00AD, Mongolian vowel separator
  * U+180E, zero-width space U+200B, word joiner U+2060, the invisible mathematical operators
  * U+2061–U+2064 and U+2065, the deprecated format characters U+206A–U+206F, the combining
- * grapheme joiner U+034F, the Khmer inherent vowels U+17B4 and U+17B5, the musical formatting
+ * grapheme joiner U+034F, the Khmer inherent vowels U+17B4 and U+17B5, the Mongolian free
+ * variation selectors U+180B–U+180D and U+180F, the Egyptian hieroglyph format controls
+ * U+13430–U+1343F, the shorthand format controls U+1BCA0–U+1BCA3, the musical formatting
  * characters U+1D173–U+1D17A, the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0 (letters that show as nothing), byte order
  * mark / zero-width no-break space U+FEFF, the interlinear annotation characters U+FFF9–U+FFFB,
- * the tag characters U+E0000–U+E007F) and bidirectional controls (the marks
+ * the tag characters U+E0000–U+E007F, and a variation selector U+FE00–U+FE0F or U+E0100–U+E01EF
+ * that does not follow a visible character: at the start, after whitespace or after another
+ * character that shows as nothing — {@link NO_BASE}) and bidirectional controls (the marks
  * U+061C, U+200E, U+200F, the embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069).
  * A control character or a separator can break a line, a header or a terminal; an invisible
  * character makes two names that look the same differ; a bidi control can make
  * `invoice_\u202Egnp.exe` show as "invoice_exe.png"; tag characters mirror ASCII invisibly, so
  * `Report` followed by the tags of "ignore all rules" shows as "Report" while a model reads the
- * rest. The zero-width non-joiner and joiner (U+200C, U+200D) are ordinary text here: Persian,
+ * rest. A variation selector picks a glyph for the character before it (Unicode Standard §23.4,
+ * "Variation Selectors"; emoji presentation '❤️' is U+2764 U+FE0F, Unicode Technical Standard #51),
+ * so after a visible base it is text; with no base it changes nothing and shows as nothing, a
+ * hidden difference between two names. The zero-width non-joiner and joiner (U+200C, U+200D) are ordinary text here: Persian,
  * Indic scripts and emoji sequences (👩‍💻) need them. Tag characters are kept only where they
  * are one of the three subdivision flags Unicode recommends ({@link FLAG_TAG_SEQUENCE}: 🏴 England,
  * Scotland, Wales — the black flag U+1F3F4, the tags of "gbeng", "gbsct" or "gbwls", the cancel
@@ -30,7 +37,8 @@
  *
  * A name must also have a visible character ({@link hasText}, the check turn input uses): one of
  * only blank letters (U+2800), combining marks or format characters (U+200D alone) shows as
- * nothing ({@link noVisibleCharProblem}).
+ * nothing, and one of only private-use characters or noncharacters as nothing or empty boxes
+ * ({@link noVisibleCharProblem}).
  */
 
 import { keepHead } from './runtime/text-cut.js';
@@ -40,8 +48,18 @@ const BIDI_CONTROL = '\\u061C\\u200E\\u200F\\u202A-\\u202E\\u2066-\\u2069';
 /** The line and paragraph separators. */
 const SEPARATOR = '\\u2028\\u2029';
 /** The invisible characters refused (not U+200C/U+200D, see the module comment). */
-const INVISIBLE = '\\u00AD\\u034F\\u115F\\u1160\\u17B4\\u17B5\\u180E\\u200B\\u2060-\\u2065\\u206A-\\u206F\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E007F}';
-const UNSAFE = `[\\p{Cc}${SEPARATOR}${INVISIBLE}${BIDI_CONTROL}]`;
+const INVISIBLE = '\\u00AD\\u034F\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B\\u2060-\\u2065\\u206A-\\u206F\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{13430}-\\u{1343F}\\u{1BCA0}-\\u{1BCA3}\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E007F}';
+/** The variation selectors: VS1–VS16 U+FE00–U+FE0F and the supplement VS17–VS256 U+E0100–U+E01EF. */
+const VARIATION_SELECTOR = '\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}';
+/**
+ * The characters that show as nothing ({@link NOT_TEXT}: whitespace, controls, format characters,
+ * combining marks — variation selectors among them — and blank letters), and every other character
+ * refused here: a variation selector after one of them has no visible base to select a glyph of.
+ */
+const NO_BASE = `\\s\\p{Cc}\\p{Cf}\\p{M}\\u115F\\u1160\\u3164\\uFFA0\\u2800${SEPARATOR}${INVISIBLE}${BIDI_CONTROL}`;
+/** A variation selector at the start of the text or after a character of {@link NO_BASE}. */
+const BASELESS_SELECTOR = `(?<![^${NO_BASE}])[${VARIATION_SELECTOR}]`;
+const UNSAFE = `(?:[\\p{Cc}${SEPARATOR}${INVISIBLE}${BIDI_CONTROL}]|${BASELESS_SELECTOR})`;
 /**
  * The subdivision flags whose tag characters are text (see the module comment): U+1F3F4, the tags
  * of "gbeng", "gbsct" or "gbwls" (U+E0067 U+E0062 …), U+E007F.
@@ -53,12 +71,13 @@ const UNSAFE_OR_FLAG_ALL = new RegExp(`(${FLAG_TAG_SEQUENCE})|${UNSAFE}`, 'gu');
 const BIDI_ONE = new RegExp(`[${BIDI_CONTROL}]`, 'u');
 const SEPARATOR_ONE = new RegExp(`[${SEPARATOR}]`, 'u');
 const INVISIBLE_ONE = new RegExp(`[${INVISIBLE}]`, 'u');
+const SELECTOR_ONE = new RegExp(`[${VARIATION_SELECTOR}]`, 'u');
 
 /**
  * How refusals describe the characters, for messages: what is not allowed, by range.
  */
 export const UNSAFE_CHARS_DESCRIPTION =
-  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
+  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF where no visible character comes before them) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
 
 /** The first character of `text` that {@link UNSAFE_CHARS_DESCRIPTION} lists, or undefined. */
 export function firstUnsafeChar(text: string): string | undefined {
@@ -80,7 +99,8 @@ export function stripUnsafeChars(text: string): string {
 /**
  * One unsafe character for a message: `U+202E (a bidirectional control)`,
  * `U+0001 (a control character)`, `U+2028 (a line or paragraph separator)`,
- * `U+200B (an invisible character)`.
+ * `U+200B (an invisible character)`, `U+FE0F (a variation selector with no visible character
+ * before it)` — a variation selector is only ever unsafe where {@link firstUnsafeChar} found it.
  */
 export function describeUnsafeChar(ch: string): string {
   const kind = BIDI_ONE.test(ch)
@@ -89,7 +109,9 @@ export function describeUnsafeChar(ch: string): string {
       ? 'a line or paragraph separator'
       : INVISIBLE_ONE.test(ch)
         ? 'an invisible character'
-        : 'a control character';
+        : SELECTOR_ONE.test(ch)
+          ? 'a variation selector with no visible character before it'
+          : 'a control character';
   return `U+${hex4(ch)} (${kind})`;
 }
 
@@ -143,15 +165,35 @@ export function unsafeCharProblem(text: string, send: string): string | undefine
 }
 
 /**
- * Why `text` cannot be a name for having no visible character ({@link hasText}), or undefined: a
- * phrase that follows the field, naming the first character that is not whitespace and ending
- * with what to send — `must have a visible character, not only whitespace or invisible
- * characters (found U+3164): <send>`.
+ * The noncharacters (Unicode Standard §23.7, "Noncharacters"): U+FDD0–U+FDEF and the last two code
+ * points of every plane, U+FFFE, U+FFFF, U+1FFFE, U+1FFFF, … U+10FFFE, U+10FFFF.
+ */
+const NONCHARACTER = `\\uFDD0-\\uFDEF${Array.from({ length: 17 }, (_, plane) => `\\u{${(plane * 0x10000 + 0xfffe).toString(16)}}\\u{${(plane * 0x10000 + 0xffff).toString(16)}}`).join('')}`;
+/**
+ * A character a name cannot show by itself: a private-use character (`\p{Co}`: U+E000–U+F8FF and
+ * planes 15–16, U+F0000–U+FFFFD and U+100000–U+10FFFD; its glyph, if any, comes from a font
+ * private to someone) or a noncharacter ({@link NONCHARACTER}: never text to interchange).
+ */
+const NO_SHARED_GLYPH = new RegExp(`[\\p{Co}${NONCHARACTER}]`, 'u');
+const NO_SHARED_GLYPH_ALL = new RegExp(NO_SHARED_GLYPH.source, 'gu');
+
+/**
+ * Why `text` cannot be a name for having no visible character, or undefined: a phrase that follows
+ * the field, naming the first character that is not whitespace and ending with what to send. Text
+ * that {@link hasText} finds nothing in is `must have a visible character, not only whitespace or
+ * invisible characters (found U+3164): <send>`; text whose only other characters are private-use
+ * characters or noncharacters ({@link NO_SHARED_GLYPH}) is `must have a visible character, not
+ * only private-use characters or noncharacters, which show as nothing or as empty boxes (found
+ * U+E000): <send>`. A name with one visible character besides them is fine.
  */
 export function noVisibleCharProblem(text: string, send: string): string | undefined {
-  if (hasText(text)) return undefined;
-  const first = /\S/u.exec(text)?.[0];
-  return `must have a visible character, not only whitespace or invisible characters${first === undefined ? '' : ` (found U+${hex4(first)})`}: ${send}`;
+  if (!hasText(text)) {
+    const first = /\S/u.exec(text)?.[0];
+    return `must have a visible character, not only whitespace or invisible characters${first === undefined ? '' : ` (found U+${hex4(first)})`}: ${send}`;
+  }
+  if (hasText(text.replace(NO_SHARED_GLYPH_ALL, ''))) return undefined;
+  const first = NO_SHARED_GLYPH.exec(text)![0];
+  return `must have a visible character, not only private-use characters or noncharacters, which show as nothing or as empty boxes (found U+${hex4(first)}): ${send}`;
 }
 
 /**
@@ -175,6 +217,24 @@ export const MAX_QUOTED_CHARS = 80;
 export function quoteForDisplayClipped(text: string, maxChars = MAX_QUOTED_CHARS): string {
   if (text.length <= maxChars) return quoteForDisplay(text);
   return `${quoteForDisplay(keepHead(text, maxChars))}… (${text.length} characters)`;
+}
+
+/** The most names {@link namesForDisplay} lists; the rest are counted. */
+export const MAX_LISTED_NAMES = 5;
+/** The most characters of one name {@link namesForDisplay} shows. */
+export const MAX_LISTED_NAME_CHARS = 64;
+
+/**
+ * Names a client or the model gave (tool names of calls, …) for a message, bounded whatever was
+ * sent: the first {@link MAX_LISTED_NAMES} distinct ones, each {@link quoteForDisplayClipped} to
+ * {@link MAX_LISTED_NAME_CHARS} characters, joined with `, `, then `and N more` —
+ * `"todo", "web_search" and 3 more`. Empty for no names.
+ */
+export function namesForDisplay(names: readonly string[]): string {
+  const distinct = [...new Set(names)];
+  const shown = distinct.slice(0, MAX_LISTED_NAMES).map((n) => quoteForDisplayClipped(n, MAX_LISTED_NAME_CHARS));
+  const more = distinct.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
 
 /** The code point of `ch` as 4+ upper-case hex digits (`202E`). */

@@ -2,10 +2,12 @@
  * The words of zod 4's bound and format issues for src/zod-messages.ts (which installs them as
  * the global error map): `too_small` / `too_big` by the kind of value (`must not be empty`,
  * `must be at most 500, got 501`, `must be at least 3 characters long, got 2`, `must have at most
- * 64 items, got 70`, `must be greater than 0`) and `invalid_format` by format (`must match the
+ * 64 items, got 70`, `must be greater than 0`; a string's length in code points, as zod counts it) and `invalid_format` by format (`must match the
  * pattern /…/`, `must be a URL`, `must start with "x"`), never repeating a string's value (it may
  * hold a secret); messages follow the field's path.
  */
+
+import { codePointCount } from './runtime/text-cut.js';
 
 /** The fields of a raw zod 4 `too_small` / `too_big` / `invalid_format` issue read here. */
 export interface BoundIssue {
@@ -35,7 +37,8 @@ export function sizeMessage(iss: BoundIssue): string | undefined {
   switch (iss.origin) {
     case 'string': {
       if (small && Number(bound) === 1 && !iss.exact) return 'must not be empty';
-      const got = typeof input === 'string' ? `, got ${input.length}` : '';
+      // Counted as zod counts the bound: in code points (an emoji is 1), not UTF-16 units.
+      const got = typeof input === 'string' ? `, got ${codePointCount(input)}` : '';
       return `must be ${iss.exact ? 'exactly' : most} ${plural(bound, 'character')} long${got}`;
     }
     case 'array':

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { DomainError } from '../errors.js';
 import { namePatternProblem, type NamePattern } from '../name-pattern.js';
 import { noVisibleCharProblem, unsafeCharProblem } from '../unsafe-chars.js';
+import { codePointCount } from '../runtime/text-cut.js';
 
 /** A page slug (its name within the agent, and the `reference` tools use): `[A-Za-z0-9][A-Za-z0-9._-]{0,127}`. */
 export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -22,6 +23,10 @@ export const SLUG_RULE: NamePattern = {
   maxChars: SLUG_MAX_LENGTH,
   words: 'letters, digits, ".", "_" and "-", starting with a letter or digit',
 };
+/**
+ * Most characters of a page title, counted in code points (an emoji is one), as the REST body
+ * check (zod's `max`) counts them: a title over it is refused there first, `invalid_request`.
+ */
 export const MAX_TITLE_CHARS = 300;
 /** Markdown size limit per page, bytes (UTF-8). */
 export const MAX_PAGE_BYTES = 512 * 1024;
@@ -29,7 +34,7 @@ export const MAX_PAGE_BYTES = 512 * 1024;
 /**
  * Why `title` cannot be a page title for the characters in it, or undefined when it can: a title
  * is one line of plain text, so a control character (NUL, a line break, a tab, ESC, DEL, C1), a
- * line or paragraph separator (U+2028, U+2029), an invisible character (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag) or
+ * line or paragraph separator (U+2028, U+2029), an invisible character (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF where no visible character comes before them) or
  * a bidirectional control (U+202E would show a title reversed in a list) is refused, never
  * stripped (src/unsafe-chars.ts; ZWNJ and ZWJ are text). The reason is a phrase after the field (`must not contain …:
  * found U+0000 (a control character); send the title as one line of plain text without them`).
@@ -136,8 +141,8 @@ export function validatePage(slug: string, input: { title: string; markdown: str
   if (typeof input.title !== 'string') problems.push({ path: 'title', code: 'invalid_type', message: 'must be a string: send a short title for the page' });
   // A title of only U+FEFF is refused for it, not as empty: trim() strips U+FEFF.
   else if (input.title.trim() === '' && titleChars === undefined) problems.push({ path: 'title', code: 'too_small', message: 'must not be empty or only whitespace: send a short title for the page' });
-  else if (input.title.length > MAX_TITLE_CHARS) {
-    problems.push({ path: 'title', code: 'too_big', message: `must be at most ${MAX_TITLE_CHARS} characters long, got ${input.title.length}: shorten it` });
+  else if (codePointCount(input.title) > MAX_TITLE_CHARS) {
+    problems.push({ path: 'title', code: 'too_big', message: `must be at most ${MAX_TITLE_CHARS} characters long, got ${codePointCount(input.title)}: shorten it` });
   }
   if (titleChars) problems.push({ path: 'title', code: 'invalid_format', message: titleChars });
   else if (typeof input.title === 'string' && input.title.trim() !== '') {

@@ -21,6 +21,7 @@ import { ZodError } from 'zod';
 import { SLUG_MAX_LENGTH } from '../brain/brain-store.js';
 import { isDomainError } from '../errors.js';
 import { escapeUnsafeChars } from '../unsafe-chars.js';
+import { keepHead } from '../runtime/text-cut.js';
 import { innermostIssues, issueLine, issuePath } from '../zod-messages.js';
 import { bodyLimitOf, bodyTooLarge } from './body-limit.js';
 import { envelope, listIssues } from './errors.js';
@@ -107,7 +108,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
       reply
         .code(405)
         .header('Allow', allow.join(', '))
-        .send(envelope('method_not_allowed', `${request.method} is not allowed on ${path}: use ${allow.join(' or ')}${methodHint(request.method, path)}`, { allow }));
+        .send(envelope('method_not_allowed', `${request.method} is not allowed on ${pathForDisplay(path)}: use ${orList(allow)}${methodHint(request.method, path)}`, { allow }));
       return;
     }
     reply.code(404).send(envelope('not_found', `no route ${request.method} ${path}: check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has`, { method: request.method, path, routes: '/openapi.yaml' }));
@@ -189,19 +190,34 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
 /**
  * What a client sending a method to a path most likely wants, as a clause for a 405's message:
  * DELETE on a turn, a background job or a workflow (none has a DELETE route) points at the route
- * that stops it — `; to stop a background job, POST /v1/jobs/<id>/stop`. Empty for any other.
+ * that stops it — `; to stop a background job, POST /v1/jobs/{id}/stop`. The id is the one of the
+ * path the message already shows, so it is written `{id}`, not echoed a second time. Empty for any other.
  */
-const METHOD_HINTS: { method: string; path: RegExp; hint: (id: string) => string }[] = [
-  { method: 'DELETE', path: /^\/v1\/jobs\/([^/]+)$/, hint: (id) => `; to stop a background job, POST /v1/jobs/${id}/stop` },
-  { method: 'DELETE', path: /^\/v1\/turns\/([^/]+)$/, hint: (id) => `; to cancel a turn, POST /v1/turns/${id}/cancel` },
-  { method: 'DELETE', path: /^\/v1\/workflows\/([^/]+)$/, hint: (id) => `; to cancel a workflow, POST /v1/workflows/${id}/cancel` },
+const METHOD_HINTS: { method: string; path: RegExp; hint: string }[] = [
+  { method: 'DELETE', path: /^\/v1\/jobs\/[^/]+$/, hint: '; to stop a background job, POST /v1/jobs/{id}/stop' },
+  { method: 'DELETE', path: /^\/v1\/turns\/[^/]+$/, hint: '; to cancel a turn, POST /v1/turns/{id}/cancel' },
+  { method: 'DELETE', path: /^\/v1\/workflows\/[^/]+$/, hint: '; to cancel a workflow, POST /v1/workflows/{id}/cancel' },
 ];
 
-/** The clause of {@link METHOD_HINTS} for `method` on `path` (the id escaped), or ''. */
+/** The clause of {@link METHOD_HINTS} for `method` on `path`, or ''. */
 function methodHint(method: string, path: string): string {
-  for (const h of METHOD_HINTS) {
-    const m = method === h.method ? h.path.exec(path) : null;
-    if (m) return h.hint(escapeUnsafeChars(m[1]));
-  }
-  return '';
+  return METHOD_HINTS.find((h) => method === h.method && h.path.test(path))?.hint ?? '';
+}
+
+/** The most characters of a request path a 405's message shows. */
+const MAX_SHOWN_PATH_CHARS = 120;
+
+/**
+ * A request's path for a message: as sent, characters src/unsafe-chars.ts lists written as
+ * `\uXXXX`; one over {@link MAX_SHOWN_PATH_CHARS} characters is shown by its start and its length
+ * — `/v1/jobs/aaaa…… (3009 characters)` — so a message stays short whatever was sent.
+ */
+function pathForDisplay(path: string): string {
+  if (path.length <= MAX_SHOWN_PATH_CHARS) return escapeUnsafeChars(path);
+  return `${escapeUnsafeChars(keepHead(path, MAX_SHOWN_PATH_CHARS))}… (${path.length} characters)`;
+}
+
+/** `items` as an English list with "or": `GET`, `GET or HEAD`, `GET, HEAD or POST`. */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`;
 }

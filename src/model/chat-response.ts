@@ -20,7 +20,7 @@
  *   Calls without a name are dropped.
  * - A flattened namespaced name (`<namespace>__<name>`) is mapped back to namespace + name.
  * - An answer to a request that offered no tools has its calls dropped, reported in one
- *   `warning {code: "tool_calls_ignored", call_ids}`.
+ *   `warning {code: "tool_calls_ignored", call_ids, tool_names}` (the message names them, bounded).
  * - Usage only when the server sent it (`response.done.usage` undefined means unknown, not zero).
  * - Items, in order: reasoning (text in `summary[0]`, field name in `providerData`), the answer
  *   text, the calls.
@@ -29,6 +29,7 @@ import type { AssembledAnswer } from './chat-assembly.js';
 import { REASONING_FIELD_KEY } from './chat-messages.js';
 import type { ChatToolSet } from './chat-tools.js';
 import type { ModelStreamEvent, TranscriptItem } from './port.js';
+import { namesForDisplay } from '../unsafe-chars.js';
 
 export interface ChatResponseContext {
   /** Every `call_id` already in the request's transcript. */
@@ -85,8 +86,9 @@ export function toChatResponseEvents(a: AssembledAnswer, ctx: ChatResponseContex
     events.push({
       type: 'warning',
       code: 'tool_calls_ignored',
-      message: `The model called ${calls.map((c) => c.name).join(', ')} although no tools were offered; the calls were not run.`,
+      message: `The model called ${namesForDisplay(calls.map((c) => c.name))} although no tools were offered; the calls were not run.`,
       call_ids: ids,
+      tool_names: calls.map((c) => c.name),
     });
   } else {
     calls.forEach((c, k) => {

@@ -1,32 +1,52 @@
 /**
  * The `model` a client or the model names (a turn, a tool preview, a schedule, a workflow, a
- * background job): one line of plain text. A control character, a line or paragraph separator, an
- * invisible character or a bidirectional control is refused ({@link unsafeCharProblem}) — such a
- * name would be stored, sent to the model endpoint and written raw into log lines, and no model
- * endpoint lists one.
+ * background job): one line of plain text, checked by the rule every name follows
+ * (src/name-check.ts) with {@link MODEL_NAME_RULE}. A control character, a line or paragraph
+ * separator, an invisible character or a bidirectional control is refused — such a name would be
+ * stored, sent to the model endpoint and written raw into log lines, and no model endpoint lists
+ * one.
  */
 import { z } from 'zod';
-import { unsafeCharProblem } from '../unsafe-chars.js';
+import { nameCheck, nameProblem, type NameRule } from '../name-check.js';
 
-/** What a refused model name says to send. */
-const SEND = 'send the model name as the model endpoint lists it, without them';
+/**
+ * How a model name differs from a name people read: its messages say to send the name the model
+ * endpoint lists; it needs no visible character of its own (the endpoint, not a person, reads it,
+ * and refuses a name it does not list); and white space at either end is refused, not trimmed —
+ * the name is sent as given, and `" gpt "` names no model.
+ */
+export const MODEL_NAME_RULE: NameRule = {
+  sendWithoutChars: 'send the model name as the model endpoint lists it, without them',
+  sendName: 'send the model name as the model endpoint lists it',
+  needsVisibleChar: false,
+  refuseEdgeSpace: true,
+};
+
+/**
+ * {@link MODEL_NAME_RULE} for the MODEL variable, whose refusals say to set it:
+ * `MODEL=… : must not contain …: found U+202E (a bidirectional control); set MODEL to the model
+ * name as the model endpoint lists it, without them`.
+ */
+export const MODEL_VARIABLE_RULE: NameRule = {
+  ...MODEL_NAME_RULE,
+  sendWithoutChars: 'set MODEL to the model name as the model endpoint lists it, without them',
+  sendName: 'set MODEL to the model name as the model endpoint lists it, or leave it unset',
+};
 
 /**
  * Why `model` cannot be a model name, or undefined: `must not contain …: found U+202E (a
- * bidirectional control); send the model name as the model endpoint lists it, without them`.
+ * bidirectional control); send the model name as the model endpoint lists it, without them`, or
+ * `must not start or end with white space (found U+0020 at the start): remove it, as in "gpt"`.
  */
 export function modelNameProblem(model: string): string | undefined {
-  return unsafeCharProblem(model, SEND);
+  return nameProblem(model, 'model name', MODEL_NAME_RULE)?.message;
 }
 
 /**
  * {@link modelNameProblem} as a zod check (`z.string().check(modelNameCheck)`): one issue
  * `{code: 'custom', message}` at the field, so a REST 400 `invalid_request` names the character.
  */
-export const modelNameCheck: z.core.CheckFn<string> = (ctx) => {
-  const problem = modelNameProblem(ctx.value);
-  if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-};
+export const modelNameCheck: z.core.CheckFn<string> = nameCheck('model name', MODEL_NAME_RULE);
 
 /** A `model` field: 1 to 200 characters, none that {@link modelNameProblem} refuses. */
 export const ModelNameSchema = z.string().min(1).max(200).check(modelNameCheck);

@@ -180,7 +180,8 @@ export type ModelStreamEvent =
   /** Reasoning text as it streams (Chat Completions: `reasoning_content` / `reasoning` deltas; Responses: reasoning summary deltas). */
   | { type: 'reasoning.delta'; text: string }
   /** Something the client should know that does not fail the response (e.g. calls the adapter did not pass on). */
-  | { type: 'warning'; code: 'tool_calls_ignored'; message: string; call_ids: string[] }
+  /** `tool_names`: the names the dropped calls used, in order (for the turn's ending message; not part of the public event). */
+  | { type: 'warning'; code: 'tool_calls_ignored'; message: string; call_ids: string[]; tool_names: string[] }
   /** A completed output item; `index` orders items within the response. */
   | { type: 'item.done'; index: number; item: TranscriptItem }
   | {

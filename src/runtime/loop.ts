@@ -125,7 +125,7 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     let next = step;
     if (next.type === 'completed') {
       // A turn ending without answer text (cut, empty) fails with that code (policies/answerless-end.ts).
-      const ending = decideEnding(next.stopReason, state.lastText, { requests: state.steps, nudged: state.nudged });
+      const ending = decideEnding(next.stopReason, state.lastText, { requests: state.steps, nudged: state.nudged, ...(next.ignoredTools ? { ignoredTools: next.ignoredTools } : {}) });
       if (ending.type === 'failed') next = { type: 'failed', error: ending.error };
     }
     await checkpoint(state, next);

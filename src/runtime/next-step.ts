@@ -9,7 +9,11 @@
  */
 export type NextStep =
   | { type: 'run_again' }
-  | { type: 'completed'; stopReason: string }
+  /**
+   * `ignoredTools`: the answer had no text, only calls to tools the request did not offer (not run);
+   * their names, for the failure message (src/runtime/policies/answerless-end.ts).
+   */
+  | { type: 'completed'; stopReason: string; ignoredTools?: string[] }
   | { type: 'failed'; error: { code: string; message: string } }
   | { type: 'cancelled'; calls: { call_id: string; state: 'completed' | 'cancelled' | 'not_started' }[] }
   | { type: 'waiting'; reason: string };

@@ -5,7 +5,10 @@
  * repeated calls, answerless endings).
  *
  * After max steps (tools disabled) a response's calls are dropped with a `model.warning`
- * `tool_calls_ignored` ({@link ignoredCalls}); its text is the answer.
+ * `tool_calls_ignored` ({@link ignoredCalls}); its text is the answer. A Chat Completions answer to
+ * a request that offered no tools has its calls dropped the same way by the adapter. An answer
+ * left with no text ends `completed` with `ignoredTools` (the names those calls used), for the
+ * ending's message.
  *
  * Mid-round checkpoint: a response with calls is put in `state.round` and checkpointed
  * (`deps.checkpoint`) BEFORE any call runs, so a crash never makes the model answer the same
@@ -54,12 +57,18 @@ export async function runRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>):
   let response;
   // Every event the provider sent, also those the adapter does not pass on (tool-call chunks, …).
   let providerEvents = 0;
+  // Names of calls dropped because the request offered no tools (by the adapter, or below after max_steps).
+  const ignoredTools: string[] = [];
   try {
     response = await readModelResponse(
       deps.model.stream(request, deps.signal, { onActivity: () => void providerEvents++ }),
       deps.signal,
       (text) => deps.emit({ type: 'message.delta', text }),
-      (e) => deps.emit(e.type === 'warning' ? { type: 'model.warning', code: e.code, message: e.message, call_ids: e.call_ids } : e),
+      (e) => {
+        if (e.type !== 'warning') return deps.emit(e);
+        ignoredTools.push(...e.tool_names);
+        return deps.emit({ type: 'model.warning', code: e.code, message: e.message, call_ids: e.call_ids });
+      },
       () => providerEvents,
       deps.model.endpoint,
     );
@@ -104,6 +113,7 @@ export async function runRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>):
     // of this response keeps the calls without outputs, so it is not chained (previous_response_id):
     // a continuation sends this answer as input instead.
     const ignored = ignoredCalls(items);
+    ignoredTools.push(...ignored.toolNames);
     await deps.emit({ type: 'model.warning', code: 'tool_calls_ignored', message: ignored.message, call_ids: ignored.callIds });
     items = ignored.kept;
     chainable = false;
@@ -126,7 +136,8 @@ export async function runRound<TTurn>(state: TurnState, deps: RoundDeps<TTurn>):
       return done({ type: 'run_again' });
     }
     state.lastText = '';
-    return done({ type: 'completed', stopReason: empty.stopReason });
+    // An answer of only calls to tools that were not offered: the ending says so (policies/answerless-end.ts).
+    return done({ type: 'completed', stopReason: empty.stopReason, ...(ignoredTools.length > 0 ? { ignoredTools } : {}) });
   }
   const markup = decideToolCallText(state.markupNudged === true, text, deps.tools.toolNames);
   if (markup.type === 'nudge' && !state.toolsDisabled) {

@@ -91,3 +91,20 @@ export function clip(text: string, maxChars: number, marker = '…'): string {
   if (text.length <= maxChars) return text;
   return keepHead(text, Math.max(0, maxChars - marker.length)) + marker;
 }
+
+/**
+ * How many Unicode code points `text` has: its UTF-16 length less one per surrogate pair (a lone
+ * surrogate counts as one). The unit zod 4's string `min`/`max` checks count in, so `'😀'` is 1
+ * (its `length` is 2); linear in the text, without building an array.
+ */
+export function codePointCount(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++, n++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return n;
+}

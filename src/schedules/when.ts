@@ -265,8 +265,8 @@ function fieldValues(field: string, names: string[] = []): number[] | undefined 
 
 /**
  * Why a cron `expression` that croner accepts never fires, and what to do: a day of the month that
- * none of the months given has — `February has no day 30: choose a day that exists in the month
- * given` — or, when the fields say no more, `no date matches all its fields; check the
+ * none of the months given has, every day given named — `February has no day 30: choose a day that
+ * exists in the month given`, `February has no day 30 or 31: …` for `30-31` — or, when the fields say no more, `no date matches all its fields; check the
  * day-of-month and month fields`.
  */
 function neverFiresReason(expression: string): string {
@@ -282,7 +282,10 @@ function neverFiresReason(expression: string): string {
   if (!unique.every((m) => MONTH_DAYS[m - 1] < firstDay)) return general;
   const names = unique.map((m) => MONTH_NAMES[m - 1]);
   const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-  return `${list} ${names.length === 1 ? 'has' : 'have'} no day ${firstDay}: choose a day that exists in the month${names.length === 1 ? '' : 's'} given`;
+  // Every day given is at least firstDay, so none of them exists in these months: name them all.
+  const given = [...new Set(days)].sort((a, b) => a - b);
+  const dayList = given.length === 1 ? `${given[0]}` : `${given.slice(0, -1).join(', ')} or ${given.at(-1)}`;
+  return `${list} ${names.length === 1 ? 'has' : 'have'} no day ${dayList}: choose a day that exists in the month${names.length === 1 ? '' : 's'} given`;
 }
 
 /** The first cron slot (ms) of `expression` in the (canonical, known) `timezone`, checked against `rules`. */

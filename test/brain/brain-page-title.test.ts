@@ -17,7 +17,7 @@ import { validateResponse } from '../e2e/support/spec.js';
 import { describeEachEngine, openStores, type OpenStores } from '../support/store-engines.js';
 
 const CHARS =
-  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
+  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF where no visible character comes before them) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
 const refusal = (found: string) => `must not contain ${CHARS}: found ${found}; send the title as one line of plain text without them`;
 
 describe('brain page titles over REST', () => {
@@ -48,6 +48,11 @@ describe('brain page titles over REST', () => {
       ['Deploy\u180Eguide', 'U+180E (an invisible character)'],
       ['Deploy guide\uFFFB', 'U+FFFB (an invisible character)'],
       ['Deploy guide\u{E0001}\u{E0072}\u{E007F}', 'U+E0001 (an invisible character)'],
+      ['Deploy\u180Cguide', 'U+180C (an invisible character)'],
+      ['Deploy\u{1343F}guide', 'U+1343F (an invisible character)'],
+      ['Deploy\u{1BCA3}guide', 'U+1BCA3 (an invisible character)'],
+      ['\uFE0FDeploy guide', 'U+FE0F (a variation selector with no visible character before it)'],
+      ['Deploy \u{E01EF}guide', 'U+E01EF (a variation selector with no visible character before it)'],
     ];
     for (const [title, found] of cases) {
       const r = await api(svc.url, 'PUT', page('guide'), { title, markdown: 'x' });
@@ -78,6 +83,40 @@ describe('brain page titles over REST', () => {
       expect(validateResponse('/v1/agents/{agent_id}/brain/pages/{slug}', 'put', 400, r.body)).toEqual([]);
     }
     expect((await api(svc.url, 'GET', page('blank'))).status).toBe(404);
+  });
+
+  it('refuses a title of only private-use characters or noncharacters with 400 invalid_page saying it needs a visible character', async () => {
+    for (const [title, found] of [
+      ['\uE000\uE001', 'E000'],
+      [' \u{100000} ', '100000'],
+      ['\uFDEF', 'FDEF'],
+      ['\u{10FFFE}', '10FFFE'],
+    ]) {
+      const message = `must have a visible character, not only private-use characters or noncharacters, which show as nothing or as empty boxes (found U+${found}): send a short title for the page in words`;
+      const r = await api(svc.url, 'PUT', page('private'), { title, markdown: 'x' });
+      expect(r.status, JSON.stringify(title)).toBe(400);
+      expect(r.body.error, JSON.stringify(title)).toEqual({ code: 'invalid_page', message: `title ${message}`, details: [{ path: 'title', code: 'too_small', message }] });
+    }
+    expect((await api(svc.url, 'GET', page('private'))).status).toBe(404);
+    const r = await api(svc.url, 'PUT', page('private'), { title: 'Logo \uE000 \u2764\uFE0F', markdown: 'x' });
+    expect(r.status).toBe(201);
+    expect(r.body.title).toBe('Logo \uE000 \u2764\uFE0F');
+  });
+
+  it('counts a title in code points, an emoji as one: 150 and 151 emoji are titles; 301 emoji or letters are 400 invalid_request saying how many', async () => {
+    for (const n of [150, 151, 300]) {
+      const r = await api(svc.url, 'PUT', page(`emoji-${n}`), { title: '\u{1F600}'.repeat(n), markdown: 'x' });
+      expect(r.status, `${n} emoji`).toBe(201);
+      expect([...r.body.title]).toHaveLength(n);
+    }
+    for (const title of ['\u{1F600}'.repeat(301), 'a'.repeat(301), `${'a'.repeat(299)}\u{1F600}\u{1F600}`]) {
+      const r = await api(svc.url, 'PUT', page('emoji-long'), { title, markdown: 'x' });
+      const message = 'must be at most 300 characters long, got 301';
+      expect(r.status).toBe(400);
+      expect(r.body.error).toEqual({ code: 'invalid_request', message: `title ${message}`, details: [{ path: 'title', code: 'too_big', message }] });
+      expect(validateResponse('/v1/agents/{agent_id}/brain/pages/{slug}', 'put', 400, r.body)).toEqual([]);
+    }
+    expect((await api(svc.url, 'GET', page('emoji-long'))).status).toBe(404);
   });
 
   it('keeps right-to-left text, emoji with joiners (ZWJ) and words with a non-joiner (ZWNJ) as they are', async () => {
@@ -117,6 +156,13 @@ describeEachEngine('brain store: page titles', (engine) => {
       { path: 'title', code: 'too_small', message: 'must have a visible character, not only whitespace or invisible characters (found U+2800): send a short title for the page in words' },
     ]);
     expect(await s.get('a1', 'p')).toBeUndefined();
+  });
+
+  it('counts a title in code points, as the REST check does: 300 emoji are stored, 301 refused saying "got 301"', async () => {
+    const s = (opened = await openStores(engine)).brain;
+    expect((await s.put('a1', 'p', { title: '\u{1F600}'.repeat(300), markdown: 'x' })).created).toBe(true);
+    const err = await s.put('a1', 'q', { title: '\u{1F600}'.repeat(301), markdown: 'x' }).catch((e: unknown) => e);
+    expect((err as BrainInputError).details).toEqual([{ path: 'title', code: 'too_big', message: 'must be at most 300 characters long, got 301: shorten it' }]);
   });
 
   it('refuses a title of only a byte order mark U+FEFF for that character, not as empty (trim() strips U+FEFF)', async () => {

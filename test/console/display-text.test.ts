@@ -60,3 +60,34 @@ it('keeps the tags of the flags of England, Scotland and Wales, and escapes tags
   expect(escapeUnsafeChars(cases[9])).toBe(`${scotland}\\uDB40\\uDC68\\uDB40\\uDC69\\uDB40\\uDC64\\uDB40\\uDC64\\uDB40\\uDC65\\uDB40\\uDC6E`);
   expect(displayJson({ team: scotland })).toContain(scotland);
 });
+
+it('escapes the Mongolian variation selectors, the Egyptian hieroglyph and shorthand format controls, and a variation selector with no visible character before it, as the service does', () => {
+  const cases: [string, string][] = [
+    ['adm\u180Bin', 'adm\\u180Bin'],
+    ['adm\u180Fin', 'adm\\u180Fin'],
+    ['adm\u{13430}in', 'adm\\uD80D\\uDC30in'],
+    ['adm\u{1BCA0}in', 'adm\\uD82F\\uDCA0in'],
+    ['\uFE0Fadmin', '\\uFE0Fadmin'], // at the start
+    ['admin \uFE0F', 'admin \\uFE0F'], // after a space
+    ['\u2764\uFE0F\uFE0F', '\u2764\uFE0F\\uFE0F'], // after another selector
+    ['a\u200D\uFE0E', 'a\u200D\\uFE0E'], // after a format character
+    ['\u{E0100}x', '\\uDB40\\uDD00x'],
+    // After a visible base the selector is text: an emoji, a keycap, a flag sequence, an ideographic variant.
+    ['I \u2764\uFE0F it', 'I \u2764\uFE0F it'],
+    ['1\uFE0F\u20E3', '1\uFE0F\u20E3'],
+    ['\u{1F3F3}\uFE0F\u200D\u{1F308}', '\u{1F3F3}\uFE0F\u200D\u{1F308}'],
+    ['\u845B\u{E0100}', '\u845B\u{E0100}'],
+  ];
+  for (const [text, shown] of cases) {
+    expect(escapeUnsafeText(text), JSON.stringify(text)).toBe(shown);
+    expect(escapeUnsafeChars(text), JSON.stringify(text)).toBe(shown);
+  }
+  // In JSON a string's first character follows a quote: still no base.
+  const args = { start: '\uFE0Frm -rf', heart: '\u2764\uFE0F', line: 'a\n\uFE0Fb', [`\uFE0Fkey`]: 1 };
+  const shown = displayJson(args);
+  expect(shown).toContain('"\\uFE0Frm -rf"');
+  expect(shown).toContain('"\u2764\uFE0F"');
+  expect(shown).toContain('"a\\n\\uFE0Fb"');
+  expect(shown).toContain('"\\uFE0Fkey": 1');
+  expect(JSON.parse(shown)).toEqual(args);
+});

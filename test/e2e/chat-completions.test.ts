@@ -44,6 +44,34 @@ describe('MODEL_API=chat', () => {
   });
 });
 
+describe('MODEL_API=chat, an answer of only calls to tools the turn did not offer', () => {
+  const h = useChatService({ MODEL_API: 'chat' });
+
+  it('fails empty_response saying the model called tools that were not offered, naming them (bounded), and what to do', async () => {
+    h.model.push({ toolCalls: [chatCall('todo', { todos: [] }, { id: 'call_n1' }), chatCall('web_search', { query: 'x' }, { id: 'call_n2' })] });
+    const r = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'Plan a backup', tools: [] });
+    expect(h.model.requests.at(-1)!.body.tools ?? []).toEqual([]);
+    const error = {
+      code: 'empty_response',
+      message: 'the model answered only with calls to tools this turn did not offer ("todo", "web_search"), which were not run, and no text: give the turn the tools it calls (the request\'s "tools" families), or ask for an answer in text in the instructions.',
+    };
+    expect(r.body).toMatchObject({ status: 'failed', steps: 1, error });
+    const stream = await readSse(`${h.svc.url}/v1/turns/${r.body.id}/events`);
+    expect(stream.events.find((e) => e.event === 'model.warning')?.json).toMatchObject({ code: 'tool_calls_ignored', call_ids: ['call_n1', 'call_n2'] });
+    expect(stream.events.at(-1)?.json).toMatchObject({ type: 'turn.failed', error });
+    expect(stream.events.map((e) => e.event)).not.toContain('tool.started');
+  });
+
+  it('names at most five distinct tools, each clipped and with unsafe characters escaped, and counts the rest', async () => {
+    const names = ['a\u202Eb', 'x'.repeat(100), 'c', 'c', 'd', 'e', 'f', 'g'];
+    h.model.push({ toolCalls: names.map((n, i) => chatCall(n, {}, { id: `call_m${i}` })) });
+    const r = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'go', tools: [] });
+    expect(r.body.error.code).toBe('empty_response');
+    expect(r.body.error.message).toContain(`did not offer ("a\\u202Eb", "${'x'.repeat(64)}"… (100 characters), "c", "d", "e" and 2 more), which were not run`);
+    expect(r.body.error.message).not.toMatch(/\u202E/u);
+  });
+});
+
 describe('MODEL_API=chat history over several tool rounds', () => {
   const h = useChatService({ MODEL_API: 'chat' });
   const todo = (id: string, content: string) => chatCall('todo', { todos: [{ id, content, status: 'pending' }] }, { id: `call_${id}` });

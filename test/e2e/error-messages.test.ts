@@ -211,7 +211,7 @@ describe('wrong method on a known path', () => {
     expect(put.headers.get('allow')).toBe('GET, HEAD, POST');
     expect(put.body.error).toEqual({
       code: 'method_not_allowed',
-      message: 'PUT is not allowed on /v1/turns: use GET or HEAD or POST',
+      message: 'PUT is not allowed on /v1/turns: use GET, HEAD or POST',
       details: { allow: ['GET', 'HEAD', 'POST'] },
     });
     harness.model.push({ output: [message('ok')] });
@@ -226,9 +226,9 @@ describe('wrong method on a known path', () => {
     const turn = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
     const id = turn.body.id as string;
     const cases: [string, string][] = [
-      [`/v1/jobs/${id}`, `; to stop a background job, POST /v1/jobs/${id}/stop`],
-      [`/v1/turns/${id}`, `; to cancel a turn, POST /v1/turns/${id}/cancel`],
-      [`/v1/workflows/${id}`, `; to cancel a workflow, POST /v1/workflows/${id}/cancel`],
+      [`/v1/jobs/${id}`, '; to stop a background job, POST /v1/jobs/{id}/stop'],
+      [`/v1/turns/${id}`, '; to cancel a turn, POST /v1/turns/{id}/cancel'],
+      [`/v1/workflows/${id}`, '; to cancel a workflow, POST /v1/workflows/{id}/cancel'],
     ];
     for (const [path, hint] of cases) {
       const r = await api(harness.svc.url, 'DELETE', path);
@@ -237,6 +237,19 @@ describe('wrong method on a known path', () => {
     }
     // Other methods and paths keep the plain message.
     expect((await api(harness.svc.url, 'PATCH', `/v1/jobs/${id}`, {})).body.error.message).toBe(`PATCH is not allowed on /v1/jobs/${id}: use GET or HEAD`);
+  });
+
+  it('echoes a 3000-character id once, cut to the start of the path and its length', async () => {
+    const id = 'a'.repeat(3000);
+    for (const [path, hint] of [
+      [`/v1/jobs/${id}`, '; to stop a background job, POST /v1/jobs/{id}/stop'],
+      [`/v1/turns/${id}`, '; to cancel a turn, POST /v1/turns/{id}/cancel'],
+    ]) {
+      const r = await api(harness.svc.url, 'DELETE', path);
+      expect(r.status, path.slice(0, 12)).toBe(405);
+      expect(r.body.error.message).toBe(`DELETE is not allowed on ${path.slice(0, 120)}… (${path.length} characters): use GET or HEAD${hint}`);
+      expect(r.body.error.message.split(id.slice(0, 100))).toHaveLength(2);
+    }
   });
 
   it('still answers 404 for a path no route has, naming it and where the routes are listed', async () => {

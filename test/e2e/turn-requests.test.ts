@@ -188,6 +188,13 @@ describe('input_preview', () => {
     expect(await previewOf('می\u200cخواهم')).toBe('می\u200cخواهم');
   });
 
+  it('holds no Mongolian variation selectors, hieroglyph or shorthand format controls, nor a variation selector with no visible character before it; an emoji keeps its selector', async () => {
+    expect(await previewOf('in\u180bvo\u180fice\u{13430}.p\u{1bca0}df')).toBe('invoice.pdf');
+    expect(await previewOf('\ufe0fin\u200b\ufe0evoice \u{e0100}pdf')).toBe('invoice pdf');
+    expect(await previewOf('\ufe0f\nsecond')).toBe('second');
+    expect(await previewOf('I \u2764\ufe0f it \u845b\u{e0100}')).toBe('I \u2764\ufe0f it \u845b\u{e0100}');
+  });
+
   it('is the first line with text of a list input: a blank message is skipped, user messages come first', async () => {
     expect(await previewOf([{ role: 'user', content: '  ' }, { role: 'user', content: 'real' }])).toBe('real');
     expect(await previewOf([{ role: 'user', content: '\u200b\n' }, { role: 'user', content: '\u0000' }, { role: 'user', content: '\n\nthird\nfourth' }])).toBe('third');
@@ -297,6 +304,23 @@ describe('model names with unsafe characters', () => {
         expect(r.body.error.code).toBe('invalid_request');
         expect(r.body.error.message).toContain(`found ${found}; send the model name as the model endpoint lists it, without them`);
         expect(r.body.error.details).toEqual([expect.objectContaining({ path: 'model' })]);
+      }
+    }
+  });
+
+  it('are refused with 400 invalid_request when white space starts or ends them, saying to remove it, on every route that takes a model', async () => {
+    for (const [path, body] of routes) {
+      for (const [model, message] of [
+        [' gpt ', 'must not start or end with white space (found U+0020 at the start): remove it, as in "gpt"'],
+        ['gpt-5-mini\u00A0', 'must not start or end with white space (found U+00A0 at the end): remove it, as in "gpt-5-mini"'],
+        ['\u3000', 'must not start or end with white space (found U+3000 at the start): send the model name as the model endpoint lists it'],
+      ] as const) {
+        const r = await api(harness.svc.url, 'POST', path, body(model));
+        const what = `${path} ${JSON.stringify(model)}`;
+        expect(r.status, what).toBe(400);
+        expect(r.body.error.code, what).toBe('invalid_request');
+        expect(r.body.error.message, what).toContain(`model ${message}`);
+        expect(r.body.error.details, what).toEqual([expect.objectContaining({ path: 'model', message })]);
       }
     }
   });

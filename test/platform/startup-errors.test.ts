@@ -14,6 +14,7 @@ import { KNOWN_TOOL_NAMES } from '../../src/assembly/tool-names.js';
 import { freePort, holdPorts, portIsFree, ROOT, spawnService, waitHealthy } from '../e2e/support/child.js';
 import { webhookUrlRefusal } from '../../src/webhooks/webhook-spec.js';
 import { startRefusal } from '../../src/main.js';
+import { UNSAFE_CHARS_DESCRIPTION } from '../../src/unsafe-chars.js';
 
 async function refusal(env: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {
   const child = spawnService({ PORT: '0', DATA_DIR: '/tmp', ...env });
@@ -154,6 +155,30 @@ it('reports a HOST beyond loopback without AUTH_TOKENS together with the other b
     '  - MAX_CONCURRENT_TURNS=many: must be an integer from 1 to 1024',
     '  - HOST=0.0.0.0 is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1',
   ]);
+});
+
+it('refuses a MODEL with white space at an end in the one report, with the other bad variables, the value quoted and no secret shown', { timeout: CHILD_MS }, async () => {
+  const { code, lines } = await refusal({ MODEL: ' gpt-5-mini', PORT: 'abc', OPENAI_API_KEY: 'sk-startup-errors-secret' });
+  expect(code).toBe(2);
+  expect(lines).toEqual([
+    'refusing to start: invalid configuration:',
+    '  - PORT=abc: must be an integer from 0 to 65535',
+    '  - MODEL=" gpt-5-mini": must not start or end with white space (found U+0020 at the start): remove it, as in "gpt-5-mini"',
+  ]);
+  expect(lines.join('\n')).not.toContain('sk-startup-errors-secret');
+});
+
+it('refuses a MODEL with a control, separator, invisible or bidirectional character, or white space at its end, one line each written as \\uXXXX; takes a plain one', () => {
+  const chars = (found: string) => `must not contain ${UNSAFE_CHARS_DESCRIPTION}: found ${found}; set MODEL to the model name as the model endpoint lists it, without them`;
+  expect(problems({ MODEL: 'gpt\u202E5' })).toEqual([`MODEL="gpt\\u202E5": ${chars('U+202E (a bidirectional control)')}`]);
+  expect(problems({ MODEL: 'gpt\n5' })).toEqual([`MODEL="gpt\\u000A5": ${chars('U+000A (a control character)')}`]);
+  expect(problems({ MODEL: 'gpt-5\u200B' })).toEqual([`MODEL="gpt-5\\u200B": ${chars('U+200B (an invisible character)')}`]);
+  expect(problems({ MODEL: 'gpt\u2028' })).toEqual([`MODEL="gpt\\u2028": ${chars('U+2028 (a line or paragraph separator)')}`]);
+  expect(problems({ MODEL: 'gpt-5-mini\u00A0' })).toEqual(['MODEL="gpt-5-mini\u00A0": must not start or end with white space (found U+00A0 at the end): remove it, as in "gpt-5-mini"']);
+  expect(problems({ MODEL: 'qwen3:8b ', LOG_LEVEL: 'loud' })).toHaveLength(2);
+  expect(loadConfig({ MODEL: 'qwen3:8b' }).MODEL).toBe('qwen3:8b');
+  // A blank value counts as unset, as for every variable.
+  expect(loadConfig({ MODEL: '  ' }).MODEL).toBeUndefined();
 });
 
 it('checks the rules across variables beside the per-variable ones, each only when its variables are valid', () => {
@@ -312,6 +337,27 @@ it('refuses a bad value of an enumerated variable naming the variable, the value
   const { code, lines } = await refusal({ LOG_LEVEL: 'loud' });
   expect(code).toBe(2);
   expect(lines).toEqual(['refusing to start: LOG_LEVEL=loud: must be one of fatal, error, warn, info, debug, trace, silent']);
+});
+
+it('reads LOG_LEVEL in any case: the service starts with LOG_LEVEL=WARN and logs warnings only', { timeout: CHILD_MS }, async () => {
+  expect(loadConfig({ LOG_LEVEL: 'Debug' }).LOG_LEVEL).toBe('debug');
+  expect(problems({ LOG_LEVEL: 'LOUD' })).toEqual(['LOG_LEVEL=LOUD: must be one of fatal, error, warn, info, debug, trace, silent']);
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'log-level-start-'));
+  const child = spawnService({ PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'WARN' });
+  try {
+    await waitHealthy(`http://127.0.0.1:${port}`, child, CHILD_MS - 5_000);
+    // The start-up warnings follow the listen: wait for them before stopping the service.
+    for (let waited = 0; !child.output().includes('AUTH_TOKENS is not set') && waited < 20_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+  } finally {
+    child.proc.kill('SIGTERM');
+    await child.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  const levels = child.output().trim().split('\n').map((l) => (JSON.parse(l) as { level: string }).level);
+  // The warning that AUTH_TOKENS is unset, and no info line ("Server listening", the start summary, "shutting down").
+  expect(levels).toContain('warn');
+  expect(levels.filter((level) => level !== 'warn' && level !== 'error')).toEqual([]);
 });
 
 it('words every enumerated variable, list item, URL and secret length plainly, without zod\'s wording', () => {

@@ -198,7 +198,9 @@ describe('/v1/schedules validation errors', () => {
     for (const [cron, why] of [
       ['0 0 30 2 *', 'February has no day 30: choose a day that exists in the month given'],
       ['0 0 31 4,jun *', 'April and June have no day 31: choose a day that exists in the months given'],
-      ['0 0 0 30-31 FEB *', 'February has no day 30: choose a day that exists in the month given'],
+      ['0 0 0 30-31 FEB *', 'February has no day 30 or 31: choose a day that exists in the month given'],
+      ['0 0 30-31 2 *', 'February has no day 30 or 31: choose a day that exists in the month given'],
+      ['0 0 31,30 2 *', 'February has no day 30 or 31: choose a day that exists in the month given'],
     ]) {
       const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron, timezone: 'UTC' } }), 400, 'invalid_cron');
       expect(err.message).toBe(`when.cron "${cron}" never fires: ${why}`);
@@ -397,10 +399,12 @@ describe('/v1/schedules validation errors', () => {
 
 describe('schedule names', () => {
   const unsafe = (found: string) =>
-    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
+    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF where no visible character comes before them) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
   const blank = (found: string) => `must have a visible character, not only whitespace or invisible characters (found ${found}): send a short name in words`;
+  const privateOnly = (found: string) =>
+    `must have a visible character, not only private-use characters or noncharacters, which show as nothing or as empty boxes (found ${found}): send a short name in words`;
 
-  it('refuses a name with a bidi control, a control character, a separator, an invisible format character or no visible character on POST and PATCH with 400 invalid_request naming it', async () => {
+  it('refuses a name with a bidi control, a control character, a separator, an invisible format character, a variation selector with no base, no visible character or only private-use characters on POST and PATCH with 400 invalid_request naming it', async () => {
     const cases: [string, string][] = [
       ['a\u202Eb', unsafe('U+202E (a bidirectional control)')],
       ['daily\nreport', unsafe('U+000A (a control character)')],
@@ -426,12 +430,35 @@ describe('schedule names', () => {
       ['adm\u034Fin', unsafe('U+034F (an invisible character)')],
       ['adm\u17B4in', unsafe('U+17B4 (an invisible character)')],
       ['adm\u{1D173}in', unsafe('U+1D173 (an invisible character)')],
+      // Mongolian free variation selectors (and U+180F), Egyptian hieroglyph and shorthand format controls.
+      ['adm\u180Bin', unsafe('U+180B (an invisible character)')],
+      ['adm\u180Fin', unsafe('U+180F (an invisible character)')],
+      ['adm\u{13430}in', unsafe('U+13430 (an invisible character)')],
+      ['adm\u{13439}in', unsafe('U+13439 (an invisible character)')],
+      ['adm\u{1BCA0}in', unsafe('U+1BCA0 (an invisible character)')],
+      // A variation selector with no visible character to select a glyph of: at the start, after a
+      // space, after another selector, after an invisible character; one of the supplement too.
+      ['\uFE0Fadmin', unsafe('U+FE0F (a variation selector with no visible character before it)')],
+      ['admin \uFE00', unsafe('U+FE00 (a variation selector with no visible character before it)')],
+      ['\u2764\uFE0F\uFE0F', unsafe('U+FE0F (a variation selector with no visible character before it)')],
+      ['adm\u200D\uFE0Ein', unsafe('U+FE0E (a variation selector with no visible character before it)')],
+      ['\u{E0100}admin', unsafe('U+E0100 (a variation selector with no visible character before it)')],
+      ['\uFE0F', unsafe('U+FE0F (a variation selector with no visible character before it)')],
       // A byte order mark is refused, not trimmed away (JavaScript's trim() strips U+FEFF) nor read as empty.
       [' \uFEFFx', unsafe('U+FEFF (an invisible character)')],
       ['\uFEFF', unsafe('U+FEFF (an invisible character)')],
       ['x\uFEFF ', unsafe('U+FEFF (an invisible character)')],
       ['\u2800', blank('U+2800')],
       ['\u0301\u0301', blank('U+0301')],
+      // Only private-use characters or noncharacters: empty boxes at best.
+      ['\uE000', privateOnly('U+E000')],
+      ['\uF8FF \uE001', privateOnly('U+F8FF')],
+      ['\u{F0000}', privateOnly('U+F0000')],
+      ['\u{10FFFD}', privateOnly('U+10FFFD')],
+      ['\uFDD0', privateOnly('U+FDD0')],
+      ['\uFFFE\uFFFF', privateOnly('U+FFFE')],
+      ['\u{1FFFF}', privateOnly('U+1FFFF')],
+      ['\u200D\uE000', privateOnly('U+E000')],
     ];
     const id = (await call('POST', '/v1/schedules', body({ agent_id: 'names', name: 'before' }))).body.id;
     for (const [name, message] of cases) {
@@ -445,9 +472,11 @@ describe('schedule names', () => {
     expect((await api(svc.url, 'GET', '/v1/schedules?agent_id=names')).body.data).toHaveLength(1);
   });
 
-  it('keeps right-to-left text, emoji with ZWJ, words with ZWNJ and subdivision flags in a name', async () => {
+  it('keeps right-to-left text, emoji with ZWJ or a variation selector, words with ZWNJ, subdivision flags and a private-use character beside text in a name', async () => {
     const scotland = `\u{1F3F4}${[...'gbsct'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}\u{E007F}`;
-    const name = `מדריך 👩\u200D💻 می\u200Cخواهم ${scotland}`;
+    // A variation selector after a visible character: emoji presentation, a keycap, a flag with a
+    // ZWJ, an ideographic variant; a private-use character beside visible text.
+    const name = `מדריך 👩\u200D💻 می\u200Cخواهم ${scotland} I \u2764\uFE0F 1\uFE0F\u20E3 \u{1F3F3}\uFE0F\u200D\u{1F308} \u845B\u{E0100} logo\uE000`;
     const r = await call('POST', '/v1/schedules', body({ agent_id: 'names-ok', name }));
     expect(r.status).toBe(201);
     expect(r.body.name).toBe(name);

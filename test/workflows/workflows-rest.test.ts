@@ -89,7 +89,7 @@ describe('POST /v1/workflows', () => {
 
 describe('POST /v1/workflows: title and task labels', () => {
   const unsafe = (noun: string, found: string) =>
-    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180E, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the ${noun} as one line of plain text without them`;
+    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF where no visible character comes before them) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the ${noun} as one line of plain text without them`;
 
   it('refuses a title or label with a bidi control, a control character or no visible character with 400 invalid_workflow naming each', async () => {
     const r = await api(harness.svc.url, 'POST', '/v1/workflows', {

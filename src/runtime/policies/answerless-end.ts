@@ -6,6 +6,7 @@
  * `max_output_tokens`) or that a tool ended on purpose (`terminated`) stays `turn.completed`.
  * See README.md "Turn endings".
  */
+import { namesForDisplay } from '../../unsafe-chars.js';
 
 /** Stop reasons that are success when there is text and failure when there is none. */
 const NEEDS_TEXT = new Set(['stop', 'max_steps', 'max_output_tokens', 'empty_response', 'content_filter', 'incomplete']);
@@ -28,6 +29,8 @@ export interface EndingFacts {
   requests: number;
   /** Whether the one nudge to continue after an empty response was sent (policies/empty-response.ts). */
   nudged: boolean;
+  /** The names of the calls the last answer held instead of text, to tools the request did not offer (not run). */
+  ignoredTools?: readonly string[];
 }
 
 const EMPTY = 'the model returned an empty response (no text and no tool calls)';
@@ -40,10 +43,22 @@ const EMPTY = 'the model returned an empty response (no text and no tool calls)'
  */
 function emptyMessage(facts: EndingFacts | undefined): string {
   if (!facts) return `${EMPTY}.`;
+  if (facts.ignoredTools?.length) return onlyIgnoredCallsMessage(facts.ignoredTools);
   const n = facts.requests;
   if (facts.nudged) return `${EMPTY} again after being asked to continue (${n} model request${n === 1 ? '' : 's'}).`;
   const which = n <= 1 ? "the turn's only model request" : `the last of ${n} model requests`;
   return `${EMPTY} to ${which}; it was not asked to continue (that nudge follows only an empty response after tool use).`;
+}
+
+/**
+ * The `empty_response` message for an answer of only calls to tools the request did not offer,
+ * naming them (at most 5, each clipped: src/unsafe-chars.ts namesForDisplay) and what to do —
+ * `the model answered only with calls to tools this turn did not offer ("todo"), which were not
+ * run, and no text: give the turn the tools it calls (the request's "tools" families), or ask for
+ * an answer in text in the instructions.`
+ */
+function onlyIgnoredCallsMessage(names: readonly string[]): string {
+  return `the model answered only with calls to tools this turn did not offer (${namesForDisplay(names)}), which were not run, and no text: give the turn the tools it calls (the request's "tools" families), or ask for an answer in text in the instructions.`;
 }
 
 /**

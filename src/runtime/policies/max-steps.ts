@@ -7,6 +7,7 @@
  */
 import type { TranscriptItem } from '../../model/port.js';
 import type { TurnState } from '../turn-state.js';
+import { namesForDisplay } from '../../unsafe-chars.js';
 
 /** Sent (role developer) when max_steps is reached, before the final request without tools. */
 export const MAX_STEPS_INSTRUCTION =
@@ -26,7 +27,9 @@ export interface IgnoredCalls {
   kept: TranscriptItem[];
   /** `call_id`s of the dropped calls, in the model's order. */
   callIds: string[];
-  /** The `model.warning` message naming the tools called. */
+  /** The names of the tools called, in order. */
+  toolNames: string[];
+  /** The `model.warning` message naming the tools called (bounded: src/unsafe-chars.ts namesForDisplay). */
   message: string;
 }
 
@@ -48,6 +51,6 @@ export function ignoredCalls(items: readonly TranscriptItem[]): IgnoredCalls {
       names.push('tool_search');
     } else kept.push(i);
   }
-  const message = `The model called ${names.join(', ')} in its final answer after the step limit (max_steps), when tool calls were no longer allowed; the calls were not run.`;
-  return { kept, callIds, message };
+  const message = `The model called ${namesForDisplay(names)} in its final answer after the step limit (max_steps), when tool calls were no longer allowed; the calls were not run.`;
+  return { kept, callIds, toolNames: names, message };
 }
