@@ -36,7 +36,7 @@ export function jobLinks(id: string, streamTokens?: StreamTokens) {
 
 /** The public shape of a job (the stored record without delivery bookkeeping) plus links. */
 export function jobView(job: JobRecord, streamTokens?: StreamTokens) {
-  const { notice: _n, source_call_id: _c, pending_messages, ...rest } = job;
+  const { notice: _n, source_call_id: _c, skills: _s, pending_messages, ...rest } = job;
   return { ...rest, pending_messages: pending_messages.length, links: jobLinks(job.id, streamTokens) };
 }
 
