@@ -17,7 +17,8 @@ export const ListJobsQuery = z.object({
   limit: queryInt(1, 100, 20),
   /**
    * The `next_cursor` of the previous page (src/list-cursor.ts `encodeQueryCursor`: the last job's
-   * id and a fingerprint of agent_id and status); checked against this request's by the route.
+   * id, the list's mark and a fingerprint of agent_id and status); checked against this
+   * list and request by the route (`queryPaging`).
    */
   cursor: QueryCursor.optional(),
 });

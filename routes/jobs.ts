@@ -25,7 +25,7 @@ import type { LoggedEvent } from '../src/store/event-log.js';
 import { isJobTerminalEvent, type JobEvent } from '../src/jobs/events.js';
 import type { JobService } from '../src/jobs/job-service.js';
 import { LIVE_JOB_STATUSES, TERMINAL_JOB_STATUSES, type JobRecord } from '../src/jobs/types.js';
-import { cursorIdFor, encodeQueryCursor } from '../src/list-cursor.js';
+import { queryPaging } from '../src/list-cursor.js';
 import { JobEventsQuery, JobIdParams, JobMessageBody, ListJobsQuery, StopJobBody } from './job-schemas.js';
 
 /** Links of a job, relative to the service root (`events` carries a job-scoped stream token when AUTH_TOKENS is set). */
@@ -36,7 +36,7 @@ export function jobLinks(id: string, streamTokens?: StreamTokens) {
 
 /** The public shape of a job (the stored record without delivery bookkeeping) plus links. */
 export function jobView(job: JobRecord, streamTokens?: StreamTokens) {
-  const { notice: _n, source_call_id: _c, pending_messages, ...rest } = job;
+  const { notice: _n, source_call_id: _c, skills: _s, pending_messages, ...rest } = job;
   return { ...rest, pending_messages: pending_messages.length, links: jobLinks(job.id, streamTokens) };
 }
 
@@ -60,11 +60,9 @@ export const jobRoutes: RoutePlugin = async (app, { services }) => {
   app.get('/v1/jobs', { config: { query: ListJobsQuery } }, async (request) => {
     const q = ListJobsQuery.parse(request.query);
     const statuses = q.status === 'live' ? LIVE_JOB_STATUSES : q.status === 'stop' ? TERMINAL_JOB_STATUSES : q.status ? [q.status] : undefined;
-    // A cursor carries the filters of the page it came from: with other ones it is refused, not
-    // read as a position in another list.
-    const filters = { agent_id: q.agent_id, status: q.status };
-    const page = await jobs().list({ agent_id: q.agent_id, statuses, limit: q.limit, cursor: cursorIdFor(q.cursor, filters) });
-    return { data: page.jobs.map((j) => jobView(j, services.streamTokens)), next_cursor: page.next_cursor && encodeQueryCursor(page.next_cursor, filters) };
+    const paging = queryPaging('jobs', q);
+    const page = await jobs().list({ agent_id: q.agent_id, statuses, limit: q.limit, cursor: paging.after });
+    return { data: page.jobs.map((j) => jobView(j, services.streamTokens)), next_cursor: paging.next(page.next_cursor) };
   });
 
   app.get('/v1/jobs/:id', async (request) => {

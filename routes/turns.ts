@@ -38,7 +38,7 @@ import { assertApprovalTools } from '../src/turns/approvals/request-check.js';
 import { assertKnownSkills } from './skills.js';
 import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
 import { CancelTurnBody, CreateTurnBody, CreateTurnQuery, EventsQuery, ListTurnsQuery, TurnIdParams } from './turn-schemas.js';
-import { cursorIdFor, encodeQueryCursor } from '../src/list-cursor.js';
+import { queryPaging } from '../src/list-cursor.js';
 
 /**
  * Links of a turn, relative to the service root. With `streamTokens` (AUTH_TOKENS set), `events`
@@ -210,12 +210,10 @@ export const turnRoutes: RoutePlugin = async (app, { services }) => {
 
   app.get('/v1/turns', { config: { query: ListTurnsQuery } }, async (request) => {
     const q = ListTurnsQuery.parse(request.query);
-    // A cursor carries the filters of the page it came from: with other ones it is refused, not
-    // read as a position in another list.
-    const filters = { agent_id: q.agent_id, status: q.status };
-    const page = await turns.list({ agent_id: q.agent_id, status: q.status, limit: q.limit + 1, before: cursorIdFor(q.cursor, filters) });
+    const paging = queryPaging('turns', q);
+    const page = await turns.list({ agent_id: q.agent_id, status: q.status, limit: q.limit + 1, before: paging.after });
     const records: TurnRecord[] = page.slice(0, q.limit);
-    const next_cursor = page.length > q.limit ? encodeQueryCursor(records[records.length - 1].id, filters) : null;
+    const next_cursor = paging.next(page.length > q.limit ? records[records.length - 1].id : null);
     return { data: records.map((t) => withTurnLinks(t, services.streamTokens)), next_cursor };
   });
 

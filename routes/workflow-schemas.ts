@@ -46,7 +46,8 @@ export const ListWorkflowsQuery = z.object({
   limit: queryInt(1, 100, 20),
   /**
    * The `next_cursor` of the previous page (src/list-cursor.ts `encodeQueryCursor`: the last workflow's
-   * id and a fingerprint of agent_id and status); checked against this request's by the route.
+   * id, the list's mark and a fingerprint of agent_id and status); checked against this
+   * list and request by the route (`queryPaging`).
    */
   cursor: QueryCursor.optional(),
 });

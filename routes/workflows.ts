@@ -22,7 +22,7 @@ import { isWorkflowTerminalEvent, type WorkflowEvent } from '../src/workflows/ev
 import { type WorkflowRecord, type WorkflowService } from '../src/workflows/types.js';
 import { CancelWorkflowBody, CreateWorkflowBody, ListWorkflowsQuery, WorkflowEventsQuery, WorkflowIdParams } from './workflow-schemas.js';
 import { assertWebhookTarget, webhookPolicy } from '../src/webhooks/webhook-spec.js';
-import { cursorIdFor, encodeQueryCursor } from '../src/list-cursor.js';
+import { queryPaging } from '../src/list-cursor.js';
 
 /**
  * Links of a workflow, relative to the service root. With `streamTokens` (AUTH_TOKENS set),
@@ -74,10 +74,9 @@ export const workflowRoutes: RoutePlugin = async (app, { services }) => {
 
   app.get('/v1/workflows', { config: { query: ListWorkflowsQuery } }, async (request) => {
     const q = ListWorkflowsQuery.parse(request.query);
-    // A cursor carries the filters of the page it came from: with other ones it is refused.
-    const filters = { agent_id: q.agent_id, status: q.status };
-    const page = await workflows().list({ ...q, cursor: cursorIdFor(q.cursor, filters) });
-    return { data: page.workflows.map(withLinks), next_cursor: page.next_cursor && encodeQueryCursor(page.next_cursor, filters) };
+    const paging = queryPaging('workflows', q);
+    const page = await workflows().list({ ...q, cursor: paging.after });
+    return { data: page.workflows.map(withLinks), next_cursor: paging.next(page.next_cursor) };
   });
 
   app.get('/v1/workflows/:id', async (request) => {

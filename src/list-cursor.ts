@@ -35,49 +35,112 @@ export function otherQueryCursor(filters: readonly string[]): string {
 /** Bytes of the query fingerprint in a {@link encodeQueryCursor} cursor. */
 const QUERY_TAG_BYTES = 8;
 
+/**
+ * The lists paged by {@link encodeQueryCursor} cursors, each with the byte that marks its cursors
+ * (so a cursor names the list that returned it) and the GET that serves it.
+ */
+const QUERY_LISTS = {
+  turns: { mark: 1, route: 'GET /v1/turns' },
+  jobs: { mark: 2, route: 'GET /v1/jobs' },
+  workflows: { mark: 3, route: 'GET /v1/workflows' },
+} as const;
+
+/** A list paged by {@link encodeQueryCursor} cursors: `turns`, `jobs` or `workflows`. */
+export type QueryList = keyof typeof QUERY_LISTS;
+
+/** Bytes of an {@link encodeQueryCursor} cursor: the id (16), the list's mark (1), the query fingerprint. */
+const QUERY_CURSOR_BYTES = 16 + 1 + QUERY_TAG_BYTES;
+
+/** Characters of an {@link encodeQueryCursor} cursor (base64url of {@link QUERY_CURSOR_BYTES} bytes, unpadded): 34. */
+const QUERY_CURSOR_CHARS = Math.ceil((QUERY_CURSOR_BYTES * 4) / 3);
+
 function queryTag(query: Readonly<Record<string, string | undefined>>): Buffer {
   const canonical = JSON.stringify(Object.keys(query).sort().map((k) => [k, query[k] ?? null]));
   return createHash('sha256').update(canonical).digest().subarray(0, QUERY_TAG_BYTES);
 }
 
 /**
- * The `next_cursor` of a list paged by UUIDs whose page depends on filters (GET /v1/turns, /v1/jobs and /v1/workflows: agent_id,
- * status): the id of the page's last item and a fingerprint of `query` (8 bytes of the SHA-256 of
- * its values, absent ones as null), base64url — 32 characters, opaque to clients.
+ * The `next_cursor` of a list paged by UUIDs whose page depends on filters (GET /v1/turns, /v1/jobs
+ * and /v1/workflows: agent_id, status): the id of the page's last item, the byte marking `list` and a
+ * fingerprint of `query` (8 bytes of the SHA-256 of its values, absent ones as null), base64url —
+ * 34 characters, opaque to clients.
+ * @param list the list whose page this is; its cursor is refused by the others ({@link cursorIdFor}).
  * @param id a UUID (`xxxxxxxx-xxxx-…`).
  * @param query the filters of the request that makes the page, by name (undefined: not given).
  */
-export function encodeQueryCursor(id: string, query: Readonly<Record<string, string | undefined>>): string {
-  return Buffer.concat([Buffer.from(id.replaceAll('-', ''), 'hex'), queryTag(query)]).toString('base64url');
+export function encodeQueryCursor(list: QueryList, id: string, query: Readonly<Record<string, string | undefined>>): string {
+  return Buffer.concat([Buffer.from(id.replaceAll('-', ''), 'hex'), Buffer.of(QUERY_LISTS[list].mark), queryTag(query)]).toString('base64url');
 }
 
+/** A decoded {@link QueryCursor}: the item id, the list it came from and its query fingerprint. */
+export interface DecodedQueryCursor {
+  id: string;
+  list: QueryList;
+  tag: Buffer;
+}
+
+const LIST_OF_MARK = new Map<number, QueryList>(Object.entries(QUERY_LISTS).map(([name, { mark }]) => [mark, name as QueryList]));
+
 /**
- * Query schema of a {@link encodeQueryCursor} cursor: decodes to `{id, tag}`; anything that is not
- * the canonical encoding of 16 + 8 bytes is the foreign-cursor issue ({@link FOREIGN_CURSOR_MESSAGE}).
- * Check it against the request's filters with {@link cursorIdFor}.
+ * Query schema of a {@link encodeQueryCursor} cursor: decodes to a {@link DecodedQueryCursor};
+ * anything that is not the canonical encoding of 16 + 1 + 8 bytes with a known list's mark is the
+ * foreign-cursor issue ({@link FOREIGN_CURSOR_MESSAGE}). Check it against the request's list and
+ * filters with {@link cursorIdFor} (or {@link queryPaging}).
  */
-export const QueryCursor = z.string().transform((cursor, ctx) => {
-  const bytes = /^[A-Za-z0-9_-]{32}$/.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
-  if (bytes.length !== 16 + QUERY_TAG_BYTES || bytes.toString('base64url') !== cursor) {
+export const QueryCursor = z.string().transform((cursor, ctx): DecodedQueryCursor => {
+  const bytes = cursor.length === QUERY_CURSOR_CHARS && /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
+  const list = LIST_OF_MARK.get(bytes[16]);
+  if (bytes.length !== QUERY_CURSOR_BYTES || bytes.toString('base64url') !== cursor || list === undefined) {
     ctx.addIssue({ code: 'invalid_format', format: 'regex', input: cursor, message: FOREIGN_CURSOR_MESSAGE });
     return z.NEVER;
   }
   const hex = bytes.subarray(0, 16).toString('hex');
-  return { id: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`, tag: bytes.subarray(16) };
+  return { id: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`, list, tag: bytes.subarray(17) };
 });
 
+/** What is wrong with a cursor another list returned (the detail's message): names that list and says to start without it. */
+export function otherListCursor(from: QueryList, list: QueryList): string {
+  return `was returned by ${QUERY_LISTS[from].route}, not ${QUERY_LISTS[list].route}: a cursor pages only the list that returned it; leave cursor out to start this list from its first page`;
+}
+
 /**
- * The id a decoded {@link QueryCursor} stands for, when it was made for `query` (undefined without a cursor).
- * @throws HttpError 400 `invalid_request` `cursor was returned for a list with another agent_id or
- *   status: pass it back with the same agent_id and status as the request that returned it, or
- *   leave cursor out for the first page`, details `[{path: "cursor", code: "invalid_value", message}]`
- *   (`message` without the path) — instead of a page of another list, often empty.
+ * The id a decoded {@link QueryCursor} stands for, when `list` returned it for `query` (undefined without a cursor).
+ * @throws HttpError 400 `invalid_request`, details `[{path: "cursor", code: "invalid_value", message}]`
+ *   (`message` without the path), instead of reading it as a position in another list (often an
+ *   empty page): for a cursor another list returned, `cursor was returned by GET /v1/turns, not GET
+ *   /v1/workflows: a cursor pages only the list that returned it; leave cursor out to start this
+ *   list from its first page` ({@link otherListCursor}); for one returned with other filters,
+ *   `cursor was returned for a list with another agent_id or status: pass it back with the same
+ *   agent_id and status as the request that returned it, or leave cursor out for the first page`
+ *   ({@link otherQueryCursor}).
  */
-export function cursorIdFor(cursor: { id: string; tag: Buffer } | undefined, query: Readonly<Record<string, string | undefined>>): string | undefined {
+export function cursorIdFor(list: QueryList, cursor: DecodedQueryCursor | undefined, query: Readonly<Record<string, string | undefined>>): string | undefined {
   if (cursor === undefined) return undefined;
-  if (!cursor.tag.equals(queryTag(query))) {
-    const message = otherQueryCursor(Object.keys(query));
-    throw new HttpError(400, 'invalid_request', `cursor ${message}`, [{ path: 'cursor', code: 'invalid_value', message }]);
-  }
+  const message = cursor.list !== list ? otherListCursor(cursor.list, list) : !cursor.tag.equals(queryTag(query)) ? otherQueryCursor(Object.keys(query)) : undefined;
+  if (message !== undefined) throw new HttpError(400, 'invalid_request', `cursor ${message}`, [{ path: 'cursor', code: 'invalid_value', message }]);
   return cursor.id;
+}
+
+/** Paging of one request to a {@link QueryList}: where its page starts and how to name where the next one does. */
+export interface QueryPaging {
+  /** The id of the previous page's last item (the request's cursor), undefined for the first page. */
+  after: string | undefined;
+  /** The `next_cursor` after the item `lastId` (null when there is no next page: `lastId` null or undefined). */
+  next(lastId: string | null | undefined): string | null;
+}
+
+/**
+ * The paging of a request to GET /v1/turns, /v1/jobs or /v1/workflows, whose filters are
+ * `agent_id` and `status`: its cursor checked against `list` and those filters, and the
+ * `next_cursor` made for them.
+ * @param list the list the request reads.
+ * @param query the request's parsed query: the decoded {@link QueryCursor} and the filters.
+ * @throws HttpError 400 `invalid_request` for a cursor of another list or of other filters, as {@link cursorIdFor}.
+ */
+export function queryPaging(list: QueryList, query: { cursor?: DecodedQueryCursor; agent_id?: string; status?: string }): QueryPaging {
+  const filters = { agent_id: query.agent_id, status: query.status };
+  return {
+    after: cursorIdFor(list, query.cursor, filters),
+    next: (lastId) => (lastId == null ? null : encodeQueryCursor(list, lastId, filters)),
+  };
 }

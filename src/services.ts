@@ -276,6 +276,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     pendingApprovals: (turnId) => approvals.pending(turnId, false),
     log,
     idempotency: stores.idempotency,
+    skills: { enabledFor: (agentId) => skills.enabledFor(agentId) }, // the registry is made below
   });
   registry.jobs = jobs;
   registry.clarifyPolicy = jobs.clarifyPolicy;

@@ -59,6 +59,12 @@ export interface JobServiceDeps {
   log?: { warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void; info?: (o: object, m?: string) => void };
   /** Idempotency keys of messages to jobs (JobService.sendOnce); absent: a key is ignored. */
   idempotency?: IdempotencyKeys;
+  /**
+   * The agents' enabled skill lists (src/skills/skill-registry.ts), read when a job is created from
+   * a turn that sent no `skills` (JobRecord.skills). Absent: such a job's turns get the agent's
+   * list as it is when they start.
+   */
+  skills?: { enabledFor(agentId: string): Promise<string[]> };
 }
 
 export class JobDriver {
@@ -231,10 +237,11 @@ export class JobDriver {
     if (attempt === 1 && job.respawned_from) previous = (await this.d.store.get(job.respawned_from))?.turn_ids.at(-1);
     let turnId: string;
     try {
-      // The creating turn's approvals and skills (README "Background jobs"): read from its stored
-      // request at each start, so jobs stored before skills were inherited need no upgrade.
+      // The creating turn's approvals (README "Background jobs"): read from its stored request at
+      // each start. Its skills were recorded with the job (JobRecord.skills); a job stored before
+      // that reads them from the request too, as it always did.
       const source = job.source_turn_id ? await this.d.turnStore.getRequest(job.source_turn_id) : undefined;
-      const inherited = { approvals: source?.approvals, skills: source?.skills };
+      const inherited = { approvals: source?.approvals, skills: job.skills ?? source?.skills };
       const turn = await this.d.turns.create(jobTurnRequest(job, this.d.config.BACKGROUND_JOB_MAX_STEPS, previous, inherited), {
         kind: 'background_job',
         origin: { type: 'background_job', job_id: job.id },

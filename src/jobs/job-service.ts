@@ -38,6 +38,19 @@ export interface CreateJobInput {
   source?: { turn_id: string; call_id: string };
 }
 
+/**
+ * The skills a new job's turns get (JobRecord.skills), fixed now: the creating turn's `skills`
+ * when it sent them; else, for a respawn without a creating turn, the respawned job's; else the
+ * agent's enabled list now (`deps.skills`); null when none of these is known (no skill registry:
+ * its turns then read the creating turn's request, or the agent's list, when they start).
+ */
+async function skillsAtCreation(d: Pick<JobServiceDeps, 'turnStore' | 'skills'>, input: CreateJobInput, respawnOf: JobRecord | undefined): Promise<string[] | null> {
+  const request = input.source ? await d.turnStore.getRequest(input.source.turn_id) : undefined;
+  if (request?.skills !== undefined) return [...request.skills];
+  if (!input.source && respawnOf?.skills) return respawnOf.skills;
+  return d.skills ? d.skills.enabledFor(input.agent_id) : null;
+}
+
 export type MessageDelivery = 'queued' | 'steering' | 'answer';
 
 /** A delivered message: the job after it, how it was delivered, the seq to follow the job's stream after, the steering message's id (else null). */
@@ -105,6 +118,7 @@ export class JobService {
       task: input.task,
       status: 'queued',
       model: input.model ?? respawnOf?.model ?? null,
+      skills: await skillsAtCreation(this.d, input, respawnOf),
       source_turn_id: input.source?.turn_id ?? null,
       source_call_id: input.source?.call_id ?? null,
       respawned_from: respawnOf?.id ?? null,

@@ -106,18 +106,21 @@ export interface JobStore {
  * A `background_jobs` row: the record's columns, with the JSON ones as text and `notify` 0/1 in
  * SQLite, boolean in Postgres.
  */
-export type JobRow = Omit<JobRecord, 'notify' | 'turn_ids' | 'pending_messages' | 'pending_approvals' | 'error'> & {
+export type JobRow = Omit<JobRecord, 'notify' | 'turn_ids' | 'pending_messages' | 'pending_approvals' | 'error' | 'skills'> & {
   notify: number | boolean;
   turn_ids: string;
   pending_messages: string;
   pending_approvals: string;
   error: string | null;
+  /** JSON text of the names; null (also for a row stored before the column) → none recorded. */
+  skills: string | null;
 };
 
 /** Column order of INSERTs (both engines). */
 export const JOB_COLUMNS = [
   'id', 'agent_id', 'title', 'task', 'status', 'model', 'source_turn_id', 'source_call_id', 'respawned_from', 'respawned_to',
   'notify', 'turn_ids', 'pending_messages', 'pending_approvals', 'question', 'notice', 'output_text', 'error', 'attempts', 'created_at', 'started_at', 'finished_at', 'updated_at',
+  'skills',
 ] as const;
 
 /** Values of `job` in {@link JOB_COLUMNS} order (`notify` as the engine wants it). */
@@ -129,6 +132,7 @@ export function jobValues(job: JobRecord, notify: (b: boolean) => unknown): unkn
     pending_messages: JSON.stringify(job.pending_messages),
     pending_approvals: JSON.stringify(job.pending_approvals),
     error: job.error ? JSON.stringify(job.error) : null,
+    skills: job.skills ? JSON.stringify(job.skills) : null,
   };
   return JOB_COLUMNS.map((c) => row[c] ?? null);
 }
@@ -141,6 +145,7 @@ export function toJob(row: JobRow): JobRecord {
     pending_messages: JSON.parse(row.pending_messages) as string[],
     pending_approvals: JSON.parse(row.pending_approvals ?? '[]') as JobApproval[],
     error: row.error ? (JSON.parse(row.error) as JobError) : null,
+    skills: row.skills ? (JSON.parse(row.skills) as string[]) : null,
     attempts: Number(row.attempts),
   };
 }

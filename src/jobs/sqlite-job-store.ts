@@ -48,7 +48,8 @@ export class SqliteJobStore implements JobStore {
       created_at TEXT NOT NULL,
       started_at TEXT,
       finished_at TEXT,
-      updated_at TEXT NOT NULL
+      updated_at TEXT NOT NULL,
+      skills TEXT
     );
     CREATE UNIQUE INDEX IF NOT EXISTS background_jobs_source ON background_jobs (source_turn_id, source_call_id);
     CREATE INDEX IF NOT EXISTS background_jobs_agent ON background_jobs (agent_id, id);
@@ -56,6 +57,8 @@ export class SqliteJobStore implements JobStore {
     // A DATA_DIR from before pending approvals were stored gets the column (same default).
     const cols = db.prepare('PRAGMA table_info(background_jobs)').all() as { name: string }[];
     if (!cols.some((c) => c.name === 'pending_approvals')) db.exec(`ALTER TABLE background_jobs ADD COLUMN pending_approvals TEXT NOT NULL DEFAULT '[]'`);
+    // …and one from before the skills of a job were recorded at its creation (null: read at each start).
+    if (!cols.some((c) => c.name === 'skills')) db.exec('ALTER TABLE background_jobs ADD COLUMN skills TEXT');
   }
 
   private row(id: string): JobRecord | undefined {

@@ -51,6 +51,13 @@ export interface JobRecord {
   status: JobStatus;
   /** Model of the job's turns; null → the creating turn's model at start. */
   model: string | null;
+  /**
+   * The skills of the job's turns (names), recorded when the job was created: the creating turn's
+   * `skills`, else the agent's enabled list then (so enabling or disabling a skill later changes
+   * no job already made). Null for a job stored before this was recorded, or made without a skill
+   * registry: its turns read the creating turn's request at each start. Not shown by the API.
+   */
+  skills: string[] | null;
   /** The turn (and its call) that created the job; null for jobs made another way. */
   source_turn_id: string | null;
   source_call_id: string | null;

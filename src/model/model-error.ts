@@ -185,6 +185,18 @@ export function streamErrorMessage(text: string, endpoint?: string): string {
 }
 
 /**
+ * The message of an error the endpoint answered at once, as one JSON document, to a request for a
+ * stream (a server that ignored `stream: true`: a 2xx `{"error": …}` body, a whole response object
+ * whose `status` is `failed`): `the model endpoint <endpoint> answered with an error as a whole
+ * JSON answer (not a stream): <text>`.
+ * @param text the provider's message.
+ * @param endpoint the endpoint as {@link endpointForDisplay} shows it.
+ */
+export function wholeAnswerErrorMessage(text: string, endpoint?: string): string {
+  return `${endpointPhrase(endpoint)} answered with an error as a whole JSON answer (not a stream): ${text}`;
+}
+
+/**
  * The message of a provider's HTTP error answer (any status): says that the model endpoint
  * answered — which one (not this service: a provider's `not_found` reads like the service's own
  * otherwise) — and, for 401, 403 and 404, which setting to check, followed by the provider's own

@@ -10,7 +10,8 @@
  * request's signal). SDK retries cover connection errors, 408/409/429 and 5xx (`maxRetries`);
  * what remains is thrown as a {@link ModelError} (chat-errors.ts); a 2xx answer that is not an
  * event stream is `not_event_stream` (event-stream-check.ts), except a whole `chat.completion`
- * from a server that ignored `stream: true`, read as one chunk ({@link completionAsChunk}). An aborted request ends the
+ * from a server that ignored `stream: true`, read as one chunk ({@link completionAsChunk}), and a
+ * JSON error body (`{"error": {"message": …}}`), thrown as the provider's error. An aborted request ends the
  * iteration quietly. Comment lines and `[DONE]` reach the caller's hooks (sse-events.ts).
  */
 import OpenAI from 'openai';
@@ -57,7 +58,7 @@ export function createOpenAIChatClient(options: OpenAIChatClientOptions = {}): C
           // The answer is read by sse-events.ts (the SDK's stream semantics, without its reader); a 2xx
           // that is no event stream (a wrong OPENAI_BASE_URL) says so, not "stream ended".
           const response = await client.chat.completions.create(params, { signal: controller.signal }).asResponse();
-          const whole = await assertEventStream(response, 'chat.completion');
+          const whole = await assertEventStream(response, 'chat.completion', endpointForDisplay(client.baseURL));
           stream = whole ? completionAsStream(whole, hooks) : sseEvents(response, undefined, hooks);
         } catch (err) {
           if (signal.aborted) return;

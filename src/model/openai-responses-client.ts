@@ -13,7 +13,8 @@
  *
  * A 2xx answer that is not an event stream is ModelError `not_event_stream` (event-stream-check.ts),
  * except a whole `response` object from a server that ignored `stream: true`, read as the events
- * that end a stream ({@link responseAsStream}).
+ * that end a stream ({@link responseAsStream}), and a JSON error body (`{"error": {"message": …}}`),
+ * thrown as the provider's error.
  * Comment lines (keep-alives) reach the caller's `hooks.onComment`, and events the adapter never
  * reads its `hooks.onUnread` when given (sse-events.ts).
  *
@@ -29,6 +30,7 @@ import { afterResponse, endpointForDisplay, ModelError } from './model-error.js'
 import { assertEventStream } from './event-stream-check.js';
 import { encodeResponsesBody } from './responses-body.js';
 import { toModelError } from './responses-errors.js';
+import { WHOLE_ANSWER } from './responses-stream.js';
 import { RESPONSES_UNREAD, sseEvents, type SseHooks } from './sse-events.js';
 
 export interface OpenAIResponsesClientOptions {
@@ -73,7 +75,7 @@ export function createOpenAIResponsesClient(options: OpenAIResponsesClientOption
             signal: controller.signal,
           }).asResponse();
           // A 2xx that is no event stream (a wrong OPENAI_BASE_URL) says so, not "stream ended".
-          const whole = await assertEventStream(response, 'response');
+          const whole = await assertEventStream(response, 'response', endpointForDisplay(client.baseURL));
           stream = whole ? responseAsStream(whole, endpointForDisplay(client.baseURL)) : sseEvents<ResponseStreamEvent>(response, RESPONSES_UNREAD, hooks);
         } catch (err) {
           if (signal.aborted) return;
@@ -109,7 +111,8 @@ const TERMINAL_OF_STATUS: Record<string, 'response.completed' | 'response.incomp
  * A whole `response` object (a server that ignored `stream: true`) as the stream that ends in it:
  * `response.created`, then the terminal event of its `status` (`response.completed`,
  * `.incomplete` or `.failed`) carrying it, whose `output` holds the items (responses-stream.ts
- * reads them from there when no `response.output_item.done` came). A response without a final
+ * reads them from there when no `response.output_item.done` came), marked {@link WHOLE_ANSWER} so
+ * that the error of a failed one says the endpoint answered it whole. A response without a final
  * status (none, or `in_progress`/`queued`: not finished) yields `response.created` and then throws
  * ModelError `stream_interrupted` saying that `endpoint` answered a JSON response object without a
  * final status, rather than that a stream ended early (there was no stream).
@@ -118,7 +121,7 @@ export async function* responseAsStream(response: Record<string, unknown>, endpo
   yield { type: 'response.created', response, sequence_number: 0 } as unknown as ResponseStreamEvent;
   const terminal = TERMINAL_OF_STATUS[String(response.status)];
   if (terminal) {
-    yield { type: terminal, response, sequence_number: 1 } as unknown as ResponseStreamEvent;
+    yield { type: terminal, response, sequence_number: 1, [WHOLE_ANSWER]: true } as unknown as ResponseStreamEvent;
     return;
   }
   const status = typeof response.status === 'string' ? `status "${response.status.slice(0, 40)}"` : 'no status';

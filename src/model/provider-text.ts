@@ -7,7 +7,8 @@
  *   words) — instead of kept as markup; both adapters use it on their HTTP errors ({@link providerErrorText}).
  * - {@link scrubSecrets}: every configured secret value is replaced by `[redacted:<VARIABLE>]`,
  *   also when echoed in part (`sk-abc*****xyz`, `sk-test-…-key`: a run starting with the first 6
- *   characters of a secret of 10+ characters), percent-encoded (`%2F`, `%2b`) or base64-encoded (a proxy's
+ *   characters of a secret of 10+ characters), percent-encoded (`%2F`, `%2b`), JSON-escaped
+ *   (`sk\u002d…`; either of these also in a masked echo) or base64-encoded (a proxy's
  *   `Authorization: Basic base64("user:" + key)` echoed back, also cut short or wrapped across lines).
  * - {@link boundText}: at most {@link PROVIDER_TEXT_MAX_CHARS} characters, the start kept, with
  *   `… [truncated N characters]`.
@@ -40,8 +41,9 @@ const ECHO_MIN_SECRET_CHARS = 10;
  * src/skills/secrets.ts: longest first, so a value that contains another is replaced whole), then every run of non-space characters (quotes, brackets,
  * commas and semicolons end it; a final `.`, `:`, `!` or `?` stays outside) that starts with the
  * first 6 characters of a secret of 10+ characters — the masked or shortened echoes providers
- * write, e.g. `sk-pro********************wxyz`. A value echoed percent-encoded (`%2F`, `%2b`, …: a
- * proxy echoing its request URL) is redacted too ({@link scrubPercentEncoded}). Base64 and
+ * write, e.g. `sk-pro********************wxyz`. A value or such an echo written percent-encoded
+ * (`%2F`, `%2b`, …: a proxy echoing its request URL) or with JSON `\uXXXX` escapes (`sk\u002d…`: a
+ * JSON body quoted as text) is redacted too ({@link scrubEncoded}, {@link scrubEncodedEchoes}). Base64 and
  * base64url encodings of a secret, also inside a longer encoded text (`Basic dXNlcjpzay1…`), cut
  * short after its first 12 bytes, wrapped across lines or written with `\/`, `%2F`, are redacted
  * too ({@link scrubBase64}). A secret of 10+ characters echoed in another letter case
@@ -54,7 +56,7 @@ export function scrubSecrets(text: string, secrets: readonly SecretValue[]): str
   if (text === '' || secrets.length === 0) return text;
   const usable = secrets.filter((s) => s.value.length >= MIN_SECRET_CHARS);
   let out = redactSecrets(text, usable.map((s) => [s.name, s.value] as const));
-  out = scrubPercentEncoded(out, usable);
+  out = scrubEncoded(out, usable);
   out = scrubBase64(out, usable);
   out = scrubOtherCaseAndHex(out, usable);
   for (const s of usable) {
@@ -66,7 +68,7 @@ export function scrubSecrets(text: string, secrets: readonly SecretValue[]): str
       return `[redacted:${s.name}]${tail}`;
     });
   }
-  return out;
+  return scrubEncodedEchoes(out, usable);
 }
 
 /**
@@ -134,25 +136,55 @@ function isHexCode(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 }
 
+/** The code of the four hex digits at `text[i]…text[i + 3]`, or -1 when they are not four hex digits. */
+function hex4At(text: string, i: number): number {
+  if (i + 4 > text.length) return -1;
+  for (let k = i; k < i + 4; k++) if (!isHexCode(text.charCodeAt(k))) return -1;
+  return parseInt(text.slice(i, i + 4), 16);
+}
+
 /**
- * `text` with every secret value written percent-encoded in part or whole (`sk-a%2Fb%2Bc%3D`,
- * `sk-a%2fb`: URL encoding, RFC 3986 section 2.1, hex digits of either case; `%C3%BC` for a
- * non-ASCII character) replaced by `[redacted:<name>]`, longest values first. Compared on bytes:
- * the text is read once into its UTF-8 bytes with every `%XX` taken as the byte it names, each
- * byte remembering where in `text` it came from, and each value's UTF-8 bytes are searched there
- * (`indexOf`); a match is replaced in `text` from the first to the last character it came from.
- * Linear in the text (one pass, then a substring search per value). Unchanged without a `%`.
+ * The escape at `text[i]` that {@link decodedView} reads as what it encodes, as `[bytes, characters
+ * of text it takes]`: `%XX` (URL encoding, RFC 3986 section 2.1: one byte, hex digits of either
+ * case), `\uXXXX` (a JSON escape, RFC 8259 section 7: the UTF-8 of that character; a surrogate pair
+ * written as two escapes is one character) and `\/` (JSON's escaped `/`). Undefined for anything else.
  */
-function scrubPercentEncoded(text: string, secrets: readonly SecretValue[]): string {
-  if (!text.includes('%') || secrets.length === 0) return text;
+function escapeAt(text: string, i: number): [number[], number] | undefined {
+  const c = text.charCodeAt(i);
+  if (c === 37 && i + 2 < text.length && isHexCode(text.charCodeAt(i + 1)) && isHexCode(text.charCodeAt(i + 2))) return [[parseInt(text.slice(i + 1, i + 3), 16)], 3];
+  if (c !== 92) return undefined;
+  if (text[i + 1] === '/') return [[47], 2];
+  if (text[i + 1] !== 'u') return undefined;
+  const unit = hex4At(text, i + 2);
+  if (unit < 0) return undefined;
+  if (unit >= 0xd800 && unit <= 0xdbff && text[i + 6] === '\\' && text[i + 7] === 'u') {
+    const low = hex4At(text, i + 8);
+    if (low >= 0xdc00 && low <= 0xdfff) return [[...Buffer.from(String.fromCharCode(unit, low), 'utf8')], 12];
+  }
+  return [[...Buffer.from(String.fromCharCode(unit), 'utf8')], 6];
+}
+
+/** True when `text` may hold an escape {@link escapeAt} reads (a `%` or a `\`). */
+function mayHoldEscapes(text: string): boolean {
+  return text.includes('%') || text.includes('\\');
+}
+
+/**
+ * `text` read as the UTF-8 bytes it stands for, every escape of {@link escapeAt} taken as what it
+ * encodes: `view` holds the bytes (one latin1 character per byte), `from[k]` the index in `text`
+ * where byte k came from (`from[view.length]` is `text.length`). One pass, linear in the text.
+ */
+function decodedView(text: string): { view: string; from: number[] } {
   const bytes: number[] = [];
-  const from: number[] = []; // from[k]: index in `text` where byte k starts
+  const from: number[] = [];
   for (let i = 0; i < text.length; ) {
-    const c = text.charCodeAt(i);
-    if (c === 37 && i + 2 < text.length && isHexCode(text.charCodeAt(i + 1)) && isHexCode(text.charCodeAt(i + 2))) {
-      bytes.push(parseInt(text.slice(i + 1, i + 3), 16));
-      from.push(i);
-      i += 3;
+    const escape = escapeAt(text, i);
+    if (escape) {
+      for (const b of escape[0]) {
+        bytes.push(b);
+        from.push(i);
+      }
+      i += escape[1];
       continue;
     }
     const cp = text.codePointAt(i)!;
@@ -165,9 +197,57 @@ function scrubPercentEncoded(text: string, secrets: readonly SecretValue[]): str
     i += width;
   }
   from.push(text.length);
-  const view = Buffer.from(bytes).toString('latin1');
-  const needles = secrets.map((s) => ({ name: s.name, needle: Buffer.from(s.value, 'utf8').toString('latin1') }));
+  return { view: Buffer.from(bytes).toString('latin1'), from };
+}
+
+/** `value`'s UTF-8 bytes as a {@link decodedView} writes them (one latin1 character per byte). */
+function viewOf(value: string): string {
+  return Buffer.from(value, 'utf8').toString('latin1');
+}
+
+/**
+ * `text` with every secret value written with escapes in part or whole — percent-encoded
+ * (`sk-a%2Fb%2Bc%3D`, `sk-a%2fb`, `%C3%BC` for a non-ASCII character: a proxy echoing its request
+ * URL) or JSON-escaped (`sk\u002dabc`, `\u0073\u006b…`, `a\/b`: a JSON body quoted as text) —
+ * replaced by `[redacted:<name>]`, longest values first. Compared on bytes ({@link decodedView}):
+ * each value's UTF-8 bytes are searched in the text's (`indexOf`), and a match is replaced in
+ * `text` from the first to the last character it came from. Linear in the text (one pass, then a
+ * substring search per value). Unchanged without a `%` or `\`.
+ */
+function scrubEncoded(text: string, secrets: readonly SecretValue[]): string {
+  if (!mayHoldEscapes(text) || secrets.length === 0) return text;
+  const { view, from } = decodedView(text);
+  const needles = secrets.map((s) => ({ name: s.name, needle: viewOf(s.value) }));
   return redactHits(text, findNeedles(view, needles, (k) => from[k]));
+}
+
+/** Characters that end the run of a masked echo (as in {@link scrubSecrets}: white space, quotes, brackets, commas, semicolons). */
+const ECHO_RUN_END = /[\s"'<>()[\]{},;]/;
+
+/**
+ * `text` with every masked or shortened echo of a secret of {@link ECHO_MIN_SECRET_CHARS}+
+ * characters whose first {@link ECHO_PREFIX_CHARS} characters are written with escapes
+ * ({@link escapeAt}: `sk-ab%2Fcd****` for `sk-ab/cd…`, `sk\u002dproj****`) replaced by
+ * `[redacted:<name>]`: the prefix is found in the decoded bytes ({@link decodedView}), and the
+ * run goes on in `text` from its end up to white space, a quote, a bracket, a comma or a
+ * semicolon, a final `.`, `:`, `!` or `?` left outside — the run {@link scrubSecrets} redacts
+ * for an echo written plainly (that pass runs first; this one finds only escaped ones). Linear
+ * in the text per secret. Unchanged without a `%` or `\`.
+ */
+function scrubEncodedEchoes(text: string, secrets: readonly SecretValue[]): string {
+  const wanted = secrets.filter((s) => s.value.length >= ECHO_MIN_SECRET_CHARS);
+  if (wanted.length === 0 || !mayHoldEscapes(text)) return text;
+  const { view, from } = decodedView(text);
+  const needles = wanted.map((s) => ({ name: s.name, needle: viewOf(s.value.slice(0, ECHO_PREFIX_CHARS)) }));
+  const hits: Hit[] = [];
+  for (const hit of findNeedles(view, needles, (k) => from[k]).sort((a, b) => a.start - b.start)) {
+    if (hits.length > 0 && hit.start < hits[hits.length - 1].end) continue; // inside the run of one before
+    let end = hit.end;
+    while (end < text.length && !ECHO_RUN_END.test(text[end])) end++;
+    while (end > hit.end && '.:!?'.includes(text[end - 1])) end--;
+    hits.push({ ...hit, end });
+  }
+  return redactHits(text, hits);
 }
 
 /** Fewest characters of a secret's base64 that {@link scrubBase64} looks for (shorter ones could match by chance). */

@@ -5,10 +5,17 @@
  * that counts — captures show `output_item.added` can carry a different one).
  */
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses';
-import { streamErrorMessage } from './model-error.js';
+import { streamErrorMessage, wholeAnswerErrorMessage } from './model-error.js';
 import type { ModelStreamEvent } from './port.js';
 import { fromResponsesOutputItem } from './responses-items.js';
 import { tokenUsage } from './usage.js';
+
+/**
+ * Marks (as a property set to true) an event a transport made from a whole JSON response object
+ * rather than read from a stream (openai-responses-client.ts `responseAsStream`): the error of a
+ * failed one is worded as an answer's, not a stream's ({@link fromResponsesStream}).
+ */
+export const WHOLE_ANSWER: unique symbol = Symbol('whole JSON answer');
 
 /** Map one Responses stream event; undefined for events the runtime does not need. */
 export function fromResponsesEvent(event: ResponseStreamEvent, itemsSeen: number): ModelStreamEvent | undefined {
@@ -51,7 +58,8 @@ export function fromResponsesEvent(event: ResponseStreamEvent, itemsSeen: number
 /**
  * Map a whole Responses stream; `onActivity` is called for every event received, mapped or not.
  * With `endpoint` (as messages show it), the message of an `error` event or a failed response
- * names it (model-error.ts `streamErrorMessage`).
+ * names it (model-error.ts `streamErrorMessage`; for a failed response that came whole, as one
+ * JSON object marked {@link WHOLE_ANSWER}, `wholeAnswerErrorMessage`).
  */
 export async function* fromResponsesStream(events: AsyncIterable<ResponseStreamEvent>, onActivity?: () => void, endpoint?: string): AsyncIterable<ModelStreamEvent> {
   let items = 0;
@@ -61,7 +69,10 @@ export async function* fromResponsesStream(events: AsyncIterable<ResponseStreamE
     if (!mapped) continue;
     if (mapped.type === 'item.done') items++;
     if (endpoint && mapped.type === 'error') yield { ...mapped, message: streamErrorMessage(mapped.message, endpoint) };
-    else if (endpoint && mapped.type === 'response.done' && mapped.error) yield { ...mapped, error: { ...mapped.error, message: streamErrorMessage(mapped.error.message, endpoint) } };
+    else if (endpoint && mapped.type === 'response.done' && mapped.error) {
+      const message = (e as { [WHOLE_ANSWER]?: boolean })[WHOLE_ANSWER] ? wholeAnswerErrorMessage(mapped.error.message, endpoint) : streamErrorMessage(mapped.error.message, endpoint);
+      yield { ...mapped, error: { ...mapped.error, message } };
+    }
     else yield mapped;
   }
 }

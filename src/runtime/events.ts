@@ -17,6 +17,14 @@ export const TurnStartedEvent = z.object({
   model: z.string(),
   /** Tool names offered this turn, in request order (namespaced ones as `namespace.name`). */
   tools: z.array(z.string()),
+  /**
+   * The turn's deferred tools left out of `tools` (TOOL_SEARCH_MODE=client: found and loaded by
+   * `tool_search`, callable by name), as `tools` names them; absent when there are none.
+   */
+  deferred_tools: z
+    .array(z.string())
+    .optional()
+    .describe("The turn's deferred tools left out of `tools` (TOOL_SEARCH_MODE=client: tool_search finds and loads them), named as in `tools`; absent when there are none."),
   /** Families not assembled this turn, and why. */
   unavailable: z.array(z.object({ family: z.string(), reason: z.string() })),
   /**

@@ -155,7 +155,10 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     await emit({ type: 'turn.resumed', from_step: state.steps });
   } else {
     const names = providerToolNames(tools.definitions(state.onlyTools));
-    await emit({ type: 'turn.started', turn_id: opts.turnId, model: opts.modelName, tools: names, unavailable: opts.unavailable ?? [] });
+    // Deferred tools not sent with the request (client tool search) are still the turn's: named apart.
+    const sent = new Set(names);
+    const deferred = tools.deferred.map((c) => c.identity).filter((id) => !sent.has(id) && (!state.onlyTools || state.onlyTools.includes(id)));
+    await emit({ type: 'turn.started', turn_id: opts.turnId, model: opts.modelName, tools: names, ...(deferred.length > 0 ? { deferred_tools: deferred } : {}), unavailable: opts.unavailable ?? [] });
   }
   if (opts.resume?.ended) return finish(opts.resume.ended);
 

@@ -4,8 +4,10 @@
  * means reachable (also 404: some servers have no /models; also 403: a key restricted to some
  * endpoints, such as an OpenAI restricted key without the Models permission, gets it on /models
  * while its turns run), except 401 (`rejected`: the key is refused, so every turn would fail; the
- * reason names the endpoint and the status and says to check OPENAI_API_KEY, never showing the key) and a 2xx HTML page (`not_api`: a web site,
- * not the API; the reason says to check OPENAI_BASE_URL, which usually ends in /v1). A connection
+ * reason names the endpoint and the status and says to check OPENAI_API_KEY, never showing the key), a 2xx HTML page (`not_api`: a web site,
+ * not the API; the reason says to check OPENAI_BASE_URL, which usually ends in /v1) and a 403 HTML
+ * page (`not_api` too: a firewall's or proxy's block page, or a web site — the API answers its 403
+ * in JSON; the reason also says to check that this host is let through). A connection
  * failure or a timeout means `unreachable`. The
  * result is cached for `ttlMs` (concurrent checks share one request), so readiness polling never
  * floods the provider. The reason of an unreachable endpoint names it and the cause, and says what
@@ -47,8 +49,12 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
         const why = opts.apiKey ? 'it refuses the API key, so every turn would fail; check OPENAI_API_KEY' : 'it needs an API key and OPENAI_API_KEY is not set, so every turn would fail; set OPENAI_API_KEY';
         return { reachable: false, check: 'rejected', reason: `${where} answered HTTP ${res.status} to GET /models: ${why}` };
       }
-      if (res.ok && /^\s*text\/html\b/i.test(res.headers.get('content-type') ?? '')) {
-        return { reachable: false, check: 'not_api', reason: `${where} answers GET /models with a web page (HTTP ${res.status}, text/html), not the API: check OPENAI_BASE_URL, which usually ends in /v1` };
+      if ((res.ok || res.status === 403) && /^\s*text\/html\b/i.test(res.headers.get('content-type') ?? '')) {
+        const page = `${where} answers GET /models with a web page (HTTP ${res.status}, text/html), not the API`;
+        const reason = res.ok
+          ? `${page}: check OPENAI_BASE_URL, which usually ends in /v1`
+          : `${page} — a firewall's or proxy's block page, or a web site: check OPENAI_BASE_URL, which usually ends in /v1, and that this host is let through to it`;
+        return { reachable: false, check: 'not_api', reason };
       }
       return { reachable: true };
     } catch (err) {

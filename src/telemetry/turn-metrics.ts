@@ -5,9 +5,10 @@
  *   with outcome `ok` (not is_error), `cancelled` (the cancel outputs of src/runtime/dispatch.ts)
  *   or `error`, and `tool_duration_seconds` when a `tool.started` preceded it;
  * - the `tool` label is the call's name only when the tool is in the turn's tool set: named in
- *   the turn's `turn.started` `tools` (seen by this process), or its `tool.started` carried parsed
- *   arguments (only a call that found its tool has them: a deferred tool loaded by tool_search,
- *   a turn resumed after a restart); any other name — one the model made up — is `unknown`, so a
+ *   the turn's `turn.started` `tools` or `deferred_tools` (seen by this process: so a call of a
+ *   deferred tool, loaded or not, whose arguments did not validate keeps its name), or its
+ *   `tool.started` carried parsed arguments (only a call that found its tool has them: a turn
+ *   resumed after a restart); any other name — one the model made up — is `unknown`, so a
  *   model cannot add series at will;
  * - a terminal event → `turns_total{status, stop_reason}` and `turn_duration_seconds` from the
  *   record's `started_at` (the record is finished before its terminal event is appended);
@@ -39,7 +40,7 @@ export function turnMetricsObserver(metrics: ServiceMetrics, startedAt: (turnId:
     const event = logged.event as TurnEvent;
     const key = `${logged.streamId}\u0000${'call_id' in event ? event.call_id : ''}`;
     if (event.type === 'turn.started') {
-      offered.set(logged.streamId, new Set(event.tools));
+      offered.set(logged.streamId, new Set([...event.tools, ...(event.deferred_tools ?? [])]));
     } else if (event.type === 'tool.started') {
       started.set(key, { at: Date.parse(logged.createdAt), found: event.arguments !== null && event.arguments !== undefined });
     } else if (event.type === 'tool.completed') {

@@ -84,7 +84,7 @@ export class SqliteWorkflowStore implements WorkflowStore {
         `UPDATE workflow_tasks SET status = 'succeeded', result = @result, error = NULL
          WHERE workflow_id = @workflowId AND idx = @index AND status = 'running' AND attempts = @attempt
            AND json_extract(turn_ids, '$[#-1]') = @turnId
-           AND EXISTS (SELECT 1 FROM workflows w WHERE w.id = workflow_tasks.workflow_id AND w.status = 'running')`,
+           AND EXISTS (SELECT 1 FROM workflows w WHERE w.id = workflow_tasks.workflow_id AND w.status = 'running' AND w.cancel_requested_at IS NULL)`,
       ),
       start: db.prepare(`UPDATE workflow_tasks SET status = 'running', attempts = attempts + 1 WHERE workflow_id = ? AND idx = ? AND status = 'queued'`),
       finish: db.prepare(`UPDATE workflows SET status = ?, completed_at = ?, summary = ?, owner = NULL, lease_until = NULL WHERE id = ? AND status = 'running'`),

@@ -641,10 +641,13 @@ export class DefaultWorkflowService implements WorkflowService {
    * The binding a task turn's submit_result uses: re-validate with Ajv, then store and announce.
    * A result is accepted only from the turn of the task's current attempt: while the stored task
    * is still `running` at `attempt` (the attempt the turn was started for) with this turn as its
-   * last recorded one. A turn left over from an earlier attempt (its driver lost the workflow before
-   * recording it, and the new driver started another attempt) gets an error instead. The checks
-   * here say why; the write itself is conditioned on the same facts in one statement
-   * (`WorkflowStore.acceptResult`), so a task moved on between them is not marked succeeded.
+   * last recorded one, and no cancel of the workflow is under way — here (`cancelling`) or stored
+   * by another instance (`WorkflowStore.cancelRequested`: the driver would act on it at its next
+   * lease renewal; a submit that sees it starts the cancel at once, as that renewal would). A turn
+   * left over from an earlier attempt (its driver lost the workflow before recording it, and the
+   * new driver started another attempt) gets an error instead. The checks here say why; the write
+   * itself is conditioned on the same facts in one statement (`WorkflowStore.acceptResult`), so a
+   * task moved on, or a cancel stored, between them is not marked succeeded.
    */
   private binding(wf: LiveWorkflow, task: WorkflowTask, turnId: string, attempt: number): WorkflowTaskBinding {
     return {
@@ -661,7 +664,7 @@ export class DefaultWorkflowService implements WorkflowService {
           await new Promise((r) => setTimeout(r, 50));
           current = await store.getTask(wf.id, task.index);
         }
-        const refused = submitRefusal(current, attempt, turnId, wf.cancelling);
+        const refused = submitRefusal(current, attempt, turnId, await this.cancelUnderWay(wf));
         if (refused) return { ok: false, errors: [refused] };
         // Validate against the schema persisted with the task, not the one the turn was built with.
         const errors = validateResult(current!.result_schema, value);
@@ -669,12 +672,24 @@ export class DefaultWorkflowService implements WorkflowService {
         if (!(await store.acceptResult(wf.id, task.index, attempt, turnId, value as JsonValue))) {
           // The task (or its workflow) moved on since the checks above: say how it is now.
           const now = await store.getTask(wf.id, task.index);
-          return { ok: false, errors: [submitRefusal(now, attempt, turnId, wf.cancelling) ?? 'the workflow is no longer running; no result is accepted now'] };
+          return { ok: false, errors: [submitRefusal(now, attempt, turnId, await this.cancelUnderWay(wf)) ?? 'the workflow is no longer running; no result is accepted now'] };
         }
         await this.emit(wf.id, { type: 'task.succeeded', task_index: task.index, turn_id: turnId, result: value });
         return { ok: true };
       },
     };
+  }
+
+  /**
+   * Whether a cancel of `wf` is under way: started here, or stored by another instance (POST
+   * /v1/workflows/{id}/cancel there) and not yet seen by this driver's lease renewal — then it is
+   * started now, as that renewal would ({@link beat}), so the task turns are cancelled at once.
+   */
+  private async cancelUnderWay(wf: LiveWorkflow): Promise<boolean> {
+    if (wf.cancelling) return true;
+    if (!(await this.deps.store.cancelRequested(wf.id))) return false;
+    if (!wf.lost && !wf.finished) void this.cancelLive(wf).catch((err) => this.logUnlessLost(err, { workflow_id: wf.id }, 'cancelling the workflow failed'));
+    return true;
   }
 
   /** Mark the workflow terminal (once) and wake waiters. */

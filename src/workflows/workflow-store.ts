@@ -62,10 +62,11 @@ export interface WorkflowStore {
   /**
    * Record `result` as the accepted result of task `index` (status `succeeded`, error cleared) in
    * one conditional statement: only while the task is `running` at attempt `attempt` with
-   * `turnId` as the last of its `turn_ids`, and its workflow is `running`. Resolves false, writing
-   * nothing, otherwise — so the turn of an attempt that is over (a stale attempt) can never mark
-   * the task succeeded, whatever was written between its checks and this write. Not fenced: the
-   * task turn's own write, on whichever instance runs the turn.
+   * `turnId` as the last of its `turn_ids`, and its workflow is `running` with no cancel requested
+   * (`requestCancel`, by any instance). Resolves false, writing nothing, otherwise — so the turn of
+   * an attempt that is over (a stale attempt) can never mark the task succeeded, nor can a turn
+   * whose workflow is being cancelled elsewhere, whatever was written between its checks and this
+   * write. Not fenced: the task turn's own write, on whichever instance runs the turn.
    */
   acceptResult(workflowId: string, index: number, attempt: number, turnId: string, result: JsonValue): Promise<boolean>;
   /**

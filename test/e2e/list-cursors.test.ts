@@ -38,7 +38,7 @@ describe('a foreign cursor', () => {
 });
 
 describe('list cursors', () => {
-  for (const route of ['/v1/turns', '/v1/workflows']) {
+  for (const [route, list] of [['/v1/turns', 'turns'], ['/v1/workflows', 'workflows']] as const) {
     it(`${route} answers 400 with the envelope for a cursor it never returned`, async () => {
       const res = await api(harness.svc.url, 'GET', `${route}?cursor=garbage`);
       expect(res.status).toBe(400);
@@ -48,7 +48,7 @@ describe('list cursors', () => {
 
     it(`${route} takes a cursor back with the filters it was made for, and refuses it with others or as a bare id`, async () => {
       const id = '0190a000-0000-7000-8000-000000000000';
-      const cursor = encodeQueryCursor(id, { agent_id: 'cursor-a', status: undefined });
+      const cursor = encodeQueryCursor(list, id, { agent_id: 'cursor-a', status: undefined });
       const same = await api(harness.svc.url, 'GET', `${route}?agent_id=cursor-a&cursor=${cursor}`);
       expect(same.status).toBe(200);
       expect(same.body).toMatchObject({ data: [], next_cursor: null });

@@ -1,10 +1,11 @@
 /**
  * A model provider's error text becomes the turn's error only without the service's secrets and
  * bounded in size: an upstream message that echoes OPENAI_API_KEY (or another configured secret),
- * whole, masked, percent-encoded or base64-encoded, reads `[redacted:<VARIABLE>]` in `turn.failed` (event log, SSE), on the turn
+ * whole, masked, percent-encoded, JSON-escaped or base64-encoded, reads `[redacted:<VARIABLE>]` in `turn.failed` (event log, SSE), on the turn
  * record, in the webhook delivery and in log lines; a huge message is cut with a marker; an HTML
  * error page is summarized. Both wire protocols, through the real service and scripted servers on
- * loopback (HTTP error bodies, errors inside the stream, a failed response).
+ * loopback (HTTP error bodies, errors inside the stream, a failed response, a 2xx JSON error body
+ * and a whole failed response object from a server that ignored `stream: true`).
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -129,6 +130,54 @@ describe('secrets in a provider error', () => {
     }
   });
 
+  it('a key JSON-escaped (sk\\u002d…, every character \\uXXXX, a\\/b), whole or in a masked echo, on both protocols', async () => {
+    // A text body quoting a JSON log line (the escapes are its characters).
+    const escapedKey = KEY.replace(/-/g, '\\u002d');
+    const allEscaped = [...KEY].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const escapedSecret = STREAM_TOKEN_SECRET.replace(/\//g, '\\/');
+    const logged = { httpError: { status: 400, body: `upstream log: {"key":"${escapedKey}","all":"${allEscaped}","token":"${escapedSecret}","masked":"sk\\u002dtes****cdef"}`, headers: { 'content-type': 'text/plain' } } };
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      server.push(logged);
+      expect((await failedTurn(svc)).message).toBe(
+        `the model endpoint ${server.baseURL} answered HTTP 400: upstream log: {"key":"[redacted:OPENAI_API_KEY]","all":"[redacted:OPENAI_API_KEY]","token":"[redacted:STREAM_TOKEN_SECRET]","masked":"[redacted:OPENAI_API_KEY]"}`,
+      );
+    }
+  });
+
+  it('a masked echo percent-encoded (a%2Fb%2Bc%3Dst****0123), on both protocols', async () => {
+    const maskedEncoded = `${encodeURIComponent(STREAM_TOKEN_SECRET.slice(0, 8))}****0123`;
+    expect(maskedEncoded).toBe('a%2Fb%2Bc%3Dst****0123');
+    const quoted = { httpError: { status: 401, body: { error: { message: `proxy saw token=${maskedEncoded}.`, type: 'auth', code: null } } } };
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      server.push(quoted);
+      expect((await failedTurn(svc)).message).toBe(`the model endpoint ${server.baseURL} answered HTTP 401 (check OPENAI_API_KEY): proxy saw token=[redacted:STREAM_TOKEN_SECRET].`);
+    }
+  });
+
+  it('a 200 JSON error body on a streaming request (a server that ignored stream: true) gives the provider\'s message and code, the key redacted, on both protocols', async () => {
+    const errorBody = { httpError: { status: 200, body: { error: { message: `key ${KEY} may not use this model`, type: 'invalid_request_error', code: 'model_not_found', param: null } } } };
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      server.push(errorBody);
+      expect(await failedTurn(svc)).toEqual({
+        code: 'model_not_found',
+        message: `the model endpoint ${server.baseURL} answered with an error as a whole JSON answer (not a stream): key [redacted:OPENAI_API_KEY] may not use this model`,
+      });
+    }
+    // vLLM's shape, with a numeric code; a bare error object without a message gives its type.
+    chat.push({ httpError: { status: 200, body: { object: 'error', message: `bad key ${KEY}`, type: 'BadRequestError', param: null, code: 400 } } });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: `the model endpoint ${chat.baseURL} answered with an error as a whole JSON answer (not a stream): bad key [redacted:OPENAI_API_KEY]` });
+    chat.push({ httpError: { status: 200, body: { error: { type: 'overloaded' } } } });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'overloaded', message: `the model endpoint ${chat.baseURL} answered with an error as a whole JSON answer (not a stream): overloaded` });
+  });
+
+  it('Responses: a whole JSON response object with status failed says the endpoint answered it whole, the key redacted', async () => {
+    responses.push({ httpError: { status: 200, body: { id: 'resp_9', object: 'response', status: 'failed', output: [], error: { code: 'server_error', message: `bad key ${KEY}` } } } });
+    expect(await failedTurn(responsesSvc)).toEqual({
+      code: 'server_error',
+      message: `the model endpoint ${responses.baseURL} answered with an error as a whole JSON answer (not a stream): bad key [redacted:OPENAI_API_KEY]`,
+    });
+  });
+
   it('reaches no log line and no webhook delivery either', async () => {
     await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(turns);
     const deliveries = receiver.received.map((d) => d.body).join('\n');
@@ -140,6 +189,9 @@ describe('secrets in a provider error', () => {
       expect(text).not.toContain(KEY);
       expect(text.toLowerCase()).not.toContain(encodeURIComponent(STREAM_TOKEN_SECRET).toLowerCase());
       expect(text).not.toContain('sk-tes*');
+      expect(text).not.toContain('u002dtes');
+      expect(text).not.toContain('\\\\u0073\\\\u006b'); // the all-escaped key, as JSON writes it
+      expect(text).not.toContain('a%2Fb%2Bc%3Dst');
       expect(text).not.toContain(METRICS_TOKEN);
       expect(text).not.toContain(WEBHOOK_SECRET.slice(6));
       for (const core of base64Prefixes(KEY)) expect(text).not.toContain(core);

@@ -68,3 +68,45 @@ describe('the skills of a background job', () => {
 
   });
 });
+
+describe('the skills of a background job made by a turn that sent no skills', () => {
+  const limited = useScriptedService({ env: { SKILLS_DIR: builtins, BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT: '1' } });
+
+  it("are the agent's enabled list when the job was created, not when it starts", async () => {
+    const base = limited.svc.url;
+    const agent = 'job-skills-later';
+    expect((await api(base, 'PUT', `/v1/agents/${agent}/skills`, { enabled: ['agent-skill'] })).status).toBe(200);
+    const main = 'job-skills-later: make two jobs';
+    const [blocker, checker] = ['job-skills-later: blocker', 'job-skills-later: checker'];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let seen: { tools: string[]; output: string } | undefined;
+    limited.model.push(
+      ...routedEntries({
+        [main]: [{ output: [blocker, checker].map((task) => functionCall('create_background_job', { title: task, task, notify: false })) }, { output: [message('started')] }],
+        // The first job holds the agent's one running slot until the enabled list has changed.
+        [blocker]: [async () => (await gate, { output: [message('blocker done')] })],
+        [checker]: [
+          { output: [functionCall('skill_view', { name: 'agent-skill' })] },
+          (body) => {
+            seen = { tools: (body.tools as { name?: string }[]).map((t) => t.name ?? ''), output: String(lastToolOutput(body)) };
+            return { output: [message('checked')] };
+          },
+        ],
+      }),
+    );
+    expect((await api(base, 'POST', '/v1/turns?wait=true', { input: main, agent_id: agent, tools: ['jobs'] })).body.status).toBe('completed');
+    const jobs = (await api(base, 'GET', `/v1/jobs?agent_id=${agent}`)).body.data as { id: string; title: string }[];
+    const idOf = (title: string) => jobs.find((j) => j.title === title)!.id;
+    await waitFor(async () => ((await job(base, idOf(blocker))).status === 'running' ? true : undefined));
+    expect((await job(base, idOf(checker))).status).toBe('queued');
+    // The agent's list changes while the second job waits for a slot: that job keeps the list it was made with.
+    expect((await api(base, 'PUT', `/v1/agents/${agent}/skills`, { enabled: [] })).status).toBe(200);
+    release();
+    await waitFor(async () => ((await job(base, idOf(checker))).status === 'succeeded' ? true : undefined));
+    expect(seen!.tools).toContain('skill_view');
+    expect(seen!.output).toContain('# agent-skill body');
+    // The record is not shown by the API.
+    expect(Object.keys(await job(base, idOf(checker)))).not.toContain('skills');
+  });
+});

@@ -12,7 +12,7 @@ import { describeEachEngine, openStores, type OpenStores } from '../support/stor
 function newJob(over: Partial<JobRecord> = {}): JobRecord {
   const now = new Date().toISOString();
   return {
-    id: uuidv7(), agent_id: 'a', title: 'Refactor', task: 'do it', status: 'queued', model: null,
+    id: uuidv7(), agent_id: 'a', title: 'Refactor', task: 'do it', status: 'queued', model: null, skills: null,
     source_turn_id: null, source_call_id: null, respawned_from: null, respawned_to: null, notify: true,
     turn_ids: [], pending_messages: [], pending_approvals: [], question: null, notice: null, output_text: null, error: null, attempts: 0,
     created_at: now, started_at: null, finished_at: null, updated_at: now, ...over,
@@ -36,6 +36,14 @@ describeEachEngine('JobStore contract', (engine) => {
     expect(again).toMatchObject({ kind: 'exists', job: { id: first.kind === 'created' ? first.job.id : '', title: 'A' } });
     const other = await jobs.insert(newJob({ source_turn_id: 't1', source_call_id: 'c2' }));
     expect(other.kind).toBe('created');
+  }));
+
+  it('keeps the skills recorded at creation (an empty list too) and null for none', withStores(async ({ jobs }) => {
+    for (const skills of [['a-skill', 'b-skill'], [], null]) {
+      const j = newJob({ skills });
+      await jobs.insert(j);
+      expect((await jobs.get(j.id))!.skills).toEqual(skills);
+    }
   }));
 
   it('moves status only along the transition table and sets finished_at on terminal moves', withStores(async ({ jobs }) => {

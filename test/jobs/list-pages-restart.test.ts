@@ -33,7 +33,7 @@ afterAll(async () => {
 function finishedJob(agentId: string, i: number): JobRecord {
   const now = new Date().toISOString();
   return {
-    id: uuidv7(), agent_id: agentId, title: `Job ${i}`, task: `task ${i}`, status: 'succeeded', model: null,
+    id: uuidv7(), agent_id: agentId, title: `Job ${i}`, task: `task ${i}`, status: 'succeeded', model: null, skills: null,
     source_turn_id: null, source_call_id: null, respawned_from: null, respawned_to: null, notify: false,
     turn_ids: [], pending_messages: [], pending_approvals: [], question: null, notice: null, output_text: `done ${i}`, error: null, attempts: 1,
     created_at: now, started_at: now, finished_at: now, updated_at: now,

@@ -1,6 +1,7 @@
 /**
- * A DATA_DIR whose `background_jobs` table predates stored pending approvals: opening the SQLite
- * job store adds the column, and the jobs already there read with no pending approvals.
+ * A DATA_DIR whose `background_jobs` table predates stored pending approvals and recorded skills:
+ * opening the SQLite job store adds the columns, and the jobs already there read with no pending
+ * approvals and no recorded skills (their turns read the creating turn's request).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -9,7 +10,7 @@ import { expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/database.js';
 import { SqliteJobStore } from '../../src/jobs/sqlite-job-store.js';
 
-it('adds pending_approvals to a job table from before it, keeping the jobs', async () => {
+it('adds pending_approvals and skills to a job table from before them, keeping the jobs', async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'jobs-upgrade-'));
   try {
     const old = openDatabase(dir);
@@ -22,7 +23,7 @@ it('adds pending_approvals to a job table from before it, keeping the jobs', asy
     old.close();
     const db = openDatabase(dir);
     const store = new SqliteJobStore(db);
-    expect(await store.get('0190aaaa-0000-7000-8000-000000000001')).toMatchObject({ title: 'Old', status: 'running', pending_approvals: [] });
+    expect(await store.get('0190aaaa-0000-7000-8000-000000000001')).toMatchObject({ title: 'Old', status: 'running', pending_approvals: [], skills: null });
     new SqliteJobStore(db); // opening again changes nothing
     const call = { turn_id: 't', call_id: 'c', name: 'command', label: null, expires_at: 'x' };
     expect(await store.transition('0190aaaa-0000-7000-8000-000000000001', 'waiting_on_approval', { pending_approvals: [call] })).toMatchObject({ pending_approvals: [call] });

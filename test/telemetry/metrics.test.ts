@@ -10,6 +10,8 @@ import { todoThenAnswer } from '../e2e/support/scripts.js';
 import { histogramCount, parseMetrics, sampleValue } from '../support/prometheus.js';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 import { MODEL_LABEL_LIMIT } from '../../src/telemetry/metrics.js';
+import { z } from 'zod';
+import { defineWorkerTool, textResult } from '../../src/runtime/tool.js';
 
 const METRIC_NAMES = [
   'turns_total', 'turn_duration_seconds', 'turns_queued', 'turns_running', 'turns_waiting',
@@ -229,5 +231,34 @@ describe('GET /metrics access', () => {
     } finally {
       await svc.close();
     }
+  });
+});
+
+describe('tool_calls_total for deferred tools', () => {
+  /** Deferred tools (found with tool_search) and one sent with every request, all taking `{location}`. */
+  const tool = (name: string, deferLoading: boolean) =>
+    defineWorkerTool({ name, description: `${name} at a location`, schema: z.object({ location: z.string() }), deferLoading, executionMode: 'sequential', describeActivity: (p) => `${name} ${p.location}`, execute: async (p) => textResult(`${name}(${p.location})`) });
+  const h = useScriptedService({ overrides: { assembleTools: async () => ({ tools: [tool('get_weather', true), tool('search_files', true), tool('lookup', false)], unavailable: [], instructions: [] }) } });
+
+  it('labels a call of a deferred tool whose arguments did not validate by its name, loaded or not; a made-up name stays unknown', async () => {
+    const before = await scrape(h.svc.url);
+    h.model.push(
+      // get_weather never loaded, search_files loaded first: both called without their `location`.
+      { output: [functionCall('tool_search', { query: 'search files' })] },
+      { output: [functionCall('get_weather', {}), functionCall('search_files', { where: 'x' }), functionCall('made_up_tool', {})] },
+      { output: [message('ok')] },
+    );
+    const done = await api(h.svc.url, 'POST', '/v1/turns?wait=true', { input: 'call deferred tools' });
+    expect(done.body.status).toBe('completed');
+    const events = (await readSse(`${h.svc.url}/v1/turns/${done.body.id}/events`)).events;
+    expect(events[0].json).toMatchObject({ type: 'turn.started', tools: ['lookup', 'tool_search'], deferred_tools: ['get_weather', 'search_files'] });
+    const completed = events.filter((e) => e.event === 'tool.completed').map((e) => [e.json.name, e.json.is_error]);
+    expect(completed).toEqual([['tool_search', false], ['get_weather', true], ['search_files', true], ['made_up_tool', true]]);
+    const m = await scrape(h.svc.url);
+    const delta = (labels: Record<string, string>) => sampleValue(m, 'tool_calls_total', labels) - sampleValue(before, 'tool_calls_total', labels);
+    expect(delta({ tool: 'get_weather', outcome: 'error' })).toBe(1);
+    expect(delta({ tool: 'search_files', outcome: 'error' })).toBe(1);
+    expect(delta({ tool: 'tool_search', outcome: 'ok' })).toBe(1);
+    expect(delta({ tool: 'unknown', outcome: 'error' })).toBe(1);
   });
 });

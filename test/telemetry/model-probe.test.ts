@@ -3,8 +3,8 @@
  * an answer is "reachable" and is dropped without reading it — also a large one — and without
  * leaving an error nobody hears (an undici body destroyed unread emits one, which would end the
  * process); a refused connection is "unreachable" with its cause; through the real GET /readyz,
- * 401 (the key refused) and a 2xx HTML page (a web site, not the API) are not ready, while 404
- * and other answers stay reachable.
+ * 401 (the key refused), a 2xx HTML page (a web site, not the API) and a 403 HTML page (a
+ * firewall's block page) are not ready, while a JSON 403, 404 and other answers stay reachable.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -125,7 +125,18 @@ describe('GET /readyz and the answer of GET <base>/models', () => {
     expect(r.body.error.message).toBe(`the model endpoint ${r.base} answers GET /models with a web page (HTTP 200, text/html), not the API: check OPENAI_BASE_URL, which usually ends in /v1`);
   });
 
-  it('404 (no /models), 403 (a key restricted to other endpoints), a 200 JSON list and a 500 stay reachable: ready', async () => {
+  it('a 403 HTML page (a firewall\'s block page): not ready, checks.model "not_api", saying so and to check OPENAI_BASE_URL and that this host is let through', async () => {
+    const r = await readyz((res) => res.writeHead(403, { 'content-type': 'text/html' }).end('<html><head><title>Access Denied</title></head><body>Request blocked by the firewall.</body></html>'));
+    expect(r.status).toBe(503);
+    expect(r.body.error.code).toBe('not_ready');
+    expect(r.body.error.details.checks).toMatchObject({ database: 'ok', model: 'not_api' });
+    expect(r.body.error.message).toBe(
+      `the model endpoint ${r.base} answers GET /models with a web page (HTTP 403, text/html), not the API — a firewall's or proxy's block page, or a web site: check OPENAI_BASE_URL, which usually ends in /v1, and that this host is let through to it`,
+    );
+    expect(r.text).not.toContain('Secr3tKeyValue');
+  });
+
+  it('404 (no /models), a JSON 403 (a key restricted to other endpoints), a 200 JSON list and a 500 stay reachable: ready', async () => {
     for (const answer of [
       (res: http.ServerResponse) => res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":{"message":"You have insufficient permissions for this operation. Missing scopes: api.model.read."}}'),
       (res: http.ServerResponse) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>'),

@@ -160,6 +160,17 @@ describeEachEngine('workflow store', (engine) => {
     expect((await store.get(other.id))!.tasks.map((t) => t.status)).toEqual(['running', 'failed']);
   });
 
+  it('takes no result once a cancel of the workflow is stored, by this instance or another', async () => {
+    const [a, b] = await twoStores(engine);
+    const wf = workflow('a1', 1);
+    await a.insert(wf);
+    await a.startTask(wf.id, 0, 8);
+    await a.updateTask(wf.id, 0, { turn_ids: ['turn-1'] });
+    expect(await b.requestCancel(wf.id, new Date().toISOString())).toBe(true);
+    expect(await a.acceptResult(wf.id, 0, 1, 'turn-1', { a: 1 })).toBe(false);
+    expect(await a.getTask(wf.id, 0)).toMatchObject({ status: 'running', attempts: 1 });
+  });
+
   it('holds the per-agent running limit across two instances starting tasks at the same moment', async () => {
     const [a, b] = await twoStores(engine);
     const w1 = workflow('busy', 6);

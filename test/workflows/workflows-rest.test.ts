@@ -208,7 +208,7 @@ describe('running workflows', () => {
     const page = await api(harness.svc.url, 'GET', '/v1/workflows?limit=1');
     expect(page.body.data).toHaveLength(1);
     // The cursor stands for the page's last workflow under these filters (src/list-cursor.ts).
-    expect(page.body.next_cursor).toBe(encodeQueryCursor(page.body.data[0].id, { agent_id: undefined, status: undefined }));
+    expect(page.body.next_cursor).toBe(encodeQueryCursor('workflows', page.body.data[0].id, { agent_id: undefined, status: undefined }));
     const next = await api(harness.svc.url, 'GET', `/v1/workflows?limit=1&cursor=${page.body.next_cursor}`);
     expect(next.status).toBe(200);
     expect(next.body.data.map((w: { id: string }) => w.id)).not.toContain(page.body.data[0].id);

@@ -1,5 +1,5 @@
 /**
- * The job store on Postgres (table of migration 7, `pending_approvals` of migration 12). Multi-step operations run in one transaction;
+ * The job store on Postgres (table of migration 7, `pending_approvals` of migration 12, `skills` of migration 21). Multi-step operations run in one transaction;
  * `start` first takes a transaction-scoped advisory lock per agent
  * (`pg_advisory_xact_lock(hashtext('job-agent:' || agent_id))`), then counts and starts, so
  * BACKGROUND_JOBS_MAX_RUNNING_PER_AGENT holds across instances; rows read for an update are

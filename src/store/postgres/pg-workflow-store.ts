@@ -127,7 +127,7 @@ export class PgWorkflowStore implements WorkflowStore {
       `UPDATE workflow_tasks SET status = 'succeeded', result = $5, error = NULL
        WHERE workflow_id = $1 AND idx = $2 AND status = 'running' AND attempts = $3
          AND (turn_ids::jsonb ->> -1) = $4
-         AND EXISTS (SELECT 1 FROM workflows w WHERE w.id = workflow_tasks.workflow_id AND w.status = 'running')`,
+         AND EXISTS (SELECT 1 FROM workflows w WHERE w.id = workflow_tasks.workflow_id AND w.status = 'running' AND w.cancel_requested_at IS NULL)`,
       [workflowId, index, attempt, turnId, JSON.stringify(result)],
     );
     return r.rowCount === 1;

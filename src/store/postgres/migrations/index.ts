@@ -20,5 +20,6 @@ import { sharedSkills } from './017-shared-skills.js';
 import { replyAttachments } from './018-reply-attachments.js';
 import { turnLeaseEpochs } from './019-turn-lease-epochs.js';
 import { workflowLeaseEpochs } from './020-workflow-lease-epochs.js';
+import { jobSkills } from './021-job-skills.js';
 
-export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks, jobPendingApprovals, turnInputClosures, turnContinuationsIndex, sharedSkills, replyAttachments, turnLeaseEpochs, workflowLeaseEpochs];
+export const MIGRATIONS: readonly Migration[] = [schedules, workflows, brain, turns, approvals, turnInputs, backgroundJobs, idempotencyKeys, workflowLeases, webhooks, jobPendingApprovals, turnInputClosures, turnContinuationsIndex, sharedSkills, replyAttachments, turnLeaseEpochs, workflowLeaseEpochs, jobSkills];
