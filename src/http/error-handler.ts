@@ -190,18 +190,21 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
 /**
  * What a client sending a method to a path most likely wants, as a clause for a 405's message:
  * DELETE on a turn, a background job or a workflow (none has a DELETE route) points at the route
- * that stops it — `; to stop a background job, POST /v1/jobs/{id}/stop`. The id is the one of the
- * path the message already shows, so it is written `{id}`, not echoed a second time. Empty for any other.
+ * that stops it — `; to stop a background job, POST /v1/jobs/job_1/stop`, ready to copy. A path
+ * the message shows cut (over {@link MAX_SHOWN_PATH_CHARS} characters) is written with `{id}`
+ * instead, so a long id is not echoed a second time. Empty for any other.
  */
-const METHOD_HINTS: { method: string; path: RegExp; hint: string }[] = [
-  { method: 'DELETE', path: /^\/v1\/jobs\/[^/]+$/, hint: '; to stop a background job, POST /v1/jobs/{id}/stop' },
-  { method: 'DELETE', path: /^\/v1\/turns\/[^/]+$/, hint: '; to cancel a turn, POST /v1/turns/{id}/cancel' },
-  { method: 'DELETE', path: /^\/v1\/workflows\/[^/]+$/, hint: '; to cancel a workflow, POST /v1/workflows/{id}/cancel' },
+const METHOD_HINTS: { method: string; path: RegExp; hint: (route: string) => string }[] = [
+  { method: 'DELETE', path: /^\/v1\/jobs\/[^/]+$/, hint: (r) => `; to stop a background job, POST ${r}/stop` },
+  { method: 'DELETE', path: /^\/v1\/turns\/[^/]+$/, hint: (r) => `; to cancel a turn, POST ${r}/cancel` },
+  { method: 'DELETE', path: /^\/v1\/workflows\/[^/]+$/, hint: (r) => `; to cancel a workflow, POST ${r}/cancel` },
 ];
 
 /** The clause of {@link METHOD_HINTS} for `method` on `path`, or ''. */
 function methodHint(method: string, path: string): string {
-  return METHOD_HINTS.find((h) => method === h.method && h.path.test(path))?.hint ?? '';
+  const h = METHOD_HINTS.find((m) => method === m.method && m.path.test(path));
+  if (!h) return '';
+  return h.hint(path.length <= MAX_SHOWN_PATH_CHARS ? escapeUnsafeChars(path) : path.slice(0, path.lastIndexOf('/') + 1) + '{id}');
 }
 
 /** The most characters of a request path a 405's message shows. */

@@ -226,9 +226,9 @@ describe('wrong method on a known path', () => {
     const turn = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
     const id = turn.body.id as string;
     const cases: [string, string][] = [
-      [`/v1/jobs/${id}`, '; to stop a background job, POST /v1/jobs/{id}/stop'],
-      [`/v1/turns/${id}`, '; to cancel a turn, POST /v1/turns/{id}/cancel'],
-      [`/v1/workflows/${id}`, '; to cancel a workflow, POST /v1/workflows/{id}/cancel'],
+      [`/v1/jobs/${id}`, `; to stop a background job, POST /v1/jobs/${id}/stop`],
+      [`/v1/turns/${id}`, `; to cancel a turn, POST /v1/turns/${id}/cancel`],
+      [`/v1/workflows/${id}`, `; to cancel a workflow, POST /v1/workflows/${id}/cancel`],
     ];
     for (const [path, hint] of cases) {
       const r = await api(harness.svc.url, 'DELETE', path);
