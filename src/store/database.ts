@@ -59,17 +59,36 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
   } else {
     fs.mkdirSync(dataDir, { recursive: true });
     const file = path.join(dataDir, 'service.db');
+    const lockFile = path.join(dataDir, 'service.lock');
+    const fresh = !fs.existsSync(file);
     try {
       db = new BetterSqlite3(file, { timeout: opts.exclusive === false ? 5000 : 0 });
     } catch (err) {
       throw new DatabaseFileError(file, err);
     }
+    // Readable first (a service of an older version holds service.db itself exclusively: this
+    // read says so), then ownership: a refused start writes nothing to service.db (and removes
+    // the empty file it just created, unless another service holds the folder).
     try {
-      db.pragma('journal_mode = WAL');
-      db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
-      if (opts.exclusive !== false) takeOwnership(db, path.join(dataDir, 'service.lock'));
-      // A service of an older version holds service.db itself exclusively: the first read says so.
-      db.prepare('SELECT count(*) FROM sqlite_master').get();
+      db.prepare('SELECT count(*) FROM main.sqlite_master').get();
+    } catch (err) {
+      db.close();
+      if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir);
+      throw new DatabaseFileError(file, err);
+    }
+    if (opts.exclusive !== false) {
+      try {
+        takeOwnership(db, lockFile);
+      } catch (err) {
+        db.close();
+        if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir);
+        if (fresh) removeIfEmpty(file);
+        throw new DatabaseFileError(lockFile, err, 'lock');
+      }
+    }
+    try {
+      db.pragma('main.journal_mode = WAL');
+      db.pragma(`main.wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     } catch (err) {
       db.close();
       if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir);
@@ -82,11 +101,20 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
   return db;
 }
 
-/** Another process (a second service on the same DATA_DIR) holds `DATA_DIR/service.db`. */
+/** `file` when it exists and is empty (a SQLite file this open created and never wrote); errors ignored. */
+function removeIfEmpty(file: string): void {
+  try {
+    if (fs.statSync(file).size === 0) fs.rmSync(file);
+  } catch {
+    // gone already, or not ours to remove
+  }
+}
+
+/** Another process (a second service on the same DATA_DIR) holds `DATA_DIR/service.lock` (or, a service of an older version, `service.db`). */
 export class DataDirInUseError extends Error {
   constructor(readonly dataDir: string) {
     super(
-      `DATA_DIR ${dataDir} is in use by another service process (its SQLite database is held exclusively while a service runs); ` +
+      `DATA_DIR ${dataDir} is in use by another service process (a running service holds ${path.join(dataDir, 'service.lock')} locked); ` +
         'give each instance its own DATA_DIR, or run several instances on one Postgres database (DATABASE_URL, README "Run several instances")',
     );
     this.name = 'DataDirInUseError';
@@ -94,40 +122,61 @@ export class DataDirInUseError extends Error {
 }
 
 /**
- * `DATA_DIR/service.db` cannot be opened as the service's database: `message` is one line naming
- * the file, what is wrong with it (a folder, not a SQLite database, a file this user cannot write)
- * and what to do. src/main.ts prints it as `refusing to start: …` and exits with code 2.
+ * `DATA_DIR/service.db` (`kind: 'database'`) or `DATA_DIR/service.lock` (`kind: 'lock'`) cannot
+ * be used: `message` is one line naming the file, what is wrong with it (a folder, not a SQLite
+ * file, a file this user cannot write) and what to do. src/main.ts prints it as
+ * `refusing to start: …` and exits with code 2.
  */
 export class DatabaseFileError extends Error {
   constructor(
     readonly file: string,
     cause: unknown,
+    kind: 'database' | 'lock' = 'database',
   ) {
-    super(databaseFileProblem(file, cause), { cause });
+    super(databaseFileProblem(file, cause, kind), { cause });
     this.name = 'DatabaseFileError';
   }
 }
 
-/** Why `file` (DATA_DIR/service.db) could not be opened, as {@link DatabaseFileError} says it. */
-function databaseFileProblem(file: string, err: unknown): string {
+/** Why `file` could not be used, as {@link DatabaseFileError} says it. */
+function databaseFileProblem(file: string, err: unknown, kind: 'database' | 'lock'): string {
   const e = (err ?? {}) as { code?: unknown; message?: unknown };
   const code = typeof e.code === 'string' ? e.code : '';
   const why = `${code ? `${code}: ` : ''}${(typeof e.message === 'string' ? e.message : String(err)).split('\n')[0]}`;
   const elsewhere = 'or point DATA_DIR at another folder';
+  const dir = path.dirname(file);
+  // Opened read-only (WAL needs writing) or not at all: the database, a journal beside it or the
+  // lock belongs to another user (e.g. root after a run as root), or lacks write permission.
+  const db = path.join(dir, 'service.db');
+  const unusable = [db, `${db}-wal`, `${db}-shm`, path.join(dir, 'service.lock')].flatMap((f) => {
+    const owner = unusableBy(f);
+    return owner === undefined ? [] : [{ f, owner }];
+  });
+  if (unusable.length > 0) return notWritable(unusable, why, elsewhere);
+  if (kind === 'lock') {
+    const holdsNothing = 'it only marks the folder as held by a running service and holds no data; the service creates it again';
+    if (isFolder(file)) return `${file} is a folder, not the service's lock file (${why}): remove it (${holdsNothing}) ${elsewhere}`;
+    if (code === 'SQLITE_NOTADB') return `${file} is not the service's lock file, a SQLite file (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
+    return `cannot use the lock file ${file} (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
+  }
   if (isFolder(file)) return `${file} is a folder, not a SQLite database file (${why}): move it away (the service creates its database there) ${elsewhere}`;
   if (code === 'SQLITE_NOTADB') return `${file} is not a SQLite database (${why}): move it away (the service creates a new database there) ${elsewhere}`;
-  // Opened read-only (WAL needs writing) or not at all: the database or a journal beside it
-  // belongs to another user, e.g. root after a run as root.
-  for (const f of [file, `${file}-wal`, `${file}-shm`, path.join(path.dirname(file), 'service.lock')]) {
-    const owner = unusableBy(f);
-    if (owner === undefined) continue;
-    const uid = process.getuid?.();
-    return (
-      `${f} cannot be read and written by this user${uid === undefined ? '' : ` (uid ${uid}; the file belongs to uid ${owner})`} (${why}): ` +
-      `fix its owner or mode (e.g. chown ${uid ?? '<user>'} ${f}) ${elsewhere}`
-    );
-  }
   return `cannot open the SQLite database ${file} (${why}): check that file, ${elsewhere}`;
+}
+
+/**
+ * The message for files this user cannot read and write: each named, with its owner, and one
+ * command that fixes them all — `chown <uid> …` when another user owns one, else `chmod u+rw …`.
+ */
+function notWritable(files: { f: string; owner: number }[], why: string, elsewhere: string): string {
+  const uid = process.getuid?.();
+  const names = files.map((x) => x.f);
+  const owners = [...new Set(files.map((x) => x.owner))];
+  const ours = uid !== undefined && owners.every((o) => o === uid);
+  const whose = uid === undefined ? '' : ` (uid ${uid}; ${files.length > 1 ? 'they belong' : 'the file belongs'} to uid ${owners.join(', ')})`;
+  const fix = ours ? `chmod u+rw ${names.join(' ')}` : `chown ${uid ?? '<user>'} ${names.join(' ')}`;
+  const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
+  return `${list} cannot be read and written by this user${whose} (${why}): fix ${files.length > 1 ? 'their' : 'its'} owner or mode (e.g. ${fix}) ${elsewhere}`;
 }
 
 function isFolder(file: string): boolean {

@@ -3,7 +3,7 @@
  * the value given, and exit code 2 — never a hang, never `NaN`; several bad variables, the rules
  * across variables included, are reported together; nothing but the refusal is printed.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import os from 'node:os';
 import path from 'node:path';
@@ -246,7 +246,7 @@ it('refuses a DATA_DIR held by another service with one line naming the README s
     const { code, lines } = await refusal({ PORT: String(await freePort()), DATA_DIR: dataDir });
     expect(code).toBe(2);
     expect(lines).toEqual([
-      `refusing to start: DATA_DIR ${dataDir} is in use by another service process (its SQLite database is held exclusively while a service runs); ` +
+      `refusing to start: DATA_DIR ${dataDir} is in use by another service process (a running service holds ${dataDir}/service.lock locked); ` +
         'give each instance its own DATA_DIR, or run several instances on one Postgres database (DATABASE_URL, README "Run several instances")',
     ]);
     expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n')).toContain('## Run several instances');
@@ -283,6 +283,63 @@ describe('an unusable DATA_DIR/service.db is refused with one line naming the fi
     expect(lines).toEqual([
       `refusing to start: ${dataDir}/service.db is not a SQLite database (SQLITE_NOTADB: file is not a database): move it away (the service creates a new database there) or point DATA_DIR at another folder`,
     ]);
+  });
+
+  // service.lock holds no data: every refusal names it (not the healthy service.db) and says to remove it.
+  it('a service.lock that is a folder or not a SQLite file: named, said to hold no data, and nothing left in a new DATA_DIR', { timeout: 2 * CHILD_MS }, async () => {
+    const folder = path.join(dir, 'lock-folder');
+    mkdirSync(path.join(folder, 'service.lock'), { recursive: true });
+    const a = await refusal({ DATA_DIR: folder });
+    expect(a.code).toBe(2);
+    expect(a.lines).toEqual([
+      `refusing to start: ${folder}/service.lock is a folder, not the service's lock file (SQLITE_CANTOPEN: unable to open database: ${folder}/service.lock): remove it (it only marks the folder as held by a running service and holds no data; the service creates it again) or point DATA_DIR at another folder`,
+    ]);
+    // The refused start created nothing beside it.
+    expect(readdirSync(folder)).toEqual(['service.lock']);
+
+    const garbage = path.join(dir, 'lock-garbage');
+    mkdirSync(garbage);
+    const kept = new BetterSqlite3(path.join(garbage, 'service.db'));
+    kept.exec('CREATE TABLE kept (x); INSERT INTO kept VALUES (1)');
+    kept.close();
+    writeFileSync(path.join(garbage, 'service.lock'), 'garbage\n'.repeat(200));
+    const b = await refusal({ DATA_DIR: garbage });
+    expect(b.code).toBe(2);
+    expect(b.lines).toEqual([
+      `refusing to start: ${garbage}/service.lock is not the service's lock file, a SQLite file (SQLITE_NOTADB: file is not a database): with no service running on this DATA_DIR, delete it (it only marks the folder as held by a running service and holds no data; the service creates it again) or point DATA_DIR at another folder`,
+    ]);
+    // service.db is untouched, and once the lock file is deleted the service starts on it.
+    rmSync(path.join(garbage, 'service.lock'));
+    const port = await freePort();
+    const child = spawnService({ PORT: String(port), DATA_DIR: garbage });
+    try {
+      await waitHealthy(`http://127.0.0.1:${port}`, child, CHILD_MS - 5_000);
+    } finally {
+      child.proc.kill('SIGTERM');
+      await child.exited;
+    }
+    const after = new BetterSqlite3(path.join(garbage, 'service.db'), { readonly: true });
+    expect(after.prepare('SELECT x FROM kept').all()).toEqual([{ x: 1 }]);
+    after.close();
+  });
+
+  // Run as uid 65534 (nobody) on a lock file that user owns but may not write: chmod, not chown.
+  it.skipIf(process.getuid?.() !== 0)('a service.lock its owner may not write: the fix is chmod, not chown', { timeout: CHILD_MS }, async () => {
+    chmodSync(dir, 0o755);
+    const dataDir = path.join(dir, 'lock-mode');
+    mkdirSync(dataDir, { mode: 0o777 });
+    chmodSync(dataDir, 0o777);
+    const lock = path.join(dataDir, 'service.lock');
+    writeFileSync(lock, '');
+    chownSync(lock, 65534, 65534);
+    chmodSync(lock, 0o444);
+    const child = spawnService({ PORT: '0', DATA_DIR: dataDir, HOME: '/tmp' }, { uid: 65534, gid: 65534 });
+    expect(await child.exited).toBe(2);
+    const lines = child.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0].replace(/ \(SQLITE_[A-Z_]+: [^)]+\):/, ' (<sqlite>):')).toBe(
+      `refusing to start: ${lock} cannot be read and written by this user (uid 65534; the file belongs to uid 65534) (<sqlite>): fix its owner or mode (e.g. chmod u+rw ${lock}) or point DATA_DIR at another folder`,
+    );
   });
 
   // The service run as uid 65534 (nobody) in a folder it may write, on a database root left.

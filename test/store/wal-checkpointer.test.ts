@@ -76,6 +76,13 @@ it('one process owns a DATA_DIR: a second open is refused while the first is ope
   first.close();
   const again = openDatabase(dir);
   again.close();
+  // A service of the previous version held service.db itself exclusively: still refused.
+  const old = new BetterSqlite3(path.join(dir, 'service.db'));
+  old.pragma('locking_mode = EXCLUSIVE');
+  old.prepare('SELECT count(*) FROM sqlite_master').get();
+  expect(() => openDatabase(dir)).toThrow(DataDirInUseError);
+  old.close();
+  openDatabase(dir).close();
 });
 
 it('checkpoint() copies the WAL into the database and reports it; a failing worker is reported, not thrown', async () => {
