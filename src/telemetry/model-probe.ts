@@ -8,7 +8,8 @@
  * not the API; the reason says to check OPENAI_BASE_URL, which usually ends in /v1) and a 403 HTML
  * page (`not_api` too: a firewall's or proxy's block page, or a web site — the API answers its 403
  * in JSON; the reason also says to check that this host is let through). A connection
- * failure or a timeout means `unreachable`. The
+ * failure, a timeout or a proxy's 407 (Proxy Authentication Required, RFC 9110 §15.5.8: the
+ * request never reached the endpoint) means `unreachable`. The
  * result is cached for `ttlMs` (concurrent checks share one request), so readiness polling never
  * floods the provider. The reason of an unreachable endpoint names it and the cause, and says what
  * to check (OPENAI_BASE_URL, whether the model server runs); one that accepts the connection and
@@ -48,6 +49,10 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
       if (res.status === 401) {
         const why = opts.apiKey ? 'it refuses the API key, so every turn would fail; check OPENAI_API_KEY' : 'it needs an API key and OPENAI_API_KEY is not set, so every turn would fail; set OPENAI_API_KEY';
         return { reachable: false, check: 'rejected', reason: `${where} answered HTTP ${res.status} to GET /models: ${why}` };
+      }
+      if (res.status === 407) {
+        const reason = `a proxy between this host and ${where} answered HTTP 407 (Proxy Authentication Required) to GET /models: no turn would reach the model; let this host through the proxy, or give it the proxy's credentials`;
+        return { reachable: false, check: 'unreachable', reason };
       }
       if ((res.ok || res.status === 403) && /^\s*text\/html\b/i.test(res.headers.get('content-type') ?? '')) {
         const page = `${where} answers GET /models with a web page (HTTP ${res.status}, text/html), not the API`;

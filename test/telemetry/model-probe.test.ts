@@ -136,6 +136,15 @@ describe('GET /readyz and the answer of GET <base>/models', () => {
     expect(r.text).not.toContain('Secr3tKeyValue');
   });
 
+  it('a proxy\'s 407 (Proxy Authentication Required): not ready, checks.model "unreachable", saying a proxy stands between and what to do', async () => {
+    const r = await readyz((res) => res.writeHead(407, { 'proxy-authenticate': 'Basic realm="corp"', 'content-type': 'text/plain' }).end('Proxy Authentication Required'));
+    expect(r.status).toBe(503);
+    expect(r.body.error.details.checks).toMatchObject({ database: 'ok', model: 'unreachable' });
+    expect(r.body.error.message).toBe(
+      `a proxy between this host and the model endpoint ${r.base} answered HTTP 407 (Proxy Authentication Required) to GET /models: no turn would reach the model; let this host through the proxy, or give it the proxy's credentials`,
+    );
+  });
+
   it('404 (no /models), a JSON 403 (a key restricted to other endpoints), a 200 JSON list and a 500 stay reachable: ready', async () => {
     for (const answer of [
       (res: http.ServerResponse) => res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":{"message":"You have insufficient permissions for this operation. Missing scopes: api.model.read."}}'),
