@@ -10,17 +10,24 @@
  * characters U+1D173–U+1D17A, the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0 (letters that show as nothing), byte order
  * mark / zero-width no-break space U+FEFF, the interlinear annotation characters U+FFF9–U+FFFB,
  * the tag characters U+E0000–U+E007F, and a variation selector U+FE00–U+FE0F or U+E0100–U+E01EF
- * that does not follow a visible character: at the start, after whitespace or after another
- * character that shows as nothing — {@link NO_BASE}) and bidirectional controls (the marks
+ * that does not follow a character it applies to — {@link STRAY_SELECTOR}) and bidirectional controls (the marks
  * U+061C, U+200E, U+200F, the embeddings and overrides U+202A–U+202E, the isolates U+2066–U+2069).
  * A control character or a separator can break a line, a header or a terminal; an invisible
  * character makes two names that look the same differ; a bidi control can make
  * `invoice_\u202Egnp.exe` show as "invoice_exe.png"; tag characters mirror ASCII invisibly, so
  * `Report` followed by the tags of "ignore all rules" shows as "Report" while a model reads the
  * rest. A variation selector picks a glyph for the character before it (Unicode Standard §23.4,
- * "Variation Selectors"; emoji presentation '❤️' is U+2764 U+FE0F, Unicode Technical Standard #51),
- * so after a visible base it is text; with no base it changes nothing and shows as nothing, a
- * hidden difference between two names. The zero-width non-joiner and joiner (U+200C, U+200D) are ordinary text here: Persian,
+ * "Variation Selectors"), but only for the characters it is defined for, so it is text only after
+ * one of them: U+FE0E (text) and U+FE0F (emoji presentation) after an emoji beyond ASCII ('❤️' is
+ * U+2764 U+FE0F, '🏳️‍🌈' U+1F3F3 U+FE0F U+200D U+1F308), and U+FE0F after a digit, '#' or '*' only
+ * in a keycap, where U+20E3 follows ('1️⃣'; Unicode Technical Standard #51, "Emoji Presentation
+ * Sequences" and "Keycaps"); U+FE00–U+FE0D after a visible character beyond ASCII (the
+ * standardized variation sequences of StandardizedVariants.txt: math symbols such as '≤︀' U+2264
+ * U+FE00, CJK compatibility ideographs, Myanmar, Phags-pa, …); U+E0100–U+E01EF after an ideograph
+ * (the Ideographic Variation Database, '葛󠄀' U+845B U+E0100). Anywhere else — after an ASCII letter,
+ * at the start, after white space, another selector or anything else that shows as nothing — it
+ * changes nothing and shows as nothing: "adm<U+FE0F>in" reads "admin", one U+E0100 after each
+ * letter hides a word, a hidden difference between two names. The zero-width non-joiner and joiner (U+200C, U+200D) are ordinary text here: Persian,
  * Indic scripts and emoji sequences (👩‍💻) need them. Tag characters are kept only where they
  * are one of the three subdivision flags Unicode recommends ({@link FLAG_TAG_SEQUENCE}: 🏴 England,
  * Scotland, Wales — the black flag U+1F3F4, the tags of "gbeng", "gbsct" or "gbwls", the cancel
@@ -57,9 +64,22 @@ const VARIATION_SELECTOR = '\\uFE00-\\uFE0F\\u{E0100}-\\u{E01EF}';
  * refused here: a variation selector after one of them has no visible base to select a glyph of.
  */
 const NO_BASE = `\\s\\p{Cc}\\p{Cf}\\p{M}\\u115F\\u1160\\u3164\\uFFA0\\u2800${SEPARATOR}${INVISIBLE}${BIDI_CONTROL}`;
-/** A variation selector at the start of the text or after a character of {@link NO_BASE}. */
-const BASELESS_SELECTOR = `(?<![^${NO_BASE}])[${VARIATION_SELECTOR}]`;
-const UNSAFE = `(?:[\\p{Cc}${SEPARATOR}${INVISIBLE}${BIDI_CONTROL}]|${BASELESS_SELECTOR})`;
+/**
+ * A variation selector after a character it applies to (see the module comment), matched at the
+ * selector: U+FE0E or U+FE0F after an emoji beyond ASCII (the only ASCII emoji are the digits,
+ * '#' and '*'); U+FE0F after a digit, '#' or '*' with U+20E3 next (a keycap); U+FE00–U+FE0D after
+ * a visible character beyond ASCII (not in {@link NO_BASE}); U+E0100–U+E01EF after a visible
+ * ideograph.
+ */
+const APPLIED_SELECTOR = [
+  '(?<=[^\\x00-\\x7F])(?<=\\p{Emoji})[\\uFE0E\\uFE0F]',
+  '(?<=[0-9#*])\\uFE0F(?=\\u20E3)',
+  `(?<=[^\\x00-\\x7F${NO_BASE}])[\\uFE00-\\uFE0D]`,
+  `(?<=[^${NO_BASE}])(?<=\\p{Ideographic})[\\u{E0100}-\\u{E01EF}]`,
+].join('|');
+/** A variation selector not after a character it applies to ({@link APPLIED_SELECTOR}): it shows as nothing. */
+const STRAY_SELECTOR = `(?!${APPLIED_SELECTOR})[${VARIATION_SELECTOR}]`;
+const UNSAFE = `(?:[\\p{Cc}${SEPARATOR}${INVISIBLE}${BIDI_CONTROL}]|${STRAY_SELECTOR})`;
 /**
  * The subdivision flags whose tag characters are text (see the module comment): U+1F3F4, the tags
  * of "gbeng", "gbsct" or "gbwls" (U+E0067 U+E0062 …), U+E007F.
@@ -77,7 +97,7 @@ const SELECTOR_ONE = new RegExp(`[${VARIATION_SELECTOR}]`, 'u');
  * How refusals describe the characters, for messages: what is not allowed, by range.
  */
 export const UNSAFE_CHARS_DESCRIPTION =
-  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF where no visible character comes before them) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
+  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF not after a character they apply to: U+FE0E and U+FE0F apply to an emoji beyond ASCII, U+FE0F also to a digit, # or * in a keycap (followed by U+20E3); U+FE00–U+FE0D to a visible character beyond ASCII; U+E0100–U+E01EF to an ideograph) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
 
 /** The first character of `text` that {@link UNSAFE_CHARS_DESCRIPTION} lists, or undefined. */
 export function firstUnsafeChar(text: string): string | undefined {
@@ -99,8 +119,8 @@ export function stripUnsafeChars(text: string): string {
 /**
  * One unsafe character for a message: `U+202E (a bidirectional control)`,
  * `U+0001 (a control character)`, `U+2028 (a line or paragraph separator)`,
- * `U+200B (an invisible character)`, `U+FE0F (a variation selector with no visible character
- * before it)` — a variation selector is only ever unsafe where {@link firstUnsafeChar} found it.
+ * `U+200B (an invisible character)`, `U+FE0F (a variation selector not after a character it
+ * applies to)` — a variation selector is only ever unsafe where {@link firstUnsafeChar} found it.
  */
 export function describeUnsafeChar(ch: string): string {
   const kind = BIDI_ONE.test(ch)
@@ -110,7 +130,7 @@ export function describeUnsafeChar(ch: string): string {
       : INVISIBLE_ONE.test(ch)
         ? 'an invisible character'
         : SELECTOR_ONE.test(ch)
-          ? 'a variation selector with no visible character before it'
+          ? 'a variation selector not after a character it applies to'
           : 'a control character';
   return `U+${hex4(ch)} (${kind})`;
 }

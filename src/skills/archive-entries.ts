@@ -69,7 +69,7 @@ export type ArchiveEntry = { kind: 'dir'; path: string } | { kind: 'file'; path:
 /**
  * The normalized relative path of an entry (`./` prefixes and a trailing `/` removed), or a
  * SkillArchiveError naming it (details `{entry}`, unsafe characters written as `\\uXXXX`): control characters (C0 with NUL and line breaks,
- * DEL, C1), line and paragraph separators, invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF where no visible character comes before them) and
+ * DEL, C1), line and paragraph separators, invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF not after a character they apply to: U+FE0E and U+FE0F apply to an emoji beyond ASCII, U+FE0F also to a digit, # or * in a keycap (followed by U+20E3); U+FE00–U+FE0D to a visible character beyond ASCII; U+E0100–U+E01EF to an ideograph) and
  * bidirectional controls anywhere in the path (src/unsafe-chars.ts; the message names
  * the first, e.g. `U+0001 (a control character)`; of a `stored` archive only NUL, see
  * {@link ArchiveReadOptions}), absolute paths, drive letters, backslashes,

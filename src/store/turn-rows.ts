@@ -67,7 +67,7 @@ const LINE_BREAKS = /[\n\r\v\f\u0085\u2028\u2029]/;
 
 /**
  * One line of input as clean one-line text: a tab becomes a space, other control characters
- * (`\p{Cc}`: NUL, ESC, DEL, …), invisible U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F, variation selectors with no visible character before them and bidirectional controls are
+ * (`\p{Cc}`: NUL, ESC, DEL, …), invisible U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F, variation selectors not after a character they apply to and bidirectional controls are
  * dropped ({@link stripUnsafeChars}:
  * kept in a preview a U+202E could make a list show `invoice_\u202Egnp.exe` as
  * "invoice_exe.png"), runs of whitespace become one space, ends trimmed.

@@ -61,7 +61,7 @@ it('keeps the tags of the flags of England, Scotland and Wales, and escapes tags
   expect(displayJson({ team: scotland })).toContain(scotland);
 });
 
-it('escapes the Mongolian variation selectors, the Egyptian hieroglyph and shorthand format controls, and a variation selector with no visible character before it, as the service does', () => {
+it('escapes the Mongolian variation selectors, the Egyptian hieroglyph and shorthand format controls, and a variation selector not after a character it applies to, as the service does', () => {
   const cases: [string, string][] = [
     ['adm\u180Bin', 'adm\\u180Bin'],
     ['adm\u180Fin', 'adm\\u180Fin'],
@@ -72,11 +72,24 @@ it('escapes the Mongolian variation selectors, the Egyptian hieroglyph and short
     ['\u2764\uFE0F\uFE0F', '\u2764\uFE0F\\uFE0F'], // after another selector
     ['a\u200D\uFE0E', 'a\u200D\\uFE0E'], // after a format character
     ['\u{E0100}x', '\\uDB40\\uDD00x'],
+    // After an ASCII letter or a digit not in a keycap a selector applies to nothing: "admin" with
+    // a hidden difference, a word hidden one supplement selector after each letter.
+    ['adm\uFE0Fin', 'adm\\uFE0Fin'],
+    ['gp\uFE0Et', 'gp\\uFE0Et'],
+    ['a\uFE00dmin', 'a\\uFE00dmin'],
+    ['a\u{E0100}d\u{E0101}min', 'a\\uDB40\\uDD00d\\uDB40\\uDD01min'],
+    ['1\uFE0F', '1\\uFE0F'],
+    ['a\uFE0F\u20E3', 'a\\uFE0F\u20E3'],
+    ['\u00E9\uFE0F', '\u00E9\\uFE0F'], // U+FE0F applies to emoji only
+    ['\u2764\u{E0100}', '\u2764\\uDB40\\uDD00'], // a supplement selector applies to ideographs only
     // After a visible base the selector is text: an emoji, a keycap, a flag sequence, an ideographic variant.
     ['I \u2764\uFE0F it', 'I \u2764\uFE0F it'],
     ['1\uFE0F\u20E3', '1\uFE0F\u20E3'],
     ['\u{1F3F3}\uFE0F\u200D\u{1F308}', '\u{1F3F3}\uFE0F\u200D\u{1F308}'],
     ['\u845B\u{E0100}', '\u845B\u{E0100}'],
+    ['#\uFE0F\u20E3', '#\uFE0F\u20E3'],
+    ['\u2764\uFE0E', '\u2764\uFE0E'],
+    ['\u2264\uFE00', '\u2264\uFE00'], // a standardized variation sequence
   ];
   for (const [text, shown] of cases) {
     expect(escapeUnsafeText(text), JSON.stringify(text)).toBe(shown);
@@ -90,4 +103,22 @@ it('escapes the Mongolian variation selectors, the Egyptian hieroglyph and short
   expect(shown).toContain('"a\\n\\uFE0Fb"');
   expect(shown).toContain('"\\uFE0Fkey": 1');
   expect(JSON.parse(shown)).toEqual(args);
+  const hidden = { model: 'gp\uFE0Ft', name: 'adm\uFE0Fin' };
+  const json = displayJson(hidden);
+  expect(json).toContain('"gp\\uFE0Ft"');
+  expect(json).toContain('"adm\\uFE0Fin"');
+  expect(JSON.parse(json)).toEqual(hidden);
+});
+
+it('treats every variation selector after every base of a sample as the service does', () => {
+  const bases = ['', 'a', 'Z', '0', '9', '#', '*', ' ', '\u00E9', '\u00A9', '\u2264', '\u2764', '\u{1F3F3}', '\u{1F44D}', '\u{1F3FB}', '\u845B', '\u3007', '\uF900', '\u1000', '\uA856', '\u0301', '\u200D', '\u3164', '\u{16FE4}', '\uE000', '\uFE0F'];
+  const selectors = ['\uFE00', '\uFE0D', '\uFE0E', '\uFE0F', '\u{E0100}', '\u{E01EF}'];
+  for (const base of bases) {
+    for (const selector of selectors) {
+      for (const next of ['', '\u20E3', 'x']) {
+        const text = `${base}${selector}${next}`;
+        expect(escapeUnsafeText(text), JSON.stringify(text)).toBe(escapeUnsafeChars(text));
+      }
+    }
+  }
 });

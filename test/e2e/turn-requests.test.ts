@@ -188,11 +188,12 @@ describe('input_preview', () => {
     expect(await previewOf('می\u200cخواهم')).toBe('می\u200cخواهم');
   });
 
-  it('holds no Mongolian variation selectors, hieroglyph or shorthand format controls, nor a variation selector with no visible character before it; an emoji keeps its selector', async () => {
+  it('holds no Mongolian variation selectors, hieroglyph or shorthand format controls, nor a variation selector not after a character it applies to; an emoji, an ideograph and a math symbol keep theirs', async () => {
     expect(await previewOf('in\u180bvo\u180fice\u{13430}.p\u{1bca0}df')).toBe('invoice.pdf');
     expect(await previewOf('\ufe0fin\u200b\ufe0evoice \u{e0100}pdf')).toBe('invoice pdf');
     expect(await previewOf('\ufe0f\nsecond')).toBe('second');
     expect(await previewOf('I \u2764\ufe0f it \u845b\u{e0100}')).toBe('I \u2764\ufe0f it \u845b\u{e0100}');
+    expect(await previewOf('adm\ufe0fin 1\ufe0f a\u{e0100}b \u2264\ufe00 1\ufe0f\u20e3')).toBe('admin 1 ab \u2264\ufe00 1\ufe0f\u20e3');
   });
 
   it('is the first line with text of a list input: a blank message is skipped, user messages come first', async () => {
@@ -298,7 +299,7 @@ describe('model names with unsafe characters', () => {
 
   it('are refused with 400 invalid_request naming the character, on every route that takes a model', async () => {
     for (const [path, body] of routes) {
-      for (const [model, found] of [['a\u202eb', 'U+202E (a bidirectional control)'], ['gpt\n', 'U+000A (a control character)'], ['m\u200bx', 'U+200B (an invisible character)'], ['m\u2028', 'U+2028 (a line or paragraph separator)']] as const) {
+      for (const [model, found] of [['a\u202eb', 'U+202E (a bidirectional control)'], ['gpt\n', 'U+000A (a control character)'], ['m\u200bx', 'U+200B (an invisible character)'], ['m\u2028', 'U+2028 (a line or paragraph separator)'], ['gp\uFE0Ft', 'U+FE0F (a variation selector not after a character it applies to)'], ['gpt\u{E0100}', 'U+E0100 (a variation selector not after a character it applies to)']] as const) {
         const r = await api(harness.svc.url, 'POST', path, body(model));
         expect(r.status, `${path} ${JSON.stringify(model)}`).toBe(400);
         expect(r.body.error.code).toBe('invalid_request');

@@ -399,12 +399,12 @@ describe('/v1/schedules validation errors', () => {
 
 describe('schedule names', () => {
   const unsafe = (found: string) =>
-    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF where no visible character comes before them) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
+    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF not after a character they apply to: U+FE0E and U+FE0F apply to an emoji beyond ASCII, U+FE0F also to a digit, # or * in a keycap (followed by U+20E3); U+FE00–U+FE0D to a visible character beyond ASCII; U+E0100–U+E01EF to an ideograph) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
   const blank = (found: string) => `must have a visible character, not only whitespace or invisible characters (found ${found}): send a short name in words`;
   const privateOnly = (found: string) =>
     `must have a visible character, not only private-use characters or noncharacters, which show as nothing or as empty boxes (found ${found}): send a short name in words`;
 
-  it('refuses a name with a bidi control, a control character, a separator, an invisible format character, a variation selector with no base, no visible character or only private-use characters on POST and PATCH with 400 invalid_request naming it', async () => {
+  it('refuses a name with a bidi control, a control character, a separator, an invisible format character, a variation selector not after a character it applies to, no visible character or only private-use characters on POST and PATCH with 400 invalid_request naming it', async () => {
     const cases: [string, string][] = [
       ['a\u202Eb', unsafe('U+202E (a bidirectional control)')],
       ['daily\nreport', unsafe('U+000A (a control character)')],
@@ -436,14 +436,28 @@ describe('schedule names', () => {
       ['adm\u{13430}in', unsafe('U+13430 (an invisible character)')],
       ['adm\u{13439}in', unsafe('U+13439 (an invisible character)')],
       ['adm\u{1BCA0}in', unsafe('U+1BCA0 (an invisible character)')],
-      // A variation selector with no visible character to select a glyph of: at the start, after a
-      // space, after another selector, after an invisible character; one of the supplement too.
-      ['\uFE0Fadmin', unsafe('U+FE0F (a variation selector with no visible character before it)')],
-      ['admin \uFE00', unsafe('U+FE00 (a variation selector with no visible character before it)')],
-      ['\u2764\uFE0F\uFE0F', unsafe('U+FE0F (a variation selector with no visible character before it)')],
-      ['adm\u200D\uFE0Ein', unsafe('U+FE0E (a variation selector with no visible character before it)')],
-      ['\u{E0100}admin', unsafe('U+E0100 (a variation selector with no visible character before it)')],
-      ['\uFE0F', unsafe('U+FE0F (a variation selector with no visible character before it)')],
+      // A variation selector with no character to select a glyph of: at the start, after a space,
+      // after another selector, after an invisible character; one of the supplement too.
+      ['\uFE0Fadmin', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
+      ['admin \uFE00', unsafe('U+FE00 (a variation selector not after a character it applies to)')],
+      ['\u2764\uFE0F\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
+      ['adm\u200D\uFE0Ein', unsafe('U+FE0E (a variation selector not after a character it applies to)')],
+      ['\u{E0100}admin', unsafe('U+E0100 (a variation selector not after a character it applies to)')],
+      ['\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
+      // After a character it does not apply to a selector shows as nothing: "admin" with a hidden
+      // difference (U+FE0E/U+FE0F apply to emoji beyond ASCII, U+FE00–U+FE0D to characters beyond
+      // ASCII, U+E0100–U+E01EF to ideographs), a selector after each letter hiding a word, a digit's
+      // emoji selector with no keycap U+20E3 after it.
+      ['adm\uFE0Fin', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
+      ['ad\uFE0Emin', unsafe('U+FE0E (a variation selector not after a character it applies to)')],
+      ['a\uFE00dmin', unsafe('U+FE00 (a variation selector not after a character it applies to)')],
+      ['a\u{E0100}dmin', unsafe('U+E0100 (a variation selector not after a character it applies to)')],
+      ['a\u{E0100}d\u{E0101}m\u{E0102}i\u{E0103}n\u{E0104}', unsafe('U+E0100 (a variation selector not after a character it applies to)')],
+      ['\u2764\u{E0100}', unsafe('U+E0100 (a variation selector not after a character it applies to)')],
+      ['caf\u00E9\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
+      ['1\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
+      ['report 1\uFE0F daily', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
+      ['a\uFE0F\u20E3', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
       // A byte order mark is refused, not trimmed away (JavaScript's trim() strips U+FEFF) nor read as empty.
       [' \uFEFFx', unsafe('U+FEFF (an invisible character)')],
       ['\uFEFF', unsafe('U+FEFF (an invisible character)')],
@@ -474,12 +488,16 @@ describe('schedule names', () => {
 
   it('keeps right-to-left text, emoji with ZWJ or a variation selector, words with ZWNJ, subdivision flags and a private-use character beside text in a name', async () => {
     const scotland = `\u{1F3F4}${[...'gbsct'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}\u{E007F}`;
-    // A variation selector after a visible character: emoji presentation, a keycap, a flag with a
-    // ZWJ, an ideographic variant; a private-use character beside visible text.
-    const name = `מדריך 👩\u200D💻 می\u200Cخواهم ${scotland} I \u2764\uFE0F 1\uFE0F\u20E3 \u{1F3F3}\uFE0F\u200D\u{1F308} \u845B\u{E0100} logo\uE000`;
+    // A variation selector after a character it applies to: emoji and text presentation, keycaps,
+    // a flag with a ZWJ, an ideographic variant, a standardized variation sequence of a math
+    // symbol (U+2264 U+FE00); a private-use character beside visible text.
+    const name = `מדריך 👩\u200D💻 می\u200Cخواهم ${scotland} I \u2764\uFE0F \u2764\uFE0E 1\uFE0F\u20E3 #\uFE0F\u20E3 \u{1F3F3}\uFE0F\u200D\u{1F308} \u845B\u{E0100} \u2264\uFE00 logo\uE000`;
     const r = await call('POST', '/v1/schedules', body({ agent_id: 'names-ok', name }));
     expect(r.status).toBe(201);
     expect(r.body.name).toBe(name);
+    const alone = await call('POST', '/v1/schedules', body({ agent_id: 'names-ok', name: '\u2264\uFE00' }));
+    expect(alone.status).toBe(201);
+    expect(alone.body.name).toBe('\u2264\uFE00');
   });
 });
 
