@@ -228,10 +228,7 @@ const EnvSchema = z.object({
   // --- model ---
   OPENAI_API_KEY: z.string().optional(),
   OPENAI_BASE_URL: url().optional(),
-  /**
-   * Checked as a request's `model` is (src/model/model-name.ts), on the value as set — not
-   * trimmed like the other variables, since white space at either end is refused.
-   */
+  /** Trimmed like every variable, then checked as a request's `model` is (src/model/model-name.ts). */
   MODEL: z.string().min(1).check(nameCheck('model name', MODEL_VARIABLE_RULE)).optional(),
   MODEL_MAX_RETRIES: int(2, 0, 10),
   /** Max ms without a model stream event (before the first one too); then the request is aborted. */
@@ -554,17 +551,14 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
   return name in cleaned ? `${name}=${shownValue(cleaned[name])}: ${what}` : `${name}: ${what}`;
 }
 
-/** Variables {@link loadConfig} does not trim: MODEL, whose white space at either end is refused. */
-const UNTRIMMED_VARS = new Set(['MODEL']);
-
 /**
- * A variable's value as a report line shows it: as given, or quoted ({@link quoteForDisplayClipped},
- * unsafe characters as `\uXXXX`) when it has white space at either end or a character
- * {@link escapeUnsafeChars} escapes — so the report stays one line per variable and shows the
- * spaces it refuses: `MODEL=" gpt": …`.
+ * A variable's value (trimmed) as a report line shows it: as given, or quoted
+ * ({@link quoteForDisplayClipped}, unsafe characters as `\uXXXX`) when it has a character
+ * {@link escapeUnsafeChars} escapes — so the report stays one line per variable and shows what it
+ * refuses: `MODEL="gpt\u202E5": …`.
  */
 function shownValue(value: string): string {
-  return value.trim() === value && escapeUnsafeChars(value) === value ? value : quoteForDisplayClipped(value);
+  return escapeUnsafeChars(value) === value ? value : quoteForDisplayClipped(value);
 }
 
 /** Whether the variable `name` may be left unset with nothing in its place (optional, no default). */
@@ -655,8 +649,9 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
 ];
 
 /**
- * Parse and validate `env` (default `process.env`). Values are trimmed, except MODEL (white space
- * at its ends is refused, as in a request's `model`); empty or blank ones count as unset.
+ * Parse and validate `env` (default `process.env`). Values are trimmed (white space an env file or
+ * a shell left at either end is not part of a value: `MODEL=" gpt-x "` is `gpt-x`); empty or blank
+ * ones count as unset.
  * @throws ConfigError listing every bad variable in one report, the rules across variables
  *   included (HOST beyond loopback with AUTH_TOKENS empty, DATABASE_URL without
  *   STREAM_TOKEN_SECRET, WEBHOOK_URL without WEBHOOK_SECRET, a WEB_SEARCH_PROVIDER without the
@@ -666,8 +661,7 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, facts: EnvFacts = {}): Config {
   const cleaned: Record<string, string> = {};
-  // MODEL keeps white space at its ends, for its check to refuse (the name is sent as set).
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== '') cleaned[k] = UNTRIMMED_VARS.has(k) ? v : v.trim();
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v.trim() !== '') cleaned[k] = v.trim();
   const parsed = EnvSchema.safeParse(cleaned);
   const issues = parsed.success ? [] : parsed.error.issues;
   const problems = issues.map((i) => issueLine(i, cleaned));

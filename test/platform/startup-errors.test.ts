@@ -157,26 +157,27 @@ it('reports a HOST beyond loopback without AUTH_TOKENS together with the other b
   ]);
 });
 
-it('refuses a MODEL with white space at an end in the one report, with the other bad variables, the value quoted and no secret shown', { timeout: CHILD_MS }, async () => {
-  const { code, lines } = await refusal({ MODEL: ' gpt-5-mini', PORT: 'abc', OPENAI_API_KEY: 'sk-startup-errors-secret' });
+it('refuses a MODEL with a bidirectional control in the one report, with the other bad variables, the value trimmed, quoted and escaped, and no secret shown', { timeout: CHILD_MS }, async () => {
+  const { code, lines } = await refusal({ MODEL: ' gpt\u202E5 ', PORT: 'abc', OPENAI_API_KEY: 'sk-startup-errors-secret' });
   expect(code).toBe(2);
   expect(lines).toEqual([
     'refusing to start: invalid configuration:',
     '  - PORT=abc: must be an integer from 0 to 65535',
-    '  - MODEL=" gpt-5-mini": must not start or end with white space (found U+0020 at the start): remove it, as in "gpt-5-mini"',
+    `  - MODEL="gpt\\u202E5": must not contain ${UNSAFE_CHARS_DESCRIPTION}: found U+202E (a bidirectional control); set MODEL to the model name as the model endpoint lists it, without them`,
   ]);
   expect(lines.join('\n')).not.toContain('sk-startup-errors-secret');
 });
 
-it('refuses a MODEL with a control, separator, invisible or bidirectional character, or white space at its end, one line each written as \\uXXXX; takes a plain one', () => {
+it('refuses a MODEL with a control, separator, invisible or bidirectional character, one line each written as \\uXXXX; trims white space at its ends as for every variable', () => {
   const chars = (found: string) => `must not contain ${UNSAFE_CHARS_DESCRIPTION}: found ${found}; set MODEL to the model name as the model endpoint lists it, without them`;
   expect(problems({ MODEL: 'gpt\u202E5' })).toEqual([`MODEL="gpt\\u202E5": ${chars('U+202E (a bidirectional control)')}`]);
   expect(problems({ MODEL: 'gpt\n5' })).toEqual([`MODEL="gpt\\u000A5": ${chars('U+000A (a control character)')}`]);
   expect(problems({ MODEL: 'gpt-5\u200B' })).toEqual([`MODEL="gpt-5\\u200B": ${chars('U+200B (an invisible character)')}`]);
-  expect(problems({ MODEL: 'gpt\u2028' })).toEqual([`MODEL="gpt\\u2028": ${chars('U+2028 (a line or paragraph separator)')}`]);
-  expect(problems({ MODEL: 'gpt-5-mini\u00A0' })).toEqual(['MODEL="gpt-5-mini\u00A0": must not start or end with white space (found U+00A0 at the end): remove it, as in "gpt-5-mini"']);
-  expect(problems({ MODEL: 'qwen3:8b ', LOG_LEVEL: 'loud' })).toHaveLength(2);
-  expect(loadConfig({ MODEL: 'qwen3:8b' }).MODEL).toBe('qwen3:8b');
+  expect(problems({ MODEL: 'gpt\u2028x' })).toEqual([`MODEL="gpt\\u2028x": ${chars('U+2028 (a line or paragraph separator)')}`]);
+  // White space an env file left at either end is not part of the name (every value is trimmed).
+  expect(loadConfig({ MODEL: ' gpt-5-mini\u00A0' }).MODEL).toBe('gpt-5-mini');
+  expect(loadConfig({ MODEL: 'qwen3:8b\n' }).MODEL).toBe('qwen3:8b');
+  expect(problems({ MODEL: 'qwen3:8b ', LOG_LEVEL: 'loud' })).toHaveLength(1);
   // A blank value counts as unset, as for every variable.
   expect(loadConfig({ MODEL: '  ' }).MODEL).toBeUndefined();
 });
