@@ -4,36 +4,26 @@
  * without it — not read as a position in that list (a page after some id, often empty). Through
  * the real service on SQLite and on Postgres, with cursors the lists themselves returned.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { describePostgres, freshSchema } from '../support/postgres.js';
+import { describe, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { describePostgres } from '../support/postgres.js';
 import { routedEntries, SCHEMA, waitFor } from '../workflows/support.js';
-import { api, startTestService, type TestService } from './support/service.js';
+import { api, useEngineService } from './support/service.js';
 import { validateResponse } from './support/spec.js';
 
 const LISTS = ['/v1/turns', '/v1/jobs', '/v1/workflows'] as const;
 
 function suite(engine: 'sqlite' | 'postgres'): void {
-  let model: ScriptedResponsesServer;
-  let svc: TestService;
-  beforeAll(async () => {
-    model = await startScriptedResponsesServer();
-    const env: Record<string, string> = engine === 'postgres' ? { DATABASE_URL: (await freshSchema()).url, STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters' } : {};
-    svc = await startTestService({ modelBaseURL: model.baseURL, env });
-  });
-  afterAll(async () => {
-    await svc?.close();
-    await model?.close();
-  });
+  const h = useEngineService(engine);
 
   it('is refused by the other lists, naming the list it came from, and still pages its own', async () => {
-    const base = svc.url;
+    const base = h.svc.url;
     const agent = `lists-${engine}`;
     // Two jobs, made by one turn (three turns in all with the jobs' own), and two workflows.
     const main = `${engine}: make two jobs`;
     const tasks = ['one', 'two'].map((t) => `${engine} job ${t}`);
     const steps = ['a', 'b'].map((t) => `${engine} workflow ${t}`);
-    model.push(
+    h.model.push(
       ...routedEntries({
         [main]: [{ output: tasks.map((task, i) => functionCall('create_background_job', { title: `Job ${i}`, task, notify: false })) }, { output: [message('made')] }],
         ...Object.fromEntries(tasks.map((t) => [t, [{ output: [message(`${t} done`)] }]])),

@@ -7,31 +7,21 @@
  * SQLite and on Postgres, the scripted model; the other instance's request is its write through
  * the real store.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionCall, message, startScriptedResponsesServer, type ScriptedResponsesServer } from '../support/scripted-responses-server.js';
-import { describePostgres, freshSchema } from '../support/postgres.js';
-import { api, startTestService, type TestService } from '../e2e/support/service.js';
+import { describe, expect, it } from 'vitest';
+import { functionCall, message } from '../support/scripted-responses-server.js';
+import { describePostgres } from '../support/postgres.js';
+import { api, useEngineService } from '../e2e/support/service.js';
 import { readSse } from '../e2e/support/sse-client.js';
 import { routedEntries, SCHEMA, waitFor } from './support.js';
 
 function suite(engine: 'sqlite' | 'postgres'): void {
-  let model: ScriptedResponsesServer;
-  let svc: TestService;
-  beforeAll(async () => {
-    model = await startScriptedResponsesServer();
-    const env: Record<string, string> = engine === 'postgres' ? { DATABASE_URL: (await freshSchema()).url, STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters' } : {};
-    svc = await startTestService({ modelBaseURL: model.baseURL, env });
-  });
-  afterAll(async () => {
-    await svc?.close();
-    await model?.close();
-  });
+  const h = useEngineService(engine);
 
   it('refuses a result submitted after another instance stored a cancel, and the workflow ends cancelled', async () => {
     const agent = `stored-cancel-${engine}`;
     const prompt = `${engine}: submit after a cancel elsewhere`;
-    const store = svc.services.stores.workflows;
-    model.push(
+    const store = h.svc.services.stores.workflows;
+    h.model.push(
       ...routedEntries({
         [prompt]: [
           async () => {
@@ -44,20 +34,20 @@ function suite(engine: 'sqlite' | 'postgres'): void {
         ],
       }),
     );
-    const created = await api(svc.url, 'POST', '/v1/workflows', { agent_id: agent, title: 'cancelled elsewhere', tasks: [{ label: 't', prompt, result_schema: SCHEMA }] });
+    const created = await api(h.svc.url, 'POST', '/v1/workflows', { agent_id: agent, title: 'cancelled elsewhere', tasks: [{ label: 't', prompt, result_schema: SCHEMA }] });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;
     const done = await waitFor(async () => {
-      const wf = await api(svc.url, 'GET', `/v1/workflows/${id}`);
+      const wf = await api(h.svc.url, 'GET', `/v1/workflows/${id}`);
       return wf.body.status === 'running' ? undefined : wf.body;
     });
     expect(done).toMatchObject({ status: 'cancelled', tasks: [{ status: 'cancelled' }] });
     expect(done.tasks[0].result ?? null).toBeNull();
-    const types = (await svc.services.workflowEvents.read(id, 0)).map((e) => e.event.type);
+    const types = (await h.svc.services.workflowEvents.read(id, 0)).map((e) => e.event.type);
     expect(types).not.toContain('task.succeeded');
     expect(types.at(-1)).toBe('workflow.cancelled');
     // The task turn's submit_result failed: refused with why, or cut by the cancel it started (whichever is recorded first).
-    const turnEvents = (await readSse(`${svc.url}/v1/turns/${done.tasks[0].turn_ids[0]}/events`)).events;
+    const turnEvents = (await readSse(`${h.svc.url}/v1/turns/${done.tasks[0].turn_ids[0]}/events`)).events;
     const submit = turnEvents.find((e) => e.event === 'tool.completed' && e.json.name === 'submit_result');
     expect(submit?.json).toMatchObject({ is_error: true });
     expect(submit!.json.output).toMatch(/the task is being cancelled; no result is accepted now|the turn was cancelled while this tool call was running/);

@@ -12,6 +12,7 @@ import { loadConfig } from '../../../src/config.js';
 import { createLogger } from '../../../src/log.js';
 import { createServices, type Services, type ServicesOverrides } from '../../../src/services.js';
 import { startScriptedResponsesServer, type ScriptedResponsesServer } from '../../support/scripted-responses-server.js';
+import { freshSchema } from '../../support/postgres.js';
 
 export interface TestService {
   url: string;
@@ -84,6 +85,26 @@ export function useScriptedService(opts: Omit<TestServiceOptions, 'modelBaseURL'
   beforeAll(async () => {
     harness.model = await startScriptedResponsesServer();
     harness.svc = await startTestService({ ...opts, modelBaseURL: harness.model.baseURL });
+  });
+  afterAll(async () => {
+    await harness.svc?.close();
+    await harness.model?.close();
+  });
+  return harness;
+}
+
+/**
+ * {@link useScriptedService} on one store engine: `sqlite` (the service's own database) or
+ * `postgres` (a fresh schema of the test cluster, test/support/postgres.ts, with the
+ * STREAM_TOKEN_SECRET several instances need). Call it inside a `describePostgres` block for
+ * `postgres`: the schema is made in `beforeAll`.
+ */
+export function useEngineService(engine: 'sqlite' | 'postgres'): ScriptedServiceHarness {
+  const harness = {} as { model: ScriptedResponsesServer; svc: TestService };
+  beforeAll(async () => {
+    harness.model = await startScriptedResponsesServer();
+    const env: Record<string, string> = engine === 'postgres' ? { DATABASE_URL: (await freshSchema()).url, STREAM_TOKEN_SECRET: 'a-shared-secret-of-32-characters' } : {};
+    harness.svc = await startTestService({ modelBaseURL: harness.model.baseURL, env });
   });
   afterAll(async () => {
     await harness.svc?.close();
