@@ -170,7 +170,8 @@ function listenRefusal(code: string, host: string, port: number, freePort: numbe
  * Run the service as a process (`npm start` through scripts/start.mjs, `npm run dev`, the image):
  * bad configuration, an unusable database or an unusable address → one `refusing to start:` line
  * ({@link startRefusal}) and exit code 2;
- * SIGINT/SIGTERM → graceful close, exit 0.
+ * SIGINT/SIGTERM → graceful close, exit 0; DATA_DIR taken over by another process (its
+ * `service.lock` removed while this one ran: Services.ownershipLost) → graceful close, exit 1.
  */
 export async function main(): Promise<void> {
   let started: Awaited<ReturnType<typeof startService>>;
@@ -199,6 +200,10 @@ export async function main(): Promise<void> {
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+  // Another service took DATA_DIR (its service.lock removed meanwhile): stop as on SIGTERM, exit 1.
+  void started.services.ownershipLost.then(() => {
+    started.close().finally(() => process.exit(1));
+  });
 }
 
 const isEntry = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;

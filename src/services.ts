@@ -22,7 +22,7 @@ import type { TurnEvent } from './runtime/events.js';
 import { createStreamTokens, type StreamTokens } from './http/stream-token.js';
 import { controlPlaneStores, type ControlPlaneStores } from './store/control-plane.js';
 import { turnEngine, type TurnEngine } from './store/turn-engine.js';
-import { openDatabase, type Database } from './store/database.js';
+import { keepOwnership, openDatabase, type Database } from './store/database.js';
 import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { PublishedEventLog } from './store/published-event-log.js';
 import { PgHomeLocks } from './store/postgres/pg-home-lock.js';
@@ -81,6 +81,12 @@ export interface Services {
   config: Config;
   log: Logger;
   db: Database;
+  /**
+   * Settles (never rejects) when this service lost DATA_DIR: its `service.lock` was removed or
+   * replaced while it ran and another process locked the new one (another service started on the
+   * folder). The process should stop (src/main.ts does): two services would run the same turns.
+   */
+  ownershipLost: Promise<Error>;
   /** Schedules, workflows and brain pages (SQLite on `db`, or Postgres with DATABASE_URL). */
   stores: ControlPlaneStores;
   /** The turn-side ports on the same engine (and the LISTEN state on Postgres). */
@@ -152,6 +158,17 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     config.DATA_DIR === ':memory:'
       ? undefined
       : startWalCheckpointer(db, path.join(config.DATA_DIR, 'service.db'), { onError: (err) => walFailures.failed(err), onCheckpoint: () => walFailures.succeeded() });
+  // DATA_DIR/service.lock is looked up every 2 s: removed or replaced, it is locked again; taken by
+  // another process meanwhile, this service must stop (ownershipLost).
+  let lose: (err: Error) => void = () => {};
+  const ownershipLost = new Promise<Error>((resolve) => (lose = resolve));
+  const stopOwnershipWatch = keepOwnership(db, {
+    onRetaken: (file) => log.warn({ file }, `${file} was removed or replaced while this service runs; it is locked again (a service started on DATA_DIR meanwhile would have been let in: never remove it while a service runs)`),
+    onLost: (err) => {
+      log.error({ err: err.message }, `DATA_DIR ${config.DATA_DIR} was taken over: its service.lock was removed or replaced while this service ran and another process holds it now; this service stops`);
+      lose(err);
+    },
+  });
   const stores = controlPlaneStores(config, db, (err) => log.warn({ err }, 'an idle Postgres connection failed; the pool reconnects on next use'));
   // Failures of the Postgres wake-ups (LISTEN connection, NOTIFY, catch-up reads) are retried on
   // their own: each kind is logged once when it starts failing, then summarized, then `recovered`.
@@ -306,6 +323,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     config,
     log,
     db,
+    ownershipLost,
     stores,
     engine,
     eventLog,
@@ -356,6 +374,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
       await engine.close();
       await stores.close();
       await walCheckpointer?.close();
+      stopOwnershipWatch();
       db.close();
       await tracing?.shutdown();
     },

@@ -27,6 +27,64 @@ function takeOwnership(db: Database, lockFile: string): void {
   db.pragma('owner.journal_mode = MEMORY'); // written once; no journal file beside it
   db.exec('CREATE TABLE IF NOT EXISTS owner.service_owner (pid INTEGER NOT NULL); DELETE FROM owner.service_owner');
   db.prepare('INSERT INTO owner.service_owner (pid) VALUES (?)').run(process.pid);
+  const st = fs.statSync(lockFile);
+  heldLocks.set(db, { file: lockFile, dev: st.dev, ino: st.ino });
+}
+
+/** The lock file each owning connection holds, by device and inode (to see it removed or replaced). */
+const heldLocks = new WeakMap<Database, { file: string; dev: number; ino: number }>();
+
+/** What {@link keepOwnership} reports. */
+export interface OwnershipWatch {
+  /** The lock file was removed or replaced while the service ran, and is locked again (nobody else had taken it). */
+  onRetaken(file: string): void;
+  /** The lock file was removed or replaced and could not be locked again: another process holds it (another service started on the folder). */
+  onLost(err: DataDirInUseError | DatabaseFileError): void;
+}
+
+/**
+ * Watch the lock file `db` holds ({@link openDatabase}): every `intervalMs` (default 2000) it is
+ * looked up; when it was removed or replaced (another inode at its path), it is locked again at
+ * once — so that a service started later on the folder is refused again — and `onRetaken` is
+ * called; when that fails (another service took it meanwhile, or the path is no longer usable),
+ * `onLost`, once, and the watch ends. As PostgreSQL's postmaster re-checks its
+ * `postmaster.pid` and shuts down when it is gone (src/backend/utils/init/miscinit.c,
+ * RecheckDataDirLockFile). A no-op for a connection that holds no lock. The timer does not keep
+ * the process alive. Returns a function that stops the watch.
+ */
+export function keepOwnership(db: Database, watch: OwnershipWatch, intervalMs = 2000): () => void {
+  const held = heldLocks.get(db);
+  if (!held) return () => {};
+  const dataDir = path.dirname(held.file);
+  const timer = setInterval(() => {
+    const now = heldLocks.get(db);
+    if (!now || !db.open) return stop();
+    let same = false;
+    try {
+      const st = fs.statSync(now.file);
+      same = st.dev === now.dev && st.ino === now.ino;
+    } catch {
+      // removed
+    }
+    if (same) return;
+    // Never wait for a lock here (the connection's busy_timeout would stop the event loop).
+    const wait = db.pragma('busy_timeout', { simple: true }) as number;
+    db.pragma('busy_timeout = 0');
+    try {
+      db.exec('DETACH DATABASE owner');
+      takeOwnership(db, now.file);
+      watch.onRetaken(now.file);
+    } catch (err) {
+      heldLocks.delete(db);
+      stop();
+      watch.onLost((err as { code?: string }).code === 'SQLITE_BUSY' ? new DataDirInUseError(dataDir) : new DatabaseFileError(now.file, err, 'lock'));
+    } finally {
+      db.pragma(`busy_timeout = ${wait}`);
+    }
+  }, intervalMs);
+  timer.unref();
+  const stop = () => clearInterval(timer);
+  return stop;
 }
 
 /**
@@ -155,7 +213,7 @@ function databaseFileProblem(file: string, err: unknown, kind: 'database' | 'loc
   if (unusable.length > 0) return notWritable(unusable, why, elsewhere);
   if (kind === 'lock') {
     const holdsNothing = 'it only marks the folder as held by a running service and holds no data; the service creates it again';
-    if (isFolder(file)) return `${file} is a folder, not the service's lock file (${why}): remove it (${holdsNothing}) ${elsewhere}`;
+    if (isFolder(file)) return `${file} is a folder, not the service's lock file (${why}): with no service running on this DATA_DIR, remove it (${holdsNothing}) ${elsewhere}`;
     if (code === 'SQLITE_NOTADB') return `${file} is not the service's lock file, a SQLite file (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
     return `cannot use the lock file ${file} (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
   }

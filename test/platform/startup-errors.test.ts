@@ -293,7 +293,7 @@ describe('an unusable DATA_DIR/service.db is refused with one line naming the fi
     const a = await refusal({ DATA_DIR: folder });
     expect(a.code).toBe(2);
     expect(a.lines).toEqual([
-      `refusing to start: ${folder}/service.lock is a folder, not the service's lock file (SQLITE_CANTOPEN: unable to open database: ${folder}/service.lock): remove it (it only marks the folder as held by a running service and holds no data; the service creates it again) or point DATA_DIR at another folder`,
+      `refusing to start: ${folder}/service.lock is a folder, not the service's lock file (SQLITE_CANTOPEN: unable to open database: ${folder}/service.lock): with no service running on this DATA_DIR, remove it (it only marks the folder as held by a running service and holds no data; the service creates it again) or point DATA_DIR at another folder`,
     ]);
     // The refused start created nothing beside it.
     expect(readdirSync(folder)).toEqual(['service.lock']);
