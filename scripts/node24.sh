@@ -2,7 +2,8 @@
 # Source this file (`. scripts/node24.sh`) to run the rest of the shell on Node.js 24.
 #
 # When `node --version` is not v24.x, installs the official Node.js binary from the npm package
-# node-linux-<arch>@NODE24_VERSION (plain `npm install`, no other download) into NODE24_DIR
+# node-linux-<arch>@NODE24_VERSION (plain `npm install`, no other download; npm itself comes from
+# Debian's package when missing, with apt-get as root or through sudo) into NODE24_DIR
 # (default as root: /opt/turn-service/node-<version>, readable by the sandbox user; otherwise
 # $XDG_CACHE_HOME or ~/.cache, under turn-service/node-<version>), reuses it when
 # already there, and puts its bin/ first on PATH.
@@ -25,8 +26,16 @@ if ! node --version 2>/dev/null | grep -q '^v24\.'; then
   NODE24_DIR="${NODE24_DIR:-$node24_default}"
   node24_bin="$NODE24_DIR/node_modules/node-linux-$node24_arch/bin"
   if [ ! -x "$node24_bin/node" ]; then
+    # npm fetches the package; a Debian machine without it gets Debian's npm (as root, or with sudo).
+    if ! command -v npm >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+      if [ "$(id -u)" -eq 0 ]; then node24_sudo=''; else node24_sudo='sudo'; fi
+      echo "setup: installing npm (Debian's, only to fetch Node.js 24)" >&2
+      DEBIAN_FRONTEND=noninteractive $node24_sudo apt-get update >&2 &&
+        DEBIAN_FRONTEND=noninteractive $node24_sudo apt-get install -y --no-install-recommends npm >&2 || true
+      unset node24_sudo
+    fi
     if ! command -v npm >/dev/null 2>&1; then
-      echo "setup: npm is needed to fetch Node.js 24 (Debian: apt-get install -y npm)" >&2
+      echo "setup: npm is needed to fetch Node.js 24 and could not be installed (Debian: apt-get install -y npm, as root)" >&2
       return 1 2>/dev/null || exit 1
     fi
     echo "setup: installing Node.js $NODE24_VERSION into $NODE24_DIR" >&2
