@@ -136,6 +136,8 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
     }
     if (opts.exclusive !== false) {
       try {
+        // A symbolic link would lock (or create) whatever it points at, not this folder's lock.
+        if (isSymlink(lockFile)) throw Object.assign(new Error(`it is a symbolic link (to ${fs.readlinkSync(lockFile)})`), { code: 'ELINK' });
         takeOwnership(db, lockFile);
       } catch (err) {
         db.close();
@@ -214,6 +216,7 @@ function databaseFileProblem(file: string, err: unknown, kind: 'database' | 'loc
   if (kind === 'lock') {
     const holdsNothing = 'it only marks the folder as held by a running service and holds no data; the service creates it again';
     if (isFolder(file)) return `${file} is a folder, not the service's lock file (${why}): with no service running on this DATA_DIR, remove it (${holdsNothing}) ${elsewhere}`;
+    if (code === 'ELINK') return `${file} is a symbolic link, not the service's lock file (${why}): with no service running on this DATA_DIR, remove the link (${holdsNothing}) ${elsewhere}`;
     if (code === 'SQLITE_NOTADB') return `${file} is not the service's lock file, a SQLite file (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
     return `cannot use the lock file ${file} (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
   }
@@ -235,6 +238,14 @@ function notWritable(files: { f: string; owner: number }[], why: string, elsewhe
   const fix = ours ? `chmod u+rw ${names.join(' ')}` : `chown ${uid ?? '<user>'} ${names.join(' ')}`;
   const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
   return `${list} cannot be read and written by this user${whose} (${why}): fix ${files.length > 1 ? 'their' : 'its'} owner or mode (e.g. ${fix}) ${elsewhere}`;
+}
+
+function isSymlink(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 function isFolder(file: string): boolean {

@@ -3,12 +3,12 @@
  * started on the folder afterwards is refused again), and when another process took the new lock
  * first, the running service stops (exit 1) instead of running the same turns beside it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, it } from 'vitest';
-import { DataDirInUseError, keepOwnership, openDatabase } from '../../src/store/database.js';
+import { DatabaseFileError, DataDirInUseError, keepOwnership, openDatabase } from '../../src/store/database.js';
 import { freePort, spawnService, waitHealthy } from '../e2e/support/child.js';
 
 const dirs: string[] = [];
@@ -78,4 +78,21 @@ it('a running service whose service.lock was removed locks it again, warns, and 
     a.proc.kill('SIGTERM');
     await a.exited;
   }
+});
+
+it('a service.lock that is a symbolic link is refused, naming the link, and nothing is created where it points', () => {
+  const dir = tmp();
+  const target = path.join(tmp(), 'elsewhere.db');
+  symlinkSync(target, path.join(dir, 'service.lock'));
+  let err: unknown;
+  try {
+    openDatabase(dir).close();
+  } catch (e) {
+    err = e;
+  }
+  expect(err).toBeInstanceOf(DatabaseFileError);
+  expect((err as Error).message).toBe(
+    `${dir}/service.lock is a symbolic link, not the service's lock file (ELINK: it is a symbolic link (to ${target})): with no service running on this DATA_DIR, remove the link (it only marks the folder as held by a running service and holds no data; the service creates it again) or point DATA_DIR at another folder`,
+  );
+  expect(existsSync(target)).toBe(false);
 });
