@@ -9,7 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, expect, it } from 'vitest';
 import { DatabaseFileError, DataDirInUseError, keepOwnership, openDatabase } from '../../src/store/database.js';
-import { freePort, spawnService, waitHealthy } from '../e2e/support/child.js';
+import { freePort, spawnService, waitHealthy, type Child } from '../e2e/support/child.js';
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -44,13 +44,27 @@ it('a removed lock file is locked again, so a later open is refused; one another
   }
 });
 
-it('a running service whose service.lock was removed and taken by another process stops with exit 1, saying why', { timeout: 30_000 }, async () => {
+/**
+ * A real service process on a new DATA_DIR, healthy, whose service.lock the test has just
+ * removed; `run` goes on from there. The process is killed afterwards (SIGTERM, then SIGKILL).
+ */
+async function withLockRemoved(run: (a: Child, dataDir: string, port: number) => Promise<void>): Promise<void> {
   const dataDir = tmp();
   const port = await freePort();
   const a = spawnService({ PORT: String(port), DATA_DIR: dataDir });
   try {
     await waitHealthy(`http://127.0.0.1:${port}`, a, 20_000);
     rmSync(path.join(dataDir, 'service.lock'));
+    await run(a, dataDir, port);
+  } finally {
+    a.proc.kill('SIGTERM');
+    if ((await Promise.race([a.exited.then(() => 'exited'), sleep(10_000)])) !== 'exited') a.proc.kill('SIGKILL');
+    await a.exited;
+  }
+}
+
+it('a running service whose service.lock was removed and taken by another process stops with exit 1, saying why', { timeout: 40_000 }, async () => {
+  await withLockRemoved(async (a, dataDir) => {
     const taker = openDatabase(dataDir); // what a second service does first
     try {
       expect(await Promise.race([a.exited, sleep(10_000).then(() => 'still running')])).toBe(1);
@@ -58,26 +72,15 @@ it('a running service whose service.lock was removed and taken by another proces
       taker.close();
     }
     expect(a.output()).toContain(`DATA_DIR ${dataDir} was taken over: its service.lock was removed or replaced while this service ran and another process holds it now; this service stops`);
-  } finally {
-    a.proc.kill('SIGKILL');
-    await a.exited;
-  }
+  });
 });
 
 it('a running service whose service.lock was removed locks it again, warns, and a second service is refused', { timeout: 40_000 }, async () => {
-  const dataDir = tmp();
-  const port = await freePort();
-  const a = spawnService({ PORT: String(port), DATA_DIR: dataDir });
-  try {
-    await waitHealthy(`http://127.0.0.1:${port}`, a, 20_000);
-    rmSync(path.join(dataDir, 'service.lock'));
+  await withLockRemoved(async (a, dataDir, port) => {
     await expect.poll(() => a.output(), { timeout: 6000, interval: 100 }).toContain('was removed or replaced while this service runs; it is locked again');
     expect(() => openDatabase(dataDir)).toThrow(DataDirInUseError);
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-  } finally {
-    a.proc.kill('SIGTERM');
-    await a.exited;
-  }
+  });
 });
 
 it('a service.lock that is a symbolic link is refused, naming the link, and nothing is created where it points', () => {
