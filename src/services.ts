@@ -154,10 +154,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const db = openDatabase(config.DATA_DIR);
   // Checkpoints of the WAL on a worker thread (never on the event loop); failures logged once per streak.
   const walFailures = new FailureLog(log, 'SQLite WAL checkpoint', { level: 'warn' });
-  const walCheckpointer =
-    config.DATA_DIR === ':memory:'
-      ? undefined
-      : startWalCheckpointer(db, path.join(config.DATA_DIR, 'service.db'), { onError: (err) => walFailures.failed(err), onCheckpoint: () => walFailures.succeeded() });
+  const walCheckpointer = startWalCheckpointer(db, undefined, { onError: (err) => walFailures.failed(err), onCheckpoint: () => walFailures.succeeded() });
   // DATA_DIR/service.lock is looked up every 2 s: removed or replaced, it is locked again; taken by
   // another process meanwhile, this service must stop (ownershipLost).
   let lose: (err: Error) => void = () => {};

@@ -77,7 +77,7 @@ export function keepOwnership(db: Database, watch: OwnershipWatch, intervalMs = 
     } catch (err) {
       heldLocks.delete(db);
       stop();
-      watch.onLost((err as { code?: string }).code === 'SQLITE_BUSY' ? new DataDirInUseError(dataDir) : new DatabaseFileError(now.file, err, 'lock'));
+      watch.onLost(refusal(err, dataDir, now.file, 'lock'));
     } finally {
       db.pragma(`busy_timeout = ${wait}`);
     }
@@ -131,8 +131,7 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
       db.prepare('SELECT count(*) FROM main.sqlite_master').get();
     } catch (err) {
       db.close();
-      if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir);
-      throw new DatabaseFileError(file, err);
+      throw refusal(err, dataDir, file);
     }
     if (opts.exclusive !== false) {
       try {
@@ -141,9 +140,9 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
         takeOwnership(db, lockFile);
       } catch (err) {
         db.close();
-        if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir);
-        if (fresh) removeIfEmpty(file);
-        throw new DatabaseFileError(lockFile, err, 'lock');
+        const refused = refusal(err, dataDir, lockFile, 'lock');
+        if (fresh && refused instanceof DatabaseFileError) removeIfEmpty(file);
+        throw refused;
       }
     }
     try {
@@ -151,14 +150,21 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
       db.pragma(`main.wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     } catch (err) {
       db.close();
-      if ((err as { code?: string }).code === 'SQLITE_BUSY') throw new DataDirInUseError(dataDir);
-      throw new DatabaseFileError(file, err);
+      throw refusal(err, dataDir, file);
     }
   }
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   return db;
+}
+
+/**
+ * The error for `err`, met opening or keeping `file` of `dataDir`: SQLITE_BUSY (another process
+ * holds it) is {@link DataDirInUseError}, anything else {@link DatabaseFileError}.
+ */
+function refusal(err: unknown, dataDir: string, file: string, kind: 'database' | 'lock' = 'database'): DataDirInUseError | DatabaseFileError {
+  return (err as { code?: string }).code === 'SQLITE_BUSY' ? new DataDirInUseError(dataDir) : new DatabaseFileError(file, err, kind);
 }
 
 /** `file` when it exists and is empty (a SQLite file this open created and never wrote); errors ignored. */

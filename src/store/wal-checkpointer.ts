@@ -17,18 +17,24 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Database } from './database.js';
 
+/** A checkpoint's result: the WAL's frames, and how many of them are now in the database (SQLite's `log` and `checkpointed`). */
+export interface CheckpointResult {
+  log: number;
+  checkpointed: number;
+}
+
 export interface WalCheckpointerOptions {
   /** Ms between looks at whether the service wrote (default 200). */
   intervalMs?: number;
   /** A checkpoint failed (the worker's connection could not open, a disk error…); called for every failure. */
   onError?: (err: Error) => void;
   /** A checkpoint ended: the WAL's frames and how many of them are now in the database (tests, metrics). */
-  onCheckpoint?: (result: { log: number; checkpointed: number }) => void;
+  onCheckpoint?: (result: CheckpointResult) => void;
 }
 
 export interface WalCheckpointer {
   /** Run a checkpoint now (when none is running); resolves when it ended, with its result or undefined on failure. */
-  checkpoint(): Promise<{ log: number; checkpointed: number } | undefined>;
+  checkpoint(): Promise<CheckpointResult | undefined>;
   /** Stop the timer, let a running checkpoint end, close the worker's connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -50,22 +56,29 @@ parentPort.on('message', (msg) => {
 `;
 
 /**
- * Start checkpointing `file` (the database `db` has open, in WAL mode) from a worker thread. The
- * worker and its timer do not keep the process alive. Close it before closing `db`, so that the
- * last connection to close is the service's (SQLite then checkpoints and removes the WAL).
+ * Start checkpointing `file` (default: the file `db` has open, in WAL mode) from a worker thread;
+ * `undefined` for an in-memory `db`, which has no WAL. The worker and its timer do not keep the
+ * process alive. Close it before closing `db`, so that the last connection to close is the
+ * service's (SQLite then checkpoints and removes the WAL).
  */
-export function startWalCheckpointer(db: Database, file: string, options: WalCheckpointerOptions = {}): WalCheckpointer {
+export function startWalCheckpointer(db: Database, file: string, options?: WalCheckpointerOptions): WalCheckpointer;
+export function startWalCheckpointer(db: Database, file?: undefined, options?: WalCheckpointerOptions): WalCheckpointer | undefined;
+export function startWalCheckpointer(db: Database, file?: string, options: WalCheckpointerOptions = {}): WalCheckpointer | undefined {
+  if (file === undefined) {
+    if (db.memory) return undefined;
+    file = db.name;
+  }
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, file } });
   worker.unref();
   const totalChanges = db.prepare('SELECT total_changes()').pluck();
   let seen = totalChanges.get() as number;
-  let running: Promise<{ log: number; checkpointed: number } | undefined> | undefined;
+  let running: Promise<CheckpointResult | undefined> | undefined;
   let closed = false;
   let gone = false;
-  let settle: ((r: { log: number; checkpointed: number } | undefined) => void) | undefined;
+  let settle: ((r: CheckpointResult | undefined) => void) | undefined;
 
-  worker.on('message', (m: { log: number; checkpointed: number } | { error: string; code?: string }) => {
+  worker.on('message', (m: CheckpointResult | { error: string; code?: string }) => {
     const done = settle;
     settle = undefined;
     if ('error' in m) {
@@ -85,7 +98,7 @@ export function startWalCheckpointer(db: Database, file: string, options: WalChe
 
   const checkpoint = () => {
     if (closed || gone) return Promise.resolve(undefined);
-    running ??= new Promise<{ log: number; checkpointed: number } | undefined>((resolve) => {
+    running ??= new Promise<CheckpointResult | undefined>((resolve) => {
       settle = resolve;
       worker.postMessage('checkpoint');
     }).finally(() => {
