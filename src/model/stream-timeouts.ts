@@ -73,14 +73,22 @@ export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPor
         };
         const requestTimer = setTimeout(expire('request'), t.requestMs);
         let waiting = true; // the idle clock runs only while the adapter is asked for the next event
-        // One timer for the whole request, re-armed (refresh) whenever the clock starts again; one
-        // that fires while the consumer holds an event (not waiting) does nothing.
+        // The idle clock restarts at every event (a dozen a model round): it is a time stamp, not a
+        // re-armed timer (`refresh` re-links a timer list, several times the cost of reading the
+        // clock). One timer checks the stamp when it fires and, while events came, waits again for
+        // the rest of the limit; one that fires while the consumer holds an event (not waiting)
+        // looks again a whole limit later (the clock restarts when the consumer asks again).
+        let since = performance.now();
         const onIdle = expire('idle');
-        const idleTimer = setTimeout(() => {
-          if (waiting) onIdle();
-        }, t.idleMs);
+        let idleTimer: NodeJS.Timeout;
+        const checkIdle = () => {
+          const left = waiting ? t.idleMs - (performance.now() - since) : t.idleMs;
+          if (left <= 0) onIdle();
+          else idleTimer = setTimeout(checkIdle, Math.ceil(left));
+        };
+        idleTimer = setTimeout(checkIdle, t.idleMs);
         const onActivity = () => {
-          if (waiting) idleTimer.refresh();
+          if (waiting) since = performance.now();
           hooks?.onActivity?.();
         };
         const it = port.stream(request, controller.signal, { onActivity })[Symbol.asyncIterator]();
@@ -113,7 +121,7 @@ export function withStreamTimeouts(port: ModelPort, t: StreamTimeouts): ModelPor
             }
             yielded++;
             yield r.value;
-            idleTimer.refresh();
+            since = performance.now();
             waiting = true;
           }
         } catch (err) {

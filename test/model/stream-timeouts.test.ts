@@ -70,3 +70,50 @@ describe('withStreamTimeouts and response.started', () => {
     expect(events).toEqual([{ type: 'response.started', response_id: 'r' }]);
   });
 });
+
+describe('withStreamTimeouts idle clock', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  /** A port yielding `text.delta` events `gapMs` apart (`gaps`), then a stall after `stallAfter` events (or `done`). */
+  function pacedPort(gaps: number[], end: 'done' | 'stall'): ModelPort {
+    return {
+      async *stream(_r: ModelRequest, signal: AbortSignal) {
+        for (const [i, gap] of gaps.entries()) {
+          await sleep(gap);
+          yield { type: 'text.delta', text: String(i) };
+        }
+        if (end === 'done') yield done;
+        else await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      },
+    };
+  }
+
+  it('does not count the time the consumer holds an event, and restarts at every event', async () => {
+    // Events 60 ms apart for 600 ms (six idle limits of 100 ms in all), each held 250 ms by the consumer.
+    const timed = withStreamTimeouts(pacedPort(Array(10).fill(60), 'done'), { idleMs: 100, requestMs: 10_000, retries: 0 });
+    const got: string[] = [];
+    for await (const e of timed.stream(request, new AbortController().signal)) {
+      got.push(e.type === 'text.delta' ? e.text : e.type);
+      if (got.length === 2) await sleep(250);
+    }
+    expect(got).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'response.done']);
+  });
+
+  it('after a held event, times out one idle limit after the consumer asks again, not before', async () => {
+    const timed = withStreamTimeouts(pacedPort([0], 'stall'), { idleMs: 150, requestMs: 10_000, retries: 0 });
+    let askedAgainAt = 0;
+    const failedAt = await (async () => {
+      try {
+        for await (const _e of timed.stream(request, new AbortController().signal)) {
+          await sleep(400); // the idle limit passes while the consumer holds the event
+          askedAgainAt = performance.now();
+        }
+      } catch (err) {
+        expect((err as Error).message).toBe('the model sent nothing for 0.15 s (MODEL_IDLE_TIMEOUT_MS)');
+        return performance.now();
+      }
+      throw new Error('no model_timeout');
+    })();
+    expect(failedAt - askedAgainAt).toBeGreaterThanOrEqual(140);
+    expect(failedAt - askedAgainAt).toBeLessThan(1000);
+  });
+});
