@@ -77,3 +77,34 @@ it('says in Quick start how to stop the service so the signal reaches it, as Ope
   expect(operations).toContain('kill -TERM -- -<pgid>');
   expect(operations).toContain('node scripts/start.mjs');
 });
+
+/**
+ * GitHub's heading anchors: lower case, punctuation other than `-` and `_` dropped, each space a
+ * `-`, inline code marks dropped; a repeated heading gets `-1`, `-2`… (github-slugger's rules).
+ */
+function anchors(markdown: string): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  let fenced = false;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('```')) fenced = !fenced;
+    const m = fenced ? null : /^#{1,6} (.+)$/.exec(line);
+    if (!m) continue;
+    const base = m[1].trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+it('links only to headings that exist (the contents line and every #anchor)', () => {
+  const text = readme();
+  const known = anchors(text);
+  const links = [...text.matchAll(/\]\(#([^)\s]+)\)/g)].map((m) => m[1]);
+  expect(links.length).toBeGreaterThan(20);
+  expect(links.filter((a) => !known.has(a))).toEqual([]);
+  const contents = text.split('\n').find((l) => l.startsWith('Contents: ')) ?? '';
+  const sections = text.split('\n').filter((l) => l.startsWith('## ')).length;
+  expect(contents.match(/\]\(#/g)?.length).toBe(sections);
+});
