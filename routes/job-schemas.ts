@@ -1,8 +1,7 @@
 /** zod schemas of the background job endpoints' requests (openapi.yaml mirrors them). */
 import { z } from 'zod';
 import { JOB_STATUSES } from '../src/jobs/types.js';
-import { MAX_INPUT_CHARS } from '../src/turns/inputs/turn-inputs.js';
-import { textField } from '../src/turns/request-schemas.js';
+import { SteeringMessageBody } from '../src/turns/request-schemas.js';
 import { AgentId } from './turn-schemas.js';
 import { emptyBody } from './empty-body.js';
 import { queryInt } from '../src/http/query-int.js';
@@ -23,10 +22,12 @@ export const ListJobsQuery = z.object({
   cursor: QueryCursor.optional(),
 });
 
-export const JobMessageBody = z.strictObject({
-  /** Like a steering message's `content` (routes/turn-messages.ts): text, at most MAX_INPUT_CHARS, a blank one refused with the same words. */
-  message: textField().max(MAX_INPUT_CHARS),
-});
+/**
+ * The body of a turn's steering message (src/turns/request-schemas.ts SteeringMessageBody):
+ * `{content}`, or `{message}` (this route's name before `content` was accepted here too),
+ * parsed to `{content}`.
+ */
+export const JobMessageBody = SteeringMessageBody;
 
 /** POST /v1/jobs/{id}/stop: no body or `{}`; any field is 400 `… stop takes no fields; send no body or {}`. */
 export const StopJobBody = emptyBody('stop');

@@ -74,9 +74,10 @@ export const jobRoutes: RoutePlugin = async (app, { services }) => {
 
   app.post('/v1/jobs/:id/messages', async (request, reply) => {
     const { id } = JobIdParams.parse(request.params);
-    const { message } = JobMessageBody.parse(request.body ?? undefined);
+    const { content: message } = JobMessageBody.parse(request.body ?? undefined);
     const key = clientIdempotencyKey(request);
     await found(id);
+    // Hashed under the name `message` whichever name carried the text: keys stored before `content` was accepted still match.
     const { value: sent, replayed } = await jobs().sendOnce(id, message, key, bodyHash({ job_id: id, message }));
     if (!sent) throw notFound('job', id);
     if (replayed) markReplayed(reply);

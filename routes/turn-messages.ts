@@ -1,6 +1,7 @@
 /**
  * Steering a turn (README.md "Steer a running turn"):
- * - POST /v1/turns/{id}/messages `{content}` on a queued, running or waiting turn → 202
+ * - POST /v1/turns/{id}/messages `{content}` (or `{message}`, the name the job route once took:
+ *   src/turns/request-schemas.ts SteeringMessageBody) on a queued, running or waiting turn → 202
  *   `{message_id, turn_id, seq, position, status: "queued", created_at}` (`seq`: the SSE id of its
  *   `input.queued` event, usable as `Last-Event-ID`; `position`: its place among the turn's
  *   messages, src/turns/inputs/turn-inputs.ts QueuedInput); the message is stored at once
@@ -12,18 +13,14 @@
  *   finished one → 409 `turn_finished` naming the owner (details `{turn_id, status, kind,
  *   job_id | workflow_id}`, no continuation hint: only the owner continues it).
  */
-import { z } from 'zod';
 import { bodyHash, clientIdempotencyKey, markReplayed } from '../src/http/idempotency.js';
 import type { RoutePlugin } from '../src/http/route-plugin.js';
-import { MAX_INPUT_CHARS } from '../src/turns/inputs/turn-inputs.js';
-import { textField } from '../src/turns/request-schemas.js';
+import { SteeringMessageBody } from '../src/turns/request-schemas.js';
 import { finishedOwnedTurn, turnOwnedRefusal } from '../src/turns/turn-owner.js';
 import { TurnIdParams } from './turn-schemas.js';
 
-export const SteerTurnBody = z.strictObject({
-  /** The message, as the user would type it; empty or whitespace-only is refused like a blank turn `input`. */
-  content: textField().max(MAX_INPUT_CHARS),
-});
+/** `{content}` or its alias `{message}`, parsed to `{content}` (src/turns/request-schemas.ts SteeringMessageBody). */
+export const SteerTurnBody = SteeringMessageBody;
 
 export const turnMessageRoutes: RoutePlugin = async (app, { services }) => {
   app.post('/v1/turns/:id/messages', async (request, reply) => {

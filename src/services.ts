@@ -42,7 +42,7 @@ import { createScheduleService } from './schedules/service.js';
 import { runTurn as loopRunTurn } from './runtime/loop.js';
 import { SkillRegistry } from './skills/skill-registry.js';
 import { PgSkillCatalog } from './store/postgres/pg-skill-catalog.js';
-import { loadSecrets } from './skills/secrets.js';
+import { SkillSecrets } from './skills/secrets.js';
 import { checkSkillPaths } from './skills/startup-paths.js';
 import { FileAttachmentStore } from './attachments/attachment-store.js';
 import { PgAttachmentStore } from './store/postgres/pg-attachment-store.js';
@@ -178,7 +178,9 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const engine = turnEngine(db, stores, config.DATABASE_URL, (err, what) => pgFailure(what).failed(err), (what) => pgFailures.get(what)?.succeeded());
   const { turnStore, turnQueue, checkpoints } = engine;
   const scheduleStore = stores.schedules;
-  const registry: ServiceRegistry = {};
+  // SKILL_SECRETS as every reader sees it: a refused edit keeps the previous values (src/skills/secrets.ts).
+  const skillSecrets = new SkillSecrets(config.SKILL_SECRETS, log);
+  const registry: ServiceRegistry = { skillSecrets };
   const background: BackgroundService[] = [];
   let turnCounts: () => Promise<TurnCounts> = async () => ({ queued: 0, running: 0 });
   const metrics = new ServiceMetrics(() => turnCounts(), { model: config.MODEL });
@@ -222,7 +224,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   // (src/model/clean-errors.ts), so no event, record, webhook, log line or span holds them.
   const secrets: SecretSource = async () => [
     ...configSecrets(config),
-    ...[...(await loadSecrets(config.SKILL_SECRETS).catch(() => new Map<string, string>()))].map(([name, value]) => ({ name, value })),
+    ...[...(await skillSecrets.read().catch(() => new Map<string, string>()))].map(([name, value]) => ({ name, value })),
   ];
   const model = (c: ModelPort) => instrumentModel(withCleanErrors(c, secrets), { metrics, tracing, log });
   const modelClients: ModelClients | undefined =
@@ -345,6 +347,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     modelProbe: !overrides.modelClient && !overrides.modelClients && rawClients ? createModelProbe(config.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL, { apiKey: config.OPENAI_API_KEY }) : undefined,
     async start() {
       await checkSkillPaths({ skillsDir: config.SKILLS_DIR, secretsFile: config.SKILL_SECRETS }); // before Postgres is migrated and any turn is recovered
+      await skillSecrets.read().catch(() => undefined); // the values a later refused edit keeps (checked just above)
       let migrated;
       try {
         migrated = await stores.open();

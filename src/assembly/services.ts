@@ -6,6 +6,7 @@
 import type { BrainStore } from '../brain/brain-store.js';
 import type { AttachmentStore } from '../attachments/attachment-store.js';
 import type { SkillRegistry } from '../skills/skill-registry.js';
+import { loadSecrets, type SkillSecrets } from '../skills/secrets.js';
 import type { ScheduleService } from '../schedules/types.js';
 import type { WorkflowService } from '../workflows/types.js';
 import type { ClarifyPolicyResolver } from '../tools/clarify/policy.js';
@@ -29,5 +30,20 @@ export interface ServiceRegistry {
   homeLocks?: InstanceHomeLock;
   /** Background jobs (src/jobs/); absent → the `jobs` family is unavailable. */
   jobs?: JobService;
+  /**
+   * The SKILL_SECRETS values, the same for every reader: a refused edit of the file keeps the
+   * previous values (src/skills/secrets.ts SkillSecrets); absent → the file is read as it is at
+   * each use ({@link readSkillSecrets}).
+   */
+  skillSecrets?: SkillSecrets;
   [name: string]: unknown;
+}
+
+/**
+ * The SKILL_SECRETS values for a turn's readers: the service's {@link SkillSecrets} (a refused
+ * edit keeps the previous values), or without one the file `file` as it is now.
+ * @throws as src/skills/secrets.ts loadSecrets when there are no values to fall back on.
+ */
+export async function readSkillSecrets(services: ServiceRegistry, file: string | undefined): Promise<Map<string, string>> {
+  return services.skillSecrets ? services.skillSecrets.read() : loadSecrets(file);
 }

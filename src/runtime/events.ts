@@ -215,7 +215,7 @@ export const TurnCompletedEvent = z.object({
   output_text: z.string(),
   /** e.g. `stop` | `max_steps` | `terminated` | `max_output_tokens` (cut answer text); README "Turn endings". */
   stop_reason: z.string(),
-  steps: z.number().int().nonnegative(),
+  steps: z.number().int().nonnegative().describe('Model requests the turn made, as `Turn.steps` (at the `max_steps` limit, `max_steps + 1`).'),
   /** Tokens over the turn; null when the model server did not report usage for a response (unknown, not zero). */
   usage: usage.nullable(),
 });

@@ -41,7 +41,11 @@ export interface TurnState {
   $schemaVersion: typeof TURN_STATE_VERSION;
   /** Prior transcript + this turn's items so far (completed rounds only). */
   transcript: TranscriptItem[];
-  /** Model requests made. */
+  /**
+   * Model requests made: every round's request (with calls, the answer, the one without tools
+   * after max_steps, a cut answer's retry, an empty answer's nudge); transport retries of one
+   * request are not counted. Not bounded by max_steps (README "Turn endings").
+   */
   steps: number;
   /** Rounds whose response had function calls, plus answers a steering message continued (each counts against max_steps). */
   toolRounds: number;

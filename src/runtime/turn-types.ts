@@ -74,7 +74,11 @@ export interface RunTurnOptions<TTurn = unknown> {
   tools: AnyWorkerAgentTool[];
   /** Families not assembled, echoed in `turn.started`. */
   unavailable?: { family: string; reason: string }[];
-  /** Max model requests that may return function calls [20]; then one last request with `tool_choice: "none"` asks for a final answer (stop reason `max_steps`). */
+  /**
+   * Max model requests that may return function calls [20] (rounds with calls, plus answers a
+   * steering message continued); then one last request with `tool_choice: "none"` asks for a
+   * final answer (stop reason `max_steps`), so `steps` at the limit is `maxSteps + 1`.
+   */
   maxSteps?: number;
   /** Aborting it cancels the turn (tools' signals are aborted, the turn ends `cancelled`). */
   signal: AbortSignal;

@@ -43,9 +43,17 @@ export interface SkillCommandSetup {
  * The setup for one command, or null when the turn has no skills.
  * @param sandboxed false for COMPUTER_SANDBOX=none (host paths instead of binds).
  * @param owner uid/gid that must be able to read the config (the user running the sandbox), if not the service's.
- * @throws Error when SKILL_SECRETS cannot be read (the command is not run).
+ * @param readSecrets the SKILL_SECRETS values (default: the file as it is now); a service passes
+ *   its SkillSecrets (src/skills/secrets.ts), which keeps the previous values when an edit is refused.
+ * @throws Error when SKILL_SECRETS cannot be read and there are no previous values (the command is not run).
  */
-export async function prepareSkillCommand(t: TurnSkills, config: Config, sandboxed: boolean, owner?: { uid: number; gid: number }): Promise<SkillCommandSetup | null> {
+export async function prepareSkillCommand(
+  t: TurnSkills,
+  config: Config,
+  sandboxed: boolean,
+  owner?: { uid: number; gid: number },
+  readSecrets: () => Promise<Secrets> = () => loadSecrets(config.SKILL_SECRETS),
+): Promise<SkillCommandSetup | null> {
   if (t.skills.length === 0) return null;
   const tools = toolLocations();
   const roBinds: SkillCommandSetup['roBinds'] = [];
@@ -67,7 +75,7 @@ export async function prepareSkillCommand(t: TurnSkills, config: Config, sandbox
   const secrets: Secrets = new Map();
   let configPath: string | undefined;
   if (t.servers.length > 0) {
-    const all = await loadSecrets(config.SKILL_SECRETS);
+    const all = await readSecrets();
     for (const s of t.servers) {
       for (const name of secretNames(s.decl)) {
         const value = all.get(name);

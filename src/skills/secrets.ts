@@ -149,3 +149,61 @@ export function redactSecrets(text: string, secrets: Iterable<readonly [name: st
   for (const [name, value] of byLength) if (out.includes(value)) out = out.split(value).join(`[redacted:${name}]`);
   return out;
 }
+
+/** Where {@link SkillSecrets} says that a file was refused or is valid again (the service logger). */
+export interface SecretsLog {
+  warn(obj: object, msg: string): void;
+  info(obj: object, msg: string): void;
+}
+
+/**
+ * The SKILL_SECRETS values of one service, read again at every use so an edit applies without a
+ * restart — and a bad edit never half-applies. Every reader (the environment of a command of a
+ * skill with MCP servers, src/skills/command-setup.ts; the redaction of a turn's tool results,
+ * src/tools/skills/index.ts; the scrubbing of model errors, src/services.ts) gets the same values:
+ * those of the last file {@link loadSecrets} accepted. A file it refuses (unreadable, a malformed
+ * line, a value under {@link MIN_SKILL_SECRET_CHARS}) changes nothing: the previous values stay in
+ * use everywhere, and the log says so once per refusal (warn, `{file}`): `SKILL_SECRETS file
+ * <path>: <why>; the file is refused and the values read before (<names>) stay in use — … — until
+ * it is fixed` — as nginx keeps its configuration when a reload is refused. The file valid again: info `SKILL_SECRETS file is valid
+ * again: its values are used`. The start (src/skills/startup-paths.ts) refuses a bad file, so a
+ * running service always has values to keep; before its first good read {@link read} throws the
+ * refusal instead (a command is then refused, README "Skills").
+ */
+export class SkillSecrets {
+  private lastGood: Secrets | undefined;
+  /** The message of the refusal last logged (logged again only when it changes). */
+  private refused: string | undefined;
+
+  /** @param file SKILL_SECRETS, resolved (undefined: no secrets). */
+  constructor(
+    readonly file: string | undefined,
+    private readonly log?: SecretsLog,
+  ) {}
+
+  /**
+   * The values now: the file's when {@link loadSecrets} accepts it, else the last accepted ones.
+   * @throws the refusal of {@link loadSecrets} when no version of the file was accepted yet.
+   */
+  async read(): Promise<Secrets> {
+    if (!this.file) return new Map();
+    try {
+      const secrets = await loadSecrets(this.file);
+      if (this.refused !== undefined) this.log?.info({ file: this.file }, 'SKILL_SECRETS file is valid again: its values are used');
+      this.refused = undefined;
+      this.lastGood = secrets;
+      return secrets;
+    } catch (err) {
+      if (!this.lastGood) throw err;
+      const why = (err as Error).message;
+      if (why !== this.refused) {
+        this.refused = why;
+        this.log?.warn(
+          { file: this.file },
+          `${why}; the file is refused and the values read before (${[...this.lastGood.keys()].join(', ') || 'none'}) stay in use — in the commands of skills with MCP servers and hidden in tool results and errors — until it is fixed`,
+        );
+      }
+      return this.lastGood;
+    }
+  }
+}

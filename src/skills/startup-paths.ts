@@ -35,7 +35,8 @@ export function skillsDirError(dir: string, err: unknown): ConfigError {
 
 /**
  * Check both settings (each only when set); SKILL_SECRETS is read once here and again for every
- * command that needs its values, so edits to the file apply without a restart.
+ * command that needs its values, so edits to the file apply without a restart (an edit refused
+ * then keeps the values accepted before: src/skills/secrets.ts SkillSecrets).
  * @param dirs.skillsDir SKILLS_DIR, resolved.
  * @param dirs.secretsFile SKILL_SECRETS, resolved.
  * @throws ConfigError one line per unusable setting, naming the variable, the path, the reason and what to do

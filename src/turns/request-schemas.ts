@@ -9,6 +9,7 @@ import { TOOL_FAMILIES } from '../config.js';
 import { hasText } from '../unsafe-chars.js';
 import { AGENT_ID_RULE } from '../agent-id.js';
 import { namePatternString } from '../name-pattern.js';
+import { MAX_INPUT_CHARS } from './inputs/turn-inputs.js';
 
 /** `[A-Za-z0-9_-]{1,64}` (src/agent-id.ts): owns the computer home, schedules, workflows, brain pages. A refusal shows the value and the character not allowed. */
 export const AgentIdSchema = namePatternString(AGENT_ID_RULE);
@@ -36,6 +37,36 @@ export const NO_TEXT_MESSAGE = 'must not be empty or only whitespace or control 
 export function textField(): z.ZodString {
   return z.string().check(z.refine(hasText, NO_TEXT_MESSAGE));
 }
+
+/**
+ * The body of both message routes — a steering message into a turn (POST
+ * /v1/turns/{id}/messages, routes/turn-messages.ts) and a message to a background job (POST
+ * /v1/jobs/{id}/messages, routes/jobs.ts): `{content}` (the name openapi.yaml and README give),
+ * or `{message}`, the accepted alias — each route once took only one of the two names, so a
+ * client that learned one works on both. Each is a {@link textField} of at most
+ * {@link MAX_INPUT_CHARS} characters (code points, as zod counts: an emoji is 1).
+ * Parses to `{content}` (the text, whichever name carried it).
+ * Refused (400 `invalid_request`): neither name (`content is required: send the message text as
+ * content (message is accepted as another name for it)`); both with different texts (path
+ * `message`: `… send the text once, as content`); both with the same text is accepted; any other
+ * field (unknown field, accepted fields `content?, message?`).
+ */
+export const SteeringMessageBody = z
+  .strictObject({
+    /** The message, as the user would type it (canonical name). */
+    content: textField().max(MAX_INPUT_CHARS).optional(),
+    /** Another name for `content`, accepted on both routes. */
+    message: textField().max(MAX_INPUT_CHARS).optional(),
+  })
+  .check((ctx) => {
+    const { content, message } = ctx.value;
+    if (content === undefined && message === undefined) {
+      ctx.issues.push({ code: 'custom', path: ['content'], input: undefined, message: 'is required: send the message text as content (message is accepted as another name for it)' });
+    } else if (content !== undefined && message !== undefined && content !== message) {
+      ctx.issues.push({ code: 'custom', path: ['message'], input: message, message: 'is another name for content, and the two hold different texts: send the text once, as content' });
+    }
+  })
+  .transform(({ content, message }) => ({ content: (content ?? message)! }));
 
 /**
  * A turn `input`: a string with text, or a non-empty list of role messages of which at least one

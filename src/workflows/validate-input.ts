@@ -5,6 +5,7 @@
  */
 import { MAX_LISTED_ISSUES } from '../errors.js';
 import type { JsonObject } from '../runtime/json.js';
+import { codePointCount } from '../runtime/text-cut.js';
 import { issueLine } from '../zod-messages.js';
 import { nameProblem } from '../name-check.js';
 import { modelNameProblem } from '../model/model-name.js';
@@ -13,8 +14,11 @@ import { namePatternProblem } from '../name-pattern.js';
 import { resultSchemaIssues } from './result-schema.js';
 import { WorkflowInputError, type CreateWorkflowInput, type WorkflowIssue } from './types.js';
 
+/** Longest workflow title, characters (code points: an emoji counts 1). */
 export const MAX_TITLE_CHARS = 200;
+/** Longest task label, characters (code points). */
 export const MAX_LABEL_CHARS = 200;
+/** Longest task prompt, characters (code points). */
 export const MAX_PROMPT_CHARS = 32_000;
 export const MIN_CONCURRENCY = 1;
 export const MAX_CONCURRENCY = 32;
@@ -31,13 +35,18 @@ export interface ValidWorkflowInput {
 
 type Problem = Omit<WorkflowIssue, 'path'>;
 
+/**
+ * A string with something besides white space, of at most `max` characters — code points, so an
+ * emoji counts 1 (src/runtime/text-cut.ts codePointCount, as the REST schema's zod bound and brain
+ * titles count); `too_big` says `must be at most <max> characters long, got <n>`.
+ */
 const nonEmpty = (v: unknown, max: number): Problem | null =>
   typeof v !== 'string'
     ? { code: 'invalid_type', message: 'must be a non-empty string' }
     : v.trim() === ''
       ? { code: 'too_small', message: 'must not be empty' }
-      : v.length > max
-        ? { code: 'too_big', message: `must be at most ${max} characters long, got ${v.length}` }
+      : v.length > max && codePointCount(v) > max
+        ? { code: 'too_big', message: `must be at most ${max} characters long, got ${codePointCount(v)}` }
         : null;
 
 /**

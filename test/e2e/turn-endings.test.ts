@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from './support/service.js';
 import { readSse } from './support/sse-client.js';
-import { validateComponent } from './support/spec.js';
+import { spec, validateComponent } from './support/spec.js';
 
 const harness = useScriptedService();
 
@@ -85,6 +85,30 @@ describe('the final answer after max_steps (asked for without tools)', () => {
     expect(events.at(-1)).toMatchObject({ event: 'turn.failed', json: { error: { code: 'max_steps' } } });
     expect(events.find((e) => e.event === 'model.warning')?.json).toMatchObject({ code: 'tool_calls_ignored', call_ids: ['call_ms4'] });
     expect(events.filter((e) => e.event === 'tool.started').map((e) => e.json.call_id)).toEqual(['call_ms3']);
+  });
+});
+
+describe('steps at the max_steps limit', () => {
+  it('max_steps 30: 30 requests with tools, one more without, and steps 31 in turn.completed and the record, as openapi.yaml says', async () => {
+    const before = harness.model.requests.length;
+    harness.model.push(
+      ...Array.from({ length: 30 }, (_, i) => ({ output: [functionCall('todo', { todos: [{ id: '1', content: `round ${i + 1}`, status: 'pending' }] }, { callId: `call_r${i + 1}` })] })),
+      { output: [message('Thirty rounds done.')] },
+    );
+    const { turn, events } = await runTurn({ tools: ['todo'], max_steps: 30 });
+    const requests = harness.model.requests.slice(before).map((r) => r.body as { tool_choice?: unknown });
+    expect(requests).toHaveLength(31);
+    expect(requests.slice(0, 30).every((b) => b.tool_choice !== 'none')).toBe(true);
+    expect(requests[30].tool_choice).toBe('none');
+    expect(events.filter((e) => e.event === 'tool.completed')).toHaveLength(30);
+    expect(events.at(-1)).toMatchObject({ event: 'turn.completed', json: { stop_reason: 'max_steps', steps: 31 } });
+    expect(turn).toMatchObject({ status: 'completed', stop_reason: 'max_steps', steps: 31 });
+    expect((await api(harness.svc.url, 'GET', `/v1/turns/${turn.id}`)).body.steps).toBe(31);
+    // What the contract says of the two numbers: max_steps bounds the requests that may call tools, steps counts every request.
+    const schemas = spec.components.schemas;
+    expect(schemas.CreateTurnRequest.properties.max_steps.description).toContain('`max_steps + 1`');
+    expect(schemas.Turn.properties.steps.description).toContain('not bounded by `max_steps`');
+    expect(schemas.TurnCompletedEvent.properties.steps.description).toContain('`max_steps + 1`');
   });
 });
 

@@ -21,7 +21,9 @@ const secretsFile = path.join(secretsDir, 'secrets.env');
 writeFileSync(secretsFile, `# skill secrets\nVAULT_TOKEN=${TOKEN}\nUNUSED_SECRET=never-exported-value\n`, { mode: 0o600 });
 afterAll(() => rmSync(secretsDir, { recursive: true, force: true }));
 
-const harness = useScriptedService({ env: { COMPUTER_NETWORK: 'on', SKILL_SECRETS: secretsFile } });
+/** The service's log lines (JSON), for what it says of a refused SKILL_SECRETS edit. */
+const logLines: { level: string; msg: string; file?: string }[] = [];
+const harness = useScriptedService({ env: { COMPUTER_NETWORK: 'on', SKILL_SECRETS: secretsFile, LOG_LEVEL: 'info' }, logDestination: { write: (l) => void logLines.push(JSON.parse(l)) } });
 let vault: McpHttpServer;
 
 function manifest(url: string): string {
@@ -148,42 +150,64 @@ describe('MCP servers of a skill through mcporter', () => {
     expect(r.events.at(-1)!.json.type).toBe('turn.completed');
   });
 
-  it('refuses a command when SKILL_SECRETS was edited to hold a value under 8 characters, naming it and not showing it', async () => {
-    writeFileSync(secretsFile, `VAULT_TOKEN=${TOKEN}\nPIN=exit\n`, { mode: 0o600 });
+  /** A turn whose one command looks `key` up in the vault over MCP and prints VAULT_TOKEN; its tool.completed. */
+  async function vaultLookup(callId: string): Promise<{ is_error: boolean; output: string }> {
+    const command = `echo '{"key":"greeting"}' > args.json && mcporter call 'vault.lookup' --json - --output json --timeout 60000 < args.json; echo "token=$VAULT_TOKEN"`;
+    harness.model.push({ output: [functionCall('command', { command }, { callId })] }, { output: [message('looked up')] });
+    const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: `lookup ${callId}`, tools: ['computer'], skills: ['mcp-tools'] }, timeoutMs: 60_000 });
+    expect(r.events.at(-1)!.json.type).toBe('turn.completed');
+    expect(JSON.stringify(r.events)).not.toContain(TOKEN);
+    return r.events.find((e) => e.event === 'tool.completed' && e.json.call_id === callId)!.json;
+  }
+  const GOOD = `# skill secrets\nVAULT_TOKEN=${TOKEN}\nUNUSED_SECRET=never-exported-value\n`;
+  const NEW_TOKEN = 'tok-new-0000-value-from-a-refused-file';
+  const warnings = () => logLines.filter((l) => l.level === 'warn' && String(l.msg).includes('SKILL_SECRETS file'));
+
+  it('a SKILL_SECRETS edit with a value under 8 characters is refused whole: commands keep the previous values (not the new token), hidden as before, and the log says so once', async () => {
+    const unauthorized = vault.unauthorized;
+    const calls = vault.calls.length;
+    writeFileSync(secretsFile, `VAULT_TOKEN=${NEW_TOKEN}\nPIN=exit\n`, { mode: 0o600 });
     try {
-      harness.model.push({ output: [functionCall('command', { command: 'echo exit_code_seen' }, { callId: 'short' })] }, { output: [message('refused')] });
-      const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'short secret', tools: ['computer'], skills: ['mcp-tools'] }, timeoutMs: 60_000 });
-      const done = r.events.find((e) => e.event === 'tool.completed' && e.json.call_id === 'short')!.json;
-      expect(done.is_error).toBe(true);
-      expect(done.output).toBe(
-        `Error: tool command failed: SKILL_SECRETS file ${secretsFile}: the value of PIN (4 characters) is shorter than 8 characters, the minimum for a secret (a shorter value would be replaced inside every command output and give itself away by the pattern); use a longer value or remove PIN`,
-      );
-      expect(r.events.at(-1)!.json.type).toBe('turn.completed');
+      const first = await vaultLookup('short1');
+      const second = await vaultLookup('short2');
+      for (const done of [first, second]) {
+        expect(done.is_error).toBe(false);
+        // The vault took the previous token (no 401), the command's environment held it, and it reads as the placeholder.
+        expect(done.output).toContain('value of greeting: hello from the vault');
+        expect(done.output).toContain('token=[redacted:VAULT_TOKEN]');
+        expect(done.output).not.toContain(NEW_TOKEN);
+      }
+      expect(vault.unauthorized).toBe(unauthorized);
+      expect(vault.calls.length).toBe(calls + 2);
+      const said = warnings();
+      expect(said.map((l) => l.msg)).toEqual([
+        `SKILL_SECRETS file ${secretsFile}: the value of PIN (4 characters) is shorter than 8 characters, the minimum for a secret (a shorter value would be replaced inside every command output and give itself away by the pattern); use a longer value or remove PIN; the file is refused and the values read before (VAULT_TOKEN, UNUSED_SECRET) stay in use — in the commands of skills with MCP servers and hidden in tool results and errors — until it is fixed`,
+      ]);
+      expect(said[0]).toMatchObject({ file: secretsFile });
+      expect(JSON.stringify(logLines)).not.toContain(NEW_TOKEN);
+      expect(JSON.stringify(logLines)).not.toContain('PIN=exit');
     } finally {
-      writeFileSync(secretsFile, `# skill secrets\nVAULT_TOKEN=${TOKEN}\nUNUSED_SECRET=never-exported-value\n`, { mode: 0o600 });
+      writeFileSync(secretsFile, GOOD, { mode: 0o600 });
     }
-    // Fixed in the file: the next command runs, without a restart.
-    harness.model.push({ output: [functionCall('command', { command: 'echo exit_code_seen' }, { callId: 'fixed' })] }, { output: [message('ran')] });
-    const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'fixed secret', tools: ['computer'], skills: ['mcp-tools'] }, timeoutMs: 60_000 });
-    const done = r.events.find((e) => e.event === 'tool.completed' && e.json.call_id === 'fixed')!.json;
-    expect(done.is_error).toBe(false);
-    expect(done.output).toContain('exit_code_seen');
+    // Fixed in the file: the next command runs with its values, without a restart, and the log says so.
+    expect((await vaultLookup('fixed')).output).toContain('value of greeting: hello from the vault');
+    expect(logLines.filter((l) => l.level === 'info' && l.msg === 'SKILL_SECRETS file is valid again: its values are used')).toHaveLength(1);
   });
 
-  it('refuses a command when SKILL_SECRETS was edited to hold a malformed line, naming its line number and not showing it', async () => {
-    writeFileSync(secretsFile, `VAULT_TOKEN=${TOKEN}\nPastedSecretWithoutName123\n`, { mode: 0o600 });
+  it('a SKILL_SECRETS edit with a malformed line is refused the same way, the log naming the line number, never the line', async () => {
+    const before = warnings().length;
+    writeFileSync(secretsFile, `VAULT_TOKEN=${NEW_TOKEN}\nPastedSecretWithoutName123\n`, { mode: 0o600 });
     try {
-      harness.model.push({ output: [functionCall('command', { command: 'echo exit_code_seen' }, { callId: 'malformed' })] }, { output: [message('refused')] });
-      const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'malformed secrets', tools: ['computer'], skills: ['mcp-tools'] }, timeoutMs: 60_000 });
-      const done = r.events.find((e) => e.event === 'tool.completed' && e.json.call_id === 'malformed')!.json;
-      expect(done.is_error).toBe(true);
-      expect(done.output).toBe(
-        `Error: tool command failed: SKILL_SECRETS file ${secretsFile}: line 2 is not NAME=value (it has no =); fix or remove that line (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed)`,
-      );
-      expect(JSON.stringify(r.events)).not.toContain('PastedSecretWithoutName123');
-      expect(r.events.at(-1)!.json.type).toBe('turn.completed');
+      const done = await vaultLookup('malformed');
+      expect(done.is_error).toBe(false);
+      expect(done.output).toContain('value of greeting: hello from the vault');
+      expect(done.output).toContain('token=[redacted:VAULT_TOKEN]');
+      expect(warnings().slice(before).map((l) => l.msg)).toEqual([
+        `SKILL_SECRETS file ${secretsFile}: line 2 is not NAME=value (it has no =); fix or remove that line (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed); the file is refused and the values read before (VAULT_TOKEN, UNUSED_SECRET) stay in use — in the commands of skills with MCP servers and hidden in tool results and errors — until it is fixed`,
+      ]);
+      expect(JSON.stringify(logLines)).not.toContain('PastedSecretWithoutName123');
     } finally {
-      writeFileSync(secretsFile, `# skill secrets\nVAULT_TOKEN=${TOKEN}\nUNUSED_SECRET=never-exported-value\n`, { mode: 0o600 });
+      writeFileSync(secretsFile, GOOD, { mode: 0o600 });
     }
   });
 

@@ -62,9 +62,9 @@ describe('double-texting (multitask_strategy)', () => {
     expect(direct.status).toBe(400);
     expect(direct.body.error.code).toBe('invalid_request');
     expect(direct.body.error.details).toEqual([{ path: 'content', code: 'too_big', message: r.body.error.details[0].message }]);
-    // Emoji count 2 UTF-16 units each: over the cap in code units, the same answer (not another code).
-    const emoji = await api(harness.svc.url, 'POST', `/v1/turns/${prev}/messages`, { content: '😀'.repeat(50_001) });
-    expect(emoji.body.error).toEqual({ code: 'invalid_request', message: 'content must be at most 100000 characters long, got 100002', details: [{ path: 'content', code: 'too_big', message: 'must be at most 100000 characters long, got 100002' }] });
+    // An emoji counts 1 (a code point), not its 2 UTF-16 units: 100001 of them is over by one.
+    const emoji = await api(harness.svc.url, 'POST', `/v1/turns/${prev}/messages`, { content: '😀'.repeat(100_001) });
+    expect(emoji.body.error).toEqual({ code: 'invalid_request', message: 'content must be at most 100000 characters long, got 100001', details: [{ path: 'content', code: 'too_big', message: 'must be at most 100000 characters long, got 100001' }] });
     // Nothing was queued into the running turn.
     expect((await finished(prev)).status).toBe('completed');
     const reqs = harness.model.requests.slice(-1).map((q) => texts(q.body));

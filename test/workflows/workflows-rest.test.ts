@@ -111,6 +111,40 @@ describe('POST /v1/workflows: title and task labels', () => {
     ]);
   });
 
+  it('counts a title and a label in characters (code points, an emoji counts 1): 200 astral characters are accepted, 201 refused, over REST and in workflow_start', async () => {
+    const p0 = prompt('astral');
+    harness.model.push(...routedEntries({ [p0]: [{ output: [message('late')], holdMs: 20_000 }] }));
+    const title = '😀'.repeat(200);
+    const label = '𝒳'.repeat(200);
+    const ok = await api(harness.svc.url, 'POST', '/v1/workflows', { title, tasks: [{ ...task(p0), label }] });
+    expect(ok.status).toBe(201);
+    expect(ok.body).toMatchObject({ title, tasks: [{ label }] });
+    expect((await api(harness.svc.url, 'POST', `/v1/workflows/${ok.body.id}/cancel`)).body.status).toBe('cancelled');
+
+    const over = await api(harness.svc.url, 'POST', '/v1/workflows', { title: `${title}😀`, tasks: [{ ...task('x'), label: `${label}𝒳` }] });
+    expect(over.status).toBe(400);
+    // The body schema counts as the service does, so REST refuses it before the workflow rules (invalid_request).
+    expect(over.body.error.code).toBe('invalid_request');
+    expect(over.body.error.details).toEqual([
+      { path: 'title', code: 'too_big', message: 'must be at most 200 characters long, got 201' },
+      { path: 'tasks[0].label', code: 'too_big', message: 'must be at most 200 characters long, got 201' },
+    ]);
+
+    const [main, p1] = [prompt('astral start'), prompt('astral task')];
+    harness.model.push(
+      ...routedEntries({
+        [main]: [{ output: [functionCall('workflow_start', { title, tasks: [{ ...task(p1), label }] })] }, { output: [message('ok')] }],
+        [p1]: [{ output: [message('late')], holdMs: 20_000 }],
+      }),
+    );
+    expect((await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'astral', tools: ['workflow'] })).body.status).toBe('completed');
+    const out = toolOutputs(harness.model.requests.filter((q) => q.body.input[0]?.content === main).at(-1)!.body)[0];
+    expect(out).toMatch(/^Started workflow /);
+    const started = (await api(harness.svc.url, 'GET', '/v1/workflows?agent_id=astral')).body.data;
+    expect(started.map((w: { title: string }) => w.title)).toEqual([title]);
+    expect((await api(harness.svc.url, 'POST', `/v1/workflows/${started[0].id}/cancel`)).body.status).toBe('cancelled');
+  });
+
   it('refuses a byte order mark U+FEFF in a title or label as an invisible character, not as empty, even at either end', async () => {
     const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: '\uFEFF', tasks: [{ ...task('x'), label: ' \uFEFFx' }] });
     expect(r.status).toBe(400);

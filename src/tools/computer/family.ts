@@ -33,6 +33,7 @@ import { readFileTool } from './tools/read-file.js';
 import { writeFileTool } from './tools/write-file.js';
 import { replyAttachmentTool } from './tools/reply-attachment.js';
 import { prepareSkillCommand } from '../../skills/command-setup.js';
+import { readSkillSecrets } from '../../assembly/services.js';
 import { turnSkills } from '../../skills/turn-skills.js';
 import { quoteForDisplay } from '../../unsafe-chars.js';
 
@@ -129,7 +130,10 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
         config: ctx.config,
         sandbox: mode,
         // The user running bwrap (when the service is root) must be able to read the mcporter config.
-        prepareCommand: async () => prepareSkillCommand(await turnSkills(ctx), ctx.config, mode?.kind === 'bwrap', mode?.kind === 'bwrap' ? mode.user?.account : undefined),
+        prepareCommand: async () =>
+          prepareSkillCommand(await turnSkills(ctx), ctx.config, mode?.kind === 'bwrap', mode?.kind === 'bwrap' ? mode.user?.account : undefined, () =>
+            readSkillSecrets(ctx.services, ctx.config.SKILL_SECRETS),
+          ),
         commandHolder: () => (holder ??= commandHolder(ctx)),
       };
       const tools: AnyWorkerAgentTool[] = [];

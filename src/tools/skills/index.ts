@@ -8,7 +8,8 @@
  */
 import type { TurnContext } from '../../assembly/context.js';
 import type { FamilyCreator, FamilyResult } from '../../assembly/family.js';
-import { loadSecrets, redactSecrets } from '../../skills/secrets.js';
+import { redactSecrets } from '../../skills/secrets.js';
+import { readSkillSecrets } from '../../assembly/services.js';
 import { turnSkills, type TurnSkills } from '../../skills/turn-skills.js';
 import { skillViewTool } from './skill-view.js';
 
@@ -29,7 +30,7 @@ export const skillsFamily: FamilyCreator = {
     const t = await turnSkills(ctx);
     const unavailable = t.problems.length > 0 ? t.problems.join('; ') : undefined;
     if (t.skills.length === 0) return unavailable ? { unavailable } : { tools: [] };
-    const secrets = t.servers.length > 0 ? await loadSecrets(ctx.config.SKILL_SECRETS).catch(() => new Map<string, string>()) : new Map<string, string>();
+    const secrets = t.servers.length > 0 ? await readSkillSecrets(ctx.services, ctx.config.SKILL_SECRETS).catch(() => new Map<string, string>()) : new Map<string, string>();
     return {
       tools: [skillViewTool(t)],
       instructions: skillsIndex(t),

@@ -35,10 +35,11 @@ import type { EventLog, EventNotifier } from '../../store/event-log.js';
 import type { IdempotencyKeys, IdempotentResult } from '../../store/idempotency-keys.js';
 import type { LeaseFence } from '../../store/lease-fence.js';
 import type { TurnStore } from '../../store/turn-store.js';
+import { codePointCount } from '../../runtime/text-cut.js';
 import { isFinished } from '../turn-outcome.js';
 import type { StoredTurnInput, TurnInputStore } from './input-store.js';
 
-/** Longest steering message, characters. */
+/** Longest steering message (a turn's or a job's), in characters: code points, so an emoji counts 1 (src/runtime/text-cut.ts codePointCount, as zod's string bounds and brain titles count). */
 export const MAX_INPUT_CHARS = 100_000;
 
 /** What `send` returns (the 202 body of POST /v1/turns/{id}/messages). */
@@ -90,14 +91,16 @@ export function turnFinished(id: string, status: string): DomainError {
 }
 
 /**
- * 400 `invalid_request` for a steering message longer than {@link MAX_INPUT_CHARS} sent as the
+ * 400 `invalid_request` for a steering message longer than {@link MAX_INPUT_CHARS} characters
+ * (code points) sent as the
  * request field `field` (`input` of a `steer` double-text), shaped like the messages route's
  * schema error: message `<field> must be at most … characters long, got N` and details
  * `[{path: field, code: "too_big", message}]`; undefined when `content` fits.
  */
 export function steeringTooLong(field: string, content: string): DomainError | undefined {
-  if (content.length <= MAX_INPUT_CHARS) return undefined;
-  const what = `must be at most ${MAX_INPUT_CHARS} characters long, got ${content.length}`;
+  const chars = content.length <= MAX_INPUT_CHARS ? content.length : codePointCount(content);
+  if (chars <= MAX_INPUT_CHARS) return undefined;
+  const what = `must be at most ${MAX_INPUT_CHARS} characters long, got ${chars}`;
   const why = field === 'input' ? ' (a steering message: multitask_strategy "steer")' : '';
   return new DomainError('invalid_request', `${field} ${what}${why}`, 400, [{ path: field, code: 'too_big', message: what }]);
 }
@@ -134,7 +137,7 @@ export class TurnInputs {
    * @param source who sent it (`api`, `double_text`, a service name); stored with the message.
    * @throws DomainError 404 `not_found` (no such turn), 409 `turn_finished` (with a hint to use
    *   `previous_turn_id`), 400 `invalid_request` with details (empty, or longer than
-   *   {@link MAX_INPUT_CHARS} UTF-16 code units — the unit of `content.length`, so an emoji counts 2).
+   *   {@link MAX_INPUT_CHARS} characters — code points, so an emoji counts 1).
    */
   async send(turnId: string, content: string, source = 'api'): Promise<QueuedInput> {
     if (content.length === 0) throw new DomainError('invalid_request', 'content must not be empty', 400, [{ path: 'content', code: 'too_small', message: 'must not be empty' }]);
