@@ -31,7 +31,7 @@ export const ScheduleStatusSchema = z.enum(SCHEDULE_STATUSES);
  */
 export const WhenShapeSchema = z
   .object({
-    at: z.string().optional().describe('ISO 8601 time with offset, e.g. "2026-12-01T09:00:00+01:00" (one-shot)'),
+    at: z.string().optional().describe('ISO 8601 time with offset, e.g. "2030-01-15T09:00:00+01:00" (one-shot)'),
     after: z
       .object({
         value: z.number().int().describe('positive integer'),

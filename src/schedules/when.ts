@@ -50,7 +50,7 @@ const ISO_WITH_OFFSET =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:\d{2})$/i;
 
 /**
- * Parse an ISO 8601 time that carries an offset (`2026-12-01T09:00:00+01:00`, `…Z`).
+ * Parse an ISO 8601 time that carries an offset (`2030-01-15T09:00:00+01:00`, `…Z`).
  * @returns ms since epoch
  * @throws ScheduleError `invalid_at` for a missing offset, impossible date (Feb 30) or other format
  */
@@ -59,7 +59,7 @@ export function parseIsoWithOffset(at: string): number {
   if (!m) {
     throw new ScheduleError(
       'invalid_at',
-      `when.at ${quoteForDisplay(at)} is not an ISO 8601 time with an offset, e.g. "2026-12-01T09:00:00+01:00" or "2026-12-01T08:00:00Z"`,
+      `when.at ${quoteForDisplay(at)} is not an ISO 8601 time with an offset, e.g. "2030-01-15T09:00:00+01:00" or "2030-01-15T08:00:00Z"`,
       { at: escapeUnsafeChars(at) },
     );
   }

@@ -32,7 +32,7 @@ export function createScheduleCreateTool(ctx: TurnContext, service: ScheduleServ
       'Schedule a future turn for this agent: once, or on a recurring cron rhythm.',
       'When it fires, a new turn starts with `input` as its user message (and `instructions`, if given), using this turn\'s tool families',
       `(${ctx.requestedTools.join(', ') || 'none'}). A scheduled turn can read schedules but cannot create or change them.`,
-      '`when` is exactly one of: {"at": ISO 8601 time with offset, e.g. "2026-12-01T09:00:00+01:00"} (once),',
+      '`when` is exactly one of: {"at": ISO 8601 time with offset, e.g. "2030-01-15T09:00:00+01:00"} (once),',
       '{"after": {"value": 10, "unit": "minute"}} (once; units second|minute|hour|day|week),',
       '{"cron": "0 9 * * 1-5", "timezone": "Europe/Berlin"} (recurring; 5 fields minute hour day-of-month month day-of-week; an IANA zone name, not a UTC offset;',
       `slots at least ${ctx.config.SCHEDULE_MIN_INTERVAL_S} s apart).`,
