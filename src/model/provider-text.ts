@@ -463,9 +463,10 @@ function isHtmlMediaType(contentType: string | null | undefined): boolean {
 
 /**
  * True when `body` starts (after white space, a byte order mark and comments, skipped with
- * `indexOf`: linear) with a doctype or a tag of one of {@link HTML_ELEMENTS}.
+ * `indexOf`: linear) with a doctype or a tag of one of {@link HTML_ELEMENTS}: an HTML page
+ * whatever its `Content-Type` says (also the /readyz model probe's test, src/telemetry/model-probe.ts).
  */
-function looksLikeHtml(body: string): boolean {
+export function looksLikeHtml(body: string): boolean {
   let i = 0;
   for (;;) {
     while (i < body.length && /\s/.test(body[i])) i++; // \s includes U+FEFF, the byte order mark
