@@ -24,8 +24,8 @@ export const MODEL_NAME_RULE: NameRule = {
 
 /**
  * {@link MODEL_NAME_RULE} for the MODEL variable, whose refusals say to set it:
- * `MODEL=… : must not contain …: found U+202E (a bidirectional control); set MODEL to the model
- * name as the model endpoint lists it, without them`.
+ * `MODEL=… : must not contain U+202E (a bidirectional control), found at character 4: no …
+ * are allowed; set MODEL to the model name as the model endpoint lists it, without them`.
  */
 export const MODEL_VARIABLE_RULE: NameRule = {
   ...MODEL_NAME_RULE,
@@ -34,8 +34,9 @@ export const MODEL_VARIABLE_RULE: NameRule = {
 };
 
 /**
- * Why `model` cannot be a model name, or undefined: `must not contain …: found U+202E (a
- * bidirectional control); send the model name as the model endpoint lists it, without them`, or
+ * Why `model` cannot be a model name, or undefined: `must not contain U+202E (a bidirectional
+ * control), found at character 4: no … are allowed; send the model name as the model endpoint
+ * lists it, without them`, or
  * `must not start or end with white space (found U+0020 at the start): remove it, as in "gpt"`.
  */
 export function modelNameProblem(model: string): string | undefined {
