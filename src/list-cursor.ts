@@ -4,6 +4,8 @@
  * or the service that decodes it) — 400 `invalid_request` `cursor is not one this service returned:
  * pass back the next_cursor of the previous page unchanged, or leave cursor out for the first
  * page`, details `[{path: "cursor", code: "invalid_format", message}]` (`message` without the path).
+ * A turns, jobs or workflows cursor edited by hand or mangled on the way gets it too: its checksum
+ * fails ({@link encodeQueryCursor}), so it is not taken for a cursor of another list or other filters.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
