@@ -4,6 +4,8 @@
  * or the service that decodes it) — 400 `invalid_request` `cursor is not one this service returned:
  * pass back the next_cursor of the previous page unchanged, or leave cursor out for the first
  * page`, details `[{path: "cursor", code: "invalid_format", message}]` (`message` without the path).
+ * A turns, jobs or workflows cursor edited by hand or mangled on the way gets it too: its checksum
+ * fails ({@link encodeQueryCursor}), so it is not taken for a cursor of another list or other filters.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -35,6 +37,9 @@ export function otherQueryCursor(filters: readonly string[]): string {
 /** Bytes of the query fingerprint in a {@link encodeQueryCursor} cursor. */
 const QUERY_TAG_BYTES = 8;
 
+/** Bytes of the checksum that ends an {@link encodeQueryCursor} cursor. */
+const QUERY_CHECK_BYTES = 4;
+
 /**
  * The lists paged by {@link encodeQueryCursor} cursors, each with the byte that marks its cursors
  * (so a cursor names the list that returned it) and the GET that serves it.
@@ -48,28 +53,49 @@ const QUERY_LISTS = {
 /** A list paged by {@link encodeQueryCursor} cursors: `turns`, `jobs` or `workflows`. */
 export type QueryList = keyof typeof QUERY_LISTS;
 
-/** Bytes of an {@link encodeQueryCursor} cursor: the id (16), the list's mark (1), the query fingerprint. */
-const QUERY_CURSOR_BYTES = 16 + 1 + QUERY_TAG_BYTES;
+/** Bytes of the body of an {@link encodeQueryCursor} cursor: the id (16), the list's mark (1), the query fingerprint (8). */
+const QUERY_BODY_BYTES = 16 + 1 + QUERY_TAG_BYTES;
 
-/** Characters of an {@link encodeQueryCursor} cursor (base64url of {@link QUERY_CURSOR_BYTES} bytes, unpadded): 34. */
-const QUERY_CURSOR_CHARS = Math.ceil((QUERY_CURSOR_BYTES * 4) / 3);
+/** Bytes of an {@link encodeQueryCursor} cursor: its body and the checksum of the body. */
+const QUERY_CURSOR_BYTES = QUERY_BODY_BYTES + QUERY_CHECK_BYTES;
+
+/** Characters of base64url (unpadded) of `bytes` bytes. */
+const base64urlChars = (bytes: number): number => Math.ceil((bytes * 4) / 3);
+
+/** Characters of an {@link encodeQueryCursor} cursor: 39. */
+const QUERY_CURSOR_CHARS = base64urlChars(QUERY_CURSOR_BYTES);
+
+/**
+ * Characters of a cursor of the previous format (the body without a checksum): 34. Such a cursor is
+ * still taken back for the list and filters that returned it ({@link cursorIdFor}); having no
+ * checksum, any other use of it is refused as foreign.
+ */
+const UNCHECKED_CURSOR_CHARS = base64urlChars(QUERY_BODY_BYTES);
 
 function queryTag(query: Readonly<Record<string, string | undefined>>): Buffer {
   const canonical = JSON.stringify(Object.keys(query).sort().map((k) => [k, query[k] ?? null]));
   return createHash('sha256').update(canonical).digest().subarray(0, QUERY_TAG_BYTES);
 }
 
+/** The checksum of a cursor's body: the first {@link QUERY_CHECK_BYTES} bytes of its SHA-256. */
+function bodyCheck(body: Buffer): Buffer {
+  return createHash('sha256').update(body).digest().subarray(0, QUERY_CHECK_BYTES);
+}
+
 /**
  * The `next_cursor` of a list paged by UUIDs whose page depends on filters (GET /v1/turns, /v1/jobs
- * and /v1/workflows: agent_id, status): the id of the page's last item, the byte marking `list` and a
- * fingerprint of `query` (8 bytes of the SHA-256 of its values, absent ones as null), base64url —
- * 34 characters, opaque to clients.
+ * and /v1/workflows: agent_id, status): the id of the page's last item, the byte marking `list`, a
+ * fingerprint of `query` (8 bytes of the SHA-256 of its values, absent ones as null) and a checksum
+ * of those 25 bytes (the first 4 bytes of their SHA-256), base64url — 39 characters, opaque to
+ * clients. The checksum tells a cursor edited by hand or mangled on the way (it fails) from a
+ * cursor of another list or other filters (it holds); it is no secret, so instances share nothing.
  * @param list the list whose page this is; its cursor is refused by the others ({@link cursorIdFor}).
  * @param id a UUID (`xxxxxxxx-xxxx-…`).
  * @param query the filters of the request that makes the page, by name (undefined: not given).
  */
 export function encodeQueryCursor(list: QueryList, id: string, query: Readonly<Record<string, string | undefined>>): string {
-  return Buffer.concat([Buffer.from(id.replaceAll('-', ''), 'hex'), Buffer.of(QUERY_LISTS[list].mark), queryTag(query)]).toString('base64url');
+  const body = Buffer.concat([Buffer.from(id.replaceAll('-', ''), 'hex'), Buffer.of(QUERY_LISTS[list].mark), queryTag(query)]);
+  return Buffer.concat([body, bodyCheck(body)]).toString('base64url');
 }
 
 /** A decoded {@link QueryCursor}: the item id, the list it came from and its query fingerprint. */
@@ -77,25 +103,38 @@ export interface DecodedQueryCursor {
   id: string;
   list: QueryList;
   tag: Buffer;
+  /** False for a cursor of the previous format (no checksum): taken back only by the list and filters it names. */
+  checked: boolean;
 }
 
 const LIST_OF_MARK = new Map<number, QueryList>(Object.entries(QUERY_LISTS).map(([name, { mark }]) => [mark, name as QueryList]));
 
+/** The bytes `cursor` is the canonical unpadded base64url of, or undefined. */
+function base64urlBytes(cursor: string): Buffer | undefined {
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+  const bytes = Buffer.from(cursor, 'base64url');
+  return bytes.toString('base64url') === cursor ? bytes : undefined;
+}
+
 /**
  * Query schema of a {@link encodeQueryCursor} cursor: decodes to a {@link DecodedQueryCursor};
- * anything that is not the canonical encoding of 16 + 1 + 8 bytes with a known list's mark is the
- * foreign-cursor issue ({@link FOREIGN_CURSOR_MESSAGE}). Check it against the request's list and
- * filters with {@link cursorIdFor} (or {@link queryPaging}).
+ * anything that is not the canonical encoding of 16 + 1 + 8 bytes with a known list's mark and
+ * their checksum (or, from the previous format, of those 25 bytes alone) is the foreign-cursor
+ * issue ({@link FOREIGN_CURSOR_MESSAGE}) — so is a cursor of this service edited by hand (its
+ * checksum fails), rather than being read as one of another list or other filters. Check it
+ * against the request's list and filters with {@link cursorIdFor} (or {@link queryPaging}).
  */
 export const QueryCursor = z.string().transform((cursor, ctx): DecodedQueryCursor => {
-  const bytes = cursor.length === QUERY_CURSOR_CHARS && /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
-  const list = LIST_OF_MARK.get(bytes[16]);
-  if (bytes.length !== QUERY_CURSOR_BYTES || bytes.toString('base64url') !== cursor || list === undefined) {
+  const checked = cursor.length === QUERY_CURSOR_CHARS;
+  const bytes = checked || cursor.length === UNCHECKED_CURSOR_CHARS ? base64urlBytes(cursor) : undefined;
+  const body = bytes?.subarray(0, QUERY_BODY_BYTES);
+  const list = body === undefined ? undefined : LIST_OF_MARK.get(body[16]);
+  if (bytes === undefined || body === undefined || list === undefined || (checked && !bytes.subarray(QUERY_BODY_BYTES).equals(bodyCheck(body)))) {
     ctx.addIssue({ code: 'invalid_format', format: 'regex', input: cursor, message: FOREIGN_CURSOR_MESSAGE });
     return z.NEVER;
   }
-  const hex = bytes.subarray(0, 16).toString('hex');
-  return { id: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`, list, tag: bytes.subarray(17) };
+  const hex = body.subarray(0, 16).toString('hex');
+  return { id: `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`, list, tag: body.subarray(17), checked };
 });
 
 /** What is wrong with a cursor another list returned (the detail's message): names that list and says to start without it. */
@@ -112,10 +151,14 @@ export function otherListCursor(from: QueryList, list: QueryList): string {
  *   list from its first page` ({@link otherListCursor}); for one returned with other filters,
  *   `cursor was returned for a list with another agent_id or status: pass it back with the same
  *   agent_id and status as the request that returned it, or leave cursor out for the first page`
- *   ({@link otherQueryCursor}).
+ *   ({@link otherQueryCursor}). A cursor of the previous format (no checksum, so whether it was
+ *   edited cannot be told) sent elsewhere is the foreign-cursor 400 ({@link FOREIGN_CURSOR_MESSAGE},
+ *   details `[{path: "cursor", code: "invalid_format", message}]`).
  */
 export function cursorIdFor(list: QueryList, cursor: DecodedQueryCursor | undefined, query: Readonly<Record<string, string | undefined>>): string | undefined {
   if (cursor === undefined) return undefined;
+  const matches = cursor.list === list && cursor.tag.equals(queryTag(query));
+  if (!cursor.checked && !matches) throw new HttpError(400, 'invalid_request', FOREIGN_CURSOR_MESSAGE, [foreignCursorIssue()]);
   const message = cursor.list !== list ? otherListCursor(cursor.list, list) : !cursor.tag.equals(queryTag(query)) ? otherQueryCursor(Object.keys(query)) : undefined;
   if (message !== undefined) throw new HttpError(400, 'invalid_request', `cursor ${message}`, [{ path: 'cursor', code: 'invalid_value', message }]);
   return cursor.id;

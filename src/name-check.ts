@@ -44,8 +44,10 @@ export interface NameRule {
 /**
  * Why `text` cannot be a `noun` (`name`, `title`, `label`, `model name`), or undefined: the message
  * is a phrase that follows the field and ends with what to send —
- * - `must not contain …: found U+202E (a bidirectional control); send the name as one line of
- *   plain text without them` (`invalid_format`; {@link NameRule.sendWithoutChars});
+ * - `must not contain U+202E (a bidirectional control), found at character 5: no control
+ *   characters, line or paragraph separators, invisible characters or bidirectional controls are
+ *   allowed; send the name as one line of plain text without them` (`invalid_format`;
+ *   {@link NameRule.sendWithoutChars}; src/unsafe-chars.ts `unsafeCharProblem`);
  * - with {@link NameRule.refuseEdgeSpace}, `must not start or end with white space (found U+0020
  *   at the start): remove it, as in "gpt"` (`invalid_format`; text of only white space ends
  *   with {@link NameRule.sendName} instead of an example);

@@ -94,24 +94,41 @@ const INVISIBLE_ONE = new RegExp(`[${INVISIBLE}]`, 'u');
 const SELECTOR_ONE = new RegExp(`[${VARIATION_SELECTOR}]`, 'u');
 
 /**
- * How refusals describe the characters, for messages: what is not allowed, by range.
+ * The kinds of character this module refuses in names, for a refusal's message after the character
+ * found ({@link unsafeCharProblem}): `control characters, line or paragraph separators, invisible
+ * characters or bidirectional controls`. Which characters each kind holds is this module's comment
+ * (and README's); a message does not list them all.
  */
-export const UNSAFE_CHARS_DESCRIPTION =
-  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF not after a character they apply to: U+FE0E and U+FE0F apply to an emoji beyond ASCII, U+FE0F also to a digit, # or * in a keycap (followed by U+20E3); U+FE00–U+FE0D to a visible character beyond ASCII; U+E0100–U+E01EF to an ideograph) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
+export const UNSAFE_CHAR_KINDS = 'control characters, line or paragraph separators, invisible characters or bidirectional controls';
 
-/** The first character of `text` that {@link UNSAFE_CHARS_DESCRIPTION} lists, or undefined. */
-export function firstUnsafeChar(text: string): string | undefined {
+/** An unsafe character found in a text: the character, and where. */
+export interface FoundUnsafeChar {
+  /** The character (one code point). */
+  char: string;
+  /** Its position in the text, 1-based, in code points (a character beyond U+FFFF counts once). */
+  position: number;
+}
+
+/** The first character of `text` that this module refuses (see its comment) and its position, or undefined. */
+export function findUnsafeChar(text: string): FoundUnsafeChar | undefined {
   if (!UNSAFE_ONE.test(text)) return undefined;
-  for (const m of text.matchAll(UNSAFE_OR_FLAG_ALL)) if (m[1] === undefined) return m[0];
+  for (const m of text.matchAll(UNSAFE_OR_FLAG_ALL)) {
+    if (m[1] === undefined) return { char: m[0], position: [...text.slice(0, m.index)].length + 1 };
+  }
   return undefined; // only the tags of subdivision flags
 }
 
-/** True when `text` has a character {@link UNSAFE_CHARS_DESCRIPTION} lists (not counting a subdivision flag's tags). */
+/** The first character of `text` that this module refuses (see its comment), or undefined ({@link findUnsafeChar} without the position). */
+export function firstUnsafeChar(text: string): string | undefined {
+  return findUnsafeChar(text)?.char;
+}
+
+/** True when `text` has a character this module refuses (not counting a subdivision flag's tags). */
 export function hasUnsafeChars(text: string): boolean {
   return firstUnsafeChar(text) !== undefined;
 }
 
-/** `text` without the characters {@link UNSAFE_CHARS_DESCRIPTION} lists (everything else, subdivision flags too, kept as is). */
+/** `text` without the characters this module refuses (everything else, subdivision flags too, kept as is). */
 export function stripUnsafeChars(text: string): string {
   return text.replace(UNSAFE_OR_FLAG_ALL, (m, flag: string | undefined) => flag ?? '');
 }
@@ -147,7 +164,7 @@ export function escapeChar(ch: string): string {
 }
 
 /**
- * `text` with each character {@link UNSAFE_CHARS_DESCRIPTION} lists written as `\uXXXX`
+ * `text` with each character this module refuses written as `\uXXXX`
  * ({@link escapeChar}; a tag character as its two UTF-16 escapes), everything else (a subdivision flag too) kept, for
  * echoing a client's value in a message without it acting on the reader's display.
  */
@@ -175,13 +192,24 @@ export function escapeNonAscii(text: string): string {
 }
 
 /**
- * Why `text` cannot be a name for a character {@link UNSAFE_CHARS_DESCRIPTION} lists in it, or
- * undefined: a phrase that follows the field, ending with what to send —
- * `must not contain …: found U+202E (a bidirectional control); <send>`.
+ * `found` for a message: `U+202E (a bidirectional control), found at character 5`
+ * ({@link describeUnsafeChar}, then its 1-based position in code points).
+ */
+export function describeFoundUnsafeChar(found: FoundUnsafeChar): string {
+  return `${describeUnsafeChar(found.char)}, found at character ${found.position}`;
+}
+
+/**
+ * Why `text` cannot be a name for a character this module refuses in it, or undefined: a phrase
+ * that follows the field, naming the first such character and where it is, then what is not
+ * allowed in a few words ({@link UNSAFE_CHAR_KINDS}), ending with what to send —
+ * `must not contain U+202E (a bidirectional control), found at character 5: no control
+ * characters, line or paragraph separators, invisible characters or bidirectional controls are
+ * allowed; <send>`.
  */
 export function unsafeCharProblem(text: string, send: string): string | undefined {
-  const ch = firstUnsafeChar(text);
-  return ch === undefined ? undefined : `must not contain ${UNSAFE_CHARS_DESCRIPTION}: found ${describeUnsafeChar(ch)}; ${send}`;
+  const found = findUnsafeChar(text);
+  return found === undefined ? undefined : `must not contain ${describeFoundUnsafeChar(found)}: no ${UNSAFE_CHAR_KINDS} are allowed; ${send}`;
 }
 
 /**
@@ -218,7 +246,7 @@ export function noVisibleCharProblem(text: string, send: string): string | undef
 
 /**
  * `text` quoted for a message: in double quotes, `"` and `\` escaped with a backslash, and every
- * character {@link UNSAFE_CHARS_DESCRIPTION} lists written as a `\uXXXX` escape (a line break too:
+ * character this module refuses written as a `\uXXXX` escape (a line break too:
  * `\u000A`, as {@link escapeUnsafeChars} writes it in details), so an echoed value is unambiguous
  * and cannot act on the reader's display. E.g. `a"b<U+202E>c` → `"a\"b\u202Ec"`.
  */

@@ -5,7 +5,7 @@
  * or bidirectional controls (src/unsafe-chars.ts), at least one visible character — so a user
  * sees and saves what the model named, and a U+202E cannot show `ü\u202Egnp.exe` as "üexe.png".
  */
-import { describeUnsafeChar, firstUnsafeChar, hasText, noVisibleCharProblem, stripUnsafeChars, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
+import { firstUnsafeChar, hasText, noVisibleCharProblem, stripUnsafeChars, unsafeCharProblem } from '../unsafe-chars.js';
 
 /** The last segment of `name` after any `/` or `\`. */
 function lastSegment(name: string): string {
@@ -15,8 +15,9 @@ function lastSegment(name: string): string {
 /**
  * Why `name` cannot be an attachment's file name, or undefined when it can. The reason is a
  * phrase that follows the name (`must be …`) and ends with what to send instead:
- * - a character src/unsafe-chars.ts lists → `must not contain control characters … : found U+202E
- *   (a bidirectional control); send the name without them, e.g. "ügnp.exe"`;
+ * - a character src/unsafe-chars.ts refuses → `must not contain U+202E (a bidirectional control),
+ *   found at character 2: no control characters, line or paragraph separators, invisible
+ *   characters or bidirectional controls are allowed; send the name without them, e.g. "ügnp.exe"`;
  * - a folder (`/` or `\`) → `must be a file name without folders (no / or \): send e.g. "evil.txt"`;
  * - `.` or `..` → `must be a file name, not "." or "..": send e.g. "report.pdf"`;
  * - no visible character (only whitespace, blank letters such as U+3164, combining marks or format
@@ -24,10 +25,9 @@ function lastSegment(name: string): string {
  *   or invisible characters (found U+3164): send a name people can read, e.g. "report.pdf"`.
  */
 export function attachmentNameProblem(name: string): string | undefined {
-  const unsafe = firstUnsafeChar(name);
-  if (unsafe !== undefined) {
+  if (firstUnsafeChar(name) !== undefined) {
     const suggestion = downloadName(name);
-    return `must not contain ${UNSAFE_CHARS_DESCRIPTION}: found ${describeUnsafeChar(unsafe)}; send the name without them${suggestion === FALLBACK_NAME ? '' : `, e.g. ${JSON.stringify(suggestion)}`}`;
+    return unsafeCharProblem(name, `send the name without them${suggestion === FALLBACK_NAME ? '' : `, e.g. ${JSON.stringify(suggestion)}`}`);
   }
   if (/[/\\]/.test(name)) {
     const base = lastSegment(name);

@@ -36,8 +36,9 @@ export const MAX_PAGE_BYTES = 512 * 1024;
  * is one line of plain text, so a control character (NUL, a line break, a tab, ESC, DEL, C1), a
  * line or paragraph separator (U+2028, U+2029), an invisible character (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF not after a character they apply to: U+FE0E and U+FE0F apply to an emoji beyond ASCII, U+FE0F also to a digit, # or * in a keycap (followed by U+20E3); U+FE00–U+FE0D to a visible character beyond ASCII; U+E0100–U+E01EF to an ideograph) or
  * a bidirectional control (U+202E would show a title reversed in a list) is refused, never
- * stripped (src/unsafe-chars.ts; ZWNJ and ZWJ are text). The reason is a phrase after the field (`must not contain …:
- * found U+0000 (a control character); send the title as one line of plain text without them`).
+ * stripped (src/unsafe-chars.ts; ZWNJ and ZWJ are text). The reason is a phrase after the field (`must not contain
+ * U+0000 (a control character), found at character 3: no … are allowed; send the title as one
+ * line of plain text without them`).
  */
 export function titleCharsProblem(title: string): string | undefined {
   return unsafeCharProblem(title, 'send the title as one line of plain text without them');

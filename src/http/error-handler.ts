@@ -9,7 +9,9 @@
  * src/http/body-limit.ts) → 413 `body_too_large`,
  * unsupported or missing Content-Type → 415 `unsupported_media_type` (saying to send
  * `Content-Type: application/json`; details `{content_type, accepted}`), a wrong method on a known path → 405 `method_not_allowed`
- * with `Allow`. Unknown errors → 500 `internal_error`
+ * with `Allow`, an unknown path → 404 `not_found` (both messages show the path cut at 120
+ * characters with its length and unsafe characters escaped: {@link pathForDisplay}; the 404's
+ * details keep `path` as sent). Unknown errors → 500 `internal_error`
  * with a generic message (the real one is logged, never sent). Errors Fastify and Node raise
  * outside the error handler (routing: {@link frameworkErrorHandler}; HTTP parsing:
  * {@link clientErrorHandler}) get the envelope too.
@@ -111,7 +113,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
         .send(envelope('method_not_allowed', `${request.method} is not allowed on ${pathForDisplay(path)}: use ${orList(allow)}${methodHint(request.method, path)}`, { allow }));
       return;
     }
-    reply.code(404).send(envelope('not_found', `no route ${request.method} ${path}: check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has`, { method: request.method, path, routes: '/openapi.yaml' }));
+    reply.code(404).send(envelope('not_found', `no route ${request.method} ${pathForDisplay(path)}: check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has`, { method: request.method, path, routes: '/openapi.yaml' }));
   });
 }
 
@@ -207,7 +209,7 @@ function methodHint(method: string, path: string): string {
   return h.hint(path.length <= MAX_SHOWN_PATH_CHARS ? escapeUnsafeChars(path) : path.slice(0, path.lastIndexOf('/') + 1) + '{id}');
 }
 
-/** The most characters of a request path a 405's message shows. */
+/** The most characters of a request path a 404's or 405's message shows. */
 const MAX_SHOWN_PATH_CHARS = 120;
 
 /**

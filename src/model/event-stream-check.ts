@@ -11,7 +11,7 @@
  */
 import { discardBody } from './model-fetch.js';
 import { afterResponse, endpointForDisplay, ModelError, wholeAnswerErrorMessage } from './model-error.js';
-import { providerErrorText } from './provider-text.js';
+import { messageFieldText, NO_MESSAGE_TEXT, providerErrorText } from './provider-text.js';
 
 /**
  * The JSON object a server that ignored `stream: true` answers with, by protocol: a Chat
@@ -53,7 +53,9 @@ function errorOf(body: unknown): { error: unknown; fields: Record<string, unknow
  * string `code`, else `http_<code>` for a numeric one, else its `type`, else `model_error`; the
  * message {@link wholeAnswerErrorMessage} with the provider's text (provider-text.ts
  * `providerErrorText`; src/model/clean-errors.ts removes secrets from it like from any provider
- * text), or the code when it states none.
+ * text): a `message` that is not a string as its JSON, at most 1000 characters (provider-text.ts
+ * `messageFieldText`), and without a message `the error came without message text` — never the
+ * code, which the error carries already.
  */
 function wholeAnswerError(found: { error: unknown; fields: Record<string, unknown> }, endpoint: string | undefined): ModelError {
   const { code, type } = found.fields;
@@ -62,7 +64,8 @@ function wholeAnswerError(found: { error: unknown; fields: Record<string, unknow
     (typeof code === 'number' ? `http_${code}` : undefined) ??
     (typeof type === 'string' && type !== '' ? type : undefined) ??
     'model_error';
-  return new ModelError(name, wholeAnswerErrorMessage(providerErrorText({ message: '', error: found.error }) || name, endpoint));
+  const text = providerErrorText({ message: '', error: found.error }) || messageFieldText(found.fields.message) || NO_MESSAGE_TEXT;
+  return new ModelError(name, wholeAnswerErrorMessage(text, endpoint));
 }
 
 /**

@@ -23,19 +23,22 @@ export const MODEL_NAME_RULE: NameRule = {
 };
 
 /**
- * {@link MODEL_NAME_RULE} for the MODEL variable, whose refusals say to set it:
- * `MODEL=… : must not contain …: found U+202E (a bidirectional control); set MODEL to the model
- * name as the model endpoint lists it, without them`.
+ * The rule of the MODEL variable: the characters of {@link MODEL_NAME_RULE}, no visible character
+ * needed either, and a refusal that says to set it: `MODEL=… : must not contain U+202E (a
+ * bidirectional control), found at character 4: no … are allowed; set MODEL to the model name as
+ * the model endpoint lists it, without them`. White space at its ends is not checked: every
+ * variable is trimmed before it is checked, and a blank one is unset (src/config.ts `loadConfig`),
+ * so none is left to refuse.
  */
 export const MODEL_VARIABLE_RULE: NameRule = {
-  ...MODEL_NAME_RULE,
   sendWithoutChars: 'set MODEL to the model name as the model endpoint lists it, without them',
-  sendName: 'set MODEL to the model name as the model endpoint lists it, or leave it unset',
+  needsVisibleChar: false,
 };
 
 /**
- * Why `model` cannot be a model name, or undefined: `must not contain …: found U+202E (a
- * bidirectional control); send the model name as the model endpoint lists it, without them`, or
+ * Why `model` cannot be a model name, or undefined: `must not contain U+202E (a bidirectional
+ * control), found at character 4: no … are allowed; send the model name as the model endpoint
+ * lists it, without them`, or
  * `must not start or end with white space (found U+0020 at the start): remove it, as in "gpt"`.
  */
 export function modelNameProblem(model: string): string | undefined {

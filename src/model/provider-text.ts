@@ -463,9 +463,10 @@ function isHtmlMediaType(contentType: string | null | undefined): boolean {
 
 /**
  * True when `body` starts (after white space, a byte order mark and comments, skipped with
- * `indexOf`: linear) with a doctype or a tag of one of {@link HTML_ELEMENTS}.
+ * `indexOf`: linear) with a doctype or a tag of one of {@link HTML_ELEMENTS}: an HTML page
+ * whatever its `Content-Type` says (also the /readyz model probe's test, src/telemetry/model-probe.ts).
  */
-function looksLikeHtml(body: string): boolean {
+export function looksLikeHtml(body: string): boolean {
   let i = 0;
   for (;;) {
     while (i < body.length && /\s/.test(body[i])) i++; // \s includes U+FEFF, the byte order mark
@@ -552,6 +553,31 @@ function statedMessage(error: unknown): string | undefined {
   if (Array.isArray(e?.detail)) return validationProblems(e.detail);
   return undefined;
 }
+
+/** Most characters of the JSON of a provider error's `message` that is not a string ({@link messageFieldText}). */
+export const MESSAGE_JSON_MAX_CHARS = 1000;
+
+/**
+ * What a provider error's `message` field says, as text: a non-empty string as it came; another
+ * value but null (an object such as `{"text": "…"}`, a list, a number) as its JSON, at most
+ * {@link MESSAGE_JSON_MAX_CHARS} characters ({@link boundText}) — as the openai SDK writes a
+ * non-string message into an HTTP error's (core/error.ts `makeMessage`); undefined when it has
+ * none (absent, null or ''). Secrets are removed later, as from any provider text (clean-errors.ts).
+ */
+export function messageFieldText(message: unknown): string | undefined {
+  if (typeof message === 'string') return message || undefined;
+  if (message === undefined || message === null) return undefined;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(message);
+  } catch {
+    json = undefined; // a BigInt or a cycle: never from JSON.parse, but said rather than thrown
+  }
+  return boundText(json ?? String(message), MESSAGE_JSON_MAX_CHARS);
+}
+
+/** What an error's message reads when the provider's error states none: never its code, which the error carries already. */
+export const NO_MESSAGE_TEXT = 'the error came without message text';
 
 /** Most problems of a FastAPI validation error {@link validationProblems} lists; it counts the rest. */
 export const MAX_VALIDATION_PROBLEMS = 10;

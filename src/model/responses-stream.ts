@@ -9,6 +9,7 @@ import { streamErrorMessage, wholeAnswerErrorMessage } from './model-error.js';
 import type { ModelStreamEvent } from './port.js';
 import { fromResponsesOutputItem } from './responses-items.js';
 import { tokenUsage } from './usage.js';
+import { messageFieldText } from './provider-text.js';
 
 /**
  * Marks (as a property set to true) an event a transport made from a whole JSON response object
@@ -42,14 +43,14 @@ export function fromResponsesEvent(event: ResponseStreamEvent, itemsSeen: number
         ...(usage ? { usage } : {}),
         ...(status === 'incomplete' ? { incomplete_reason: r.incomplete_details?.reason ?? 'unknown' } : {}),
         ...(status === 'failed'
-          ? { error: { code: r.error?.code ?? 'response_failed', message: r.error?.message ?? 'the model response failed' } }
+          ? { error: { code: r.error?.code ?? 'response_failed', message: messageFieldText(r.error?.message) ?? 'the model response failed' } }
           : {}),
         ...(Array.isArray(r.output) ? { items: r.output.map(fromResponsesOutputItem) } : {}),
       };
     }
     case 'error':
       // Normally turned into a thrown APIError by the SDK; handled for other transports.
-      return { type: 'error', code: event.code ?? 'model_error', message: event.message ?? 'model stream error' };
+      return { type: 'error', code: event.code ?? 'model_error', message: messageFieldText(event.message) ?? 'model stream error' };
     default:
       return undefined;
   }

@@ -3,7 +3,7 @@
  * the caps on one archive. Only regular files and folders are unpacked: symbolic links, hard
  * links, device files and FIFOs are refused, so nothing unpacked can point outside the skill.
  */
-import { describeUnsafeChar, escapeUnsafeChars, firstUnsafeChar, quoteForDisplay, quoteForDisplayClipped, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
+import { describeFoundUnsafeChar, escapeUnsafeChars, findUnsafeChar, quoteForDisplay, quoteForDisplayClipped, UNSAFE_CHAR_KINDS } from '../unsafe-chars.js';
 
 /** Max archive size (the request body), bytes. */
 export const MAX_ARCHIVE_BYTES = 10 * 1024 * 1024;
@@ -82,8 +82,8 @@ export function checkEntryPath(raw: string, opts: ArchiveReadOptions = {}): stri
   const shown = escapeUnsafeChars(raw);
   const fail = (why: string) => new SkillArchiveError(`archive entry ${quoteForDisplay(raw)}: ${why}`, shown);
   if (raw.length > MAX_PATH_CHARS) throw fail(`path longer than ${MAX_PATH_CHARS} characters`);
-  const unsafe = firstUnsafeChar(opts.stored ? raw.replace(/[^\0]/gu, '') : raw);
-  if (unsafe !== undefined) throw fail(`path contains ${describeUnsafeChar(unsafe)}: file and folder names must not contain ${UNSAFE_CHARS_DESCRIPTION}; rename it`);
+  const unsafe = findUnsafeChar(opts.stored ? raw.replace(/[^\0]/gu, '') : raw);
+  if (unsafe !== undefined) throw fail(`path contains ${describeFoundUnsafeChar(unsafe)}: file and folder names must not contain ${UNSAFE_CHAR_KINDS}; rename it`);
   if (raw.startsWith('/') || /^[A-Za-z]:/.test(raw)) throw fail('absolute paths are not allowed');
   if (raw.includes('\\')) throw fail('backslashes are not allowed in paths');
   let p = raw;

@@ -8,7 +8,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { namePatternProblem, type NamePattern } from '../name-pattern.js';
-import { describeUnsafeChar, escapeUnsafeChars, firstUnsafeChar, noVisibleCharProblem, UNSAFE_CHARS_DESCRIPTION } from '../unsafe-chars.js';
+import { describeFoundUnsafeChar, escapeUnsafeChars, findUnsafeChar, noVisibleCharProblem, UNSAFE_CHAR_KINDS } from '../unsafe-chars.js';
 
 /** A skill name: lower-case letter first, then up to 63 of `a-z 0-9 _ -`. */
 export const SKILL_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
@@ -66,9 +66,9 @@ const SKILL_MD = 'SKILL.md';
  * visible character (only blank letters such as U+3164, combining marks or format characters).
  */
 function descriptionProblem(description: string): string | undefined {
-  const ch = firstUnsafeChar(description.replace(/[\n\t]/g, ' '));
-  if (ch !== undefined) {
-    return `must not contain ${describeUnsafeChar(ch)}: a description is plain text (line breaks and tabs allowed) without other ${UNSAFE_CHARS_DESCRIPTION}; remove it`;
+  const found = findUnsafeChar(description.replace(/[\n\t]/g, ' '));
+  if (found !== undefined) {
+    return `must not contain ${describeFoundUnsafeChar(found)}: a description is plain text (line breaks and tabs allowed) without other ${UNSAFE_CHAR_KINDS}; remove it`;
   }
   return noVisibleCharProblem(description, 'describe what the skill does in words');
 }

@@ -7,7 +7,11 @@
  * reason names the endpoint and the status and says to check OPENAI_API_KEY, never showing the key), a 2xx HTML page (`not_api`: a web site,
  * not the API; the reason says to check OPENAI_BASE_URL, which usually ends in /v1) and a 403 HTML
  * page (`not_api` too: a firewall's or proxy's block page, or a web site — the API answers its 403
- * in JSON; the reason also says to check that this host is let through). A connection
+ * in JSON; the reason also says to check that this host is let through). A 2xx or 403 HTML page is
+ * one sent as text/html, or one sent as another type that is not JSON (text/plain, none…) whose
+ * first KiB starts as an HTML page does (`<!doctype html`, `<html`, `<title>`… after white space
+ * and comments: provider-text.ts `looksLikeHtml`, as provider error pages are told); the reason
+ * then names the type it came as. A connection
  * failure, a timeout or a proxy's 407 (Proxy Authentication Required, RFC 9110 §15.5.8: the
  * request never reached the endpoint) means `unreachable`. The
  * result is cached for `ttlMs` (concurrent checks share one request), so readiness polling never
@@ -18,6 +22,57 @@
  */
 import { answeredNotHttp, CLOSED_HINT, closedBeforeAnswering, CONNECTION_HINT, connectionCause, endpointForDisplay, NOT_HTTP_HINT } from '../model/model-error.js';
 import { discardBody, modelFetch } from '../model/model-fetch.js';
+import { looksLikeHtml } from '../model/provider-text.js';
+
+/** A JSON content type (`application/json`, `…+json`): an API's answer, never sniffed. */
+const JSON_TYPE = /^\s*[\w.+-]+\/([\w.-]+\+)?json\b/i;
+
+/** Bytes of a body read to sniff it (the rest is dropped unread). */
+const SNIFF_BYTES = 1024;
+
+/**
+ * The first `max` bytes of `res`'s body as UTF-8 (fewer when it ends, breaks off or the request's
+ * signal fires: what came is kept), then the rest is dropped unread: an undici Node stream (what
+ * modelFetch gives a GET) is paused and handed to {@link discardBody}, a web stream is cancelled.
+ */
+async function bodyStart(res: Response, max: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const body = res.body as unknown as (ReadableStream<Uint8Array> & NodeJS.ReadableStream) | null;
+  if (body === null) return '';
+  if (typeof body.getReader === 'function') {
+    const reader = body.getReader();
+    try {
+      while (size < max) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        size += value.byteLength;
+      }
+    } catch {
+      // a body that breaks off or times out: sniff what came
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
+  } else {
+    // Listened to throughout (an undici body's unheard error would end the process), then drained by discardBody.
+    await new Promise<void>((resolve) => {
+      const onData = (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.byteLength;
+        if (size >= max) stop();
+      };
+      const stop = () => {
+        body.pause();
+        body.off('data', onData).off('end', stop).off('error', stop);
+        resolve();
+      };
+      body.on('data', onData).once('end', stop).once('error', stop);
+    });
+    await discardBody(res);
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+}
 
 /** Why a probe found the endpoint not ready: the value of `checks.model` in /readyz's 503. */
 export type ProbeFailure = 'unreachable' | 'rejected' | 'not_api';
@@ -44,7 +99,12 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
         signal: AbortSignal.timeout(timeout),
         ...(opts.apiKey ? { headers: { authorization: `Bearer ${opts.apiKey}` } } : {}),
       });
-      await discardBody(res); // only the status and the content type matter
+      const type = res.headers.get('content-type') ?? '';
+      // Only the status, the content type and, of a 2xx or 403 not declared HTML or JSON, the start of the body matter.
+      const html = /^\s*text\/html\b/i.test(type);
+      const sniff = (res.ok || res.status === 403) && !html && !JSON_TYPE.test(type);
+      const sniffed = sniff && looksLikeHtml(await bodyStart(res, SNIFF_BYTES));
+      if (!sniff) await discardBody(res);
       const where = `the model endpoint ${endpointForDisplay(baseURL)}`;
       if (res.status === 401) {
         const why = opts.apiKey ? 'it refuses the API key, so every turn would fail; check OPENAI_API_KEY' : 'it needs an API key and OPENAI_API_KEY is not set, so every turn would fail; set OPENAI_API_KEY';
@@ -54,8 +114,9 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
         const reason = `a proxy between this host and ${where} answered HTTP 407 (Proxy Authentication Required) to GET /models: no turn would reach the model; let this host through the proxy, or give it the proxy's credentials`;
         return { reachable: false, check: 'unreachable', reason };
       }
-      if ((res.ok || res.status === 403) && /^\s*text\/html\b/i.test(res.headers.get('content-type') ?? '')) {
-        const page = `${where} answers GET /models with a web page (HTTP ${res.status}, text/html), not the API`;
+      if ((res.ok || res.status === 403) && (html || sniffed)) {
+        const sent = html ? 'text/html' : `an HTML page sent as ${type.split(';')[0].trim() || 'no content type'}`;
+        const page = `${where} answers GET /models with a web page (HTTP ${res.status}, ${sent}), not the API`;
         const reason = res.ok
           ? `${page}: check OPENAI_BASE_URL, which usually ends in /v1`
           : `${page} — a firewall's or proxy's block page, or a web site: check OPENAI_BASE_URL, which usually ends in /v1, and that this host is let through to it`;

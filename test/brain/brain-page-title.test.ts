@@ -16,9 +16,7 @@ import { api, startTestService, type TestService } from '../e2e/support/service.
 import { validateResponse } from '../e2e/support/spec.js';
 import { describeEachEngine, openStores, type OpenStores } from '../support/store-engines.js';
 
-const CHARS =
-  'control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF not after a character they apply to: U+FE0E and U+FE0F apply to an emoji beyond ASCII, U+FE0F also to a digit, # or * in a keycap (followed by U+20E3); U+FE00–U+FE0D to a visible character beyond ASCII; U+E0100–U+E01EF to an ideograph) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
-const refusal = (found: string) => `must not contain ${CHARS}: found ${found}; send the title as one line of plain text without them`;
+const refusal = (found: string) => `must not contain ${found}: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; send the title as one line of plain text without them`;
 
 describe('brain page titles over REST', () => {
   let svc: TestService;
@@ -30,31 +28,31 @@ describe('brain page titles over REST', () => {
 
   it('refuses a title with a control character, a line separator, an invisible character or a bidi control with 400 invalid_request naming the character', async () => {
     const cases: [string, string][] = [
-      ['Deploy\u202Eediug', 'U+202E (a bidirectional control)'],
-      ['Deploy\u2066guide\u2069', 'U+2066 (a bidirectional control)'],
-      ['Deploy\u200Fguide', 'U+200F (a bidirectional control)'],
-      ['Deploy\nguide', 'U+000A (a control character)'],
-      ['Deploy\tguide', 'U+0009 (a control character)'],
-      ['Deploy\u007Fguide', 'U+007F (a control character)'],
-      ['Deploy\u0085guide', 'U+0085 (a control character)'],
-      ['Deploy\u2028guide', 'U+2028 (a line or paragraph separator)'],
-      ['Deploy guide\u2029', 'U+2029 (a line or paragraph separator)'],
-      ['Deploy\u200Bguide', 'U+200B (an invisible character)'],
-      ['Deploy\u2060guide', 'U+2060 (an invisible character)'],
-      ['\uFEFFDeploy guide', 'U+FEFF (an invisible character)'],
-      ['\uFEFF', 'U+FEFF (an invisible character)'],
-      [' \uFEFF ', 'U+FEFF (an invisible character)'],
-      ['De\u00ADploy guide', 'U+00AD (an invisible character)'],
-      ['Deploy\u180Eguide', 'U+180E (an invisible character)'],
-      ['Deploy guide\uFFFB', 'U+FFFB (an invisible character)'],
-      ['Deploy guide\u{E0001}\u{E0072}\u{E007F}', 'U+E0001 (an invisible character)'],
-      ['Deploy\u180Cguide', 'U+180C (an invisible character)'],
-      ['Deploy\u{1343F}guide', 'U+1343F (an invisible character)'],
-      ['Deploy\u{1BCA3}guide', 'U+1BCA3 (an invisible character)'],
-      ['\uFE0FDeploy guide', 'U+FE0F (a variation selector not after a character it applies to)'],
-      ['Deploy \u{E01EF}guide', 'U+E01EF (a variation selector not after a character it applies to)'],
-      ['Dep\uFE0Floy guide', 'U+FE0F (a variation selector not after a character it applies to)'],
-      ['D\u{E0100}eploy guide', 'U+E0100 (a variation selector not after a character it applies to)'],
+      ['Deploy\u202Eediug', 'U+202E (a bidirectional control), found at character 7'],
+      ['Deploy\u2066guide\u2069', 'U+2066 (a bidirectional control), found at character 7'],
+      ['Deploy\u200Fguide', 'U+200F (a bidirectional control), found at character 7'],
+      ['Deploy\nguide', 'U+000A (a control character), found at character 7'],
+      ['Deploy\tguide', 'U+0009 (a control character), found at character 7'],
+      ['Deploy\u007Fguide', 'U+007F (a control character), found at character 7'],
+      ['Deploy\u0085guide', 'U+0085 (a control character), found at character 7'],
+      ['Deploy\u2028guide', 'U+2028 (a line or paragraph separator), found at character 7'],
+      ['Deploy guide\u2029', 'U+2029 (a line or paragraph separator), found at character 13'],
+      ['Deploy\u200Bguide', 'U+200B (an invisible character), found at character 7'],
+      ['Deploy\u2060guide', 'U+2060 (an invisible character), found at character 7'],
+      ['\uFEFFDeploy guide', 'U+FEFF (an invisible character), found at character 1'],
+      ['\uFEFF', 'U+FEFF (an invisible character), found at character 1'],
+      [' \uFEFF ', 'U+FEFF (an invisible character), found at character 2'],
+      ['De\u00ADploy guide', 'U+00AD (an invisible character), found at character 3'],
+      ['Deploy\u180Eguide', 'U+180E (an invisible character), found at character 7'],
+      ['Deploy guide\uFFFB', 'U+FFFB (an invisible character), found at character 13'],
+      ['Deploy guide\u{E0001}\u{E0072}\u{E007F}', 'U+E0001 (an invisible character), found at character 13'],
+      ['Deploy\u180Cguide', 'U+180C (an invisible character), found at character 7'],
+      ['Deploy\u{1343F}guide', 'U+1343F (an invisible character), found at character 7'],
+      ['Deploy\u{1BCA3}guide', 'U+1BCA3 (an invisible character), found at character 7'],
+      ['\uFE0FDeploy guide', 'U+FE0F (a variation selector not after a character it applies to), found at character 1'],
+      ['Deploy \u{E01EF}guide', 'U+E01EF (a variation selector not after a character it applies to), found at character 8'],
+      ['Dep\uFE0Floy guide', 'U+FE0F (a variation selector not after a character it applies to), found at character 4'],
+      ['D\u{E0100}eploy guide', 'U+E0100 (a variation selector not after a character it applies to), found at character 2'],
     ];
     for (const [title, found] of cases) {
       const r = await api(svc.url, 'PUT', page('guide'), { title, markdown: 'x' });
@@ -70,7 +68,7 @@ describe('brain page titles over REST', () => {
     const nul = await api(svc.url, 'PUT', page('guide'), { title: '\u0000\u202E', markdown: 'x' });
     expect(nul.status).toBe(400);
     expect(nul.body.error.code).toBe('invalid_request');
-    expect(nul.body.error.details).toContainEqual({ path: 'title', code: 'custom', message: refusal('U+0000 (a control character)') });
+    expect(nul.body.error.details).toContainEqual({ path: 'title', code: 'custom', message: refusal('U+0000 (a control character), found at character 1') });
     expect((await api(svc.url, 'GET', page('guide'))).status).toBe(404);
     expect((await api(svc.url, 'GET', '/v1/agents/titles/brain/pages')).body.data).toEqual([]);
   });
@@ -144,10 +142,10 @@ describeEachEngine('brain store: page titles', (engine) => {
   it('refuses a title with a control character, a bidi control or no visible character, naming it, and stores nothing', async () => {
     const s = (opened = await openStores(engine)).brain;
     for (const [title, found] of [
-      ['\u0000\u202E', 'U+0000 (a control character)'],
-      ['Runbook \u202Efdp.exe', 'U+202E (a bidirectional control)'],
-      ['Run\u200Bbook', 'U+200B (an invisible character)'],
-      ['Runbook\u2028', 'U+2028 (a line or paragraph separator)'],
+      ['\u0000\u202E', 'U+0000 (a control character), found at character 1'],
+      ['Runbook \u202Efdp.exe', 'U+202E (a bidirectional control), found at character 9'],
+      ['Run\u200Bbook', 'U+200B (an invisible character), found at character 4'],
+      ['Runbook\u2028', 'U+2028 (a line or paragraph separator), found at character 8'],
     ]) {
       const err = await s.put('a1', 'p', { title, markdown: 'x' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(BrainInputError);
@@ -170,6 +168,6 @@ describeEachEngine('brain store: page titles', (engine) => {
   it('refuses a title of only a byte order mark U+FEFF for that character, not as empty (trim() strips U+FEFF)', async () => {
     const s = (opened = await openStores(engine)).brain;
     const err = await s.put('a1', 'p', { title: ' \uFEFF', markdown: 'x' }).catch((e: unknown) => e);
-    expect((err as BrainInputError).details).toEqual([{ path: 'title', code: 'invalid_format', message: refusal('U+FEFF (an invisible character)') }]);
+    expect((err as BrainInputError).details).toEqual([{ path: 'title', code: 'invalid_format', message: refusal('U+FEFF (an invisible character), found at character 2') }]);
   });
 });

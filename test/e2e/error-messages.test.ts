@@ -264,6 +264,23 @@ describe('wrong method on a known path', () => {
   });
 });
 
+describe('the 404 of an unknown path', () => {
+  it('shows a long path cut at 120 characters with its length in its message (control characters arrive only percent-encoded and stay so); details keep the path as sent', async () => {
+    const path = `/v1/nothing/${'b'.repeat(3000)}`;
+    const r = await api(harness.svc.url, 'GET', path);
+    expect(r.status).toBe(404);
+    expect(r.body.error).toEqual({
+      code: 'not_found',
+      message: `no route GET ${path.slice(0, 120)}… (${path.length} characters): check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has`,
+      details: { method: 'GET', path, routes: '/openapi.yaml' },
+    });
+    // Control characters reach the path only percent-encoded (Node's HTTP parser refuses them raw, 400): shown as sent, inert.
+    const encoded = await api(harness.svc.url, 'GET', '/v1/x%1B%5B31m%E2%80%AE%00');
+    expect(encoded.status).toBe(404);
+    expect(encoded.body.error.message).toBe('no route GET /v1/x%1B%5B31m%E2%80%AE%00: check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has');
+  });
+});
+
 describe('an unknown turn, workflow or job', () => {
   it('is a 404 not_found whose message says to check the id and which GET lists them, with details {resource, id, list}', async () => {
     const cases: [string, string, unknown, string, string][] = [

@@ -63,6 +63,34 @@ describe('list cursors', () => {
       expect(bare.status).toBe(400);
       expect(JSON.stringify(bare.body)).toContain('cursor is not one this service returned');
     });
+    it(`${route} refuses a cursor of its own edited by hand as not one it returned, not as one of other filters or another position`, async () => {
+      const hint = 'is not one this service returned: pass back the next_cursor of the previous page unchanged, or leave cursor out for the first page';
+      const foreign = { code: 'invalid_request', message: `cursor ${hint}`, details: [{ path: 'cursor', code: 'invalid_format', message: hint }] };
+      const cursor = encodeQueryCursor(list, '0190a000-0000-7000-8000-0000000000ab', { agent_id: 'cursor-a', status: undefined });
+      // Upper-cased (a proxy or a user rewriting it), and one character of the id changed: both decode
+      // to a list and filters, but the checksum over the whole cursor fails.
+      const editedId = `${cursor.slice(0, 4)}${cursor[4] === 'A' ? 'B' : 'A'}${cursor.slice(5)}`;
+      for (const edited of [cursor.toUpperCase(), editedId]) {
+        expect(edited).not.toBe(cursor);
+        const res = await api(harness.svc.url, 'GET', `${route}?agent_id=cursor-a&cursor=${edited}`);
+        expect(res.status, edited).toBe(400);
+        expect(res.body.error, edited).toEqual(foreign);
+      }
+    });
+
+    it(`${route} takes back a cursor of the previous format (no checksum) with its own filters, and refuses it elsewhere as not one it returned`, async () => {
+      const body = Buffer.from(encodeQueryCursor(list, '0190a000-0000-7000-8000-000000000000', { agent_id: 'cursor-a', status: undefined }), 'base64url').subarray(0, 25);
+      const old = body.toString('base64url');
+      expect(old).toHaveLength(34);
+      const same = await api(harness.svc.url, 'GET', `${route}?agent_id=cursor-a&cursor=${old}`);
+      expect(same.status, JSON.stringify(same.body)).toBe(200);
+      const hint = 'is not one this service returned: pass back the next_cursor of the previous page unchanged, or leave cursor out for the first page';
+      for (const query of ['agent_id=cursor-b', '', 'agent_id=cursor-a&status=failed']) {
+        const res = await api(harness.svc.url, 'GET', `${route}?${query}&cursor=${old}`);
+        expect(res.status, query).toBe(400);
+        expect(res.body.error, query).toEqual({ code: 'invalid_request', message: `cursor ${hint}`, details: [{ path: 'cursor', code: 'invalid_format', message: hint }] });
+      }
+    });
   }
 
   describe('brain pages', () => {

@@ -167,7 +167,37 @@ describe('secrets in a provider error', () => {
     chat.push({ httpError: { status: 200, body: { object: 'error', message: `bad key ${KEY}`, type: 'BadRequestError', param: null, code: 400 } } });
     expect(await failedTurn(chatSvc)).toEqual({ code: 'http_400', message: `the model endpoint ${chat.baseURL} answered with an error as a whole JSON answer (not a stream): bad key [redacted:OPENAI_API_KEY]` });
     chat.push({ httpError: { status: 200, body: { error: { type: 'overloaded' } } } });
-    expect(await failedTurn(chatSvc)).toEqual({ code: 'overloaded', message: `the model endpoint ${chat.baseURL} answered with an error as a whole JSON answer (not a stream): overloaded` });
+    expect(await failedTurn(chatSvc)).toEqual({ code: 'overloaded', message: `the model endpoint ${chat.baseURL} answered with an error as a whole JSON answer (not a stream): the error came without message text` });
+  });
+
+  it('a 200 JSON error body whose message is not a string shows it as JSON (bounded, the key redacted), never the code as the message, on both protocols', async () => {
+    const objectMessage = { httpError: { status: 200, body: { error: { message: { text: `quota for ${KEY} used up`, retry: false }, code: 'x' } } } };
+    const huge = { httpError: { status: 200, body: { error: { message: { lines: Array.from({ length: 500 }, (_, i) => `line ${i}`) }, code: 'x' } } } };
+    const without = { httpError: { status: 200, body: { error: { message: null, code: 'x' } } } };
+    for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
+      const says = `the model endpoint ${server.baseURL} answered with an error as a whole JSON answer (not a stream): `;
+      server.push(objectMessage);
+      expect(await failedTurn(svc)).toEqual({ code: 'x', message: `${says}{"text":"quota for [redacted:OPENAI_API_KEY] used up","retry":false}` });
+      server.push(huge);
+      const cut = await failedTurn(svc);
+      expect(cut.code).toBe('x');
+      expect(cut.message).toMatch(new RegExp(`^${says.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\{"lines":\\["line 0","line 1",.*… \\[truncated \\d+ characters\\]$`));
+      expect(cut.message.length).toBeLessThan(says.length + 1100);
+      server.push(without);
+      expect(await failedTurn(svc)).toEqual({ code: 'x', message: `${says}the error came without message text` });
+    }
+    // Responses: a failed response object, whole or streamed, whose error message is an object.
+    const failed = { id: 'resp_obj', object: 'response', status: 'failed', output: [], error: { code: 'server_error', message: { detail: `bad key ${KEY}` } } };
+    responses.push({ httpError: { status: 200, body: failed } });
+    expect(await failedTurn(responsesSvc)).toEqual({
+      code: 'server_error',
+      message: `the model endpoint ${responses.baseURL} answered with an error as a whole JSON answer (not a stream): {"detail":"bad key [redacted:OPENAI_API_KEY]"}`,
+    });
+    responses.push({ events: [{ type: 'response.created', response: { ...failed, status: 'in_progress', error: null } }, { type: 'response.failed', response: failed }] });
+    expect(await failedTurn(responsesSvc)).toEqual({
+      code: 'server_error',
+      message: `the model endpoint ${responses.baseURL} sent an error in its stream: {"detail":"bad key [redacted:OPENAI_API_KEY]"}`,
+    });
   });
 
   it('Responses: a whole JSON response object with status failed says the endpoint answered it whole, the key redacted', async () => {

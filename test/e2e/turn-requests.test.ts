@@ -299,11 +299,11 @@ describe('model names with unsafe characters', () => {
 
   it('are refused with 400 invalid_request naming the character, on every route that takes a model', async () => {
     for (const [path, body] of routes) {
-      for (const [model, found] of [['a\u202eb', 'U+202E (a bidirectional control)'], ['gpt\n', 'U+000A (a control character)'], ['m\u200bx', 'U+200B (an invisible character)'], ['m\u2028', 'U+2028 (a line or paragraph separator)'], ['gp\uFE0Ft', 'U+FE0F (a variation selector not after a character it applies to)'], ['gpt\u{E0100}', 'U+E0100 (a variation selector not after a character it applies to)']] as const) {
+      for (const [model, found] of [['a\u202eb', 'U+202E (a bidirectional control), found at character 2'], ['gpt\n', 'U+000A (a control character), found at character 4'], ['m\u200bx', 'U+200B (an invisible character), found at character 2'], ['m\u2028', 'U+2028 (a line or paragraph separator), found at character 2'], ['gp\uFE0Ft', 'U+FE0F (a variation selector not after a character it applies to), found at character 3'], ['gpt\u{E0100}', 'U+E0100 (a variation selector not after a character it applies to), found at character 4']] as const) {
         const r = await api(harness.svc.url, 'POST', path, body(model));
         expect(r.status, `${path} ${JSON.stringify(model)}`).toBe(400);
         expect(r.body.error.code).toBe('invalid_request');
-        expect(r.body.error.message).toContain(`found ${found}; send the model name as the model endpoint lists it, without them`);
+        expect(r.body.error.message).toBe(`model must not contain ${found}: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; send the model name as the model endpoint lists it, without them`);
         expect(r.body.error.details).toEqual([expect.objectContaining({ path: 'model' })]);
       }
     }

@@ -398,70 +398,69 @@ describe('/v1/schedules validation errors', () => {
 });
 
 describe('schedule names', () => {
-  const unsafe = (found: string) =>
-    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF not after a character they apply to: U+FE0E and U+FE0F apply to an emoji beyond ASCII, U+FE0F also to a digit, # or * in a keycap (followed by U+20E3); U+FE00–U+FE0D to a visible character beyond ASCII; U+E0100–U+E01EF to an ideograph) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the name as one line of plain text without them`;
+  const unsafe = (found: string) => `must not contain ${found}: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; send the name as one line of plain text without them`;
   const blank = (found: string) => `must have a visible character, not only whitespace or invisible characters (found ${found}): send a short name in words`;
   const privateOnly = (found: string) =>
     `must have a visible character, not only private-use characters or noncharacters, which show as nothing or as empty boxes (found ${found}): send a short name in words`;
 
   it('refuses a name with a bidi control, a control character, a separator, an invisible format character, a variation selector not after a character it applies to, no visible character or only private-use characters on POST and PATCH with 400 invalid_request naming it', async () => {
     const cases: [string, string][] = [
-      ['a\u202Eb', unsafe('U+202E (a bidirectional control)')],
-      ['daily\nreport', unsafe('U+000A (a control character)')],
-      ['daily\u2028report', unsafe('U+2028 (a line or paragraph separator)')],
+      ['a\u202Eb', unsafe('U+202E (a bidirectional control), found at character 2')],
+      ['daily\nreport', unsafe('U+000A (a control character), found at character 6')],
+      ['daily\u2028report', unsafe('U+2028 (a line or paragraph separator), found at character 6')],
       // Invisible format characters: a soft hyphen, the Mongolian vowel separator, an interlinear
       // annotation anchor, and tag characters hiding "ignore" after a visible name.
-      ['daily\u00ADreport', unsafe('U+00AD (an invisible character)')],
-      ['daily\u180Ereport', unsafe('U+180E (an invisible character)')],
-      ['\uFFF9daily\uFFFAreport\uFFFB', unsafe('U+FFF9 (an invisible character)')],
-      [`Report${[...'ignore'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`, unsafe('U+E0069 (an invisible character)')],
+      ['daily\u00ADreport', unsafe('U+00AD (an invisible character), found at character 6')],
+      ['daily\u180Ereport', unsafe('U+180E (an invisible character), found at character 6')],
+      ['\uFFF9daily\uFFFAreport\uFFFB', unsafe('U+FFF9 (an invisible character), found at character 1')],
+      [`Report${[...'ignore'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}`, unsafe('U+E0069 (an invisible character), found at character 7')],
       // Behind a black flag but not a flag's tags (a space, upper case): still hidden text.
-      [`\u{1F3F4}${[...'ignore all'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}\u{E007F}`, unsafe('U+E0069 (an invisible character)')],
+      [`\u{1F3F4}${[...'ignore all'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}\u{E007F}`, unsafe('U+E0069 (an invisible character), found at character 2')],
       // Flag-shaped but not one of the three flags: a hidden word.
-      [`\u{1F3F4}${[...'admin'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}\u{E007F}`, unsafe('U+E0061 (an invisible character)')],
+      [`\u{1F3F4}${[...'admin'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}\u{E007F}`, unsafe('U+E0061 (an invisible character), found at character 2')],
       // Invisible inside a visible name: an invisible math operator, the Hangul fillers.
-      ['daily\u2061report', unsafe('U+2061 (an invisible character)')],
-      ['daily\u3164', unsafe('U+3164 (an invisible character)')],
-      ['\uFFA0daily', unsafe('U+FFA0 (an invisible character)')],
+      ['daily\u2061report', unsafe('U+2061 (an invisible character), found at character 6')],
+      ['daily\u3164', unsafe('U+3164 (an invisible character), found at character 6')],
+      ['\uFFA0daily', unsafe('U+FFA0 (an invisible character), found at character 1')],
       // More that show as nothing: Hangul fillers, a deprecated format character, the combining
       // grapheme joiner, a Khmer inherent vowel, a musical formatting character.
-      ['adm\u115Fin', unsafe('U+115F (an invisible character)')],
-      ['adm\u206Ain', unsafe('U+206A (an invisible character)')],
-      ['adm\u034Fin', unsafe('U+034F (an invisible character)')],
-      ['adm\u17B4in', unsafe('U+17B4 (an invisible character)')],
-      ['adm\u{1D173}in', unsafe('U+1D173 (an invisible character)')],
+      ['adm\u115Fin', unsafe('U+115F (an invisible character), found at character 4')],
+      ['adm\u206Ain', unsafe('U+206A (an invisible character), found at character 4')],
+      ['adm\u034Fin', unsafe('U+034F (an invisible character), found at character 4')],
+      ['adm\u17B4in', unsafe('U+17B4 (an invisible character), found at character 4')],
+      ['adm\u{1D173}in', unsafe('U+1D173 (an invisible character), found at character 4')],
       // Mongolian free variation selectors (and U+180F), Egyptian hieroglyph and shorthand format controls.
-      ['adm\u180Bin', unsafe('U+180B (an invisible character)')],
-      ['adm\u180Fin', unsafe('U+180F (an invisible character)')],
-      ['adm\u{13430}in', unsafe('U+13430 (an invisible character)')],
-      ['adm\u{13439}in', unsafe('U+13439 (an invisible character)')],
-      ['adm\u{1BCA0}in', unsafe('U+1BCA0 (an invisible character)')],
+      ['adm\u180Bin', unsafe('U+180B (an invisible character), found at character 4')],
+      ['adm\u180Fin', unsafe('U+180F (an invisible character), found at character 4')],
+      ['adm\u{13430}in', unsafe('U+13430 (an invisible character), found at character 4')],
+      ['adm\u{13439}in', unsafe('U+13439 (an invisible character), found at character 4')],
+      ['adm\u{1BCA0}in', unsafe('U+1BCA0 (an invisible character), found at character 4')],
       // A variation selector with no character to select a glyph of: at the start, after a space,
       // after another selector, after an invisible character; one of the supplement too.
-      ['\uFE0Fadmin', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
-      ['admin \uFE00', unsafe('U+FE00 (a variation selector not after a character it applies to)')],
-      ['\u2764\uFE0F\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
-      ['adm\u200D\uFE0Ein', unsafe('U+FE0E (a variation selector not after a character it applies to)')],
-      ['\u{E0100}admin', unsafe('U+E0100 (a variation selector not after a character it applies to)')],
-      ['\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
+      ['\uFE0Fadmin', unsafe('U+FE0F (a variation selector not after a character it applies to), found at character 1')],
+      ['admin \uFE00', unsafe('U+FE00 (a variation selector not after a character it applies to), found at character 7')],
+      ['\u2764\uFE0F\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to), found at character 3')],
+      ['adm\u200D\uFE0Ein', unsafe('U+FE0E (a variation selector not after a character it applies to), found at character 5')],
+      ['\u{E0100}admin', unsafe('U+E0100 (a variation selector not after a character it applies to), found at character 1')],
+      ['\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to), found at character 1')],
       // After a character it does not apply to a selector shows as nothing: "admin" with a hidden
       // difference (U+FE0E/U+FE0F apply to emoji beyond ASCII, U+FE00–U+FE0D to characters beyond
       // ASCII, U+E0100–U+E01EF to ideographs), a selector after each letter hiding a word, a digit's
       // emoji selector with no keycap U+20E3 after it.
-      ['adm\uFE0Fin', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
-      ['ad\uFE0Emin', unsafe('U+FE0E (a variation selector not after a character it applies to)')],
-      ['a\uFE00dmin', unsafe('U+FE00 (a variation selector not after a character it applies to)')],
-      ['a\u{E0100}dmin', unsafe('U+E0100 (a variation selector not after a character it applies to)')],
-      ['a\u{E0100}d\u{E0101}m\u{E0102}i\u{E0103}n\u{E0104}', unsafe('U+E0100 (a variation selector not after a character it applies to)')],
-      ['\u2764\u{E0100}', unsafe('U+E0100 (a variation selector not after a character it applies to)')],
-      ['caf\u00E9\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
-      ['1\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
-      ['report 1\uFE0F daily', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
-      ['a\uFE0F\u20E3', unsafe('U+FE0F (a variation selector not after a character it applies to)')],
+      ['adm\uFE0Fin', unsafe('U+FE0F (a variation selector not after a character it applies to), found at character 4')],
+      ['ad\uFE0Emin', unsafe('U+FE0E (a variation selector not after a character it applies to), found at character 3')],
+      ['a\uFE00dmin', unsafe('U+FE00 (a variation selector not after a character it applies to), found at character 2')],
+      ['a\u{E0100}dmin', unsafe('U+E0100 (a variation selector not after a character it applies to), found at character 2')],
+      ['a\u{E0100}d\u{E0101}m\u{E0102}i\u{E0103}n\u{E0104}', unsafe('U+E0100 (a variation selector not after a character it applies to), found at character 2')],
+      ['\u2764\u{E0100}', unsafe('U+E0100 (a variation selector not after a character it applies to), found at character 2')],
+      ['caf\u00E9\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to), found at character 5')],
+      ['1\uFE0F', unsafe('U+FE0F (a variation selector not after a character it applies to), found at character 2')],
+      ['report 1\uFE0F daily', unsafe('U+FE0F (a variation selector not after a character it applies to), found at character 9')],
+      ['a\uFE0F\u20E3', unsafe('U+FE0F (a variation selector not after a character it applies to), found at character 2')],
       // A byte order mark is refused, not trimmed away (JavaScript's trim() strips U+FEFF) nor read as empty.
-      [' \uFEFFx', unsafe('U+FEFF (an invisible character)')],
-      ['\uFEFF', unsafe('U+FEFF (an invisible character)')],
-      ['x\uFEFF ', unsafe('U+FEFF (an invisible character)')],
+      [' \uFEFFx', unsafe('U+FEFF (an invisible character), found at character 2')],
+      ['\uFEFF', unsafe('U+FEFF (an invisible character), found at character 1')],
+      ['x\uFEFF ', unsafe('U+FEFF (an invisible character), found at character 2')],
       ['\u2800', blank('U+2800')],
       ['\u0301\u0301', blank('U+0301')],
       // Only private-use characters or noncharacters: empty boxes at best.

@@ -49,7 +49,7 @@ function writeFolder(dir: string, files: Record<string, string>) {
   }
 }
 
-const WARNING = /^SKILL\.md frontmatter "description" must not contain U\+202E \(a bidirectional control\), which an install now refuses: the skill is kept, its description shown with such characters as \\uXXXX/;
+const WARNING = /^SKILL\.md frontmatter "description" must not contain U\+202E \(a bidirectional control\), found at character 10, which an install now refuses: the skill is kept, its description shown with such characters as \\uXXXX/;
 
 describe('skills stored before the character rules (SQLite)', () => {
   it('a built-in and an installed folder with such a description and entry name still load and are listed, the description escaped, a warning logged once each; a PUT of the same is refused', async () => {
@@ -65,14 +65,14 @@ describe('skills stored before the character rules (SQLite)', () => {
     expect(listed.find((s) => s.name === 'legacy')).toMatchObject({ source: 'installed', description: 'Reads PDF\\u202Efdp.exe\nsecond\tline' });
     expect(warnings('legacy')).toHaveLength(1);
     expect(warnings('legacy')[0]).toMatch(WARNING);
-    expect(warnings('old-builtin')).toEqual([expect.stringContaining('U+200B (an invisible character), which an install now refuses')]);
+    expect(warnings('old-builtin')).toEqual([expect.stringContaining('U+200B (an invisible character), found at character 5, which an install now refuses')]);
     await skills(svc); // read again: no second warning
     expect(warnings('legacy')).toHaveLength(1);
 
     const refused = await put(svc, 'legacy-again', tarGz([{ name: 'SKILL.md', data: legacyMd.replace('name: legacy', 'name: legacy-again') }]));
     expect(refused.status).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'invalid_skill', details: { file: 'SKILL.md', field: 'description' } });
-    expect(refused.body.error.message).toContain('must not contain U+202E (a bidirectional control): a description is plain text (line breaks and tabs allowed) without other control characters (U+0000–U+001F');
+    expect(refused.body.error.message).toContain('must not contain U+202E (a bidirectional control), found at character 10: a description is plain text (line breaks and tabs allowed) without other control characters, line or paragraph separators, invisible characters or bidirectional controls; remove it');
     const entry = await put(svc, 'legacy-entry', tarGz([{ name: 'SKILL.md', data: skillMd('legacy-entry', 'plain') }, { name: 'scripts/run\u202Egnp.sh', data: 'x' }]));
     expect(entry.status).toBe(400);
     expect(entry.body.error).toMatchObject({ code: 'invalid_skill_archive', details: { entry: 'scripts/run\\u202Egnp.sh' } });

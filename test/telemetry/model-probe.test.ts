@@ -4,7 +4,7 @@
  * leaving an error nobody hears (an undici body destroyed unread emits one, which would end the
  * process); a refused connection is "unreachable" with its cause; through the real GET /readyz,
  * 401 (the key refused), a 2xx HTML page (a web site, not the API) and a 403 HTML page (a
- * firewall's block page) are not ready, while a JSON 403, 404 and other answers stay reachable.
+ * firewall's block page), also one sent as text/plain or without a type, are not ready, while a JSON 403, 404 and other answers stay reachable.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -55,6 +55,19 @@ describe('the model probe', () => {
     const errors = await unheard(async () => {
       expect(await createModelProbe(base, { ttlMs: 0 }).check()).toEqual({ reachable: true });
       expect(await createModelProbe(`${base}/nowhere`, { ttlMs: 0 }).check()).toEqual({ reachable: true });
+    });
+    expect(errors).toEqual([]);
+  });
+
+  it('reads no more than the start of a large text/plain answer to sniff it, and leaves no unheard error', async () => {
+    const big = 'x'.repeat(1 << 20);
+    const base = await serve((req, res) => {
+      res.writeHead(req.url === '/v1/models' ? 403 : 200, { 'content-type': 'text/plain' });
+      res.end(req.url === '/v1/models' ? `<!doctype html><p>${big}` : `plain ${big}`);
+    });
+    const errors = await unheard(async () => {
+      expect(await createModelProbe(base, { ttlMs: 0 }).check()).toMatchObject({ reachable: false, check: 'not_api' });
+      expect(await createModelProbe(`${base}/other`, { ttlMs: 0 }).check()).toEqual({ reachable: true });
     });
     expect(errors).toEqual([]);
   });
@@ -134,6 +147,27 @@ describe('GET /readyz and the answer of GET <base>/models', () => {
       `the model endpoint ${r.base} answers GET /models with a web page (HTTP 403, text/html), not the API — a firewall's or proxy's block page, or a web site: check OPENAI_BASE_URL, which usually ends in /v1, and that this host is let through to it`,
     );
     expect(r.text).not.toContain('Secr3tKeyValue');
+  });
+
+  it('a 2xx or 403 HTML page sent as text/plain or without a content type: not ready, "not_api", naming the type it came as; a plain-text 403 stays reachable', async () => {
+    const page = '\n  <!DOCTYPE html>\n<html><head><title>Access Denied</title></head><body>Request blocked by the firewall.</body></html>';
+    for (const [status, headers, body, sent] of [
+      [403, { 'content-type': 'text/plain; charset=utf-8' }, page, 'text/plain'],
+      [403, {}, '<!-- block page -->\n<HTML lang="en"><body>Blocked</body></HTML>', 'no content type'],
+      [200, { 'content-type': 'text/plain' }, `<html>${'x'.repeat(1 << 20)}</html>`, 'text/plain'],
+    ] as const) {
+      const r = await readyz((res) => res.writeHead(status, headers).end(body));
+      expect(r.status, sent).toBe(503);
+      expect(r.body.error.details.checks, sent).toMatchObject({ database: 'ok', model: 'not_api' });
+      expect(r.body.error.message, sent).toMatch(
+        new RegExp(`^the model endpoint ${r.base.replace(/[.]/g, '\\.')} answers GET /models with a web page \\(HTTP ${status}, an HTML page sent as ${sent}\\), not the API[: —]`),
+      );
+    }
+    for (const body of ['Forbidden', 'access to <html> pages is denied']) {
+      const r = await readyz((res) => res.writeHead(403, { 'content-type': 'text/plain' }).end(body));
+      expect(r.status, body).toBe(200);
+      expect(r.body, body).toMatchObject({ status: 'ready', checks: { model: 'reachable' } });
+    }
   });
 
   it('a proxy\'s 407 (Proxy Authentication Required): not ready, checks.model "unreachable", saying a proxy stands between and what to do', async () => {

@@ -13,7 +13,7 @@ import { readSse } from '../e2e/support/sse-client.js';
 
 const harness = useScriptedService();
 
-const BIDI = 'found U+202E (a bidirectional control)';
+const BIDI = (at: number) => `U+202E (a bidirectional control), found at character ${at}: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed`;
 const result = { type: 'object', properties: { v: { type: 'string' } }, required: ['v'], additionalProperties: false };
 
 describe('names in tool arguments', () => {
@@ -35,18 +35,15 @@ describe('names in tool arguments', () => {
     expect(r.status).toBe(200);
     const done = Object.fromEntries(r.events.filter((e) => e.event === 'tool.completed').map((e) => [e.json.call_id, e.json]));
     for (const id of ['job', 'jobBlank', 'jobBom', 'jobModel', 'schedule', 'workflow']) expect(done[id], id).toMatchObject({ is_error: true, output: expect.stringMatching(/^Error: /) });
-    expect(done.job.output).toContain('Error: invalid arguments for tool create_background_job:\n- title: must not contain control characters');
-    expect(done.job.output).toContain(`${BIDI}; send the title as one line of plain text without them`);
+    expect(done.job.output).toContain(`Error: invalid arguments for tool create_background_job:\n- title: must not contain ${BIDI(3)}; send the title as one line of plain text without them`);
     // A byte order mark alone is refused for that character (trim() would strip it), and only for it.
-    expect(done.jobBom.output).toBe('Error: invalid arguments for tool create_background_job:\n- title: ' + done.job.output.split('- title: ')[1].replace('U+202E (a bidirectional control)', 'U+FEFF (an invisible character)'));
-    expect(done.jobModel.output).toContain(`Error: invalid arguments for tool create_background_job:\n- model: must not contain control characters`);
-    expect(done.jobModel.output).toContain(`${BIDI}; send the model name as the model endpoint lists it, without them`);
+    expect(done.jobBom.output).toBe('Error: invalid arguments for tool create_background_job:\n- title: ' + done.job.output.split('- title: ')[1].replace('U+202E (a bidirectional control), found at character 3', 'U+FEFF (an invisible character), found at character 1'));
+    expect(done.jobModel.output).toContain(`Error: invalid arguments for tool create_background_job:\n- model: must not contain ${BIDI(4)}; send the model name as the model endpoint lists it, without them`);
     expect(done.jobBlank.output).toContain('- title: must have a visible character, not only whitespace or invisible characters (found U+2800): send a short title in words');
-    expect(done.schedule.output).toContain('Error: invalid arguments for tool schedule_create:\n- name: must not contain control characters');
-    expect(done.schedule.output).toContain(`${BIDI}; send the name as one line of plain text without them`);
+    expect(done.schedule.output).toContain(`Error: invalid arguments for tool schedule_create:\n- name: must not contain ${BIDI(2)}; send the name as one line of plain text without them`);
     expect(done.workflow.output).toContain('workflow not started: invalid workflow, 2 problems:');
-    expect(done.workflow.output).toMatch(/- title:? must not contain .*found U\+202E \(a bidirectional control\); send the title as one line of plain text without them/);
-    expect(done.workflow.output).toMatch(/- tasks\[0\]\.label:? must not contain .*found U\+202E \(a bidirectional control\); send the label as one line of plain text without them/);
+    expect(done.workflow.output).toMatch(/- title:? must not contain U\+202E \(a bidirectional control\), found at character 2: no control .*; send the title as one line of plain text without them/);
+    expect(done.workflow.output).toMatch(/- tasks\[0\]\.label:? must not contain U\+202E \(a bidirectional control\), found at character 2: no control .*; send the label as one line of plain text without them/);
 
     expect((await api(harness.svc.url, 'GET', '/v1/jobs?agent_id=names-args')).body.data).toEqual([]);
     expect((await api(harness.svc.url, 'GET', '/v1/schedules?agent_id=names-args')).body.data).toEqual([]);

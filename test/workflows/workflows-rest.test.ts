@@ -88,8 +88,7 @@ describe('POST /v1/workflows', () => {
 });
 
 describe('POST /v1/workflows: title and task labels', () => {
-  const unsafe = (noun: string, found: string) =>
-    `must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF not after a character they apply to: U+FE0E and U+FE0F apply to an emoji beyond ASCII, U+FE0F also to a digit, # or * in a keycap (followed by U+20E3); U+FE00–U+FE0D to a visible character beyond ASCII; U+E0100–U+E01EF to an ideograph) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found ${found}; send the ${noun} as one line of plain text without them`;
+  const unsafe = (noun: string, found: string) => `must not contain ${found}: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; send the ${noun} as one line of plain text without them`;
 
   it('refuses a title or label with a bidi control, a control character or no visible character with 400 invalid_workflow naming each', async () => {
     const r = await api(harness.svc.url, 'POST', '/v1/workflows', {
@@ -99,12 +98,12 @@ describe('POST /v1/workflows: title and task labels', () => {
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('invalid_workflow');
     expect(r.body.error.details).toEqual([
-      { path: 'title', code: 'invalid_format', message: unsafe('title', 'U+202E (a bidirectional control)') },
-      { path: 'tasks[1].label', code: 'invalid_format', message: unsafe('label', 'U+202E (a bidirectional control)') },
-      { path: 'tasks[2].label', code: 'invalid_format', message: unsafe('label', 'U+0085 (a control character)') },
+      { path: 'title', code: 'invalid_format', message: unsafe('title', 'U+202E (a bidirectional control), found at character 2') },
+      { path: 'tasks[1].label', code: 'invalid_format', message: unsafe('label', 'U+202E (a bidirectional control), found at character 2') },
+      { path: 'tasks[2].label', code: 'invalid_format', message: unsafe('label', 'U+0085 (a control character), found at character 4') },
       { path: 'tasks[3].label', code: 'too_small', message: 'must have a visible character, not only whitespace or invisible characters (found U+2800): send a short label in words' },
     ]);
-    expect(r.body.error.message).toBe(`invalid workflow: title ${unsafe('title', 'U+202E (a bidirectional control)')} (and 3 more problems: see details)`);
+    expect(r.body.error.message).toBe(`invalid workflow: title ${unsafe('title', 'U+202E (a bidirectional control), found at character 2')} (and 3 more problems: see details)`);
     const blank = await api(harness.svc.url, 'POST', '/v1/workflows', { title: '\u2800', tasks: [task('ok')] });
     expect(blank.body.error.details).toEqual([
       { path: 'title', code: 'too_small', message: 'must have a visible character, not only whitespace or invisible characters (found U+2800): send a short title in words' },
@@ -149,8 +148,8 @@ describe('POST /v1/workflows: title and task labels', () => {
     const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: '\uFEFF', tasks: [{ ...task('x'), label: ' \uFEFFx' }] });
     expect(r.status).toBe(400);
     expect(r.body.error.details).toEqual([
-      { path: 'title', code: 'invalid_format', message: unsafe('title', 'U+FEFF (an invisible character)') },
-      { path: 'tasks[0].label', code: 'invalid_format', message: unsafe('label', 'U+FEFF (an invisible character)') },
+      { path: 'title', code: 'invalid_format', message: unsafe('title', 'U+FEFF (an invisible character), found at character 1') },
+      { path: 'tasks[0].label', code: 'invalid_format', message: unsafe('label', 'U+FEFF (an invisible character), found at character 2') },
     ]);
   });
 });

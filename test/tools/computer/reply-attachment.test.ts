@@ -129,24 +129,23 @@ describe('reply_attachment', () => {
       expect(done[id].is_error, id).toBe(true);
       expect(done[id].output, id).toMatch(/^Error: /);
     }
-    expect(done.bidi.output).toContain('Error: invalid arguments for tool reply_attachment:\n- name: must not contain control characters');
-    expect(done.bidi.output).toContain('found U+202E (a bidirectional control); send the name without them, e.g. "ügnp.exe"');
-    expect(done.control.output).toContain('found U+0007 (a control character); send the name without them, e.g. "abc.txt"');
-    expect(done.invisible.output).toContain('found U+200B (an invisible character); send the name without them, e.g. "invoice.pdf"');
-    expect(done.separator.output).toContain('found U+2028 (a line or paragraph separator); send the name without them, e.g. "report.pdf"');
+    expect(done.bidi.output).toContain('Error: invalid arguments for tool reply_attachment:\n- name: must not contain U+202E (a bidirectional control), found at character 2: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; send the name without them, e.g. "ügnp.exe"');
+    expect(done.control.output).toContain('must not contain U+0007 (a control character), found at character 2: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; send the name without them, e.g. "abc.txt"');
+    expect(done.invisible.output).toContain('must not contain U+200B (an invisible character), found at character 3: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; send the name without them, e.g. "invoice.pdf"');
+    expect(done.separator.output).toContain('must not contain U+2028 (a line or paragraph separator), found at character 7: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; send the name without them, e.g. "report.pdf"');
     expect(done.zwj.is_error).toBe(false);
     expect(done.folders.output).toContain('- name: must be a file name without folders (no / or \\): send e.g. "evil.txt"');
     expect(done.backslash.output).toContain('send e.g. "evil.txt"');
     expect(done.dotdot.output).toContain('- name: must be a file name, not "." or ".."');
     expect(done.own.output).toBe(
-      'Error: tool reply_attachment failed: the file\'s own name "x\\u202Etxt.exe", the attachment\'s default name, must not contain control characters (U+0000–U+001F, U+007F–U+009F: line breaks, tabs, NUL, ESC, …), line or paragraph separators (U+2028, U+2029), invisible characters (U+00AD, U+034F, U+115F, U+1160, U+17B4, U+17B5, U+180B–U+180F, U+200B, U+2060–U+2065, U+206A–U+206F, U+3164, U+FEFF, U+FFA0, U+FFF9–U+FFFB, U+13430–U+1343F, U+1BCA0–U+1BCA3, U+1D173–U+1D17A, U+E0000–U+E007F outside a subdivision flag, the variation selectors U+FE00–U+FE0F and U+E0100–U+E01EF not after a character they apply to: U+FE0E and U+FE0F apply to an emoji beyond ASCII, U+FE0F also to a digit, # or * in a keycap (followed by U+20E3); U+FE00–U+FE0D to a visible character beyond ASCII; U+E0100–U+E01EF to an ideograph) or bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069): found U+202E (a bidirectional control); send the name without them, e.g. "xtxt.exe" as the name parameter (or rename the file)',
+      'Error: tool reply_attachment failed: the file\'s own name "x\\u202Etxt.exe", the attachment\'s default name, must not contain U+202E (a bidirectional control), found at character 2: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; send the name without them, e.g. "xtxt.exe" as the name parameter (or rename the file)',
     );
     expect(done.renamed.is_error).toBe(false);
     const blank = (found: string) => `- name: must have a visible character, not only whitespace or invisible characters (found ${found}): send a name people can read, e.g. "report.pdf"`;
     expect(done.filler.output).toContain(blank('U+2800'));
     expect(done.marks.output).toContain(blank('U+0301'));
     expect(done.operator.output).toContain(blank('U+200D'));
-    expect(done.shy.output).toContain('found U+00AD (an invisible character); send the name without them, e.g. "invoice.pdf"');
+    expect(done.shy.output).toContain('must not contain U+00AD (an invisible character), found at character 3: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; send the name without them, e.g. "invoice.pdf"');
     expect(done.braille.output).toContain(blank('U+2800'));
     expect(done.ownBlank.output).toBe(
       'Error: tool reply_attachment failed: the file\'s own name "\u2800", the attachment\'s default name, must have a visible character, not only whitespace or invisible characters (found U+2800): send a name people can read, e.g. "report.pdf" as the name parameter (or rename the file)',
