@@ -298,7 +298,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
    */
   const detach = async (): Promise<'detached'> => {
     if (requestSinceCheckpoint && storeLost === undefined && !lostLease()) {
-      await forgetStoredUsage(d.checkpoints, id, c.fence).catch((err: unknown) => d.log?.error({ err, turn_id: id }, 'marking the usage of a stopped turn unknown failed'));
+      await forgetStoredUsage(d.checkpoints, id, c.fence).catch((err: unknown) => void (refused(err) || d.log?.error({ err, turn_id: id }, 'marking the usage of a stopped turn unknown failed')));
     }
     return 'detached';
   };

@@ -209,16 +209,35 @@ function stored(dataDir: string, id: string) {
 // delete (nothing of A's runs in between); then A's model answers. A's 2 s look is put off
 // (10 min), so only the look before each write can stop it. Then a real second service resumes
 // the turn.
-it('a service whose service.lock another process took stores nothing more and asks its model nothing more; the next service runs the turn', { timeout: 120_000 }, async () => {
+it.each([
+  {
+    held: 'a tool call (whose run would be stored, then a second request)',
+    script: (gate: Promise<void>) => [
+      async () => {
+        await gate;
+        return { output: [functionCall('todo', { todos: [{ id: '1', content: 'written by A', status: 'pending' }] }, { callId: 'call_a' })] };
+      },
+      { output: [message('second answer of A')] },
+    ],
+  },
+  {
+    // After a tool round an empty answer is followed by a nudging request at once, before the
+    // round's write-behind commit: only the look before the request stops it.
+    held: 'an empty answer (a request follows at once, before anything is committed)',
+    script: (gate: Promise<void>) => [
+      { output: [functionCall('todo', { todos: [{ id: '1', content: 'plan', status: 'pending' }] }, { callId: 'call_a' })] },
+      async () => {
+        await gate;
+        return { output: [message('')] };
+      },
+      { output: [message('second answer of A')] },
+    ],
+  },
+])('a service whose service.lock another process took stores nothing more and asks its model nothing more; the next service runs the turn ($held)', { timeout: 120_000 }, async ({ script }) => {
   let releaseA!: () => void;
   const gateA = new Promise<void>((r) => (releaseA = r));
-  const modelA = await startScriptedResponsesServer([
-    async () => {
-      await gateA;
-      return { output: [functionCall('todo', { todos: [{ id: '1', content: 'written by A', status: 'pending' }] }, { callId: 'call_a' })] };
-    },
-    { output: [message('second answer of A')] },
-  ]);
+  const modelA = await startScriptedResponsesServer(script(gateA));
+  const held = script(gateA).length - 1; // requests A makes up to the held one
   const modelB = await startScriptedResponsesServer([{ output: [message('answered by B')] }]);
   const dataDir = tmp();
   const env = { DATA_DIR: dataDir, OPENAI_API_KEY: 'k', MODEL: 'm', MODEL_MAX_RETRIES: '0' };
@@ -229,17 +248,17 @@ it('a service whose service.lock another process took stores nothing more and as
   try {
     await waitHealthy(`http://127.0.0.1:${portA}`, a);
     const id = (await api(`http://127.0.0.1:${portA}`, 'POST', '/v1/turns', { input: 'plan it' })).body.id as string;
-    await expect.poll(() => modelA.requests.length, { timeout: 10_000 }).toBe(1); // A's run waits for its model
+    await expect.poll(() => modelA.requests.length, { timeout: 10_000 }).toBe(held); // A's run waits for its model
     const before = stored(dataDir, id);
 
     rmSync(path.join(dataDir, 'service.lock'));
     taker = openDatabase(dataDir); // the other service's first step: the lock is its
-    releaseA(); // A's model answers: a tool call, whose run would be stored, then a second request
+    releaseA(); // A's model answers
 
     const exit = await Promise.race([a.exited, sleep(10_000).then(() => 'still running')]);
     // Nothing of A's after the lock was taken: no event, no transcript item, no checkpoint; no second model request.
     expect(stored(dataDir, id)).toEqual(before);
-    expect(modelA.requests.length).toBe(1);
+    expect(modelA.requests.length).toBe(held);
     expect(exit).toBe(1);
     expect(a.output()).toContain(`DATA_DIR ${dataDir} was taken over: its service.lock was removed or replaced while this service ran and another process holds it now; this service stops`);
     expect(a.output()).not.toContain('turn run failed');
