@@ -11,7 +11,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
-import { DatabaseFileError, DataDirInUseError, DataDirLostError, keepOwnership, openDatabase } from '../../src/store/database.js';
+import { DatabaseFileError, DataDirInUseError, DataDirLostError, keepOwnership, openDatabase, ownershipCheck } from '../../src/store/database.js';
 import { freePort, spawnService, waitHealthy, type Child } from '../e2e/support/child.js';
 import { api } from '../e2e/support/service.js';
 import { functionCall, message, startScriptedResponsesServer } from '../support/scripted-responses-server.js';
@@ -67,6 +67,7 @@ it('a write after another process locked the removed lock file is refused before
     expect(() => db.exec('INSERT INTO t VALUES (3)')).toThrow(
       `this service no longer owns DATA_DIR ${dir} and is stopping, so nothing was written: DATA_DIR ${dir} is in use by another service process`,
     );
+    expect(() => ownershipCheck(db)()).toThrow(DataDirLostError); // what a turn run asks before a model request
     expect(lost).toHaveLength(1);
     // Nothing was written; reads go on.
     expect(other.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
@@ -90,6 +91,11 @@ it('a write after the lock file was removed locks it again first, then is stored
     expect(retaken).toEqual([path.join(dir, 'service.lock')]);
     expect(() => openDatabase(dir)).toThrow(DataDirInUseError);
     expect(db.prepare('SELECT x FROM t').pluck().all()).toEqual([1]);
+    // So does the look before a model request.
+    rmSync(path.join(dir, 'service.lock'));
+    ownershipCheck(db)();
+    expect(retaken).toHaveLength(2);
+    expect(() => openDatabase(dir)).toThrow(DataDirInUseError);
   } finally {
     stop();
     db.close();
