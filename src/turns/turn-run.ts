@@ -113,8 +113,12 @@ export interface RunControl {
    * is stored only while the lease is held (src/store/lease-fence.ts). Absent: writes are not fenced.
    */
   fence?: LeaseFence;
-  /** Called once when a store refused a write of this run because it no longer holds the lease; logs it. */
-  loseLease?(): void;
+  /**
+   * Called once when a store refused a write of this run because it no longer holds the lease (or
+   * its service no longer owns DATA_DIR); logs it.
+   * @param why how the run learned it, for the log line (default: a write of the run was refused).
+   */
+  loseLease?(why?: string): void;
   /** Resolves when turn `id` has finished (for `previous_turn_id`). */
   waitFinished(id: string, signal: AbortSignal): Promise<void>;
 }
@@ -199,7 +203,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     if (!isLeaseLost(err) && !(isDomainError(err) && err.code === 'stream_closed') && !(err instanceof DataDirLostError)) return false;
     if (!fencedOut) {
       fencedOut = true;
-      if (c.loseLease) c.loseLease(); // logs it
+      if (c.loseLease) c.loseLease(err instanceof DataDirLostError ? 'another service took DATA_DIR over and resumes the turn' : undefined); // logs it
       else d.log?.info({ turn_id: id }, "a write of the run was refused: it no longer holds the turn's lease (another instance took the turn over); the run stops");
       c.controller.abort(new Error('lease lost'));
     }

@@ -195,7 +195,7 @@ export class TurnRunner {
       detached: () => (this.stopping || entry.lost) && !entry.cancelRequested,
       leaseLost: () => entry.lost,
       ...(entry.fence ? { fence: entry.fence } : {}),
-      loseLease: () => this.loseLease(entry, 'a write of the run was refused'),
+      loseLease: (why) => this.loseLease(entry, why ?? 'a write of the run was refused'),
       waitFinished: this.d.waitFinished,
     };
     entry.done = runClaimedTurn(this.d, id, control)
