@@ -172,11 +172,12 @@ function listenRefusal(code: string, host: string, port: number, freePort: numbe
  * ({@link startRefusal}) and exit code 2;
  * SIGINT/SIGTERM → graceful close, exit 0; DATA_DIR taken over by another process (its
  * `service.lock` removed while this one ran: Services.ownershipLost) → graceful close, exit 1.
+ * `overrides`: as {@link startService}'s (tests that run this as a process with a part replaced).
  */
-export async function main(): Promise<void> {
+export async function main(overrides: ServicesOverrides = {}): Promise<void> {
   let started: Awaited<ReturnType<typeof startService>>;
   try {
-    started = await startService();
+    started = await startService(process.env, overrides);
   } catch (err) {
     const refusal = startRefusal(err);
     if (refusal === undefined) throw err;

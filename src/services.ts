@@ -22,7 +22,7 @@ import type { TurnEvent } from './runtime/events.js';
 import { createStreamTokens, type StreamTokens } from './http/stream-token.js';
 import { controlPlaneStores, type ControlPlaneStores } from './store/control-plane.js';
 import { turnEngine, type TurnEngine } from './store/turn-engine.js';
-import { keepOwnership, openDatabase, type Database } from './store/database.js';
+import { DataDirInUseError, keepOwnership, openDatabase, ownershipCheck, type Database } from './store/database.js';
 import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { PublishedEventLog } from './store/published-event-log.js';
 import { PgHomeLocks } from './store/postgres/pg-home-lock.js';
@@ -84,7 +84,9 @@ export interface Services {
   /**
    * Settles (never rejects) when this service lost DATA_DIR: its `service.lock` was removed or
    * replaced while it ran and another process locked the new one (another service started on the
-   * folder). The process should stop (src/main.ts does): two services would run the same turns.
+   * folder: DataDirInUseError), or what is at its path now cannot be locked (DatabaseFileError).
+   * From then on every write to `db` is refused (DataDirLostError), found before it commits. The
+   * process should stop (src/main.ts does): two services would run the same turns.
    */
   ownershipLost: Promise<Error>;
   /** Schedules, workflows and brain pages (SQLite on `db`, or Postgres with DATABASE_URL). */
@@ -140,6 +142,24 @@ export interface ServicesOverrides {
   assembleTools?: TurnServiceDeps['assembleTools'];
   /** Export spans here (synchronously) instead of the configured exporter; turns tracing on. */
   spanExporter?: SpanExporter;
+  /**
+   * Ms between looks at DATA_DIR/service.lock while nothing is written (default 2000; writes look
+   * before they commit anyway: src/store/database.ts keepOwnership). Tests set it long so that only
+   * the writes' looks can find the folder taken over.
+   */
+  ownershipCheckMs?: number;
+}
+
+/**
+ * The log line of a service that lost its DATA_DIR ({@link Services.ownershipLost}): another
+ * process holds the lock file now (`DataDirInUseError`), or what is at its path cannot be locked
+ * (`DatabaseFileError`, whose message says what it is and what to do).
+ */
+export function ownershipLostLine(dataDir: string, err: Error): string {
+  if (err instanceof DataDirInUseError) {
+    return `DATA_DIR ${dataDir} was taken over: its service.lock was removed or replaced while this service ran and another process holds it now; this service stops`;
+  }
+  return `DATA_DIR ${dataDir} can no longer be held: its service.lock was removed or replaced while this service ran and cannot be locked again (${err.message}); this service stops`;
 }
 
 /**
@@ -155,17 +175,22 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   // Checkpoints of the WAL on a worker thread (never on the event loop); failures logged once per streak.
   const walFailures = new FailureLog(log, 'SQLite WAL checkpoint', { level: 'warn' });
   const walCheckpointer = startWalCheckpointer(db, undefined, { onError: (err) => walFailures.failed(err), onCheckpoint: () => walFailures.succeeded() });
-  // DATA_DIR/service.lock is looked up every 2 s: removed or replaced, it is locked again; taken by
-  // another process meanwhile, this service must stop (ownershipLost).
+  // DATA_DIR/service.lock is looked up before every write and every 2 s: removed or replaced, it is
+  // locked again; taken by another process meanwhile (or replaced by something that cannot be
+  // locked), writes are refused and this service must stop (ownershipLost).
   let lose: (err: Error) => void = () => {};
   const ownershipLost = new Promise<Error>((resolve) => (lose = resolve));
-  const stopOwnershipWatch = keepOwnership(db, {
-    onRetaken: (file) => log.warn({ file }, `${file} was removed or replaced while this service runs; it is locked again (a service started on DATA_DIR meanwhile would have been let in: never remove it while a service runs)`),
-    onLost: (err) => {
-      log.error({ err: err.message }, `DATA_DIR ${config.DATA_DIR} was taken over: its service.lock was removed or replaced while this service ran and another process holds it now; this service stops`);
-      lose(err);
+  const stopOwnershipWatch = keepOwnership(
+    db,
+    {
+      onRetaken: (file) => log.warn({ file }, `${file} was removed or replaced while this service runs; it is locked again (a service started on DATA_DIR meanwhile would have been let in: never remove it while a service runs)`),
+      onLost: (err) => {
+        log.error({ err: err.message }, ownershipLostLine(config.DATA_DIR, err));
+        lose(err);
+      },
     },
-  });
+    overrides.ownershipCheckMs,
+  );
   const stores = controlPlaneStores(config, db, (err) => log.warn({ err }, 'an idle Postgres connection failed; the pool reconnects on next use'));
   // Failures of the Postgres wake-ups (LISTEN connection, NOTIFY, catch-up reads) are retried on
   // their own: each kind is logged once when it starts failing, then summarized, then `recovered`.
@@ -238,6 +263,7 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
   const turns = new DefaultTurnService({
     config,
     inputs,
+    checkOwnership: ownershipCheck(db),
     ...(followUpLock ? { followUpLock } : {}),
     store: turnStore,
     queue: turnQueue,

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { DomainError } from '../errors.js';
 
 export type Database = BetterSqlite3.Database;
 
@@ -18,72 +19,198 @@ export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
 /**
  * Attach `lockFile` as `owner` and write it once in exclusive locking mode: from then on the
- * connection holds that file's exclusive lock until it closes.
- * @throws the SQLite error (SQLITE_BUSY when another connection holds it).
+ * connection holds that file's exclusive lock until it closes (or detaches it). Returns the
+ * file's identity (device and inode) as locked. Refused, nothing stays attached.
+ * @throws SymlinkLockError for a symbolic link (it would lock or create whatever it points at);
+ *   NotALockFileError for a SQLite file holding tables besides `service_owner` (a copy of
+ *   `service.db`, say: used as the lock it would be changed); the SQLite error otherwise
+ *   (SQLITE_BUSY when another connection holds it, SQLITE_NOTADB, SQLITE_CANTOPEN for a folder).
  */
-function takeOwnership(db: Database, lockFile: string): void {
+function takeOwnership(db: Database, lockFile: string): { dev: number; ino: number } {
+  if (isSymlink(lockFile)) throw new SymlinkLockError(readLink(lockFile));
   db.prepare('ATTACH DATABASE ? AS owner').run(lockFile);
-  db.pragma('owner.locking_mode = EXCLUSIVE');
-  db.pragma('owner.journal_mode = MEMORY'); // written once; no journal file beside it
-  db.exec('CREATE TABLE IF NOT EXISTS owner.service_owner (pid INTEGER NOT NULL); DELETE FROM owner.service_owner');
-  db.prepare('INSERT INTO owner.service_owner (pid) VALUES (?)').run(process.pid);
+  try {
+    // What the service makes holds one table, service_owner; a new file is empty.
+    const held = db.prepare("SELECT name FROM owner.sqlite_master WHERE type = 'table' AND name <> 'service_owner' ORDER BY name").pluck().all() as string[];
+    if (held.length > 0) throw new NotALockFileError(held);
+    db.pragma('owner.locking_mode = EXCLUSIVE');
+    db.pragma('owner.journal_mode = MEMORY'); // written once; no journal file beside it
+    db.exec('CREATE TABLE IF NOT EXISTS owner.service_owner (pid INTEGER NOT NULL); DELETE FROM owner.service_owner');
+    db.prepare('INSERT INTO owner.service_owner (pid) VALUES (?)').run(process.pid);
+  } catch (err) {
+    try {
+      db.exec('DETACH DATABASE owner');
+    } catch {
+      // the error above says what went wrong
+    }
+    throw err;
+  }
   const st = fs.statSync(lockFile);
-  heldLocks.set(db, { file: lockFile, dev: st.dev, ino: st.ino });
+  return { dev: st.dev, ino: st.ino };
 }
 
-/** The lock file each owning connection holds, by device and inode (to see it removed or replaced). */
-const heldLocks = new WeakMap<Database, { file: string; dev: number; ino: number }>();
+/** The lock an owning connection ({@link openDatabase}) holds, and what became of it. */
+interface Ownership {
+  dataDir: string;
+  /** `DATA_DIR/service.lock`. */
+  file: string;
+  /** Device and inode of the file locked (to see it removed or replaced: another inode at its path). */
+  dev: number;
+  ino: number;
+  /** Set once the lock could not be taken again: every write is refused from then on. */
+  lost?: DataDirInUseError | DatabaseFileError;
+  /** Who is told (set by {@link keepOwnership}). */
+  watch?: OwnershipWatch;
+  /** True while the lock is being taken again (those statements are not checked). */
+  relocking: boolean;
+}
+
+const owners = new WeakMap<Database, Ownership>();
 
 /** What {@link keepOwnership} reports. */
 export interface OwnershipWatch {
   /** The lock file was removed or replaced while the service ran, and is locked again (nobody else had taken it). */
   onRetaken(file: string): void;
-  /** The lock file was removed or replaced and could not be locked again: another process holds it (another service started on the folder). */
+  /**
+   * The lock file was removed or replaced and could not be locked again: another process holds it
+   * (DataDirInUseError: another service started on the folder), or what is at its path now cannot
+   * be a lock (DatabaseFileError: a folder, a copy of a database, a symbolic link…). Called once,
+   * possibly from within a write that is then refused (so it must not write).
+   */
   onLost(err: DataDirInUseError | DatabaseFileError): void;
 }
 
 /**
- * Watch the lock file `db` holds ({@link openDatabase}): every `intervalMs` (default 2000) it is
- * looked up; when it was removed or replaced (another inode at its path), it is locked again at
- * once — so that a service started later on the folder is refused again — and `onRetaken` is
- * called; when that fails (another service took it meanwhile, or the path is no longer usable),
- * `onLost`, once, and the watch ends. As PostgreSQL's postmaster re-checks its
- * `postmaster.pid` and shuts down when it is gone (src/backend/utils/init/miscinit.c,
- * RecheckDataDirLockFile). A no-op for a connection that holds no lock. The timer does not keep
- * the process alive. Returns a function that stops the watch.
+ * Whether `db` (owning, with `own`) still owns its DATA_DIR, checked before each write
+ * ({@link fenceWrites}) and by {@link keepOwnership}'s timer: the lock file is looked up
+ * (`fs.statSync`, 3-5 µs); still the file locked, nothing more. Removed or replaced, it is locked
+ * again at once (`onRetaken`) — never waiting for a lock (the connection's busy_timeout would
+ * stop the event loop); when that fails, ownership is lost for good (`onLost`, once).
+ * @throws DataDirLostError when ownership is lost (now or before).
+ */
+function holdOwnership(db: Database, own: Ownership): void {
+  if (own.lost) throw new DataDirLostError(own.dataDir, own.lost);
+  if (own.relocking) return;
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(own.file, { throwIfNoEntry: false });
+  } catch {
+    // not found through a path that is not a folder any more, not searchable…: taken again below, or lost
+  }
+  if (st && st.dev === own.dev && st.ino === own.ino) return;
+  own.relocking = true;
+  const wait = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    db.exec('DETACH DATABASE owner');
+    Object.assign(own, takeOwnership(db, own.file));
+  } catch (err) {
+    own.lost = refusal(err, own.dataDir, own.file, 'lock');
+  } finally {
+    db.pragma(`busy_timeout = ${wait}`);
+    own.relocking = false;
+  }
+  if (own.lost) {
+    own.watch?.onLost(own.lost);
+    throw new DataDirLostError(own.dataDir, own.lost);
+  }
+  own.watch?.onRetaken(own.file);
+}
+
+/**
+ * Check ownership ({@link holdOwnership}) before every write of `db` that may commit: a write
+ * statement run outside a transaction (autocommit), every outermost transaction of
+ * `db.transaction` (before its BEGIN: the lock can be taken again only outside a transaction),
+ * every `db.exec`. Statements inside a transaction are covered by the transaction's check; reads
+ * (`readonly` statements) are not checked. So a service whose `service.lock` another process
+ * locked commits nothing more: the write throws {@link DataDirLostError} before anything is
+ * written, instead of going on until the next look of {@link keepOwnership}'s timer. What is left
+ * between a check and its commit is the synchronous run of that one statement or transaction (no
+ * other code runs in between); another service would have to take the lock within it and have
+ * read, changed and committed the turn's state already — its start alone, from the lock to its
+ * first read, takes milliseconds.
+ *
+ * Replaces `prepare`, `transaction` and `exec` of this connection object; `pragma` is not checked.
+ */
+function fenceWrites(db: Database, own: Ownership): void {
+  const check = () => {
+    if (!db.inTransaction) holdOwnership(db, own);
+  };
+  type Fn = (...args: unknown[]) => unknown;
+  const checked = <F extends Fn>(f: F): F =>
+    function (this: unknown, ...args: unknown[]) {
+      check();
+      return f.apply(this, args);
+    } as F;
+  const prepare = db.prepare;
+  const transaction = db.transaction;
+  const exec = db.exec;
+  Object.assign(db, {
+    prepare(this: Database, source: string) {
+      const st = prepare.call(this, source) as unknown as Record<'run' | 'get' | 'all' | 'iterate', Fn> & { readonly: boolean };
+      if (!st.readonly) for (const m of ['run', 'get', 'all', 'iterate'] as const) st[m] = checked(st[m]);
+      return st;
+    },
+    transaction(this: Database, fn: Fn) {
+      const t = transaction.call(this, fn) as unknown as Fn & Record<'deferred' | 'immediate' | 'exclusive', Fn>;
+      const own = checked(t) as typeof t;
+      for (const mode of ['deferred', 'immediate', 'exclusive'] as const) own[mode] = checked(t[mode]);
+      return Object.assign(own, { default: own, database: this });
+    },
+    exec: checked(exec as unknown as Fn),
+  });
+}
+
+/**
+ * A function checking that `db` still owns its DATA_DIR, as before each of its writes
+ * ({@link holdOwnership}: a lock file removed meanwhile is taken again), for an act that is no
+ * write but must not happen in a service that lost it: a turn run's model request
+ * (src/turns/turn-run.ts). A no-op for a connection that holds no lock, and inside a transaction
+ * (checked at its start).
+ * @throws DataDirLostError (from the function returned) when ownership is lost.
+ */
+export function ownershipCheck(db: Database): () => void {
+  const own = owners.get(db);
+  if (!own) return () => {};
+  return () => {
+    if (!db.inTransaction) holdOwnership(db, own);
+  };
+}
+
+/**
+ * Watch the lock file `db` holds ({@link openDatabase}) also while the service writes nothing:
+ * every `intervalMs` (default 2000) ownership is checked as before each write — the lock file
+ * removed or replaced (another inode at its path) is locked again at once, so that a service
+ * started later on the folder is refused again, and `onRetaken` is called; when that fails
+ * (another service took it meanwhile, or the path is no longer usable), `onLost`, once, and the
+ * watch ends. `watch` is also told when a write found it so (writes are checked whether or not a
+ * watch runs: {@link fenceWrites}); a loss found before this call is reported at once. As
+ * PostgreSQL's postmaster re-checks its `postmaster.pid` and shuts down when it is gone
+ * (src/backend/utils/init/miscinit.c, RecheckDataDirLockFile). A no-op for a connection that
+ * holds no lock. The timer does not keep the process alive. Returns a function that stops the
+ * watch (and its reports).
  */
 export function keepOwnership(db: Database, watch: OwnershipWatch, intervalMs = 2000): () => void {
-  const held = heldLocks.get(db);
-  if (!held) return () => {};
-  const dataDir = path.dirname(held.file);
+  const own = owners.get(db);
+  if (!own) return () => {};
+  own.watch = watch;
+  const stop = () => {
+    clearInterval(timer);
+    if (own.watch === watch) own.watch = undefined;
+  };
   const timer = setInterval(() => {
-    const now = heldLocks.get(db);
-    if (!now || !db.open) return stop();
-    let same = false;
+    if (!db.open || own.lost) return stop();
     try {
-      const st = fs.statSync(now.file);
-      same = st.dev === now.dev && st.ino === now.ino;
+      holdOwnership(db, own);
     } catch {
-      // removed
-    }
-    if (same) return;
-    // Never wait for a lock here (the connection's busy_timeout would stop the event loop).
-    const wait = db.pragma('busy_timeout', { simple: true }) as number;
-    db.pragma('busy_timeout = 0');
-    try {
-      db.exec('DETACH DATABASE owner');
-      takeOwnership(db, now.file);
-      watch.onRetaken(now.file);
-    } catch (err) {
-      heldLocks.delete(db);
-      stop();
-      watch.onLost(refusal(err, dataDir, now.file, 'lock'));
-    } finally {
-      db.pragma(`busy_timeout = ${wait}`);
+      stop(); // reported by holdOwnership
     }
   }, intervalMs);
   timer.unref();
-  const stop = () => clearInterval(timer);
+  if (own.lost) {
+    stop();
+    watch.onLost(own.lost);
+  }
   return stop;
 }
 
@@ -133,11 +260,10 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
       db.close();
       throw refusal(err, dataDir, file);
     }
+    let own: Ownership | undefined;
     if (opts.exclusive !== false) {
       try {
-        // A symbolic link would lock (or create) whatever it points at, not this folder's lock.
-        if (isSymlink(lockFile)) throw Object.assign(new Error(`it is a symbolic link (to ${fs.readlinkSync(lockFile)})`), { code: 'ELINK' });
-        takeOwnership(db, lockFile);
+        own = { dataDir, file: lockFile, ...takeOwnership(db, lockFile), relocking: false };
       } catch (err) {
         db.close();
         const refused = refusal(err, dataDir, lockFile, 'lock');
@@ -151,6 +277,10 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
     } catch (err) {
       db.close();
       throw refusal(err, dataDir, file);
+    }
+    if (own) {
+      owners.set(db, own);
+      fenceWrites(db, own); // from here on, every write first checks that this service still owns DATA_DIR
     }
   }
   db.pragma('synchronous = NORMAL');
@@ -184,6 +314,37 @@ export class DataDirInUseError extends Error {
         'give each instance its own DATA_DIR, or run several instances on one Postgres database (DATABASE_URL, README "Run several instances")',
     );
     this.name = 'DataDirInUseError';
+  }
+}
+
+/**
+ * 503 `shutting_down`: a write of a service that no longer owns its DATA_DIR — its
+ * `service.lock` was removed or replaced while it ran and could not be locked again
+ * ({@link keepOwnership}; `cause`, the {@link DataDirInUseError} or {@link DatabaseFileError}, says
+ * why) — was refused before anything was written. The service stops (exit 1, src/main.ts); a turn
+ * run that meets it stops without ending its turn (the service that owns the folder now runs it).
+ */
+export class DataDirLostError extends DomainError {
+  constructor(
+    readonly dataDir: string,
+    cause: DataDirInUseError | DatabaseFileError,
+  ) {
+    super('shutting_down', `this service no longer owns DATA_DIR ${dataDir} and is stopping, so nothing was written: ${cause.message}`, 503);
+    this.cause = cause;
+  }
+}
+
+/** A `service.lock` that is a symbolic link (to `target`). */
+class SymlinkLockError extends Error {
+  constructor(readonly target: string) {
+    super(`it is a symbolic link to ${target}`);
+  }
+}
+
+/** A `service.lock` that is a SQLite file holding tables `names` (besides `service_owner`): not a lock file the service made. */
+class NotALockFileError extends Error {
+  constructor(readonly names: string[]) {
+    super(`it holds ${names.length === 1 ? 'a table' : 'tables'}: ${names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ')}`);
   }
 }
 
@@ -222,7 +383,10 @@ function databaseFileProblem(file: string, err: unknown, kind: 'database' | 'loc
   if (kind === 'lock') {
     const holdsNothing = 'it only marks the folder as held by a running service and holds no data; the service creates it again';
     if (isFolder(file)) return `${file} is a folder, not the service's lock file (${why}): with no service running on this DATA_DIR, remove it (${holdsNothing}) ${elsewhere}`;
-    if (code === 'ELINK') return `${file} is a symbolic link, not the service's lock file (${why}): with no service running on this DATA_DIR, remove the link (${holdsNothing}) ${elsewhere}`;
+    if (err instanceof SymlinkLockError) return `${file} is a symbolic link (to ${err.target}), not the service's lock file: with no service running on this DATA_DIR, remove the link (${holdsNothing}) ${elsewhere}`;
+    if (err instanceof NotALockFileError) {
+      return `${file} is a SQLite database with data (${err.message}), not the service's lock file (which holds only the table service_owner) — a copy of service.db?: with no service running on this DATA_DIR, move it away (keep it if you need what it holds; the service creates its lock file again) ${elsewhere}`;
+    }
     if (code === 'SQLITE_NOTADB') return `${file} is not the service's lock file, a SQLite file (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
     return `cannot use the lock file ${file} (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
   }
@@ -244,6 +408,15 @@ function notWritable(files: { f: string; owner: number }[], why: string, elsewhe
   const fix = ours ? `chmod u+rw ${names.join(' ')}` : `chown ${uid ?? '<user>'} ${names.join(' ')}`;
   const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : names[0];
   return `${list} cannot be read and written by this user${whose} (${why}): fix ${files.length > 1 ? 'their' : 'its'} owner or mode (e.g. ${fix}) ${elsewhere}`;
+}
+
+/** Where symbolic link `file` points (as stored), or `?` when it cannot be read. */
+function readLink(file: string): string {
+  try {
+    return fs.readlinkSync(file);
+  } catch {
+    return '?';
+  }
 }
 
 function isSymlink(file: string): boolean {

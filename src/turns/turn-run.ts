@@ -17,7 +17,8 @@
  * stored only while the run still holds the lease. A refused write (`lease_lost`: another instance
  * took the turn over while this one's connection hung, say) stops the run like a lost lease, not
  * like a storage failure: its signal is aborted (the model stream is no longer read), nothing more
- * is written, the turn is left to its new holder.
+ * is written, the turn is left to its new holder. So does a write refused on SQLite because another
+ * service took DATA_DIR over (`DataDirLostError`, src/store/database.ts): that one runs the turn.
  *
  * A run stopped by shutdown (or whose lease was lost) does not end the turn: no terminal event,
  * the lease is released (or left to its new owner) and the turn resumes from its checkpoint. The
@@ -50,6 +51,7 @@ import type { EventLog } from '../store/event-log.js';
 import type { TurnStore } from '../store/turn-store.js';
 import type { ApprovalStore } from '../store/approval-store.js';
 import { isLeaseLost, type LeaseFence } from '../store/lease-fence.js';
+import { DataDirLostError } from '../store/database.js';
 import { effectivePolicy } from './approvals/policy.js';
 import { createTurnApprovalGate } from './approvals/turn-gate.js';
 import { forgetStoredUsage, watchRequests } from './cut-requests.js';
@@ -85,6 +87,13 @@ export interface TurnRunDeps {
   approvals?: ApprovalStore;
   /** Steering messages, applied at round boundaries (absent: none). */
   inputs?: TurnInputs;
+  /**
+   * Throws when this service may no longer write its database — SQLite: another service took
+   * DATA_DIR over (`DataDirLostError`, src/store/database.ts `ownershipCheck`). Called before each
+   * model request of a run, so a run whose service lost DATA_DIR sends none: its round's writes
+   * are committed after the request starts (write-behind) and would find it too late. Absent: not checked.
+   */
+  checkOwnership?: () => void;
   log?: { info: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
 }
 
@@ -104,8 +113,12 @@ export interface RunControl {
    * is stored only while the lease is held (src/store/lease-fence.ts). Absent: writes are not fenced.
    */
   fence?: LeaseFence;
-  /** Called once when a store refused a write of this run because it no longer holds the lease; logs it. */
-  loseLease?(): void;
+  /**
+   * Called once when a store refused a write of this run because it no longer holds the lease (or
+   * its service no longer owns DATA_DIR); logs it.
+   * @param why how the run learned it, for the log line (default: a write of the run was refused).
+   */
+  loseLease?(why?: string): void;
   /** Resolves when turn `id` has finished (for `previous_turn_id`). */
   waitFinished(id: string, signal: AbortSignal): Promise<void>;
 }
@@ -185,11 +198,12 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
    * lease: the run stops as after a lost lease — not retried, not paused as a storage failure.
    */
   const refused = (err: unknown): boolean => {
-    // A closed stream (its terminal event stored) also means the turn is not this run's any more.
-    if (!isLeaseLost(err) && !(isDomainError(err) && err.code === 'stream_closed')) return false;
+    // A closed stream (its terminal event stored) also means the turn is not this run's any more;
+    // so does a write refused because another service took this one's DATA_DIR over (SQLite).
+    if (!isLeaseLost(err) && !(isDomainError(err) && err.code === 'stream_closed') && !(err instanceof DataDirLostError)) return false;
     if (!fencedOut) {
       fencedOut = true;
-      if (c.loseLease) c.loseLease(); // logs it
+      if (c.loseLease) c.loseLease(err instanceof DataDirLostError ? 'another service took DATA_DIR over and resumes the turn' : undefined); // logs it
       else d.log?.info({ turn_id: id }, "a write of the run was refused: it no longer holds the turn's lease (another instance took the turn over); the run stops");
       c.controller.abort(new Error('lease lost'));
     }
@@ -288,7 +302,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
    */
   const detach = async (): Promise<'detached'> => {
     if (requestSinceCheckpoint && storeLost === undefined && !lostLease()) {
-      await forgetStoredUsage(d.checkpoints, id, c.fence).catch((err: unknown) => d.log?.error({ err, turn_id: id }, 'marking the usage of a stopped turn unknown failed'));
+      await forgetStoredUsage(d.checkpoints, id, c.fence).catch((err: unknown) => void (refused(err) || d.log?.error({ err, turn_id: id }, 'marking the usage of a stopped turn unknown failed')));
     }
     return 'detached';
   };
@@ -383,7 +397,15 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     try {
       result = await d.runTurn({
         turnId: id,
-        model: watchRequests(request.model_api && d.modelFor ? d.modelFor(request.model_api) : d.model, () => (requestSinceCheckpoint = true)),
+        model: watchRequests(request.model_api && d.modelFor ? d.modelFor(request.model_api) : d.model, () => {
+          try {
+            d.checkOwnership?.();
+          } catch (err) {
+            refused(err); // the run stops; the request is not sent
+            throw err;
+          }
+          requestSinceCheckpoint = true;
+        }),
         modelName: rec.model,
         instructions,
         input: state.transcript,
@@ -412,7 +434,12 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
           }
           requestSinceCheckpoint = false;
           current = s;
-          if (!next && Date.now() - progressAt >= PROGRESS_EVERY_MS) await writeProgress(s);
+          // A refused write stops the run here (the loop ignores a checkpoint hook's errors).
+          if (!next && Date.now() - progressAt >= PROGRESS_EVERY_MS) {
+            await writeProgress(s).catch((err: unknown) => {
+              if (!refused(err)) throw err;
+            });
+          }
         },
         options: {
           parallelLimit: d.config.PARALLEL_TOOL_LIMIT,

@@ -16,6 +16,7 @@ import type { LeaseFence } from '../store/lease-fence.js';
 import type { TurnQueue } from '../store/turn-queue.js';
 import { runClaimedTurn, type RunControl, type TurnRunDeps } from './turn-run.js';
 import { FailureLog } from '../failure-log.js';
+import { DataDirLostError } from '../store/database.js';
 
 export const HEARTBEAT_MS = 1000;
 /** How long a turn that cannot start yet (its previous turn is active) stays out of the queue. */
@@ -194,7 +195,7 @@ export class TurnRunner {
       detached: () => (this.stopping || entry.lost) && !entry.cancelRequested,
       leaseLost: () => entry.lost,
       ...(entry.fence ? { fence: entry.fence } : {}),
-      loseLease: () => this.loseLease(entry, 'a write of the run was refused'),
+      loseLease: (why) => this.loseLease(entry, why ?? 'a write of the run was refused'),
       waitFinished: this.d.waitFinished,
     };
     entry.done = runClaimedTurn(this.d, id, control)
@@ -209,7 +210,10 @@ export class TurnRunner {
         else if (end === 'deferred') await this.d.queue.defer(id, this.d.owner, Date.now() + DEFER_MS);
         else await this.d.queue.finish(id, this.d.owner);
       })
-      .catch((err) => this.d.log?.error({ err, turn_id: id }, 'turn run crashed'))
+      .catch((err) => {
+        // DATA_DIR taken over (logged once, the service stops): the turn is the new owner's.
+        if (!(err instanceof DataDirLostError)) this.d.log?.error({ err, turn_id: id }, 'turn run crashed');
+      })
       .finally(() => {
         if (this.running.get(id) === entry) this.running.delete(id);
         this.d.onRunEnded(id);

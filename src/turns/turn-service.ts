@@ -150,6 +150,13 @@ export interface TurnServiceDeps {
   followUpLock?: FollowUpLock;
   /** After a run paused (`waiting`): queue it again if what it waits for arrived meanwhile. */
   onWaiting?: (id: string) => Promise<void>;
+  /**
+   * Throws when this service may no longer write its database — SQLite: another service took
+   * DATA_DIR over (`DataDirLostError`, src/store/database.ts `ownershipCheck`). Called before each
+   * model request of a run, so a run whose service lost DATA_DIR sends none: its round's writes
+   * are committed after the request starts (write-behind) and would find it too late. Absent: not checked.
+   */
+  checkOwnership?: () => void;
   log?: { info: (o: object, m?: string) => void; warn: (o: object, m?: string) => void; error: (o: object, m?: string) => void };
 }
 

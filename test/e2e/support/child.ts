@@ -17,6 +17,8 @@ export interface SpawnServiceOptions {
    * (fd ≥ 3): the service gets them without close-on-exec, as from a shell's `exec 200<>file`.
    */
   inheritFds?: Record<number, number>;
+  /** The script to run instead of src/main.ts (a path from the repository root), e.g. one calling main() with overrides. */
+  entry?: string;
 }
 
 /** `as`: run the service as this host uid/gid (the caller must be root), e.g. to test a non-root service. */
@@ -31,7 +33,7 @@ export function spawnService(env: Record<string, string>, as?: { uid: number; gi
     stdio[at] = fd;
   }
   // One process (node with the tsx loader), so a kill reaches the service itself.
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts')], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.resolve(ROOT, opts.entry ?? 'src/main.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio,
