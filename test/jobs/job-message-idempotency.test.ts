@@ -6,30 +6,17 @@
  * `idempotency_key_reused` naming the job.
  */
 import { describe, expect, it } from 'vitest';
-import { functionCall, message } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from '../e2e/support/service.js';
 import { readSse } from '../e2e/support/sse-client.js';
 import { validateResponse } from '../e2e/support/spec.js';
-import { job, lastToolOutput, routedEntries, waitFor } from './support.js';
+import { heldWork } from '../e2e/support/held-work.js';
+import { job, waitFor } from './support.js';
 
 const harness = useScriptedService();
 
 describe('a message to a job with an Idempotency-Key', () => {
   it('is delivered once; a repeat answers the first delivery with the job as it is now; another body is 409', async () => {
-    const main = 'idem: start a job that asks';
-    const task = 'idem task: ask once, then finish';
-    let jobId = '';
-    harness.model.push(
-      ...routedEntries({
-        [main]: [
-          { output: [functionCall('create_background_job', { title: 'Asks', task, notify: false })] },
-          (body) => ((jobId = lastToolOutput(body).job_id), { output: [message('started')] }),
-        ],
-        [task]: [{ output: [functionCall('clarify', { question: 'Which file?' })] }, { output: [message('done with notes.txt')] }],
-      }),
-    );
-    expect((await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'jobs-idem', tools: ['jobs'] })).body.status).toBe('completed');
-    await waitFor(async () => ((await job(harness.svc.url, jobId)).status === 'waiting_on_user' ? true : undefined), 30_000);
+    const jobId = await heldWork(harness, 'idem', 'jobs-idem').waitingJob('done with notes.txt');
 
     const key = { 'idempotency-key': 'answer-once' };
     const send = (id: string, text: string) => api(harness.svc.url, 'POST', `/v1/jobs/${id}/messages`, { message: text }, key);

@@ -10,7 +10,8 @@ import { functionCall, message, type ResponsesRequestBody } from '../support/scr
 import { api, useScriptedService } from '../e2e/support/service.js';
 import { readSse } from '../e2e/support/sse-client.js';
 import { validateComponent, validateResponse } from '../e2e/support/spec.js';
-import { job, lastToolOutput, routedEntries, waitFor } from '../jobs/support.js';
+import { heldWork } from '../e2e/support/held-work.js';
+import { job, waitFor } from '../jobs/support.js';
 
 const harness = useScriptedService();
 
@@ -92,20 +93,7 @@ describe('the text of a steering message', () => {
   }, 60_000);
 
   it('a job takes it as content as well as message; neither, two different texts or one over 100000 characters is 400', async () => {
-    const main = 'names: start a job that asks';
-    const task = 'names task: ask once, then finish';
-    let jobId = '';
-    harness.model.push(
-      ...routedEntries({
-        [main]: [
-          { output: [functionCall('create_background_job', { title: 'Asks', task, notify: false })] },
-          (body) => ((jobId = lastToolOutput(body).job_id), { output: [message('started')] }),
-        ],
-        [task]: [{ output: [functionCall('clarify', { question: 'Which file?' })] }, { output: [message('done with notes.txt')] }],
-      }),
-    );
-    expect((await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: 'names-job', tools: ['jobs'] })).body.status).toBe('completed');
-    await waitFor(async () => ((await job(harness.svc.url, jobId)).status === 'waiting_on_user' ? true : undefined), 30_000);
+    const jobId = await heldWork(harness, 'names', 'names-job').waitingJob('done with notes.txt');
     const post = (body: object) => api(harness.svc.url, 'POST', `/v1/jobs/${jobId}/messages`, body);
 
     expect((await post({})).body.error).toEqual(NEITHER);

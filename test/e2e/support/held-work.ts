@@ -14,8 +14,12 @@ import { api, type ScriptedServiceHarness } from './service.js';
 export function heldWork(harness: ScriptedServiceHarness, prefix: string, agentId: string) {
   let n = 0;
   return {
-    /** A background job (started by a main turn, notify off) that asks a question and waits on the answer. @returns its id. */
-    async waitingJob(): Promise<string> {
+    /**
+     * A background job (started by a main turn, notify off) that asks a question and waits on the
+     * answer; once answered, its task's model says `answer` (omitted: no entry, the job stays
+     * waiting). @returns its id.
+     */
+    async waitingJob(answer?: string): Promise<string> {
       const main = `${prefix}: start a job #${++n}`;
       const task = `${prefix} task: ask a question #${n}`;
       let jobId = '';
@@ -28,7 +32,7 @@ export function heldWork(harness: ScriptedServiceHarness, prefix: string, agentI
               return { output: [message('started')] };
             },
           ],
-          [task]: [{ output: [functionCall('clarify', { question: 'Which one?' })] }],
+          [task]: [{ output: [functionCall('clarify', { question: 'Which one?' })] }, ...(answer === undefined ? [] : [{ output: [message(answer)] }])],
         }),
       );
       const turn = await api(harness.svc.url, 'POST', '/v1/turns?wait=true', { input: main, agent_id: agentId, tools: ['jobs'] });
