@@ -554,26 +554,22 @@ function statedMessage(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Most characters of the JSON of a provider error's `message` that is not a string ({@link messageFieldText}). */
-export const MESSAGE_JSON_MAX_CHARS = 1000;
-
 /**
  * What a provider error's `message` field says, as text: a non-empty string as it came; another
- * value but null (an object such as `{"text": "…"}`, a list, a number) as its JSON, at most
- * {@link MESSAGE_JSON_MAX_CHARS} characters ({@link boundText}) — as the openai SDK writes a
- * non-string message into an HTTP error's (core/error.ts `makeMessage`); undefined when it has
- * none (absent, null or ''). Secrets are removed later, as from any provider text (clean-errors.ts).
+ * value but null (an object such as `{"text": "…"}`, a list, a number) as its JSON — as the openai
+ * SDK writes a non-string message into an HTTP error's (core/error.ts `makeMessage`); undefined
+ * when it has none (absent, null or ''). Not bounded here: secrets are removed first and the text
+ * is bounded after, as any provider text (clean-errors.ts `cleanErrorText`) — a cut made before
+ * would split a secret that straddles it, and its first part would no longer match.
  */
 export function messageFieldText(message: unknown): string | undefined {
   if (typeof message === 'string') return message || undefined;
   if (message === undefined || message === null) return undefined;
-  let json: string | undefined;
   try {
-    json = JSON.stringify(message);
+    return JSON.stringify(message);
   } catch {
-    json = undefined; // a BigInt or a cycle: never from JSON.parse, but said rather than thrown
+    return String(message); // a BigInt or a cycle: never from JSON.parse, but said rather than thrown
   }
-  return boundText(json ?? String(message), MESSAGE_JSON_MAX_CHARS);
 }
 
 /** What an error's message reads when the provider's error states none: never its code, which the error carries already. */

@@ -182,7 +182,11 @@ describe('secrets in a provider error', () => {
       const cut = await failedTurn(svc);
       expect(cut.code).toBe('x');
       expect(cut.message).toMatch(new RegExp(`^${says.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\{"lines":\\["line 0","line 1",.*… \\[truncated \\d+ characters\\]$`));
-      expect(cut.message.length).toBeLessThan(says.length + 1100);
+      expect(cut.message.length).toBeLessThan(says.length + 4100);
+      // A key that straddles where a cut before the redaction would have fallen is redacted whole.
+      server.push({ httpError: { status: 200, body: { error: { message: { k: `${'x'.repeat(987)}${KEY}${'y'.repeat(50)}` }, code: 'x' } } } });
+      const straddling = await failedTurn(svc);
+      expect(straddling.message).toBe(`${says}{"k":"${'x'.repeat(987)}[redacted:OPENAI_API_KEY]${'y'.repeat(50)}"}`);
       server.push(without);
       expect(await failedTurn(svc)).toEqual({ code: 'x', message: `${says}the error came without message text` });
     }
