@@ -77,8 +77,15 @@ export class FailureLog {
     return this.failures;
   }
 
-  /** Record a failed attempt; logs it only when it starts a run of failures, is a new error, or a summary is due. */
+  /**
+   * Record a failed attempt; logs it only when it starts a run of failures, is a new error, or a
+   * summary is due. An error with code `shutting_down` (the service is stopping: a write refused
+   * after another service took DATA_DIR over, src/store/database.ts `DataDirLostError`, or a
+   * request met during shutdown) is no failure of `<what>`: it is neither counted nor logged (the
+   * stop is logged where it is decided), so no `recovered` line follows it either.
+   */
   failed(err: unknown, fields: object = {}): void {
+    if ((err as { code?: unknown } | null)?.code === 'shutting_down') return;
     const now = this.now();
     this.failures++;
     if (this.failures === 1) {

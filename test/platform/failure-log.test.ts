@@ -31,6 +31,15 @@ describe('FailureLog', () => {
     expect(lines.at(-1)).toMatchObject({ msg: 'scheduler tick failed', obj: { attempts: 1 } });
   });
 
+  it('neither counts nor logs an error saying the service is stopping (code shutting_down), so no recovered line follows it', () => {
+    const { lines, log } = recorder();
+    const f = new FailureLog(log, 'claiming turns');
+    f.failed(Object.assign(new Error('this service no longer owns DATA_DIR /d and is stopping'), { code: 'shutting_down' }));
+    f.succeeded();
+    expect(lines).toEqual([]);
+    expect(f.attempts).toBe(0);
+  });
+
   it('logs at warn when asked', () => {
     const { lines, log } = recorder();
     new FailureLog(log, 'renewing workflow leases', { level: 'warn' }).failed(new Error('x'));
