@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { DomainError } from '../errors.js';
+import { escapeUnsafeChars } from '../unsafe-chars.js';
 
 export type Database = BetterSqlite3.Database;
 
@@ -336,15 +337,20 @@ export class DataDirLostError extends DomainError {
 
 /** A `service.lock` that is a symbolic link (to `target`). */
 class SymlinkLockError extends Error {
-  constructor(readonly target: string) {
-    super(`it is a symbolic link to ${target}`);
+  /** The link's target as messages show it (control, invisible and bidi characters escaped: a start refusal is one line). */
+  readonly target: string;
+  constructor(target: string) {
+    const shown = escapeUnsafeChars(target);
+    super(`it is a symbolic link to ${shown}`);
+    this.target = shown;
   }
 }
 
 /** A `service.lock` that is a SQLite file holding tables `names` (besides `service_owner`): not a lock file the service made. */
 class NotALockFileError extends Error {
   constructor(readonly names: string[]) {
-    super(`it holds ${names.length === 1 ? 'a table' : 'tables'}: ${names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', ')}`);
+    const shown = names.map(escapeUnsafeChars); // table names are anyone's text: one line, nothing that acts on a terminal
+    super(`it holds ${names.length === 1 ? 'a table' : 'tables'}: ${shown.length > 5 ? `${shown.slice(0, 5).join(', ')} and ${shown.length - 5} more` : shown.join(', ')}`);
   }
 }
 
@@ -387,7 +393,7 @@ function databaseFileProblem(file: string, err: unknown, kind: 'database' | 'loc
     if (err instanceof NotALockFileError) {
       return `${file} is a SQLite database with data (${err.message}), not the service's lock file (which holds only the table service_owner) — a copy of service.db?: with no service running on this DATA_DIR, move it away (keep it if you need what it holds; the service creates its lock file again) ${elsewhere}`;
     }
-    if (code === 'SQLITE_NOTADB') return `${file} is not the service's lock file, a SQLite file (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
+    if (code === 'SQLITE_NOTADB') return `${file} is not a SQLite file, so not the service's lock file (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
     return `cannot use the lock file ${file} (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
   }
   if (isFolder(file)) return `${file} is a folder, not a SQLite database file (${why}): move it away (the service creates its database there) ${elsewhere}`;

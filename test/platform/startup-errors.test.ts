@@ -306,7 +306,7 @@ describe('an unusable DATA_DIR/service.db is refused with one line naming the fi
     const b = await refusal({ DATA_DIR: garbage });
     expect(b.code).toBe(2);
     expect(b.lines).toEqual([
-      `refusing to start: ${garbage}/service.lock is not the service's lock file, a SQLite file (SQLITE_NOTADB: file is not a database): with no service running on this DATA_DIR, delete it (it only marks the folder as held by a running service and holds no data; the service creates it again) or point DATA_DIR at another folder`,
+      `refusing to start: ${garbage}/service.lock is not a SQLite file, so not the service's lock file (SQLITE_NOTADB: file is not a database): with no service running on this DATA_DIR, delete it (it only marks the folder as held by a running service and holds no data; the service creates it again) or point DATA_DIR at another folder`,
     ]);
     // service.db is untouched, and once the lock file is deleted the service starts on it.
     rmSync(path.join(garbage, 'service.lock'));

@@ -185,6 +185,12 @@ it('a service.lock that is a symbolic link is refused, naming the link, and noth
   expect(existsSync(target)).toBe(false);
 });
 
+it('the refusal of a symbolic link shows its target on one line, a bidirectional control or line break in it escaped', () => {
+  const dir = tmp();
+  symlinkSync('/x/evil\u202e\nname', path.join(dir, 'service.lock'));
+  expect(() => openDatabase(dir).close()).toThrow(`${dir}/service.lock is a symbolic link (to /x/evil\\u202E\\u000Aname), not the service's lock file`);
+});
+
 it('a running service whose service.lock was replaced by a folder stops with exit 1, saying what is there (not that another process holds it)', { timeout: 40_000 }, async () => {
   await withLockRemoved(async (a, dataDir) => {
     mkdirSync(path.join(dataDir, 'service.lock'));
