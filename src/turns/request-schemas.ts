@@ -62,7 +62,8 @@ export const SteeringMessageBody = z
     const { content, message } = ctx.value;
     if (content === undefined && message === undefined) {
       ctx.issues.push({ code: 'custom', path: ['content'], input: undefined, message: 'is required: send the message text as content (message is accepted as another name for it)' });
-    } else if (content !== undefined && message !== undefined && content !== message) {
+    } else if (content !== undefined && message !== undefined && content !== message && !ctx.issues.some((i) => i.path?.[0] === 'content' || i.path?.[0] === 'message')) {
+      // (Only when both are valid texts: a field refused already says what is wrong with it.)
       ctx.issues.push({ code: 'custom', path: ['message'], input: message, message: 'is another name for content, and the two hold different texts: send the text once, as content' });
     }
   })

@@ -53,6 +53,11 @@ describe('the text of a steering message', () => {
     const different = await post({ content: 'one text', message: 'another text' });
     expect(different.status).toBe(400);
     expect(different.body.error).toEqual(DIFFERENT);
+    // A blank alias beside a text is refused for being blank, once, not also as a different text.
+    const blank = await post({ content: 'one text', message: '' });
+    expect(blank.status).toBe(400);
+    expect(blank.body.error.details.map((d: { path: string }) => d.path)).toEqual(['message']);
+    expect(blank.body.error.message).not.toContain('different texts');
     // Only the two names: another field is still refused, naming the accepted ones.
     const other = await post({ text: 'hi' });
     expect(other.status).toBe(400);
