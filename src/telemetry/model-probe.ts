@@ -115,7 +115,8 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
         return { reachable: false, check: 'unreachable', reason };
       }
       if ((res.ok || res.status === 403) && (html || sniffed)) {
-        const sent = html ? 'text/html' : `an HTML page sent as ${type.split(';')[0].trim() || 'no content type'}`;
+        const declared = type.split(';')[0].trim();
+        const sent = html ? 'text/html' : declared ? `an HTML page sent as ${declared}` : 'an HTML page sent without a content type';
         const page = `${where} answers GET /models with a web page (HTTP ${res.status}, ${sent}), not the API`;
         const reason = res.ok
           ? `${page}: check OPENAI_BASE_URL, which usually ends in /v1`

@@ -152,15 +152,15 @@ describe('GET /readyz and the answer of GET <base>/models', () => {
   it('a 2xx or 403 HTML page sent as text/plain or without a content type: not ready, "not_api", naming the type it came as; a plain-text 403 stays reachable', async () => {
     const page = '\n  <!DOCTYPE html>\n<html><head><title>Access Denied</title></head><body>Request blocked by the firewall.</body></html>';
     for (const [status, headers, body, sent] of [
-      [403, { 'content-type': 'text/plain; charset=utf-8' }, page, 'text/plain'],
-      [403, {}, '<!-- block page -->\n<HTML lang="en"><body>Blocked</body></HTML>', 'no content type'],
-      [200, { 'content-type': 'text/plain' }, `<html>${'x'.repeat(1 << 20)}</html>`, 'text/plain'],
+      [403, { 'content-type': 'text/plain; charset=utf-8' }, page, 'an HTML page sent as text/plain'],
+      [403, {}, '<!-- block page -->\n<HTML lang="en"><body>Blocked</body></HTML>', 'an HTML page sent without a content type'],
+      [200, { 'content-type': 'text/plain' }, `<html>${'x'.repeat(1 << 20)}</html>`, 'an HTML page sent as text/plain'],
     ] as const) {
       const r = await readyz((res) => res.writeHead(status, headers).end(body));
       expect(r.status, sent).toBe(503);
       expect(r.body.error.details.checks, sent).toMatchObject({ database: 'ok', model: 'not_api' });
       expect(r.body.error.message, sent).toMatch(
-        new RegExp(`^the model endpoint ${r.base.replace(/[.]/g, '\\.')} answers GET /models with a web page \\(HTTP ${status}, an HTML page sent as ${sent}\\), not the API[: —]`),
+        new RegExp(`^the model endpoint ${r.base.replace(/[.]/g, '\\.')} answers GET /models with a web page \\(HTTP ${status}, ${sent}\\), not the API[: —]`),
       );
     }
     for (const body of ['Forbidden', 'access to <html> pages is denied']) {
