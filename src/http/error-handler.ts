@@ -219,7 +219,11 @@ const MAX_SHOWN_PATH_CHARS = 120;
  */
 function pathForDisplay(path: string): string {
   if (path.length <= MAX_SHOWN_PATH_CHARS) return escapeUnsafeChars(path);
-  return `${escapeUnsafeChars(keepHead(path, MAX_SHOWN_PATH_CHARS))}… (${path.length} characters)`;
+  let head = keepHead(path, MAX_SHOWN_PATH_CHARS);
+  // Not in the middle of a percent-escape (`%E2` cut to `%E`): the cut goes before it.
+  const pct = head.lastIndexOf('%');
+  if (pct >= head.length - 2 && pct >= 0) head = head.slice(0, pct);
+  return `${escapeUnsafeChars(head)}… (${path.length} characters)`;
 }
 
 /** `items` as an English list with "or": `GET`, `GET or HEAD`, `GET, HEAD or POST`. */

@@ -278,6 +278,10 @@ describe('the 404 of an unknown path', () => {
     const encoded = await api(harness.svc.url, 'GET', '/v1/x%1B%5B31m%E2%80%AE%00');
     expect(encoded.status).toBe(404);
     expect(encoded.body.error.message).toBe('no route GET /v1/x%1B%5B31m%E2%80%AE%00: check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has');
+    // The cut never splits a percent-escape: one that would straddle the 120th character goes whole.
+    const escaped = `/v1/nothing/${'a'.repeat(106)}%E2%80%AE${'c'.repeat(100)}`; // %E2 at characters 119-121
+    const cut = await api(harness.svc.url, 'GET', escaped);
+    expect(cut.body.error.message).toBe(`no route GET /v1/nothing/${'a'.repeat(106)}… (${escaped.length} characters): check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has`);
   });
 });
 
