@@ -48,11 +48,25 @@ function whyNot(value: string, p: NamePattern): string {
       const suggestion = value.toLowerCase();
       return `${quoteForDisplay(bad)} is not allowed: use lower case${p.pattern.test(suggestion) ? `, ${quoteForDisplayClipped(suggestion)}` : ''}`;
     }
-    return `${quoteForDisplay(bad)} is not allowed`;
+    return `${showChar(bad)} is not allowed`;
   }
   const head = String.fromCodePoint(value.codePointAt(0)!);
   if (!p.first.test(head)) return `it may not start with ${quoteForDisplay(head)}`;
   return `it has ${value.length} characters`;
+}
+
+/**
+ * One character of a refused name as a message shows it: printable ASCII quoted (`" "`); a
+ * visible letter, digit, punctuation or symbol beyond ASCII quoted with its code point (`"é"
+ * (U+00E9)`); anything else — a combining mark on its own, a joiner, a format or control
+ * character, a space other than U+0020 — by its code point alone (`U+0301`), since quoted it
+ * would show as nothing or merge with the quote.
+ */
+function showChar(ch: string): string {
+  const cp = ch.codePointAt(0)!;
+  const code = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (cp >= 0x20 && cp <= 0x7e) return quoteForDisplay(ch);
+  return /^[\p{L}\p{N}\p{P}\p{S}]$/u.test(ch) ? `${quoteForDisplay(ch)} (${code})` : code;
 }
 
 /**

@@ -26,9 +26,14 @@ describe('a brain page slug that fails its pattern', () => {
   it('is refused showing the slug, escaped, what is allowed and what is wrong with it', async () => {
     const cases: [string, string][] = [
       ['Deploy%20guide', `${SLUG_RULE} got "Deploy guide": " " is not allowed`],
-      ['%E2%80%AEexe.txt', `${SLUG_RULE} got "\\u202Eexe.txt": "\\u202E" is not allowed`],
+      ['%E2%80%AEexe.txt', `${SLUG_RULE} got "\\u202Eexe.txt": U+202E is not allowed`],
       ['-notes', `${SLUG_RULE} got "-notes": it may not start with "-"`],
       ['a%22b%5C', `${SLUG_RULE} got "a\\"b\\\\": "\\"" is not allowed`],
+      // A visible character beyond ASCII is quoted with its code point; a combining mark or a
+      // joiner, which would show as nothing or merge with the quote, by its code point alone.
+      ['caf%C3%A9', `${SLUG_RULE} got "café": "é" (U+00E9) is not allowed`],
+      ['cafe%CC%81', `${SLUG_RULE} got "cafe\u0301": U+0301 is not allowed`],
+      ['a%E2%80%8Db', `${SLUG_RULE} got "a\u200Db": U+200D is not allowed`],
     ];
     for (const [slug, detail] of cases) {
       for (const method of ['PUT', 'GET', 'DELETE'] as const) {
@@ -72,7 +77,7 @@ describe('a skill name that fails its pattern', () => {
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error).toEqual({
       code: 'invalid_skill',
-      message: `SKILL.md frontmatter "name" ${SKILL_RULE} got "pdf\\u000Atools": "\\u000A" is not allowed`,
+      message: `SKILL.md frontmatter "name" ${SKILL_RULE} got "pdf\\u000Atools": U+000A is not allowed`,
       details: { file: 'SKILL.md', field: 'name' },
     });
   });
