@@ -211,6 +211,30 @@ describe('MCP servers of a skill through mcporter', () => {
     }
   });
 
+  it('a SKILL_SECRETS edit with a token pasted without NAME= or after "NAME: " is refused in the log by line numbers, never a part of the token', async () => {
+    const before = warnings().length;
+    const b64 = 'c2stbGl2ZS1zdXBlcnNlY3JldC10b2tlbg';
+    const key = 'sk-live-abcdef1234567890';
+    writeFileSync(secretsFile, `VAULT_TOKEN=${TOKEN}\n${b64}==\nAPI_KEY: ${key}=x\n`, { mode: 0o600 });
+    try {
+      const done = await vaultLookup('pasted');
+      expect(done.output).toContain('value of greeting: hello from the vault');
+      expect(warnings().slice(before).map((l) => l.msg)).toEqual([
+        `SKILL_SECRETS file ${secretsFile}: line 3: its name is not an environment variable name; fix or remove that line (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed); the file is refused and the values read before (VAULT_TOKEN, UNUSED_SECRET) stay in use — in the commands of skills with MCP servers and hidden in tool results and errors — until it is fixed`,
+      ]);
+      // Fixed the colon line, still the pasted token: refused again, by its line number.
+      writeFileSync(secretsFile, `VAULT_TOKEN=${TOKEN}\n${b64}==\n`, { mode: 0o600 });
+      await vaultLookup('pasted2');
+      expect(warnings().slice(before + 1).map((l) => l.msg)).toEqual([
+        `SKILL_SECRETS file ${secretsFile}: the value of the setting on line 2 (1 character) is shorter than 8 characters, the minimum for a secret (a shorter value would be replaced inside every command output and give itself away by the pattern); use a longer value or remove line 2; the file is refused and the values read before (VAULT_TOKEN, UNUSED_SECRET) stay in use — in the commands of skills with MCP servers and hidden in tool results and errors — until it is fixed`,
+      ]);
+      const log = JSON.stringify(logLines);
+      for (const token of [b64, key]) for (let i = 0; i + 8 <= token.length; i++) expect(log).not.toContain(token.slice(i, i + 8));
+    } finally {
+      writeFileSync(secretsFile, GOOD, { mode: 0o600 });
+    }
+  });
+
   it('refuses a manifest with unknown fields', async () => {
     const bad = tarGz([
       { name: 'SKILL.md', data: skillMd('bad-mcp', 'x') },
