@@ -5,7 +5,7 @@
  * holds `${NAME}` placeholders), and every value is replaced by `[redacted:NAME]` wherever a tool
  * result, a progress message or an error would carry it ({@link redactSecrets}).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { parse } from 'dotenv';
 
 /** Secret name → value (never empty nor white space only: such a value refuses the file, {@link MalformedSecretsError}). */
@@ -211,8 +211,9 @@ export interface SecretsLog {
 }
 
 /**
- * The SKILL_SECRETS values of one service, read again at every use so an edit applies without a
- * restart — and a bad edit never half-applies. Every reader (the environment of a command of a
+ * The SKILL_SECRETS values of one service, looked up again at every use (the file is read again
+ * when it changed, {@link SkillSecrets.read}) so an edit applies without a restart — and a bad edit
+ * never half-applies. Every reader (the environment of a command of a
  * skill with MCP servers, src/skills/command-setup.ts; the redaction of a turn's tool results,
  * src/tools/skills/index.ts; the scrubbing of model errors, src/services.ts) gets the same values:
  * those of the last file {@link loadSecrets} accepted. A file it refuses (unreadable, a malformed
@@ -229,6 +230,8 @@ export class SkillSecrets {
   private lastGood: Secrets | undefined;
   /** The message of the refusal last logged (logged again only when it changes). */
   private refused: string | undefined;
+  /** The file as it was at the last read (inode, size, times), and whether that may be trusted to say "unchanged". */
+  private lastStat: { key: string; settled: boolean } | undefined;
 
   /** @param file SKILL_SECRETS, resolved (undefined: no secrets). */
   constructor(
@@ -238,10 +241,19 @@ export class SkillSecrets {
 
   /**
    * The values now: the file's when {@link loadSecrets} accepts it, else the last accepted ones.
+   * The file is read again only when it changed since the last read (device, inode, size,
+   * modification or change time differ) — or when that read came less than
+   * {@link SETTLE_MS} after the file's last change, since a write within the same tick of the
+   * file system's clock may leave all of those unchanged.
    * @throws the refusal of {@link loadSecrets} when no version of the file was accepted yet.
    */
   async read(): Promise<Secrets> {
     if (!this.file) return new Map();
+    const now = Date.now();
+    const st = await stat(this.file).catch(() => undefined);
+    const key = st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : undefined;
+    if (key !== undefined && this.lastGood && this.lastStat?.settled && this.lastStat.key === key) return this.lastGood;
+    this.lastStat = key !== undefined && st ? { key, settled: now - Math.max(st.mtimeMs, st.ctimeMs) > SETTLE_MS } : undefined;
     try {
       const secrets = await loadSecrets(this.file);
       if (this.refused !== undefined) this.log?.info({ file: this.file }, 'SKILL_SECRETS file is valid again: its values are used');
@@ -262,6 +274,13 @@ export class SkillSecrets {
     }
   }
 }
+
+/**
+ * How long after a change of the SKILL_SECRETS file {@link SkillSecrets} keeps reading it at every
+ * use (file-system times move in ticks of up to a second or two, so a second write within the
+ * tick of the first could leave size and times as they were).
+ */
+export const SETTLE_MS = 2_000;
 
 /** The names of `secrets` a log line may show ({@link nameMayBeShown}), the others counted. */
 function shownNames(secrets: Secrets): string {
