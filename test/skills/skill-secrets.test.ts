@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MIN_SECRET_CHARS, scrubSecrets } from '../../src/model/provider-text.js';
-import { loadSecrets, MalformedSecretsError, MIN_SKILL_SECRET_CHARS, ShortSecretError, SkillSecrets } from '../../src/skills/secrets.js';
+import { loadSecrets, MalformedSecretsError, MIN_SKILL_SECRET_CHARS, SETTLE_MS, ShortSecretError, SkillSecrets } from '../../src/skills/secrets.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'skill-secrets-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -117,6 +117,21 @@ describe('SKILL_SECRETS values', () => {
     expect(warned[0]).toContain('the values read before (VAULT_TOKEN, 1 setting whose name is not shown) stay in use');
     for (const piece of [...pieces(b64), 'lower_case_name']) expect(warned[0]).not.toContain(piece);
   });
+
+  it('SkillSecrets sees an edit that keeps the size, made at once or after the file settled (the cache of an unchanged file is keyed on inode, size and times)', async () => {
+    const f = file('cache.env', 'VAULT_TOKEN=value-AAAA\n');
+    const s = new SkillSecrets(f);
+    expect((await s.read()).get('VAULT_TOKEN')).toBe('value-AAAA');
+    // Same inode and size, within the file system's clock tick of the previous write: read again.
+    writeFileSync(f, 'VAULT_TOKEN=value-BBBB\n');
+    expect((await s.read()).get('VAULT_TOKEN')).toBe('value-BBBB');
+    // Settled (last change over SETTLE_MS ago): the unchanged file is taken from the cache, an edit is not.
+    await new Promise((r) => setTimeout(r, SETTLE_MS + 200));
+    expect((await s.read()).get('VAULT_TOKEN')).toBe('value-BBBB');
+    expect((await s.read()).get('VAULT_TOKEN')).toBe('value-BBBB');
+    writeFileSync(f, 'VAULT_TOKEN=value-CCCC\n');
+    expect((await s.read()).get('VAULT_TOKEN')).toBe('value-CCCC');
+  }, 10_000);
 
   it('accepted values are all long enough to be scrubbed from provider errors', () => {
     expect(MIN_SKILL_SECRET_CHARS).toBeGreaterThanOrEqual(MIN_SECRET_CHARS);
