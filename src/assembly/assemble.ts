@@ -89,7 +89,11 @@ export async function assembleTools(
     seen.add(id);
   }
   if (filters.length > 0) {
-    const f: OutputFilter = (text) => filters.reduce((t, g) => g(t), text);
+    const f: OutputFilter = Object.assign((text: string) => filters.reduce((t, g) => g(t), text), {
+      refresh: async () => {
+        await Promise.all(filters.map((g) => g.refresh?.().catch(() => {})));
+      },
+    });
     return { tools: tools.map((t) => filterToolOutput(t, f)), unavailable, instructions };
   }
   return { tools, unavailable, instructions };

@@ -40,8 +40,10 @@ export function skillsDirError(dir: string, err: unknown): ConfigError {
  * @param dirs.skillsDir SKILLS_DIR, resolved.
  * @param dirs.secretsFile SKILL_SECRETS, resolved.
  * @throws ConfigError one line per unusable setting, naming the variable, the path, the reason and what to do
- *   (for SKILL_SECRETS values shorter than MIN_SKILL_SECRET_CHARS: their names and lengths, and the minimum;
- *   for lines that are no NAME=value setting or have an empty value: their line numbers and the problem).
+ *   (for SKILL_SECRETS values shorter than MIN_SKILL_SECRET_CHARS: their names — or line numbers, where
+ *   src/skills/secrets.ts nameMayBeShown refuses the name — and lengths, and the minimum;
+ *   for lines that are no NAME=value setting or have an empty value: their line numbers and the problem;
+ *   never a line, a part of one, or a value).
  */
 export async function checkSkillPaths({ skillsDir, secretsFile }: { skillsDir?: string; secretsFile?: string }): Promise<void> {
   const problems: string[] = [];

@@ -566,9 +566,31 @@ describe('skill paths that cannot be used refuse the start with one line naming 
     const { code, lines } = await refuse({ SKILL_SECRETS: file });
     expect(code).toBe(2);
     expect(lines).toEqual([
-      `refusing to start: SKILL_SECRETS=${file}: line 4 is not NAME=value (it has no =); line 5: "1BAD" is not an environment variable name; line 6: A has an empty value; fix or remove those lines (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed)`,
+      `refusing to start: SKILL_SECRETS=${file}: line 4 is not NAME=value (it has no =); line 5: its name is not an environment variable name; line 6 has an empty value; fix or remove those lines (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed)`,
     ]);
     expect(lines.join('\n')).not.toMatch(/x-secret-value|long-enough-token/);
+  });
+
+  it('SKILL_SECRETS with a token pasted without NAME= or after "NAME: ": the refusal names lines by number, never a part of the token', { timeout: 2 * CHILD_MS }, async () => {
+    const b64 = 'c2stbGl2ZS1zdXBlcnNlY3JldC10b2tlbg';
+    const pasted = path.join(scratch, 'pasted-secrets.env');
+    writeFileSync(pasted, `VAULT_TOKEN=long-enough-token\n${b64}==\n`);
+    const one = await refuse({ SKILL_SECRETS: pasted });
+    expect(one.code).toBe(2);
+    expect(one.lines).toEqual([
+      `refusing to start: SKILL_SECRETS=${pasted}: the value of the setting on line 2 (1 character) is shorter than 8 characters, the minimum for a secret (a shorter value would be replaced inside every command output and give itself away by the pattern); use a longer value or remove line 2`,
+    ]);
+    const key = 'sk-live-abcdef1234567890';
+    const colon = path.join(scratch, 'colon-secrets.env');
+    writeFileSync(colon, `API_KEY: ${key}=x\n`);
+    const two = await refuse({ SKILL_SECRETS: colon });
+    expect(two.code).toBe(2);
+    expect(two.lines).toEqual([
+      `refusing to start: SKILL_SECRETS=${colon}: line 1: its name is not an environment variable name; fix or remove that line (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed)`,
+    ]);
+    for (const [out, token] of [[one, b64], [two, key]] as const) {
+      for (let i = 0; i + 8 <= token.length; i++) expect(out.lines.join('\n')).not.toContain(token.slice(i, i + 8));
+    }
   });
 
   it('starts with a SKILLS_DIR folder and a SKILL_SECRETS file', { timeout: CHILD_MS }, async () => {

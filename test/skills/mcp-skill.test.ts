@@ -211,6 +211,77 @@ describe('MCP servers of a skill through mcporter', () => {
     }
   });
 
+  it('a SKILL_SECRETS edit with a token pasted without NAME= or after "NAME: " is refused in the log by line numbers, never a part of the token', async () => {
+    const before = warnings().length;
+    const b64 = 'c2stbGl2ZS1zdXBlcnNlY3JldC10b2tlbg';
+    const key = 'sk-live-abcdef1234567890';
+    writeFileSync(secretsFile, `VAULT_TOKEN=${TOKEN}\n${b64}==\nAPI_KEY: ${key}=x\n`, { mode: 0o600 });
+    try {
+      const done = await vaultLookup('pasted');
+      expect(done.output).toContain('value of greeting: hello from the vault');
+      expect(warnings().slice(before).map((l) => l.msg)).toEqual([
+        `SKILL_SECRETS file ${secretsFile}: line 3: its name is not an environment variable name; fix or remove that line (each line is NAME=value with NAME an environment variable name — letters, digits and _, not starting with a digit — and a value; blank lines and # comments are allowed); the file is refused and the values read before (VAULT_TOKEN, UNUSED_SECRET) stay in use — in the commands of skills with MCP servers and hidden in tool results and errors — until it is fixed`,
+      ]);
+      // Fixed the colon line, still the pasted token: refused again, by its line number.
+      writeFileSync(secretsFile, `VAULT_TOKEN=${TOKEN}\n${b64}==\n`, { mode: 0o600 });
+      await vaultLookup('pasted2');
+      expect(warnings().slice(before + 1).map((l) => l.msg)).toEqual([
+        `SKILL_SECRETS file ${secretsFile}: the value of the setting on line 2 (1 character) is shorter than 8 characters, the minimum for a secret (a shorter value would be replaced inside every command output and give itself away by the pattern); use a longer value or remove line 2; the file is refused and the values read before (VAULT_TOKEN, UNUSED_SECRET) stay in use — in the commands of skills with MCP servers and hidden in tool results and errors — until it is fixed`,
+      ]);
+      const log = JSON.stringify(logLines);
+      for (const token of [b64, key]) for (let i = 0; i + 8 <= token.length; i++) expect(log).not.toContain(token.slice(i, i + 8));
+    } finally {
+      writeFileSync(secretsFile, GOOD, { mode: 0o600 });
+    }
+  });
+
+  it('a secret rotated during a turn is hidden in every later tool result and model request: the new value, and the old one in files the turn wrote', async () => {
+    const ROTATED = 'NewSecretValue222';
+    const THIRD = 'ThirdSecretValue333';
+    const home = path.join(harness.svc.dataDir, 'agents', 'rotating', 'home');
+    const firstRequest = harness.model.requests.length;
+    harness.model.push(
+      { output: [functionCall('command', { command: 'env | grep VAULT > a.txt' })] },
+      () => {
+        // Rotated after the turn started (its tool results' redaction read the file then).
+        writeFileSync(secretsFile, `VAULT_TOKEN=${ROTATED}\n`, { mode: 0o600 });
+        return { output: [functionCall('command', { command: 'env | grep VAULT > b.txt' })] };
+      },
+      () => {
+        // Rotated again: b.txt now holds a value that is no longer in the file.
+        writeFileSync(secretsFile, `VAULT_TOKEN=${THIRD}\n`, { mode: 0o600 });
+        return { output: [functionCall('read_file', { path: 'b.txt' })] };
+      },
+      { output: [functionCall('read_file', { path: 'a.txt' })] },
+      { output: [functionCall('command', { command: 'cat a.txt b.txt; env | grep VAULT; echo "c=$VAULT_TOKEN" > c.txt' })] },
+      { output: [functionCall('read_file', { path: 'c.txt' })] },
+      { output: [message('rotated')] },
+    );
+    try {
+      const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'rotate', agent_id: 'rotating', tools: ['computer'], skills: ['mcp-tools'] }, timeoutMs: 120_000 });
+      expect(r.events.at(-1)!.json.type).toBe('turn.completed');
+      // The commands did hold each value in turn (the files on the host have them in clear).
+      expect(readFileSync(path.join(home, 'a.txt'), 'utf8')).toContain(`VAULT_TOKEN=${TOKEN}`);
+      expect(readFileSync(path.join(home, 'b.txt'), 'utf8')).toContain(`VAULT_TOKEN=${ROTATED}`);
+      expect(readFileSync(path.join(home, 'c.txt'), 'utf8')).toContain(`c=${THIRD}`);
+      const done = r.events.filter((e) => e.event === 'tool.completed').map((e) => e.json);
+      expect(done.map((d) => d.name)).toEqual(['command', 'command', 'read_file', 'read_file', 'command', 'read_file']);
+      expect(done[2].output).toContain('VAULT_TOKEN=[redacted:VAULT_TOKEN]');
+      expect(done[3].output).toContain('VAULT_TOKEN=[redacted:VAULT_TOKEN]');
+      expect(done[4].output.match(/VAULT_TOKEN=\[redacted:VAULT_TOKEN\]/g)).toHaveLength(3);
+      expect(done[5].output).toContain('c=[redacted:VAULT_TOKEN]');
+      const events = JSON.stringify(r.events);
+      const requests = harness.model.requests.slice(firstRequest).map((q) => q.rawBody);
+      expect(requests).toHaveLength(7);
+      for (const value of [TOKEN, ROTATED, THIRD]) {
+        expect(events).not.toContain(value);
+        for (const body of requests) expect(body).not.toContain(value);
+      }
+    } finally {
+      writeFileSync(secretsFile, GOOD, { mode: 0o600 });
+    }
+  }, 120_000);
+
   it('refuses a manifest with unknown fields', async () => {
     const bad = tarGz([
       { name: 'SKILL.md', data: skillMd('bad-mcp', 'x') },

@@ -33,7 +33,7 @@ import { readFileTool } from './tools/read-file.js';
 import { writeFileTool } from './tools/write-file.js';
 import { replyAttachmentTool } from './tools/reply-attachment.js';
 import { prepareSkillCommand } from '../../skills/command-setup.js';
-import { readSkillSecrets } from '../../assembly/services.js';
+import { turnSecrets } from '../../skills/turn-secrets.js';
 import { turnSkills } from '../../skills/turn-skills.js';
 import { quoteForDisplay } from '../../unsafe-chars.js';
 
@@ -131,8 +131,9 @@ export function createComputerFamily(options: ComputerFamilyOptions = {}): Famil
         sandbox: mode,
         // The user running bwrap (when the service is root) must be able to read the mcporter config.
         prepareCommand: async () =>
+          // Read through the turn's TurnSecrets, so the turn's redaction knows every value a command got.
           prepareSkillCommand(await turnSkills(ctx), ctx.config, mode?.kind === 'bwrap', mode?.kind === 'bwrap' ? mode.user?.account : undefined, () =>
-            readSkillSecrets(ctx.services, ctx.config.SKILL_SECRETS),
+            turnSecrets(ctx).read(),
           ),
         commandHolder: () => (holder ??= commandHolder(ctx)),
       };

@@ -2,14 +2,18 @@
  * The skills family: for a main or scheduled turn with enabled skills (src/skills/turn-skills.ts)
  * it offers `skill_view`, adds the skills index (name + description of each) to the
  * instructions, reports what is withheld (unknown or background-only skills, conflicting or
- * unreachable MCP servers) as `unavailable`, and, when SKILL_SECRETS holds values, filters every
- * tool result of the turn so that each value reads `[redacted:NAME]`. A turn without skills gets
- * nothing from this family (and no `unavailable` line).
+ * unreachable MCP servers) as `unavailable`, and, when a skill of the turn has MCP servers and
+ * SKILL_SECRETS is set, filters every tool result of the turn so that each value reads
+ * `[redacted:NAME]`: the values current when the result is filtered (the file is looked up again
+ * for each tool call) and every value the turn saw before (src/skills/turn-secrets.ts), so a
+ * secret rotated during the turn stays hidden — the new value and the old one. A turn without
+ * skills gets nothing from this family (and no `unavailable` line).
  */
 import type { TurnContext } from '../../assembly/context.js';
 import type { FamilyCreator, FamilyResult } from '../../assembly/family.js';
+import type { OutputFilter } from '../../assembly/output-filter.js';
 import { redactSecrets } from '../../skills/secrets.js';
-import { readSkillSecrets } from '../../assembly/services.js';
+import { turnSecrets } from '../../skills/turn-secrets.js';
 import { turnSkills, type TurnSkills } from '../../skills/turn-skills.js';
 import { skillViewTool } from './skill-view.js';
 
@@ -30,12 +34,16 @@ export const skillsFamily: FamilyCreator = {
     const t = await turnSkills(ctx);
     const unavailable = t.problems.length > 0 ? t.problems.join('; ') : undefined;
     if (t.skills.length === 0) return unavailable ? { unavailable } : { tools: [] };
-    const secrets = t.servers.length > 0 ? await readSkillSecrets(ctx.services, ctx.config.SKILL_SECRETS).catch(() => new Map<string, string>()) : new Map<string, string>();
-    return {
-      tools: [skillViewTool(t)],
-      instructions: skillsIndex(t),
-      unavailable,
-      outputFilter: secrets.size > 0 ? (text) => redactSecrets(text, secrets) : undefined,
-    };
+    let outputFilter: OutputFilter | undefined;
+    if (t.servers.length > 0 && ctx.config.SKILL_SECRETS) {
+      const secrets = turnSecrets(ctx);
+      await secrets.read().catch(() => {});
+      outputFilter = Object.assign((text: string) => redactSecrets(text, secrets.values()), {
+        refresh: async () => {
+          await secrets.read().catch(() => {});
+        },
+      });
+    }
+    return { tools: [skillViewTool(t)], instructions: skillsIndex(t), unavailable, outputFilter };
   },
 };
