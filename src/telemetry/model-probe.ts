@@ -85,6 +85,21 @@ export interface ModelProbe {
 }
 
 /**
+ * `GET /models` of the endpoint at `baseURL`: `/models` added to its path, its query (an Azure-style
+ * `?api-version=…` or `?api-key=…`) kept after it, as the openai SDK adds a request's path to a
+ * base URL that has one.
+ */
+export function modelsURL(baseURL: string): string {
+  try {
+    const u = new URL(baseURL);
+    u.pathname = `${u.pathname.replace(/\/+$/, '')}/models`;
+    return u.href;
+  } catch {
+    return `${baseURL.replace(/\/+$/, '')}/models`; // not a URL: the fetch says so
+  }
+}
+
+/**
  * The probe of the model endpoint at `baseURL`, sending `apiKey` (when set) as a bearer token.
  * See the file's comment for what each answer means.
  */
@@ -95,7 +110,7 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
   const probe = async (): Promise<ProbeResult> => {
     try {
       // The model clients' own HTTP stack (model-fetch.ts), so readiness sees what turns see.
-      const res = await modelFetch(`${baseURL.replace(/\/+$/, '')}/models`, {
+      const res = await modelFetch(modelsURL(baseURL), {
         signal: AbortSignal.timeout(timeout),
         ...(opts.apiKey ? { headers: { authorization: `Bearer ${opts.apiKey}` } } : {}),
       });

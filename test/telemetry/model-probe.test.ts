@@ -208,3 +208,14 @@ describe('discardBody', () => {
     expect(errors).toEqual([]);
   });
 });
+
+it('asks GET /models under the base URL\'s path and keeps its query (an Azure-style ?api-key=), as turn requests do', async () => {
+  const seen: string[] = [];
+  const base = await serve((req, res) => {
+    seen.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}');
+  });
+  expect(await createModelProbe(`${base}?api-key=querysecret123`).check()).toEqual({ reachable: true });
+  expect(await createModelProbe(`${base}/?api-version=2024-10-21`).check()).toEqual({ reachable: true });
+  expect(seen).toEqual(['/v1/models?api-key=querysecret123', '/v1/models?api-version=2024-10-21']);
+});
