@@ -101,12 +101,12 @@ async function startDemoService(env: NodeJS.ProcessEnv, dataDir: string, model: 
     await model.close().catch(() => undefined);
     rmSync(dataDir, { recursive: true, force: true });
     if (err instanceof ListenError && err.code === 'EADDRINUSE') {
-      process.stderr.write(`demo --serve: ${busyPortAdvice(err.host, err.port, err.freePort, 'npm run demo -- --serve')}\n`);
+      process.stderr.write(`demo --serve: ${busyPortAdvice(err.host, err.port, err.freePort, 'bash scripts/setup npm run demo -- --serve')}\n`);
       process.exit(2);
     }
     // Only `--serve` listens on a chosen PORT (the one-shot demo takes any free port), so a port
     // refused for another reason (EACCES) is to be chosen for that command.
-    const refusal = startRefusal(err, env, 'npm run demo -- --serve');
+    const refusal = startRefusal(err, env, 'bash scripts/setup npm run demo -- --serve');
     if (refusal === undefined) throw err;
     process.stderr.write(`demo: refusing to start: ${refusal}\n`);
     process.exit(2);

@@ -6,7 +6,7 @@
 import { DomainError } from '../errors.js';
 
 /** The message of `model_not_configured` (POST /v1/turns and GET /readyz): what to set. */
-export const MODEL_NOT_CONFIGURED = 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL (to try the service without a model key, run `npm run demo -- --serve`, which starts it against a scripted local model)';
+export const MODEL_NOT_CONFIGURED = 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL (to try the service without a model key, run `bash scripts/setup npm run demo -- --serve`, which starts it against a scripted local model)';
 
 /** The variables that configure a model endpoint (`details.settings` of `model_not_configured`). */
 export const MODEL_ENDPOINT_SETTINGS = ['OPENAI_API_KEY', 'OPENAI_BASE_URL'] as const;

@@ -31,7 +31,7 @@ describe.each(CREATES)('POST %s', (path, body) => {
       expect(r.body).toEqual({
         error: {
           code: 'model_not_configured',
-          message: 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL (to try the service without a model key, run `npm run demo -- --serve`, which starts it against a scripted local model)',
+          message: 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL (to try the service without a model key, run `bash scripts/setup npm run demo -- --serve`, which starts it against a scripted local model)',
           details: { checks: { model: 'not_configured' }, settings: ['OPENAI_API_KEY', 'OPENAI_BASE_URL'] },
         },
       });

@@ -282,7 +282,7 @@ describe('without a model endpoint', () => {
       expectEnvelope(ready.body, 'model_not_configured');
       expect(ready.body.error).toEqual({
         code: 'model_not_configured',
-        message: 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL (to try the service without a model key, run `npm run demo -- --serve`, which starts it against a scripted local model)',
+        message: 'no model endpoint is configured: set OPENAI_API_KEY and/or OPENAI_BASE_URL (to try the service without a model key, run `bash scripts/setup npm run demo -- --serve`, which starts it against a scripted local model)',
         details: { checks: { database: 'ok', engine: 'sqlite', model: 'not_configured' }, settings: ['OPENAI_API_KEY', 'OPENAI_BASE_URL'] },
       });
       expect((await api(bare.url, 'GET', '/healthz')).status).toBe(200);

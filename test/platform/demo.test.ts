@@ -119,7 +119,7 @@ it('--serve on a port another process holds says so in one line suggesting a por
   try {
     const demo = startDemo(['--serve'], { PORT: String(port), TMPDIR: tmp });
     expect(await demo.exited, demo.out).toBe(2);
-    const m = /^demo --serve: port (\d+) on 127\.0\.0\.1 is busy \(another process listens on it\): stop that process, or choose another port, e\.g\. PORT=(\d+) npm run demo -- --serve \(free now\)\n$/.exec(demo.out);
+    const m = /^demo --serve: port (\d+) on 127\.0\.0\.1 is busy \(another process listens on it\): stop that process, or choose another port, e\.g\. PORT=(\d+) bash scripts\/setup npm run demo -- --serve \(free now\)\n$/.exec(demo.out);
     expect(m, demo.out).not.toBeNull();
     expect(Number(m![1])).toBe(port);
     expect([port, port + 1]).not.toContain(Number(m![2]));
