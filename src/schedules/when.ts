@@ -59,7 +59,7 @@ export function parseIsoWithOffset(at: string): number {
   if (!m) {
     throw new ScheduleError(
       'invalid_at',
-      `when.at ${quoteForDisplay(at)} is not an ISO 8601 time with an offset, e.g. "2030-01-15T09:00:00+01:00" or "2030-01-15T08:00:00Z"`,
+      `when.at ${quoteForDisplay(at)} is not an ISO 8601 time with an offset: send a date and time with its offset, e.g. "2030-01-15T09:00:00+01:00" or "2030-01-15T08:00:00Z"`,
       { at: escapeUnsafeChars(at) },
     );
   }
@@ -364,12 +364,12 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
     if (typeof raw.at !== 'string') throw new ScheduleError('invalid_at', 'when.at must be a string (ISO 8601 with offset)', { at: escapeUnsafeCharsDeep(raw.at) });
     const at = parseIsoWithOffset(raw.at);
     if (at <= rules.now) {
-      throw new ScheduleError('at_in_past', `when.at ${escapeUnsafeChars(raw.at)} is not in the future (now is ${new Date(rules.now).toISOString()})`, {
+      throw new ScheduleError('at_in_past', `when.at ${escapeUnsafeChars(raw.at)} is not in the future (now is ${new Date(rules.now).toISOString()}): send a later time, or use when.after for a delay from now`, {
         at: escapeUnsafeChars(raw.at),
         now: new Date(rules.now).toISOString(),
       });
     }
-    if (at - rules.now > MAX_AHEAD_MS) throw new ScheduleError('invalid_at', `when.at ${escapeUnsafeChars(raw.at)} is more than 10 years ahead`, { at: escapeUnsafeChars(raw.at) });
+    if (at - rules.now > MAX_AHEAD_MS) throw new ScheduleError('invalid_at', `when.at ${escapeUnsafeChars(raw.at)} is more than 10 years ahead: send a time within 10 years`, { at: escapeUnsafeChars(raw.at) });
     return { when: { at: raw.at.trim() }, firstRunAt: at };
   }
   if (form === 'after') {

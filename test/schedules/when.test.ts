@@ -55,6 +55,19 @@ describe('validateWhen', () => {
     expect(codeOf({ at: '2026-03-27T12:00:00Z' })).toBe('at_in_past');
   });
 
+  it('says what to send instead of an at in the past or without an offset', () => {
+    const messageOf = (when: unknown) => {
+      try {
+        validateWhen(when, rules);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return '';
+    };
+    expect(messageOf({ at: '2026-03-27T11:59:59Z' })).toMatch(/is not in the future \(now is .*\): send a later time, or use when\.after for a delay from now$/);
+    expect(messageOf({ at: 'next tuesday' })).toMatch(/: send a date and time with its offset, e\.g\. /);
+  });
+
   it('refuses a bad after with invalid_after', () => {
     expect(codeOf({ after: { value: 0, unit: 'minute' } })).toBe('invalid_after');
     expect(codeOf({ after: { value: 1.5, unit: 'minute' } })).toBe('invalid_after');
