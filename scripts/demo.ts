@@ -133,14 +133,20 @@ async function serve(): Promise<void> {
       (auth ? `(AUTH_TOKENS is set: TOKEN is one of its tokens)\n` : '') +
       `Ctrl-C stops it.\n`,
   );
+  // Listeners stay on for the whole stop: a second signal while it runs — Ctrl-C pressed twice, or
+  // the same SIGINT relayed again by tsx's parent process, which can arrive after the terminal's —
+  // would otherwise take Node's default action and end the process before the data is removed.
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     await service.close();
     await model.close();
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
 }
 
 async function main(): Promise<void> {

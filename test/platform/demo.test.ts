@@ -68,6 +68,21 @@ it('--serve keeps the service up on PORT against an echoing scripted model until
   expect(existsSync(dataDir!)).toBe(false);
 });
 
+it('--serve removes its data also when the stop signal comes twice (Ctrl-C twice, or relayed again by tsx)', { timeout: 90_000 }, async () => {
+  const port = await freePort();
+  const demo = startDemo(['--serve'], { PORT: String(port) });
+  await served(demo);
+  const res = await fetch(`http://127.0.0.1:${port}/v1/turns?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hello' }) });
+  expect(res.status).toBe(200);
+  const dataDir = /data: (\S+) \(removed on exit\)/.exec(demo.out)?.[1];
+  expect(dataDir && existsSync(dataDir)).toBe(true);
+  demo.proc.kill('SIGINT');
+  await new Promise((r) => setTimeout(r, 5));
+  demo.proc.kill('SIGINT');
+  expect(await demo.exited).toBe(0);
+  expect(existsSync(dataDir!)).toBe(false);
+});
+
 it('--serve takes the user environment (AUTH_TOKENS, WEBHOOK_*) but keeps its scripted model and temporary data', { timeout: 90_000 }, async () => {
   const port = await freePort();
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
