@@ -134,9 +134,7 @@ function holdOwnership(db: Database, own: Ownership): void {
  * Replaces `prepare`, `transaction` and `exec` of this connection object; `pragma` is not checked.
  */
 function fenceWrites(db: Database, own: Ownership): void {
-  const check = () => {
-    if (!db.inTransaction) holdOwnership(db, own);
-  };
+  const check = lookOutsideTransactions(db, own);
   type Fn = (...args: unknown[]) => unknown;
   const checked = <F extends Fn>(f: F): F =>
     function (this: unknown, ...args: unknown[]) {
@@ -172,7 +170,15 @@ function fenceWrites(db: Database, own: Ownership): void {
  */
 export function ownershipCheck(db: Database): () => void {
   const own = owners.get(db);
-  if (!own) return () => {};
+  return own ? lookOutsideTransactions(db, own) : () => {};
+}
+
+/**
+ * {@link holdOwnership} of `db` when it is not inside a transaction (one is looked at before its
+ * BEGIN, and the lock cannot be taken again inside it): the look of {@link fenceWrites} and
+ * {@link ownershipCheck}.
+ */
+function lookOutsideTransactions(db: Database, own: Ownership): () => void {
   return () => {
     if (!db.inTransaction) holdOwnership(db, own);
   };

@@ -26,13 +26,39 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-it('a removed lock file is locked again, so a later open is refused; one another process took first is reported lost', async () => {
+/** What opening `dir` threw (the test fails when it opened). */
+function refusalOf(dir: string): Error {
+  try {
+    openDatabase(dir).close();
+  } catch (e) {
+    return e as Error;
+  }
+  throw new Error(`${dir} opened`);
+}
+
+/**
+ * `body` with an owning database in a new folder, watched ({@link keepOwnership}, every `intervalMs`)
+ * into `retaken` and `lost`; the watch stopped and the database closed after it, however it ends.
+ */
+async function withWatchedDatabase(
+  intervalMs: number,
+  body: (w: { dir: string; db: ReturnType<typeof openDatabase>; retaken: string[]; lost: Error[] }) => void | Promise<void>,
+): Promise<void> {
   const dir = tmp();
   const db = openDatabase(dir);
   const retaken: string[] = [];
   const lost: Error[] = [];
-  const stop = keepOwnership(db, { onRetaken: (f) => retaken.push(f), onLost: (e) => lost.push(e) }, 50);
+  const stop = keepOwnership(db, { onRetaken: (f) => retaken.push(f), onLost: (e) => lost.push(e) }, intervalMs);
   try {
+    await body({ dir, db, retaken, lost });
+  } finally {
+    stop();
+    db.close();
+  }
+}
+
+it('a removed lock file is locked again, so a later open is refused; one another process took first is reported lost', async () => {
+  await withWatchedDatabase(50, async ({ dir, retaken, lost }) => {
     rmSync(path.join(dir, 'service.lock'));
     await expect.poll(() => retaken, { timeout: 2000, interval: 20 }).toEqual([path.join(dir, 'service.lock')]);
     expect(() => openDatabase(dir)).toThrow(DataDirInUseError);
@@ -43,49 +69,39 @@ it('a removed lock file is locked again, so a later open is refused; one another
     await expect.poll(() => lost.length, { timeout: 2000, interval: 20 }).toBe(1);
     expect(lost[0]).toBeInstanceOf(DataDirInUseError);
     other.close();
-  } finally {
-    stop();
-    db.close();
-  }
+  });
 });
 
-it('a write after another process locked the removed lock file is refused before it commits, without waiting for the watch', () => {
-  const dir = tmp();
-  const db = openDatabase(dir);
-  db.exec('CREATE TABLE t (x)');
-  const insert = db.prepare('INSERT INTO t VALUES (?)');
-  const lost: Error[] = [];
-  const stop = keepOwnership(db, { onRetaken: () => {}, onLost: (e) => lost.push(e) }, 3_600_000); // the timer plays no part
-  rmSync(path.join(dir, 'service.lock'));
-  const other = openDatabase(dir); // a second service
-  try {
-    expect(() => insert.run(1)).toThrow(DataDirLostError);
-    expect(lost).toHaveLength(1);
-    expect(lost[0]).toBeInstanceOf(DataDirInUseError);
-    // Every later write is refused too — in a transaction, through exec — and reported no more.
-    expect(() => db.transaction(() => insert.run(2)).immediate()).toThrow(DataDirLostError);
-    expect(() => db.exec('INSERT INTO t VALUES (3)')).toThrow(
-      `this service no longer owns DATA_DIR ${dir} and is stopping, so nothing was written: DATA_DIR ${dir} is in use by another service process`,
-    );
-    expect(() => ownershipCheck(db)()).toThrow(DataDirLostError); // what a turn run asks before a model request
-    expect(lost).toHaveLength(1);
-    // Nothing was written; reads go on.
-    expect(other.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
-    expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
-  } finally {
-    stop();
-    other.close();
-    db.close();
-  }
+it('a write after another process locked the removed lock file is refused before it commits, without waiting for the watch', async () => {
+  // The timer (an hour) plays no part.
+  await withWatchedDatabase(3_600_000, ({ dir, db, lost }) => {
+    db.exec('CREATE TABLE t (x)');
+    const insert = db.prepare('INSERT INTO t VALUES (?)');
+    rmSync(path.join(dir, 'service.lock'));
+    const other = openDatabase(dir); // a second service
+    try {
+      expect(() => insert.run(1)).toThrow(DataDirLostError);
+      expect(lost).toHaveLength(1);
+      expect(lost[0]).toBeInstanceOf(DataDirInUseError);
+      // Every later write is refused too — in a transaction, through exec — and reported no more.
+      expect(() => db.transaction(() => insert.run(2)).immediate()).toThrow(DataDirLostError);
+      expect(() => db.exec('INSERT INTO t VALUES (3)')).toThrow(
+        `this service no longer owns DATA_DIR ${dir} and is stopping, so nothing was written: DATA_DIR ${dir} is in use by another service process`,
+      );
+      expect(() => ownershipCheck(db)()).toThrow(DataDirLostError); // what a turn run asks before a model request
+      expect(lost).toHaveLength(1);
+      // Nothing was written; reads go on.
+      expect(other.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
+      expect(db.prepare('SELECT count(*) FROM t').pluck().get()).toBe(0);
+    } finally {
+      other.close();
+    }
+  });
 });
 
-it('a write after the lock file was removed locks it again first, then is stored; a later open is refused', () => {
-  const dir = tmp();
-  const db = openDatabase(dir);
-  db.exec('CREATE TABLE t (x)');
-  const retaken: string[] = [];
-  const stop = keepOwnership(db, { onRetaken: (f) => retaken.push(f), onLost: () => {} }, 3_600_000);
-  try {
+it('a write after the lock file was removed locks it again first, then is stored; a later open is refused', async () => {
+  await withWatchedDatabase(3_600_000, ({ dir, db, retaken }) => {
+    db.exec('CREATE TABLE t (x)');
     rmSync(path.join(dir, 'service.lock'));
     db.transaction(() => db.prepare('INSERT INTO t VALUES (?)').run(1)).immediate();
     expect(retaken).toEqual([path.join(dir, 'service.lock')]);
@@ -96,10 +112,7 @@ it('a write after the lock file was removed locks it again first, then is stored
     ownershipCheck(db)();
     expect(retaken).toHaveLength(2);
     expect(() => openDatabase(dir)).toThrow(DataDirInUseError);
-  } finally {
-    stop();
-    db.close();
-  }
+  });
 });
 
 it('a copy of service.db put in place as service.lock is refused, named, and left as it was', () => {
@@ -111,14 +124,9 @@ it('a copy of service.db put in place as service.lock is refused, named, and lef
   const lock = path.join(dir, 'service.lock');
   copyFileSync(path.join(from, 'service.db'), lock);
   const before = readFileSync(lock);
-  let err: unknown;
-  try {
-    openDatabase(dir).close();
-  } catch (e) {
-    err = e;
-  }
+  const err = refusalOf(dir);
   expect(err).toBeInstanceOf(DatabaseFileError);
-  expect((err as Error).message).toBe(
+  expect(err.message).toBe(
     `${lock} is a SQLite database with data (it holds a table: turns), not the service's lock file (which holds only the table service_owner) — a copy of service.db?: with no service running on this DATA_DIR, move it away (keep it if you need what it holds; the service creates its lock file again) or point DATA_DIR at another folder`,
   );
   expect(readFileSync(lock).equals(before)).toBe(true);
@@ -172,14 +180,9 @@ it('a service.lock that is a symbolic link is refused, naming the link, and noth
   const dir = tmp();
   const target = path.join(tmp(), 'elsewhere.db');
   symlinkSync(target, path.join(dir, 'service.lock'));
-  let err: unknown;
-  try {
-    openDatabase(dir).close();
-  } catch (e) {
-    err = e;
-  }
+  const err = refusalOf(dir);
   expect(err).toBeInstanceOf(DatabaseFileError);
-  expect((err as Error).message).toBe(
+  expect(err.message).toBe(
     `${dir}/service.lock is a symbolic link (to ${target}), not the service's lock file: with no service running on this DATA_DIR, remove the link (it only marks the folder as held by a running service and holds no data; the service creates it again) or point DATA_DIR at another folder`,
   );
   expect(existsSync(target)).toBe(false);
