@@ -1,13 +1,15 @@
 /**
  * Query parameters of a URL that carry credentials (`?api-key=…`, `?access_token=…`,
- * `?sig=…`): named like a token, key, secret, password, signature or credential. One rule for the
+ * `?sig=…`): named like a token, key, secret, password, signature, credential or session, or
+ * exactly `code` (Azure Functions' function key: `?code=…`,
+ * https://learn.microsoft.com/azure/azure-functions/function-keys-how-to). One rule for the
  * places that must not show them: URLs in logs, spans and messages ({@link redactUrl} in
  * src/http/stream-token.ts) and the secret values removed from a provider's error text
  * (src/config.ts `configSecrets`).
  */
 
 /** A query parameter name that carries a credential. */
-export const CREDENTIAL_PARAM = /token|auth|key|secret|passw|sig|credential/i;
+export const CREDENTIAL_PARAM = /token|auth|key|secret|passw|sig|credential|session|^code$/i;
 
 /**
  * The values of `url`'s credential query parameters ({@link CREDENTIAL_PARAM}), as decoded by

@@ -89,6 +89,10 @@ describe('the model probe', () => {
     expect(err.message).toContain(`the model endpoint http://***@127.0.0.1:${port}/v1?key=[redacted]`);
     expect(httpErrorMessage(401, 'bad key', 'https://api.example/v1?token=abc123secret')).toBe('the model endpoint https://api.example/v1?token=[redacted] answered HTTP 401 (check OPENAI_API_KEY): bad key');
     expect(httpErrorMessage(503, 'overloaded', 'https://u:pw@api.example/v1')).toBe('the model endpoint https://***@api.example/v1 answered HTTP 503: overloaded');
+    // Azure Functions' key (?code=) and a session id count too; a parameter merely containing "code" does not.
+    expect(httpErrorMessage(503, 'x', 'https://fn.example/api/v1?code=CODEsecret77777&session=SESSsecret000&encoded=plain')).toBe(
+      'the model endpoint https://fn.example/api/v1?code=[redacted]&session=[redacted]&encoded=plain answered HTTP 503: x',
+    );
   });
 });
 
