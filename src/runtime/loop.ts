@@ -27,9 +27,12 @@
  * - `finalAnswerGuard` may send one instruction (more when it says `repeatable`) before the turn
  *   ends, optionally restricting the offered tools.
  *
- * Durability: `checkpoint` is called mid-round (a response with calls, before any call runs) and
- * after every round that continues, and `checkpoint(state, next)` once before the terminal event
- * with the final state. `resume` continues a stored state: `turn.resumed {from_step}` instead of
+ * Durability: `checkpoint` is called mid-round (a response with calls, before any call runs),
+ * after a round that continues unless the event log alone can rebuild it (`run_again` with
+ * `rebuildable`: its calls all succeeded, their outputs are in their `tool.completed` events —
+ * resuming from the mid-round checkpoint then re-dispatches the round from those events without
+ * running anything), and `checkpoint(state, next)` once before the terminal event with the final
+ * state. `resume` continues a stored state: `turn.resumed {from_step}` instead of
  * `turn.started`, and a pending round is dispatched without a new model request.
  * Steering: `atRoundBoundary` adds messages between rounds (never inside one), checkpointed with
  * their cursor before the next request; one arriving while the model answers makes one more round,
@@ -200,6 +203,8 @@ export async function runTurn<TTurn>(opts: RunTurnOptions<TTurn>): Promise<RunTu
     // A message that arrived during the answering round gets one more round (the turn goes on).
     if (r.next.type === 'completed' && r.next.stopReason === 'stop' && (await takeInput('answer'))) continue;
     if (r.next.type !== 'run_again') return finish(r.next);
-    await checkpoint(state);
+    // A round the event log can rebuild is stored with the next checkpoint (the next round's
+    // mid-round one, or the final one): one write a round instead of two.
+    if (!r.next.rebuildable) await checkpoint(state);
   }
 }

@@ -8,7 +8,14 @@
  * turn. `waiting` (a pause at a checkpoint, e.g. an approval) is the seam for interruptions.
  */
 export type NextStep =
-  | { type: 'run_again' }
+  /**
+   * `rebuildable`: everything the round added to the state after its mid-round checkpoint can be
+   * rebuilt from that checkpoint and the event log — every call ran and succeeded, its
+   * `tool.completed` output is exactly the transcript's `function_call_output` text, and nothing
+   * else (approvals, repairs, refusals, tool search, custom calls) changed the state. The loop then
+   * stores no checkpoint after the round; the next one (or the final one) carries its items.
+   */
+  | { type: 'run_again'; rebuildable?: boolean }
   /**
    * `ignoredTools`: the answer had no text, only calls to tools the request did not offer (not run);
    * their names, for the failure message (src/runtime/policies/answerless-end.ts).

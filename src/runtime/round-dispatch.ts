@@ -202,6 +202,23 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
     state.toolsDisabled = true;
     state.onlyTools = undefined;
     state.transcript.push(developerMessage(next.instruction));
+    return { type: 'run_again' };
   }
-  return { type: 'run_again' };
+  const plain = searchOutputs.length === 0 && customOutputs.length === 0 && ungated(gated);
+  return plain && done.every(fromLogAlone) ? { type: 'run_again', rebuildable: true } : { type: 'run_again' };
+}
+
+/** True when no approval changed the round: nothing waited, nothing was rejected or edited. */
+function ungated(g: GateVerdicts | undefined): boolean {
+  return !g || (g.waiting.size === 0 && g.refusals.every((r) => r === undefined) && g.edited.every((e) => e === undefined));
+}
+
+/**
+ * True when resuming the round from its mid-round checkpoint rebuilds this outcome exactly from
+ * the event log ({@link dispatchPendingRound} with prior calls): the call ran and succeeded
+ * (a failure also counts in the circuit breaker, a repair in the tool stats — neither is in the
+ * log), and its `tool.completed` output is the transcript's output (a text, not parts).
+ */
+function fromLogAlone(c: CallOutcome): boolean {
+  return c.state === 'completed' && !c.isError && c.repaired === undefined && c.item.output === c.outputText;
 }

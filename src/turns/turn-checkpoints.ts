@@ -7,7 +7,9 @@
  * 1. events are STORED as they happen (deltas, tool.started before a call runs, tool.completed
  *    after it) — each event is in the log before the loop goes on;
  * 2. the CHECKPOINT is stored after the model response (before any of its calls runs) and after
- *    the round (its items appended).
+ *    the round (its items appended) — except after a round the event log alone rebuilds (its
+ *    calls all succeeded with text outputs, nothing else changed: `run_again` `rebuildable`,
+ *    src/runtime/round-dispatch.ts), whose items the next checkpoint appends.
  * A crash between 1 and 2 leaves events newer than the checkpoint. On resume the pending round's
  * calls are reconciled from those events (a stored tool.completed is taken as the call's outcome,
  * not run or emitted again; a started non-read-only call is reported interrupted), and a response

@@ -44,7 +44,8 @@ import { isModelAccessError } from '../model/model-error.js';
 import { isStoppedWhileRunning } from '../runtime/dispatch.js';
 import { isDomainError } from '../errors.js';
 import { isTerminalEvent, type TurnEvent } from '../runtime/events.js';
-import { initialTurnState, type TurnState } from '../runtime/turn-state.js';
+import { initialTurnState, type PendingRound, type TurnState } from '../runtime/turn-state.js';
+import type { PriorCall } from '../runtime/next-step.js';
 import type { RunTurnOptions, RunTurnResult } from '../runtime/turn-types.js';
 import type { TurnCheckpointStore } from '../store/checkpoint-store.js';
 import type { EventLog } from '../store/event-log.js';
@@ -355,17 +356,19 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       state = loaded.state;
       current = state;
       checkpointer = new TurnCheckpointer(d.checkpoints, id, cp.itemCount, c.fence);
+      const priorCalls = state.round ? await priorCallsFromLog(d.events, id, state.round.afterSeq) : undefined;
       if (c.previousRun === 'lost' && !state.ended) {
         const crash = countCrash(state, d.config.TURN_MAX_CRASHES);
         if (crash?.type === 'fail') return fail(crash.error);
-        // Cut between rounds (no round pending): a model request may have been streaming when the
-        // service died — spent but never reported — so the turn's usage is unknown from here on
-        // (null), never an undercount. Cut while a round's calls ran: nothing is missing. (A
-        // graceful stop knows whether it cut a request and marks the usage itself: cut-requests.ts.)
-        if (!state.round) state.usage = null;
+        // Cut between rounds (no round pending, or a pending round whose calls all completed —
+        // a round the event log rebuilds is not checkpointed again after it): a model request
+        // may have been streaming when the service died — spent but never reported — so the
+        // turn's usage is unknown from here on (null), never an undercount. Cut while a round's
+        // calls ran: nothing is missing. (A graceful stop knows whether it cut a request and
+        // marks the usage itself: cut-requests.ts.)
+        if (!state.round || roundAnswered(state.round, priorCalls)) state.usage = null;
         await checkpointer.save(state);
       }
-      const priorCalls = state.round ? await priorCallsFromLog(d.events, id, state.round.afterSeq) : undefined;
       resume = { state, ...(priorCalls ? { priorCalls } : {}), ...(state.ended ? { ended: state.ended } : {}) };
     }
     // A cancel stored before this claim (e.g. of a waiting turn) applies at once.
@@ -483,6 +486,23 @@ function logFinished(d: Pick<TurnRunDeps, 'log'>, id: string, o: TurnOutcome, st
   const fields = { turn_id: id, status: o.status, stop_reason: o.stop_reason, steps: o.steps, usage: o.usage, duration_ms: Date.now() - startedAt, ...(error ? { error } : {}) };
   if (error && isTrouble(error.code)) d.log?.error(fields, 'turn finished');
   else d.log?.info(fields, 'turn finished');
+}
+
+/**
+ * True when the event log holds a `tool.completed` for every call of the pending round `round`
+ * (function and custom calls; a round with a client tool search never counts, its outputs are
+ * not events): the round's dispatch had ended, so the service may have died during the next
+ * model request.
+ */
+function roundAnswered(round: PendingRound, prior: ReadonlyMap<string, PriorCall> | undefined): boolean {
+  let calls = 0;
+  for (const item of round.items) {
+    if (item.type === 'tool_search_call' && item.execution === 'client') return false;
+    if (item.type !== 'function_call' && item.type !== 'custom_tool_call') continue;
+    calls++;
+    if (prior?.get(item.call_id)?.state !== 'completed') return false;
+  }
+  return calls > 0;
 }
 
 /**

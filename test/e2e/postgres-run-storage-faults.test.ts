@@ -77,9 +77,10 @@ describePostgres('storage faults of a running turn on Postgres', () => {
   }
 
   it('a checkpoint whose COMMIT went through but whose answer was lost: the run stops and resumes from it; the continuation sees every item', async () => {
-    // Asked for the first response, the next checkpoint that stores transcript items is the one
-    // after the round (the call and its output): its COMMIT is carried out, its answer lost. (The
-    // mid-round checkpoint before it stores no items: losing its answer changes no count.)
+    // Asked for the first response, the next checkpoint that stores transcript items is the final
+    // one (the call, its output and the answer: a round the event log rebuilds is not checkpointed
+    // again after it): its COMMIT is carried out, its answer lost. (The mid-round checkpoint
+    // before it stores no items: losing its answer changes no count.)
     let fired: Promise<void> | undefined;
     const entry = todoThenAnswer({ onCall: () => (fired ??= proxy.loseCommitReply(/INSERT INTO turn_items/)) });
     model.push(entry, entry, { output: [message('ok')] });
@@ -99,7 +100,7 @@ describePostgres('storage faults of a running turn on Postgres', () => {
     expect(input).toContain('function_call_output');
     expect(input).toContain('done: lost commit answer');
     // The run stopped at the failed save and the turn resumed from what was stored — the lost
-    // save itself: the round was not run or requested again.
+    // save itself: neither the round nor the answer was run or requested again.
     const types = await stream(id);
     expect(types).toContain('turn.resumed');
     expect(types.filter((t) => t === 'tool.started')).toHaveLength(1);
@@ -168,15 +169,18 @@ describePostgres('a statement of a running turn that the database holds past DAT
 
   it('stops the run (its heartbeat would keep the lease forever) and the turn resumes and completes once the database lets go', async () => {
     // Once the turn is under way (asked for its first response), another session blocks every
-    // INSERT into turn_items (reads still pass): the checkpoint after the round, which stores the
-    // call and its output, waits on the server — as behind a lock nobody lets go — while the
-    // turn's heartbeat, on other connections, goes on renewing its lease.
+    // INSERT into turn_items (reads still pass): the next checkpoint that stores items — the
+    // final one, after the answer (a round the event log rebuilds is not checkpointed again after
+    // it), with the call, its output and the answer — waits on the server, as behind a lock
+    // nobody lets go, while the turn's heartbeat, on other connections, goes on renewing its
+    // lease. The resumed run rebuilds the round from the log and asks for the answer again.
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     let locked: Promise<unknown> | undefined;
     const lock = () => (locked ??= admin.query('BEGIN').then(() => admin.query('LOCK TABLE turn_items IN SHARE MODE')));
     try {
-      model.push(todoThenAnswer({ onCall: lock }), todoThenAnswer({ onCall: lock }));
+      model.push(todoThenAnswer({ onCall: lock }), todoThenAnswer({ onCall: lock }), todoThenAnswer({ onCall: lock }));
+      const before = model.requests.length;
       const r = await api(svc.url, 'POST', '/v1/turns', { input: 'held statement', tools: ['todo'] });
       expect(r.status).toBe(202);
       const id = r.body.id as string;
@@ -204,6 +208,7 @@ describePostgres('a statement of a running turn that the database holds past DAT
       expect(types.filter((t) => t === 'turn.completed')).toHaveLength(1);
       expect(types.at(-1)).toBe('turn.completed');
       expect(types.filter((t) => t === 'tool.started')).toHaveLength(1); // the round's call ran once
+      expect(model.requests.length - before).toBe(3); // the call, the answer cut by the stop, the answer again
     } finally {
       await admin.end();
     }
