@@ -6,8 +6,9 @@
  * service (`[redacted:<VARIABLE>]` instead), no control or bidi character (written `\uXXXX`; line
  * breaks and tabs kept), and are bounded in size (provider-text.ts). Everything
  * downstream — the turn's `turn.failed` event and record, SSE, webhooks, the `turn finished` log
- * line, spans — only ever sees the cleaned text. Events without an error pass through untouched;
- * the stream options (`onActivity`) are passed on.
+ * line, spans — only ever sees the cleaned text. A request's own `secrets` option (the values a
+ * turn has seen, port.ts ModelStreamOptions) is removed too. Events without an error pass through
+ * untouched; the stream options (`onActivity`, `secrets`) are passed on.
  */
 import { ModelError, streamBroke } from './model-error.js';
 import type { ModelPort, ModelStreamEvent } from './port.js';
@@ -64,15 +65,28 @@ async function cleanEvent(event: ModelStreamEvent, secrets: SecretSource): Promi
   return event;
 }
 
+/** The values of a request's `secrets` option; none when it throws (the service's own are still removed). */
+function extraValues(more: () => readonly SecretValue[]): readonly SecretValue[] {
+  try {
+    return more();
+  } catch {
+    return [];
+  }
+}
+
 /**
- * `port` whose reported errors hold no secret of `secrets` and are bounded in size (see the
- * module doc). A stream aborted through its signal rethrows what it threw, unchanged.
+ * `port` whose reported errors hold no secret of `secrets` nor of the request's
+ * `options.secrets`, and are bounded in size (see the module doc). A stream aborted through its
+ * signal rethrows what it threw, unchanged.
  */
 export function withCleanErrors(port: ModelPort, secrets: SecretSource): ModelPort {
   return {
     endpoint: port.endpoint,
     stream(request, signal, options) {
       const inner = port.stream(request, signal, options);
+      const more = options?.secrets;
+      // The service's values, and those of the request's turn (ModelStreamOptions.secrets).
+      const all: SecretSource = more ? async () => [...(await secrets().catch(() => [])), ...extraValues(more)] : secrets;
       return {
         [Symbol.asyncIterator](): AsyncIterator<ModelStreamEvent> {
           const it = inner[Symbol.asyncIterator]();
@@ -83,10 +97,10 @@ export function withCleanErrors(port: ModelPort, secrets: SecretSource): ModelPo
                 r = await it.next();
               } catch (err) {
                 if (signal.aborted) throw err;
-                throw await cleanThrown(err, secrets, port.endpoint);
+                throw await cleanThrown(err, all, port.endpoint);
               }
               if (r.done || (r.value.type !== 'error' && !(r.value.type === 'response.done' && r.value.error))) return r;
-              return { done: false, value: await cleanEvent(r.value, secrets) };
+              return { done: false, value: await cleanEvent(r.value, all) };
             },
             async return(value?: unknown) {
               return (await it.return?.(value)) ?? { done: true, value: undefined };

@@ -232,6 +232,14 @@ export interface ModelPort {
  */
 export interface ModelStreamOptions {
   onActivity?: () => void;
+  /**
+   * More secret values to remove from this request's errors, besides those the service's
+   * error-cleaning decorator knows itself (src/model/clean-errors.ts `withCleanErrors`): a turn
+   * passes every SKILL_SECRETS value it has seen (src/skills/turn-secrets.ts `withTurnSecrets`),
+   * so a value rotated out of the file during the turn is still removed. `name` is the setting's
+   * name, shown as `[redacted:<name>]`. Called when an error is cleaned; must not throw.
+   */
+  secrets?: () => readonly { name: string; value: string }[];
 }
 
 export { ModelError } from './model-error.js';

@@ -5,10 +5,13 @@
  * every value any of those reads returned. A tool result is redacted with all of them, so a value
  * rotated out of the file during the turn still reads `[redacted:NAME]` where a command of the turn
  * wrote it (a file, then `read_file`), and a value rotated in is redacted from the first result
- * after the rotation — not only in the output of the command that held it.
+ * after the rotation — not only in the output of the command that held it. The turn's model
+ * requests pass the same values to the cleaning of their errors ({@link withTurnSecrets}), so a
+ * provider error echoing a value rotated out during the turn is scrubbed as well.
  */
 import type { TurnContext } from '../assembly/context.js';
 import { readSkillSecrets } from '../assembly/services.js';
+import type { ModelPort } from '../model/port.js';
 import type { Secrets } from './secrets.js';
 
 /** The values one turn run has seen, and reads of the current ones that add to them. */
@@ -46,4 +49,19 @@ export function turnSecrets(ctx: TurnContext): TurnSecrets {
   let t = perTurn.get(ctx);
   if (!t) perTurn.set(ctx, (t = new TurnSecrets(() => readSkillSecrets(ctx.services, ctx.config.SKILL_SECRETS))));
   return t;
+}
+
+/**
+ * `port` whose requests give the cleaning of their errors (src/model/clean-errors.ts, which the
+ * service wraps every model client in) every value `secrets` has seen, as `options.secrets`
+ * (src/model/port.ts ModelStreamOptions): with the values the file holds when the error is cleaned,
+ * which that cleaning reads itself, a provider error of the turn is scrubbed of the current values
+ * and of every one the turn saw before a rotation — the same set that redacts its tool results.
+ * Other stream options are passed on.
+ */
+export function withTurnSecrets(port: ModelPort, secrets: TurnSecrets): ModelPort {
+  return {
+    endpoint: port.endpoint,
+    stream: (request, signal, options) => port.stream(request, signal, { ...options, secrets: () => secrets.values().map(([name, value]) => ({ name, value })) }),
+  };
 }

@@ -56,6 +56,7 @@ import { DataDirLostError } from '../store/database.js';
 import { effectivePolicy } from './approvals/policy.js';
 import { createTurnApprovalGate } from './approvals/turn-gate.js';
 import { forgetStoredUsage, watchRequests } from './cut-requests.js';
+import { turnSecrets, withTurnSecrets } from '../skills/turn-secrets.js';
 import { countCrash, loadState, priorCallsFromLog } from './resume.js';
 import type { TaskBindingResolver } from './task-binding.js';
 import { TurnCheckpointer } from './turn-checkpoints.js';
@@ -400,7 +401,8 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     try {
       result = await d.runTurn({
         turnId: id,
-        model: watchRequests(request.model_api && d.modelFor ? d.modelFor(request.model_api) : d.model, () => {
+        // Its errors are scrubbed of every SKILL_SECRETS value the turn saw, as its tool results are.
+        model: watchRequests(withTurnSecrets(request.model_api && d.modelFor ? d.modelFor(request.model_api) : d.model, turnSecrets(ctx)), () => {
           try {
             d.checkOwnership?.();
           } catch (err) {

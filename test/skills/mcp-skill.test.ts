@@ -282,6 +282,36 @@ describe('MCP servers of a skill through mcporter', () => {
     }
   }, 120_000);
 
+  it('a secret rotated during a turn is scrubbed from a later model error that echoes the old value: not in the events, the stored error nor the log', async () => {
+    const ROTATED = 'NewSecretValue444';
+    const firstLog = logLines.length;
+    harness.model.push(
+      // The command gets the value of the file then: the turn has seen it.
+      { output: [functionCall('command', { command: 'env | grep -c VAULT' })] },
+      () => {
+        writeFileSync(secretsFile, `VAULT_TOKEN=${ROTATED}\n`, { mode: 0o600 });
+        return { streamError: { code: 'invalid_request_error', message: `header echoed: Authorization: Bearer ${TOKEN} (and ${ROTATED})` } };
+      },
+    );
+    try {
+      const r = await readSse(`${harness.svc.url}/v1/turns`, { method: 'POST', body: { input: 'rotate then fail', agent_id: 'rotating-error', tools: ['computer'], skills: ['mcp-tools'] }, timeoutMs: 120_000 });
+      const last = r.events.at(-1)!.json;
+      expect(last.type).toBe('turn.failed');
+      expect(last.error.message).toContain('header echoed: Authorization: Bearer [redacted:VAULT_TOKEN] (and [redacted:VAULT_TOKEN])');
+      const turnId = r.events.find((e) => e.json.type === 'turn.started')!.json.turn_id as string;
+      const stored = await api(harness.svc.url, 'GET', `/v1/turns/${turnId}`);
+      expect(stored.status).toBe(200);
+      const seen = [JSON.stringify(r.events), JSON.stringify(stored.body), JSON.stringify(logLines.slice(firstLog))];
+      expect(seen[1]).toContain('[redacted:VAULT_TOKEN]');
+      for (const text of seen) {
+        expect(text).not.toContain(TOKEN);
+        expect(text).not.toContain(ROTATED);
+      }
+    } finally {
+      writeFileSync(secretsFile, GOOD, { mode: 0o600 });
+    }
+  }, 120_000);
+
   it('refuses a manifest with unknown fields', async () => {
     const bad = tarGz([
       { name: 'SKILL.md', data: skillMd('bad-mcp', 'x') },
