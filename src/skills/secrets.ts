@@ -1,6 +1,8 @@
 /**
  * Skill secrets: SKILL_SECRETS is the path of a dotenv-format file on the server (`NAME=value`
- * lines; `#` comments, quotes and `export ` prefixes as dotenv parses them). Values are handed to
+ * lines, NAME an environment variable name of either case as in an env file,
+ * `[A-Za-z_][A-Za-z0-9_]*`; `#` comments, quotes and `export ` prefixes as dotenv parses them; a
+ * line without `=`, such as a token pasted alone, refuses the file: {@link loadSecrets}). Values are handed to
  * a sandboxed command only through its environment (never argv, never the mcporter config, which
  * holds `${NAME}` placeholders), and every value is replaced by `[redacted:NAME]` wherever a tool
  * result, a progress message or an error would carry it ({@link redactSecrets}).
@@ -97,7 +99,7 @@ export class MalformedSecretsError extends Error {
   }
 }
 
-/** An environment variable name, as a command's environment takes it. */
+/** An environment variable name, as a command's environment and an env file take it (either case: `vault_token` too). */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**

@@ -37,14 +37,16 @@ describe('SKILL_SECRETS values', () => {
     expect((err as Error).message).not.toContain('ab€cdef');
   });
 
-  it('allow blank lines, # comments, export prefixes, inline comments and quoted values, also across lines', async () => {
-    const text = '# secrets\n\n  \nexport A=abcdefgh\nB = "quoted value" # note\nC=\'single-quoted\'\nD="first line\nsecond line"\n   # indented comment\nE=plain-value-1 # trailing\n';
+  it('allow blank lines, # comments, export prefixes, inline comments, quoted values, also across lines, and names in lower case', async () => {
+    const text = '# secrets\n\n  \nexport A=abcdefgh\nB = "quoted value" # note\nC=\'single-quoted\'\nD="first line\nsecond line"\n   # indented comment\nE=plain-value-1 # trailing\nvault_token=lower-case-name\n_Mixed9=underscore-first\n';
     expect(Object.fromEntries(await loadSecrets(file('syntax.env', text)))).toEqual({
       A: 'abcdefgh',
       B: 'quoted value',
       C: 'single-quoted',
       D: 'first line\nsecond line',
       E: 'plain-value-1',
+      vault_token: 'lower-case-name',
+      _Mixed9: 'underscore-first',
     });
   });
 
