@@ -372,8 +372,10 @@ export function createServices(config: Config, log: Logger, overrides: ServicesO
     webhooks: { store: webhookStore, dispatcher },
     modelProbe: !overrides.modelClient && !overrides.modelClients && rawClients ? createModelProbe(config.OPENAI_BASE_URL ?? DEFAULT_OPENAI_BASE_URL, { apiKey: config.OPENAI_API_KEY }) : undefined,
     async start() {
-      await checkSkillPaths({ skillsDir: config.SKILLS_DIR, secretsFile: config.SKILL_SECRETS }); // before Postgres is migrated and any turn is recovered
-      await skillSecrets.read().catch(() => undefined); // the values a later refused edit keeps (checked just above)
+      // Before Postgres is migrated and any turn is recovered. SKILL_SECRETS is read once, by the
+      // service's SkillSecrets: the file checked is the one whose values are in use (and kept
+      // should a later edit be refused), never a second read of a file edited in between.
+      await checkSkillPaths({ skillsDir: config.SKILLS_DIR, secretsFile: config.SKILL_SECRETS, readSecrets: () => skillSecrets.read() });
       let migrated;
       try {
         migrated = await stores.open();

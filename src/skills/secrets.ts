@@ -224,7 +224,8 @@ export interface SecretsLog {
  * <path>: <why>; the file is refused and the values read before (<names>: those {@link nameMayBeShown}
  * allows, the others counted) stay in use — … — until
  * it is fixed` — as nginx keeps its configuration when a reload is refused. The file valid again: info `SKILL_SECRETS file is valid
- * again: its values are used`. The start (src/skills/startup-paths.ts) refuses a bad file, so a
+ * again: its values are used`. The start (src/skills/startup-paths.ts, through the first
+ * {@link SkillSecrets.read} of the service's instance) refuses a bad file, so a
  * running service always has values to keep; before its first good read {@link read} throws the
  * refusal instead (a command is then refused, README "Skills").
  */

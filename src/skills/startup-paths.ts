@@ -39,19 +39,30 @@ export function skillsDirError(dir: string, err: unknown): ConfigError {
  * then keeps the values accepted before: src/skills/secrets.ts SkillSecrets).
  * @param dirs.skillsDir SKILLS_DIR, resolved.
  * @param dirs.secretsFile SKILL_SECRETS, resolved.
+ * @param dirs.readSecrets how the file is read, when `secretsFile` is set (default: src/skills/secrets.ts
+ *   loadSecrets of it); a service passes the first read of its SkillSecrets, so the values it then uses
+ *   are those of the file checked here. It must throw as loadSecrets does.
  * @throws ConfigError one line per unusable setting, naming the variable, the path, the reason and what to do
  *   (for SKILL_SECRETS values shorter than MIN_SKILL_SECRET_CHARS: their names — or line numbers, where
  *   src/skills/secrets.ts nameMayBeShown refuses the name — and lengths, and the minimum;
  *   for lines that are no NAME=value setting or have an empty value: their line numbers and the problem;
  *   never a line, a part of one, or a value).
  */
-export async function checkSkillPaths({ skillsDir, secretsFile }: { skillsDir?: string; secretsFile?: string }): Promise<void> {
+export async function checkSkillPaths({
+  skillsDir,
+  secretsFile,
+  readSecrets,
+}: {
+  skillsDir?: string;
+  secretsFile?: string;
+  readSecrets?: () => Promise<unknown>;
+}): Promise<void> {
   const problems: string[] = [];
   if (skillsDir) {
     await readdir(skillsDir).catch((err: unknown) => problems.push(...skillsDirError(skillsDir, err).problems));
   }
   if (secretsFile) {
-    await loadSecrets(secretsFile).catch((err: unknown) =>
+    await (readSecrets ? readSecrets() : loadSecrets(secretsFile)).catch((err: unknown) =>
       problems.push(
         err instanceof ShortSecretError
           ? `SKILL_SECRETS=${secretsFile}: ${new ShortSecretError(secretsFile, err.short).message}`
