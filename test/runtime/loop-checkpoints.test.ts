@@ -28,6 +28,7 @@ function counter(fail = false) {
   let runs = 0;
   const tool = defineWorkerTool({
     name: 'note', description: 'Write a note', schema: z.object({ text: z.string() }), executionMode: 'sequential',
+    describeActivity: (p) => `Note ${p.text}`,
     execute: async (p) => {
       runs++;
       if (fail) throw new Error(`cannot write ${p.text}`);
@@ -91,7 +92,7 @@ describe('checkpoints of a turn', () => {
     expect(resumed.server.requests[0].body.input).toEqual(whole.server.requests[2].body.input);
     // (The answer itself is a new response, with ids of its own.)
     expect(resumed.result.transcript.slice(0, -1)).toEqual(whole.result.transcript.slice(0, -1));
-    expect(resumed.result.state.repeatStreak).toEqual(whole.result.state.repeatStreak);
-    expect(resumed.result.state.toolStats).toEqual(whole.result.state.toolStats);
+    expect(resumed.result.state!.repeatStreak).toEqual(whole.result.state!.repeatStreak);
+    expect(resumed.result.state!.toolStats).toEqual(whole.result.state!.toolStats);
   });
 });
