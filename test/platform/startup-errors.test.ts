@@ -442,6 +442,29 @@ it('words every enumerated variable, list item, URL and secret length plainly, w
   for (const line of all) expect(line).not.toMatch(/Invalid|expected|Too small/);
 });
 
+it('refuses a base URL with a #fragment, which the appended path would go after (every turn a 404), with one line saying to remove it; a query string stays allowed', { timeout: CHILD_MS }, async () => {
+  const { code, lines } = await refusal({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1#x' });
+  expect(code).toBe(2);
+  expect(lines).toEqual([
+    'refusing to start: OPENAI_BASE_URL=http://127.0.0.1:9/v1#x: must not have a #fragment (found "#x"): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:9/v1',
+  ]);
+  // An empty fragment breaks the path the same way; the other URLs a path is appended to are checked alike.
+  expect(problems({ OPENAI_BASE_URL: 'https://models.example/v1#' })).toEqual([
+    'OPENAI_BASE_URL=https://models.example/v1#: must not have a #fragment (found "#"): the path the service appends would go after it and never be sent; remove the #… part, as in https://models.example/v1',
+  ]);
+  expect(problems({ WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: 'http://127.0.0.1:8888/#top' })).toEqual([
+    'WEB_SEARCH_URL=http://127.0.0.1:8888/#top: must not have a #fragment (found "#top"): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:8888/',
+  ]);
+  expect(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318#otlp' })).toEqual([
+    'OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318#otlp: must not have a #fragment (found "#otlp"): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:4318',
+  ]);
+  // A scheme that is wrong is one line, not two.
+  expect(problems({ OPENAI_BASE_URL: 'ftp://models.example/v1#x' })).toEqual(['OPENAI_BASE_URL=ftp://models.example/v1#x: must be an http:// or https:// URL, got ftp://…']);
+  // Azure's ?api-version= is a query string, kept; the full traces URL is used as given (no path appended).
+  expect(loadConfig({ OPENAI_BASE_URL: 'https://r.openai.azure.com/openai/v1?api-version=preview' }).OPENAI_BASE_URL).toBe('https://r.openai.azure.com/openai/v1?api-version=preview');
+  expect(problems({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces#x' })).toEqual([]);
+});
+
 it('refuses a malformed or empty host-list entry naming the variable and the entry', () => {
   const wild = 'is not a host name or IP address (write the name only: no scheme, port, path or spaces; *.example.com for subdomains)';
   expect(problems({ WEB_FETCH_ALLOW_HOSTS: 'http://x' })).toEqual([`WEB_FETCH_ALLOW_HOSTS=http://x: "http://x" ${wild}`]);
