@@ -162,17 +162,20 @@ it('refuses a MODEL with a bidirectional control in the one report, with the oth
   expect(lines).toEqual([
     'refusing to start: invalid configuration:',
     '  - PORT=abc: must be an integer from 0 to 65535',
-    `  - MODEL="gpt\\u202E5": must not contain U+202E (a bidirectional control), found at character 4: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; set MODEL to the model name as the model endpoint lists it, without them`,
+    `  - MODEL="gpt\\u202E5": must not contain U+202E (a bidirectional control), found at character 4: no control characters, line or paragraph separators, invisible or format characters or bidirectional controls are allowed; set MODEL to the model name as the model endpoint lists it, without them`,
   ]);
   expect(lines.join('\n')).not.toContain('sk-startup-errors-secret');
 });
 
-it('refuses a MODEL with a control, separator, invisible or bidirectional character, one line each written as \\uXXXX; trims white space at its ends as for every variable', () => {
-  const chars = (found: string) => `must not contain ${found}: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; set MODEL to the model name as the model endpoint lists it, without them`;
+it('refuses a MODEL with a control, separator, invisible, format (U+200D too) or bidirectional character, one line each written as \\uXXXX; trims white space at its ends as for every variable', () => {
+  const chars = (found: string) => `must not contain ${found}: no control characters, line or paragraph separators, invisible or format characters or bidirectional controls are allowed; set MODEL to the model name as the model endpoint lists it, without them`;
   expect(problems({ MODEL: 'gpt\u202E5' })).toEqual([`MODEL="gpt\\u202E5": ${chars('U+202E (a bidirectional control), found at character 4')}`]);
   expect(problems({ MODEL: 'gpt\n5' })).toEqual([`MODEL="gpt\\u000A5": ${chars('U+000A (a control character), found at character 4')}`]);
   expect(problems({ MODEL: 'gpt-5\u200B' })).toEqual([`MODEL="gpt-5\\u200B": ${chars('U+200B (an invisible character), found at character 6')}`]);
   expect(problems({ MODEL: 'gpt\u2028x' })).toEqual([`MODEL="gpt\\u2028x": ${chars('U+2028 (a line or paragraph separator), found at character 4')}`]);
+  // A zero-width joiner or non-joiner between ASCII letters: kept in other names, refused in a model name.
+  expect(problems({ MODEL: 'gpt\u200D4o' })).toEqual([`MODEL=gpt\u200D4o: ${chars('U+200D (an invisible character), found at character 4')}`]);
+  expect(problems({ MODEL: 'qw\u200Cen3' })).toEqual([`MODEL=qw\u200Cen3: ${chars('U+200C (an invisible character), found at character 3')}`]);
   // White space an env file left at either end is not part of the name (every value is trimmed).
   expect(loadConfig({ MODEL: ' gpt-5-mini\u00A0' }).MODEL).toBe('gpt-5-mini');
   expect(loadConfig({ MODEL: 'qwen3:8b\n' }).MODEL).toBe('qwen3:8b');
