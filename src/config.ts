@@ -9,7 +9,7 @@ import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.j
 import { parseApprovalPolicy } from './turns/approvals/policy.js';
 import { credentialParamValues } from './url-credentials.js';
 import { hostListProblems, hostUnresolvedProblem, isLoopbackHost, type HostEntryRules } from './host-entries.js';
-import { escapeUnsafeChars, quoteForDisplay, quoteForDisplayClipped } from './unsafe-chars.js';
+import { escapeChar, escapeUnsafeChars, quoteForDisplay, quoteForDisplayClipped } from './unsafe-chars.js';
 import { MODEL_VARIABLE_RULE } from './model/model-name.js';
 import { nameCheck } from './name-check.js';
 
@@ -571,11 +571,13 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
 /**
  * A variable's value (trimmed) as a report line shows it: as given, or quoted
  * ({@link quoteForDisplayClipped}, unsafe characters as `\uXXXX`) when it has a character
- * {@link escapeUnsafeChars} escapes — so the report stays one line per variable and shows what it
- * refuses: `MODEL="gpt\u202E5": …`.
+ * {@link escapeUnsafeChars} escapes or a format character (`\p{Cf}`: U+200D, which MODEL
+ * refuses, too) — so the report stays one line per variable and shows what it refuses:
+ * `MODEL="gpt\u202E5": …`, `MODEL="gpt\u200D4o": …`.
  */
 function shownValue(value: string): string {
-  return escapeUnsafeChars(value) === value ? value : quoteForDisplayClipped(value);
+  if (escapeUnsafeChars(value) === value && !/\p{Cf}/u.test(value)) return value;
+  return quoteForDisplayClipped(value).replace(/\p{Cf}/gu, escapeChar);
 }
 
 /** Whether the variable `name` may be left unset with nothing in its place (optional, no default). */

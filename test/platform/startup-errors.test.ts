@@ -174,8 +174,8 @@ it('refuses a MODEL with a control, separator, invisible, format (U+200D too) or
   expect(problems({ MODEL: 'gpt-5\u200B' })).toEqual([`MODEL="gpt-5\\u200B": ${chars('U+200B (an invisible character), found at character 6')}`]);
   expect(problems({ MODEL: 'gpt\u2028x' })).toEqual([`MODEL="gpt\\u2028x": ${chars('U+2028 (a line or paragraph separator), found at character 4')}`]);
   // A zero-width joiner or non-joiner between ASCII letters: kept in other names, refused in a model name.
-  expect(problems({ MODEL: 'gpt\u200D4o' })).toEqual([`MODEL=gpt\u200D4o: ${chars('U+200D (an invisible character), found at character 4')}`]);
-  expect(problems({ MODEL: 'qw\u200Cen3' })).toEqual([`MODEL=qw\u200Cen3: ${chars('U+200C (an invisible character), found at character 3')}`]);
+  expect(problems({ MODEL: 'gpt\u200D4o' })).toEqual([`MODEL="gpt\\u200D4o": ${chars('U+200D (an invisible character), found at character 4')}`]);
+  expect(problems({ MODEL: 'qw\u200Cen3' })).toEqual([`MODEL="qw\\u200Cen3": ${chars('U+200C (an invisible character), found at character 3')}`]);
   // White space an env file left at either end is not part of the name (every value is trimmed).
   expect(loadConfig({ MODEL: ' gpt-5-mini\u00A0' }).MODEL).toBe('gpt-5-mini');
   expect(loadConfig({ MODEL: 'qwen3:8b\n' }).MODEL).toBe('qwen3:8b');
