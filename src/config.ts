@@ -103,7 +103,7 @@ const url = (options: { base?: boolean } = {}) =>
       error: (i) => {
         const v = String(i.input);
         const at = v.indexOf('#');
-        return `must not have a #fragment (found ${quoteForDisplayClipped(v.slice(at), 40)}): the path the service appends would go after it and never be sent; remove the #… part, as in ${v.slice(0, at)}`;
+        return `must not have a #fragment (found ${quoteForDisplayClipped(v.slice(at), 40)}): the path the service appends would go after it and never be sent; remove the #… part, as in ${urlForReport(v.slice(0, at))}`;
       },
     });
 
@@ -565,7 +565,22 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
   } else {
     what = item !== undefined ? `"${item}": ${i.message}` : i.message;
   }
-  return name in cleaned ? `${name}=${shownValue(cleaned[name])}: ${what}` : `${name}: ${what}`;
+  return name in cleaned ? `${name}=${shownValue(URL_VARS.has(name) ? urlForReport(cleaned[name]) : cleaned[name])}: ${what}` : `${name}: ${what}`;
+}
+
+/** The URL variables whose values a report line shows through {@link urlForReport} (DATABASE_URL is never shown: SECRET_VARS). */
+const URL_VARS = new Set(['OPENAI_BASE_URL', 'WEB_SEARCH_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']);
+
+/**
+ * A URL as a configuration report shows it: its userinfo as `***@` ({@link redactUserinfo}) and
+ * the value of each credential query parameter (src/url-credentials.ts: `?api-key=…`, `?code=…`)
+ * as `[redacted]` — `https://***@host/v1?api-key=[redacted]` — so refusing a URL never prints the
+ * key in it, as logs and /readyz do not.
+ */
+function urlForReport(url: string): string {
+  let out = redactUserinfo(url);
+  for (const value of credentialParamValues(url)) out = out.split(`=${value}`).join('=[redacted]');
+  return out;
 }
 
 /**

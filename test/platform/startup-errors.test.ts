@@ -463,6 +463,11 @@ it('refuses a base URL with a #fragment, which the appended path would go after 
   ]);
   // A scheme that is wrong is one line, not two.
   expect(problems({ OPENAI_BASE_URL: 'ftp://models.example/v1#x' })).toEqual(['OPENAI_BASE_URL=ftp://models.example/v1#x: must be an http:// or https:// URL, got ftp://…']);
+  // A password or key in the URL is not printed, neither in the value shown nor in the example.
+  expect(problems({ OPENAI_BASE_URL: 'https://user:pw-secret-1@r.example/v1?api-version=1&api-key=key-secret-2#x' })).toEqual([
+    'OPENAI_BASE_URL=https://***@r.example/v1?api-version=1&api-key=[redacted]#x: must not have a #fragment (found "#x"): the path the service appends would go after it and never be sent; remove the #… part, as in https://***@r.example/v1?api-version=1&api-key=[redacted]',
+  ]);
+  expect(problems({ WEB_SEARCH_URL: 'ftp://u:pw-secret-3@s.example/?token=key-secret-4' }).join('\n')).not.toMatch(/secret/);
   // Azure's ?api-version= is a query string, kept; the full traces URL is used as given (no path appended).
   expect(loadConfig({ OPENAI_BASE_URL: 'https://r.openai.azure.com/openai/v1?api-version=preview' }).OPENAI_BASE_URL).toBe('https://r.openai.azure.com/openai/v1?api-version=preview');
   expect(problems({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces#x' })).toEqual([]);
