@@ -113,7 +113,10 @@ async function startDemoService(env: NodeJS.ProcessEnv, dataDir: string, model: 
   }
 }
 
-/** `--serve`: the service on PORT against an echoing scripted model, until SIGINT/SIGTERM. */
+/**
+ * `--serve`: the service on PORT against an echoing scripted model, until SIGINT (Ctrl-C), SIGTERM
+ * or SIGHUP (its terminal closed); each stops it and removes its temporary data folder.
+ */
 async function serve(): Promise<void> {
   const model = await startScriptedResponsesServer();
   const echo = (body: ResponsesRequestBody) => {
@@ -145,8 +148,9 @@ async function serve(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  // SIGHUP too: closing the terminal sends it, and Node's default action would end the process
+  // at once, leaving the data folder behind.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop());
 }
 
 async function main(): Promise<void> {

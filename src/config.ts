@@ -9,7 +9,7 @@ import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.j
 import { parseApprovalPolicy } from './turns/approvals/policy.js';
 import { credentialParamValues } from './url-credentials.js';
 import { hostListProblems, hostUnresolvedProblem, isLoopbackHost, type HostEntryRules } from './host-entries.js';
-import { escapeUnsafeChars, quoteForDisplay, quoteForDisplayClipped } from './unsafe-chars.js';
+import { escapeChar, escapeUnsafeChars, quoteForDisplay, quoteForDisplayClipped } from './unsafe-chars.js';
 import { MODEL_VARIABLE_RULE } from './model/model-name.js';
 import { nameCheck } from './name-check.js';
 
@@ -75,9 +75,19 @@ const int = (def: number, min: number, max: number) => {
 
 const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
 
-/** An absolute URL (WHATWG parse), refused in plain words rather than zod's `Invalid URL`. */
-/** An absolute http(s) URL (every URL setting is reached over HTTP: the model, search, OTLP endpoints). */
-const url = () =>
+/**
+ * An absolute http(s) URL (WHATWG parse; every URL setting is reached over HTTP: the model, search,
+ * OTLP endpoints), refused in plain words rather than zod's `Invalid URL`.
+ *
+ * With `base`, the URL is one the service appends a path to (OPENAI_BASE_URL gets `/responses` or
+ * `/chat/completions`, WEB_SEARCH_URL the provider's search path, OTEL_EXPORTER_OTLP_ENDPOINT
+ * `/v1/traces`), so a `#fragment` — even an empty one, a bare `#` — is refused: the path would land
+ * after the `#`, which is never sent (WHATWG URL standard), and every request would go to the bare
+ * base path (a 404). A query string stays allowed (Azure OpenAI needs `?api-version=`). The refusal:
+ * `must not have a #fragment (found "#x"): the path the service appends would go after it and never
+ * be sent; remove the #… part, as in http://127.0.0.1:9/v1`.
+ */
+const url = (options: { base?: boolean } = {}) =>
   z
     .string()
     .url({ error: 'must be an absolute URL such as https://example.com/v1' })
@@ -87,6 +97,13 @@ const url = () =>
         // `localhost:8000/v1` parses as scheme `localhost:`: the scheme was left out.
         if (!v.slice(v.indexOf(':') + 1).startsWith('//')) return `must be an http:// or https:// URL: the scheme is missing (did you mean http://${v}?)`;
         return `must be an http:// or https:// URL, got ${new URL(v).protocol}//…`;
+      },
+    })
+    .refine((v) => !options.base || !URL.canParse(v) || !/^https?:$/.test(new URL(v).protocol) || !v.includes('#'), {
+      error: (i) => {
+        const v = String(i.input);
+        const at = v.indexOf('#');
+        return `must not have a #fragment (found ${quoteForDisplayClipped(v.slice(at), 40)}): the path the service appends would go after it and never be sent; remove the #… part, as in ${urlForReport(v.slice(0, at))}`;
       },
     });
 
@@ -227,7 +244,7 @@ const EnvSchema = z.object({
   SSE_WRITE_TIMEOUT_MS: int(60_000, 100, 3_600_000),
   // --- model ---
   OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: url().optional(),
+  OPENAI_BASE_URL: url({ base: true }).optional(),
   /** Trimmed like every variable, then checked as a request's `model` is (src/model/model-name.ts). */
   MODEL: z.string().min(1).check(nameCheck('model name', MODEL_VARIABLE_RULE)).optional(),
   MODEL_MAX_RETRIES: int(2, 0, 10),
@@ -291,7 +308,7 @@ const EnvSchema = z.object({
   WEB_FETCH_MAX_BYTES: int(5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
   WEB_SEARCH_PROVIDER: z.enum(Object.keys(WEB_SEARCH_NEEDS) as [keyof typeof WEB_SEARCH_NEEDS, ...(keyof typeof WEB_SEARCH_NEEDS)[]]).optional(),
   WEB_SEARCH_API_KEY: z.string().optional(),
-  WEB_SEARCH_URL: url().optional(),
+  WEB_SEARCH_URL: url({ base: true }).optional(),
   // --- schedules ---
   SCHEDULE_MIN_INTERVAL_S: int(60, 1, 86_400),
   SCHEDULE_MAX_PER_AGENT: int(100, 1, 100_000),
@@ -339,7 +356,7 @@ const EnvSchema = z.object({
   /** Bearer token that may read GET /metrics (besides AUTH_TOKENS). */
   METRICS_TOKEN: secret16().optional(),
   /** Turn tracing on (OTLP over HTTP); the exporter also reads the other OTEL_EXPORTER_OTLP_* variables. */
-  OTEL_EXPORTER_OTLP_ENDPOINT: url().optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: url({ base: true }).optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url().optional(),
   /** `otlp` (OTLP/HTTP JSON), `console` or `none`; setting it turns tracing on. */
   OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
@@ -548,17 +565,34 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
   } else {
     what = item !== undefined ? `"${item}": ${i.message}` : i.message;
   }
-  return name in cleaned ? `${name}=${shownValue(cleaned[name])}: ${what}` : `${name}: ${what}`;
+  return name in cleaned ? `${name}=${shownValue(URL_VARS.has(name) ? urlForReport(cleaned[name]) : cleaned[name])}: ${what}` : `${name}: ${what}`;
+}
+
+/** The URL variables whose values a report line shows through {@link urlForReport} (DATABASE_URL is never shown: SECRET_VARS). */
+const URL_VARS = new Set(['OPENAI_BASE_URL', 'WEB_SEARCH_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']);
+
+/**
+ * A URL as a configuration report shows it: its userinfo as `***@` ({@link redactUserinfo}) and
+ * the value of each credential query parameter (src/url-credentials.ts: `?api-key=…`, `?code=…`)
+ * as `[redacted]` — `https://***@host/v1?api-key=[redacted]` — so refusing a URL never prints the
+ * key in it, as logs and /readyz do not.
+ */
+function urlForReport(url: string): string {
+  let out = redactUserinfo(url);
+  for (const value of credentialParamValues(url)) out = out.split(`=${value}`).join('=[redacted]');
+  return out;
 }
 
 /**
  * A variable's value (trimmed) as a report line shows it: as given, or quoted
  * ({@link quoteForDisplayClipped}, unsafe characters as `\uXXXX`) when it has a character
- * {@link escapeUnsafeChars} escapes — so the report stays one line per variable and shows what it
- * refuses: `MODEL="gpt\u202E5": …`.
+ * {@link escapeUnsafeChars} escapes or a format character (`\p{Cf}`: U+200D, which MODEL
+ * refuses, too) — so the report stays one line per variable and shows what it refuses:
+ * `MODEL="gpt\u202E5": …`, `MODEL="gpt\u200D4o": …`.
  */
 function shownValue(value: string): string {
-  return escapeUnsafeChars(value) === value ? value : quoteForDisplayClipped(value);
+  if (escapeUnsafeChars(value) === value && !/\p{Cf}/u.test(value)) return value;
+  return quoteForDisplayClipped(value).replace(/\p{Cf}/gu, escapeChar);
 }
 
 /** Whether the variable `name` may be left unset with nothing in its place (optional, no default). */

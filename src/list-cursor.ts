@@ -67,8 +67,9 @@ const QUERY_CURSOR_CHARS = base64urlChars(QUERY_CURSOR_BYTES);
 
 /**
  * Characters of a cursor of the previous format (the body without a checksum): 34. Such a cursor is
- * still taken back for the list and filters that returned it ({@link cursorIdFor}); having no
- * checksum, any other use of it is refused as foreign.
+ * still taken back for the list and filters that returned it ({@link cursorIdFor}); sent to another
+ * list it is refused as that list's ({@link otherListCursor}), as a cursor with a checksum is; having
+ * no checksum, its use with other filters is refused as foreign.
  */
 const UNCHECKED_CURSOR_CHARS = base64urlChars(QUERY_BODY_BYTES);
 
@@ -151,14 +152,16 @@ export function otherListCursor(from: QueryList, list: QueryList): string {
  *   list from its first page` ({@link otherListCursor}); for one returned with other filters,
  *   `cursor was returned for a list with another agent_id or status: pass it back with the same
  *   agent_id and status as the request that returned it, or leave cursor out for the first page`
- *   ({@link otherQueryCursor}). A cursor of the previous format (no checksum, so whether it was
- *   edited cannot be told) sent elsewhere is the foreign-cursor 400 ({@link FOREIGN_CURSOR_MESSAGE},
- *   details `[{path: "cursor", code: "invalid_format", message}]`).
+ *   ({@link otherQueryCursor}). A cursor of the previous format (no checksum) sent to another list
+ *   gets the other-list 400 too — its mark names a list whatever else was edited, and the advice,
+ *   start this list without it, holds either way; sent to its own list with other filters it is the
+ *   foreign-cursor 400 ({@link FOREIGN_CURSOR_MESSAGE}, details `[{path: "cursor", code:
+ *   "invalid_format", message}]`): without a checksum, a fingerprint edited by hand cannot be told
+ *   from one of other filters.
  */
 export function cursorIdFor(list: QueryList, cursor: DecodedQueryCursor | undefined, query: Readonly<Record<string, string | undefined>>): string | undefined {
   if (cursor === undefined) return undefined;
-  const matches = cursor.list === list && cursor.tag.equals(queryTag(query));
-  if (!cursor.checked && !matches) throw new HttpError(400, 'invalid_request', FOREIGN_CURSOR_MESSAGE, [foreignCursorIssue()]);
+  if (!cursor.checked && cursor.list === list && !cursor.tag.equals(queryTag(query))) throw new HttpError(400, 'invalid_request', FOREIGN_CURSOR_MESSAGE, [foreignCursorIssue()]);
   const message = cursor.list !== list ? otherListCursor(cursor.list, list) : !cursor.tag.equals(queryTag(query)) ? otherQueryCursor(Object.keys(query)) : undefined;
   if (message !== undefined) throw new HttpError(400, 'invalid_request', `cursor ${message}`, [{ path: 'cursor', code: 'invalid_value', message }]);
   return cursor.id;

@@ -39,6 +39,13 @@ export interface NameRule {
    * model endpoint as given: `" gpt "` names no model.
    */
   refuseEdgeSpace?: boolean;
+  /**
+   * Whether every format character (`\p{Cf}`) is refused too — the zero-width non-joiner and joiner
+   * U+200C and U+200D among them, which other names keep for Persian, Indic scripts and emoji
+   * (src/unsafe-chars.ts `UnsafeCharOptions.formatChars`); default false. True for a model name,
+   * an identifier the model endpoint matches: `gpt\u200D-4o` shows as `gpt-4o` and names no model.
+   */
+  refuseFormatChars?: boolean;
 }
 
 /**
@@ -47,7 +54,9 @@ export interface NameRule {
  * - `must not contain U+202E (a bidirectional control), found at character 5: no control
  *   characters, line or paragraph separators, invisible characters or bidirectional controls are
  *   allowed; send the name as one line of plain text without them` (`invalid_format`;
- *   {@link NameRule.sendWithoutChars}; src/unsafe-chars.ts `unsafeCharProblem`);
+ *   {@link NameRule.sendWithoutChars}; src/unsafe-chars.ts `unsafeCharProblem`; with
+ *   {@link NameRule.refuseFormatChars}, every format character too, and `no control characters,
+ *   line or paragraph separators, invisible or format characters or bidirectional controls`);
  * - with {@link NameRule.refuseEdgeSpace}, `must not start or end with white space (found U+0020
  *   at the start): remove it, as in "gpt"` (`invalid_format`; text of only white space ends
  *   with {@link NameRule.sendName} instead of an example);
@@ -60,7 +69,7 @@ export interface NameRule {
  */
 export function nameProblem(text: string, noun: string, rule: NameRule = {}): NameProblem | undefined {
   const sendName = rule.sendName ?? `send a short ${noun} in words`;
-  const unsafe = unsafeCharProblem(text, rule.sendWithoutChars ?? `send the ${noun} as one line of plain text without them`);
+  const unsafe = unsafeCharProblem(text, rule.sendWithoutChars ?? `send the ${noun} as one line of plain text without them`, { formatChars: rule.refuseFormatChars });
   if (unsafe !== undefined) return { code: 'invalid_format', message: unsafe };
   if (rule.refuseEdgeSpace) {
     const edge = /^\s/u.exec(text)?.[0] ?? /\s$/u.exec(text)?.[0];

@@ -92,6 +92,10 @@ const BIDI_ONE = new RegExp(`[${BIDI_CONTROL}]`, 'u');
 const SEPARATOR_ONE = new RegExp(`[${SEPARATOR}]`, 'u');
 const INVISIBLE_ONE = new RegExp(`[${INVISIBLE}]`, 'u');
 const SELECTOR_ONE = new RegExp(`[${VARIATION_SELECTOR}]`, 'u');
+/** A format character (general category Cf), refused only with {@link UnsafeCharOptions.formatChars}. */
+const FORMAT_ONE = /\p{Cf}/u;
+/** The zero-width non-joiner and joiner: format characters that show as nothing. */
+const JOINER_ONE = /[\u200C\u200D]/u;
 
 /**
  * The kinds of character this module refuses in names, for a refusal's message after the character
@@ -101,6 +105,25 @@ const SELECTOR_ONE = new RegExp(`[${VARIATION_SELECTOR}]`, 'u');
  */
 export const UNSAFE_CHAR_KINDS = 'control characters, line or paragraph separators, invisible characters or bidirectional controls';
 
+/**
+ * {@link UNSAFE_CHAR_KINDS} for a text checked with {@link UnsafeCharOptions.formatChars}:
+ * `control characters, line or paragraph separators, invisible or format characters or
+ * bidirectional controls`.
+ */
+export const FORMAT_CHAR_KINDS = 'control characters, line or paragraph separators, invisible or format characters or bidirectional controls';
+
+/** How strictly {@link findUnsafeChar} looks. */
+export interface UnsafeCharOptions {
+  /**
+   * Also refuse every format character (`\p{Cf}`, Unicode general category "Format"): the
+   * zero-width non-joiner and joiner U+200C and U+200D, which names keep for Persian, Indic scripts
+   * and emoji, the prepended concatenation marks U+0600–U+0605, and the rest. For text that is an
+   * identifier a machine matches, not words a person reads — a model name: `gpt\u200D-4o` shows as
+   * `gpt-4o` yet names no model the endpoint lists. Default false.
+   */
+  formatChars?: boolean;
+}
+
 /** An unsafe character found in a text: the character, and where. */
 export interface FoundUnsafeChar {
   /** The character (one code point). */
@@ -109,8 +132,20 @@ export interface FoundUnsafeChar {
   position: number;
 }
 
-/** The first character of `text` that this module refuses (see its comment) and its position, or undefined. */
-export function findUnsafeChar(text: string): FoundUnsafeChar | undefined {
+/**
+ * The first character of `text` that this module refuses (see its comment) and its position, or
+ * undefined; with `options.formatChars`, the first such character or format character
+ * ({@link UnsafeCharOptions}), whichever comes first.
+ */
+export function findUnsafeChar(text: string, options: UnsafeCharOptions = {}): FoundUnsafeChar | undefined {
+  const found = firstRefused(text);
+  const format = options.formatChars ? FORMAT_ONE.exec(text) : null;
+  if (format === null) return found;
+  const position = [...text.slice(0, format.index)].length + 1;
+  return found !== undefined && found.position < position ? found : { char: format[0], position };
+}
+
+function firstRefused(text: string): FoundUnsafeChar | undefined {
   if (!UNSAFE_ONE.test(text)) return undefined;
   for (const m of text.matchAll(UNSAFE_OR_FLAG_ALL)) {
     if (m[1] === undefined) return { char: m[0], position: [...text.slice(0, m.index)].length + 1 };
@@ -136,8 +171,10 @@ export function stripUnsafeChars(text: string): string {
 /**
  * One unsafe character for a message: `U+202E (a bidirectional control)`,
  * `U+0001 (a control character)`, `U+2028 (a line or paragraph separator)`,
- * `U+200B (an invisible character)`, `U+FE0F (a variation selector not after a character it
- * applies to)` — a variation selector is only ever unsafe where {@link firstUnsafeChar} found it.
+ * `U+200B (an invisible character)` (U+200C and U+200D too), `U+FE0F (a variation selector not
+ * after a character it applies to)` — a variation selector is only ever unsafe where
+ * {@link firstUnsafeChar} found it — or, for another format character refused with
+ * {@link UnsafeCharOptions.formatChars}, `U+0600 (a format character)`.
  */
 export function describeUnsafeChar(ch: string): string {
   const kind = BIDI_ONE.test(ch)
@@ -148,7 +185,11 @@ export function describeUnsafeChar(ch: string): string {
         ? 'an invisible character'
         : SELECTOR_ONE.test(ch)
           ? 'a variation selector not after a character it applies to'
-          : 'a control character';
+          : JOINER_ONE.test(ch)
+            ? 'an invisible character'
+            : FORMAT_ONE.test(ch)
+              ? 'a format character'
+              : 'a control character';
   return `U+${hex4(ch)} (${kind})`;
 }
 
@@ -205,11 +246,13 @@ export function describeFoundUnsafeChar(found: FoundUnsafeChar): string {
  * allowed in a few words ({@link UNSAFE_CHAR_KINDS}), ending with what to send —
  * `must not contain U+202E (a bidirectional control), found at character 5: no control
  * characters, line or paragraph separators, invisible characters or bidirectional controls are
- * allowed; <send>`.
+ * allowed; <send>`. With `options.formatChars` a format character is refused too
+ * ({@link UnsafeCharOptions}) and the kinds are {@link FORMAT_CHAR_KINDS}.
  */
-export function unsafeCharProblem(text: string, send: string): string | undefined {
-  const found = findUnsafeChar(text);
-  return found === undefined ? undefined : `must not contain ${describeFoundUnsafeChar(found)}: no ${UNSAFE_CHAR_KINDS} are allowed; ${send}`;
+export function unsafeCharProblem(text: string, send: string, options: UnsafeCharOptions = {}): string | undefined {
+  const found = findUnsafeChar(text, options);
+  const kinds = options.formatChars ? FORMAT_CHAR_KINDS : UNSAFE_CHAR_KINDS;
+  return found === undefined ? undefined : `must not contain ${describeFoundUnsafeChar(found)}: no ${kinds} are allowed; ${send}`;
 }
 
 /**

@@ -23,7 +23,7 @@
  */
 import { z } from 'zod';
 import { MAX_LISTED_ISSUES } from './errors.js';
-import { quoteForDisplay } from './unsafe-chars.js';
+import { escapeUnsafeChars, quoteForDisplay } from './unsafe-chars.js';
 import { formatMessage, sizeMessage, type BoundIssue } from './zod-bounds.js';
 
 /** The parts of a zod 4 schema's definition this module reads. */
@@ -135,10 +135,13 @@ function kindOf(input: unknown): string {
  * The one spelling of a path into a request, in every 400's `message` and `details[].path` alike
  * (README "API"): list indexes in brackets, field names after dots — `tools[0]`,
  * `input[1].role`, `metadata.a[0][0]`; `[0].role` for a path that starts at an index; `""` for
- * the value as a whole.
+ * the value as a whole. A field name's characters that src/unsafe-chars.ts refuses in names
+ * (control characters, bidi controls, invisible characters) are written as `\uXXXX`
+ * (`escapeUnsafeChars`: `metadata.invo\u202Ece`), so a client's key echoed in a path cannot act
+ * on the reader's display.
  */
 export function issuePath(path: readonly PropertyKey[]): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? escapeUnsafeChars(String(p)) : `.${escapeUnsafeChars(String(p))}`)).join('');
 }
 
 interface RawIssue extends BoundIssue {

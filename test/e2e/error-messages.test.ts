@@ -91,6 +91,26 @@ describe('validation messages', () => {
     }
   });
 
+  it('refuses a metadata key with a control character, a bidi control or an invisible character, naming it and where it is, escaped in path and message; a value keeps such characters as sent', async () => {
+    const NO_CHARS = 'no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; send the metadata key as one line of plain text without them';
+    const cases: [string, string, string][] = [
+      ['invo\u202Ece', 'invo\\u202Ece', 'U+202E (a bidirectional control), found at character 5'],
+      ['a\u0000b', 'a\\u0000b', 'U+0000 (a control character), found at character 2'],
+      ['tab\there', 'tab\\u0009here', 'U+0009 (a control character), found at character 4'],
+      ['ad\u200Bmin', 'ad\\u200Bmin', 'U+200B (an invisible character), found at character 3'],
+    ];
+    for (const [key, shown, found] of cases) {
+      const err = await createTurn({ input: 'hi', metadata: { ok: 1, [key]: 'x' } });
+      const text = `has an invalid key "${shown}": must not contain ${found}: ${NO_CHARS}`;
+      expect(err.details).toEqual([{ path: `metadata.${shown}`, code: 'invalid_key', message: text }]);
+      expect(err.message).toBe(`metadata.${shown} ${text}`);
+    }
+    // A value is the client's own data, returned as sent (JSON escapes its control characters).
+    const res = await fetch(`${harness.svc.url}/v1/turns?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hi', metadata: { note: 'a\u202Eb\u0000c' } }) });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { metadata: unknown }).metadata).toEqual({ note: 'a\u202Eb\u0000c' });
+  });
+
   it('names the request body when it is missing or not an object', async () => {
     const missing = await api(harness.svc.url, 'POST', '/v1/turns', undefined);
     expect(missing.status).toBe(400);

@@ -78,7 +78,7 @@ describe('list cursors', () => {
       }
     });
 
-    it(`${route} takes back a cursor of the previous format (no checksum) with its own filters, and refuses it elsewhere as not one it returned`, async () => {
+    it(`${route} takes back a cursor of the previous format (no checksum) with its own filters, refuses it with other filters as not one it returned, and on another list as that list's`, async () => {
       const body = Buffer.from(encodeQueryCursor(list, '0190a000-0000-7000-8000-000000000000', { agent_id: 'cursor-a', status: undefined }), 'base64url').subarray(0, 25);
       const old = body.toString('base64url');
       expect(old).toHaveLength(34);
@@ -90,6 +90,13 @@ describe('list cursors', () => {
         expect(res.status, query).toBe(400);
         expect(res.body.error, query).toEqual({ code: 'invalid_request', message: `cursor ${hint}`, details: [{ path: 'cursor', code: 'invalid_format', message: hint }] });
       }
+      // Another list says whose cursor it is and what to do, as it does for a cursor with a checksum.
+      const other = route === '/v1/turns' ? '/v1/workflows' : '/v1/turns';
+      const why = `was returned by GET ${route}, not GET ${other}: a cursor pages only the list that returned it; leave cursor out to start this list from its first page`;
+      const elsewhere = await api(harness.svc.url, 'GET', `${other}?agent_id=cursor-a&cursor=${old}`);
+      expect(elsewhere.status).toBe(400);
+      expect(elsewhere.body.error).toEqual({ code: 'invalid_request', message: `cursor ${why}`, details: [{ path: 'cursor', code: 'invalid_value', message: why }] });
+      expect(validateResponse(other, 'get', 400, elsewhere.body)).toEqual([]);
     });
   }
 

@@ -68,7 +68,8 @@ it('--serve keeps the service up on PORT against an echoing scripted model until
   expect(existsSync(dataDir!)).toBe(false);
 });
 
-it('--serve removes its data also when the stop signal comes twice (Ctrl-C twice, or relayed again by tsx)', { timeout: 90_000 }, async () => {
+/** A `--serve` demo that has answered one turn, its data folder there. */
+async function servingWithData(): Promise<{ demo: ReturnType<typeof startDemo>; dataDir: string }> {
   const port = await freePort();
   const demo = startDemo(['--serve'], { PORT: String(port) });
   await served(demo);
@@ -76,11 +77,28 @@ it('--serve removes its data also when the stop signal comes twice (Ctrl-C twice
   expect(res.status).toBe(200);
   const dataDir = /data: (\S+) \(removed on exit\)/.exec(demo.out)?.[1];
   expect(dataDir && existsSync(dataDir)).toBe(true);
+  return { demo, dataDir: dataDir! };
+}
+
+it('--serve removes its data also when the stop signal comes twice (Ctrl-C twice, or relayed again by tsx)', { timeout: 90_000 }, async () => {
+  const { demo, dataDir } = await servingWithData();
   demo.proc.kill('SIGINT');
   await new Promise((r) => setTimeout(r, 5));
   demo.proc.kill('SIGINT');
   expect(await demo.exited).toBe(0);
-  expect(existsSync(dataDir!)).toBe(false);
+  expect(existsSync(dataDir)).toBe(false);
+});
+
+it('--serve removes its data on SIGHUP (its terminal closed), once or twice', { timeout: 120_000 }, async () => {
+  for (const times of [1, 2]) {
+    const { demo, dataDir } = await servingWithData();
+    for (let i = 0; i < times; i++) {
+      demo.proc.kill('SIGHUP');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(await demo.exited, demo.out).toBe(0);
+    expect(existsSync(dataDir)).toBe(false);
+  }
 });
 
 it('--serve takes the user environment (AUTH_TOKENS, WEBHOOK_*) but keeps its scripted model and temporary data', { timeout: 90_000 }, async () => {

@@ -162,17 +162,20 @@ it('refuses a MODEL with a bidirectional control in the one report, with the oth
   expect(lines).toEqual([
     'refusing to start: invalid configuration:',
     '  - PORT=abc: must be an integer from 0 to 65535',
-    `  - MODEL="gpt\\u202E5": must not contain U+202E (a bidirectional control), found at character 4: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; set MODEL to the model name as the model endpoint lists it, without them`,
+    `  - MODEL="gpt\\u202E5": must not contain U+202E (a bidirectional control), found at character 4: no control characters, line or paragraph separators, invisible or format characters or bidirectional controls are allowed; set MODEL to the model name as the model endpoint lists it, without them`,
   ]);
   expect(lines.join('\n')).not.toContain('sk-startup-errors-secret');
 });
 
-it('refuses a MODEL with a control, separator, invisible or bidirectional character, one line each written as \\uXXXX; trims white space at its ends as for every variable', () => {
-  const chars = (found: string) => `must not contain ${found}: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed; set MODEL to the model name as the model endpoint lists it, without them`;
+it('refuses a MODEL with a control, separator, invisible, format (U+200D too) or bidirectional character, one line each written as \\uXXXX; trims white space at its ends as for every variable', () => {
+  const chars = (found: string) => `must not contain ${found}: no control characters, line or paragraph separators, invisible or format characters or bidirectional controls are allowed; set MODEL to the model name as the model endpoint lists it, without them`;
   expect(problems({ MODEL: 'gpt\u202E5' })).toEqual([`MODEL="gpt\\u202E5": ${chars('U+202E (a bidirectional control), found at character 4')}`]);
   expect(problems({ MODEL: 'gpt\n5' })).toEqual([`MODEL="gpt\\u000A5": ${chars('U+000A (a control character), found at character 4')}`]);
   expect(problems({ MODEL: 'gpt-5\u200B' })).toEqual([`MODEL="gpt-5\\u200B": ${chars('U+200B (an invisible character), found at character 6')}`]);
   expect(problems({ MODEL: 'gpt\u2028x' })).toEqual([`MODEL="gpt\\u2028x": ${chars('U+2028 (a line or paragraph separator), found at character 4')}`]);
+  // A zero-width joiner or non-joiner between ASCII letters: kept in other names, refused in a model name.
+  expect(problems({ MODEL: 'gpt\u200D4o' })).toEqual([`MODEL="gpt\\u200D4o": ${chars('U+200D (an invisible character), found at character 4')}`]);
+  expect(problems({ MODEL: 'qw\u200Cen3' })).toEqual([`MODEL="qw\\u200Cen3": ${chars('U+200C (an invisible character), found at character 3')}`]);
   // White space an env file left at either end is not part of the name (every value is trimmed).
   expect(loadConfig({ MODEL: ' gpt-5-mini\u00A0' }).MODEL).toBe('gpt-5-mini');
   expect(loadConfig({ MODEL: 'qwen3:8b\n' }).MODEL).toBe('qwen3:8b');
@@ -440,6 +443,34 @@ it('words every enumerated variable, list item, URL and secret length plainly, w
   const all = problems({ LOG_LEVEL: 'x', TOOL_SEARCH_MODE: 'x', CONVERSATION_MODE: 'x', COMPUTER_SANDBOX: 'x', OTEL_TRACES_EXPORTER: 'x', WEB_SEARCH_URL: 'x', OTEL_EXPORTER_OTLP_ENDPOINT: 'x', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'x' });
   expect(all).toHaveLength(8);
   for (const line of all) expect(line).not.toMatch(/Invalid|expected|Too small/);
+});
+
+it('refuses a base URL with a #fragment, which the appended path would go after (every turn a 404), with one line saying to remove it; a query string stays allowed', { timeout: CHILD_MS }, async () => {
+  const { code, lines } = await refusal({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1#x' });
+  expect(code).toBe(2);
+  expect(lines).toEqual([
+    'refusing to start: OPENAI_BASE_URL=http://127.0.0.1:9/v1#x: must not have a #fragment (found "#x"): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:9/v1',
+  ]);
+  // An empty fragment breaks the path the same way; the other URLs a path is appended to are checked alike.
+  expect(problems({ OPENAI_BASE_URL: 'https://models.example/v1#' })).toEqual([
+    'OPENAI_BASE_URL=https://models.example/v1#: must not have a #fragment (found "#"): the path the service appends would go after it and never be sent; remove the #… part, as in https://models.example/v1',
+  ]);
+  expect(problems({ WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: 'http://127.0.0.1:8888/#top' })).toEqual([
+    'WEB_SEARCH_URL=http://127.0.0.1:8888/#top: must not have a #fragment (found "#top"): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:8888/',
+  ]);
+  expect(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318#otlp' })).toEqual([
+    'OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318#otlp: must not have a #fragment (found "#otlp"): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:4318',
+  ]);
+  // A scheme that is wrong is one line, not two.
+  expect(problems({ OPENAI_BASE_URL: 'ftp://models.example/v1#x' })).toEqual(['OPENAI_BASE_URL=ftp://models.example/v1#x: must be an http:// or https:// URL, got ftp://…']);
+  // A password or key in the URL is not printed, neither in the value shown nor in the example.
+  expect(problems({ OPENAI_BASE_URL: 'https://user:pw-secret-1@r.example/v1?api-version=1&api-key=key-secret-2#x' })).toEqual([
+    'OPENAI_BASE_URL=https://***@r.example/v1?api-version=1&api-key=[redacted]#x: must not have a #fragment (found "#x"): the path the service appends would go after it and never be sent; remove the #… part, as in https://***@r.example/v1?api-version=1&api-key=[redacted]',
+  ]);
+  expect(problems({ WEB_SEARCH_URL: 'ftp://u:pw-secret-3@s.example/?token=key-secret-4' }).join('\n')).not.toMatch(/secret/);
+  // Azure's ?api-version= is a query string, kept; the full traces URL is used as given (no path appended).
+  expect(loadConfig({ OPENAI_BASE_URL: 'https://r.openai.azure.com/openai/v1?api-version=preview' }).OPENAI_BASE_URL).toBe('https://r.openai.azure.com/openai/v1?api-version=preview');
+  expect(problems({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces#x' })).toEqual([]);
 });
 
 it('refuses a malformed or empty host-list entry naming the variable and the entry', () => {

@@ -14,6 +14,8 @@ import { readSse } from '../e2e/support/sse-client.js';
 const harness = useScriptedService();
 
 const BIDI = (at: number) => `U+202E (a bidirectional control), found at character ${at}: no control characters, line or paragraph separators, invisible characters or bidirectional controls are allowed`;
+/** The same for a model name, which refuses every format character too (U+200D and U+200C among them). */
+const MODEL_BIDI = (at: number) => `U+202E (a bidirectional control), found at character ${at}: no control characters, line or paragraph separators, invisible or format characters or bidirectional controls are allowed`;
 const result = { type: 'object', properties: { v: { type: 'string' } }, required: ['v'], additionalProperties: false };
 
 describe('names in tool arguments', () => {
@@ -38,7 +40,7 @@ describe('names in tool arguments', () => {
     expect(done.job.output).toContain(`Error: invalid arguments for tool create_background_job:\n- title: must not contain ${BIDI(3)}; send the title as one line of plain text without them`);
     // A byte order mark alone is refused for that character (trim() would strip it), and only for it.
     expect(done.jobBom.output).toBe('Error: invalid arguments for tool create_background_job:\n- title: ' + done.job.output.split('- title: ')[1].replace('U+202E (a bidirectional control), found at character 3', 'U+FEFF (an invisible character), found at character 1'));
-    expect(done.jobModel.output).toContain(`Error: invalid arguments for tool create_background_job:\n- model: must not contain ${BIDI(4)}; send the model name as the model endpoint lists it, without them`);
+    expect(done.jobModel.output).toContain(`Error: invalid arguments for tool create_background_job:\n- model: must not contain ${MODEL_BIDI(4)}; send the model name as the model endpoint lists it, without them`);
     expect(done.jobBlank.output).toContain('- title: must have a visible character, not only whitespace or invisible characters (found U+2800): send a short title in words');
     expect(done.schedule.output).toContain(`Error: invalid arguments for tool schedule_create:\n- name: must not contain ${BIDI(2)}; send the name as one line of plain text without them`);
     expect(done.workflow.output).toContain('workflow not started: invalid workflow, 2 problems:');

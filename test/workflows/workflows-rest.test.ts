@@ -110,7 +110,7 @@ describe('POST /v1/workflows: title and task labels', () => {
     ]);
   });
 
-  it('counts a title and a label in characters (code points, an emoji counts 1): 200 astral characters are accepted, 201 refused, over REST and in workflow_start', async () => {
+  it('counts a title and a label in characters (code points, an emoji counts 1): 200 astral characters are accepted, 201 refused with invalid_workflow as a prompt over its limit is, over REST and in workflow_start', async () => {
     const p0 = prompt('astral');
     harness.model.push(...routedEntries({ [p0]: [{ output: [message('late')], holdMs: 20_000 }] }));
     const title = '😀'.repeat(200);
@@ -120,13 +120,14 @@ describe('POST /v1/workflows: title and task labels', () => {
     expect(ok.body).toMatchObject({ title, tasks: [{ label }] });
     expect((await api(harness.svc.url, 'POST', `/v1/workflows/${ok.body.id}/cancel`)).body.status).toBe('cancelled');
 
-    const over = await api(harness.svc.url, 'POST', '/v1/workflows', { title: `${title}😀`, tasks: [{ ...task('x'), label: `${label}𝒳` }] });
+    const over = await api(harness.svc.url, 'POST', '/v1/workflows', { title: `${title}😀`, tasks: [{ ...task('x'), label: `${label}𝒳`, prompt: 'p'.repeat(32_001) }] });
     expect(over.status).toBe(400);
-    // The body schema counts as the service does, so REST refuses it before the workflow rules (invalid_request).
-    expect(over.body.error.code).toBe('invalid_request');
+    // A title or label over the limit is a workflow rule, refused as a prompt over its limit is (invalid_workflow).
+    expect(over.body.error.code).toBe('invalid_workflow');
     expect(over.body.error.details).toEqual([
       { path: 'title', code: 'too_big', message: 'must be at most 200 characters long, got 201' },
       { path: 'tasks[0].label', code: 'too_big', message: 'must be at most 200 characters long, got 201' },
+      { path: 'tasks[0].prompt', code: 'too_big', message: 'must be at most 32000 characters long, got 32001' },
     ]);
 
     const [main, p1] = [prompt('astral start'), prompt('astral task')];
