@@ -241,7 +241,7 @@ export const TURN_ERROR_CODE_DESCRIPTION =
  * and provider-text.ts make of a provider's text).
  */
 export const TURN_ERROR_MESSAGE_DESCRIPTION =
-  'What happened, in words. A model error that comes from the endpoint names it — OPENAI_BASE_URL with its userinfo as `***@` and key-like query parameters as `[redacted]` — e.g. `the model endpoint https://api.example/v1 answered HTTP 503: …`, `the stream from the model endpoint … broke: …`, `the model endpoint … sent nothing for 60 s (MODEL_IDLE_TIMEOUT_MS)`. The provider\'s message in it (an HTML error page summarized by its size and title) has every secret value of the service\'s configuration replaced by `[redacted:<VARIABLE>]` — also a masked echo such as `sk-abc*****xyz` or a base64-encoded one — and at most 4000 characters of the message are kept (then `… [truncated N characters]`).';
+  'What happened, in words. A model error that comes from the endpoint names it — OPENAI_BASE_URL with its userinfo as `***@` and key-like query parameters as `[redacted]` — e.g. `the model endpoint https://api.example/v1 answered HTTP 503: …`, `the stream from the model endpoint … broke: …`, `the model endpoint … sent nothing for 60 s (MODEL_IDLE_TIMEOUT_MS)`. The provider\'s message in it (an HTML error page summarized by its size and title) has every secret value of the service\'s configuration (the SKILL_SECRETS values included, and every one the turn saw before an edit of that file) replaced by `[redacted:<VARIABLE>]` — also a masked echo such as `sk-abc*****xyz` or a base64-encoded one — and at most 4000 characters of the message are kept (then `… [truncated N characters]`).';
 
 export const TurnFailedEvent = z.object({
   type: z.literal('turn.failed'),
