@@ -136,21 +136,30 @@ async function serve(): Promise<void> {
       (auth ? `(AUTH_TOKENS is set: TOKEN is one of its tokens)\n` : '') +
       `Ctrl-C stops it.\n`,
   );
-  // Listeners stay on for the whole stop: a second signal while it runs — Ctrl-C pressed twice, or
-  // the same SIGINT relayed again by tsx's parent process, which can arrive after the terminal's —
-  // would otherwise take Node's default action and end the process before the data is removed.
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
+  onStopSignals(async () => {
     await service.close();
     await model.close();
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
+  });
+}
+
+/** Set once a stop signal came: the stop in progress ends the process (nothing else reports or cleans up). */
+let stopping = false;
+
+/**
+ * Run `stop` once on the first SIGINT (Ctrl-C), SIGTERM or SIGHUP (its terminal closed). The
+ * listeners stay on for the whole stop: a second signal while it runs — Ctrl-C pressed twice, or
+ * the same SIGINT relayed again by tsx's parent process, which can arrive after the terminal's —
+ * would otherwise take Node's default action and end the process before the data is removed.
+ */
+function onStopSignals(stop: () => Promise<void>): void {
+  const once = () => {
+    if (stopping) return;
+    stopping = true;
+    void stop();
   };
-  // SIGHUP too: closing the terminal sends it, and Node's default action would end the process
-  // at once, leaving the data folder behind.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop());
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, once);
 }
 
 async function main(): Promise<void> {
@@ -158,6 +167,15 @@ async function main(): Promise<void> {
   const model = await startScriptedResponsesServer(script);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
   const service = await startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'error' }, { PORT: '0' }), dataDir, model);
+  // Stopped before its turn ended (Ctrl-C): the service stopped and its data removed as at the
+  // end, exit status 130 (as a shell reports a run interrupted by SIGINT).
+  onStopSignals(async () => {
+    process.stdout.write('\ndemo stopped before its turn ended; its temporary data is removed\n');
+    await service.close();
+    await model.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(130);
+  });
   const token = firstToken(process.env);
   const base = service.address;
   const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -222,13 +240,16 @@ async function main(): Promise<void> {
     }
     if (!answer) process.exitCode = 1;
   } finally {
-    await service.close();
-    await model.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!stopping) {
+      await service.close();
+      await model.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }
 }
 
 main().catch((err) => {
+  if (stopping) return; // the turn was cut by the stop, which ends the process itself
   process.stderr.write(`demo failed: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

@@ -101,6 +101,20 @@ it('--serve removes its data on SIGHUP (its terminal closed), once or twice', { 
   }
 });
 
+it('stopped with Ctrl-C before its turn ended: stops the service, removes its temporary data and exits 130', { timeout: 90_000 }, async () => {
+  const demo = startDemo([], {});
+  for (let i = 0; i < 300 && !/data: \S+/.test(demo.out) && demo.proc.exitCode === null; i++) await new Promise((r) => setTimeout(r, 20));
+  const dataDir = /data: (\S+)/.exec(demo.out)?.[1];
+  expect(dataDir && existsSync(dataDir), demo.out).toBe(true);
+  demo.proc.kill('SIGINT');
+  await new Promise((r) => setTimeout(r, 5));
+  demo.proc.kill('SIGINT'); // Ctrl-C twice, or relayed again by tsx
+  expect(await demo.exited, demo.out).toBe(130);
+  expect(demo.out).toContain('demo stopped before its turn ended');
+  expect(demo.out).not.toContain('demo failed');
+  expect(existsSync(dataDir!)).toBe(false);
+});
+
 it('--serve takes the user environment (AUTH_TOKENS, WEBHOOK_*) but keeps its scripted model and temporary data', { timeout: 90_000 }, async () => {
   const port = await freePort();
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
