@@ -127,7 +127,15 @@ async function serve(): Promise<void> {
   };
   model.push(echo);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
-  const service = await startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'warn' }), dataDir, model);
+  const starting = startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'warn' }), dataDir, model);
+  // From the moment the folder exists, also while the service is still starting.
+  onStopSignals(async () => {
+    await (await starting.catch(() => undefined))?.close();
+    await model.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+  const service = await starting;
   const auth = service.config.AUTH_TOKENS.length > 0 ? ` -H "Authorization: Bearer $TOKEN"` : '';
   process.stdout.write(
     `=== turn-service demo (--serve) — SCRIPTED MODEL: every turn is answered by an echo, no LLM is called ===\n` +
@@ -136,12 +144,6 @@ async function serve(): Promise<void> {
       (auth ? `(AUTH_TOKENS is set: TOKEN is one of its tokens)\n` : '') +
       `Ctrl-C stops it.\n`,
   );
-  onStopSignals(async () => {
-    await service.close();
-    await model.close();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  });
 }
 
 /** Set once a stop signal came: the stop in progress ends the process (nothing else reports or cleans up). */
@@ -166,16 +168,18 @@ async function main(): Promise<void> {
   if (process.argv.includes('--serve')) return serve();
   const model = await startScriptedResponsesServer(script);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
-  const service = await startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'error' }, { PORT: '0' }), dataDir, model);
-  // Stopped before its turn ended (Ctrl-C): the service stopped and its data removed as at the
-  // end, exit status 130 (as a shell reports a run interrupted by SIGINT).
+  const starting = startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'error' }, { PORT: '0' }), dataDir, model);
+  // Stopped before its turn ended (Ctrl-C), also while the service is still starting: the service
+  // stopped and its data removed as at the end, exit status 130 (as a shell reports a run
+  // interrupted by SIGINT).
   onStopSignals(async () => {
     process.stdout.write('\ndemo stopped before its turn ended; its temporary data is removed\n');
-    await service.close();
+    await (await starting.catch(() => undefined))?.close();
     await model.close();
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(130);
   });
+  const service = await starting;
   const token = firstToken(process.env);
   const base = service.address;
   const out = (s: string) => process.stdout.write(`${s}\n`);

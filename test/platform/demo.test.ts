@@ -115,6 +115,27 @@ it('stopped with Ctrl-C before its turn ended: stops the service, removes its te
   expect(existsSync(dataDir!)).toBe(false);
 });
 
+it('stopped with Ctrl-C while its service is still starting (one-shot and --serve): removes its temporary data', { timeout: 120_000 }, async () => {
+  for (const args of [[], ['--serve']]) {
+    // Its own TMPDIR, to see the data folder appear (os.tmpdir() reads TMPDIR).
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'demo-signal-'));
+    try {
+      const demo = startDemo(args, { TMPDIR: tmp, PORT: String(await freePort()) });
+      // (tsx keeps its cache there too.)
+      const data = () => readdirSync(tmp).filter((f) => f.startsWith('turn-service-demo-'));
+      for (let i = 0; i < 6000 && data().length === 0 && demo.proc.exitCode === null; i++) await new Promise((r) => setTimeout(r, 5));
+      expect(data(), demo.out).toHaveLength(1);
+      expect(demo.out).not.toContain('service:'); // still starting
+      demo.proc.kill('SIGINT');
+      expect(await demo.exited, demo.out).toBe(args.length ? 0 : 130);
+      expect(demo.out).not.toContain('demo failed');
+      expect(data()).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
+});
+
 it('--serve takes the user environment (AUTH_TOKENS, WEBHOOK_*) but keeps its scripted model and temporary data', { timeout: 90_000 }, async () => {
   const port = await freePort();
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
