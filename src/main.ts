@@ -5,7 +5,7 @@
  * WEBHOOK_ALLOW_HOSTS — and also for a Postgres that cannot be
  * reached, refuses the service (no such database, login, SSL) or has a newer schema), opens the database (and migrates Postgres), recovers
  * interrupted turns, and listens on HOST:PORT.
- * SIGINT/SIGTERM close the server, abort running turns and close the database.
+ * SIGINT/SIGTERM/SIGHUP close the server, abort running turns and close the database.
  */
 import { DatabaseFileError, DataDirInUseError } from './store/database.js';
 import fs from 'node:fs';
@@ -170,7 +170,7 @@ function listenRefusal(code: string, host: string, port: number, freePort: numbe
  * Run the service as a process (`npm start` through scripts/start.mjs, `npm run dev`, the image):
  * bad configuration, an unusable database or an unusable address → one `refusing to start:` line
  * ({@link startRefusal}) and exit code 2;
- * SIGINT/SIGTERM → graceful close, exit 0; DATA_DIR taken over by another process (its
+ * SIGINT/SIGTERM/SIGHUP → graceful close, exit 0; DATA_DIR taken over by another process (its
  * `service.lock` removed while this one ran: Services.ownershipLost) → graceful close, exit 1.
  * `overrides`: as {@link startService}'s (tests that run this as a process with a part replaced).
  */
@@ -189,7 +189,10 @@ export async function main(overrides: ServicesOverrides = {}): Promise<void> {
     { address: started.address, data_dir: started.config.DATA_DIR, ...links, tracing: started.config.tracing },
     `turn service listening: API ${links.api}, docs ${links.docs}, console ${links.console}`,
   );
+  let stopping = false;
   const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
     started.services.log.info({ signal }, 'shutting down');
     started.close().then(
       () => process.exit(0),
@@ -199,8 +202,13 @@ export async function main(overrides: ServicesOverrides = {}): Promise<void> {
       },
     );
   };
+  // A second SIGINT or SIGTERM during the stop takes Node's default action (ends the process at
+  // once: Ctrl-C twice forces it). SIGHUP — sent when the terminal or ssh session closes, maybe
+  // more than once (to the process group and passed on) — stops it the same graceful way and is
+  // never taken as a second one (Node's default would end the process at once, as after a crash).
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGHUP', () => shutdown('SIGHUP'));
   // Another service took DATA_DIR (its service.lock removed meanwhile): stop as on SIGTERM, exit 1.
   void started.services.ownershipLost.then(() => {
     started.close().finally(() => process.exit(1));

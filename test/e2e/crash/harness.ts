@@ -23,8 +23,10 @@ export interface CrashRig {
   start(extraEnv?: Record<string, string>): Promise<void>;
   /** SIGKILL the running service and wait for it to exit. */
   kill(): Promise<void>;
-  /** SIGTERM the running service (a graceful stop) and wait for it to exit; resolves to its exit code. */
-  stop(): Promise<number | null>;
+  /** Signal the running service (a graceful stop: SIGTERM unless said) and wait for it to exit; resolves to its exit code. */
+  stop(signal?: 'SIGTERM' | 'SIGINT' | 'SIGHUP'): Promise<number | null>;
+  /** Send `signal` to the running service, if any, without waiting for anything. */
+  signal(signal: NodeJS.Signals): void;
   /** Stop the service (SIGTERM) if running and remove DATA_DIR. */
   dispose(): Promise<void>;
   /** Create a turn (202). */
@@ -61,9 +63,12 @@ export async function crashRig(modelBaseURL: string, env: Record<string, string>
       await child.exited;
       child = undefined;
     },
-    async stop() {
+    signal(signal) {
+      child?.proc.kill(signal);
+    },
+    async stop(signal = 'SIGTERM') {
       if (!child) return null;
-      child.proc.kill('SIGTERM');
+      child.proc.kill(signal);
       const code = await child.exited;
       child = undefined;
       return code;

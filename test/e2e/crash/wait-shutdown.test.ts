@@ -1,5 +1,6 @@
 /**
- * A client waiting on `POST /v1/turns?wait=true` when the real service process gets SIGTERM is
+ * A client waiting on `POST /v1/turns?wait=true` when the real service process gets SIGTERM (or
+ * SIGHUP, which a closed terminal sends: the same graceful stop, also when it comes twice) is
  * answered — 503 `shutting_down` with the turn's id, how to follow it and a Retry-After — instead
  * of having its connection cut with no answer (without an Idempotency-Key it would never learn
  * the id); the turn resumes after the restart.
@@ -17,7 +18,10 @@ afterAll(async () => {
   await model.close();
 });
 
-describe('POST /v1/turns?wait=true during a graceful stop', () => {
+describe.each([
+  ['SIGTERM', 1],
+  ['SIGHUP', 2],
+] as const)('POST /v1/turns?wait=true during a graceful stop (%s sent %i times)', (signal, times) => {
   it('is answered 503 shutting_down with the turn id, its events path and Retry-After; the turn completes after the restart', async () => {
     const search = await slowSearchServer(10_000);
     const rig = await crashRig(model.baseURL, { WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: search.url });
@@ -30,7 +34,11 @@ describe('POST /v1/turns?wait=true during a graceful stop', () => {
         body: JSON.stringify({ input: 'search maps', tools: ['web'], cancel_on_disconnect: true }),
       });
       await waitUntil(() => search.hits() === 1);
-      const stopped = rig.stop();
+      const stopped = rig.stop(signal);
+      for (let i = 1; i < times; i++) {
+        await new Promise((r) => setTimeout(r, 5));
+        rig.signal(signal);
+      }
       const res = await waiting;
       const body = await res.json();
       expect(res.status).toBe(503);
