@@ -126,7 +126,14 @@ export function isStoppedWhileRunning(event: TurnEvent): boolean {
   return event.type === 'tool.completed' && event.is_error && event.output === RUNNING_CANCEL && event.status === undefined;
 }
 
-function outputFromContent(callId: string, content: ToolContent[]): { text: string; item: FunctionCallOutputItem } {
+/**
+ * The call's output text (its text parts joined) and its transcript item. Text parts are made
+ * well-formed (a lone UTF-16 surrogate, e.g. half an emoji a tool cut, becomes U+FFFD), as the
+ * event log stores them (src/store/safe-json.ts): the transcript, the `tool.completed` event and a
+ * resume that takes the output from the log (src/turns/resume.ts) then hold the same text.
+ */
+function outputFromContent(callId: string, raw: ToolContent[]): { text: string; item: FunctionCallOutputItem } {
+  const content = raw.map((c) => (c.type === 'text' ? { ...c, text: (c.text as string & { toWellFormed(): string }).toWellFormed() } : c));
   const text = content.filter((c) => c.type === 'text').map((c) => (c as { text: string }).text).join('\n');
   if (!content.some((c) => c.type === 'image')) {
     return { text, item: { type: 'function_call_output', call_id: callId, output: text } };

@@ -73,6 +73,8 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
   const prior = deps.priorCalls;
   const { tools } = deps;
   const statsBefore = { ...state.toolStats, repairs: { ...state.toolStats.repairs } }; // restored when the round pauses for approvals
+  // A client tool_search function call loads deferred tools: not in the event log, so such a round is not rebuildable.
+  const loadedBefore = tools.loaded.size;
 
   const searchOutputs: TranscriptItem[] = items
     .filter((i): i is ToolSearchCallItem => i.type === 'tool_search_call' && i.execution === 'client')
@@ -204,7 +206,7 @@ export async function dispatchPendingRound<TTurn>(state: TurnState, deps: RoundD
     state.transcript.push(developerMessage(next.instruction));
     return { type: 'run_again' };
   }
-  const plain = searchOutputs.length === 0 && customOutputs.length === 0 && ungated(gated);
+  const plain = searchOutputs.length === 0 && customOutputs.length === 0 && ungated(gated) && tools.loaded.size === loadedBefore;
   return plain && done.every(fromLogAlone) ? { type: 'run_again', rebuildable: true } : { type: 'run_again' };
 }
 

@@ -111,6 +111,12 @@ export interface RunControl {
   /** True once this run's lease was lost (another instance may own the turn now). */
   leaseLost(): boolean;
   /**
+   * Called when the run stops `stalled` (a lost store) after a model request it did not
+   * checkpoint: the runner marks the stored usage unknown once it can write again, before it lets
+   * the turn go (the resumed run, claimed as released, would otherwise undercount that request).
+   */
+  stalledAfterRequest?(): void;
+  /**
    * The run's lease on its turn (Postgres): every write the run makes for the turn carries it and
    * is stored only while the lease is held (src/store/lease-fence.ts). Absent: writes are not fenced.
    */
@@ -311,11 +317,17 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
   try {
     const end = await run(rec, request);
     if (fencedOut) return 'detached'; // the turn is another run's: nothing more to do here
-    if (storeLost !== undefined) return 'stalled';
+    if (storeLost !== undefined) {
+      if (requestSinceCheckpoint) c.stalledAfterRequest?.();
+      return 'stalled';
+    }
     return end === 'detached' ? detach() : end;
   } catch (err) {
     if (refused(err) || fencedOut) return 'detached';
-    if (storeLost !== undefined) return 'stalled';
+    if (storeLost !== undefined) {
+      if (requestSinceCheckpoint) c.stalledAfterRequest?.();
+      return 'stalled';
+    }
     if (databaseUnavailable(err)) {
       // A read or write of the run found the database away (or a statement timed out): the turn
       // is not at fault — it resumes once the database answers, instead of failing.
@@ -360,14 +372,23 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       const priorCalls = state.round ? await priorCallsFromLog(d.events, id, state.round.afterSeq) : undefined;
       if (c.previousRun === 'lost' && !state.ended) {
         const crash = countCrash(state, d.config.TURN_MAX_CRASHES);
-        if (crash?.type === 'fail') return fail(crash.error);
+        if (crash?.type === 'fail') {
+          // A pending round whose calls all completed is part of the conversation (its tools ran):
+          // it stays in the stored transcript a continuation starts from.
+          if (state.round && roundAnswered(state.round, priorCalls)) {
+            foldAnsweredRound(state, priorCalls!);
+            await checkpointer.save(state, { type: 'failed', error: crash.error });
+          }
+          return fail(crash.error);
+        }
         // Cut between rounds (no round pending, or a pending round whose calls all completed —
-        // a round the event log rebuilds is not checkpointed again after it): a model request
+        // a round the event log rebuilds is not checkpointed again after it — unless one of them
+        // ended the turn, which makes no further request): a model request
         // may have been streaming when the service died — spent but never reported — so the
         // turn's usage is unknown from here on (null), never an undercount. Cut while a round's
         // calls ran: nothing is missing. (A graceful stop knows whether it cut a request and
         // marks the usage itself: cut-requests.ts.)
-        if (!state.round || roundAnswered(state.round, priorCalls)) state.usage = null;
+        if (!state.round || (roundAnswered(state.round, priorCalls) && !endedByCall(priorCalls))) state.usage = null;
         await checkpointer.save(state);
       }
       resume = { state, ...(priorCalls ? { priorCalls } : {}), ...(state.ended ? { ended: state.ended } : {}) };
@@ -491,6 +512,26 @@ function logFinished(d: Pick<TurnRunDeps, 'log'>, id: string, o: TurnOutcome, st
 }
 
 /**
+ * Append the answered pending round of `state` (see {@link roundAnswered}) to its transcript and
+ * clear `state.round`: the round's items, then the custom and function call outputs the event log
+ * holds (`prior`), each kind in the model's order — as src/runtime/round-dispatch.ts appends them.
+ * For a turn that ends without dispatching the round again (`crash_loop`): the calls that ran stay
+ * in the transcript its continuations start from.
+ */
+function foldAnsweredRound(state: TurnState, prior: ReadonlyMap<string, PriorCall>): void {
+  const round = state.round!;
+  state.transcript.push(...round.items);
+  if (round.responseId) {
+    state.lastResponseId = round.responseId;
+    state.coveredItems = state.transcript.length;
+  }
+  const out = (id: string) => (prior.get(id) as Extract<PriorCall, { state: 'completed' }>).output;
+  for (const i of round.items) if (i.type === 'custom_tool_call') state.transcript.push({ type: 'custom_tool_call_output', call_id: i.call_id, output: out(i.call_id) });
+  for (const i of round.items) if (i.type === 'function_call') state.transcript.push({ type: 'function_call_output', call_id: i.call_id, output: out(i.call_id) });
+  state.round = undefined;
+}
+
+/**
  * True when the event log holds a `tool.completed` for every call of the pending round `round`
  * (function and custom calls; a round with a client tool search never counts, its outputs are
  * not events): the round's dispatch had ended, so the service may have died during the next
@@ -505,6 +546,12 @@ function roundAnswered(round: PendingRound, prior: ReadonlyMap<string, PriorCall
     if (prior?.get(item.call_id)?.state !== 'completed') return false;
   }
   return calls > 0;
+}
+
+/** True when a call whose `tool.completed` the event log holds (`prior`) ended the turn (`ends_turn`: clarify, submit_result, …). */
+function endedByCall(prior: ReadonlyMap<string, PriorCall> | undefined): boolean {
+  for (const p of prior?.values() ?? []) if (p.state === 'completed' && p.endsTurn) return true;
+  return false;
 }
 
 /**

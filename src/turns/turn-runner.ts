@@ -17,6 +17,7 @@ import type { TurnQueue } from '../store/turn-queue.js';
 import { runClaimedTurn, type RunControl, type TurnRunDeps } from './turn-run.js';
 import { FailureLog } from '../failure-log.js';
 import { DataDirLostError } from '../store/database.js';
+import { forgetStoredUsage } from './cut-requests.js';
 
 export const HEARTBEAT_MS = 1000;
 /** How long a turn that cannot start yet (its previous turn is active) stays out of the queue. */
@@ -40,6 +41,8 @@ interface Running {
   lost: boolean;
   /** Set while the run, stalled, pauses before its turn is let go: ends the pause now. */
   endPause?: () => void;
+  /** The run stalled after a model request it did not checkpoint (RunControl.stalledAfterRequest). */
+  usageCut?: boolean;
   /** The run's lease fence (Postgres: the claim epoch), marked lost with `lost`. */
   fence?: LeaseFence;
   /**
@@ -197,12 +200,24 @@ export class TurnRunner {
       ...(entry.fence ? { fence: entry.fence } : {}),
       loseLease: (why) => this.loseLease(entry, why ?? 'a write of the run was refused'),
       waitFinished: this.d.waitFinished,
+      stalledAfterRequest: () => void (entry.usageCut = true),
     };
     entry.done = runClaimedTurn(this.d, id, control)
       .then(async (end) => {
         if (end === 'stalled') await this.pauseStalled(id, entry);
         else this.stalls.delete(id);
         if (entry.lost) return;
+        // A stall after a request it did not checkpoint: that request's usage is unknown (as a
+        // graceful stop marks it). If even that write fails, the turn is not released: its lease
+        // runs out and the next claim resumes it as after a crash, which marks usage unknown too.
+        if (end === 'stalled' && entry.usageCut) {
+          try {
+            await forgetStoredUsage(this.d.checkpoints, id, entry.fence);
+          } catch (err) {
+            this.d.log?.error({ err, turn_id: id }, 'marking the usage of a stalled turn unknown failed: the turn is left to its lease, and resumes as after a crash');
+            return;
+          }
+        }
         if (end === 'detached' || end === 'stalled') await this.d.queue.release(id, this.d.owner);
         else if (end === 'waiting') {
           if (await this.d.queue.wait(id, this.d.owner)) await this.d.onWaiting?.(id);

@@ -209,6 +209,9 @@ describePostgres('a statement of a running turn that the database holds past DAT
       expect(types.at(-1)).toBe('turn.completed');
       expect(types.filter((t) => t === 'tool.started')).toHaveLength(1); // the round's call ran once
       expect(model.requests.length - before).toBe(3); // the call, the answer cut by the stop, the answer again
+      // The stopped run had asked for the answer after its last stored checkpoint: that request's
+      // tokens were spent and never counted, so usage is unknown — never 2 requests' worth of 3.
+      expect(rec.usage).toBeNull();
     } finally {
       await admin.end();
     }

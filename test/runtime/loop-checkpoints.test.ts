@@ -10,6 +10,7 @@ import type { TurnEvent } from '../../src/runtime/events.js';
 import type { NextStep, PriorCall } from '../../src/runtime/round-types.js';
 import { defineWorkerTool, textResult } from '../../src/runtime/tool.js';
 import { parseTurnState, serializeTurnState, type TurnState } from '../../src/runtime/turn-state.js';
+import { safeStringify } from '../../src/store/safe-json.js';
 import { runScriptedTurn } from '../support/run-turn-harness.js';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 
@@ -37,6 +38,28 @@ function counter(fail = false) {
   });
   return { tool, runs: () => runs };
 }
+
+/** The prior calls a resume reads from the log (events as the event log stores them: safeStringify). */
+function priorFrom(events: TurnEvent[], ids: string[]): Map<string, PriorCall> {
+  const m = new Map<string, PriorCall>();
+  for (const e of events) {
+    if (e.type !== 'tool.completed' || !ids.includes(e.call_id)) continue;
+    const stored = JSON.parse(safeStringify(e).json) as typeof e;
+    m.set(e.call_id, { state: 'completed', output: stored.output, isError: stored.is_error });
+  }
+  return m;
+}
+
+const weather = defineWorkerTool({
+  name: 'get_weather', description: 'Get the current weather at a specific location', schema: z.object({ location: z.string() }),
+  executionMode: 'parallel', isReadOnly: true, describeActivity: (p) => `weather ${p.location}`, deferLoading: true,
+  execute: async (p) => textResult(`sunny in ${p.location}`),
+});
+const lookup = defineWorkerTool({
+  name: 'lookup', description: 'Look something up', schema: z.object({ q: z.string() }),
+  executionMode: 'parallel', isReadOnly: true, describeActivity: (p) => `lookup ${p.q}`,
+  execute: async (p) => textResult(`found ${p.q}`),
+});
 
 const script = () => [
   { output: [functionCall('note', { text: 'a' }, { callId: 'c1' })] },
@@ -94,5 +117,47 @@ describe('checkpoints of a turn', () => {
     expect(resumed.result.transcript.slice(0, -1)).toEqual(whole.result.transcript.slice(0, -1));
     expect(resumed.result.state!.repeatStreak).toEqual(whole.result.state!.repeatStreak);
     expect(resumed.result.state!.toolStats).toEqual(whole.result.state!.toolStats);
+  });
+
+  it('a round whose client tool_search call loaded deferred tools is checkpointed after it (the log does not say what it loaded): resumed there, the tools stay loaded', async () => {
+    const { saved, checkpoint } = recorder();
+    const events: TurnEvent[] = [];
+    const script = [
+      { output: [functionCall('tool_search', { query: 'weather' }, { callId: 's1' })] },
+      { output: [functionCall('get_weather', { location: 'Paris' }, { callId: 'w1' })] },
+      { output: [message('done')] },
+    ];
+    const whole = await runScriptedTurn({ tools: [lookup, weather], script, checkpoint, onEvent: (e) => void events.push(e) });
+    expect(whole.result.status).toBe('completed');
+    const names = (r: any) => (r.body.tools ?? []).map((t: any) => t.name).sort();
+    expect(names(whole.server.requests[1])).toEqual(['get_weather', 'lookup', 'tool_search']);
+    // Crash during request 2 (before its response): the last checkpoint stored is round 1's last one.
+    const cp = saved.filter((s) => s.state.steps === 1).at(-1)!.state;
+    expect(cp.round).toBeUndefined(); // stored after the round
+    const resumed = await runScriptedTurn({
+      tools: [lookup, weather], script: script.slice(1), resume: { state: cp, priorCalls: priorFrom(events, ['s1']) },
+    });
+    // The request made again should offer what the first run's request 2 offered.
+    expect(names(resumed.server.requests[0])).toEqual(names(whole.server.requests[1]));
+    expect(resumed.result.state!.loaded).toEqual(whole.result.state!.loaded);
+  });
+
+  it('a tool output with a lone surrogate is made well-formed (U+FFFD) in the transcript as in the log: the round rebuilt from the log is the same', async () => {
+    const half = defineWorkerTool({
+      name: 'half', description: 'Cut text', schema: z.object({ q: z.string() }), executionMode: 'sequential', describeActivity: () => 'cut',
+      execute: async () => textResult('emoji half: \ud83d'),
+    });
+    const { saved, checkpoint } = recorder();
+    const events: TurnEvent[] = [];
+    const script = [
+      { output: [functionCall('half', { q: 'a' }, { callId: 'h1' })] },
+      { output: [message('done')] },
+    ];
+    const whole = await runScriptedTurn({ tools: [half], script, checkpoint, onEvent: (e) => void events.push(e) });
+    const cp = saved.filter((s) => s.state.steps === 1).at(-1)!.state;
+    expect(cp.round).toBeDefined();
+    const resumed = await runScriptedTurn({ tools: [half], script: script.slice(1), resume: { state: cp, priorCalls: priorFrom(events, ['h1']) } });
+    expect(resumed.result.transcript.slice(0, -1)).toEqual(whole.result.transcript.slice(0, -1));
+    expect(whole.result.transcript).toContainEqual(expect.objectContaining({ type: 'function_call_output', output: 'emoji half: \ufffd' }));
   });
 });

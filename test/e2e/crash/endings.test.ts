@@ -75,6 +75,36 @@ describe('endings after crashes', () => {
     }
   }, 400_000);
 
+  it('crash_loop during the request after a round not checkpointed after it (the log rebuilds it): a continuation still sees that round\'s call and output', async () => {
+    const rig = await crashRig(model.baseURL, { TURN_MAX_CRASHES: '1' });
+    try {
+      await rig.start();
+      const first = model.requests.length;
+      model.push(
+        { output: [functionCall('todo', { todos: [{ id: '1', content: 'deploy the release' }] }, { callId: 'call_plan' })] },
+        { output: [message('never delivered')], holdMs: 30_000 },
+      );
+      const a = await rig.createTurn({ input: 'plan the release', tools: ['todo'] });
+      await rig.events(a, { stopWhen: (e) => e.event === 'tool.completed' });
+      await waitUntil(() => model.requests.length - first === 2); // round 2's request is in flight
+      await rig.kill();
+      await rig.start(); // crash 1 of step 1 with TURN_MAX_CRASHES=1: crash_loop, not resumed
+      expect(await rig.finished(a)).toMatchObject({ status: 'failed', error: { code: 'crash_loop' } });
+      // The round's call and output are in A's event log...
+      const events = await rig.events(a);
+      expect(events.filter((e) => e.event === 'tool.completed').map((e) => e.json.call_id)).toEqual(['call_plan']);
+      // ...and in its stored transcript, which a continuation starts from.
+      const at = model.requests.length;
+      model.push({ output: [message('B answer')] });
+      const b = await rig.createTurn({ input: 'what did you plan?', previous_turn_id: a, tools: ['todo'] });
+      expect(await rig.finished(b)).toMatchObject({ status: 'completed' });
+      const input = model.requests[at].body.input as any[];
+      expect(input.filter((i) => i.type === 'function_call_output').map((i) => i.call_id)).toEqual(['call_plan']);
+    } finally {
+      await rig.dispose();
+    }
+  }, 400_000);
+
   for (const [what, corrupt] of [
     ['corrupt JSON', '{"$schemaVersion": 1, "steps": '],
     ['an unknown schema version', '{"$schemaVersion": 99}'],
