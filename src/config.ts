@@ -83,9 +83,10 @@ const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
  * `/chat/completions`, WEB_SEARCH_URL the provider's search path, OTEL_EXPORTER_OTLP_ENDPOINT
  * `/v1/traces`), so a `#fragment` — even an empty one, a bare `#` — is refused: the path would land
  * after the `#`, which is never sent (WHATWG URL standard), and every request would go to the bare
- * base path (a 404). A query string stays allowed (Azure OpenAI needs `?api-version=`). The refusal:
- * `must not have a #fragment (found "#x"): the path the service appends would go after it and never
- * be sent; remove the #… part, as in http://127.0.0.1:9/v1`.
+ * base path (a 404). A query string stays allowed (Azure OpenAI needs `?api-version=`). The refusal
+ * (the fragment itself not shown: it may hold a credential): `must not have a #fragment (found "#"
+ * and 1 character after it): the path the service appends would go after it and never be sent;
+ * remove the #… part, as in http://127.0.0.1:9/v1`.
  */
 const url = (options: { base?: boolean } = {}) =>
   z
@@ -103,7 +104,9 @@ const url = (options: { base?: boolean } = {}) =>
       error: (i) => {
         const v = String(i.input);
         const at = v.indexOf('#');
-        return `must not have a #fragment (found ${quoteForDisplayClipped(v.slice(at), 40)}): the path the service appends would go after it and never be sent; remove the #… part, as in ${urlForReport(v.slice(0, at))}`;
+        // The fragment is not shown: it may hold a credential (`#api-key=…`), and no redaction knows its form.
+        const n = v.length - at - 1;
+        return `must not have a #fragment (found "#" and ${n} character${n === 1 ? '' : 's'} after it): the path the service appends would go after it and never be sent; remove the #… part, as in ${urlForReport(v.slice(0, at))}`;
       },
     });
 
@@ -574,11 +577,14 @@ const URL_VARS = new Set(['OPENAI_BASE_URL', 'WEB_SEARCH_URL', 'OTEL_EXPORTER_OT
 /**
  * A URL as a configuration report shows it: its userinfo as `***@` ({@link redactUserinfo}) and
  * the value of each credential query parameter (src/url-credentials.ts: `?api-key=…`, `?code=…`)
- * as `[redacted]` — `https://***@host/v1?api-key=[redacted]` — so refusing a URL never prints the
- * key in it, as logs and /readyz do not.
+ * as `[redacted]`, and a `#fragment` as `#…` — `https://***@host/v1?api-key=[redacted]` — so
+ * refusing a URL never prints the key in it, as logs and /readyz do not.
  */
 function urlForReport(url: string): string {
+  // A fragment is shown as `#…`: it may hold a credential in a form no redaction knows (`#api-key=…`).
   let out = redactUserinfo(url);
+  const hash = out.indexOf('#');
+  if (hash >= 0 && hash < out.length - 1) out = `${out.slice(0, hash)}#…`;
   for (const value of credentialParamValues(url)) out = out.split(`=${value}`).join('=[redacted]');
   return out;
 }

@@ -27,6 +27,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
+import { quoteForDisplayClipped } from '../unsafe-chars.js';
 import { issuePath } from '../zod-messages.js';
 import { duplicateKeyPath } from './duplicate-keys.js';
 import { HttpError } from './errors.js';
@@ -152,9 +153,11 @@ export function forbiddenKeyError(found: { key: string; path: string }): HttpErr
 
 /** 400 `duplicate_json_key` for a key given twice in one object ({@link duplicateKeyPath}). */
 export function duplicateKeyError(found: { key: string; path: string }): HttpError {
-  const message = `the JSON key ${JSON.stringify(found.key)} appears more than once in one object (at ${found.path})`;
+  // Quoted as every refusal quotes a client's text (control and bidi characters as \uXXXX, cut at 80 characters).
+  const key = quoteForDisplayClipped(found.key);
+  const message = `the JSON key ${key} appears more than once in one object (at ${found.path})`;
   return new HttpError(400, 'duplicate_json_key', `${message}: JSON parsers keep only the last value, so the others would be silently dropped; send each key once`, [
-    { path: found.path, code: 'duplicate_key', message: `${JSON.stringify(found.key)} is given more than once` },
+    { path: found.path, code: 'duplicate_key', message: `${key} is given more than once` },
   ]);
 }
 

@@ -99,16 +99,17 @@ const metadataBytes = (m: unknown): number => Buffer.byteLength(JSON.stringify(m
  * and the limit, and what to do: `must serialize to at most 4096 bytes of JSON (UTF-8), got 5012:
  * keep large data elsewhere and put a reference to it (an id or a URL) in metadata`.
  *
- * A key is checked as a name is (src/name-check.ts `nameCheck('metadata key')`): a control
- * character, a line or paragraph separator, an invisible character or a bidirectional control is
- * refused, one issue `invalid_key` at `metadata.<key>` (the key escaped, src/zod-messages.ts):
+ * A key is checked for the characters a name may not hold (src/name-check.ts `nameCheck('metadata
+ * key', {needsVisibleChar: false})`): a control character, a line or paragraph separator, an
+ * invisible character or a bidirectional control is refused (a key of only combining marks or
+ * private-use characters, or the empty key, is the client's choice and kept), one issue `invalid_key` at `metadata.<key>` (the key escaped, src/zod-messages.ts):
  * `has an invalid key "invo\u202Ece": must not contain U+202E (a bidirectional control), found at
  * character 5: …; send the metadata key as one line of plain text without them`. Values are the
  * client's own data and kept verbatim: they only go back inside JSON (the turn in answers and
  * webhook payloads), never into log lines or messages.
  */
 export const MetadataSchema = z
-  .record(z.string().check(nameCheck('metadata key')).max(METADATA_KEY_MAX_CHARS), z.unknown())
+  .record(z.string().check(nameCheck('metadata key', { needsVisibleChar: false })).max(METADATA_KEY_MAX_CHARS), z.unknown())
   .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, {
     error: (iss) => `metadata may have at most ${METADATA_MAX_KEYS} keys, got ${Object.keys(iss.input as object).length}: merge related values under one key, or keep them elsewhere and put a reference to them (an id or a URL) in metadata`,
   })

@@ -109,6 +109,12 @@ describe('validation messages', () => {
     const res = await fetch(`${harness.svc.url}/v1/turns?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hi', metadata: { note: 'a\u202Eb\u0000c' } }) });
     expect(res.status).toBe(200);
     expect(((await res.json()) as { metadata: unknown }).metadata).toEqual({ note: 'a\u202Eb\u0000c' });
+    // Only those characters are refused: a key of a private-use character, of a combining mark
+    // alone, or the empty key is the client's choice.
+    const kept = { '\uE000': 1, '\u0301': 2, '': 3 };
+    const ok = await fetch(`${harness.svc.url}/v1/turns?wait=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hi', metadata: kept }) });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { metadata: unknown }).metadata).toEqual(kept);
   });
 
   it('names the request body when it is missing or not an object', async () => {

@@ -112,6 +112,15 @@ describe('duplicate keys in JSON bodies', () => {
     });
   }
 
+  it('quotes a key with a bidi control as every refusal does (\\u202E, not the raw character that reorders the line)', async () => {
+    const res = await api(svc.url, 'POST', '/v1/turns', '{"input":"x","metadata":{"a\u202Eb":1,"a\u202Eb":2}}');
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('duplicate_json_key');
+    expect(res.body.error.message).toContain('the JSON key "a\\u202Eb" appears more than once');
+    expect(res.body.error.details[0].message).toBe('"a\\u202Eb" is given more than once');
+    expect(JSON.stringify(res.body)).not.toContain('\u202E'); // no raw U+202E anywhere
+  });
+
   it('accepts the same key in different objects (siblings, list items, nested)', async () => {
     const ok = await api(svc.url, 'POST', '/v1/turns', `{"input":"x","metadata":{"input":{"input":1},"a":{"k":1},"b":{"k":2},"list":[{"k":1},{"k":1}]}}`);
     expect(ok.status).toBe(202);

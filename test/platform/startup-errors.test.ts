@@ -449,25 +449,28 @@ it('refuses a base URL with a #fragment, which the appended path would go after 
   const { code, lines } = await refusal({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1#x' });
   expect(code).toBe(2);
   expect(lines).toEqual([
-    'refusing to start: OPENAI_BASE_URL=http://127.0.0.1:9/v1#x: must not have a #fragment (found "#x"): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:9/v1',
+    'refusing to start: OPENAI_BASE_URL=http://127.0.0.1:9/v1#…: must not have a #fragment (found "#" and 1 character after it): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:9/v1',
   ]);
   // An empty fragment breaks the path the same way; the other URLs a path is appended to are checked alike.
   expect(problems({ OPENAI_BASE_URL: 'https://models.example/v1#' })).toEqual([
-    'OPENAI_BASE_URL=https://models.example/v1#: must not have a #fragment (found "#"): the path the service appends would go after it and never be sent; remove the #… part, as in https://models.example/v1',
+    'OPENAI_BASE_URL=https://models.example/v1#: must not have a #fragment (found "#" and 0 characters after it): the path the service appends would go after it and never be sent; remove the #… part, as in https://models.example/v1',
   ]);
   expect(problems({ WEB_SEARCH_PROVIDER: 'searxng', WEB_SEARCH_URL: 'http://127.0.0.1:8888/#top' })).toEqual([
-    'WEB_SEARCH_URL=http://127.0.0.1:8888/#top: must not have a #fragment (found "#top"): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:8888/',
+    'WEB_SEARCH_URL=http://127.0.0.1:8888/#…: must not have a #fragment (found "#" and 3 characters after it): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:8888/',
   ]);
   expect(problems({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318#otlp' })).toEqual([
-    'OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318#otlp: must not have a #fragment (found "#otlp"): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:4318',
+    'OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318#…: must not have a #fragment (found "#" and 4 characters after it): the path the service appends would go after it and never be sent; remove the #… part, as in http://127.0.0.1:4318',
   ]);
   // A scheme that is wrong is one line, not two.
-  expect(problems({ OPENAI_BASE_URL: 'ftp://models.example/v1#x' })).toEqual(['OPENAI_BASE_URL=ftp://models.example/v1#x: must be an http:// or https:// URL, got ftp://…']);
+  expect(problems({ OPENAI_BASE_URL: 'ftp://models.example/v1#x' })).toEqual(['OPENAI_BASE_URL=ftp://models.example/v1#…: must be an http:// or https:// URL, got ftp://…']);
   // A password or key in the URL is not printed, neither in the value shown nor in the example.
   expect(problems({ OPENAI_BASE_URL: 'https://user:pw-secret-1@r.example/v1?api-version=1&api-key=key-secret-2#x' })).toEqual([
-    'OPENAI_BASE_URL=https://***@r.example/v1?api-version=1&api-key=[redacted]#x: must not have a #fragment (found "#x"): the path the service appends would go after it and never be sent; remove the #… part, as in https://***@r.example/v1?api-version=1&api-key=[redacted]',
+    'OPENAI_BASE_URL=https://***@r.example/v1?api-version=1&api-key=[redacted]#…: must not have a #fragment (found "#" and 1 character after it): the path the service appends would go after it and never be sent; remove the #… part, as in https://***@r.example/v1?api-version=1&api-key=[redacted]',
   ]);
   expect(problems({ WEB_SEARCH_URL: 'ftp://u:pw-secret-3@s.example/?token=key-secret-4' }).join('\n')).not.toMatch(/secret/);
+  // Nor a key in the fragment, whatever its form.
+  expect(problems({ OPENAI_BASE_URL: 'https://h.example/v1#api-key=key-secret-5' }).join('\n')).not.toMatch(/secret/);
+  expect(problems({ OPENAI_BASE_URL: 'https://h.example/v1?token=key-secret-6#=key-secret-6' }).join('\n')).not.toMatch(/secret/);
   // Azure's ?api-version= is a query string, kept; the full traces URL is used as given (no path appended).
   expect(loadConfig({ OPENAI_BASE_URL: 'https://r.openai.azure.com/openai/v1?api-version=preview' }).OPENAI_BASE_URL).toBe('https://r.openai.azure.com/openai/v1?api-version=preview');
   expect(problems({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces#x' })).toEqual([]);
