@@ -23,7 +23,9 @@ import { escapeUnsafeChars, settingForDisplay } from './unsafe-chars.js';
 import { webhookUrlRefusal } from './webhooks/webhook-spec.js';
 
 /**
- * Start the whole service. Returns a `close` function. Used by main and by the demo script.
+ * Start the whole service. Returns a `close` function and `address`, the base URL a client on
+ * this machine reaches it at ({@link reachableAddress}: `http://[::1]:8787` for HOST `::`).
+ * Used by main and by the demo script.
  * HOST:PORT is checked first (./listen-check.ts), so a start refused for its address creates no
  * DATA_DIR and opens or migrates no database.
  * @throws ConfigError on bad configuration (a HOST name that does not resolve included);
@@ -51,7 +53,7 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
   const app = await buildApp(services);
   let address: string;
   try {
-    address = await app.listen({ host: config.HOST, port: config.PORT });
+    address = reachableAddress(await app.listen({ host: config.HOST, port: config.PORT }));
   } catch (err) {
     // An address taken or refused: let go of what started (database, runner, timers) so a caller
     // that goes on (the demo removing its data folder) is not left with them open.
@@ -83,6 +85,25 @@ async function startupWarnings(config: Config, hasModel: boolean): Promise<strin
   if (!hasModel) warnings.push('no model endpoint configured (OPENAI_API_KEY / OPENAI_BASE_URL): POST /v1/turns answers 503 model_not_configured');
   else if (!config.MODEL) warnings.push('MODEL is not set: every turn, schedule and workflow must name its `model` (else 400 model_required)');
   return warnings;
+}
+
+/**
+ * `address` (a base URL such as fastify's listen gives, `http://host:port`) as one a client on
+ * this machine can open: a wildcard host — `[::]` (HOST `::`, every IPv6 and, dual-stack, IPv4
+ * address) or `0.0.0.0` — is no address to connect to, so it becomes the loopback address of its
+ * family (`http://[::1]:8787`, `http://127.0.0.1:8787`); any other address is returned as given.
+ */
+export function reachableAddress(address: string): string {
+  let u: URL;
+  try {
+    u = new URL(address);
+  } catch {
+    return address;
+  }
+  const loopback = u.hostname === '[::]' ? '[::1]' : u.hostname === '0.0.0.0' ? '127.0.0.1' : undefined;
+  if (!loopback) return address;
+  u.hostname = loopback;
+  return `${u.protocol}//${u.host}`;
 }
 
 /** Where to point a human: the API base URL, the reference page and the console. */
