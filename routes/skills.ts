@@ -8,7 +8,7 @@
  *   409 `skill_builtin` for a SKILLS_DIR skill.
  * - GET    /v1/skills — every skill (built-in and installed), by name.
  * - GET    /v1/skills/{name} — one skill and its files; 404 `skill_not_found`.
- * - DELETE /v1/skills/{name} — delete an installed skill.
+ * - DELETE /v1/skills/{name} — delete an installed skill and take it out of every agent's enabled list.
  * With DATABASE_URL the installed skills are shared by every instance: reads sync the local
  * copies with the database first (SkillRegistry.sync), so each answer reflects every install and
  * delete made before it on any instance.

@@ -19,10 +19,13 @@ import { SchemaTooNewError } from './store/postgres/migrate.js';
 import { DatabaseUnavailableError } from './store/postgres/unavailable.js';
 import { DatabaseStartError } from './store/database-start.js';
 import { computerStartupWarnings } from './tools/computer/index.js';
+import { escapeUnsafeChars, settingForDisplay } from './unsafe-chars.js';
 import { webhookUrlRefusal } from './webhooks/webhook-spec.js';
 
 /**
- * Start the whole service. Returns a `close` function. Used by main and by the demo script.
+ * Start the whole service. Returns a `close` function and `address`, the base URL a client on
+ * this machine reaches it at ({@link reachableAddress}: `http://[::1]:8787` for HOST `::`).
+ * Used by main and by the demo script.
  * HOST:PORT is checked first (./listen-check.ts), so a start refused for its address creates no
  * DATA_DIR and opens or migrates no database.
  * @throws ConfigError on bad configuration (a HOST name that does not resolve included);
@@ -50,7 +53,7 @@ export async function startService(env: NodeJS.ProcessEnv = process.env, overrid
   const app = await buildApp(services);
   let address: string;
   try {
-    address = await app.listen({ host: config.HOST, port: config.PORT });
+    address = reachableAddress(await app.listen({ host: config.HOST, port: config.PORT }));
   } catch (err) {
     // An address taken or refused: let go of what started (database, runner, timers) so a caller
     // that goes on (the demo removing its data folder) is not left with them open.
@@ -84,6 +87,25 @@ async function startupWarnings(config: Config, hasModel: boolean): Promise<strin
   return warnings;
 }
 
+/**
+ * `address` (a base URL such as fastify's listen gives, `http://host:port`) as one a client on
+ * this machine can open: a wildcard host — `[::]` (HOST `::`, every IPv6 and, dual-stack, IPv4
+ * address) or `0.0.0.0` — is no address to connect to, so it becomes the loopback address of its
+ * family (`http://[::1]:8787`, `http://127.0.0.1:8787`); any other address is returned as given.
+ */
+export function reachableAddress(address: string): string {
+  let u: URL;
+  try {
+    u = new URL(address);
+  } catch {
+    return address;
+  }
+  const loopback = u.hostname === '[::]' ? '[::1]' : u.hostname === '0.0.0.0' ? '127.0.0.1' : undefined;
+  if (!loopback) return address;
+  u.hostname = loopback;
+  return `${u.protocol}//${u.host}`;
+}
+
 /** Where to point a human: the API base URL, the reference page and the console. */
 export function serviceLinks(address: string): { api: string; docs: string; console: string } {
   const base = address.replace(/\/+$/, '');
@@ -96,9 +118,11 @@ export function serviceLinks(address: string): { api: string; docs: string; cons
  * fails at once; Node's recursive mkdir retries such a parent forever.
  * @throws ConfigError one line: `DATA_DIR=<dir>: cannot use it as the data folder (<reason>): create
  *   it, or point DATA_DIR at a folder this user can write` — for an existing file, `(it is a file,
- *   not a folder): point DATA_DIR at a folder, or at a path where one can be created`.
+ *   not a folder): point DATA_DIR at a folder, or at a path where one can be created`. `<dir>` is
+ *   quoted, unsafe characters as `\uXXXX`, when it has any ({@link settingForDisplay}).
  */
 function ensureDataDir(dir: string): void {
+  const shown = settingForDisplay(dir);
   try {
     const missing: string[] = [];
     for (let d = path.resolve(dir); !fs.existsSync(d); d = path.dirname(d)) {
@@ -107,12 +131,12 @@ function ensureDataDir(dir: string): void {
     }
     for (const d of missing) fs.mkdirSync(d);
     if (!fs.statSync(dir).isDirectory()) {
-      throw new ConfigError([`DATA_DIR=${dir}: cannot use it as the data folder (it is a file, not a folder): point DATA_DIR at a folder, or at a path where one can be created`]);
+      throw new ConfigError([`DATA_DIR=${shown}: cannot use it as the data folder (it is a file, not a folder): point DATA_DIR at a folder, or at a path where one can be created`]);
     }
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    throw new ConfigError([`DATA_DIR=${dir}: cannot use it as the data folder (${(err as Error).message}): create it, or point DATA_DIR at a folder this user can write`]);
+    throw new ConfigError([`DATA_DIR=${shown}: cannot use it as the data folder (${(err as Error).message}): create it, or point DATA_DIR at a folder this user can write`]);
   }
 }
 
@@ -140,9 +164,19 @@ export function busyPortAdvice(host: string, port: number, freePort: number | un
  * that is not such a refusal (a bug: show its stack). An address problem is a {@link ListenError}
  * (its host, port and a free port to suggest); a bare system error with such a code is read with
  * the address of `env` (HOST, PORT; unset, the config's defaults) and suggests no checked port.
+ * Every character {@link escapeUnsafeChars} escapes is written `\uXXXX` (a line break inside a
+ * reason too: only the line breaks between the problems of a ConfigError stay), so a path or a
+ * system message holding one cannot print a line of its own or act on the terminal.
  */
 export function startRefusal(err: unknown, env: NodeJS.ProcessEnv = process.env, rerun = 'npm start'): string | undefined {
-  if (err instanceof ConfigError || err instanceof SchemaTooNewError || err instanceof DataDirInUseError || err instanceof DatabaseFileError || err instanceof DatabaseStartError) return err.message;
+  if (err instanceof ConfigError) return new ConfigError(err.problems.map(escapeUnsafeChars)).message;
+  const line = refusalLine(err, env, rerun);
+  return line === undefined ? undefined : escapeUnsafeChars(line);
+}
+
+/** {@link startRefusal} before its escaping, for any error but a ConfigError. */
+function refusalLine(err: unknown, env: NodeJS.ProcessEnv, rerun: string): string | undefined {
+  if (err instanceof SchemaTooNewError || err instanceof DataDirInUseError || err instanceof DatabaseFileError || err instanceof DatabaseStartError) return err.message;
   if (err instanceof DatabaseUnavailableError) {
     return `cannot reach the database at DATABASE_URL (${(err.cause as Error)?.message ?? err.message}); check that Postgres is up and the URL is right`;
   }

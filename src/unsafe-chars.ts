@@ -297,6 +297,19 @@ export function quoteForDisplay(text: string): string {
   return `"${escapeUnsafeChars(text.replace(/["\\]/g, '\\$&'))}"`;
 }
 
+/**
+ * A setting's value (a path: DATA_DIR, SKILLS_DIR, SKILL_SECRETS) as a `refusing to start:` line
+ * shows it: as given when it has no character {@link escapeUnsafeChars} escapes and no format
+ * character (`\p{Cf}`), else whole (never clipped) in {@link quoteForDisplay}'s quotes with those
+ * characters as `\uXXXX` — as the configuration report shows other values, so a line break or a
+ * terminal escape in it cannot start a new log line or act on the reader's display:
+ * `/data` → `/data`, `/nope<U+202E>ab` → `"/nope\u202Eab"`, `/proc/x<LF>y` → `"/proc/x\u000Ay"`.
+ */
+export function settingForDisplay(value: string): string {
+  if (escapeUnsafeChars(value) === value && !/\p{Cf}/u.test(value)) return value;
+  return quoteForDisplay(value).replace(/\p{Cf}/gu, escapeChar);
+}
+
 /** The most characters of a client's value {@link quoteForDisplayClipped} shows. */
 export const MAX_QUOTED_CHARS = 80;
 

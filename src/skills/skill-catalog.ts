@@ -37,7 +37,11 @@ export interface SkillCatalog {
    * @returns the new version and whether no skill of that name was installed before.
    */
   put(name: string, archive: Buffer, contentType: ArchiveContentType): Promise<SkillVersion & { created: boolean }>;
-  /** Delete skill `name`. @returns false when it was not installed. */
+  /**
+   * Delete skill `name` and, in the same transaction, take it out of every agent's enabled list
+   * (the other names keep their order). Nothing changes when it was not installed.
+   * @returns false when it was not installed.
+   */
   delete(name: string): Promise<boolean>;
   /** Agent `agentId`'s enabled skill names (empty for an agent never set). */
   enabledFor(agentId: string): Promise<string[]>;

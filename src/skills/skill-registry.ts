@@ -14,7 +14,8 @@
  *     instance is seen by the next request or turn on any other.
  * - Enabled per agent: table `agent_skills(agent_id, enabled JSON, updated_at)` on the instance's
  *   SQLite database, or on Postgres with a catalog. A turn's own `skills` list, when given,
- *   replaces the agent's for that turn.
+ *   replaces the agent's for that turn. Deleting an installed skill takes it out of every agent's
+ *   list (so a list read back can be PUT again, and a reinstall enables it for nobody).
  * Errors are {@link HttpError}s with the codes routes return; with a catalog, any method that
  * reads it may also throw DatabaseUnavailableError (503 `database_unavailable`).
  */
@@ -86,6 +87,12 @@ export class SkillRegistry {
       get: o.db.prepare<[string], { enabled: string }>('SELECT enabled FROM agent_skills WHERE agent_id = ?'),
       put: o.db.prepare<[string, string, string]>(
         'INSERT INTO agent_skills (agent_id, enabled, updated_at) VALUES (?, ?, ?) ON CONFLICT(agent_id) DO UPDATE SET enabled = excluded.enabled, updated_at = excluded.updated_at',
+      ),
+      // Rewrites, in one statement, every list that holds the name: the others in their order.
+      disable: o.db.prepare<{ name: string; now: string }>(
+        `UPDATE agent_skills SET updated_at = @now,
+           enabled = (SELECT json_group_array(value) FROM (SELECT value FROM json_each(agent_skills.enabled) WHERE value <> @name ORDER BY key))
+         WHERE EXISTS (SELECT 1 FROM json_each(agent_skills.enabled) WHERE value = @name)`,
       ),
     };
   }
@@ -273,7 +280,10 @@ export class SkillRegistry {
   }
 
   /**
-   * Delete installed skill `name` (from the catalog too, so from every instance).
+   * Delete installed skill `name` (from the catalog too, so from every instance) and take it out
+   * of every agent's enabled list: with a catalog in the same Postgres transaction as the delete;
+   * alone, the lists (SQLite) before the folder goes. Nothing changes when the skill is not
+   * installed or is a built-in.
    * @throws HttpError 404 `skill_not_found`, 409 `skill_builtin`.
    */
   async remove(name: string): Promise<void> {
@@ -287,6 +297,7 @@ export class SkillRegistry {
         return;
       }
       if (!s) throw skillNotFound(name);
+      this.stmts.disable.run({ name, now: new Date().toISOString() });
       this.skills.delete(name);
       await rm(s.dir, { recursive: true, force: true });
     });
@@ -297,7 +308,11 @@ export class SkillRegistry {
     return names.filter((n) => !this.skills.has(n));
   }
 
-  /** The skills enabled for agent `agentId` (possibly including names deleted since). */
+  /**
+   * The skills enabled for agent `agentId`, in the order set (empty for an agent never set). A
+   * deleted skill is no longer in it; a name can still be unknown here when it was a built-in of
+   * SKILLS_DIR before a restart without it (its turns then list it in `unavailable`).
+   */
   async enabledFor(agentId: string): Promise<string[]> {
     if (this.o.catalog) return this.o.catalog.enabledFor(agentId);
     const row = this.stmts.get.get(agentId);

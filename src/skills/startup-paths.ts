@@ -6,6 +6,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { ConfigError } from '../config.js';
+import { settingForDisplay } from '../unsafe-chars.js';
 import { loadSecrets, MalformedSecretsError, ShortSecretError } from './secrets.js';
 
 /** Plain words for the file-system error codes a path setting runs into; others keep their message. */
@@ -25,11 +26,12 @@ function reason(err: unknown): string {
 
 /**
  * The refusal of a SKILLS_DIR that cannot be listed.
- * @returns ConfigError, one line: `SKILLS_DIR=<dir>: cannot read it as the folder of built-in skills (<CODE>: <reason>); …`.
+ * @returns ConfigError, one line: `SKILLS_DIR=<dir>: cannot read it as the folder of built-in skills (<CODE>: <reason>); …`
+ *   (`<dir>` quoted, unsafe characters as `\uXXXX`, when it has any: {@link settingForDisplay}).
  */
 export function skillsDirError(dir: string, err: unknown): ConfigError {
   return new ConfigError([
-    `SKILLS_DIR=${dir}: cannot read it as the folder of built-in skills (${reason(err)}); point it at a folder holding one folder per skill, or unset SKILLS_DIR`,
+    `SKILLS_DIR=${settingForDisplay(dir)}: cannot read it as the folder of built-in skills (${reason(err)}); point it at a folder holding one folder per skill, or unset SKILLS_DIR`,
   ]);
 }
 
@@ -42,7 +44,8 @@ export function skillsDirError(dir: string, err: unknown): ConfigError {
  * @param dirs.readSecrets how the file is read, when `secretsFile` is set (default: src/skills/secrets.ts
  *   loadSecrets of it); a service passes the first read of its SkillSecrets, so the values it then uses
  *   are those of the file checked here. It must throw as loadSecrets does.
- * @throws ConfigError one line per unusable setting, naming the variable, the path, the reason and what to do
+ * @throws ConfigError one line per unusable setting, naming the variable, the path (quoted, unsafe characters as
+ *   `\uXXXX`, when it has any: {@link settingForDisplay}), the reason and what to do
  *   (for SKILL_SECRETS values shorter than MIN_SKILL_SECRET_CHARS: their names — or line numbers, where
  *   src/skills/secrets.ts nameMayBeShown refuses the name — and lengths, and the minimum;
  *   for lines that are no NAME=value setting or have an empty value: their line numbers and the problem;
@@ -62,13 +65,14 @@ export async function checkSkillPaths({
     await readdir(skillsDir).catch((err: unknown) => problems.push(...skillsDirError(skillsDir, err).problems));
   }
   if (secretsFile) {
+    const shown = settingForDisplay(secretsFile);
     await (readSecrets ? readSecrets() : loadSecrets(secretsFile)).catch((err: unknown) =>
       problems.push(
         err instanceof ShortSecretError
-          ? `SKILL_SECRETS=${secretsFile}: ${new ShortSecretError(secretsFile, err.short).message}`
+          ? `SKILL_SECRETS=${shown}: ${new ShortSecretError(secretsFile, err.short).message}`
           : err instanceof MalformedSecretsError
-            ? `SKILL_SECRETS=${secretsFile}: ${new MalformedSecretsError(secretsFile, err.problems).message}`
-            : `SKILL_SECRETS=${secretsFile}: cannot read it as the secrets file (${reason(err)}); point it at a readable dotenv file (NAME=value lines), or unset SKILL_SECRETS`,
+            ? `SKILL_SECRETS=${shown}: ${new MalformedSecretsError(secretsFile, err.problems).message}`
+            : `SKILL_SECRETS=${shown}: cannot read it as the secrets file (${reason(err)}); point it at a readable dotenv file (NAME=value lines), or unset SKILL_SECRETS`,
       ),
     );
   }

@@ -87,8 +87,11 @@ describePostgres('installed skills shared by two instances on one Postgres', () 
     expect((await api(c.url, 'GET', '/v1/skills/pdf-tools')).body).toEqual(replaced.body);
     expect(existsSync(path.join(c.dataDir, 'skills', 'pdf-tools', 'scripts'))).toBe(false);
 
-    // Deleted on B: gone from C's list and disk; a second delete anywhere is 404.
+    // Deleted on B: gone from C's list and disk and from every agent's enabled list; a second delete anywhere is 404.
+    expect((await put(c.url, 'notes', tarGz([{ name: 'SKILL.md', data: skillMd('notes', 'Take notes') }]))).status).toBe(201);
+    expect((await api(c.url, 'PUT', '/v1/agents/reader/skills', { enabled: ['pdf-tools', 'notes'] })).status).toBe(200);
     expect((await api(b.url, 'DELETE', '/v1/skills/pdf-tools')).body).toEqual({ name: 'pdf-tools', deleted: true });
+    expect((await api(c.url, 'GET', '/v1/agents/reader/skills')).body).toEqual({ agent_id: 'reader', enabled: ['notes'] });
     expect(await names(c.url)).not.toContain('pdf-tools');
     expect((await api(c.url, 'GET', '/v1/skills/pdf-tools')).status).toBe(404);
     expect(existsSync(path.join(c.dataDir, 'skills', 'pdf-tools'))).toBe(false);
@@ -98,6 +101,9 @@ describePostgres('installed skills shared by two instances on one Postgres', () 
     expect(refused.status).toBe(400);
     expect(refused.body.error.code).toBe('unknown_skill');
     expect(readdirSync(path.join(c.dataDir, 'skills')).filter((n) => n.startsWith('.'))).toEqual([]);
+    // Installed again: enabled for nobody until a PUT says so.
+    expect((await put(c.url, 'pdf-tools', tgz)).status).toBe(201);
+    expect((await api(b.url, 'GET', '/v1/agents/reader/skills')).body.enabled).toEqual(['notes']);
   }, 240_000);
 
   it('moves aside at start a local skill folder the database does not know, and keeps it out of the list', async () => {

@@ -70,6 +70,16 @@ it('refuses a DATA_DIR that is a file with one line saying so and to point DATA_
   expect(lines).toEqual([`refusing to start: DATA_DIR=${file}: cannot use it as the data folder (it is a file, not a folder): point DATA_DIR at a folder, or at a path where one can be created`]);
 });
 
+it('shows a DATA_DIR with a line break quoted, the break as \\u000A, on one line (no line of its own)', { timeout: CHILD_MS }, async () => {
+  const child = spawnService({ PORT: '0', DATA_DIR: '/proc/x\ny' });
+  expect(await child.exited).toBe(2);
+  const out = child.output();
+  expect(out).toBe(
+    "refusing to start: DATA_DIR=\"/proc/x\\u000Ay\": cannot use it as the data folder (ENOENT: no such file or directory, mkdir '/proc/x\\u000Ay'): create it, or point DATA_DIR at a folder this user can write\n",
+  );
+  expect(out.trimEnd()).not.toMatch(/[\u0000-\u001F\u007F-\u009F]/);
+});
+
 it('refuses a HOST that is not an address of this machine with one line saying to set HOST, without Node\'s message repeating the code', { timeout: CHILD_MS }, async () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'turns-host-'));
   try {
@@ -557,6 +567,17 @@ describe('skill paths that cannot be used refuse the start with one line naming 
     ]);
     // README's Configuration table quotes this very line.
     expect(readFileSync(path.join(ROOT, 'README.md'), 'utf8')).toContain(`\`${lines[0].replace(missing, '<path>')}\``);
+  });
+
+  it('SKILLS_DIR with a bidi control and SKILL_SECRETS with a terminal escape: shown quoted, those characters as \\uXXXX', { timeout: CHILD_MS }, async () => {
+    const { code, lines } = await refuse({ SKILLS_DIR: '/nope\u202eab', SKILL_SECRETS: '/nope\x1b[31mred' });
+    expect(code).toBe(2);
+    expect(lines).toEqual([
+      'refusing to start: invalid configuration:',
+      '  - SKILLS_DIR="/nope\\u202Eab": cannot read it as the folder of built-in skills (ENOENT: no such file or directory); point it at a folder holding one folder per skill, or unset SKILLS_DIR',
+      '  - SKILL_SECRETS="/nope\\u001B[31mred": cannot read it as the secrets file (ENOENT: no such file or directory); point it at a readable dotenv file (NAME=value lines), or unset SKILL_SECRETS',
+    ]);
+    for (const line of lines) expect(line).not.toMatch(/[\u0000-\u001F\u007F-\u009F\u202E]/);
   });
 
   it('SKILLS_DIR that is a file', { timeout: CHILD_MS }, async () => {

@@ -83,6 +83,26 @@ describe('installing skills', () => {
     expect(bad.body.error.message).toContain('nope');
   });
 
+  it('a deleted skill leaves every agent\'s enabled list: the list read back can be PUT again, and a reinstall enables it for nobody', async () => {
+    for (const n of ['vault', 'vault2']) expect((await put(n, tarGz([{ name: 'SKILL.md', data: skillMd(n, `Keep ${n}`) }]))).status).toBe(201);
+    expect((await api(svc.url, 'PUT', '/v1/agents/keeper/skills', { enabled: ['vault2', 'vault'] })).status).toBe(200);
+    expect((await api(svc.url, 'PUT', '/v1/agents/keeper2/skills', { enabled: ['vault2'] })).status).toBe(200);
+
+    expect((await api(svc.url, 'DELETE', '/v1/skills/vault2')).body).toEqual({ name: 'vault2', deleted: true });
+    const after = await api(svc.url, 'GET', '/v1/agents/keeper/skills');
+    expect(after.body).toEqual({ agent_id: 'keeper', enabled: ['vault'] });
+    expect((await api(svc.url, 'GET', '/v1/agents/keeper2/skills')).body).toEqual({ agent_id: 'keeper2', enabled: [] });
+    expect((await api(svc.url, 'PUT', '/v1/agents/keeper/skills', { enabled: after.body.enabled })).status).toBe(200);
+
+    // Installed again: enabled for nobody until a PUT says so.
+    expect((await put('vault2', tarGz([{ name: 'SKILL.md', data: skillMd('vault2', 'Keep vault2 again') }]))).status).toBe(201);
+    expect((await api(svc.url, 'GET', '/v1/agents/keeper/skills')).body.enabled).toEqual(['vault']);
+    expect((await api(svc.url, 'GET', '/v1/agents/keeper2/skills')).body.enabled).toEqual([]);
+    // A delete refused (not installed) changes no list.
+    expect((await api(svc.url, 'DELETE', '/v1/skills/nothing-here')).status).toBe(404);
+    expect((await api(svc.url, 'GET', '/v1/agents/keeper/skills')).body.enabled).toEqual(['vault']);
+  });
+
   it('refuses a SKILL.md whose name differs, one not at the root, and a wrong content type', async () => {
     const other = await put('alpha', tarGz([{ name: 'SKILL.md', data: skillMd('beta', 'x') }]));
     expect(other.status).toBe(400);

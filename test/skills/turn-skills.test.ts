@@ -78,6 +78,10 @@ describe('the skills of a turn', () => {
     await registry.install('temp', tarGz([{ name: 'SKILL.md', data: skillMd('temp', 'short-lived') }]), 'application/gzip');
     await registry.setEnabled('agent-y', ['temp']);
     await registry.remove('temp');
-    expect((await turnSkills(ctx(registry, { agentId: 'agent-y' }))).problems).toEqual(['skill temp is enabled for agent agent-y but not installed']);
+    // The delete took it out of the agent's list, so the agent's turns no longer look for it…
+    expect(await registry.enabledFor('agent-y')).toEqual([]);
+    expect((await turnSkills(ctx(registry, { agentId: 'agent-y' }))).problems).toEqual([]);
+    // …but a turn (or job) that named it before the delete reports it.
+    expect((await turnSkills(ctx(registry, { agentId: 'agent-y', skills: ['temp'] }))).problems).toEqual(['skill temp is enabled for agent agent-y but not installed']);
   });
 });

@@ -266,6 +266,14 @@ describe('the start-up line', () => {
     expect(line).toMatchObject({ level: 'info', api: `${base}/v1`, docs: `${base}/docs`, console: `${base}/console` });
   });
 
+  it('with HOST=:: (every address) names [::1], a URL a client can open, not [::]', async () => {
+    const { port, output } = await startupOutput({ LOG_FORMAT: 'json', HOST: '::', AUTH_TOKENS: 'a-token-of-16-chars-or-more' });
+    const line = output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => String(l.msg).startsWith('turn service listening'));
+    const base = `http://[::1]:${port}`;
+    expect(line.msg).toBe(`turn service listening: API ${base}/v1, docs ${base}/docs, console ${base}/console`);
+    expect(line).toMatchObject({ address: base, api: `${base}/v1`, docs: `${base}/docs`, console: `${base}/console` });
+  });
+
   it('LOG_FORMAT=pretty prints human lines, not JSON', async () => {
     const { port, output } = await startupOutput({ LOG_FORMAT: 'pretty' });
     const line = output.split('\n').find((l) => l.includes('turn service listening'))!;

@@ -40,7 +40,12 @@ export class PgSkillCatalog implements SkillCatalog {
   }
 
   async delete(name: string): Promise<boolean> {
-    return (await this.db.query('DELETE FROM installed_skills WHERE name = $1', [name])).rowCount > 0;
+    return this.db.transaction(async (tx) => {
+      if ((await tx.query('DELETE FROM installed_skills WHERE name = $1', [name])).rowCount === 0) return false;
+      // jsonb - text drops every element equal to the name and keeps the others' order.
+      await tx.query(`UPDATE agent_skills SET enabled = enabled - $1::text, updated_at = $2 WHERE enabled @> jsonb_build_array($1::text)`, [name, new Date().toISOString()]);
+      return true;
+    });
   }
 
   async enabledFor(agentId: string): Promise<string[]> {
