@@ -199,7 +199,7 @@ export function wholeAnswerErrorMessage(text: string, endpoint?: string): string
 /**
  * The message of a provider's HTTP error answer (any status): says that the model endpoint
  * answered — which one (not this service: a provider's `not_found` reads like the service's own
- * otherwise) — and, for 401, 403 and 404, which setting to check, followed by the provider's own
+ * otherwise) — and, for 401, 403, 404, 405 and 501, which setting to check, followed by the provider's own
  * text. Without a status (the SDK's error for an error frame inside a stream) it is
  * {@link streamErrorMessage}.
  * @param status the HTTP status of the provider's answer.
@@ -213,7 +213,13 @@ export function wholeAnswerErrorMessage(text: string, endpoint?: string): string
  */
 export function httpErrorMessage(status: number | undefined, text: string, baseURL?: string): string {
   if (status === undefined) return streamErrorMessage(text, baseURL ? endpointForDisplay(baseURL) : undefined);
-  const hint = status === 401 ? 'check OPENAI_API_KEY' : status === 403 ? 'the key has no access to this model, or not from this region: check OPENAI_API_KEY and the model name (MODEL, or the turn\'s `model`)' : status === 404 ? 'check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1 — and the model name (MODEL, or the turn\'s `model`)' : undefined;
+  const hint =
+    status === 401 ? 'check OPENAI_API_KEY'
+    : status === 403 ? 'the key has no access to this model, or not from this region: check OPENAI_API_KEY and the model name (MODEL, or the turn\'s `model`)'
+    : status === 404 ? 'check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1 — and the model name (MODEL, or the turn\'s `model`)'
+    // What a web server that is no model API answers to a POST (a static file server: 501; many others: 405).
+    : status === 405 || status === 501 ? 'the address takes no POST of a model request, so it is likely no model API: check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1'
+    : undefined;
   const answered = `${endpointPhrase(baseURL ? endpointForDisplay(baseURL) : undefined)} answered HTTP ${status}${hint ? ` (${hint})` : ''}`;
   return text ? `${answered}: ${text}` : `${answered} without a body`;
 }
@@ -248,10 +254,11 @@ const MODEL_ACCESS_CODES = new Set([
 
 /**
  * True when a turn's error `code` says the model endpoint refused this service's key or does not
- * know its model (HTTP 401/403/404 as mapped above), or is no model API at all (`not_event_stream`):
+ * know its model (HTTP 401/403/404 as mapped above), or is no model API at all (`not_event_stream`;
+ * HTTP 405 or 501: the address takes no POST, as a web server that is no model API answers):
  * an operator must fix the configuration, so it is logged like a model endpoint in trouble. E.g. `http_401`, `"404"`, `model_not_found` → true;
  * `rate_limit_exceeded`, `http_400` → false.
  */
 export function isModelAccessError(code: string): boolean {
-  return /^(http_)?40[134]$/.test(code) || MODEL_ACCESS_CODES.has(code);
+  return /^(http_)?(40[1345]|501)$/.test(code) || MODEL_ACCESS_CODES.has(code);
 }

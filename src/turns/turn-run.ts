@@ -498,7 +498,8 @@ function databaseUnavailable(err: unknown): boolean {
 
 /**
  * Failure codes that say the service or its model endpoint is in trouble (logged at `error`), with
- * the model's refusals of the key or the model ({@link isModelAccessError}: HTTP 401/403/404).
+ * the model's refusals of the key or the model ({@link isModelAccessError}: HTTP 401/403/404, and
+ * 405/501 from an address that is no model API).
  */
 const TROUBLE = new Set(['connection_error', 'stream_interrupted', 'model_error', 'internal_error', 'resume_failed', 'crash_loop']);
 const isTrouble = (code: string): boolean => TROUBLE.has(code) || isModelAccessError(code);

@@ -103,7 +103,7 @@ describe('turn started / turn resumed', () => {
 describe('a model that refuses the key or does not know the model', () => {
   const openaiError = (message: string, code: string | null) => ({ error: { message, type: 'invalid_request_error', param: null, code } });
   /** Each failing turn's `turn finished` line as [level, error code] (`messages` gets the turns' error messages). */
-  async function finishedLines(api_: 'responses' | 'chat', answers: { status: number; body: unknown }[], messages: string[] = []) {
+  async function finishedLines(api_: 'responses' | 'chat', answers: { status: number; body: unknown; headers?: Record<string, string> }[], messages: string[] = []) {
     const model = api_ === 'chat' ? await startScriptedChatServer() : await startScriptedResponsesServer();
     const out = capture();
     const svc = await startTestService({ modelBaseURL: model.baseURL, env: { LOG_LEVEL: 'info', MODEL_API: api_ }, logDestination: out });
@@ -154,6 +154,17 @@ describe('a model that refuses the key or does not know the model', () => {
     expect(messages[1]).toMatch(/answered HTTP 401 \(check OPENAI_API_KEY\): Unauthorized$/);
     expect(messages[2]).toMatch(/answered HTTP 403 \(.*OPENAI_API_KEY and the model name \(MODEL, or the turn's `model`\)\): Forbidden$/);
     expect(messages[3]).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 429: slow down$/);
+  });
+
+  it('says an address that takes no POST (501 from a static file server, 405) is likely no model API, logged as an error', async () => {
+    const messages: string[] = [];
+    const page = '<!DOCTYPE HTML><html lang="en"><head><meta charset="utf-8"><title>Error response</title></head><body><h1>Error response</h1><p>Error code: 501</p><p>Message: Unsupported method (\'POST\').</p></body></html>';
+    expect(await finishedLines('responses', [
+      { status: 501, body: page, headers: { 'content-type': 'text/html;charset=utf-8' } },
+      { status: 405, body: openaiError('Method Not Allowed', null) },
+    ], messages)).toEqual([['error', 'http_501'], ['error', 'http_405']]);
+    expect(messages[0]).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 501 \(the address takes no POST of a model request, so it is likely no model API: check OPENAI_BASE_URL — the API's base URL, usually ending in \/v1\): an HTML page of \d+ bytes, titled "Error response"$/);
+    expect(messages[1]).toMatch(/answered HTTP 405 \(the address takes no POST .*\): Method Not Allowed$/);
   });
 });
 
