@@ -126,15 +126,18 @@ async function serve(): Promise<void> {
     return { output: [message(text, { chunks: text.match(/.{1,16}/gs) ?? [text] })], usage: { input_tokens: 10, output_tokens: 10 } };
   };
   model.push(echo);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
-  const starting = startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'warn' }), dataDir, model);
-  // From the moment the folder exists, also while the service is still starting.
+  // Listening before the folder exists (a signal that comes before a listener takes Node's
+  // default action, leaving the folder), also while the service is still starting.
+  let starting: ReturnType<typeof startDemoService> | undefined;
+  let dataDir: string | undefined;
   onStopSignals(async () => {
-    await (await starting.catch(() => undefined))?.close();
+    await (await starting?.catch(() => undefined))?.close();
     await model.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   });
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
+  starting = startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'warn' }), dataDir, model);
   const service = await starting;
   const auth = service.config.AUTH_TOKENS.length > 0 ? ` -H "Authorization: Bearer $TOKEN"` : '';
   process.stdout.write(
@@ -167,18 +170,20 @@ function onStopSignals(stop: () => Promise<void>): void {
 async function main(): Promise<void> {
   if (process.argv.includes('--serve')) return serve();
   const model = await startScriptedResponsesServer(script);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
-  const starting = startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'error' }, { PORT: '0' }), dataDir, model);
   // Stopped before its turn ended (Ctrl-C), also while the service is still starting: the service
   // stopped and its data removed as at the end, exit status 130 (as a shell reports a run
-  // interrupted by SIGINT).
+  // interrupted by SIGINT). Listening before the folder exists, as --serve does.
+  let starting: ReturnType<typeof startDemoService> | undefined;
+  let dataDir: string | undefined;
   onStopSignals(async () => {
     process.stdout.write('\ndemo stopped before its turn ended; its temporary data is removed\n');
-    await (await starting.catch(() => undefined))?.close();
+    await (await starting?.catch(() => undefined))?.close();
     await model.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     process.exit(130);
   });
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
+  starting = startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'error' }, { PORT: '0' }), dataDir, model);
   const service = await starting;
   const token = firstToken(process.env);
   const base = service.address;
