@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -68,4 +68,22 @@ it('is the npm ci of both scripts/setup and .ci/run', () => {
   expect(setupScript).toContain('bash scripts/npm-ci --if-needed');
   expect(ciScript).toContain('bash scripts/npm-ci');
   for (const script of [setupScript, ciScript]) expect(script.split('\n').filter((l) => /^\s*npm ci\b/.test(l))).toEqual([]);
+});
+
+it('refuses to install through a node_modules that is a symbolic link (npm ci would empty the folder it points to), saying to remove the link', () => {
+  const { run, calls } = setup();
+  const elsewhere = path.join(dir, 'other-checkout-modules');
+  mkdirSync(elsewhere);
+  writeFileSync(path.join(elsewhere, 'kept'), 'x');
+  symlinkSync(elsewhere, path.join(dir, 'node_modules'));
+  let err: { status?: number; stderr?: string } = {};
+  try {
+    run('--if-needed');
+  } catch (e) {
+    err = e as typeof err;
+  }
+  expect(err.status).toBe(1);
+  expect(err.stderr).toBe(`setup: node_modules is a symbolic link (to ${elsewhere}): npm ci would empty the folder it points to; remove the link (rm node_modules) and run this again to install this checkout's own\n`);
+  expect(calls()).toEqual([]);
+  expect(existsSync(path.join(elsewhere, 'kept'))).toBe(true);
 });
