@@ -83,6 +83,23 @@ describe('installing skills', () => {
     expect(bad.body.error.message).toContain('nope');
   });
 
+  it('takes back what GET answered as it is (agent_id and all); another agent\'s id in the body is 400 saying which', async () => {
+    await put('notes', tarGz([{ name: 'SKILL.md', data: skillMd('notes', 'Take notes') }]));
+    expect((await api(svc.url, 'PUT', '/v1/agents/rt/skills', { enabled: ['notes'] })).status).toBe(200);
+    const read = (await api(svc.url, 'GET', '/v1/agents/rt/skills')).body;
+    const back = await api(svc.url, 'PUT', '/v1/agents/rt/skills', read);
+    expect(back.status).toBe(200);
+    expect(back.body).toEqual({ agent_id: 'rt', enabled: ['notes'] });
+    const other = await api(svc.url, 'PUT', '/v1/agents/rt/skills', { ...read, agent_id: 'someone' });
+    expect(other.status).toBe(400);
+    expect(validateResponse('/v1/agents/{agent_id}/skills', 'put', 400, other.body)).toEqual([]);
+    expect(other.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'agent_id is "someone", but the path names agent "rt": send the path\'s agent_id, or leave it out',
+      details: [{ path: 'agent_id', code: 'agent_mismatch', message: 'is "someone", but the path names agent "rt": send the path\'s agent_id, or leave it out' }],
+    });
+  });
+
   it('a deleted skill leaves every agent\'s enabled list: the list read back can be PUT again, and a reinstall enables it for nobody', async () => {
     for (const n of ['vault', 'vault2']) expect((await put(n, tarGz([{ name: 'SKILL.md', data: skillMd(n, `Keep ${n}`) }]))).status).toBe(201);
     expect((await api(svc.url, 'PUT', '/v1/agents/keeper/skills', { enabled: ['vault2', 'vault'] })).status).toBe(200);
