@@ -295,7 +295,11 @@ describe('the size and form of a provider error', () => {
     for (const [server, svc] of [[chat, chatSvc], [responses, responsesSvc]] as const) {
       for (const { step, code, text } of nonStandard) {
         server.push(step);
-        const hint = step.httpError.status === 404 ? " (check OPENAI_BASE_URL — the API's base URL, usually ending in /v1 — and the model name (MODEL, or the turn's `model`))" : '';
+        const status = step.httpError.status;
+        const hint =
+          status === 404 ? " (check OPENAI_BASE_URL — the API's base URL, usually ending in /v1 — and the model name (MODEL, or the turn's `model`))"
+          : status === 405 || status === 501 ? " (the address takes no POST of a model request, so it is likely no model API: check OPENAI_BASE_URL — the API's base URL, usually ending in /v1)"
+          : '';
         expect(await failedTurn(svc)).toEqual({ code, message: `the model endpoint ${server.baseURL} answered HTTP ${step.httpError.status}${hint}: ${text}` });
       }
     }
