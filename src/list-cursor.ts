@@ -161,8 +161,9 @@ export function otherListCursor(from: QueryList, list: QueryList): string {
  */
 export function cursorIdFor(list: QueryList, cursor: DecodedQueryCursor | undefined, query: Readonly<Record<string, string | undefined>>): string | undefined {
   if (cursor === undefined) return undefined;
-  if (!cursor.checked && cursor.list === list && !cursor.tag.equals(queryTag(query))) throw new HttpError(400, 'invalid_request', FOREIGN_CURSOR_MESSAGE, [foreignCursorIssue()]);
-  const message = cursor.list !== list ? otherListCursor(cursor.list, list) : !cursor.tag.equals(queryTag(query)) ? otherQueryCursor(Object.keys(query)) : undefined;
+  const sameQuery = cursor.tag.equals(queryTag(query));
+  if (!cursor.checked && cursor.list === list && !sameQuery) throw new HttpError(400, 'invalid_request', FOREIGN_CURSOR_MESSAGE, [foreignCursorIssue()]);
+  const message = cursor.list !== list ? otherListCursor(cursor.list, list) : !sameQuery ? otherQueryCursor(Object.keys(query)) : undefined;
   if (message !== undefined) throw new HttpError(400, 'invalid_request', `cursor ${message}`, [{ path: 'cursor', code: 'invalid_value', message }]);
   return cursor.id;
 }

@@ -314,20 +314,19 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
     }
     return 'detached';
   };
+  /** A run whose store was lost stops `stalled`; one that sent a request after its last checkpoint says so first (RunControl.stalledAfterRequest). */
+  const stalled = (): 'stalled' => {
+    if (requestSinceCheckpoint) c.stalledAfterRequest?.();
+    return 'stalled';
+  };
   try {
     const end = await run(rec, request);
     if (fencedOut) return 'detached'; // the turn is another run's: nothing more to do here
-    if (storeLost !== undefined) {
-      if (requestSinceCheckpoint) c.stalledAfterRequest?.();
-      return 'stalled';
-    }
+    if (storeLost !== undefined) return stalled();
     return end === 'detached' ? detach() : end;
   } catch (err) {
     if (refused(err) || fencedOut) return 'detached';
-    if (storeLost !== undefined) {
-      if (requestSinceCheckpoint) c.stalledAfterRequest?.();
-      return 'stalled';
-    }
+    if (storeLost !== undefined) return stalled();
     if (databaseUnavailable(err)) {
       // A read or write of the run found the database away (or a statement timed out): the turn
       // is not at fault — it resumes once the database answers, instead of failing.
@@ -372,10 +371,11 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
       const priorCalls = state.round ? await priorCallsFromLog(d.events, id, state.round.afterSeq) : undefined;
       if (c.previousRun === 'lost' && !state.ended) {
         const crash = countCrash(state, d.config.TURN_MAX_CRASHES);
+        const answered = state.round !== undefined && roundAnswered(state.round, priorCalls);
         if (crash?.type === 'fail') {
           // A pending round whose calls all completed is part of the conversation (its tools ran):
           // it stays in the stored transcript a continuation starts from.
-          if (state.round && roundAnswered(state.round, priorCalls)) {
+          if (answered) {
             foldAnsweredRound(state, priorCalls!);
             await checkpointer.save(state, { type: 'failed', error: crash.error });
           }
@@ -388,7 +388,7 @@ export async function runClaimedTurn(d: TurnRunDeps, id: string, c: RunControl):
         // turn's usage is unknown from here on (null), never an undercount. Cut while a round's
         // calls ran: nothing is missing. (A graceful stop knows whether it cut a request and
         // marks the usage itself: cut-requests.ts.)
-        if (!state.round || (roundAnswered(state.round, priorCalls) && !endedByCall(priorCalls))) state.usage = null;
+        if (!state.round || (answered && !endedByCall(priorCalls))) state.usage = null;
         await checkpointer.save(state);
       }
       resume = { state, ...(priorCalls ? { priorCalls } : {}), ...(state.ended ? { ended: state.ended } : {}) };
