@@ -126,19 +126,7 @@ async function serve(): Promise<void> {
     return { output: [message(text, { chunks: text.match(/.{1,16}/gs) ?? [text] })], usage: { input_tokens: 10, output_tokens: 10 } };
   };
   model.push(echo);
-  // Listening before the folder exists (a signal that comes before a listener takes Node's
-  // default action, leaving the folder), also while the service is still starting.
-  let starting: ReturnType<typeof startDemoService> | undefined;
-  let dataDir: string | undefined;
-  onStopSignals(async () => {
-    await (await starting?.catch(() => undefined))?.close();
-    await model.close();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  });
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
-  starting = startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'warn' }), dataDir, model);
-  const service = await starting;
+  const { service, dataDir } = await startStoppable(model, (dir) => demoEnv(model.baseURL, dir, { LOG_LEVEL: 'warn' }), 0);
   const auth = service.config.AUTH_TOKENS.length > 0 ? ` -H "Authorization: Bearer $TOKEN"` : '';
   process.stdout.write(
     `=== turn-service demo (--serve) — SCRIPTED MODEL: every turn is answered by an echo, no LLM is called ===\n` +
@@ -167,24 +155,33 @@ function onStopSignals(stop: () => Promise<void>): void {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, once);
 }
 
-async function main(): Promise<void> {
-  if (process.argv.includes('--serve')) return serve();
-  const model = await startScriptedResponsesServer(script);
-  // Stopped before its turn ended (Ctrl-C), also while the service is still starting: the service
-  // stopped and its data removed as at the end, exit status 130 (as a shell reports a run
-  // interrupted by SIGINT). Listening before the folder exists, as --serve does.
+/**
+ * A temporary data folder and the service started on it (`envFor(folder)`), stopped on SIGINT,
+ * SIGTERM or SIGHUP ({@link onStopSignals}) from before the folder exists — a signal that comes
+ * before a listener takes Node's default action and leaves the folder — also while the service is
+ * still starting: the stop waits for the start, closes the service and `model`, removes the
+ * folder, prints `note` (when given) and exits `exitCode`.
+ */
+async function startStoppable(model: { close(): Promise<void> }, envFor: (dataDir: string) => NodeJS.ProcessEnv, exitCode: number, note?: string) {
   let starting: ReturnType<typeof startDemoService> | undefined;
   let dataDir: string | undefined;
   onStopSignals(async () => {
-    process.stdout.write('\ndemo stopped before its turn ended; its temporary data is removed\n');
+    if (note) process.stdout.write(`\n${note}\n`);
     await (await starting?.catch(() => undefined))?.close();
     await model.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    process.exit(130);
+    process.exit(exitCode);
   });
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'turn-service-demo-'));
-  starting = startDemoService(demoEnv(model.baseURL, dataDir, { LOG_LEVEL: 'error' }, { PORT: '0' }), dataDir, model);
-  const service = await starting;
+  starting = startDemoService(envFor(dataDir), dataDir, model);
+  return { service: await starting, dataDir };
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--serve')) return serve();
+  const model = await startScriptedResponsesServer(script);
+  // Stopped before its turn ended (Ctrl-C): exit status 130, as a shell reports a run interrupted by SIGINT.
+  const { service, dataDir } = await startStoppable(model, (dir) => demoEnv(model.baseURL, dir, { LOG_LEVEL: 'error' }, { PORT: '0' }), 130, 'demo stopped before its turn ended; its temporary data is removed');
   const token = firstToken(process.env);
   const base = service.address;
   const out = (s: string) => process.stdout.write(`${s}\n`);
