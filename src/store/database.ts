@@ -19,18 +19,6 @@ export type Database = BetterSqlite3.Database;
 export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
 /**
- * How long (ms, monotonic clock) a look at the lock file that found it as locked stands for the
- * writes after it ({@link holdOwnership}): within it, a write does not look again. A turn round
- * writes two or three times within a millisecond, and each look is a `stat` system call (2–10 µs
- * on a virtual machine); at most one a millisecond keeps the fence at a few µs a round
- * (`npm run bench:service`). {@link openDatabase} waits this long after taking the lock before it
- * returns, so a service that took the folder over reads nothing before the writes the previous
- * owner made without looking again have begun: the window stays what it was with a look before
- * every write — the run of one statement or transaction.
- */
-export const OWNERSHIP_LOOK_MS = 1;
-
-/**
  * Attach `lockFile` as `owner` and write it once in exclusive locking mode: from then on the
  * connection holds that file's exclusive lock until it closes (or detaches it). Returns the
  * file's identity (device and inode) as locked. Refused, nothing stays attached.
@@ -76,8 +64,6 @@ interface Ownership {
   watch?: OwnershipWatch;
   /** True while the lock is being taken again (those statements are not checked). */
   relocking: boolean;
-  /** When (performance.now(), ms) a look last found the lock file as locked, or it was locked. */
-  lookedAt: number;
 }
 
 const owners = new WeakMap<Database, Ownership>();
@@ -98,8 +84,7 @@ export interface OwnershipWatch {
 /**
  * Whether `db` (owning, with `own`) still owns its DATA_DIR, checked before each write
  * ({@link fenceWrites}) and by {@link keepOwnership}'s timer: the lock file is looked up
- * (`fs.statSync`) unless a look found it so less than {@link OWNERSHIP_LOOK_MS} ago; still the
- * file locked, nothing more. Removed or replaced, it is locked
+ * (`fs.statSync`, 3-5 µs); still the file locked, nothing more. Removed or replaced, it is locked
  * again at once (`onRetaken`) — never waiting for a lock (the connection's busy_timeout would
  * stop the event loop); when that fails, ownership is lost for good (`onLost`, once).
  * @throws DataDirLostError when ownership is lost (now or before).
@@ -107,24 +92,19 @@ export interface OwnershipWatch {
 function holdOwnership(db: Database, own: Ownership): void {
   if (own.lost) throw new DataDirLostError(own.dataDir, own.lost);
   if (own.relocking) return;
-  const now = performance.now();
-  if (now - own.lookedAt < OWNERSHIP_LOOK_MS) return;
   let st: fs.Stats | undefined;
   try {
     st = fs.statSync(own.file, { throwIfNoEntry: false });
   } catch {
     // not found through a path that is not a folder any more, not searchable…: taken again below, or lost
   }
-  if (st && st.dev === own.dev && st.ino === own.ino) {
-    own.lookedAt = now;
-    return;
-  }
+  if (st && st.dev === own.dev && st.ino === own.ino) return;
   own.relocking = true;
   const wait = db.pragma('busy_timeout', { simple: true }) as number;
   db.pragma('busy_timeout = 0');
   try {
     db.exec('DETACH DATABASE owner');
-    Object.assign(own, takeOwnership(db, own.file), { lookedAt: performance.now() });
+    Object.assign(own, takeOwnership(db, own.file));
   } catch (err) {
     own.lost = refusal(err, own.dataDir, own.file, 'lock');
   } finally {
@@ -149,9 +129,7 @@ function holdOwnership(db: Database, own: Ownership): void {
  * between a check and its commit is the synchronous run of that one statement or transaction (no
  * other code runs in between); another service would have to take the lock within it and have
  * read, changed and committed the turn's state already — its start alone, from the lock to its
- * first read, takes milliseconds. A look stands for {@link OWNERSHIP_LOOK_MS} (one `stat` a
- * millisecond at most), and a service that takes a folder over waits that long before its first
- * read ({@link openDatabase}), so that window is unchanged.
+ * first read, takes milliseconds.
  *
  * Replaces `prepare`, `transaction` and `exec` of this connection object; `pragma` is not checked.
  */
@@ -292,7 +270,7 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
     let own: Ownership | undefined;
     if (opts.exclusive !== false) {
       try {
-        own = { dataDir, file: lockFile, ...takeOwnership(db, lockFile), relocking: false, lookedAt: performance.now() };
+        own = { dataDir, file: lockFile, ...takeOwnership(db, lockFile), relocking: false };
       } catch (err) {
         db.close();
         const refused = refusal(err, dataDir, lockFile, 'lock');
@@ -308,9 +286,6 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
       throw refusal(err, dataDir, file);
     }
     if (own) {
-      // A previous owner whose lock file was removed may still write for OWNERSHIP_LOOK_MS after
-      // its last look (holdOwnership): wait that out before this service reads anything.
-      sleepSync(OWNERSHIP_LOOK_MS - (performance.now() - own.lookedAt));
       owners.set(db, own);
       fenceWrites(db, own); // from here on, every write first checks that this service still owns DATA_DIR
     }
@@ -319,11 +294,6 @@ export function openDatabase(dataDir: string, opts: { exclusive?: boolean } = {}
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   return db;
-}
-
-/** Block this thread for `ms` milliseconds (nothing for ms ≤ 0): a start-up wait of about one. */
-function sleepSync(ms: number): void {
-  if (ms > 0) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /**
