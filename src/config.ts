@@ -9,7 +9,7 @@ import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.j
 import { parseApprovalPolicy } from './turns/approvals/policy.js';
 import { credentialParamValues } from './url-credentials.js';
 import { hostListProblems, hostUnresolvedProblem, isLoopbackHost, type HostEntryRules } from './host-entries.js';
-import { escapeChar, escapeUnsafeChars, quoteForDisplay, quoteForDisplayClipped } from './unsafe-chars.js';
+import { MAX_QUOTED_CHARS, quoteForDisplay, settingForDisplay } from './unsafe-chars.js';
 import { MODEL_VARIABLE_RULE } from './model/model-name.js';
 import { nameCheck } from './name-check.js';
 
@@ -548,7 +548,8 @@ export function webhookUrlProblem(url: string): string | null {
 
 /**
  * One report line for a zod issue of the environment: `NAME=<value given>: <what is wrong>` (no
- * value for secrets). A value outside an enumerated variable's set (zod `invalid_value`) is
+ * value for secrets; the value as {@link settingForDisplay} shows it, clipped to
+ * {@link MAX_QUOTED_CHARS} characters when quoted: `MODEL="gpt\u202E5": …`). A value outside an enumerated variable's set (zod `invalid_value`) is
  * worded plainly with the accepted values instead of zod's `Invalid option: expected one of
  * "a"|"b"`: `LOG_LEVEL=loud: must be one of fatal, error, …`, `(or leave it unset)` added for a
  * variable without a default; a bad item of a comma-separated list is named by its value:
@@ -568,7 +569,7 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
   } else {
     what = item !== undefined ? `"${item}": ${i.message}` : i.message;
   }
-  return name in cleaned ? `${name}=${shownValue(URL_VARS.has(name) ? urlForReport(cleaned[name]) : cleaned[name])}: ${what}` : `${name}: ${what}`;
+  return name in cleaned ? `${name}=${settingForDisplay(URL_VARS.has(name) ? urlForReport(cleaned[name]) : cleaned[name], { clip: MAX_QUOTED_CHARS })}: ${what}` : `${name}: ${what}`;
 }
 
 /** The URL variables whose values a report line shows through {@link urlForReport} (DATABASE_URL is never shown: SECRET_VARS). */
@@ -587,18 +588,6 @@ function urlForReport(url: string): string {
   if (hash >= 0 && hash < out.length - 1) out = `${out.slice(0, hash)}#…`;
   for (const value of credentialParamValues(url)) out = out.split(`=${value}`).join('=[redacted]');
   return out;
-}
-
-/**
- * A variable's value (trimmed) as a report line shows it: as given, or quoted
- * ({@link quoteForDisplayClipped}, unsafe characters as `\uXXXX`) when it has a character
- * {@link escapeUnsafeChars} escapes or a format character (`\p{Cf}`: U+200D, which MODEL
- * refuses, too) — so the report stays one line per variable and shows what it refuses:
- * `MODEL="gpt\u202E5": …`, `MODEL="gpt\u200D4o": …`.
- */
-function shownValue(value: string): string {
-  if (escapeUnsafeChars(value) === value && !/\p{Cf}/u.test(value)) return value;
-  return quoteForDisplayClipped(value).replace(/\p{Cf}/gu, escapeChar);
 }
 
 /** Whether the variable `name` may be left unset with nothing in its place (optional, no default). */
