@@ -481,9 +481,26 @@ it('refuses a base URL with a #fragment, which the appended path would go after 
   // Nor a key in the fragment, whatever its form.
   expect(problems({ OPENAI_BASE_URL: 'https://h.example/v1#api-key=key-secret-5' }).join('\n')).not.toMatch(/secret/);
   expect(problems({ OPENAI_BASE_URL: 'https://h.example/v1?token=key-secret-6#=key-secret-6' }).join('\n')).not.toMatch(/secret/);
-  // Azure's ?api-version= is a query string, kept; the full traces URL is used as given (no path appended).
+  // Azure's ?api-version= is a query string, kept.
   expect(loadConfig({ OPENAI_BASE_URL: 'https://r.openai.azure.com/openai/v1?api-version=preview' }).OPENAI_BASE_URL).toBe('https://r.openai.azure.com/openai/v1?api-version=preview');
-  expect(problems({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces#x' })).toEqual([]);
+});
+
+it('refuses a #fragment in a URL no path is appended to too (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, WEBHOOK_URL): never sent, so one line naming the variable says to remove it, the fragment shown as #…', { timeout: CHILD_MS }, async () => {
+  const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
+  const { code, lines } = await refusal({ WEBHOOK_URL: 'https://hooks.example/h?x=1#sig=frag-secret-1', WEBHOOK_SECRET: secret });
+  expect(code).toBe(2);
+  expect(lines).toEqual([
+    'refusing to start: WEBHOOK_URL: must not have a #fragment (found "#" and 17 characters after it): it is never sent in a delivery, so the receiver would not see it; remove the #… part, as in https://hooks.example/h?x=1',
+  ]);
+  expect(problems({ WEBHOOK_URL: 'https://hooks.example/h#', WEBHOOK_SECRET: secret })).toEqual([
+    'WEBHOOK_URL: must not have a #fragment (found "#" and 0 characters after it): it is never sent in a delivery, so the receiver would not see it; remove the #… part, as in https://hooks.example/h',
+  ]);
+  expect(problems({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces#frag-secret-2' })).toEqual([
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:4318/v1/traces#…: must not have a #fragment (found "#" and 13 characters after it): it is never sent in a request; remove the #… part, as in http://127.0.0.1:4318/v1/traces',
+  ]);
+  // Without the fragment both are taken as given.
+  expect(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' }).OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).toBe('http://127.0.0.1:4318/v1/traces');
+  expect(problems({ WEBHOOK_URL: 'https://hooks.example/h', WEBHOOK_SECRET: secret })).toEqual([]);
 });
 
 it('refuses a malformed or empty host-list entry naming the variable and the entry', () => {
