@@ -287,6 +287,23 @@ describe('an unusable DATA_DIR/service.db is refused with one line naming the fi
     ]);
   });
 
+  it('a folder named service.db or service.lock under a DATA_DIR with a bidi control: the path quoted, the control as \\u202E, as DATA_DIR is in the other refusals', { timeout: 2 * CHILD_MS }, async () => {
+    const db = path.join(dir, 'db\u202Egnp');
+    mkdirSync(path.join(db, 'service.db'), { recursive: true });
+    const a = await refusal({ DATA_DIR: db });
+    expect(a.code).toBe(2);
+    expect(a.lines).toEqual([
+      `refusing to start: "${dir}/db\\u202Egnp/service.db" is a folder, not a SQLite database file (SQLITE_CANTOPEN: unable to open database file): move it away (the service creates its database there) or point DATA_DIR at another folder`,
+    ]);
+    const lock = path.join(dir, 'lock\u202Egnp');
+    mkdirSync(path.join(lock, 'service.lock'), { recursive: true });
+    const b = await refusal({ DATA_DIR: lock });
+    expect(b.code).toBe(2);
+    expect(b.lines).toEqual([
+      `refusing to start: "${dir}/lock\\u202Egnp/service.lock" is a folder, not the service's lock file (SQLITE_CANTOPEN: unable to open database: ${dir}/lock\\u202Egnp/service.lock): with no service running on this DATA_DIR, remove it (it only marks the folder as held by a running service and holds no data; the service creates it again) or point DATA_DIR at another folder`,
+    ]);
+  });
+
   it('a service.db holding text', { timeout: CHILD_MS }, async () => {
     const dataDir = path.join(dir, 'text');
     mkdirSync(dataDir);
