@@ -9,7 +9,7 @@ import { CHAT_FEATURE_NAMES, type ChatFeatureName } from './model/chat-request.j
 import { parseApprovalPolicy } from './turns/approvals/policy.js';
 import { credentialParamValues } from './url-credentials.js';
 import { hostListProblems, hostUnresolvedProblem, isLoopbackHost, type HostEntryRules } from './host-entries.js';
-import { escapeChar, escapeUnsafeChars, quoteForDisplay, quoteForDisplayClipped } from './unsafe-chars.js';
+import { MAX_QUOTED_CHARS, quoteForDisplay, settingForDisplay } from './unsafe-chars.js';
 import { MODEL_VARIABLE_RULE } from './model/model-name.js';
 import { nameCheck } from './name-check.js';
 
@@ -77,38 +77,62 @@ const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
 
 /**
  * An absolute http(s) URL (WHATWG parse; every URL setting is reached over HTTP: the model, search,
- * OTLP endpoints), refused in plain words rather than zod's `Invalid URL`.
- *
- * With `base`, the URL is one the service appends a path to (OPENAI_BASE_URL gets `/responses` or
- * `/chat/completions`, WEB_SEARCH_URL the provider's search path, OTEL_EXPORTER_OTLP_ENDPOINT
- * `/v1/traces`), so a `#fragment` — even an empty one, a bare `#` — is refused: the path would land
- * after the `#`, which is never sent (WHATWG URL standard), and every request would go to the bare
- * base path (a 404). A query string stays allowed (Azure OpenAI needs `?api-version=`). The refusal
- * (the fragment itself not shown: it may hold a credential): `must not have a #fragment (found "#"
- * and 1 character after it): the path the service appends would go after it and never be sent;
- * remove the #… part, as in http://127.0.0.1:9/v1`.
+ * OTLP endpoints), refused in plain words rather than zod's `Invalid URL` ({@link urlSettingProblem}).
+ * A `#fragment` is refused in every one: it is never sent in a request. With `base`, the URL is one
+ * the service appends a path to, and the refusal says the path would go after the `#`.
  */
 const url = (options: { base?: boolean } = {}) =>
   z
     .string()
     .url({ error: 'must be an absolute URL such as https://example.com/v1' })
-    .refine((v) => !URL.canParse(v) || /^https?:$/.test(new URL(v).protocol), {
-      error: (i) => {
-        const v = String(i.input);
-        // `localhost:8000/v1` parses as scheme `localhost:`: the scheme was left out.
-        if (!v.slice(v.indexOf(':') + 1).startsWith('//')) return `must be an http:// or https:// URL: the scheme is missing (did you mean http://${v}?)`;
-        return `must be an http:// or https:// URL, got ${new URL(v).protocol}//…`;
-      },
-    })
-    .refine((v) => !options.base || !URL.canParse(v) || !/^https?:$/.test(new URL(v).protocol) || !v.includes('#'), {
-      error: (i) => {
-        const v = String(i.input);
-        const at = v.indexOf('#');
-        // The fragment is not shown: it may hold a credential (`#api-key=…`), and no redaction knows its form.
-        const n = v.length - at - 1;
-        return `must not have a #fragment (found "#" and ${n} character${n === 1 ? '' : 's'} after it): the path the service appends would go after it and never be sent; remove the #… part, as in ${urlForReport(v.slice(0, at))}`;
-      },
+    .superRefine((v, ctx) => {
+      const problem = urlSettingProblem(v, options.base === true);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
     });
+
+/**
+ * Why `v` (a URL setting's value, trimmed) cannot be used beyond not being a URL at all (zod's
+ * `.url()` reports that one), or undefined; the URL is parsed once.
+ * - Not http(s): `must be an http:// or https:// URL, got ftp://…`, or for `localhost:8000/v1`
+ *   (parsed as scheme `localhost:`) `… the scheme is missing (did you mean http://localhost:8000/v1?)`.
+ * - A `#fragment` — even an empty one, a bare `#` — which is never sent (WHATWG URL standard).
+ *   With `base` (OPENAI_BASE_URL gets `/responses` or `/chat/completions`, WEB_SEARCH_URL the
+ *   provider's search path, OTEL_EXPORTER_OTLP_ENDPOINT `/v1/traces`) the path would land after
+ *   it and every request would go to the bare base path (a 404): `must not have a #fragment
+ *   (found "#" and 1 character after it): the path the service appends would go after it and
+ *   never be sent; remove the #… part, as in http://127.0.0.1:9/v1`; without (the full
+ *   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) `…: it is never sent in a request; remove the #… part, as
+ *   in …` ({@link fragmentProblem}). A query string stays allowed (Azure OpenAI needs
+ *   `?api-version=`).
+ */
+function urlSettingProblem(v: string, base: boolean): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    return undefined;
+  }
+  if (!/^https?:$/.test(u.protocol)) {
+    // `localhost:8000/v1` parses as scheme `localhost:`: the scheme was left out.
+    if (!v.slice(v.indexOf(':') + 1).startsWith('//')) return `must be an http:// or https:// URL: the scheme is missing (did you mean http://${v}?)`;
+    return `must be an http:// or https:// URL, got ${u.protocol}//…`;
+  }
+  return fragmentProblem(v, base ? 'the path the service appends would go after it and never be sent' : 'it is never sent in a request', urlForReport);
+}
+
+/**
+ * Why http(s) URL `url` must not have its `#fragment`, or undefined when it has none: `must not
+ * have a #fragment (found "#" and 3 characters after it): <why>; remove the #… part, as in
+ * <url without it>`. The fragment itself is never shown — it may hold a credential (`#api-key=…`)
+ * in a form no redaction knows — and the URL before it is shown through `show` (one that hides
+ * userinfo and credential parameters).
+ */
+export function fragmentProblem(url: string, why: string, show: (url: string) => string): string | undefined {
+  const at = url.indexOf('#');
+  if (at < 0) return undefined;
+  const n = url.length - at - 1;
+  return `must not have a #fragment (found "#" and ${n} character${n === 1 ? '' : 's'} after it): ${why}; remove the #… part, as in ${show(url.slice(0, at))}`;
+}
 
 /** Fewest characters of a bearer token or shared secret (AUTH_TOKENS entries, METRICS_TOKEN, STREAM_TOKEN_SECRET). */
 const MIN_TOKEN_CHARS = 16;
@@ -528,8 +552,9 @@ export function configSecrets(config: Config): ConfigSecret[] {
 
 /**
  * Why `url` cannot be a webhook target by its form alone (absolute http(s) URL without
- * credentials), or null. The address policy (private hosts) is checked separately, with DNS.
- * The reason never contains the URL's userinfo ({@link redactUserinfo}).
+ * credentials and without a `#fragment`, which a delivery never sends: {@link fragmentProblem}), or null.
+ * The address policy (private hosts) is checked separately, with DNS.
+ * The reason never contains the URL's userinfo ({@link redactUserinfo}) nor its fragment.
  */
 export function webhookUrlProblem(url: string): string | null {
   let u: URL;
@@ -542,13 +567,14 @@ export function webhookUrlProblem(url: string): string | null {
   if (u.host === '' && url.includes('@')) return `${JSON.stringify(redactUserinfo(url))} is not an absolute URL (expected e.g. https://example.com/hooks/turns)`;
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return `scheme ${u.protocol.replace(':', '')} is not allowed (use http or https)`;
   if (u.username || u.password) return 'user:password in the URL is not allowed (deliveries are signed with WEBHOOK_SECRET)';
-  return null;
+  return fragmentProblem(url, 'it is never sent in a delivery, so the receiver would not see it', urlForReport) ?? null;
 }
 
 
 /**
  * One report line for a zod issue of the environment: `NAME=<value given>: <what is wrong>` (no
- * value for secrets). A value outside an enumerated variable's set (zod `invalid_value`) is
+ * value for secrets; the value as {@link settingForDisplay} shows it, clipped to
+ * {@link MAX_QUOTED_CHARS} characters when quoted: `MODEL="gpt\u202E5": …`). A value outside an enumerated variable's set (zod `invalid_value`) is
  * worded plainly with the accepted values instead of zod's `Invalid option: expected one of
  * "a"|"b"`: `LOG_LEVEL=loud: must be one of fatal, error, …`, `(or leave it unset)` added for a
  * variable without a default; a bad item of a comma-separated list is named by its value:
@@ -568,11 +594,21 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
   } else {
     what = item !== undefined ? `"${item}": ${i.message}` : i.message;
   }
-  return name in cleaned ? `${name}=${shownValue(URL_VARS.has(name) ? urlForReport(cleaned[name]) : cleaned[name])}: ${what}` : `${name}: ${what}`;
+  return name in cleaned ? `${name}=${settingForDisplay(URL_VARS.has(name) ? urlForReport(cleaned[name]) : cleaned[name], { clip: MAX_QUOTED_CHARS })}: ${what}` : `${name}: ${what}`;
 }
 
 /** The URL variables whose values a report line shows through {@link urlForReport} (DATABASE_URL is never shown: SECRET_VARS). */
 const URL_VARS = new Set(['OPENAI_BASE_URL', 'WEB_SEARCH_URL', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']);
+
+/**
+ * `url` with what follows its first `#` shown as `…` (`https://host/h#…`; a bare `#` stays), for
+ * echoing a URL: a fragment may hold a credential in a form no redaction knows (`#api-key=…`). A
+ * URL without `#` is returned as given.
+ */
+export function hideFragment(url: string): string {
+  const at = url.indexOf('#');
+  return at < 0 || at === url.length - 1 ? url : `${url.slice(0, at)}#…`;
+}
 
 /**
  * A URL as a configuration report shows it: its userinfo as `***@` ({@link redactUserinfo}) and
@@ -580,25 +616,10 @@ const URL_VARS = new Set(['OPENAI_BASE_URL', 'WEB_SEARCH_URL', 'OTEL_EXPORTER_OT
  * as `[redacted]`, and a `#fragment` as `#…` — `https://***@host/v1?api-key=[redacted]` — so
  * refusing a URL never prints the key in it, as logs and /readyz do not.
  */
-function urlForReport(url: string): string {
-  // A fragment is shown as `#…`: it may hold a credential in a form no redaction knows (`#api-key=…`).
-  let out = redactUserinfo(url);
-  const hash = out.indexOf('#');
-  if (hash >= 0 && hash < out.length - 1) out = `${out.slice(0, hash)}#…`;
+export function urlForReport(url: string): string {
+  let out = hideFragment(redactUserinfo(url));
   for (const value of credentialParamValues(url)) out = out.split(`=${value}`).join('=[redacted]');
   return out;
-}
-
-/**
- * A variable's value (trimmed) as a report line shows it: as given, or quoted
- * ({@link quoteForDisplayClipped}, unsafe characters as `\uXXXX`) when it has a character
- * {@link escapeUnsafeChars} escapes or a format character (`\p{Cf}`: U+200D, which MODEL
- * refuses, too) — so the report stays one line per variable and shows what it refuses:
- * `MODEL="gpt\u202E5": …`, `MODEL="gpt\u200D4o": …`.
- */
-function shownValue(value: string): string {
-  if (escapeUnsafeChars(value) === value && !/\p{Cf}/u.test(value)) return value;
-  return quoteForDisplayClipped(value).replace(/\p{Cf}/gu, escapeChar);
 }
 
 /** Whether the variable `name` may be left unset with nothing in its place (optional, no default). */

@@ -206,6 +206,9 @@ function listenRefusal(code: string, host: string, port: number, freePort: numbe
  * ({@link startRefusal}) and exit code 2;
  * SIGINT/SIGTERM/SIGHUP → graceful close, exit 0; DATA_DIR taken over by another process (its
  * `service.lock` removed while this one ran: Services.ownershipLost) → graceful close, exit 1.
+ * The start-up line shows DATA_DIR as refusals do (`data_dir`, {@link settingForDisplay}); after a
+ * graceful close the last line is `stopped` (info, with `signal` or `reason`, and `exit_code`); a
+ * close that fails logs `error during shutdown` and exits 1.
  * `overrides`: as {@link startService}'s (tests that run this as a process with a part replaced).
  */
 export async function main(overrides: ServicesOverrides = {}): Promise<void> {
@@ -219,22 +222,30 @@ export async function main(overrides: ServicesOverrides = {}): Promise<void> {
     process.exit(2);
   }
   const links = serviceLinks(started.address);
-  started.services.log.info(
-    { address: started.address, data_dir: started.config.DATA_DIR, ...links, tracing: started.config.tracing },
+  const log = started.services.log;
+  // DATA_DIR as the refusals show it: a bidi control or a line break in it cannot act on the reader's display.
+  log.info(
+    { address: started.address, data_dir: settingForDisplay(started.config.DATA_DIR), ...links, tracing: started.config.tracing },
     `turn service listening: API ${links.api}, docs ${links.docs}, console ${links.console}`,
   );
+  // After a graceful stop the last line says so (why, and the exit code) before the process ends.
+  const stop = (why: { signal: string } | { reason: string }, code: number) =>
+    started.close().then(
+      () => {
+        log.info({ ...why, exit_code: code }, 'stopped');
+        process.exit(code);
+      },
+      (err) => {
+        log.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    started.services.log.info({ signal }, 'shutting down');
-    started.close().then(
-      () => process.exit(0),
-      (err) => {
-        started.services.log.error({ err }, 'error during shutdown');
-        process.exit(1);
-      },
-    );
+    log.info({ signal }, 'shutting down');
+    void stop({ signal }, 0);
   };
   // A second SIGINT or SIGTERM during the stop takes Node's default action (ends the process at
   // once: Ctrl-C twice forces it). SIGHUP — sent when the terminal or ssh session closes, maybe
@@ -244,9 +255,7 @@ export async function main(overrides: ServicesOverrides = {}): Promise<void> {
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGHUP', () => shutdown('SIGHUP'));
   // Another service took DATA_DIR (its service.lock removed meanwhile): stop as on SIGTERM, exit 1.
-  void started.services.ownershipLost.then(() => {
-    started.close().finally(() => process.exit(1));
-  });
+  void started.services.ownershipLost.then(() => stop({ reason: 'DATA_DIR taken over or lost' }, 1));
 }
 
 const isEntry = process.argv[1] !== undefined && import.meta.url === new URL(`file://${process.argv[1]}`).href;

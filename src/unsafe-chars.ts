@@ -94,6 +94,8 @@ const INVISIBLE_ONE = new RegExp(`[${INVISIBLE}]`, 'u');
 const SELECTOR_ONE = new RegExp(`[${VARIATION_SELECTOR}]`, 'u');
 /** A format character (general category Cf), refused only with {@link UnsafeCharOptions.formatChars}. */
 const FORMAT_ONE = /\p{Cf}/u;
+/** Every format character, for {@link settingForDisplay}. */
+const FORMAT_ALL = /\p{Cf}/gu;
 /** The zero-width non-joiner and joiner: format characters that show as nothing. */
 const JOINER_ONE = /[\u200C\u200D]/u;
 
@@ -297,17 +299,30 @@ export function quoteForDisplay(text: string): string {
   return `"${escapeUnsafeChars(text.replace(/["\\]/g, '\\$&'))}"`;
 }
 
+/** How {@link settingForDisplay} shows a value. */
+export interface SettingDisplayOptions {
+  /**
+   * Show at most this many characters of a value it quotes ({@link quoteForDisplayClipped}: its
+   * start, then `… (N characters)`); unset: the whole value. A value shown as given is never cut.
+   */
+  clip?: number;
+}
+
 /**
- * A setting's value (a path: DATA_DIR, SKILLS_DIR, SKILL_SECRETS) as a `refusing to start:` line
- * shows it: as given when it has no character {@link escapeUnsafeChars} escapes and no format
- * character (`\p{Cf}`), else whole (never clipped) in {@link quoteForDisplay}'s quotes with those
- * characters as `\uXXXX` — as the configuration report shows other values, so a line break or a
- * terminal escape in it cannot start a new log line or act on the reader's display:
- * `/data` → `/data`, `/nope<U+202E>ab` → `"/nope\u202Eab"`, `/proc/x<LF>y` → `"/proc/x\u000Ay"`.
+ * A setting's value as a one-line message shows it — a path in a `refusing to start:` line
+ * (DATA_DIR, SKILLS_DIR, SKILL_SECRETS), a variable's value in the configuration report
+ * (src/config.ts, with `clip`): as given when it has no character {@link escapeUnsafeChars}
+ * escapes and no format character (`\p{Cf}`: U+200D, which MODEL refuses, too), else in
+ * {@link quoteForDisplay}'s quotes with those characters as `\uXXXX` (whole, or its first
+ * `options.clip` characters: {@link SettingDisplayOptions}), so a line break or a terminal escape
+ * in it cannot start a new log line or act on the reader's display:
+ * `/data` → `/data`, `/nope<U+202E>ab` → `"/nope\u202Eab"`, `/proc/x<LF>y` → `"/proc/x\u000Ay"`,
+ * `gpt<U+200D>4o` → `"gpt\u200D4o"`.
  */
-export function settingForDisplay(value: string): string {
-  if (escapeUnsafeChars(value) === value && !/\p{Cf}/u.test(value)) return value;
-  return quoteForDisplay(value).replace(/\p{Cf}/gu, escapeChar);
+export function settingForDisplay(value: string, options: SettingDisplayOptions = {}): string {
+  if (escapeUnsafeChars(value) === value && !FORMAT_ONE.test(value)) return value;
+  const quoted = options.clip === undefined ? quoteForDisplay(value) : quoteForDisplayClipped(value, options.clip);
+  return quoted.replace(FORMAT_ALL, escapeChar);
 }
 
 /** The most characters of a client's value {@link quoteForDisplayClipped} shows. */

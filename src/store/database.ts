@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { DomainError } from '../errors.js';
-import { escapeUnsafeChars } from '../unsafe-chars.js';
+import { escapeUnsafeChars, settingForDisplay } from '../unsafe-chars.js';
 
 export type Database = BetterSqlite3.Database;
 
@@ -377,12 +377,18 @@ export class DatabaseFileError extends Error {
   }
 }
 
-/** Why `file` could not be used, as {@link DatabaseFileError} says it. */
+/**
+ * Why `file` could not be used, as {@link DatabaseFileError} says it; `file` is shown as
+ * {@link settingForDisplay} shows DATA_DIR (quoted, unsafe and format characters as `\uXXXX`, when
+ * it has any: `"/data/x\u202Ey/service.db" is a folder, …`).
+ */
 function databaseFileProblem(file: string, err: unknown, kind: 'database' | 'lock'): string {
   const e = (err ?? {}) as { code?: unknown; message?: unknown };
   const code = typeof e.code === 'string' ? e.code : '';
   const why = `${code ? `${code}: ` : ''}${(typeof e.message === 'string' ? e.message : String(err)).split('\n')[0]}`;
   const elsewhere = 'or point DATA_DIR at another folder';
+  // As DATA_DIR itself is shown in a refusal: quoted, those characters as \uXXXX, when it has a character that could act on the display.
+  const shown = settingForDisplay(file);
   const dir = path.dirname(file);
   // Opened read-only (WAL needs writing) or not at all: the database, a journal beside it or the
   // lock belongs to another user (e.g. root after a run as root), or lacks write permission.
@@ -394,17 +400,17 @@ function databaseFileProblem(file: string, err: unknown, kind: 'database' | 'loc
   if (unusable.length > 0) return notWritable(unusable, why, elsewhere);
   if (kind === 'lock') {
     const holdsNothing = 'it only marks the folder as held by a running service and holds no data; the service creates it again';
-    if (isFolder(file)) return `${file} is a folder, not the service's lock file (${why}): with no service running on this DATA_DIR, remove it (${holdsNothing}) ${elsewhere}`;
-    if (err instanceof SymlinkLockError) return `${file} is a symbolic link (to ${err.target}), not the service's lock file: with no service running on this DATA_DIR, remove the link (${holdsNothing}) ${elsewhere}`;
+    if (isFolder(file)) return `${shown} is a folder, not the service's lock file (${why}): with no service running on this DATA_DIR, remove it (${holdsNothing}) ${elsewhere}`;
+    if (err instanceof SymlinkLockError) return `${shown} is a symbolic link (to ${err.target}), not the service's lock file: with no service running on this DATA_DIR, remove the link (${holdsNothing}) ${elsewhere}`;
     if (err instanceof NotALockFileError) {
-      return `${file} is a SQLite database with data (${err.message}), not the service's lock file (which holds only the table service_owner) — a copy of service.db?: with no service running on this DATA_DIR, move it away (keep it if you need what it holds; the service creates its lock file again) ${elsewhere}`;
+      return `${shown} is a SQLite database with data (${err.message}), not the service's lock file (which holds only the table service_owner) — a copy of service.db?: with no service running on this DATA_DIR, move it away (keep it if you need what it holds; the service creates its lock file again) ${elsewhere}`;
     }
-    if (code === 'SQLITE_NOTADB') return `${file} is not a SQLite file, so not the service's lock file (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
-    return `cannot use the lock file ${file} (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
+    if (code === 'SQLITE_NOTADB') return `${shown} is not a SQLite file, so not the service's lock file (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
+    return `cannot use the lock file ${shown} (${why}): with no service running on this DATA_DIR, delete it (${holdsNothing}) ${elsewhere}`;
   }
-  if (isFolder(file)) return `${file} is a folder, not a SQLite database file (${why}): move it away (the service creates its database there) ${elsewhere}`;
-  if (code === 'SQLITE_NOTADB') return `${file} is not a SQLite database (${why}): move it away (the service creates a new database there) ${elsewhere}`;
-  return `cannot open the SQLite database ${file} (${why}): check that file, ${elsewhere}`;
+  if (isFolder(file)) return `${shown} is a folder, not a SQLite database file (${why}): move it away (the service creates its database there) ${elsewhere}`;
+  if (code === 'SQLITE_NOTADB') return `${shown} is not a SQLite database (${why}): move it away (the service creates a new database there) ${elsewhere}`;
+  return `cannot open the SQLite database ${shown} (${why}): check that file, ${elsewhere}`;
 }
 
 /**

@@ -3,11 +3,11 @@
  * which events are delivered (default: all of the subject — for turns and the turns a schedule
  * fires the three `turn.*` terminal events and `job.waiting_on_user` / `job.waiting_on_approval` of
  * the background jobs they create; `workflow.*` for a workflow); each kind accepts only its own. The URL must be an absolute http(s) URL without credentials
- * whose host passes the webhook address policy (./sender.ts) — checked at creation so a bad
+ * or a `#fragment` whose host passes the webhook address policy (./sender.ts) — checked at creation so a bad
  * target is a 400 naming the reason, not a delivery that can never succeed.
  */
 import { z } from 'zod';
-import { redactUserinfo, webhookUrlProblem } from '../config.js';
+import { hideFragment, redactUserinfo, webhookUrlProblem } from '../config.js';
 import { HttpError } from '../http/errors.js';
 import { addressPhrase } from '../tools/web/address-policy.js';
 import { checkTarget, FetchTargetError, systemResolver, type HostResolver } from '../tools/web/target-guard.js';
@@ -94,14 +94,14 @@ export async function webhookUrlRefusal(url: string | undefined, allowHosts: rea
  * Check a webhook target before anything is stored.
  * @throws HttpError 503 `webhooks_not_configured` (no WEBHOOK_SECRET to sign with; details
  *   `{field: "webhook", missing: ["WEBHOOK_SECRET"]}`), 400
- *   `invalid_webhook_url` naming the reason (not absolute, not http(s), credentials, refused or
- *   unresolvable host); the URL in the message and `details.url` has its userinfo redacted
- *   (`https://***@host/…`).
+ *   `invalid_webhook_url` naming the reason (not absolute, not http(s), credentials, a `#fragment`
+ *   — say to remove the `#…` part —, refused or unresolvable host); the URL in the message and
+ *   `details.url` has its userinfo redacted (`https://***@host/…`) and a fragment shown as `#…`.
  */
 export async function assertWebhookTarget(url: string, opts: { secret: string | undefined; allowHosts: readonly string[]; resolver: HostResolver }): Promise<void> {
   if (!opts.secret) throw new HttpError(503, 'webhooks_not_configured', 'this service has no WEBHOOK_SECRET to sign deliveries with: ask its operator to set WEBHOOK_SECRET, or send the request without `webhook`', { field: 'webhook', missing: ['WEBHOOK_SECRET'] });
   const problem = webhookUrlProblem(url);
-  if (problem) throw new HttpError(400, 'invalid_webhook_url', `webhook.url: ${problem}`, { url: redactUserinfo(url) });
+  if (problem) throw new HttpError(400, 'invalid_webhook_url', `webhook.url: ${problem}`, { url: hideFragment(redactUserinfo(url)) });
   try {
     await checkTarget(new URL(url), opts.resolver, opts.allowHosts);
   } catch (err) {

@@ -287,6 +287,23 @@ describe('an unusable DATA_DIR/service.db is refused with one line naming the fi
     ]);
   });
 
+  it('a folder named service.db or service.lock under a DATA_DIR with a bidi control: the path quoted, the control as \\u202E, as DATA_DIR is in the other refusals', { timeout: 2 * CHILD_MS }, async () => {
+    const db = path.join(dir, 'db\u202Egnp');
+    mkdirSync(path.join(db, 'service.db'), { recursive: true });
+    const a = await refusal({ DATA_DIR: db });
+    expect(a.code).toBe(2);
+    expect(a.lines).toEqual([
+      `refusing to start: "${dir}/db\\u202Egnp/service.db" is a folder, not a SQLite database file (SQLITE_CANTOPEN: unable to open database file): move it away (the service creates its database there) or point DATA_DIR at another folder`,
+    ]);
+    const lock = path.join(dir, 'lock\u202Egnp');
+    mkdirSync(path.join(lock, 'service.lock'), { recursive: true });
+    const b = await refusal({ DATA_DIR: lock });
+    expect(b.code).toBe(2);
+    expect(b.lines).toEqual([
+      `refusing to start: "${dir}/lock\\u202Egnp/service.lock" is a folder, not the service's lock file (SQLITE_CANTOPEN: unable to open database: ${dir}/lock\\u202Egnp/service.lock): with no service running on this DATA_DIR, remove it (it only marks the folder as held by a running service and holds no data; the service creates it again) or point DATA_DIR at another folder`,
+    ]);
+  });
+
   it('a service.db holding text', { timeout: CHILD_MS }, async () => {
     const dataDir = path.join(dir, 'text');
     mkdirSync(dataDir);
@@ -481,9 +498,26 @@ it('refuses a base URL with a #fragment, which the appended path would go after 
   // Nor a key in the fragment, whatever its form.
   expect(problems({ OPENAI_BASE_URL: 'https://h.example/v1#api-key=key-secret-5' }).join('\n')).not.toMatch(/secret/);
   expect(problems({ OPENAI_BASE_URL: 'https://h.example/v1?token=key-secret-6#=key-secret-6' }).join('\n')).not.toMatch(/secret/);
-  // Azure's ?api-version= is a query string, kept; the full traces URL is used as given (no path appended).
+  // Azure's ?api-version= is a query string, kept.
   expect(loadConfig({ OPENAI_BASE_URL: 'https://r.openai.azure.com/openai/v1?api-version=preview' }).OPENAI_BASE_URL).toBe('https://r.openai.azure.com/openai/v1?api-version=preview');
-  expect(problems({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces#x' })).toEqual([]);
+});
+
+it('refuses a #fragment in a URL no path is appended to too (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, WEBHOOK_URL): never sent, so one line naming the variable says to remove it, the fragment shown as #…', { timeout: CHILD_MS }, async () => {
+  const secret = `whsec_${Buffer.alloc(32, 3).toString('base64')}`;
+  const { code, lines } = await refusal({ WEBHOOK_URL: 'https://hooks.example/h?x=1#sig=frag-secret-1', WEBHOOK_SECRET: secret });
+  expect(code).toBe(2);
+  expect(lines).toEqual([
+    'refusing to start: WEBHOOK_URL: must not have a #fragment (found "#" and 17 characters after it): it is never sent in a delivery, so the receiver would not see it; remove the #… part, as in https://hooks.example/h?x=1',
+  ]);
+  expect(problems({ WEBHOOK_URL: 'https://hooks.example/h#', WEBHOOK_SECRET: secret })).toEqual([
+    'WEBHOOK_URL: must not have a #fragment (found "#" and 0 characters after it): it is never sent in a delivery, so the receiver would not see it; remove the #… part, as in https://hooks.example/h',
+  ]);
+  expect(problems({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces#frag-secret-2' })).toEqual([
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://127.0.0.1:4318/v1/traces#…: must not have a #fragment (found "#" and 13 characters after it): it is never sent in a request; remove the #… part, as in http://127.0.0.1:4318/v1/traces',
+  ]);
+  // Without the fragment both are taken as given.
+  expect(loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' }).OTEL_EXPORTER_OTLP_TRACES_ENDPOINT).toBe('http://127.0.0.1:4318/v1/traces');
+  expect(problems({ WEBHOOK_URL: 'https://hooks.example/h', WEBHOOK_SECRET: secret })).toEqual([]);
 });
 
 it('refuses a malformed or empty host-list entry naming the variable and the entry', () => {

@@ -165,6 +165,8 @@ it('a running service whose service.lock was removed and taken by another proces
       taker.close();
     }
     expect(a.output()).toContain(`DATA_DIR ${dataDir} was taken over: its service.lock was removed or replaced while this service ran and another process holds it now; this service stops`);
+    // Its last line says it stopped, and why.
+    expect(JSON.parse(a.output().trimEnd().split('\n').at(-1)!)).toMatchObject({ level: 'info', msg: 'stopped', reason: 'DATA_DIR taken over or lost', exit_code: 1 });
   });
 });
 

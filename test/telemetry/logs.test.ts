@@ -254,20 +254,46 @@ describe('a model endpoint that answers in another protocol than HTTP', () => {
 });
 
 describe('the start-up line', () => {
-  async function startupOutput(env: Record<string, string>) {
-    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'turns-logs-'));
+  /**
+   * Start the real entry point on a new temporary folder (DATA_DIR: `folder` inside it, if given),
+   * wait for its start-up line, stop it with SIGTERM: `output` up to the start-up line, `all` the
+   * whole output once it exited with `code`.
+   */
+  async function startupOutput(env: Record<string, string>, folder?: string) {
+    const scratch = mkdtempSync(path.join(os.tmpdir(), 'turns-logs-'));
+    const dataDir = folder === undefined ? scratch : path.join(scratch, folder);
     const port = await freePort();
     const child = spawnService({ DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', ...env });
+    let output: string;
     try {
       await waitHealthy(`http://127.0.0.1:${port}`, child);
       await expect.poll(() => child.output(), { timeout: 5000 }).toContain('turn service listening');
-      return { port, output: child.output() };
+      output = child.output();
     } finally {
       child.proc.kill('SIGTERM');
       await child.exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
     }
+    return { port, output, dataDir, all: child.output(), code: await child.exited };
   }
+
+  const jsonLines = (output: string) => output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+
+  it('shows a DATA_DIR with a bidi control as the refusals do: quoted, the control as \\u202E, never raw', async () => {
+    const { output, dataDir } = await startupOutput({ LOG_FORMAT: 'json' }, 'data\u202Etxt.exe');
+    const line = jsonLines(output).find((l) => String(l.msg).startsWith('turn service listening'));
+    expect(line.data_dir).toBe(`"${dataDir.replace('\u202E', '\\u202E')}"`);
+    expect(output).not.toContain('\u202E');
+  });
+
+  it('after SIGTERM, the last line says the service stopped, with the signal and exit code 0', async () => {
+    const { all, code } = await startupOutput({ LOG_FORMAT: 'json' });
+    expect(code).toBe(0);
+    const lines = jsonLines(all);
+    expect(lines.map((l) => l.msg).slice(-2)).toEqual(['shutting down', 'stopped']);
+    expect(lines.at(-1)).toMatchObject({ level: 'info', msg: 'stopped', signal: 'SIGTERM', exit_code: 0 });
+    expect(all.trimEnd().split('\n').at(-1)!.startsWith('{')).toBe(true);
+  });
 
   it('names the API base URL, /docs and /console (JSON)', async () => {
     const { port, output } = await startupOutput({ LOG_FORMAT: 'json' });

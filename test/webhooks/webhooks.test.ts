@@ -335,6 +335,34 @@ describe('refused webhook targets', () => {
     });
   });
 
+  it('refuses a #fragment (never sent in a delivery) with 400 invalid_webhook_url saying to remove it, the fragment shown as #…, on turns, schedules and workflows; nothing is created', async () => {
+    await withService({}, async (svc) => {
+      const wf = { title: 't', tasks: [{ label: 'a', prompt: 'p', result_schema: { type: 'object', properties: {}, additionalProperties: false } }] };
+      const cases: [string, Record<string, unknown>][] = [
+        ['/v1/turns', { input: 'x' }],
+        ['/v1/schedules', { name: 's', input: 'x', when: { after: { value: 10, unit: 'minute' } } }],
+        ['/v1/workflows', wf],
+      ];
+      for (const [route, body] of cases) {
+        const res = await api(svc.url, 'POST', route, { ...body, webhook: { url: `${receiver.url}#sig=frag-secret-8` } });
+        expect(res.status, route).toBe(400);
+        expect(res.body.error).toEqual({
+          code: 'invalid_webhook_url',
+          message: `webhook.url: must not have a #fragment (found "#" and 17 characters after it): it is never sent in a delivery, so the receiver would not see it; remove the #… part, as in ${receiver.url}`,
+          details: { url: `${receiver.url}#…` },
+        });
+        expect(JSON.stringify(res.body)).not.toContain('frag-secret');
+        expect((await api(svc.url, 'GET', route)).body.data, route).toEqual([]);
+      }
+      // A bare # is refused alike; without it the same URL is taken.
+      const bare = await api(svc.url, 'POST', '/v1/turns', { input: 'x', webhook: { url: `${receiver.url}#` } });
+      expect(bare.body.error).toMatchObject({ code: 'invalid_webhook_url', details: { url: `${receiver.url}#` } });
+      expect(bare.body.error.message).toContain('found "#" and 0 characters after it');
+      model.push({ output: [message('ok')] });
+      expect((await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'x', webhook: { url: receiver.url } })).status).toBe(200);
+    });
+  });
+
   it('never echoes credentials in a webhook URL: responses, logs and the database show https://***@host', async () => {
     const PASSWORD = 'pw-9f3c1e77';
     const lines: string[] = [];
