@@ -135,13 +135,18 @@ describe('installing skills', () => {
     const plain = await put('alpha', Buffer.from('hello'), 'text/plain');
     expect(plain.status).toBe(415);
     expect(plain.body.error.message).toContain('Content-Type: application/gzip');
-    expect(plain.body.error.details).toEqual({ content_type: 'text/plain', accepted: ['application/gzip', 'application/zip'] });
+    expect(plain.body.error.details).toEqual({ content_type: 'text/plain', accepted: ['application/gzip', 'application/x-gzip', 'application/zip'] });
     const json = await put('alpha', Buffer.from('{}'), 'application/json');
     expect(json.status).toBe(415);
     // A gzip archive sent as JSON is refused for its type too, before the JSON parser reads it.
     const mislabelled = await put('alpha', tarGz([{ name: 'SKILL.md', data: skillMd('alpha', 'x') }]), 'application/json');
     expect(mislabelled.status).toBe(415);
-    expect(mislabelled.body.error.details).toEqual({ content_type: 'application/json', accepted: ['application/gzip', 'application/zip'] });
+    expect(mislabelled.body.error.details).toEqual({ content_type: 'application/json', accepted: ['application/gzip', 'application/x-gzip', 'application/zip'] });
+    // application/x-gzip, what `file --mime-type` says of a .tar.gz, is a gzip too.
+    const xgzip = await put('alpha', tarGz([{ name: 'SKILL.md', data: skillMd('alpha', 'x') }]), 'application/x-gzip');
+    expect(xgzip.status).toBe(201);
+    expect((await api(svc.url, 'GET', '/v1/skills/alpha')).body).toMatchObject({ name: 'alpha', files: ['SKILL.md'] });
+    expect((await api(svc.url, 'DELETE', '/v1/skills/alpha')).status).toBe(200);
     const broken = await put('alpha', Buffer.from('not gzip at all'));
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('invalid_skill_archive');
