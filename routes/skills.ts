@@ -1,7 +1,7 @@
 /**
  * Skill endpoints, over `services.registry.skills` (src/skills/skill-registry.ts):
- * - PUT    /v1/skills/{name} — install or replace: the body is a `.tar.gz` (`application/gzip`)
- *   or `.zip` (`application/zip`) with SKILL.md at its root, at most 10 MiB (the route's own body
+ * - PUT    /v1/skills/{name} — install or replace: the body is a `.tar.gz` (`application/gzip`
+ *   or `application/x-gzip`) or `.zip` (`application/zip`) with SKILL.md at its root, at most 10 MiB (the route's own body
  *   limit: 413 `body_too_large` naming it beyond, not BODY_LIMIT_BYTES); 201 created, 200
  *   replaced; 400 `invalid_skill_archive` (details `{entry, …}`: the refused entry, or null for the
  *   archive as a whole) or `invalid_skill` (details `{file, field, issues?}`: the file and field);
@@ -25,7 +25,7 @@ import { MAX_ARCHIVE_BYTES } from '../src/skills/archive-entries.js';
 import { namePatternString } from '../src/name-pattern.js';
 import { SKILL_NAME_RULE } from '../src/skills/skill-format.js';
 import { skillNotFound, summarize, unknownSkills, type SkillRegistry } from '../src/skills/skill-registry.js';
-import { ARCHIVE_CONTENT_TYPES, type ArchiveContentType } from '../src/skills/skill-install.js';
+import { ACCEPTED_ARCHIVE_TYPES, type ArchiveContentType } from '../src/skills/skill-install.js';
 
 /** Path parameters of /v1/skills/{name}: a bad name is 400 `invalid_request` showing it and what is allowed (src/name-pattern.ts). */
 export const SkillParams = z.object({ name: namePatternString(SKILL_NAME_RULE) });
@@ -74,20 +74,25 @@ const skillLink = (name: string) => `/v1/skills/${encodeURIComponent(name)}`;
 export const skillRoutes: RoutePlugin = async (app, { services }) => {
   // The archive cap is the PUT route's own bodyLimit (ARCHIVE_BODY_LIMIT), not the parsers': a
   // parser's limit would be answered with a 413 naming BODY_LIMIT_BYTES (src/http/body-limit.ts).
-  app.addContentTypeParser([...ARCHIVE_CONTENT_TYPES], { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(Object.keys(ACCEPTED_ARCHIVE_TYPES), { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
   // Any other body type reaches the handler, which answers 415 saying which types to send.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
 
-  /** The archive type sent; 415 for any other (checked before the body is parsed: a JSON type would reach the JSON parser first). */
+  /**
+   * The archive format of the type sent (`application/x-gzip` → `application/gzip`); 415 for any
+   * other, details `{content_type, accepted}` (checked before the body is parsed: a JSON type would
+   * reach the JSON parser first).
+   */
   const archiveType = (request: FastifyRequest): ArchiveContentType => {
     const sent = String(request.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    if (!(ARCHIVE_CONTENT_TYPES as readonly string[]).includes(sent)) {
-      throw new HttpError(415, 'unsupported_media_type', `send the skill as a .tar.gz with Content-Type: application/gzip or a .zip with Content-Type: application/zip`, {
+    const format = Object.hasOwn(ACCEPTED_ARCHIVE_TYPES, sent) ? ACCEPTED_ARCHIVE_TYPES[sent] : undefined;
+    if (format === undefined) {
+      throw new HttpError(415, 'unsupported_media_type', `send the skill as a .tar.gz with Content-Type: application/gzip (or application/x-gzip) or a .zip with Content-Type: application/zip`, {
         content_type: sent === '' ? null : sent,
-        accepted: [...ARCHIVE_CONTENT_TYPES],
+        accepted: Object.keys(ACCEPTED_ARCHIVE_TYPES),
       });
     }
-    return sent as ArchiveContentType;
+    return format;
   };
 
   app.put('/v1/skills/:name', { bodyLimit: MAX_ARCHIVE_BYTES, config: { ownBodyLimit: ARCHIVE_BODY_LIMIT }, onRequest: async (request) => void archiveType(request) }, async (request, reply) => {

@@ -17,17 +17,17 @@ import { nullAsAbsent } from '../src/zod-null-fields.js';
 
 /**
  * POST /v1/workflows body; an optional top-level field sent as `null` is read as left out
- * (src/zod-null-fields.ts). The title's and labels' length and characters, like a prompt's length,
- * are the workflow rules' (src/workflows/validate-input.ts: 400 `invalid_workflow`, as in
- * `workflow_start`), not this schema's.
+ * (src/zod-null-fields.ts). The title's and labels' emptiness, length and characters, like a
+ * prompt's length, are the workflow rules' (src/workflows/validate-input.ts: 400
+ * `invalid_workflow`, as in `workflow_start`), not this schema's: `""` and `"  "` get the same answer.
  */
 export const CreateWorkflowBody = nullAsAbsent(z.strictObject({
   agent_id: AgentId.default('default'),
-  title: z.string().min(1),
+  title: z.string(),
   tasks: z
     .array(
       z.strictObject({
-        label: z.string().min(1),
+        label: z.string(),
         /** What the task turn is asked; empty or whitespace-only is refused like a blank turn `input`. */
         prompt: textField(),
         result_schema: z.record(z.string(), z.unknown()),

@@ -30,6 +30,11 @@
  * instead: stream-timeouts.ts (idle and whole-request limits, around every model stream), the SDK's
  * own `timeout` (MODEL_REQUEST_TIMEOUT_MS, until the response headers) and the readiness probe's
  * `AbortSignal.timeout`. Connecting keeps undici's limit (10 s; the SDK reports a connection error).
+ *
+ * Retries: the SDK retries every 5xx (MODEL_MAX_RETRIES), but HTTP 501 (Not Implemented, RFC 9110
+ * §15.6.2: the server does not support the method — a static file server's answer to a POST) does
+ * not pass, so a 501 reaches the SDK with `x-should-retry: false`, the header its retry decision
+ * obeys, unless the server sent that header itself ({@link NOT_RETRIED}).
  */
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
 
@@ -40,6 +45,9 @@ import { Agent, interceptors, request, type Dispatcher } from 'undici';
 const dispatcher: Dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 }).compose(interceptors.redirect({ maxRedirections: 20 }));
 
 type FetchInit = NonNullable<Parameters<typeof fetch>[1]>;
+
+/** Error statuses that do not pass with time, which the SDK's retries would send again in vain: 501 Not Implemented. */
+const NOT_RETRIED = new Set([501]);
 
 /** `init.body` as undici's `request` takes it, or undefined when only fetch can send it. */
 function plainBody(body: FetchInit['body']): string | Uint8Array | null | undefined {
@@ -75,7 +83,8 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): He
 
 /**
  * `fetch` for model requests: `(url, init) → Response` where `body` is a Node Readable of the
- * response bytes (async iterable; `text()`/`json()`/`arrayBuffer()`/`blob()`). Rejects as undici
+ * response bytes (async iterable; `text()`/`json()`/`arrayBuffer()`/`blob()`); a 501 carries
+ * `x-should-retry: false` unless the server set that header (see the module doc). Rejects as undici
  * does: the signal's reason (or an AbortError) when aborted, a connection error otherwise.
  */
 export const modelFetch: typeof fetch = async (input, init = {}) => {
@@ -90,11 +99,13 @@ export const modelFetch: typeof fetch = async (input, init = {}) => {
     ...(init.signal ? { signal: init.signal } : {}),
   });
   const status = res.statusCode;
+  const headers = responseHeaders(res.headers);
+  if (NOT_RETRIED.has(status) && !headers.has('x-should-retry')) headers.set('x-should-retry', 'false');
   return {
     ok: status >= 200 && status < 300,
     status,
     statusText: '',
-    headers: responseHeaders(res.headers),
+    headers,
     url: String(input),
     redirected: false,
     type: 'basic',

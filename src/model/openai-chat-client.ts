@@ -7,7 +7,7 @@
  *
  * As in the Responses transport, every request gets its own AbortController linked to the turn's
  * signal and unlinked in `finally` (the SDK never removes the abort listener it adds to a
- * request's signal). SDK retries cover connection errors, 408/409/429 and 5xx (`maxRetries`);
+ * request's signal). SDK retries cover connection errors, 408/409/429 and 5xx but 501 (`maxRetries`; 501: model-fetch.ts);
  * what remains is thrown as a {@link ModelError} (chat-errors.ts); a 2xx answer that is not an
  * event stream is `not_event_stream` (event-stream-check.ts), except a whole `chat.completion`
  * from a server that ignored `stream: true`, read as one chunk ({@link completionAsChunk}), and a
@@ -27,7 +27,7 @@ export interface OpenAIChatClientOptions {
   baseURL?: string;
   /** API key; a placeholder is sent when absent (local servers often need none). */
   apiKey?: string;
-  /** SDK retries for connection errors, 429 and 5xx [2]. */
+  /** SDK retries for connection errors, 429 and 5xx [2] (not 501 through `modelFetch`, see model-fetch.ts). */
   maxRetries?: number;
   /** Per-request timeout, ms [SDK default, 10 min]. */
   timeoutMs?: number;

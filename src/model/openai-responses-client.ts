@@ -18,7 +18,7 @@
  * Comment lines (keep-alives) reach the caller's `hooks.onComment`, and events the adapter never
  * reads its `hooks.onUnread` when given (sse-events.ts).
  *
- * Retries: the SDK retries connection errors, 408/409/429 and 5xx with exponential backoff
+ * Retries: the SDK retries connection errors, 408/409/429 and 5xx (but 501: model-fetch.ts) with exponential backoff
  * (`maxRetries`, honouring `retry-after`/`retry-after-ms`). Errors that remain are thrown as
  * {@link ModelError}. When the turn signal aborts, the iteration simply ends early (the loop
  * checks its signal); an aborted request never throws a ModelError.
@@ -38,7 +38,7 @@ export interface OpenAIResponsesClientOptions {
   baseURL?: string;
   /** API key; a placeholder is used when absent (local endpoints often need none). */
   apiKey?: string;
-  /** SDK retries for connection errors, 429 and 5xx [2]. */
+  /** SDK retries for connection errors, 429 and 5xx [2] (not 501 through `modelFetch`, see model-fetch.ts). */
   maxRetries?: number;
   /** Per-request timeout, ms [SDK default, 10 min]. */
   timeoutMs?: number;

@@ -456,8 +456,12 @@ const HTML_OPENING = new RegExp(`^<(?:!doctype\\s+html|(?:${HTML_ELEMENTS.join('
 /** Media types of an HTML answer, as a `Content-Type` header names them (parameters ignored). */
 const HTML_MEDIA_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
-/** True when the `Content-Type` header value `contentType` names an HTML media type. */
-function isHtmlMediaType(contentType: string | null | undefined): boolean {
+/**
+ * True when the `Content-Type` header value `contentType` names an HTML media type (`text/html`,
+ * `application/xhtml+xml`; parameters and case ignored; false for null or empty). Also the /readyz
+ * model probe's test of a declared page (src/telemetry/model-probe.ts).
+ */
+export function isHtmlMediaType(contentType: string | null | undefined): boolean {
   return !!contentType && HTML_MEDIA_TYPES.has(contentType.split(';')[0].trim().toLowerCase());
 }
 

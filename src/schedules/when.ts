@@ -288,6 +288,37 @@ function neverFiresReason(expression: string): string {
   return `${list} ${names.length === 1 ? 'has' : 'have'} no day ${dayList}: choose a day that exists in the month${names.length === 1 ? '' : 's'} given`;
 }
 
+/** Shortest gap (ms) between the next {@link INTERVAL_SAMPLE} slots of `job` after `now` (Infinity for fewer than two). */
+function shortestGap(job: Cron, now: number): number {
+  const runs = job.nextRuns(INTERVAL_SAMPLE, new Date(now));
+  let minGap = Infinity;
+  for (let i = 1; i < runs.length; i++) minGap = Math.min(minGap, runs[i].getTime() - runs[i - 1].getTime());
+  return minGap;
+}
+
+/**
+ * Regular schedules from every second to monthly, shortest first: `every` is the nominal gap in
+ * seconds (a DST change can shorten a daily one by an hour, so each is checked before it is offered).
+ */
+const EXAMPLE_CRONS: readonly { cron: string; every: number; says: string }[] = [
+  ...[1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30].map((s) => ({ cron: `*/${s} * * * * *`, every: s, says: s === 1 ? 'every second' : `every ${s} seconds` })),
+  { cron: '* * * * *', every: 60, says: 'every minute' },
+  ...[2, 3, 4, 5, 6, 10, 12, 15, 20, 30].map((m) => ({ cron: `*/${m} * * * *`, every: m * 60, says: `every ${m} minutes` })),
+  { cron: '0 * * * *', every: 3_600, says: 'every hour, on the hour' },
+  ...[2, 3, 4, 6, 8, 12].map((h) => ({ cron: `0 */${h} * * *`, every: h * 3_600, says: `every ${h} hours, on the hour` })),
+  { cron: '0 9 * * *', every: 86_400, says: 'daily at 09:00' },
+  { cron: '0 9 * * 1', every: 604_800, says: 'Mondays at 09:00' },
+  { cron: '0 9 1 * *', every: 28 * 86_400, says: 'on the 1st of each month at 09:00' },
+];
+
+/**
+ * The most frequent of {@link EXAMPLE_CRONS} whose slots in `timezone` after `now` are at least
+ * `minIntervalS` seconds apart, for the `cron_too_frequent` message; undefined if none is.
+ */
+function exampleCron(minIntervalS: number, timezone: string, now: number): (typeof EXAMPLE_CRONS)[number] | undefined {
+  return EXAMPLE_CRONS.find((e) => e.every >= minIntervalS && shortestGap(cronJob(e.cron, timezone), now) >= minIntervalS * 1000);
+}
+
 /** The first cron slot (ms) of `expression` in the (canonical, known) `timezone`, checked against `rules`. */
 function validateCron(expression: string, timezone: string, rules: WhenRules): number {
   const fieldCount = expression.split(' ').length;
@@ -309,9 +340,12 @@ function validateCron(expression: string, timezone: string, rules: WhenRules): n
   let minGap = Infinity;
   for (let i = 1; i < runs.length; i++) minGap = Math.min(minGap, runs[i].getTime() - runs[i - 1].getTime());
   if (minGap < rules.minIntervalS * 1000) {
+    const example = exampleCron(rules.minIntervalS, timezone, rules.now);
     throw new ScheduleError(
       'cron_too_frequent',
-      `when.cron ${quoteForDisplay(expression)} fires every ${minGap / 1000} s; the minimum interval is ${rules.minIntervalS} s`,
+      `when.cron ${quoteForDisplay(expression)} fires every ${minGap / 1000} s; the minimum interval is ${rules.minIntervalS} s: ` +
+        `send a cron whose slots are at least ${rules.minIntervalS} s apart` +
+        (example ? `, e.g. "${example.cron}" (${example.says})` : ''),
       { cron: expression, interval_s: minGap / 1000, min_interval_s: rules.minIntervalS },
     );
   }
@@ -336,7 +370,8 @@ const WHEN_FORMS = ['at', 'after', 'cron'];
  *   `invalid_after` (`{after}` or `{value}`), `timezone_required` (`{cron, missing: ["timezone"]}`: no
  *   timezone, null, or an empty or all-blank string),
  *   `unknown_timezone` (`{timezone}`: not an IANA name, or a UTC offset such as `+02:00`),
- *   `invalid_cron` (`{cron}`), `cron_too_frequent` (`{cron, interval_s, min_interval_s}`).
+ *   `invalid_cron` (`{cron}`), `cron_too_frequent` (`{cron, interval_s, min_interval_s}`; the message
+ *   gives the minimum and a cron that keeps it, e.g. `"*\/5 * * * *" (every 5 minutes)` for 300 s).
  * @returns the `when` to store: a cron's expression with runs of whitespace made one space, and
  *   its zone in canonical spelling ({@link canonicalTimeZone}: `europe/berlin` → `Europe/Berlin`).
  */

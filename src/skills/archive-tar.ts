@@ -13,8 +13,15 @@ const gunzipAsync = promisify(gunzip);
 /** Tar headers and padding on top of the file bytes: two 512-byte blocks per entry, plus the end. */
 const TAR_OVERHEAD = MAX_ARCHIVE_ENTRIES * 2048 + 1024 * 1024;
 const SLICE = 64 * 1024;
+/** What a `.tar.gz` skill archive is and how to make one: the end of a refusal of a body that is not one. */
+export const TAR_GZ_ADVICE =
+  "send a gzip-compressed tar of the skill's folder with SKILL.md at its top, e.g. made with tar -czf skill.tar.gz -C my-skill . (a gzip of a single file such as SKILL.md is not one)";
 
-/** @throws SkillArchiveError for a broken archive or a refused entry (named; `opts` as for checkEntryPath). */
+/**
+ * @throws SkillArchiveError for a broken archive (`not a valid gzip stream: …` / `not a valid tar
+ *   archive: …`, details `{entry: null, format: "gzip" | "tar"}`, the message ending with
+ *   {@link TAR_GZ_ADVICE}) or a refused entry (named; `opts` as for checkEntryPath).
+ */
 export async function readTarGz(body: Buffer, opts: ArchiveReadOptions = {}): Promise<ArchiveEntry[]> {
   let tarBytes: Buffer;
   try {
@@ -23,7 +30,7 @@ export async function readTarGz(body: Buffer, opts: ArchiveReadOptions = {}): Pr
     if (err instanceof RangeError || (err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
       throw unpackedTooLarge();
     }
-    throw new SkillArchiveError(`not a valid gzip stream: ${(err as Error).message}`, undefined, { format: 'gzip' });
+    throw new SkillArchiveError(`not a valid gzip stream (${(err as Error).message}): ${TAR_GZ_ADVICE}`, undefined, { format: 'gzip' });
   }
   const collector = new EntryCollector();
   let failure: Error | undefined;
@@ -53,7 +60,7 @@ export async function readTarGz(body: Buffer, opts: ArchiveReadOptions = {}): Pr
   try {
     await done;
   } catch (err) {
-    throw failure ?? new SkillArchiveError(`not a valid tar archive: ${(err as Error).message}`, undefined, { format: 'tar' });
+    throw failure ?? new SkillArchiveError(`not a valid tar archive (${(err as Error).message}): ${TAR_GZ_ADVICE}`, undefined, { format: 'tar' });
   }
   if (failure) throw failure;
   return collector.entries;

@@ -9,6 +9,8 @@ import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { checkEntryPath, EntryCollector, type ArchiveReadOptions, MAX_ARCHIVE_ENTRIES, refusedType, SkillArchiveError, type ArchiveEntry } from './archive-entries.js';
 
 const S_IFMT = 0o170000;
+/** What a `.zip` skill archive is and how to make one: the end of a refusal of a body that is not one. */
+const ZIP_ADVICE = "send a zip of the skill's folder with SKILL.md at its top, e.g. made with (cd my-skill && zip -r ../skill.zip .)";
 const TYPES: Record<number, string> = { 0o120000: 'symbolic links', 0o020000: 'device files', 0o060000: 'device files', 0o010000: 'FIFOs', 0o140000: 'sockets' };
 
 function open(body: Buffer): Promise<ZipFile> {
@@ -30,7 +32,7 @@ function fromYauzl(err: Error): SkillArchiveError {
     }
     return new SkillArchiveError(`archive entry ${JSON.stringify(m[2])}: ${m[1]}`, m[2]);
   }
-  return new SkillArchiveError(`not a valid zip archive: ${err.message}`, undefined, { format: 'zip' });
+  return new SkillArchiveError(`not a valid zip archive (${err.message.replace(/\.$/, '')}): ${ZIP_ADVICE}`, undefined, { format: 'zip' });
 }
 
 /** @throws SkillArchiveError for a broken archive or a refused entry (named; `opts` as for checkEntryPath). */

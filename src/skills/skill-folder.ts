@@ -7,6 +7,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArchiveEntry } from './archive-entries.js';
 import { SkillArchiveError } from './archive-entries.js';
+import { escapeUnsafeChars, quoteForDisplay } from '../unsafe-chars.js';
 import { parseMcpManifest, type McpServerDecl } from './mcp-manifest.js';
 import { MAX_SKILL_MD_BYTES, parseSkillMd, SkillFormatError, type SkillMdOptions, type SkillRuntime } from './skill-format.js';
 
@@ -29,14 +30,22 @@ export interface Skill {
 }
 
 /**
- * Check a skill's SKILL.md text (and manifest bytes, if any) for the folder named `name`
- * (`opts`: see SkillMdOptions).
- * @throws SkillFormatError when a rule is broken or the frontmatter name is not `name`.
+ * Check a skill's SKILL.md text (and manifest bytes, if any) for the skill named `name`
+ * (`opts`: see SkillMdOptions). `nameFrom` says where `name` comes from, for the refusal of a
+ * frontmatter name that differs: `url` (PUT /v1/skills/{name}: change SKILL.md's name or the URL's)
+ * or `folder` (a folder on disk: change SKILL.md's name or rename the folder).
+ * @throws SkillFormatError when a rule is broken or the frontmatter name is not `name` (both
+ *   names quoted, with what to change).
  */
-export function checkSkill(name: string, skillMd: string, manifest: Buffer | undefined, opts: SkillMdOptions = {}) {
+export function checkSkill(name: string, skillMd: string, manifest: Buffer | undefined, opts: SkillMdOptions = {}, nameFrom: 'url' | 'folder' = 'folder') {
   const { frontmatter } = parseSkillMd(skillMd, opts);
   if (frontmatter.name !== name) {
-    throw new SkillFormatError(`SKILL.md frontmatter name "${frontmatter.name}" does not match the skill name "${name}"`, SKILL_MD, 'name');
+    const [got, want] = [quoteForDisplay(frontmatter.name), quoteForDisplay(name)];
+    const fix =
+      nameFrom === 'url'
+        ? `the skill name ${want} in the URL: change SKILL.md's name to ${want}, or send the archive to PUT /v1/skills/${escapeUnsafeChars(frontmatter.name)} instead`
+        : `the skill name ${want} (its folder's name): change SKILL.md's name to ${want}, or rename the folder to ${got}`;
+    throw new SkillFormatError(`SKILL.md frontmatter name ${got} does not match ${fix}`, SKILL_MD, 'name');
   }
   return { ...frontmatter, mcpServers: manifest ? parseMcpManifest(manifest) : [] };
 }
@@ -53,7 +62,7 @@ export function checkArchiveSkill(name: string, entries: ArchiveEntry[], opts: S
     throw new SkillArchiveError(`SKILL.md must be at the archive root${nested ? ` (found ${nested.path}: archive the folder's contents, not the folder)` : ''}`, nested?.path, { missing: SKILL_MD });
   }
   if (md.data.length > MAX_SKILL_MD_BYTES) throw new SkillFormatError(`SKILL.md must be at most ${MAX_SKILL_MD_BYTES} bytes`, SKILL_MD);
-  return checkSkill(name, md.data.toString('utf8'), file(MANIFEST)?.data, opts);
+  return checkSkill(name, md.data.toString('utf8'), file(MANIFEST)?.data, opts, 'url');
 }
 
 /**

@@ -12,9 +12,19 @@ import { readTarGz } from './archive-tar.js';
 import { readZip } from './archive-zip.js';
 import { checkArchiveSkill } from './skill-folder.js';
 
-/** Content types accepted for PUT /v1/skills/{name}. */
+/** The archive formats, by their content type: how an archive is read and stored. */
 export const ARCHIVE_CONTENT_TYPES = ['application/gzip', 'application/zip'] as const;
 export type ArchiveContentType = (typeof ARCHIVE_CONTENT_TYPES)[number];
+/**
+ * Content types accepted for PUT /v1/skills/{name} (lower case, without parameters), each → the
+ * format it names: `application/x-gzip`, the older name `file --mime-type` and many clients give
+ * a `.tar.gz`, reads as `application/gzip`.
+ */
+export const ACCEPTED_ARCHIVE_TYPES: Readonly<Record<string, ArchiveContentType>> = {
+  'application/gzip': 'application/gzip',
+  'application/x-gzip': 'application/gzip',
+  'application/zip': 'application/zip',
+};
 
 /** Parse an archive body (`opts`: see ArchiveReadOptions). @throws SkillArchiveError. */
 export async function readArchive(body: Buffer, contentType: ArchiveContentType, opts: ArchiveReadOptions = {}): Promise<ArchiveEntry[]> {

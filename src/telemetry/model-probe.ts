@@ -5,10 +5,12 @@
  * endpoints, such as an OpenAI restricted key without the Models permission, gets it on /models
  * while its turns run), except 401 (`rejected`: the key is refused, so every turn would fail; the
  * reason names the endpoint and the status and says to check OPENAI_API_KEY, never showing the key), a 2xx HTML page (`not_api`: a web site,
- * not the API; the reason says to check OPENAI_BASE_URL, which usually ends in /v1) and a 403 HTML
+ * not the API; the reason says to check OPENAI_BASE_URL, adding that it usually ends in /v1 when
+ * its path does not: {@link baseUrlHint}) and a 403 HTML
  * page (`not_api` too: a firewall's or proxy's block page, or a web site — the API answers its 403
  * in JSON; the reason also says to check that this host is let through). A 2xx or 403 HTML page is
- * one sent as text/html, or one sent as another type that is not JSON (text/plain, none…) whose
+ * one sent as an HTML type (provider-text.ts `isHtmlMediaType`: text/html, application/xhtml+xml),
+ * or one sent as another type that is not JSON (text/plain, none…) whose
  * first KiB starts as an HTML page does (`<!doctype html`, `<html`, `<title>`… after white space
  * and comments: provider-text.ts `looksLikeHtml`, as provider error pages are told); the reason
  * then names the type it came as. A connection
@@ -22,7 +24,7 @@
  */
 import { answeredNotHttp, CLOSED_HINT, closedBeforeAnswering, CONNECTION_HINT, connectionCause, endpointForDisplay, NOT_HTTP_HINT } from '../model/model-error.js';
 import { discardBody, modelFetch } from '../model/model-fetch.js';
-import { looksLikeHtml } from '../model/provider-text.js';
+import { isHtmlMediaType, looksLikeHtml } from '../model/provider-text.js';
 
 /** A JSON content type (`application/json`, `…+json`): an API's answer, never sniffed. */
 const JSON_TYPE = /^\s*[\w.+-]+\/([\w.-]+\+)?json\b/i;
@@ -100,6 +102,20 @@ export function modelsURL(baseURL: string): string {
 }
 
 /**
+ * What a `not_api` reason says of OPENAI_BASE_URL `baseURL`: `check OPENAI_BASE_URL`, plus `, which
+ * usually ends in /v1` when its path does not end in `/v1` (a trailing slash ignored).
+ */
+export function baseUrlHint(baseURL: string): string {
+  let pathname: string;
+  try {
+    pathname = new URL(baseURL).pathname;
+  } catch {
+    pathname = baseURL.split(/[?#]/)[0];
+  }
+  return /\/v1\/*$/i.test(pathname) ? 'check OPENAI_BASE_URL' : 'check OPENAI_BASE_URL, which usually ends in /v1';
+}
+
+/**
  * The probe of the model endpoint at `baseURL`, sending `apiKey` (when set) as a bearer token.
  * See the file's comment for what each answer means.
  */
@@ -116,7 +132,7 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
       });
       const type = res.headers.get('content-type') ?? '';
       // Only the status, the content type and, of a 2xx or 403 not declared HTML or JSON, the start of the body matter.
-      const html = /^\s*text\/html\b/i.test(type);
+      const html = isHtmlMediaType(type);
       const sniff = (res.ok || res.status === 403) && !html && !JSON_TYPE.test(type);
       const sniffed = sniff && looksLikeHtml(await bodyStart(res, SNIFF_BYTES));
       if (!sniff) await discardBody(res);
@@ -131,11 +147,11 @@ export function createModelProbe(baseURL: string, opts: { ttlMs?: number; timeou
       }
       if ((res.ok || res.status === 403) && (html || sniffed)) {
         const declared = type.split(';')[0].trim();
-        const sent = html ? 'text/html' : declared ? `an HTML page sent as ${declared}` : 'an HTML page sent without a content type';
+        const sent = html ? declared.toLowerCase() : declared ? `an HTML page sent as ${declared}` : 'an HTML page sent without a content type';
         const page = `${where} answers GET /models with a web page (HTTP ${res.status}, ${sent}), not the API`;
         const reason = res.ok
-          ? `${page}: check OPENAI_BASE_URL, which usually ends in /v1`
-          : `${page} — a firewall's or proxy's block page, or a web site: check OPENAI_BASE_URL, which usually ends in /v1, and that this host is let through to it`;
+          ? `${page}: ${baseUrlHint(baseURL)}`
+          : `${page} — a firewall's or proxy's block page, or a web site: ${baseUrlHint(baseURL)}, and that this host is let through to it`;
         return { reachable: false, check: 'not_api', reason };
       }
       return { reachable: true };

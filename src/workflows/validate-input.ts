@@ -38,13 +38,14 @@ type Problem = Omit<WorkflowIssue, 'path'>;
 /**
  * A string with something besides white space, of at most `max` characters — code points, so an
  * emoji counts 1 (src/runtime/text-cut.ts codePointCount, as the REST schema's zod bound and brain
- * titles count); `too_big` says `must be at most <max> characters long, got <n>`.
+ * titles count); `too_big` says `must be at most <max> characters long, got <n>`; `too_small`
+ * (empty or only white space) says `must not be empty`, or with `send` `must not be empty or only whitespace: <send>`.
  */
-const nonEmpty = (v: unknown, max: number): Problem | null =>
+const nonEmpty = (v: unknown, max: number, send?: string): Problem | null =>
   typeof v !== 'string'
     ? { code: 'invalid_type', message: 'must be a non-empty string' }
     : v.trim() === ''
-      ? { code: 'too_small', message: 'must not be empty' }
+      ? { code: 'too_small', message: send ? `must not be empty or only whitespace: ${send}` : 'must not be empty' }
       : v.length > max && codePointCount(v) > max
         ? { code: 'too_big', message: `must be at most ${max} characters long, got ${codePointCount(v)}` }
         : null;
@@ -52,13 +53,14 @@ const nonEmpty = (v: unknown, max: number): Problem | null =>
 /**
  * {@link nonEmpty} for a name people read (the title, a task label): also one line of plain text
  * with a visible character (src/name-check.ts) — `invalid_format` for a control, separator,
- * invisible or bidi character, `too_small` for none visible.
+ * invisible or bidi character, `too_small` for none visible, and for empty or only white space
+ * (`""` and `"  "` alike: `must not be empty or only whitespace: send a short title in words`).
  */
 const shownName = (v: unknown, max: number, noun: string): Problem | null => {
   // The characters first, on the text as sent: trim() strips U+FEFF, which is refused, not stripped.
   const chars = typeof v === 'string' ? nameProblem(v, noun) : undefined;
   if (chars?.code === 'invalid_format') return chars;
-  const basic = nonEmpty(v, max);
+  const basic = nonEmpty(v, max, `send a short ${noun} in words`);
   if (basic || typeof v !== 'string') return basic;
   return nameProblem(v, noun) ?? null;
 };

@@ -212,6 +212,25 @@ describe('real responses validate against openapi.yaml', () => {
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
   });
 
+  it('answers GET /docs, not followed, with a 301 to /docs/ whose body says where the page is; followed, it is the page', async () => {
+    for (const url of ['/docs', '/docs?x=1', '//docs']) {
+      const moved = await fetch(`${harness.svc.url}${url}`, { redirect: 'manual' });
+      expect(moved.status, url).toBe(301);
+      expect(moved.headers.get('location'), url).toBe('/docs/');
+      expect(moved.headers.get('content-type'), url).toBe('text/plain; charset=utf-8');
+      expect(await moved.text(), url).toBe(
+        'The API reference page is at /docs/ (with the slash at the end): open that, or follow this redirect (curl -L). The OpenAPI document it renders is at /openapi.yaml.\n',
+      );
+    }
+    const followed = await fetch(`${harness.svc.url}/docs`);
+    expect(followed.status).toBe(200);
+    expect(followed.url).toBe(`${harness.svc.url}/docs/`);
+    expect(await followed.text()).toContain('js/scalar.js');
+    // The page's script and document, which it loads by relative URLs from /docs/.
+    expect((await fetch(`${harness.svc.url}/docs/js/scalar.js`)).status).toBe(200);
+    expect((await fetch(`${harness.svc.url}/docs/openapi.json`)).status).toBe(200);
+  });
+
   it('tools preview, health, readiness', async () => {
     const preview = await api(harness.svc.url, 'POST', '/v1/tools/preview', { tools: ['todo', 'computer'] });
     expect(preview.status).toBe(200);

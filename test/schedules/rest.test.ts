@@ -186,7 +186,10 @@ describe('/v1/schedules validation errors', () => {
     ['unknown tool family', 'invalid_request', { tools: ['teleport'] }],
   ])('POST refuses %s with 400 %s', async (_label, code, over) => {
     const err = await expectError('POST', '/v1/schedules', body({ agent_id: 'validation', ...over }), 400, code);
-    if (code === 'cron_too_frequent') expect(err.details).toMatchObject({ interval_s: 60, min_interval_s: 300 });
+    if (code === 'cron_too_frequent') {
+      expect(err.details).toMatchObject({ interval_s: 60, min_interval_s: 300 });
+      expect(err.message).toContain('the minimum interval is 300 s: send a cron whose slots are at least 300 s apart, e.g. "*/5 * * * *"');
+    }
     if (code === 'invalid_request') expect(Array.isArray(err.details)).toBe(true);
     // Every refusal carries details: the values at fault (a `when` rule names what it read).
     else expect(err.details, code).toEqual(expect.any(Object));

@@ -145,6 +145,31 @@ describe('validateWhen', () => {
       expect((err as ScheduleError).details).toMatchObject({ interval_s: 300, min_interval_s: 600 });
     }
   });
+
+  it('says the minimum interval and gives a cron that keeps it, checked in the zone given', () => {
+    const messageOf = (cron: string, timezone: string, minIntervalS: number) => {
+      try {
+        validateWhen({ cron, timezone }, { now, minIntervalS });
+      } catch (err) {
+        expect((err as ScheduleError).code).toBe('cron_too_frequent');
+        return (err as Error).message;
+      }
+      throw new Error('expected cron_too_frequent');
+    };
+    expect(messageOf('*/1 * * * *', 'UTC', 300)).toBe(
+      'when.cron "*/1 * * * *" fires every 60 s; the minimum interval is 300 s: send a cron whose slots are at least 300 s apart, e.g. "*/5 * * * *" (every 5 minutes)',
+    );
+    // 7 s: every 10 seconds, not */7 (which fires at :56 and again at :00).
+    expect(messageOf('* * * * * *', 'UTC', 7)).toContain('e.g. "*/10 * * * * *" (every 10 seconds)');
+    expect(messageOf('0 * * * *', 'UTC', 5_000)).toContain('e.g. "0 */2 * * *" (every 2 hours, on the hour)');
+    expect(messageOf('0 * * * *', 'UTC', 86_400)).toContain('e.g. "0 9 * * *" (daily at 09:00)');
+    // Berlin leaves winter time on 2026-03-29: the day before is 23 hours long, so daily is too often.
+    expect(messageOf('0 * * * *', 'Europe/Berlin', 86_400)).toContain('e.g. "0 9 * * 1" (Mondays at 09:00)');
+    for (const [timezone, minIntervalS] of [['UTC', 7], ['UTC', 300], ['UTC', 5_000], ['UTC', 86_400], ['Europe/Berlin', 86_400]] as const) {
+      const example = /e\.g\. "([^"]+)"/.exec(messageOf('* * * * * *', timezone, minIntervalS))?.[1];
+      expect(() => validateWhen({ cron: example, timezone }, { now, minIntervalS })).not.toThrow();
+    }
+  });
 });
 
 describe('cron slots across DST (croner semantics, documented in README)', () => {

@@ -6,8 +6,10 @@
  * A SKILL.md description with a bidi control, a separator or no visible character is 400
  * `invalid_skill` naming the character; line breaks and tabs are text in it.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,23 +126,54 @@ describe('installing skills', () => {
     const other = await put('alpha', tarGz([{ name: 'SKILL.md', data: skillMd('beta', 'x') }]));
     expect(other.status).toBe(400);
     expect(other.body.error.code).toBe('invalid_skill');
-    expect(other.body.error.message).toContain('"beta" does not match the skill name "alpha"');
+    expect(other.body.error.message).toBe(
+      'SKILL.md frontmatter name "beta" does not match the skill name "alpha" in the URL: change SKILL.md\'s name to "alpha", or send the archive to PUT /v1/skills/beta instead',
+    );
     const nested = await put('alpha', tarGz([{ name: 'alpha/SKILL.md', data: skillMd('alpha', 'x') }]));
     expect(nested.status).toBe(400);
     expect(nested.body.error.message).toContain('SKILL.md must be at the archive root');
     const plain = await put('alpha', Buffer.from('hello'), 'text/plain');
     expect(plain.status).toBe(415);
     expect(plain.body.error.message).toContain('Content-Type: application/gzip');
-    expect(plain.body.error.details).toEqual({ content_type: 'text/plain', accepted: ['application/gzip', 'application/zip'] });
+    expect(plain.body.error.details).toEqual({ content_type: 'text/plain', accepted: ['application/gzip', 'application/x-gzip', 'application/zip'] });
     const json = await put('alpha', Buffer.from('{}'), 'application/json');
     expect(json.status).toBe(415);
     // A gzip archive sent as JSON is refused for its type too, before the JSON parser reads it.
     const mislabelled = await put('alpha', tarGz([{ name: 'SKILL.md', data: skillMd('alpha', 'x') }]), 'application/json');
     expect(mislabelled.status).toBe(415);
-    expect(mislabelled.body.error.details).toEqual({ content_type: 'application/json', accepted: ['application/gzip', 'application/zip'] });
+    expect(mislabelled.body.error.details).toEqual({ content_type: 'application/json', accepted: ['application/gzip', 'application/x-gzip', 'application/zip'] });
+    // application/x-gzip, what `file --mime-type` says of a .tar.gz, is a gzip too.
+    const xgzip = await put('alpha', tarGz([{ name: 'SKILL.md', data: skillMd('alpha', 'x') }]), 'application/x-gzip');
+    expect(xgzip.status).toBe(201);
+    expect((await api(svc.url, 'GET', '/v1/skills/alpha')).body).toMatchObject({ name: 'alpha', files: ['SKILL.md'] });
+    expect((await api(svc.url, 'DELETE', '/v1/skills/alpha')).status).toBe(200);
     const broken = await put('alpha', Buffer.from('not gzip at all'));
     expect(broken.status).toBe(400);
     expect(broken.body.error.code).toBe('invalid_skill_archive');
+  });
+
+  it('a gzip of SKILL.md alone is refused saying what a skill archive is and the command that makes one, and that command makes one', async () => {
+    const lone = await put('alpha', gzipSync(skillMd('alpha', 'x')));
+    expect(lone.status).toBe(400);
+    expect(lone.body.error).toEqual({
+      code: 'invalid_skill_archive',
+      message:
+        "not a valid tar archive (TAR_BAD_ARCHIVE: Unrecognized archive format): send a gzip-compressed tar of the skill's folder with SKILL.md at its top, e.g. made with tar -czf skill.tar.gz -C my-skill . (a gzip of a single file such as SKILL.md is not one)",
+      details: { entry: null, format: 'tar' },
+    });
+    const scratch = mkdtempSync(path.join(os.tmpdir(), 'skill-advice-'));
+    try {
+      mkdirSync(path.join(scratch, 'my-skill', 'scripts'), { recursive: true });
+      writeFileSync(path.join(scratch, 'my-skill', 'SKILL.md'), skillMd('alpha', 'made as the refusal says'));
+      writeFileSync(path.join(scratch, 'my-skill', 'scripts', 'run.sh'), 'echo hi\n');
+      execFileSync('tar', ['-czf', 'skill.tar.gz', '-C', 'my-skill', '.'], { cwd: scratch });
+      const made = await put('alpha', readFileSync(path.join(scratch, 'skill.tar.gz')));
+      expect(made.status).toBe(201);
+      expect(made.body.files).toEqual(['SKILL.md', 'scripts/run.sh']);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+      await api(svc.url, 'DELETE', '/v1/skills/alpha');
+    }
   });
 });
 
@@ -197,9 +230,9 @@ describe('refusals name the file and field, or the entry, in details', () => {
 
   it('invalid_skill_archive: details {entry} name the entry to blame, or null for the archive as a whole, with what it broke', async () => {
     const cases: [string, Buffer, string, Record<string, unknown>, string][] = [
-      ['not gzip', Buffer.from('not gzip at all'), 'application/gzip', { entry: null, format: 'gzip' }, 'not a valid gzip stream'],
+      ['not gzip', Buffer.from('not gzip at all'), 'application/gzip', { entry: null, format: 'gzip' }, "not a valid gzip stream (incorrect header check): send a gzip-compressed tar of the skill's folder"],
       ['gzip but not tar', gzipSync(Buffer.from('plain text, no tar headers at all')), 'application/gzip', { entry: null, format: 'tar' }, 'not a valid tar archive'],
-      ['not zip', Buffer.from('not a zip either'), 'application/zip', { entry: null, format: 'zip' }, 'not a valid zip archive'],
+      ['not zip', Buffer.from('not a zip either'), 'application/zip', { entry: null, format: 'zip' }, "not a valid zip archive (End of central directory record signature not found. Either not a zip file, or file is truncated): send a zip of the skill's folder with SKILL.md at its top, e.g. made with (cd my-skill && zip -r ../skill.zip .)"],
       ['no SKILL.md', tarGz([{ name: 'README.md', data: '# hi\n' }]), 'application/gzip', { entry: null, missing: 'SKILL.md' }, 'SKILL.md must be at the archive root'],
       ['SKILL.md in a folder', tarGz([{ name: 'alpha/SKILL.md', data: skillMd('alpha', 'x') }]), 'application/gzip', { entry: 'alpha/SKILL.md', missing: 'SKILL.md' }, '(found alpha/SKILL.md: archive the folder\'s contents, not the folder)'],
       ['an entry twice', tarGz([{ name: 'SKILL.md', data: skillMd('alpha', 'x') }, { name: 'a.txt', data: '1' }, { name: 'a.txt', data: '2' }]), 'application/gzip', { entry: 'a.txt' }, 'appears twice'],

@@ -35,6 +35,8 @@ async function setup() {
   builtin(builtins, 'Bad_Name');
   builtin(builtins, 'broken');
   writeFileSync(path.join(builtins, 'broken', 'SKILL.md'), 'no frontmatter');
+  builtin(builtins, 'renamed');
+  writeFileSync(path.join(builtins, 'renamed', 'SKILL.md'), skillMd('other', 'x'));
   const warnings: string[] = [];
   const registry = new SkillRegistry({ db: openDatabase(':memory:'), installDir: path.join(root, 'installed'), builtinsDir: builtins, log: { warn: (o) => warnings.push(JSON.stringify(o)) } });
   await registry.load();
@@ -51,6 +53,12 @@ describe('the skills of a turn', () => {
     const { registry, warnings } = await setup();
     expect(registry.list().map((s) => [s.name, s.source])).toEqual([['jobs', 'builtin'], ['many', 'builtin'], ['web-api', 'builtin']]);
     expect(warnings.some((w) => w.includes('broken'))).toBe(true);
+    // A folder whose SKILL.md names another skill: the warning says which two names and what to change.
+    expect(warnings).toContainEqual(
+      expect.stringContaining(
+        JSON.stringify('SKILL.md frontmatter name "other" does not match the skill name "renamed" (its folder\'s name): change SKILL.md\'s name to "renamed", or rename the folder to "other"').slice(1, -1),
+      ),
+    );
     await expect(registry.install('web-api', tarGz([{ name: 'SKILL.md', data: skillMd('web-api', 'mine') }]), 'application/gzip')).rejects.toMatchObject({ status: 409, code: 'skill_builtin' });
     await expect(registry.remove('many')).rejects.toMatchObject({ status: 409, code: 'skill_builtin' });
   });

@@ -99,12 +99,12 @@ describe('the model probe', () => {
 describe('GET /readyz and the answer of GET <base>/models', () => {
   const KEY = 'sk-probe-Secr3tKeyValue0123456789';
   /** /readyz of a real service whose model endpoint answers GET /v1/models with `answer`; also the authorization it got. */
-  async function readyz(answer: (res: http.ServerResponse) => void, key: string | null = KEY) {
+  async function readyz(answer: (res: http.ServerResponse) => void, key: string | null = KEY, basePath = '/v1') {
     const seen: (string | undefined)[] = [];
-    const base = await serve((req, res) => {
+    const base = (await serve((req, res) => {
       seen.push(req.headers.authorization);
       answer(res);
-    });
+    })).replace(/\/v1$/, basePath);
     const svc = await startTestService({ env: { OPENAI_BASE_URL: base, OPENAI_API_KEY: key ?? '' } }); // null: no key
     try {
       const r = await api(svc.url, 'GET', '/readyz');
@@ -134,12 +134,27 @@ describe('GET /readyz and the answer of GET <base>/models', () => {
     expect(r.body.error.message).toBe(`the model endpoint ${r.base} answered HTTP 401 to GET /models: it needs an API key and OPENAI_API_KEY is not set, so every turn would fail; set OPENAI_API_KEY`);
   });
 
-  it('a 200 HTML page: not ready, checks.model "not_api", saying it is a web page and to check OPENAI_BASE_URL (usually ending in /v1)', async () => {
-    const r = await readyz((res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Welcome</title>'));
+  it('a 200 HTML page: not ready, checks.model "not_api", saying it is a web page and to check OPENAI_BASE_URL, "usually ending in /v1" only when it does not', async () => {
+    const page = (res: http.ServerResponse) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>Welcome</title>');
+    const r = await readyz(page);
     expect(r.status).toBe(503);
     expect(r.body.error.code).toBe('not_ready');
     expect(r.body.error.details.checks).toMatchObject({ database: 'ok', model: 'not_api' });
-    expect(r.body.error.message).toBe(`the model endpoint ${r.base} answers GET /models with a web page (HTTP 200, text/html), not the API: check OPENAI_BASE_URL, which usually ends in /v1`);
+    expect(r.base).toMatch(/\/v1$/);
+    expect(r.body.error.message).toBe(`the model endpoint ${r.base} answers GET /models with a web page (HTTP 200, text/html), not the API: check OPENAI_BASE_URL`);
+    for (const basePath of ['', '/', '/api']) {
+      const other = await readyz(page, KEY, basePath);
+      expect(other.body.error.message, basePath).toBe(`the model endpoint ${other.base} answers GET /models with a web page (HTTP 200, text/html), not the API: check OPENAI_BASE_URL, which usually ends in /v1`);
+    }
+    const slash = await readyz(page, KEY, '/v1/');
+    expect(slash.body.error.message).toMatch(/not the API: check OPENAI_BASE_URL$/);
+  });
+
+  it('a 200 page declared application/xhtml+xml (an HTML type, however it starts): not ready, "not_api", naming that type', async () => {
+    const r = await readyz((res) => res.writeHead(200, { 'content-type': 'Application/XHTML+XML' }).end('<?xml version="1.0" encoding="UTF-8"?>\n<html xmlns="http://www.w3.org/1999/xhtml"><body>Welcome</body></html>'));
+    expect(r.status).toBe(503);
+    expect(r.body.error.details.checks).toMatchObject({ model: 'not_api' });
+    expect(r.body.error.message).toBe(`the model endpoint ${r.base} answers GET /models with a web page (HTTP 200, application/xhtml+xml), not the API: check OPENAI_BASE_URL`);
   });
 
   it('a 403 HTML page (a firewall\'s block page): not ready, checks.model "not_api", saying so and to check OPENAI_BASE_URL and that this host is let through', async () => {
@@ -148,8 +163,10 @@ describe('GET /readyz and the answer of GET <base>/models', () => {
     expect(r.body.error.code).toBe('not_ready');
     expect(r.body.error.details.checks).toMatchObject({ database: 'ok', model: 'not_api' });
     expect(r.body.error.message).toBe(
-      `the model endpoint ${r.base} answers GET /models with a web page (HTTP 403, text/html), not the API — a firewall's or proxy's block page, or a web site: check OPENAI_BASE_URL, which usually ends in /v1, and that this host is let through to it`,
+      `the model endpoint ${r.base} answers GET /models with a web page (HTTP 403, text/html), not the API — a firewall's or proxy's block page, or a web site: check OPENAI_BASE_URL, and that this host is let through to it`,
     );
+    const root = await readyz((res) => res.writeHead(403, { 'content-type': 'text/html' }).end('<html><body>Blocked</body></html>'), KEY, '');
+    expect(root.body.error.message).toMatch(/web site: check OPENAI_BASE_URL, which usually ends in \/v1, and that this host is let through to it$/);
     expect(r.text).not.toContain('Secr3tKeyValue');
   });
 

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { functionCall, message } from '../support/scripted-responses-server.js';
 import { api, useScriptedService } from '../e2e/support/service.js';
 import { readSse } from '../e2e/support/sse-client.js';
+import { validateResponse } from '../e2e/support/spec.js';
 import { firstUserText, routedEntries, SCHEMA, toolOutputs, waitFor, type Route } from './support.js';
 import type { WorkflowEvent } from '../../src/workflows/events.js';
 import type { LoggedEvent } from '../../src/store/event-log.js';
@@ -108,6 +109,22 @@ describe('POST /v1/workflows: title and task labels', () => {
     expect(blank.body.error.details).toEqual([
       { path: 'title', code: 'too_small', message: 'must have a visible character, not only whitespace or invisible characters (found U+2800): send a short title in words' },
     ]);
+  });
+
+  it('answers an empty title or label and one of only spaces alike: 400 invalid_workflow saying to send a short title (label) in words', async () => {
+    for (const empty of ['', '  ']) {
+      const r = await api(harness.svc.url, 'POST', '/v1/workflows', { title: empty, tasks: [{ ...task('x'), label: empty }] });
+      expect(r.status, JSON.stringify(empty)).toBe(400);
+      expect(r.body.error, JSON.stringify(empty)).toEqual({
+        code: 'invalid_workflow',
+        message: 'invalid workflow: title must not be empty or only whitespace: send a short title in words (and 1 more problem: see details)',
+        details: [
+          { path: 'title', code: 'too_small', message: 'must not be empty or only whitespace: send a short title in words' },
+          { path: 'tasks[0].label', code: 'too_small', message: 'must not be empty or only whitespace: send a short label in words' },
+        ],
+      });
+      expect(validateResponse('/v1/workflows', 'post', 400, r.body)).toEqual([]);
+    }
   });
 
   it('counts a title and a label in characters (code points, an emoji counts 1): 200 astral characters are accepted, 201 refused with invalid_workflow as a prompt over its limit is, over REST and in workflow_start', async () => {
