@@ -197,6 +197,20 @@ export function wholeAnswerErrorMessage(text: string, endpoint?: string): string
 }
 
 /**
+ * Whether the path of `baseURL` (OPENAI_BASE_URL) ends in `/v1`, a trailing slash ignored — then
+ * hints do not add that it usually does. A value that is no URL is looked at up to its `?` or `#`.
+ */
+export function basePathEndsInV1(baseURL: string): boolean {
+  let pathname: string;
+  try {
+    pathname = new URL(baseURL).pathname;
+  } catch {
+    pathname = baseURL.split(/[?#]/)[0];
+  }
+  return /\/v1\/*$/i.test(pathname);
+}
+
+/**
  * The message of a provider's HTTP error answer (any status): says that the model endpoint
  * answered — which one (not this service: a provider's `not_found` reads like the service's own
  * otherwise) — and, for 401, 403, 404, 405 and 501, which setting to check, followed by the provider's own
@@ -206,19 +220,22 @@ export function wholeAnswerErrorMessage(text: string, endpoint?: string): string
  * @param text the provider's message, or what its body says (provider-text.ts `providerErrorText`); empty
  *   for an answer without a body.
  * @param baseURL the endpoint (OPENAI_BASE_URL), when known; shown by {@link endpointForDisplay}.
- * @returns e.g. `the model endpoint http://127.0.0.1:8000/v1 answered HTTP 404 (check OPENAI_BASE_URL
+ * @returns e.g. `the model endpoint http://127.0.0.1:8000 answered HTTP 404 (check OPENAI_BASE_URL
  *   — the API's base URL, usually ending in /v1 — and the model name (MODEL, or the turn's
- *   `model`)): no route POST /v1/responses`, `the model endpoint https://api.example/v1 answered
+ *   `model`)): no route POST /responses` (the middle part only when the URL does not end in /v1
+ *   already: {@link basePathEndsInV1}), `the model endpoint https://api.example/v1 answered
  *   HTTP 502: an HTML page of 552 bytes, titled "502 Bad Gateway"`, `… answered HTTP 400 without a body`.
  */
 export function httpErrorMessage(status: number | undefined, text: string, baseURL?: string): string {
   if (status === undefined) return streamErrorMessage(text, baseURL ? endpointForDisplay(baseURL) : undefined);
+  // Said only of a base URL that does not end in /v1 already (or is unknown).
+  const usually = baseURL !== undefined && basePathEndsInV1(baseURL) ? '' : ' — the API\'s base URL, usually ending in /v1';
   const hint =
     status === 401 ? 'check OPENAI_API_KEY'
     : status === 403 ? 'the key has no access to this model, or not from this region: check OPENAI_API_KEY and the model name (MODEL, or the turn\'s `model`)'
-    : status === 404 ? 'check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1 — and the model name (MODEL, or the turn\'s `model`)'
+    : status === 404 ? `check OPENAI_BASE_URL${usually}${usually ? ' —' : ''} and the model name (MODEL, or the turn's \`model\`)`
     // What a web server that is no model API answers to a POST (a static file server: 501; many others: 405).
-    : status === 405 || status === 501 ? 'the address takes no POST of a model request, so it is likely no model API: check OPENAI_BASE_URL — the API\'s base URL, usually ending in /v1'
+    : status === 405 || status === 501 ? `the address takes no POST of a model request, so it is likely no model API: check OPENAI_BASE_URL${usually}`
     : undefined;
   const answered = `${endpointPhrase(baseURL ? endpointForDisplay(baseURL) : undefined)} answered HTTP ${status}${hint ? ` (${hint})` : ''}`;
   return text ? `${answered}: ${text}` : `${answered} without a body`;

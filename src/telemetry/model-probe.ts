@@ -22,7 +22,7 @@
  * closes it before answering is said to do so (model-error.ts `closedBeforeAnswering`), and one that
  * answers in another protocol than HTTP too (`answeredNotHttp`).
  */
-import { answeredNotHttp, CLOSED_HINT, closedBeforeAnswering, CONNECTION_HINT, connectionCause, endpointForDisplay, NOT_HTTP_HINT } from '../model/model-error.js';
+import { answeredNotHttp, basePathEndsInV1, CLOSED_HINT, closedBeforeAnswering, CONNECTION_HINT, connectionCause, endpointForDisplay, NOT_HTTP_HINT } from '../model/model-error.js';
 import { discardBody, modelFetch } from '../model/model-fetch.js';
 import { isHtmlMediaType, looksLikeHtml } from '../model/provider-text.js';
 
@@ -106,13 +106,7 @@ export function modelsURL(baseURL: string): string {
  * usually ends in /v1` when its path does not end in `/v1` (a trailing slash ignored).
  */
 export function baseUrlHint(baseURL: string): string {
-  let pathname: string;
-  try {
-    pathname = new URL(baseURL).pathname;
-  } catch {
-    pathname = baseURL.split(/[?#]/)[0];
-  }
-  return /\/v1\/*$/i.test(pathname) ? 'check OPENAI_BASE_URL' : 'check OPENAI_BASE_URL, which usually ends in /v1';
+  return basePathEndsInV1(baseURL) ? 'check OPENAI_BASE_URL' : 'check OPENAI_BASE_URL, which usually ends in /v1';
 }
 
 /**

@@ -296,11 +296,31 @@ describe('the size and form of a provider error', () => {
       for (const { step, code, text } of nonStandard) {
         server.push(step);
         const status = step.httpError.status;
+        // The scripted servers' base URLs end in /v1: the hint does not add that they usually do.
         const hint =
-          status === 404 ? " (check OPENAI_BASE_URL — the API's base URL, usually ending in /v1 — and the model name (MODEL, or the turn's `model`))"
-          : status === 405 || status === 501 ? " (the address takes no POST of a model request, so it is likely no model API: check OPENAI_BASE_URL — the API's base URL, usually ending in /v1)"
+          status === 404 ? " (check OPENAI_BASE_URL and the model name (MODEL, or the turn's `model`))"
+          : status === 405 || status === 501 ? ' (the address takes no POST of a model request, so it is likely no model API: check OPENAI_BASE_URL)'
           : '';
         expect(await failedTurn(svc)).toEqual({ code, message: `the model endpoint ${server.baseURL} answered HTTP ${step.httpError.status}${hint}: ${text}` });
+      }
+    }
+  });
+
+  it('Chat Completions and Responses: OPENAI_BASE_URL without /v1 (its 404) says the base URL usually ends in /v1; one ending in /v1 is not told so', async () => {
+    for (const [server, api_] of [[chat, 'chat'], [responses, 'responses']] as const) {
+      const bare = server.baseURL.replace(/\/v1$/, '');
+      const svc = await startTestService({ modelBaseURL: bare, env: { OPENAI_API_KEY: KEY, MODEL_API: api_ } });
+      try {
+        const path = api_ === 'chat' ? '/chat/completions' : '/responses';
+        // Not through failedTurn: this service sends no webhooks, which the last test counts.
+        const created = await api(svc.url, 'POST', '/v1/turns?wait=true', { input: 'hi' });
+        expect(created.body.status).toBe('failed');
+        expect(created.body.error).toEqual({
+          code: 'not_found',
+          message: `the model endpoint ${bare} answered HTTP 404 (check OPENAI_BASE_URL — the API's base URL, usually ending in /v1 — and the model name (MODEL, or the turn's \`model\`)): no route POST ${path}`,
+        });
+      } finally {
+        await svc.close();
       }
     }
   });

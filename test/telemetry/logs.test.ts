@@ -150,7 +150,7 @@ describe('a model that refuses the key or does not know the model', () => {
       { status: 403, body: openaiError('Forbidden', null) },
       { status: 429, body: openaiError('slow down', 'rate_limit_exceeded') },
     ], messages)).toEqual([['error', 'not_found'], ['error', 'unauthorized'], ['error', 'http_403'], ['info', 'rate_limit_exceeded']]);
-    expect(messages[0]).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 404 \(check OPENAI_BASE_URL .* and the model name \(MODEL, or the turn's `model`\)\): no route POST \/nf\/v1\/responses$/);
+    expect(messages[0]).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 404 \(check OPENAI_BASE_URL and the model name \(MODEL, or the turn's `model`\)\): no route POST \/nf\/v1\/responses$/);
     expect(messages[1]).toMatch(/answered HTTP 401 \(check OPENAI_API_KEY\): Unauthorized$/);
     expect(messages[2]).toMatch(/answered HTTP 403 \(.*OPENAI_API_KEY and the model name \(MODEL, or the turn's `model`\)\): Forbidden$/);
     expect(messages[3]).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 429: slow down$/);
@@ -163,7 +163,7 @@ describe('a model that refuses the key or does not know the model', () => {
       { status: 501, body: page, headers: { 'content-type': 'text/html;charset=utf-8' } },
       { status: 405, body: openaiError('Method Not Allowed', null) },
     ], messages)).toEqual([['error', 'http_501'], ['error', 'http_405']]);
-    expect(messages[0]).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 501 \(the address takes no POST of a model request, so it is likely no model API: check OPENAI_BASE_URL — the API's base URL, usually ending in \/v1\): an HTML page of \d+ bytes, titled "Error response"$/);
+    expect(messages[0]).toMatch(/^the model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered HTTP 501 \(the address takes no POST of a model request, so it is likely no model API: check OPENAI_BASE_URL\): an HTML page of \d+ bytes, titled "Error response"$/);
     expect(messages[1]).toMatch(/answered HTTP 405 \(the address takes no POST .*\): Method Not Allowed$/);
   });
 });
