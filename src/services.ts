@@ -23,6 +23,7 @@ import { createStreamTokens, type StreamTokens } from './http/stream-token.js';
 import { controlPlaneStores, type ControlPlaneStores } from './store/control-plane.js';
 import { turnEngine, type TurnEngine } from './store/turn-engine.js';
 import { DataDirInUseError, keepOwnership, openDatabase, ownershipCheck, type Database } from './store/database.js';
+import { settingForDisplay } from './unsafe-chars.js';
 import { startWalCheckpointer } from './store/wal-checkpointer.js';
 import { PublishedEventLog } from './store/published-event-log.js';
 import { PgHomeLocks } from './store/postgres/pg-home-lock.js';
@@ -153,13 +154,15 @@ export interface ServicesOverrides {
 /**
  * The log line of a service that lost its DATA_DIR ({@link Services.ownershipLost}): another
  * process holds the lock file now (`DataDirInUseError`), or what is at its path cannot be locked
- * (`DatabaseFileError`, whose message says what it is and what to do).
+ * (`DatabaseFileError`, whose message says what it is and what to do). DATA_DIR is shown as start
+ * refusals show it ({@link settingForDisplay}).
  */
 export function ownershipLostLine(dataDir: string, err: Error): string {
+  const shown = settingForDisplay(dataDir); // a line break or bidi control in it cannot act on the log's reader
   if (err instanceof DataDirInUseError) {
-    return `DATA_DIR ${dataDir} was taken over: its service.lock was removed or replaced while this service ran and another process holds it now; this service stops`;
+    return `DATA_DIR ${shown} was taken over: its service.lock was removed or replaced while this service ran and another process holds it now; this service stops`;
   }
-  return `DATA_DIR ${dataDir} can no longer be held: its service.lock was removed or replaced while this service ran and cannot be locked again (${err.message}); this service stops`;
+  return `DATA_DIR ${shown} can no longer be held: its service.lock was removed or replaced while this service ran and cannot be locked again (${err.message}); this service stops`;
 }
 
 /**

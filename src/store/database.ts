@@ -317,7 +317,7 @@ function removeIfEmpty(file: string): void {
 export class DataDirInUseError extends Error {
   constructor(readonly dataDir: string) {
     super(
-      `DATA_DIR ${dataDir} is in use by another service process (a running service holds ${path.join(dataDir, 'service.lock')} locked); ` +
+      `DATA_DIR ${settingForDisplay(dataDir)} is in use by another service process (a running service holds ${settingForDisplay(path.join(dataDir, 'service.lock'))} locked); ` +
         'give each instance its own DATA_DIR, or run several instances on one Postgres database (DATABASE_URL, README "Run several instances")',
     );
     this.name = 'DataDirInUseError';
@@ -336,7 +336,7 @@ export class DataDirLostError extends DomainError {
     readonly dataDir: string,
     cause: DataDirInUseError | DatabaseFileError,
   ) {
-    super('shutting_down', `this service no longer owns DATA_DIR ${dataDir} and is stopping, so nothing was written: ${cause.message}`, 503);
+    super('shutting_down', `this service no longer owns DATA_DIR ${settingForDisplay(dataDir)} and is stopping, so nothing was written: ${cause.message}`, 503);
     this.cause = cause;
   }
 }

@@ -14,6 +14,7 @@ import { afterAll, expect, it } from 'vitest';
 import { DatabaseFileError, DataDirInUseError, DataDirLostError, keepOwnership, openDatabase, ownershipCheck } from '../../src/store/database.js';
 import { freePort, spawnService, waitHealthy, type Child } from '../e2e/support/child.js';
 import { api } from '../e2e/support/service.js';
+import { ownershipLostLine } from '../../src/services.js';
 import { functionCall, message, startScriptedResponsesServer } from '../support/scripted-responses-server.js';
 
 const dirs: string[] = [];
@@ -44,7 +45,15 @@ async function withWatchedDatabase(
   intervalMs: number,
   body: (w: { dir: string; db: ReturnType<typeof openDatabase>; retaken: string[]; lost: Error[] }) => void | Promise<void>,
 ): Promise<void> {
-  const dir = tmp();
+  return withWatchedDatabaseAt(tmp(), body, intervalMs);
+}
+
+/** {@link withWatchedDatabase} in folder `dir` (made by the caller), watched every `intervalMs` (default an hour: writes alone look). */
+async function withWatchedDatabaseAt(
+  dir: string,
+  body: (w: { dir: string; db: ReturnType<typeof openDatabase>; retaken: string[]; lost: Error[] }) => void | Promise<void>,
+  intervalMs = 3_600_000,
+): Promise<void> {
   const db = openDatabase(dir);
   const retaken: string[] = [];
   const lost: Error[] = [];
@@ -112,6 +121,32 @@ it('a write after the lock file was removed locks it again first, then is stored
     ownershipCheck(db)();
     expect(retaken).toHaveLength(2);
     expect(() => openDatabase(dir)).toThrow(DataDirInUseError);
+  });
+});
+
+it('a DATA_DIR with a bidirectional control in its name is shown escaped and quoted when it is lost: the refused write, the log line and the second opener', async () => {
+  const dir = path.join(tmp(), 'data\u202Edir');
+  mkdirSync(dir);
+  await withWatchedDatabaseAt(dir, ({ db, lost }) => {
+    db.exec('CREATE TABLE t (x)');
+    rmSync(path.join(dir, 'service.lock'));
+    const other = openDatabase(dir);
+    try {
+      let refused: Error | undefined;
+      try {
+        db.prepare('INSERT INTO t VALUES (1)').run();
+      } catch (e) {
+        refused = e as Error;
+      }
+      expect(refused).toBeInstanceOf(DataDirLostError);
+      const shown = JSON.stringify(dir).replace('\u202E', '\\u202E').replace('\u202e', '\\u202E');
+      for (const text of [refused!.message, ownershipLostLine(dir, lost[0]), refusalOf(dir).message]) {
+        expect(text).not.toContain('\u202E');
+        expect(text).toContain(`DATA_DIR ${shown}`);
+      }
+    } finally {
+      other.close();
+    }
   });
 });
 
