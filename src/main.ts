@@ -201,6 +201,21 @@ function listenRefusal(code: string, host: string, port: number, freePort: numbe
 }
 
 /**
+ * End the process with exit code `code` the way Node ends when it has nothing left to do — at once
+ * when nothing keeps the event loop alive, else after `graceMs` (then `process.exit`). Used right
+ * after start-up, where `process.exit()` at once could hang the process for good: Node's platform
+ * shutdown joins V8's worker threads while one of them, still compiling what start-up loaded,
+ * waits for a garbage collection of the main thread, which never comes (nodejs/node#54918 and
+ * #64274, open in Node 24.22). Seen here: a refused start as another user with a cold tsx cache
+ * hung in about one run of 36, its threads in exactly that wait; a normal end drains V8's
+ * background tasks first.
+ */
+export function exitWhenIdle(code: number, graceMs = 1000): void {
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), graceMs).unref();
+}
+
+/**
  * Run the service as a process (`npm start` through scripts/start.mjs, `npm run dev`, the image):
  * bad configuration, an unusable database or an unusable address → one `refusing to start:` line
  * ({@link startRefusal}) and exit code 2;
@@ -219,7 +234,8 @@ export async function main(overrides: ServicesOverrides = {}): Promise<void> {
     const refusal = startRefusal(err);
     if (refusal === undefined) throw err;
     process.stderr.write(`refusing to start: ${refusal}\n`);
-    process.exit(2);
+    exitWhenIdle(2);
+    return;
   }
   const links = serviceLinks(started.address);
   const log = started.services.log;
