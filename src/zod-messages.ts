@@ -12,7 +12,8 @@
  *   the kind of value given (say a list) and failed deeper, `; at <path>: <that failure>`;
  * - bad enum/literal → `must be one of a|b|c, got "x"`;
  * - unknown keys → `has unknown field(s) "x": accepted fields are a, b?, …` (each name quoted by
- *   quoteForDisplay; the first 20 names, MAX_LISTED_ISSUES, then `and N more`);
+ *   quoteForDisplayClipped: a name over 80 characters as its start and its length; the first 20
+ *   names, MAX_LISTED_ISSUES, then `and N more`);
  * - sizes → `must not be empty`, `must be at least 3 characters long, got 2`, `must be at most
  *   500, got 501`, `must be greater than 0`, `must have at most 64 items, got 70`;
  * - formats → `must match the pattern /^…$/`, `must be a URL`, `must be an ISO 8601 date-time (…)`,
@@ -23,7 +24,8 @@
  */
 import { z } from 'zod';
 import { MAX_LISTED_ISSUES } from './errors.js';
-import { escapeUnsafeChars, quoteForDisplay } from './unsafe-chars.js';
+import { keepHead } from './runtime/text-cut.js';
+import { escapeUnsafeChars, MAX_QUOTED_CHARS, quoteForDisplay, quoteForDisplayClipped } from './unsafe-chars.js';
 import { formatMessage, sizeMessage, type BoundIssue } from './zod-bounds.js';
 
 /** The parts of a zod 4 schema's definition this module reads. */
@@ -138,10 +140,17 @@ function kindOf(input: unknown): string {
  * the value as a whole. A field name's characters that src/unsafe-chars.ts refuses in names
  * (control characters, bidi controls, invisible characters) are written as `\uXXXX`
  * (`escapeUnsafeChars`: `metadata.invo\u202Ece`), so a client's key echoed in a path cannot act
- * on the reader's display.
+ * on the reader's display. A field name over {@link MAX_QUOTED_CHARS} characters is shown by its
+ * start and its length (`metadata.kkkk… (500000 characters)`), so a path stays short whatever
+ * key was sent.
  */
 export function issuePath(path: readonly PropertyKey[]): string {
-  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? escapeUnsafeChars(String(p)) : `.${escapeUnsafeChars(String(p))}`)).join('');
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? keyForDisplay(String(p)) : `.${keyForDisplay(String(p))}`)).join('');
+}
+
+/** A field name in a path: unsafe characters as `\uXXXX`; over {@link MAX_QUOTED_CHARS} characters, its start and its length. */
+function keyForDisplay(key: string): string {
+  return key.length <= MAX_QUOTED_CHARS ? escapeUnsafeChars(key) : `${escapeUnsafeChars(keepHead(key, MAX_QUOTED_CHARS))}… (${key.length} characters)`;
 }
 
 interface RawIssue extends BoundIssue {
@@ -222,10 +231,11 @@ export function customError(iss: RawIssue): string | undefined {
     }
     case 'unrecognized_keys': {
       // The first MAX_LISTED_ISSUES names, as a refusal lists at most that many problems; each
-      // quoted so a name with a line break or a bidi control cannot act on the reader's display.
+      // quoted so a name with a line break or a bidi control cannot act on the reader's display,
+      // and clipped, so a name of 500,000 characters is not echoed whole.
       const all = iss.keys ?? [];
       const more = all.length - MAX_LISTED_ISSUES;
-      const keys = all.slice(0, MAX_LISTED_ISSUES).map((k) => quoteForDisplay(String(k))).join(', ') + (more > 0 ? ` and ${more} more` : '');
+      const keys = all.slice(0, MAX_LISTED_ISSUES).map((k) => quoteForDisplayClipped(String(k))).join(', ') + (more > 0 ? ` and ${more} more` : '');
       const shape = (iss.inst as Schema | undefined)?._zod.def.shape;
       const accepted = shape ? Object.entries(shape).map(([k, v]) => `${k}${isOptional(v) ? '?' : ''}`) : [];
       const plural = all.length === 1 ? 'field' : 'fields';

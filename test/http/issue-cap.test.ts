@@ -87,6 +87,38 @@ describe('refusals list at most 20 issues', () => {
     expect(res.body.error.message).not.toMatch(/[\u0000-\u001f\u202e]/);
   });
 
+  it('a very long unknown field name is shown by its start and its length, so the answer stays small', async () => {
+    const name = 'k'.repeat(500_000);
+    const res = await fetch(`${svc.url}/v1/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"input":"x","${name}":1}` });
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    expect(text.length).toBeLessThan(8_000);
+    const body = JSON.parse(text);
+    expect(validateResponse('/v1/turns', 'post', 400, body)).toEqual([]);
+    const shown = `"${'k'.repeat(80)}"… (500000 characters)`;
+    expect(body.error.message).toMatch(new RegExp(`^the request body has unknown field ${shown.replace(/[.()]/g, '\\$&')}: accepted fields are `));
+    expect(body.error.details[0]).toMatchObject({ path: '', code: 'unrecognized_keys' });
+    expect(body.error.details[0].message.startsWith(`has unknown field ${shown}: `)).toBe(true);
+    // 20 names of 40,000 characters each: 800 KB of names, a few KB of answer.
+    const names = Array.from({ length: 20 }, (_, i) => `${String.fromCharCode(97 + i)}`.repeat(40_000));
+    const many = await fetch(`${svc.url}/v1/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'x', ...Object.fromEntries(names.map((n) => [n, 1])) }) });
+    const manyText = await many.text();
+    expect(many.status).toBe(400);
+    expect(manyText.length).toBeLessThan(8_000);
+    expect(JSON.parse(manyText).error.message).toContain(`"${'t'.repeat(80)}"… (40000 characters): accepted fields are `);
+  });
+
+  it('a long field name in a path (a key given twice) is shown by its start and its length', async () => {
+    const name = 'k'.repeat(500_000);
+    const res = await fetch(`${svc.url}/v1/turns`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"input":"x","${name}":1,"${name}":2}` });
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    expect(text.length).toBeLessThan(8_000);
+    const body = JSON.parse(text);
+    expect(body.error.code).toBe('duplicate_json_key');
+    expect(body.error.details[0].path).toBe(`${'k'.repeat(80)}… (500000 characters)`);
+  });
+
   it('a workflow with 30 problems: details has the first 20 and the message says so', async () => {
     // Each task's schema has two problems (a node without type, and anyOf).
     const schema = { type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { type: 'integer' }] } }, required: ['v'], additionalProperties: false };
