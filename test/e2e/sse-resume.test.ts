@@ -151,6 +151,23 @@ describe('GET /v1/turns/{id}/events', () => {
     expect(junkQuery.body.error.details).toEqual({ path: 'after', last_event_id: 4 });
   });
 
+  it('shows a value that is not an id escaped and clipped: bidi controls and C1 controls as \\uXXXX, a header\'s UTF-8 as sent', async () => {
+    const id = await finishedTurn(4);
+    const after = await api(svc.url, 'GET', `/v1/turns/${id}/events?after=${encodeURIComponent('\u202E1\u0085')}`);
+    expect(after.status).toBe(400);
+    expect(after.body.error.message).toBe('after "\\u202E1\\u0085" is not an event id: send the id of the last event received (a non-negative integer), or leave out after to start from the first event');
+    expect(after.body.error.message).not.toMatch(/[\u0080-\u009f\u202e]/);
+    const long = await api(svc.url, 'GET', `/v1/turns/${id}/events?after=${'x'.repeat(300)}`);
+    expect(long.body.error.message.startsWith(`after "${'x'.repeat(40)}"… (300 characters) is not an event id: `)).toBe(true);
+    // Node reads header bytes as latin1: the UTF-8 bytes of "é\u202E" are sent, one latin1 character each.
+    const header = await api(svc.url, 'GET', `/v1/turns/${id}/events`, undefined, { 'last-event-id': Buffer.from('é\u202E', 'utf8').toString('latin1') });
+    expect(header.status).toBe(400);
+    expect(header.body.error.message.startsWith('Last-Event-ID "é\\u202E" is not an event id: ')).toBe(true);
+    // Bytes that are not UTF-8 are shown as read (one latin1 character each).
+    const latin1 = await api(svc.url, 'GET', `/v1/turns/${id}/events`, undefined, { 'last-event-id': 'caf\u00e9' });
+    expect(latin1.body.error.message.startsWith('Last-Event-ID "café" is not an event id: ')).toBe(true);
+  });
+
   it('refuses a Last-Event-ID header given twice as such, not as the joined value "1, 3"', async () => {
     const id = await finishedTurn(4);
     const r = await new Promise<{ status: number; body: any }>((resolve, reject) => {
