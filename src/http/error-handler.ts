@@ -177,7 +177,7 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
     body = envelope('request_timeout', `the request headers did not arrive within ${ms} ms (REQUEST_TIMEOUT_MS): send the whole request at once, or raise REQUEST_TIMEOUT_MS for slow links`);
   } else if (err.code === 'HPE_HEADER_OVERFLOW') {
     status = 431;
-    body = envelope('headers_too_large', `the request headers are larger than ${maxHeaderSize} bytes in total: send fewer or shorter headers (large cookies are a common cause)`, { max_bytes: maxHeaderSize });
+    body = envelope('headers_too_large', `the request line and headers together are larger than ${maxHeaderSize} bytes: send a shorter URL or fewer or shorter headers (a very long URL or large cookies are common causes)`, { max_bytes: maxHeaderSize });
   }
   this.log.debug({ err }, 'client error');
   if (socket.writable) {

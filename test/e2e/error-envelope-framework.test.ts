@@ -102,11 +102,15 @@ describe('errors raised by Fastify or Node carry the envelope', () => {
     expectEnvelope(await raw(`GET /v1/turns HTTP/1.1\r\nHost: localhost\r\nBad Header: y\r\n\r\n`), 400, 'malformed_request');
   });
 
-  it('headers over the size limit → 431 headers_too_large', async () => {
+  it('headers, or a URL, over the size limit → 431 headers_too_large saying both count', async () => {
     const r = await raw(get('/v1/turns', `X-Big: ${'a'.repeat(20_000)}\r\n`));
     expectEnvelope(r, 431, 'headers_too_large', ['/v1/turns', 'get']);
     expect(parse(r).body.error.details).toEqual({ max_bytes: 16384 });
-    expect(parse(r).body.error.message).toMatch(/larger than 16384 bytes in total: send fewer or shorter headers/);
+    expect(parse(r).body.error.message).toBe('the request line and headers together are larger than 16384 bytes: send a shorter URL or fewer or shorter headers (a very long URL or large cookies are common causes)');
+    // The request line counts too: a URL of 20,000 characters with small headers gets the same answer.
+    const longUrl = await raw(get(`/v1/turns?limit=${'1'.repeat(20_000)}`));
+    expectEnvelope(longUrl, 431, 'headers_too_large', ['/v1/turns', 'get']);
+    expect(parse(longUrl).body.error.message).toMatch(/^the request line and headers together are larger than 16384 bytes: send a shorter URL .*a very long URL/);
   });
 
   it('an HTTP/1.1 request without Host → 400 missing_host (details, message saying to send Host), on API and service routes alike; HTTP/1.0 may leave it out', async () => {
