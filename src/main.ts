@@ -19,7 +19,7 @@ import { SchemaTooNewError } from './store/postgres/migrate.js';
 import { DatabaseUnavailableError } from './store/postgres/unavailable.js';
 import { DatabaseStartError } from './store/database-start.js';
 import { computerStartupWarnings } from './tools/computer/index.js';
-import { escapeUnsafeChars, settingForDisplay } from './unsafe-chars.js';
+import { escapeUnsafeChars, settingForDisplay, settingForField } from './unsafe-chars.js';
 import { webhookUrlRefusal } from './webhooks/webhook-spec.js';
 
 /**
@@ -221,7 +221,8 @@ export function exitWhenIdle(code: number, graceMs = 1000): void {
  * ({@link startRefusal}) and exit code 2;
  * SIGINT/SIGTERM/SIGHUP → graceful close, exit 0; DATA_DIR taken over by another process (its
  * `service.lock` removed while this one ran: Services.ownershipLost) → graceful close, exit 1.
- * The start-up line shows DATA_DIR as refusals do (`data_dir`, {@link settingForDisplay}); after a
+ * The start-up line's `data_dir` shows DATA_DIR escaped as refusals do, without their quotes
+ * ({@link settingForField}); after a
  * graceful close the last line is `stopped` (info, with `signal` or `reason`, and `exit_code`); a
  * close that fails logs `error during shutdown` and exits 1.
  * `overrides`: as {@link startService}'s (tests that run this as a process with a part replaced).
@@ -239,9 +240,10 @@ export async function main(overrides: ServicesOverrides = {}): Promise<void> {
   }
   const links = serviceLinks(started.address);
   const log = started.services.log;
-  // DATA_DIR as the refusals show it: a bidi control or a line break in it cannot act on the reader's display.
+  // DATA_DIR escaped as the refusals show it, without their quotes (a JSON field is quoted already):
+  // a bidi control or a line break in it cannot act on the reader's display.
   log.info(
-    { address: started.address, data_dir: settingForDisplay(started.config.DATA_DIR), ...links, tracing: started.config.tracing },
+    { address: started.address, data_dir: settingForField(started.config.DATA_DIR), ...links, tracing: started.config.tracing },
     `turn service listening: API ${links.api}, docs ${links.docs}, console ${links.console}`,
   );
   // After a graceful stop the last line says so (why, and the exit code) before the process ends.

@@ -325,6 +325,16 @@ export function settingForDisplay(value: string, options: SettingDisplayOptions 
   return quoted.replace(FORMAT_ALL, escapeChar);
 }
 
+/**
+ * A setting's value for a structured log field (a JSON string, which needs no quotes of its own):
+ * the characters {@link settingForDisplay} escapes — those {@link escapeUnsafeChars} escapes and
+ * format characters — as `\uXXXX`, nothing else changed and no quotes added: `/data` → `/data`,
+ * `/tmp/nc-<LF>d5` → `/tmp/nc-\u000Ad5`, `gpt<U+200D>4o` → `gpt\u200D4o`.
+ */
+export function settingForField(value: string): string {
+  return escapeUnsafeChars(value).replace(FORMAT_ALL, escapeChar);
+}
+
 /** The most characters of a client's value {@link quoteForDisplayClipped} shows. */
 export const MAX_QUOTED_CHARS = 80;
 

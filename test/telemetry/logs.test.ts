@@ -279,11 +279,14 @@ describe('the start-up line', () => {
 
   const jsonLines = (output: string) => output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 
-  it('shows a DATA_DIR with a bidi control as the refusals do: quoted, the control as \\u202E, never raw', async () => {
-    const { output, dataDir } = await startupOutput({ LOG_FORMAT: 'json' }, 'data\u202Etxt.exe');
+  it('shows a DATA_DIR with a bidi control or a line break escaped as the refusals do, without their quotes (the field is a JSON string), never raw', async () => {
+    const { output, dataDir } = await startupOutput({ LOG_FORMAT: 'json' }, 'data\u202Etxt\n.exe');
     const line = jsonLines(output).find((l) => String(l.msg).startsWith('turn service listening'));
-    expect(line.data_dir).toBe(`"${dataDir.replace('\u202E', '\\u202E')}"`);
+    expect(line.data_dir).toBe(dataDir.replace('\u202E', '\\u202E').replace('\n', '\\u000A'));
     expect(output).not.toContain('\u202E');
+    // A clean path is the field as it is.
+    const clean = await startupOutput({ LOG_FORMAT: 'json' });
+    expect(jsonLines(clean.output).find((l) => String(l.msg).startsWith('turn service listening')).data_dir).toBe(clean.dataDir);
   });
 
   it('after SIGTERM, the last line says the service stopped, with the signal and exit code 0', async () => {
