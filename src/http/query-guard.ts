@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { badEscape } from './error-handler.js';
 import { badRequest, HttpError, listIssues } from './errors.js';
+import { issuePath } from '../zod-messages.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -39,7 +40,9 @@ function routeName(request: FastifyRequest): string {
 /**
  * The problems of `query` for a route that accepts `accepted` (names, in the order documented).
  * @param route the route as shown in messages, e.g. `POST /v1/turns`.
- * @returns one issue per unknown name (code `unknown_parameter`, its message naming the accepted
+ * @returns one issue per unknown name (code `unknown_parameter`, `path` the name as every 400
+ *   spells a path — unsafe characters as `\uXXXX`, over 80 characters cut: src/zod-messages.ts
+ *   `issuePath` —, its message naming the accepted
  *   ones or saying the route takes none), then one per repeated name (`duplicate_parameter`);
  *   empty when the query is fine.
  */
@@ -50,10 +53,10 @@ export function queryIssues(query: Record<string, unknown>, accepted: readonly s
     : `is not accepted by ${route}, which accepts only ${accepted.join(', ')}: check the spelling or leave it out`;
   for (const name of Object.keys(query)) {
     if (accepted.includes(name)) continue;
-    issues.push({ path: name, code: 'unknown_parameter', message: name === '' ? `has an empty name (\`?=value\`): ${route} ${accepted.length === 0 ? 'takes no query parameters' : `accepts only ${accepted.join(', ')}`}; write the name before the =` : unknown });
+    issues.push({ path: issuePath([name]), code: 'unknown_parameter', message: name === '' ? `has an empty name (\`?=value\`): ${route} ${accepted.length === 0 ? 'takes no query parameters' : `accepts only ${accepted.join(', ')}`}; write the name before the =` : unknown });
   }
   for (const [name, v] of Object.entries(query)) {
-    if (Array.isArray(v)) issues.push({ path: name, code: 'duplicate_parameter', message: `is given ${v.length} times; give it once` });
+    if (Array.isArray(v)) issues.push({ path: issuePath([name]), code: 'duplicate_parameter', message: `is given ${v.length} times; give it once` });
   }
   return issues;
 }

@@ -43,6 +43,21 @@ describe('refusals list at most 20 issues', () => {
     expect(few.body.error.message).not.toContain('more problem');
   });
 
+  it('an unknown query parameter\'s name is shown escaped and clipped, as a body\'s field name in a path', async () => {
+    const odd = await api(svc.url, 'GET', `/v1/turns?${encodeURIComponent('\u202Ex\u0085')}=1`);
+    expect(odd.status).toBe(400);
+    expect(odd.body.error.details[0]).toMatchObject({ path: '\\u202Ex\\u0085', code: 'unknown_parameter' });
+    expect(odd.body.error.message.startsWith('query parameter \\u202Ex\\u0085 is not accepted by GET /v1/turns')).toBe(true);
+    const res = await fetch(`${svc.url}/v1/turns?${'k'.repeat(10_000)}=1&${'k'.repeat(10)}=1&${'k'.repeat(10)}=2`);
+    const text = await res.text();
+    expect(res.status).toBe(400);
+    expect(text.length).toBeLessThan(2_000);
+    const body = JSON.parse(text);
+    expect(validateResponse('/v1/turns', 'get', 400, body)).toEqual([]);
+    expect(body.error.details.map((d: { path: string }) => d.path)).toEqual([`${'k'.repeat(80)}… (10000 characters)`, 'kkkkkkkkkk', 'kkkkkkkkkk']);
+    expect(body.error.message.startsWith(`query parameter ${'k'.repeat(80)}… (10000 characters) is not accepted by GET /v1/turns`)).toBe(true);
+  });
+
   it('zod issues of a body are cut the same way', async () => {
     // Two issues per message: 60 in all.
     const res = await api(svc.url, 'POST', '/v1/turns', { input: Array.from({ length: 30 }, () => ({ role: 'bogus', content: 1 })) });
