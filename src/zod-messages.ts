@@ -10,7 +10,8 @@
  * - wrong type → `must be <accepted shape>, got <kind>`;
  * - no union option matched → `must be <shape of every option>`, plus, when one option matched
  *   the kind of value given (say a list) and failed deeper, `; at <path>: <that failure>`;
- * - bad enum/literal → `must be one of a|b|c, got "x"`;
+ * - bad enum/literal → `must be one of a|b|c, got "x"` (a string quoted by quoteForDisplayClipped,
+ *   another value as its kind: `got an object`);
  * - unknown keys → `has unknown field(s) "x": accepted fields are a, b?, …` (each name quoted by
  *   quoteForDisplayClipped: a name over 80 characters as its start and its length; the first 20
  *   names, MAX_LISTED_ISSUES, then `and N more`);
@@ -227,7 +228,9 @@ export function customError(iss: RawIssue): string | undefined {
       const values = (iss.values ?? []).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
       if (values.length === 0) return undefined;
       if (iss.input === undefined) return `is required: one of ${values.join('|')}`;
-      return `must be ${values.length === 1 ? values[0] : `one of ${values.join('|')}`}, got ${JSON.stringify(iss.input) ?? kindOf(iss.input)}`;
+      // A string quoted, escaped and clipped (a bidi control or 500,000 characters are not echoed raw); anything else as kindOf shows it.
+      const got = typeof iss.input === 'string' ? quoteForDisplayClipped(iss.input) : kindOf(iss.input);
+      return `must be ${values.length === 1 ? values[0] : `one of ${values.join('|')}`}, got ${got}`;
     }
     case 'unrecognized_keys': {
       // The first MAX_LISTED_ISSUES names, as a refusal lists at most that many problems; each

@@ -40,6 +40,15 @@ describe('validation messages', () => {
     expect(second.details).toEqual([{ path: 'input[1].role', code: 'invalid_value', message: 'must be one of user|assistant|system|developer, got "tool"' }]);
   });
 
+  it('shows a value that is none of the allowed ones quoted, escaped and clipped, and a list or object by its kind', async () => {
+    const odd = await createTurn({ input: [{ role: 'us\u202Eer\u0085', content: 'hi' }] });
+    expect(odd.message).toBe('input[0].role must be one of user|assistant|system|developer, got "us\\u202Eer\\u0085"');
+    const long = await createTurn({ input: [{ role: 'r'.repeat(500_000), content: 'hi' }] });
+    expect(long.message).toBe(`input[0].role must be one of user|assistant|system|developer, got "${'r'.repeat(80)}"… (500000 characters)`);
+    const object = await createTurn({ input: [{ role: { a: 'x'.repeat(500_000) }, content: 'hi' }] });
+    expect(object.message).toBe('input[0].role must be one of user|assistant|system|developer, got an object');
+  });
+
   it('names the missing field of a message, and every problem of the list', async () => {
     const err = await createTurn({ input: [{ role: 'user' }] });
     expect(err.message).toBe('input[0].content is required: a string');
