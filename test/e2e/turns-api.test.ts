@@ -156,6 +156,9 @@ describe('bad requests', () => {
       ['+3', 'invalid_type', `${plain} " 3"`],
       ['%2B3', 'invalid_type', `${plain} "+3"`],
       ['%203', 'invalid_type', `${plain} " 3"`],
+      // Shown as other client values are: a bidi control or a C1 control as \uXXXX, a long value clipped.
+      ['%E2%80%AE1%C2%85', 'invalid_type', `${plain} "\\u202E1\\u0085"`],
+      ['x'.repeat(300), 'invalid_type', `${plain} "${'x'.repeat(40)}"… (300 characters)`],
     ];
     for (const [sent, code, message] of cases) {
       const r = await api(harness.svc.url, 'GET', `/v1/turns?limit=${sent}`);
