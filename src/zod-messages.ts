@@ -123,12 +123,15 @@ export function describeShape(schema: Schema, bare = false, depth = 0): string {
   }
 }
 
-/** What the client sent: a short value as JSON (`1.5`, `"3"`, `null`), else its kind (`a list`). */
+/**
+ * What the client sent: a short value as JSON (`1.5`, `null`; a string quoted by quoteForDisplay,
+ * `"3"`, a bidi control in it as `\u202E`), else its kind (`a list`).
+ */
 function kindOf(input: unknown): string {
   if (input === Infinity || input === -Infinity) return 'a number out of range (too large to represent)';
   if (typeof input === 'number' && !Number.isFinite(input)) return 'something that is not a number';
   if (input === null || typeof input === 'number' || typeof input === 'boolean') return JSON.stringify(input);
-  if (typeof input === 'string') return input.length <= 40 ? JSON.stringify(input) : 'a long string';
+  if (typeof input === 'string') return input.length <= 40 ? quoteForDisplay(input) : 'a long string';
   if (Array.isArray(input)) return 'a list';
   if (typeof input === 'object') return 'an object';
   return `a ${typeof input}`;

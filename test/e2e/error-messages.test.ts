@@ -29,6 +29,9 @@ describe('validation messages', () => {
 
   it('says what was given when input has the wrong type', async () => {
     expect((await createTurn({ input: 5 })).message).toBe(`input must be ${INPUT_SHAPE}, got 5`);
+    // A short string of the wrong kind is quoted with a bidi or C1 control as \uXXXX, never raw.
+    const tools = (await createTurn({ input: 'hi', tools: 'w\u202Eeb\u0085' })).message;
+    expect(tools).toMatch(/^tools must be a list of .*, got "w\\u202Eeb\\u0085"$/);
   });
 
   it('points at the bad role inside a list input, in message and details alike', async () => {
