@@ -27,7 +27,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import { quoteForDisplayClipped } from '../unsafe-chars.js';
+import { escapeUnsafeChars, quoteForDisplayClipped } from '../unsafe-chars.js';
 import { issuePath } from '../zod-messages.js';
 import { duplicateKeyPath } from './duplicate-keys.js';
 import { HttpError } from './errors.js';
@@ -175,8 +175,13 @@ function parseLoosely(text: string): { value: unknown } | { error: string } {
   }
 }
 
-/** 400 `invalid_json` naming where parsing failed, and what to send instead. */
-export function invalidJsonError(reason: string): HttpError {
+/**
+ * 400 `invalid_json` naming where parsing failed, and what to send instead. `reason` is the
+ * parser's, which quotes a few characters of the body (`Unexpected token '…', "{"a":…}" is not
+ * valid JSON`): those are shown with unsafe characters as `\uXXXX` ({@link escapeUnsafeChars}).
+ */
+export function invalidJsonError(parserReason: string): HttpError {
+  const reason = escapeUnsafeChars(parserReason);
   return new HttpError(400, 'invalid_json', `request body is not valid JSON (${reason}); send one JSON value, e.g. {"input": "…"}, without trailing commas or comments`, [
     { path: '', code: 'invalid_json', message: reason },
   ]);

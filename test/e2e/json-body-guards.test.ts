@@ -148,6 +148,11 @@ describe('malformed bodies', () => {
     expect(r.body.error.code).toBe('invalid_json');
     expect(r.body.error.message).toMatch(/^request body is not valid JSON \(.*position 13.*\); send one JSON value/);
     expect(r.body.error.details).toEqual([{ path: '', code: 'invalid_json', message: expect.stringContaining('position 13') }]);
+    // The parser quotes a few characters of the body: a bidi or C1 control among them is shown as \uXXXX.
+    const odd = await api(svc.url, 'POST', '/v1/turns', '{"input":\u202E\u0085}');
+    expect(odd.body.error.code).toBe('invalid_json');
+    expect(odd.body.error.message).toContain('\\u202E');
+    expect(JSON.stringify(odd.body.error)).not.toMatch(/[\u0080-\u009f\u202e]/);
   });
 });
 
