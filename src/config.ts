@@ -550,6 +550,9 @@ export function configSecrets(config: Config): ConfigSecret[] {
   return out;
 }
 
+/** What a webhook URL that is no absolute URL should have been. */
+const WEBHOOK_URL_EXPECTED = 'is not an absolute URL (expected e.g. https://example.com/hooks/turns)';
+
 /**
  * Why `url` cannot be a webhook target by its form alone (absolute http(s) URL without
  * credentials and without a `#fragment`, which a delivery never sends: {@link fragmentProblem}), or null.
@@ -561,10 +564,10 @@ export function webhookUrlProblem(url: string): string | null {
   try {
     u = new URL(url);
   } catch {
-    return `${JSON.stringify(redactUserinfo(url))} is not an absolute URL (expected e.g. https://example.com/hooks/turns)`;
+    return `${JSON.stringify(redactUserinfo(url))} ${WEBHOOK_URL_EXPECTED}`;
   }
   // `alice:pw@host/x` parses as scheme `alice` without a host: naming that "scheme" would echo the user.
-  if (u.host === '' && url.includes('@')) return `${JSON.stringify(redactUserinfo(url))} is not an absolute URL (expected e.g. https://example.com/hooks/turns)`;
+  if (u.host === '' && url.includes('@')) return `${JSON.stringify(redactUserinfo(url))} ${WEBHOOK_URL_EXPECTED}`;
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return `scheme ${u.protocol.replace(':', '')} is not allowed (use http or https)`;
   if (u.username || u.password) return 'user:password in the URL is not allowed (deliveries are signed with WEBHOOK_SECRET)';
   return fragmentProblem(url, 'it is never sent in a delivery, so the receiver would not see it', urlForReport) ?? null;
@@ -594,7 +597,21 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
   } else {
     what = item !== undefined ? `"${item}": ${i.message}` : i.message;
   }
-  return name in cleaned ? `${name}=${settingForDisplay(URL_VARS.has(name) ? urlForReport(cleaned[name]) : cleaned[name], { clip: MAX_QUOTED_CHARS })}: ${what}` : `${name}: ${what}`;
+  if (!(name in cleaned)) return `${name}: ${what}`;
+  if (URL_VARS.has(name) && !URL.canParse(cleaned[name])) return `${notAUrlShown(name, cleaned[name])}: ${what}`;
+  return `${name}=${settingForDisplay(URL_VARS.has(name) ? urlForReport(cleaned[name]) : cleaned[name], { clip: MAX_QUOTED_CHARS })}: ${what}`;
+}
+
+/**
+ * How a report line names a URL setting whose value `value` (trimmed) does not parse as a URL
+ * (WHATWG `URL.canParse`): by its length only, `OPENAI_BASE_URL (a value of 30 characters, not
+ * shown: it is no URL and may be a key)` — a key pasted into the wrong variable is never printed.
+ * Characters are counted as code points. A value that parses as a URL is shown instead, through
+ * {@link urlForReport} (userinfo, credential parameters and fragment hidden).
+ */
+export function notAUrlShown(name: string, value: string): string {
+  const n = [...value].length;
+  return `${name} (a value of ${n} character${n === 1 ? '' : 's'}, not shown: it is no URL and may be a key)`;
 }
 
 /** The URL variables whose values a report line shows through {@link urlForReport} (DATABASE_URL is never shown: SECRET_VARS). */
@@ -675,8 +692,11 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
   {
     vars: ['WEBHOOK_URL'],
     problems: (e) => {
-      const reason = e.WEBHOOK_URL === undefined ? null : webhookUrlProblem(e.WEBHOOK_URL);
-      return reason ? [`WEBHOOK_URL: ${reason}`] : [];
+      const url = e.WEBHOOK_URL;
+      const reason = url === undefined ? null : webhookUrlProblem(url);
+      if (url === undefined || !reason) return [];
+      // A value that is no URL at all may be a key put in the wrong variable: named by its length only.
+      return URL.canParse(url) ? [`WEBHOOK_URL: ${reason}`] : [`${notAUrlShown('WEBHOOK_URL', url)}: ${WEBHOOK_URL_EXPECTED}`];
     },
   },
   {

@@ -460,7 +460,7 @@ it('words every enumerated variable, list item, URL and secret length plainly, w
   expect(problems({ MODEL_CHAT_FEATURES: 'tool_choice,streaming' })).toEqual([
     'MODEL_CHAT_FEATURES=tool_choice,streaming: "streaming" is not one of tool_choice, tool_choice_none, parallel_tool_calls, developer_role, system_anywhere (a comma-separated list of them)',
   ]);
-  expect(problems({ OPENAI_BASE_URL: 'api.example.com/v1' })).toEqual(['OPENAI_BASE_URL=api.example.com/v1: must be an absolute URL such as https://example.com/v1']);
+  expect(problems({ OPENAI_BASE_URL: 'api.example.com/v1' })).toEqual(['OPENAI_BASE_URL (a value of 18 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1']);
   // Every URL setting is reached over HTTP: another scheme is refused at start, not on every request.
   expect(problems({ OPENAI_BASE_URL: 'ftp://models.example/v1' })).toEqual(['OPENAI_BASE_URL=ftp://models.example/v1: must be an http:// or https:// URL, got ftp://…']);
   expect(problems({ WEB_SEARCH_URL: 'file:///etc/passwd' })).toEqual(['WEB_SEARCH_URL=file:///etc/passwd: must be an http:// or https:// URL, got file://…']);
@@ -470,6 +470,25 @@ it('words every enumerated variable, list item, URL and secret length plainly, w
   const all = problems({ LOG_LEVEL: 'x', TOOL_SEARCH_MODE: 'x', CONVERSATION_MODE: 'x', COMPUTER_SANDBOX: 'x', OTEL_TRACES_EXPORTER: 'x', WEB_SEARCH_URL: 'x', OTEL_EXPORTER_OTLP_ENDPOINT: 'x', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'x' });
   expect(all).toHaveLength(8);
   for (const line of all) expect(line).not.toMatch(/Invalid|expected|Too small/);
+});
+
+it('never prints a key put in a URL setting by mistake: a value that is no URL is named by its length only, the rest of the refusal kept', { timeout: CHILD_MS }, async () => {
+  const key = 'sk-proj-AbCdEf0123456789SECRET';
+  const { code, lines } = await refusal({ OPENAI_BASE_URL: key });
+  expect(code).toBe(2);
+  expect(lines).toEqual(['refusing to start: OPENAI_BASE_URL (a value of 30 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1']);
+  // Every URL setting, WEBHOOK_URL (checked across variables) too; characters counted as code points.
+  const all = problems({ WEB_SEARCH_URL: key, OTEL_EXPORTER_OTLP_ENDPOINT: key, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${key}é`, WEBHOOK_URL: key, WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` });
+  expect(all.sort()).toEqual([
+    'OTEL_EXPORTER_OTLP_ENDPOINT (a value of 30 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1',
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (a value of 31 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1',
+    'WEBHOOK_URL (a value of 30 characters, not shown: it is no URL and may be a key): is not an absolute URL (expected e.g. https://example.com/hooks/turns)',
+    'WEB_SEARCH_URL (a value of 30 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1',
+  ]);
+  for (const line of all) expect(line).not.toContain('AbCdEf');
+  // A value that is a URL is shown as before: its password masked, the scheme hint kept.
+  expect(problems({ OPENAI_BASE_URL: 'ftp://user:pw-secret@models.example/v1' })).toEqual(['OPENAI_BASE_URL=ftp://***@models.example/v1: must be an http:// or https:// URL, got ftp://…']);
+  expect(problems({ WEBHOOK_URL: 'ftp://hooks.example/x', WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` })).toEqual(['WEBHOOK_URL: scheme ftp is not allowed (use http or https)']);
 });
 
 it('refuses a base URL with a #fragment, which the appended path would go after (every turn a 404), with one line saying to remove it; a query string stays allowed', { timeout: CHILD_MS }, async () => {
