@@ -140,6 +140,54 @@ const MIN_TOKEN_CHARS = 16;
 /** A shared secret of 16+ characters; the refusal never repeats it (the variable is in SECRET_VARS). */
 const secret16 = () => z.string().min(MIN_TOKEN_CHARS, { error: `must be at least ${MIN_TOKEN_CHARS} characters (a random string; the value is not shown)` });
 
+/** RFC 6750 §2.1 b64token: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * Why `token` (one bearer token of AUTH_TOKENS or METRICS_TOKEN, trimmed) cannot be sent by a
+ * client as `Authorization: Bearer <token>`, as a phrase to follow the token's name (`token 2 of
+ * 3`, `the token`), or undefined when it can. A bearer token must be an RFC 6750 §2.1 b64token
+ * (`1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`): a control character makes
+ * the request a 400, a non-ASCII one cannot be written in a header by most clients, and quotes an
+ * env file left around it are not part of what clients are given. The phrase names the kind of
+ * character (control, non-ASCII, space, quote or other), the characters allowed and how to make a
+ * token; a token starting or ending with a quote gets the hint to remove the quotes. It never holds
+ * the token or any character of it.
+ */
+export function bearerTokenProblem(token: string): string | undefined {
+  if (B64TOKEN.test(token)) return undefined;
+  const allowed = 'a bearer token may hold only letters A-Z and a-z, digits and - . _ ~ + /, with = only at the end (an RFC 6750 §2.1 b64token); make one with openssl rand -hex 32 (the value is not shown)';
+  if (/^["']|["']$/.test(token)) return `starts or ends with a quote, which an env file read without a shell keeps: remove the quotes (${allowed})`;
+  const bad = [...token].find((c) => !/[A-Za-z0-9\-._~+/=]/.test(c));
+  const what =
+    bad === undefined
+      ? /^=+$/.test(token)
+        ? 'is nothing but ='
+        : 'has an = before its end'
+      : /[\u0000-\u001F\u007F]/.test(bad)
+        ? 'has a control character'
+        : bad.codePointAt(0)! > 0x7f
+          ? 'has a non-ASCII character'
+          : bad === ' '
+            ? 'has a space'
+            : bad === '"' || bad === "'"
+              ? 'has a quote'
+              : 'has a punctuation character other than - . _ ~ + / =';
+  return `${what}: ${allowed}`;
+}
+
+/** Bearer-token problems of `tokens` as one line each, naming a token by position (`token 2 of 3`, `the token` when alone): {@link bearerTokenProblem}, else shorter than {@link MIN_TOKEN_CHARS}. */
+function bearerTokensProblems(tokens: string[]): string[] {
+  const out: string[] = [];
+  tokens.forEach((t, i) => {
+    const which = tokens.length === 1 ? 'the token' : `token ${i + 1} of ${tokens.length}`;
+    const problem = bearerTokenProblem(t);
+    if (problem !== undefined) out.push(`${which} ${problem}`);
+    else if (t.length < MIN_TOKEN_CHARS) out.push(`${which} is shorter than ${MIN_TOKEN_CHARS} characters: use random strings of ${MIN_TOKEN_CHARS}+ characters each (e.g. openssl rand -hex 32; the value is not shown)`);
+  });
+  return out;
+}
+
 /** Wire protocols a model endpoint can be spoken to in (README "Model endpoints"). */
 export const MODEL_APIS = ['responses', 'chat'] as const;
 export type ModelApi = (typeof MODEL_APIS)[number];
@@ -239,20 +287,16 @@ const EnvSchema = z.object({
     .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
   /**
    * Set to something, it must hold a token: `, ,` would leave the API open while looking protected.
-   * Each token has 16+ characters, like METRICS_TOKEN and STREAM_TOKEN_SECRET (a short one is guessable).
+   * Each token has 16+ characters, like METRICS_TOKEN and STREAM_TOKEN_SECRET (a short one is guessable),
+   * and is an RFC 6750 §2.1 b64token, like METRICS_TOKEN ({@link bearerTokenProblem}).
    */
   AUTH_TOKENS: z
     .string()
     .optional()
     .refine((v) => v === undefined || v.split(',').some((t) => t.trim() !== ''), { error: 'holds no token (only commas and spaces): give comma-separated bearer tokens, or unset AUTH_TOKENS' })
     .transform((v) => (v ?? '').split(',').map((t) => t.trim()).filter(Boolean))
-    .refine((tokens) => tokens.every((t) => t.length >= MIN_TOKEN_CHARS), {
-      error: (i) => {
-        const tokens = i.input as string[];
-        const n = tokens.findIndex((t) => t.length < MIN_TOKEN_CHARS) + 1;
-        const which = tokens.length === 1 ? 'the token' : `token ${n} of ${tokens.length}`;
-        return `${which} is shorter than ${MIN_TOKEN_CHARS} characters: use random strings of ${MIN_TOKEN_CHARS}+ characters each (e.g. openssl rand -hex 32; the value is not shown)`;
-      },
+    .superRefine((tokens, ctx) => {
+      for (const message of bearerTokensProblems(tokens)) ctx.addIssue({ code: 'custom', message });
     }),
   /** Host names (besides loopback ones) a request may be addressed to when AUTH_TOKENS is empty. */
   ALLOWED_HOSTS: hostList({ wildcards: false, bracketedIPv6: true }),
@@ -381,7 +425,13 @@ const EnvSchema = z.object({
   /** `pretty` (pino-pretty, colored lines) or `json`; default pretty when stdout is a terminal. */
   LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   /** Bearer token that may read GET /metrics (besides AUTH_TOKENS). */
-  METRICS_TOKEN: secret16().optional(),
+  METRICS_TOKEN: z
+    .string()
+    .superRefine((t, ctx) => {
+      const problem = bearerTokenProblem(t) ?? (t.length < MIN_TOKEN_CHARS ? `must be at least ${MIN_TOKEN_CHARS} characters (a random string; the value is not shown)` : undefined);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
   /** Turn tracing on (OTLP over HTTP); the exporter also reads the other OTEL_EXPORTER_OTLP_* variables. */
   OTEL_EXPORTER_OTLP_ENDPOINT: url({ base: true }).optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url().optional(),

@@ -734,6 +734,40 @@ it('refuses an AUTH_TOKENS entry shorter than 16 characters with one line naming
   expect(problems({ AUTH_TOKENS: 'sixteen-chars-ok, a-token-of-the-test' })).toEqual([]);
 });
 
+it('refuses an AUTH_TOKENS entry no client can send as a bearer token (not an RFC 6750 b64token) with one line naming which by position, never its value, and how to make one', { timeout: CHILD_MS }, async () => {
+  const allowed = 'a bearer token may hold only letters A-Z and a-z, digits and - . _ ~ + /, with = only at the end (an RFC 6750 §2.1 b64token); make one with openssl rand -hex 32 (the value is not shown)';
+  const { code, lines } = await refusal({ AUTH_TOKENS: 'a-token-of-the-test,tökenabcdefghijklmn,another-token-0123' });
+  expect(code).toBe(2);
+  expect(lines).toEqual([`refusing to start: AUTH_TOKENS: token 2 of 3 has a non-ASCII character: ${allowed}`]);
+  // Quotes an env file left (around the whole value or one token) get the hint to remove them.
+  expect(problems({ AUTH_TOKENS: '"abcdefghijklmnopqrst"' })).toEqual([`AUTH_TOKENS: the token starts or ends with a quote, which an env file read without a shell keeps: remove the quotes (${allowed})`]);
+  expect(problems({ AUTH_TOKENS: "'first-token-0123456789, second-token-0123456789'" })).toEqual([
+    `AUTH_TOKENS: token 1 of 2 starts or ends with a quote, which an env file read without a shell keeps: remove the quotes (${allowed})`,
+    `AUTH_TOKENS: token 2 of 2 starts or ends with a quote, which an env file read without a shell keeps: remove the quotes (${allowed})`,
+  ]);
+  // Each bad token has its line; the kind of character is named, never the character or the token.
+  const bad = problems({ AUTH_TOKENS: 'ctl\u0001abcdefghijklmnop, with space in it 0123, at@abcdefghijklmnopq, a=bcdefghijklmnopqrs, ====, sixteen-chars-ok, short' });
+  expect(bad).toEqual([
+    `AUTH_TOKENS: token 1 of 7 has a control character: ${allowed}`,
+    `AUTH_TOKENS: token 2 of 7 has a space: ${allowed}`,
+    `AUTH_TOKENS: token 3 of 7 has a punctuation character other than - . _ ~ + / =: ${allowed}`,
+    `AUTH_TOKENS: token 4 of 7 has an = before its end: ${allowed}`,
+    `AUTH_TOKENS: token 5 of 7 is nothing but =: ${allowed}`,
+    'AUTH_TOKENS: token 7 of 7 is shorter than 16 characters: use random strings of 16+ characters each (e.g. openssl rand -hex 32; the value is not shown)',
+  ]);
+  for (const line of bad) expect(line).not.toMatch(/abcdefghij|space in it|\bshort\b/);
+  // Every b64token character is accepted, = padding at the end too.
+  expect(problems({ AUTH_TOKENS: 'AZaz09-._~+/abcdef==, 0123456789abcdef' })).toEqual([]);
+});
+
+it('refuses a METRICS_TOKEN that is not an RFC 6750 b64token as AUTH_TOKENS entries are, never showing it; STREAM_TOKEN_SECRET (no bearer token) keeps any characters', () => {
+  const allowed = 'a bearer token may hold only letters A-Z and a-z, digits and - . _ ~ + /, with = only at the end (an RFC 6750 §2.1 b64token); make one with openssl rand -hex 32 (the value is not shown)';
+  expect(problems({ METRICS_TOKEN: 'metrics token 0123456789' })).toEqual([`METRICS_TOKEN: has a space: ${allowed}`]);
+  expect(problems({ METRICS_TOKEN: '"metrics-token-0123456789"' })).toEqual([`METRICS_TOKEN: starts or ends with a quote, which an env file read without a shell keeps: remove the quotes (${allowed})`]);
+  expect(problems({ METRICS_TOKEN: 'metrics-token-0123456789' })).toEqual([]);
+  expect(problems({ STREAM_TOKEN_SECRET: 'a secret, with "anything" ö' })).toEqual([]);
+});
+
 it('counts the IPv4-mapped loopback address (::ffff:127.0.0.1) as loopback', () => {
   expect(loadConfig({ HOST: '::ffff:127.0.0.1' }).isLoopback).toBe(true);
 });
