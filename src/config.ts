@@ -503,7 +503,7 @@ const SECRET_VARS = new Set(['AUTH_TOKENS', 'OPENAI_API_KEY', 'WEB_SEARCH_API_KE
 export interface Config extends Omit<Env, 'DATA_DIR' | 'DEFAULT_TOOLS'> {
   DATA_DIR: string;
   DEFAULT_TOOLS: ToolFamily[];
-  /** True when HOST is a loopback address (127.0.0.0/8, ::1, localhost). */
+  /** True when HOST names a loopback address (localhost, 127.0.0.0/8 in any form the resolver reads, ::1, ::ffff:127.x.x.x: `isLoopbackHost` in ./host-entries.ts). */
   isLoopback: boolean;
   /**
    * True when traces are exported: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT

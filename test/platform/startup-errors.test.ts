@@ -768,8 +768,34 @@ it('refuses a METRICS_TOKEN that is not an RFC 6750 b64token as AUTH_TOKENS entr
   expect(problems({ STREAM_TOKEN_SECRET: 'a secret, with "anything" ö' })).toEqual([]);
 });
 
-it('counts the IPv4-mapped loopback address (::ffff:127.0.0.1) as loopback', () => {
-  expect(loadConfig({ HOST: '::ffff:127.0.0.1' }).isLoopback).toBe(true);
+it('counts every form naming a loopback address as loopback (no AUTH_TOKENS needed), the IPv4-mapped ::ffff:127.0.0.1 and the resolver\'s shorthand 127.1 too; still refuses 0.0.0.0, :: and a LAN address without AUTH_TOKENS', async () => {
+  const forms = ['::ffff:127.0.0.1', '::ffff:7f00:1', '[::ffff:7f00:1]', '127.1', '127.0.1', '127.255.255.254', '0x7f.1', '2130706433', '0:0:0:0:0:0:0:1', '[0:0:0:0:0:0:0:1]', '::1%lo', 'LOCALHOST'];
+  for (const HOST of forms) {
+    const config = loadConfig({ HOST });
+    expect({ HOST, isLoopback: config.isLoopback }).toEqual({ HOST, isLoopback: true });
+    // Bound as given (without brackets), not rewritten.
+    expect(config.HOST).toBe(HOST.replace(/^\[(.*)\]$/, '$1'));
+    expect(await hostLookupFailure(HOST)).toBeNull();
+  }
+  const beyond = (h: string) => `HOST=${h} is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1`;
+  // Not loopback: the wildcards, a LAN address, 128/8, NAT64 and the deprecated IPv4-compatible form of 127.0.0.1, ::2.
+  for (const HOST of ['0.0.0.0', '::', '192.168.1.10', '128.0.0.1', '64:ff9b::7f00:1', '::127.0.0.1', '0:0:0:0:0:0:0:2']) {
+    expect(problems({ HOST })).toEqual([beyond(HOST)]);
+    expect(loadConfig({ HOST, AUTH_TOKENS: 'a-token-of-the-test' }).isLoopback).toBe(false);
+  }
+});
+
+it('starts without AUTH_TOKENS on HOST=127.1, the shorthand of 127.0.0.1, and answers there', { timeout: CHILD_MS }, async () => {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'host-shorthand-'));
+  const child = spawnService({ HOST: '127.1', PORT: String(port), DATA_DIR: dataDir });
+  try {
+    await waitHealthy(`http://127.0.0.1:${port}`, child, CHILD_MS - 5_000);
+  } finally {
+    child.proc.kill('SIGTERM');
+    await child.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 describe('a WEBHOOK_URL no delivery could reach', () => {
