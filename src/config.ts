@@ -626,7 +626,8 @@ export function webhookUrlProblem(url: string): string | null {
 
 /**
  * One report line for a zod issue of the environment: `NAME=<value given>: <what is wrong>` (no
- * value for secrets; the value as {@link settingForDisplay} shows it, clipped to
+ * value for secrets; for a URL setting whose value is no URL, its length only: {@link notAUrlShown};
+ * else the value as {@link settingForDisplay} shows it, clipped to
  * {@link MAX_QUOTED_CHARS} characters when quoted: `MODEL="gpt\u202E5": …`). A value outside an enumerated variable's set (zod `invalid_value`) is
  * worded plainly with the accepted values instead of zod's `Invalid option: expected one of
  * "a"|"b"`: `LOG_LEVEL=loud: must be one of fatal, error, …`, `(or leave it unset)` added for a
