@@ -140,6 +140,54 @@ const MIN_TOKEN_CHARS = 16;
 /** A shared secret of 16+ characters; the refusal never repeats it (the variable is in SECRET_VARS). */
 const secret16 = () => z.string().min(MIN_TOKEN_CHARS, { error: `must be at least ${MIN_TOKEN_CHARS} characters (a random string; the value is not shown)` });
 
+/** RFC 6750 §2.1 b64token: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * Why `token` (one bearer token of AUTH_TOKENS or METRICS_TOKEN, trimmed) cannot be sent by a
+ * client as `Authorization: Bearer <token>`, as a phrase to follow the token's name (`token 2 of
+ * 3`, `the token`), or undefined when it can. A bearer token must be an RFC 6750 §2.1 b64token
+ * (`1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`): a control character makes
+ * the request a 400, a non-ASCII one cannot be written in a header by most clients, and quotes an
+ * env file left around it are not part of what clients are given. The phrase names the kind of
+ * character (control, non-ASCII, space, quote or other), the characters allowed and how to make a
+ * token; a token starting or ending with a quote gets the hint to remove the quotes. It never holds
+ * the token or any character of it.
+ */
+export function bearerTokenProblem(token: string): string | undefined {
+  if (B64TOKEN.test(token)) return undefined;
+  const allowed = 'a bearer token may hold only letters A-Z and a-z, digits and - . _ ~ + /, with = only at the end (an RFC 6750 §2.1 b64token); make one with openssl rand -hex 32 (the value is not shown)';
+  if (/^["']|["']$/.test(token)) return `starts or ends with a quote, which an env file read without a shell keeps: remove the quotes (${allowed})`;
+  const bad = [...token].find((c) => !/[A-Za-z0-9\-._~+/=]/.test(c));
+  const what =
+    bad === undefined
+      ? /^=+$/.test(token)
+        ? 'is nothing but ='
+        : 'has an = before its end'
+      : /[\u0000-\u001F\u007F]/.test(bad)
+        ? 'has a control character'
+        : bad.codePointAt(0)! > 0x7f
+          ? 'has a non-ASCII character'
+          : bad === ' '
+            ? 'has a space'
+            : bad === '"' || bad === "'"
+              ? 'has a quote'
+              : 'has a punctuation character other than - . _ ~ + / =';
+  return `${what}: ${allowed}`;
+}
+
+/** Bearer-token problems of `tokens` as one line each, naming a token by position (`token 2 of 3`, `the token` when alone): {@link bearerTokenProblem}, else shorter than {@link MIN_TOKEN_CHARS}. */
+function bearerTokensProblems(tokens: string[]): string[] {
+  const out: string[] = [];
+  tokens.forEach((t, i) => {
+    const which = tokens.length === 1 ? 'the token' : `token ${i + 1} of ${tokens.length}`;
+    const problem = bearerTokenProblem(t);
+    if (problem !== undefined) out.push(`${which} ${problem}`);
+    else if (t.length < MIN_TOKEN_CHARS) out.push(`${which} is shorter than ${MIN_TOKEN_CHARS} characters: use random strings of ${MIN_TOKEN_CHARS}+ characters each (e.g. openssl rand -hex 32; the value is not shown)`);
+  });
+  return out;
+}
+
 /** Wire protocols a model endpoint can be spoken to in (README "Model endpoints"). */
 export const MODEL_APIS = ['responses', 'chat'] as const;
 export type ModelApi = (typeof MODEL_APIS)[number];
@@ -239,20 +287,16 @@ const EnvSchema = z.object({
     .pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])),
   /**
    * Set to something, it must hold a token: `, ,` would leave the API open while looking protected.
-   * Each token has 16+ characters, like METRICS_TOKEN and STREAM_TOKEN_SECRET (a short one is guessable).
+   * Each token has 16+ characters, like METRICS_TOKEN and STREAM_TOKEN_SECRET (a short one is guessable),
+   * and is an RFC 6750 §2.1 b64token, like METRICS_TOKEN ({@link bearerTokenProblem}).
    */
   AUTH_TOKENS: z
     .string()
     .optional()
     .refine((v) => v === undefined || v.split(',').some((t) => t.trim() !== ''), { error: 'holds no token (only commas and spaces): give comma-separated bearer tokens, or unset AUTH_TOKENS' })
     .transform((v) => (v ?? '').split(',').map((t) => t.trim()).filter(Boolean))
-    .refine((tokens) => tokens.every((t) => t.length >= MIN_TOKEN_CHARS), {
-      error: (i) => {
-        const tokens = i.input as string[];
-        const n = tokens.findIndex((t) => t.length < MIN_TOKEN_CHARS) + 1;
-        const which = tokens.length === 1 ? 'the token' : `token ${n} of ${tokens.length}`;
-        return `${which} is shorter than ${MIN_TOKEN_CHARS} characters: use random strings of ${MIN_TOKEN_CHARS}+ characters each (e.g. openssl rand -hex 32; the value is not shown)`;
-      },
+    .superRefine((tokens, ctx) => {
+      for (const message of bearerTokensProblems(tokens)) ctx.addIssue({ code: 'custom', message });
     }),
   /** Host names (besides loopback ones) a request may be addressed to when AUTH_TOKENS is empty. */
   ALLOWED_HOSTS: hostList({ wildcards: false, bracketedIPv6: true }),
@@ -381,7 +425,13 @@ const EnvSchema = z.object({
   /** `pretty` (pino-pretty, colored lines) or `json`; default pretty when stdout is a terminal. */
   LOG_FORMAT: z.enum(['pretty', 'json']).optional(),
   /** Bearer token that may read GET /metrics (besides AUTH_TOKENS). */
-  METRICS_TOKEN: secret16().optional(),
+  METRICS_TOKEN: z
+    .string()
+    .superRefine((t, ctx) => {
+      const problem = bearerTokenProblem(t) ?? (t.length < MIN_TOKEN_CHARS ? `must be at least ${MIN_TOKEN_CHARS} characters (a random string; the value is not shown)` : undefined);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
   /** Turn tracing on (OTLP over HTTP); the exporter also reads the other OTEL_EXPORTER_OTLP_* variables. */
   OTEL_EXPORTER_OTLP_ENDPOINT: url({ base: true }).optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: url().optional(),
@@ -453,7 +503,7 @@ const SECRET_VARS = new Set(['AUTH_TOKENS', 'OPENAI_API_KEY', 'WEB_SEARCH_API_KE
 export interface Config extends Omit<Env, 'DATA_DIR' | 'DEFAULT_TOOLS'> {
   DATA_DIR: string;
   DEFAULT_TOOLS: ToolFamily[];
-  /** True when HOST is a loopback address (127.0.0.0/8, ::1, localhost). */
+  /** True when HOST names a loopback address (localhost, 127.0.0.0/8 in any form the resolver reads, ::1, ::ffff:127.x.x.x: `isLoopbackHost` in ./host-entries.ts). */
   isLoopback: boolean;
   /**
    * True when traces are exported: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
@@ -550,6 +600,9 @@ export function configSecrets(config: Config): ConfigSecret[] {
   return out;
 }
 
+/** What a webhook URL that is no absolute URL should have been. */
+const WEBHOOK_URL_EXPECTED = 'is not an absolute URL (expected e.g. https://example.com/hooks/turns)';
+
 /**
  * Why `url` cannot be a webhook target by its form alone (absolute http(s) URL without
  * credentials and without a `#fragment`, which a delivery never sends: {@link fragmentProblem}), or null.
@@ -561,10 +614,10 @@ export function webhookUrlProblem(url: string): string | null {
   try {
     u = new URL(url);
   } catch {
-    return `${JSON.stringify(redactUserinfo(url))} is not an absolute URL (expected e.g. https://example.com/hooks/turns)`;
+    return `${JSON.stringify(redactUserinfo(url))} ${WEBHOOK_URL_EXPECTED}`;
   }
   // `alice:pw@host/x` parses as scheme `alice` without a host: naming that "scheme" would echo the user.
-  if (u.host === '' && url.includes('@')) return `${JSON.stringify(redactUserinfo(url))} is not an absolute URL (expected e.g. https://example.com/hooks/turns)`;
+  if (u.host === '' && url.includes('@')) return `${JSON.stringify(redactUserinfo(url))} ${WEBHOOK_URL_EXPECTED}`;
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return `scheme ${u.protocol.replace(':', '')} is not allowed (use http or https)`;
   if (u.username || u.password) return 'user:password in the URL is not allowed (deliveries are signed with WEBHOOK_SECRET)';
   return fragmentProblem(url, 'it is never sent in a delivery, so the receiver would not see it', urlForReport) ?? null;
@@ -573,7 +626,8 @@ export function webhookUrlProblem(url: string): string | null {
 
 /**
  * One report line for a zod issue of the environment: `NAME=<value given>: <what is wrong>` (no
- * value for secrets; the value as {@link settingForDisplay} shows it, clipped to
+ * value for secrets; for a URL setting whose value is no URL, its length only: {@link notAUrlShown};
+ * else the value as {@link settingForDisplay} shows it, clipped to
  * {@link MAX_QUOTED_CHARS} characters when quoted: `MODEL="gpt\u202E5": …`). A value outside an enumerated variable's set (zod `invalid_value`) is
  * worded plainly with the accepted values instead of zod's `Invalid option: expected one of
  * "a"|"b"`: `LOG_LEVEL=loud: must be one of fatal, error, …`, `(or leave it unset)` added for a
@@ -594,7 +648,21 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
   } else {
     what = item !== undefined ? `"${item}": ${i.message}` : i.message;
   }
-  return name in cleaned ? `${name}=${settingForDisplay(URL_VARS.has(name) ? urlForReport(cleaned[name]) : cleaned[name], { clip: MAX_QUOTED_CHARS })}: ${what}` : `${name}: ${what}`;
+  if (!(name in cleaned)) return `${name}: ${what}`;
+  if (URL_VARS.has(name) && !URL.canParse(cleaned[name])) return `${notAUrlShown(name, cleaned[name])}: ${what}`;
+  return `${name}=${settingForDisplay(URL_VARS.has(name) ? urlForReport(cleaned[name]) : cleaned[name], { clip: MAX_QUOTED_CHARS })}: ${what}`;
+}
+
+/**
+ * How a report line names a URL setting whose value `value` (trimmed) does not parse as a URL
+ * (WHATWG `URL.canParse`): by its length only, `OPENAI_BASE_URL (a value of 30 characters, not
+ * shown: it is no URL and may be a key)` — a key pasted into the wrong variable is never printed.
+ * Characters are counted as code points. A value that parses as a URL is shown instead, through
+ * {@link urlForReport} (userinfo, credential parameters and fragment hidden).
+ */
+export function notAUrlShown(name: string, value: string): string {
+  const n = [...value].length;
+  return `${name} (a value of ${n} character${n === 1 ? '' : 's'}, not shown: it is no URL and may be a key)`;
 }
 
 /** The URL variables whose values a report line shows through {@link urlForReport} (DATABASE_URL is never shown: SECRET_VARS). */
@@ -675,8 +743,11 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
   {
     vars: ['WEBHOOK_URL'],
     problems: (e) => {
-      const reason = e.WEBHOOK_URL === undefined ? null : webhookUrlProblem(e.WEBHOOK_URL);
-      return reason ? [`WEBHOOK_URL: ${reason}`] : [];
+      const url = e.WEBHOOK_URL;
+      const reason = url === undefined ? null : webhookUrlProblem(url);
+      if (url === undefined || !reason) return [];
+      // A value that is no URL at all may be a key put in the wrong variable: named by its length only.
+      return URL.canParse(url) ? [`WEBHOOK_URL: ${reason}`] : [`${notAUrlShown('WEBHOOK_URL', url)}: ${WEBHOOK_URL_EXPECTED}`];
     },
   },
   {

@@ -7,11 +7,48 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP, isIPv6 } from 'node:net';
+import { ipv6Groups } from './tools/web/address-policy.js';
 
-/** True for 127.0.0.0/8, ::1 and `localhost`. */
+/**
+ * True when `host` (HOST, or a Host header's name; brackets and case ignored) names a loopback
+ * address of this machine: `localhost`; an IPv4 address in 127.0.0.0/8 in any numeric form the
+ * system resolver reads as one (POSIX inet_addr(): `127.0.0.1`, `127.1`, `127.0.1`, `0x7f.1`,
+ * `2130706433` — see {@link ipv4Number}); the IPv6 loopback address ::1 however written
+ * (`0:0:0:0:0:0:0:1`, a `%zone` ignored); or the IPv4-mapped form of a 127/8 address
+ * (`::ffff:127.0.0.1`, `::ffff:7f00:1`; RFC 4291 §2.5.5.2). Other forms embedding an IPv4 address
+ * (NAT64, 6to4, the deprecated IPv4-compatible `::127.0.0.1`) are not this machine's loopback.
+ */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^(::ffff:)?127(\.\d{1,3}){3}$/.test(h);
+  if (h === 'localhost') return true;
+  const v4 = ipv4Number(h);
+  if (v4 !== null) return v4 >>> 24 === 127;
+  const g = ipv6Groups(h);
+  if (g === null) return false;
+  const zeros = (n: number) => g.slice(0, n).every((x) => x === 0);
+  return (zeros(7) && g[7] === 1) || (zeros(5) && g[5] === 0xffff && g[6] >> 8 === 127);
+}
+
+/**
+ * The 32-bit value of `text` read as POSIX inet_addr()/inet_aton() read an IPv4 address (which the
+ * system resolver, and so listening on HOST, also accepts): one to four parts separated by dots,
+ * each decimal, octal with a leading `0` or hexadecimal with `0x`, the last part filling the bytes
+ * left (`127.1` = 127.0.0.1, `2130706433` = 127.0.0.1); null when it is not such an address (a
+ * part too large, a trailing dot, anything else). Source: POSIX.1-2017 inet_addr(), "IPv4
+ * dotted decimal notation"; the WHATWG URL IPv4 parser reads them alike.
+ */
+export function ipv4Number(text: string): number | null {
+  const parts = text.split('.');
+  if (parts.length > 4) return null;
+  const values: number[] = [];
+  for (const p of parts) {
+    const v = /^0x[0-9a-f]+$/i.test(p) ? parseInt(p.slice(2), 16) : /^0[0-7]*$/.test(p) ? parseInt(p, 8) : /^[1-9][0-9]*$/.test(p) ? Number(p) : NaN;
+    if (!Number.isFinite(v)) return null;
+    values.push(v);
+  }
+  const last = values.pop()!;
+  if (values.some((v) => v > 255) || last >= 2 ** (8 * (4 - values.length))) return null;
+  return values.reduce((acc, v, i) => acc + v * 2 ** (8 * (3 - i)), 0) + last;
 }
 
 /**

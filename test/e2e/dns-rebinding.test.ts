@@ -68,13 +68,13 @@ describe('without AUTH_TOKENS', () => {
     expect(r.body.error.message).toMatch(/without AUTH_TOKENS .* ALLOWED_HOSTS/);
     expect(validateResponse('/v1/turns', 'post', 421, r.body)).toEqual([]);
     expect((await request(svc, 'GET', '/v1/turns', '127.0.0.1')).body.data).toEqual([]);
-    for (const host of ['attacker.example', '127.0.0.1.attacker.example', 'localhost.attacker.example:80', '[::2]:80']) {
+    for (const host of ['attacker.example', '127.0.0.1.attacker.example', 'localhost.attacker.example:80', '[::2]:80', '127.1.attacker.example', '[64:ff9b::7f00:1]']) {
       expect((await request(svc, 'GET', '/v1/turns', host)).status, host).toBe(421);
     }
   });
 
-  it('serves loopback names and addresses on any port, and the names in ALLOWED_HOSTS', async () => {
-    for (const host of ['127.0.0.1', `127.0.0.1:${new URL(svc.url).port}`, 'localhost:8787', 'LOCALHOST', 'app.localhost:3000', '[::1]:8787', '127.1.2.3', 'turns.internal:8787']) {
+  it('serves loopback names and addresses on any port, in every form that names one (127.1, [0:0:0:0:0:0:0:1], [::ffff:7f00:1]), and the names in ALLOWED_HOSTS', async () => {
+    for (const host of ['127.0.0.1', `127.0.0.1:${new URL(svc.url).port}`, 'localhost:8787', 'LOCALHOST', 'app.localhost:3000', '[::1]:8787', '127.1.2.3', '127.1:8787', '0x7f.1', '[0:0:0:0:0:0:0:1]:8787', '[::ffff:7f00:1]', 'turns.internal:8787']) {
       expect((await request(svc, 'GET', '/v1/turns', host)).status, host).toBe(200);
     }
   });

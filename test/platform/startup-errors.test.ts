@@ -460,7 +460,7 @@ it('words every enumerated variable, list item, URL and secret length plainly, w
   expect(problems({ MODEL_CHAT_FEATURES: 'tool_choice,streaming' })).toEqual([
     'MODEL_CHAT_FEATURES=tool_choice,streaming: "streaming" is not one of tool_choice, tool_choice_none, parallel_tool_calls, developer_role, system_anywhere (a comma-separated list of them)',
   ]);
-  expect(problems({ OPENAI_BASE_URL: 'api.example.com/v1' })).toEqual(['OPENAI_BASE_URL=api.example.com/v1: must be an absolute URL such as https://example.com/v1']);
+  expect(problems({ OPENAI_BASE_URL: 'api.example.com/v1' })).toEqual(['OPENAI_BASE_URL (a value of 18 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1']);
   // Every URL setting is reached over HTTP: another scheme is refused at start, not on every request.
   expect(problems({ OPENAI_BASE_URL: 'ftp://models.example/v1' })).toEqual(['OPENAI_BASE_URL=ftp://models.example/v1: must be an http:// or https:// URL, got ftp://…']);
   expect(problems({ WEB_SEARCH_URL: 'file:///etc/passwd' })).toEqual(['WEB_SEARCH_URL=file:///etc/passwd: must be an http:// or https:// URL, got file://…']);
@@ -470,6 +470,25 @@ it('words every enumerated variable, list item, URL and secret length plainly, w
   const all = problems({ LOG_LEVEL: 'x', TOOL_SEARCH_MODE: 'x', CONVERSATION_MODE: 'x', COMPUTER_SANDBOX: 'x', OTEL_TRACES_EXPORTER: 'x', WEB_SEARCH_URL: 'x', OTEL_EXPORTER_OTLP_ENDPOINT: 'x', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'x' });
   expect(all).toHaveLength(8);
   for (const line of all) expect(line).not.toMatch(/Invalid|expected|Too small/);
+});
+
+it('never prints a key put in a URL setting by mistake: a value that is no URL is named by its length only, the rest of the refusal kept', { timeout: CHILD_MS }, async () => {
+  const key = 'sk-proj-AbCdEf0123456789SECRET';
+  const { code, lines } = await refusal({ OPENAI_BASE_URL: key });
+  expect(code).toBe(2);
+  expect(lines).toEqual(['refusing to start: OPENAI_BASE_URL (a value of 30 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1']);
+  // Every URL setting, WEBHOOK_URL (checked across variables) too; characters counted as code points.
+  const all = problems({ WEB_SEARCH_URL: key, OTEL_EXPORTER_OTLP_ENDPOINT: key, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${key}é`, WEBHOOK_URL: key, WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` });
+  expect(all.sort()).toEqual([
+    'OTEL_EXPORTER_OTLP_ENDPOINT (a value of 30 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1',
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (a value of 31 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1',
+    'WEBHOOK_URL (a value of 30 characters, not shown: it is no URL and may be a key): is not an absolute URL (expected e.g. https://example.com/hooks/turns)',
+    'WEB_SEARCH_URL (a value of 30 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1',
+  ]);
+  for (const line of all) expect(line).not.toContain('AbCdEf');
+  // A value that is a URL is shown as before: its password masked, the scheme hint kept.
+  expect(problems({ OPENAI_BASE_URL: 'ftp://user:pw-secret@models.example/v1' })).toEqual(['OPENAI_BASE_URL=ftp://***@models.example/v1: must be an http:// or https:// URL, got ftp://…']);
+  expect(problems({ WEBHOOK_URL: 'ftp://hooks.example/x', WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` })).toEqual(['WEBHOOK_URL: scheme ftp is not allowed (use http or https)']);
 });
 
 it('refuses a base URL with a #fragment, which the appended path would go after (every turn a 404), with one line saying to remove it; a query string stays allowed', { timeout: CHILD_MS }, async () => {
@@ -715,8 +734,68 @@ it('refuses an AUTH_TOKENS entry shorter than 16 characters with one line naming
   expect(problems({ AUTH_TOKENS: 'sixteen-chars-ok, a-token-of-the-test' })).toEqual([]);
 });
 
-it('counts the IPv4-mapped loopback address (::ffff:127.0.0.1) as loopback', () => {
-  expect(loadConfig({ HOST: '::ffff:127.0.0.1' }).isLoopback).toBe(true);
+it('refuses an AUTH_TOKENS entry no client can send as a bearer token (not an RFC 6750 b64token) with one line naming which by position, never its value, and how to make one', { timeout: CHILD_MS }, async () => {
+  const allowed = 'a bearer token may hold only letters A-Z and a-z, digits and - . _ ~ + /, with = only at the end (an RFC 6750 §2.1 b64token); make one with openssl rand -hex 32 (the value is not shown)';
+  const { code, lines } = await refusal({ AUTH_TOKENS: 'a-token-of-the-test,tökenabcdefghijklmn,another-token-0123' });
+  expect(code).toBe(2);
+  expect(lines).toEqual([`refusing to start: AUTH_TOKENS: token 2 of 3 has a non-ASCII character: ${allowed}`]);
+  // Quotes an env file left (around the whole value or one token) get the hint to remove them.
+  expect(problems({ AUTH_TOKENS: '"abcdefghijklmnopqrst"' })).toEqual([`AUTH_TOKENS: the token starts or ends with a quote, which an env file read without a shell keeps: remove the quotes (${allowed})`]);
+  expect(problems({ AUTH_TOKENS: "'first-token-0123456789, second-token-0123456789'" })).toEqual([
+    `AUTH_TOKENS: token 1 of 2 starts or ends with a quote, which an env file read without a shell keeps: remove the quotes (${allowed})`,
+    `AUTH_TOKENS: token 2 of 2 starts or ends with a quote, which an env file read without a shell keeps: remove the quotes (${allowed})`,
+  ]);
+  // Each bad token has its line; the kind of character is named, never the character or the token.
+  const bad = problems({ AUTH_TOKENS: 'ctl\u0001abcdefghijklmnop, with space in it 0123, at@abcdefghijklmnopq, a=bcdefghijklmnopqrs, ====, sixteen-chars-ok, short' });
+  expect(bad).toEqual([
+    `AUTH_TOKENS: token 1 of 7 has a control character: ${allowed}`,
+    `AUTH_TOKENS: token 2 of 7 has a space: ${allowed}`,
+    `AUTH_TOKENS: token 3 of 7 has a punctuation character other than - . _ ~ + / =: ${allowed}`,
+    `AUTH_TOKENS: token 4 of 7 has an = before its end: ${allowed}`,
+    `AUTH_TOKENS: token 5 of 7 is nothing but =: ${allowed}`,
+    'AUTH_TOKENS: token 7 of 7 is shorter than 16 characters: use random strings of 16+ characters each (e.g. openssl rand -hex 32; the value is not shown)',
+  ]);
+  for (const line of bad) expect(line).not.toMatch(/abcdefghij|space in it|\bshort\b/);
+  // Every b64token character is accepted, = padding at the end too.
+  expect(problems({ AUTH_TOKENS: 'AZaz09-._~+/abcdef==, 0123456789abcdef' })).toEqual([]);
+});
+
+it('refuses a METRICS_TOKEN that is not an RFC 6750 b64token as AUTH_TOKENS entries are, never showing it; STREAM_TOKEN_SECRET (no bearer token) keeps any characters', () => {
+  const allowed = 'a bearer token may hold only letters A-Z and a-z, digits and - . _ ~ + /, with = only at the end (an RFC 6750 §2.1 b64token); make one with openssl rand -hex 32 (the value is not shown)';
+  expect(problems({ METRICS_TOKEN: 'metrics token 0123456789' })).toEqual([`METRICS_TOKEN: has a space: ${allowed}`]);
+  expect(problems({ METRICS_TOKEN: '"metrics-token-0123456789"' })).toEqual([`METRICS_TOKEN: starts or ends with a quote, which an env file read without a shell keeps: remove the quotes (${allowed})`]);
+  expect(problems({ METRICS_TOKEN: 'metrics-token-0123456789' })).toEqual([]);
+  expect(problems({ STREAM_TOKEN_SECRET: 'a secret, with "anything" ö' })).toEqual([]);
+});
+
+it('counts every form naming a loopback address as loopback (no AUTH_TOKENS needed), the IPv4-mapped ::ffff:127.0.0.1 and the resolver\'s shorthand 127.1 too; still refuses 0.0.0.0, :: and a LAN address without AUTH_TOKENS', async () => {
+  const forms = ['::ffff:127.0.0.1', '::ffff:7f00:1', '[::ffff:7f00:1]', '127.1', '127.0.1', '127.255.255.254', '0x7f.1', '2130706433', '0:0:0:0:0:0:0:1', '[0:0:0:0:0:0:0:1]', '::1%lo', 'LOCALHOST'];
+  for (const HOST of forms) {
+    const config = loadConfig({ HOST });
+    expect({ HOST, isLoopback: config.isLoopback }).toEqual({ HOST, isLoopback: true });
+    // Bound as given (without brackets), not rewritten.
+    expect(config.HOST).toBe(HOST.replace(/^\[(.*)\]$/, '$1'));
+    expect(await hostLookupFailure(HOST)).toBeNull();
+  }
+  const beyond = (h: string) => `HOST=${h} is beyond loopback but AUTH_TOKENS is empty: set AUTH_TOKENS (comma-separated bearer tokens) or bind 127.0.0.1`;
+  // Not loopback: the wildcards, a LAN address, 128/8, NAT64 and the deprecated IPv4-compatible form of 127.0.0.1, ::2.
+  for (const HOST of ['0.0.0.0', '::', '192.168.1.10', '128.0.0.1', '64:ff9b::7f00:1', '::127.0.0.1', '0:0:0:0:0:0:0:2']) {
+    expect(problems({ HOST })).toEqual([beyond(HOST)]);
+    expect(loadConfig({ HOST, AUTH_TOKENS: 'a-token-of-the-test' }).isLoopback).toBe(false);
+  }
+});
+
+it('starts without AUTH_TOKENS on HOST=127.1, the shorthand of 127.0.0.1, and answers there', { timeout: CHILD_MS }, async () => {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'host-shorthand-'));
+  const child = spawnService({ HOST: '127.1', PORT: String(port), DATA_DIR: dataDir });
+  try {
+    await waitHealthy(`http://127.0.0.1:${port}`, child, CHILD_MS - 5_000);
+  } finally {
+    child.proc.kill('SIGTERM');
+    await child.exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 describe('a WEBHOOK_URL no delivery could reach', () => {
