@@ -228,6 +228,24 @@ export function exitWhenIdle(code: number, graceMs = 1000): void {
  * `overrides`: as {@link startService}'s (tests that run this as a process with a part replaced).
  */
 export async function main(overrides: ServicesOverrides = {}): Promise<void> {
+  // Signals are taken from the first moment: the service answers /healthz before start-up has
+  // finished, and an orchestrator may send SIGTERM as soon as it does — before, that signal took
+  // Node's default action (killed, exit 143, no graceful stop). One that comes while the service
+  // starts stops it as soon as it has started; the same signal again (SIGINT or SIGTERM) ends it at once.
+  let requested: string | undefined;
+  let shutdown = (signal: string): void => {
+    if (requested !== undefined) return;
+    requested = signal;
+    const force = signal === 'SIGHUP' ? '' : ` (send ${signal} again to end it at once)`;
+    process.stderr.write(`received ${signal} while starting: the service stops as soon as it has started${force}\n`);
+  };
+  // A second SIGINT or SIGTERM during the stop takes Node's default action (ends the process at
+  // once: Ctrl-C twice forces it). SIGHUP — sent when the terminal or ssh session closes, maybe
+  // more than once (to the process group and passed on) — stops it the same graceful way and is
+  // never taken as a second one (Node's default would end the process at once, as after a crash).
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGHUP', () => shutdown('SIGHUP'));
   let started: Awaited<ReturnType<typeof startService>>;
   try {
     started = await startService(process.env, overrides);
@@ -251,27 +269,21 @@ export async function main(overrides: ServicesOverrides = {}): Promise<void> {
     started.close().then(
       () => {
         log.info({ ...why, exit_code: code }, 'stopped');
-        process.exit(code);
+        exitWhenIdle(code);
       },
       (err) => {
         log.error({ err }, 'error during shutdown');
-        process.exit(1);
+        exitWhenIdle(1);
       },
     );
   let stopping = false;
-  const shutdown = (signal: string) => {
+  shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
     void stop({ signal }, 0);
   };
-  // A second SIGINT or SIGTERM during the stop takes Node's default action (ends the process at
-  // once: Ctrl-C twice forces it). SIGHUP — sent when the terminal or ssh session closes, maybe
-  // more than once (to the process group and passed on) — stops it the same graceful way and is
-  // never taken as a second one (Node's default would end the process at once, as after a crash).
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGHUP', () => shutdown('SIGHUP'));
+  if (requested !== undefined) shutdown(requested);
   // Another service took DATA_DIR (its service.lock removed meanwhile): stop as on SIGTERM, exit 1.
   void started.services.ownershipLost.then(() => stop({ reason: 'DATA_DIR taken over or lost' }, 1));
 }

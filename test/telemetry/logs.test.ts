@@ -298,6 +298,29 @@ describe('the start-up line', () => {
     expect(all.trimEnd().split('\n').at(-1)!.startsWith('{')).toBe(true);
   });
 
+  it('SIGTERM sent the moment /healthz first answers (start-up may not have finished) stops the service gracefully: exit 0, the stopped line last', async () => {
+    for (let i = 0; i < 3; i++) {
+      const scratch = mkdtempSync(path.join(os.tmpdir(), 'turns-logs-'));
+      const port = await freePort();
+      const child = spawnService({ DATA_DIR: scratch, PORT: String(port), HOST: '127.0.0.1', LOG_FORMAT: 'json' });
+      try {
+        // As an orchestrator's readiness probe would: ask often, signal at the first answer.
+        for (;;) {
+          if (child.proc.exitCode !== null) throw new Error(`service exited early:\n${child.output()}`);
+          const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+          if (ok) break;
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        child.proc.kill('SIGTERM');
+        expect(await child.exited).toBe(0);
+        expect(jsonLines(child.output()).at(-1)).toMatchObject({ msg: 'stopped', signal: 'SIGTERM', exit_code: 0 });
+      } finally {
+        child.proc.kill('SIGKILL');
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    }
+  });
+
   it('names the API base URL, /docs and /console (JSON)', async () => {
     const { port, output } = await startupOutput({ LOG_FORMAT: 'json' });
     const line = output.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l)).find((l) => String(l.msg).startsWith('turn service listening'));
