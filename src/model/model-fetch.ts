@@ -33,7 +33,7 @@
  *
  * Retries: the SDK retries every 5xx (MODEL_MAX_RETRIES), but HTTP 501 (Not Implemented, RFC 9110
  * §15.6.2: the server does not support the method — a static file server's answer to a POST) does
- * not pass, so a 501 reaches the SDK with `x-should-retry: false`, the header its retry decision
+ * not pass, nor does 505 (HTTP Version Not Supported), so such an answer reaches the SDK with `x-should-retry: false`, the header its retry decision
  * obeys, unless the server sent that header itself ({@link NOT_RETRIED}).
  */
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
@@ -46,8 +46,11 @@ const dispatcher: Dispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 }).
 
 type FetchInit = NonNullable<Parameters<typeof fetch>[1]>;
 
-/** Error statuses that do not pass with time, which the SDK's retries would send again in vain: 501 Not Implemented. */
-const NOT_RETRIED = new Set([501]);
+/**
+ * Error statuses that do not pass with time, which the SDK's retries would send again in vain:
+ * 501 Not Implemented and 505 HTTP Version Not Supported (RFC 9110 §15.6.2, §15.6.6).
+ */
+const NOT_RETRIED = new Set([501, 505]);
 
 /** `init.body` as undici's `request` takes it, or undefined when only fetch can send it. */
 function plainBody(body: FetchInit['body']): string | Uint8Array | null | undefined {
@@ -83,7 +86,7 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): He
 
 /**
  * `fetch` for model requests: `(url, init) → Response` where `body` is a Node Readable of the
- * response bytes (async iterable; `text()`/`json()`/`arrayBuffer()`/`blob()`); a 501 carries
+ * response bytes (async iterable; `text()`/`json()`/`arrayBuffer()`/`blob()`); a 501 or 505 carries
  * `x-should-retry: false` unless the server set that header (see the module doc). Rejects as undici
  * does: the signal's reason (or an AbortError) when aborted, a connection error otherwise.
  */

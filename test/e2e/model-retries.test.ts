@@ -59,6 +59,14 @@ describe('model HTTP errors sent again, or not', () => {
     }
   });
 
+  it('a 505 (HTTP Version Not Supported) is not retried either', async () => {
+    for (const { name, server, svc, script } of both()) {
+      script({ status: 505 });
+      expect(await turn(server, svc), name).toMatchObject({ status: 'failed', error: { code: 'http_505' }, requests: 1 });
+      expect(await turn(server, svc), name).toMatchObject({ status: 'completed', requests: 1 }); // takes the answer left over
+    }
+  });
+
   it('a 501 whose server says x-should-retry: true is retried as it asks', async () => {
     for (const { name, server, svc, script } of both()) {
       script({ status: 501, headers: { 'x-should-retry': 'true' } });
