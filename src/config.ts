@@ -75,6 +75,29 @@ const int = (def: number, min: number, max: number) => {
 
 const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
 
+/** What a URL setting must be. */
+const ABSOLUTE_URL = 'must be an absolute URL such as https://example.com/v1';
+/** Characters no URL setting holds: white space and control characters (a key pasted after the URL, a line break). */
+const NOT_IN_URL = /[\u0000-\u0020\u007F-\u009F]/;
+/**
+ * `host:port[/path]` whose host is `localhost`, an IPv4 address or a dotted name: a URL whose
+ * `http://` was left out (a key does not look like this), which a refusal may repeat.
+ */
+const HOST_PORT = /^(localhost|\d{1,3}(\.\d{1,3}){3}|[a-z0-9-]+(\.[a-z0-9-]+)+):\d{1,5}(\/[^?#]*)?$/i;
+
+/**
+ * Whether a URL setting's value `v` (trimmed) may be shown in a refusal (through `urlForReport`,
+ * credentials hidden): an absolute URL written with `scheme://` and nothing a URL does not hold
+ * ({@link NOT_IN_URL}), or a {@link HOST_PORT} its scheme was left out of. Anything else — no URL,
+ * `https:sk-…`, `team:sk-…`, a URL with a key pasted after a space — may be a key put in the
+ * wrong variable, and is named by its length only ({@link notAUrlShown}).
+ */
+export function urlValueShowable(v: string): boolean {
+  if (NOT_IN_URL.test(v)) return false;
+  if (HOST_PORT.test(v)) return true;
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(v) && URL.canParse(v);
+}
+
 /**
  * An absolute http(s) URL (WHATWG parse; every URL setting is reached over HTTP: the model, search,
  * OTLP endpoints), refused in plain words rather than zod's `Invalid URL` ({@link urlSettingProblem}).
@@ -84,7 +107,7 @@ const onOff = (def: 'on' | 'off') => z.enum(['on', 'off']).default(def);
 const url = (options: { base?: boolean } = {}) =>
   z
     .string()
-    .url({ error: 'must be an absolute URL such as https://example.com/v1' })
+    .url({ error: ABSOLUTE_URL })
     .superRefine((v, ctx) => {
       const problem = urlSettingProblem(v, options.base === true);
       if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
@@ -106,17 +129,23 @@ const url = (options: { base?: boolean } = {}) =>
  *   `?api-version=`).
  */
 function urlSettingProblem(v: string, base: boolean): string | undefined {
+  // `https://api.example/v1 sk-…`: the URL parser would take the space into the path (as %20).
+  if (NOT_IN_URL.test(v)) return 'must be one URL, without spaces or control characters: a key or token goes in its own variable (e.g. OPENAI_API_KEY)';
   let u: URL;
   try {
     u = new URL(v);
   } catch {
     return undefined;
   }
+  const slashes = v.slice(v.indexOf(':') + 1).startsWith('//');
   if (!/^https?:$/.test(u.protocol)) {
-    // `localhost:8000/v1` parses as scheme `localhost:`: the scheme was left out.
-    if (!v.slice(v.indexOf(':') + 1).startsWith('//')) return `must be an http:// or https:// URL: the scheme is missing (did you mean http://${v}?)`;
+    // `localhost:8000/v1` parses as scheme `localhost:`: the scheme was left out. Suggested only
+    // for a host and port (`team:sk-…` parses alike, and is no URL to repeat).
+    if (!slashes) return HOST_PORT.test(v) ? `must be an http:// or https:// URL: the scheme is missing (did you mean http://${v}?)` : ABSOLUTE_URL;
     return `must be an http:// or https:// URL, got ${u.protocol}//…`;
   }
+  // `https:sk-…` parses with `sk-…` as its host: a URL setting is written with its `//`.
+  if (!slashes) return `${ABSOLUTE_URL} (written with // after the scheme)`;
   return fragmentProblem(v, base ? 'the path the service appends would go after it and never be sent' : 'it is never sent in a request', urlForReport);
 }
 
@@ -649,7 +678,7 @@ function issueLine(i: z.core.$ZodIssue, cleaned: Record<string, string>): string
     what = item !== undefined ? `"${item}": ${i.message}` : i.message;
   }
   if (!(name in cleaned)) return `${name}: ${what}`;
-  if (URL_VARS.has(name) && !URL.canParse(cleaned[name])) return `${notAUrlShown(name, cleaned[name])}: ${what}`;
+  if (URL_VARS.has(name) && !urlValueShowable(cleaned[name])) return `${notAUrlShown(name, cleaned[name])}: ${what}`;
   return `${name}=${settingForDisplay(URL_VARS.has(name) ? urlForReport(cleaned[name]) : cleaned[name], { clip: MAX_QUOTED_CHARS })}: ${what}`;
 }
 
@@ -744,10 +773,15 @@ const CROSS_CHECKS: { vars: (keyof CrossView)[]; problems: (e: CrossView, facts:
     vars: ['WEBHOOK_URL'],
     problems: (e) => {
       const url = e.WEBHOOK_URL;
-      const reason = url === undefined ? null : webhookUrlProblem(url);
-      if (url === undefined || !reason) return [];
+      if (url === undefined) return [];
+      // A key pasted after the URL (a space, a line break): the parser would take it into the path.
+      if (NOT_IN_URL.test(url)) return [`${notAUrlShown('WEBHOOK_URL', url)}: must be one URL, without spaces or control characters (expected e.g. https://example.com/hooks/turns)`];
+      // `https:sk-…` parses with the key as its host: a URL setting is written with its `//`.
+      if (URL.canParse(url) && !urlValueShowable(url)) return [`${notAUrlShown('WEBHOOK_URL', url)}: ${WEBHOOK_URL_EXPECTED}`];
+      const reason = webhookUrlProblem(url);
+      if (!reason) return [];
       // A value that is no URL at all may be a key put in the wrong variable: named by its length only.
-      return URL.canParse(url) ? [`WEBHOOK_URL: ${reason}`] : [`${notAUrlShown('WEBHOOK_URL', url)}: ${WEBHOOK_URL_EXPECTED}`];
+      return urlValueShowable(url) ? [`WEBHOOK_URL: ${reason}`] : [`${notAUrlShown('WEBHOOK_URL', url)}: ${WEBHOOK_URL_EXPECTED}`];
     },
   },
   {

@@ -486,6 +486,27 @@ it('never prints a key put in a URL setting by mistake: a value that is no URL i
     'WEB_SEARCH_URL (a value of 30 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1',
   ]);
   for (const line of all) expect(line).not.toContain('AbCdEf');
+  // A key pasted after the URL (a space), one written as the host of `https:` without //, or as
+  // `name:key` (parsed as a scheme): refused, each named by its length only, the key never printed.
+  const pasted = {
+    OPENAI_BASE_URL: `https://api.openai.com/v1 ${key}`,
+    WEB_SEARCH_URL: `https:${key}`,
+    OTEL_EXPORTER_OTLP_ENDPOINT: `team:${key}`,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${key}:x`,
+    WEBHOOK_URL: `https://hooks.example/turns\t${key}`,
+    WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+  };
+  const refused = problems(pasted);
+  expect(refused.sort()).toEqual([
+    'OPENAI_BASE_URL (a value of 56 characters, not shown: it is no URL and may be a key): must be one URL, without spaces or control characters: a key or token goes in its own variable (e.g. OPENAI_API_KEY)',
+    'OTEL_EXPORTER_OTLP_ENDPOINT (a value of 35 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1',
+    'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (a value of 32 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1',
+    'WEBHOOK_URL (a value of 58 characters, not shown: it is no URL and may be a key): must be one URL, without spaces or control characters (expected e.g. https://example.com/hooks/turns)',
+    'WEB_SEARCH_URL (a value of 36 characters, not shown: it is no URL and may be a key): must be an absolute URL such as https://example.com/v1 (written with // after the scheme)',
+  ]);
+  for (const line of refused) expect(line).not.toContain('AbCdEf');
+  // A host and port whose http:// was left out is still repeated with the scheme added.
+  expect(problems({ OPENAI_BASE_URL: 'models.example:8000/v1' })).toEqual(['OPENAI_BASE_URL=models.example:8000/v1: must be an http:// or https:// URL: the scheme is missing (did you mean http://models.example:8000/v1?)']);
   // A value that is a URL is shown as before: its password masked, the scheme hint kept.
   expect(problems({ OPENAI_BASE_URL: 'ftp://user:pw-secret@models.example/v1' })).toEqual(['OPENAI_BASE_URL=ftp://***@models.example/v1: must be an http:// or https:// URL, got ftp://…']);
   expect(problems({ WEBHOOK_URL: 'ftp://hooks.example/x', WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` })).toEqual(['WEBHOOK_URL: scheme ftp is not allowed (use http or https)']);
