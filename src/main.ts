@@ -228,7 +228,8 @@ export function exitWhenIdle(code: number, graceMs = 1000): void {
  * `overrides`: as {@link startService}'s (tests that run this as a process with a part replaced).
  */
 export async function main(overrides: ServicesOverrides = {}): Promise<void> {
-  // Signals are taken from the first moment: the service answers /healthz before start-up has
+  // Signals are taken from the first moment main() runs (before, while Node loads the modules,
+  // nothing is open and Node's default ends the process): the service answers /healthz before start-up has
   // finished, and an orchestrator may send SIGTERM as soon as it does — before, that signal took
   // Node's default action (killed, exit 143, no graceful stop). One that comes while the service
   // starts stops it as soon as it has started; the same signal again (SIGINT or SIGTERM) ends it at once.
