@@ -143,7 +143,9 @@ let stopping = false;
 /**
  * Run `stop` once on the first SIGINT (Ctrl-C), SIGTERM or SIGHUP (its terminal closed). The
  * listeners stay on for the whole stop: a second signal while it runs — Ctrl-C pressed twice, or
- * the same SIGINT relayed again by tsx's parent process, which can arrive after the terminal's —
+ * the same SIGINT relayed again by a parent process (tsx's CLI did; `npm run demo` now runs
+ * `node --import tsx`, one process, since tsx's CLI SIGKILLs a child that has not answered a
+ * relayed signal within 30 ms — a demo busy starting — and left its folder) —
  * would otherwise take Node's default action and end the process before the data is removed.
  */
 function onStopSignals(stop: () => Promise<void>): void {
