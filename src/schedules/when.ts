@@ -206,7 +206,7 @@ const CRONER_FIELD: Record<string, number> = { second: 0, minute: 1, hour: 2, da
  * field count or an unknown nickname before croner sees it; for croner's refusal `err`, the field
  * at fault with what the client wrote and the values it takes (a value out of range, a character a
  * field does not take, an empty list item), else croner's own reason without its `CronPattern:`
- * prefix. Client text comes back with control and bidi characters escaped.
+ * prefix. Client text comes back with control and bidi characters escaped, and cut when long (quoteForDisplayClipped).
  */
 function cronReason(expression: string, err?: Error): string {
   const fields = expression.split(' ');
@@ -236,12 +236,14 @@ function cronReason(expression: string, err?: Error): string {
     const f = field(CRONER_FIELD[empty[1]]);
     return `the ${f.name} field ${f.text} has an empty item (a comma too many)`;
   }
-  return escapeUnsafeChars(
-    message
-      .replace(/^CronPattern:\s*/, '')
-      .replace(/, Type: \w+\.?$/, '')
-      .replace(/[.\s]+$/, ''),
-  );
+  // Croner's words quote what the client wrote (`('Laaaa…')`, `Value: 9999…`): each word is escaped, a long one cut to its start and its length.
+  return message
+    .replace(/^CronPattern:\s*/, '')
+    .replace(/, Type: \w+\.?$/, '')
+    .replace(/[.\s]+$/, '')
+    .split(/(\s+)/)
+    .map((word) => escapeUnsafeCharsClipped(word))
+    .join('');
 }
 
 /** The `invalid_cron` refusal of a malformed `expression` (details `{cron}` escaped as in the message). */

@@ -209,6 +209,9 @@ describe('/v1/schedules validation errors', () => {
       [{ cron: '0 9 * * *', timezone: `${' '.repeat(50_000)}UTC` }, 'unknown_timezone', 'timezone'],
       [{ at: `2030-01-15T09:00:00${'x'.repeat(50_000)}` }, 'invalid_at', 'at'],
       [{ cron: `${'\u009b'.repeat(50_000)}`, timezone: 'UTC' }, 'invalid_cron', 'cron'],
+      // Croner's own reason quotes the field: cut too.
+      [{ cron: `0 0 L${'a'.repeat(50_000)} * *`, timezone: 'UTC' }, 'invalid_cron', 'cron'],
+      [{ cron: `0 0 * * MON#${'9'.repeat(50_000)}`, timezone: 'UTC' }, 'invalid_cron', 'cron'],
     ] as const) {
       const e = await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'validation', when }));
       expect({ status: e.status, code: e.body.error.code }, code).toEqual({ status: 400, code });
