@@ -70,7 +70,27 @@ describe('Content-Type of a body the route does not parse (415)', () => {
   }
 });
 
+describe('charset or Content-Encoding of a JSON body not taken (415)', () => {
+  it('escapes control characters and cuts a 12,000-character charset or Content-Encoding', async () => {
+    for (const headers of [{ 'Content-Type': `application/json; charset=x${'\x9b'.repeat(12_000)}` }, { 'Content-Encoding': `x${'\x9b'.repeat(12_000)}` }] as Record<string, string>[]) {
+      const r = await request('POST', '/v1/turns', headers);
+      expect(r.status).toBe(415);
+      expect(r.json.error.message).toContain('"x\\u009B\\u009B');
+      expect(r.json.error.message).toContain('… (12001 characters)');
+      expect(r.text).not.toMatch(/[\u0085\u009b]/);
+      expect(r.text.length).toBeLessThan(2000);
+    }
+  });
+});
+
 describe('Host not served (421)', () => {
+  it('cuts a 12,000-character host of an absolute-form target', async () => {
+    const r = await send(`GET http://${'h'.repeat(12_000)}/v1/turns HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    expect(r.status).toBe(421);
+    expect(r.json.error.details).toEqual({ host: `${'h'.repeat(80)}… (12000 characters)`, target: 'absolute-form' });
+    expect(r.text.length).toBeLessThan(2000);
+  });
+
   it('escapes control characters and cuts a 12,000-character Host', async () => {
     const c1 = await request('GET', '/v1/turns', { Host: 'evil\x9b[31m\x85x' });
     expect(c1.status).toBe(421);
