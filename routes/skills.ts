@@ -26,6 +26,7 @@ import { namePatternString } from '../src/name-pattern.js';
 import { SKILL_NAME_RULE } from '../src/skills/skill-format.js';
 import { skillNotFound, summarize, unknownSkills, type SkillRegistry } from '../src/skills/skill-registry.js';
 import { ACCEPTED_ARCHIVE_TYPES, type ArchiveContentType } from '../src/skills/skill-install.js';
+import { escapeUnsafeCharsClipped } from '../src/unsafe-chars.js';
 
 /** Path parameters of /v1/skills/{name}: a bad name is 400 `invalid_request` showing it and what is allowed (src/name-pattern.ts). */
 export const SkillParams = z.object({ name: namePatternString(SKILL_NAME_RULE) });
@@ -80,7 +81,7 @@ export const skillRoutes: RoutePlugin = async (app, { services }) => {
 
   /**
    * The archive format of the type sent (`application/x-gzip` → `application/gzip`); 415 for any
-   * other, details `{content_type, accepted}` (checked before the body is parsed: a JSON type would
+   * other, details `{content_type, accepted}` (`content_type` escaped and clipped: escapeUnsafeCharsClipped; checked before the body is parsed: a JSON type would
    * reach the JSON parser first).
    */
   const archiveType = (request: FastifyRequest): ArchiveContentType => {
@@ -88,7 +89,7 @@ export const skillRoutes: RoutePlugin = async (app, { services }) => {
     const format = Object.hasOwn(ACCEPTED_ARCHIVE_TYPES, sent) ? ACCEPTED_ARCHIVE_TYPES[sent] : undefined;
     if (format === undefined) {
       throw new HttpError(415, 'unsupported_media_type', `send the skill as a .tar.gz with Content-Type: application/gzip (or application/x-gzip) or a .zip with Content-Type: application/zip`, {
-        content_type: sent === '' ? null : sent,
+        content_type: sent === '' ? null : escapeUnsafeCharsClipped(sent),
         accepted: Object.keys(ACCEPTED_ARCHIVE_TYPES),
       });
     }

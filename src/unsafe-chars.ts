@@ -348,6 +348,16 @@ export function quoteForDisplayClipped(text: string, maxChars = MAX_QUOTED_CHARS
   return `${quoteForDisplay(keepHead(text, maxChars))}… (${text.length} characters)`;
 }
 
+/**
+ * `text` for a refusal's details: {@link escapeUnsafeChars} applied, and one over `maxChars`
+ * characters (default {@link MAX_QUOTED_CHARS}) shown by its start and its length —
+ * `aaaa…… (12000 characters)` — unquoted, as {@link quoteForDisplayClipped} shows it in the message.
+ */
+export function escapeUnsafeCharsClipped(text: string, maxChars = MAX_QUOTED_CHARS): string {
+  if (text.length <= maxChars) return escapeUnsafeChars(text);
+  return `${escapeUnsafeChars(keepHead(text, maxChars))}… (${text.length} characters)`;
+}
+
 /** The most names {@link namesForDisplay} lists; the rest are counted. */
 export const MAX_LISTED_NAMES = 5;
 /** The most characters of one name {@link namesForDisplay} shows. */

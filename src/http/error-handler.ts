@@ -22,23 +22,23 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ZodError } from 'zod';
 import { SLUG_MAX_LENGTH } from '../brain/brain-store.js';
 import { isDomainError } from '../errors.js';
-import { escapeUnsafeChars } from '../unsafe-chars.js';
+import { escapeUnsafeChars, escapeUnsafeCharsClipped, quoteForDisplayClipped } from '../unsafe-chars.js';
 import { keepHead } from '../runtime/text-cut.js';
 import { innermostIssues, issueLine, issuePath } from '../zod-messages.js';
 import { bodyLimitOf, bodyTooLarge } from './body-limit.js';
 import { envelope, listIssues } from './errors.js';
 import { allowedMethods } from './route-registry.js';
 
-/** What to send instead, for a body whose Content-Type the app does not parse (415). */
+/** What to send instead, for a body whose Content-Type the app does not parse (415): the media type received quoted, escaped and clipped (quoteForDisplayClipped). */
 function mediaTypeMessage(contentType: string | undefined): string {
   return contentType
-    ? `Content-Type ${JSON.stringify(contentType.split(';')[0].trim())} is not supported: send Content-Type: application/json`
+    ? `Content-Type ${quoteForDisplayClipped(contentType.split(';')[0].trim())} is not supported: send Content-Type: application/json`
     : 'the request has a body but no Content-Type: send Content-Type: application/json';
 }
 
-/** The 415's details: the media type received (null without a Content-Type) and the one accepted. */
+/** The 415's details: the media type received, escaped and clipped (escapeUnsafeCharsClipped; null without a Content-Type), and the one accepted. */
 function mediaTypeDetails(contentType: string | undefined): { content_type: string | null; accepted: string[] } {
-  return { content_type: contentType ? contentType.split(';')[0].trim() : null, accepted: ['application/json'] };
+  return { content_type: contentType ? escapeUnsafeCharsClipped(contentType.split(';')[0].trim()) : null, accepted: ['application/json'] };
 }
 
 const FASTIFY_CODES: Record<string, { status: number; code: string }> = {
@@ -113,7 +113,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
         .send(envelope('method_not_allowed', `${request.method} is not allowed on ${pathForDisplay(path)}: use ${orList(allow)}${methodHint(request.method, path)}`, { allow }));
       return;
     }
-    reply.code(404).send(envelope('not_found', `no route ${request.method} ${pathForDisplay(path)}: check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has`, { method: request.method, path, routes: '/openapi.yaml' }));
+    reply.code(404).send(envelope('not_found', `no route ${request.method} ${pathForDisplay(path)}: check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has`, { method: request.method, path: pathForDisplay(path), routes: '/openapi.yaml' }));
   });
 }
 

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { isLoopbackHost } from '../config.js';
 import { duplicateHeaderIssue, headerFieldCount } from './duplicate-header.js';
 import { envelope } from './errors.js';
-import { quoteForDisplay } from '../unsafe-chars.js';
+import { escapeUnsafeCharsClipped, quoteForDisplayClipped } from '../unsafe-chars.js';
 
 /** The host name of a Host header value (port and IPv6 brackets removed, lower case). */
 export function hostName(header: string): string {
@@ -86,10 +86,10 @@ export function installHostCheck(app: FastifyInstance, opts: { tokens: readonly 
     if (authority !== undefined && !hostAllowed(authority, opts.allowedHosts)) {
       return reply
         .code(421)
-        .send(envelope('host_not_allowed', `the request target names host ${quoteForDisplay(authority)}, which is not served: ${why}; send the path alone (\`GET /v1/...\`) with a Host header naming this server`, { host: authority, target: 'absolute-form' }));
+        .send(envelope('host_not_allowed', `the request target names host ${quoteForDisplayClipped(authority)}, which is not served: ${why}; send the path alone (\`GET /v1/...\`) with a Host header naming this server`, { host: escapeUnsafeCharsClipped(authority), target: 'absolute-form' }));
     }
     const host = request.headers.host;
     if (host === undefined || host.trim() === '' || hostAllowed(host, opts.allowedHosts)) return;
-    return reply.code(421).send(envelope('host_not_allowed', `Host ${quoteForDisplay(host)} is not served: ${why}`, { host }));
+    return reply.code(421).send(envelope('host_not_allowed', `Host ${quoteForDisplayClipped(host)} is not served: ${why}`, { host: escapeUnsafeCharsClipped(host) }));
   });
 }

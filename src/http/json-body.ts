@@ -27,7 +27,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance } from 'fastify';
-import { escapeUnsafeChars, quoteForDisplayClipped } from '../unsafe-chars.js';
+import { escapeUnsafeChars, escapeUnsafeCharsClipped, quoteForDisplayClipped } from '../unsafe-chars.js';
 import { issuePath } from '../zod-messages.js';
 import { duplicateKeyPath } from './duplicate-keys.js';
 import { HttpError } from './errors.js';
@@ -206,12 +206,12 @@ export function installJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
     const encoding = String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
     if (encoding !== 'identity' && encoding !== '') {
-      done(new HttpError(415, 'unsupported_media_type', `Content-Encoding ${JSON.stringify(encoding)} is not supported; send the JSON body uncompressed (no Content-Encoding)`, { content_type: 'application/json', accepted: ['application/json'], content_encoding: encoding }), undefined);
+      done(new HttpError(415, 'unsupported_media_type', `Content-Encoding ${quoteForDisplayClipped(encoding)} is not supported; send the JSON body uncompressed (no Content-Encoding)`, { content_type: 'application/json', accepted: ['application/json'], content_encoding: escapeUnsafeCharsClipped(encoding) }), undefined);
       return;
     }
     const charset = charsetOf(request.headers['content-type']);
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-      done(new HttpError(415, 'unsupported_media_type', `charset ${JSON.stringify(charset)} is not supported: send the JSON body encoded as UTF-8 with Content-Type: application/json (no charset, or charset=utf-8)`, { content_type: 'application/json', accepted: ['application/json'], charset }), undefined);
+      done(new HttpError(415, 'unsupported_media_type', `charset ${quoteForDisplayClipped(charset)} is not supported: send the JSON body encoded as UTF-8 with Content-Type: application/json (no charset, or charset=utf-8)`, { content_type: 'application/json', accepted: ['application/json'], charset: escapeUnsafeCharsClipped(charset) }), undefined);
       return;
     }
     if (!isUtf8(raw as Buffer)) {

@@ -12,6 +12,13 @@
  */
 import Negotiator from 'negotiator';
 import { HttpError } from './errors.js';
+import { escapeUnsafeCharsClipped } from '../unsafe-chars.js';
+
+/** The Accept header(s) for a 406's details: joined, escaped and clipped (escapeUnsafeCharsClipped). */
+function acceptForDetails(accept: string | string[] | undefined): string | undefined {
+  const header = Array.isArray(accept) ? accept.join(', ') : accept;
+  return header === undefined ? undefined : escapeUnsafeCharsClipped(header);
+}
 
 /** What a dual route answers with. */
 export type ResponseKind = 'json' | 'sse';
@@ -36,7 +43,7 @@ export function jsonOrEventStreamNotAcceptable(route: string, accept: string | s
     406,
     'not_acceptable',
     `${route} answers only application/json or text/event-stream; send Accept: application/json (or */*, or no Accept) for JSON, or Accept: text/event-stream for the stream`,
-    { accept: Array.isArray(accept) ? accept.join(', ') : accept, served: OFFERED },
+    { accept: acceptForDetails(accept), served: OFFERED },
   );
 }
 
@@ -63,6 +70,6 @@ export function eventStreamNotAcceptable(self: string, resource: string, accept:
     406,
     'not_acceptable',
     `GET ${self}/events serves only text/event-stream (the ${resource}'s events as SSE); send Accept: text/event-stream, or read the ${resource} as JSON with GET ${self}`,
-    { accept: Array.isArray(accept) ? accept.join(', ') : accept, served: ['text/event-stream'] },
+    { accept: acceptForDetails(accept), served: ['text/event-stream'] },
   );
 }

@@ -25,7 +25,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isAllowedOrigin, parseCorsOrigins } from './cors.js';
 import { envelope } from './errors.js';
-import { escapeUnsafeChars, quoteForDisplay } from '../unsafe-chars.js';
+import { escapeUnsafeCharsClipped, quoteForDisplayClipped } from '../unsafe-chars.js';
 
 /** Methods that change state and are checked. */
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -47,15 +47,16 @@ export function isOwnOrigin(origin: string, host: string | undefined): boolean {
 function safeOrigin(origin: string): string | undefined {
   try {
     const o = new URL(origin);
-    return o.origin !== 'null' && (o.protocol === 'http:' || o.protocol === 'https:') ? o.origin : undefined;
+    // A host name longer than DNS allows (253 characters, RFC 1035 §2.3.4) names no page: not echoed as one.
+    return o.origin !== 'null' && (o.protocol === 'http:' || o.protocol === 'https:') && o.hostname.length <= 253 ? o.origin : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** The service's own origin as the request names it (for messages): `<scheme>://<Host>`, unsafe characters of the Host header escaped. */
+/** The service's own origin as the request names it (for messages): `<scheme>://<Host>`, the Host header escaped and clipped (escapeUnsafeCharsClipped). */
 function ownOrigin(request: FastifyRequest): string {
-  return escapeUnsafeChars(`${request.protocol}://${request.headers.host ?? 'localhost'}`);
+  return `${request.protocol}://${escapeUnsafeCharsClipped(request.headers.host ?? 'localhost')}`;
 }
 
 /**
@@ -72,7 +73,7 @@ export function installOriginCheck(app: FastifyInstance, corsOrigins: readonly s
       // A CORS preflight src/http/cors.ts did not answer: its origin is not allowed. Say so, rather
       // than the 405 routing would give (OPTIONS is no API method).
       const origin = request.headers.origin;
-      return reply.code(403).send(envelope('origin_not_allowed', `this CORS preflight comes from origin ${quoteForDisplay(origin)}, which may not call this API: pages are served cross-origin only from the origins in CORS_ORIGINS; to allow it, add it there (e.g. CORS_ORIGINS=${safeOrigin(origin) ?? 'https://app.example.com'}) and restart the service`, { origin }));
+      return reply.code(403).send(envelope('origin_not_allowed', `this CORS preflight comes from origin ${quoteForDisplayClipped(origin)}, which may not call this API: pages are served cross-origin only from the origins in CORS_ORIGINS; to allow it, add it there (e.g. CORS_ORIGINS=${safeOrigin(origin) ?? 'https://app.example.com'}) and restart the service`, { origin: escapeUnsafeCharsClipped(origin) }));
     }
     if (!STATE_CHANGING.has(request.method)) return;
     // A bearer token needed a preflight and a script that has it: not a forged simple request (above).
@@ -89,6 +90,6 @@ export function installOriginCheck(app: FastifyInstance, corsOrigins: readonly s
     const how = listable
       ? `to let pages on ${listable} call this API, add that origin to CORS_ORIGINS (e.g. CORS_ORIGINS=${listable}) and restart the service`
       : 'an opaque or malformed origin (a sandboxed frame, a file: page) cannot be allowed: serve the page from an http(s) origin listed in CORS_ORIGINS';
-    return reply.code(403).send(envelope('origin_not_allowed', `this ${request.method} comes from origin ${quoteForDisplay(origin)} and is refused: ${why}; ${how}`, { origin }));
+    return reply.code(403).send(envelope('origin_not_allowed', `this ${request.method} comes from origin ${quoteForDisplayClipped(origin)} and is refused: ${why}; ${how}`, { origin: escapeUnsafeCharsClipped(origin) }));
   });
 }

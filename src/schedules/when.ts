@@ -12,7 +12,8 @@
  *   the times inside the gap and runs on both occurrences of a repeated hour.
  * (croner README, "Pattern" → DST handling; verified in test/schedules/when.test.ts.)
  */
-import { escapeNonAscii, escapeUnsafeChars, escapeUnsafeCharsDeep, hex4, quoteForDisplay } from '../unsafe-chars.js';
+import { escapeNonAscii, escapeUnsafeChars, escapeUnsafeCharsClipped, escapeUnsafeCharsDeep, hex4, MAX_QUOTED_CHARS, quoteForDisplay, quoteForDisplayClipped } from '../unsafe-chars.js';
+import { keepHead } from '../runtime/text-cut.js';
 import { Cron } from 'croner';
 import { ScheduleError } from './errors.js';
 import { IANA_ZONE_NAMES } from './iana-zone-names.js';
@@ -59,8 +60,8 @@ export function parseIsoWithOffset(at: string): number {
   if (!m) {
     throw new ScheduleError(
       'invalid_at',
-      `when.at ${quoteForDisplay(at)} is not an ISO 8601 time with an offset: send a date and time with its offset, e.g. "2030-01-15T09:00:00+01:00" or "2030-01-15T08:00:00Z"`,
-      { at: escapeUnsafeChars(at) },
+      `when.at ${quoteForDisplayClipped(at)} is not an ISO 8601 time with an offset: send a date and time with its offset, e.g. "2030-01-15T09:00:00+01:00" or "2030-01-15T08:00:00Z"`,
+      { at: escapeUnsafeCharsClipped(at) },
     );
   }
   const [, y, mo, d, h, mi, s] = m;
@@ -74,7 +75,7 @@ export function parseIsoWithOffset(at: string): number {
     probe.getUTCHours() !== +h ||
     probe.getUTCMinutes() !== +mi
   ) {
-    throw new ScheduleError('invalid_at', `when.at ${quoteForDisplay(at)} is not a real date and time`, { at: escapeUnsafeChars(at) });
+    throw new ScheduleError('invalid_at', `when.at ${quoteForDisplayClipped(at)} is not a real date and time`, { at: escapeUnsafeCharsClipped(at) });
   }
   return ms;
 }
@@ -139,14 +140,14 @@ function unknownTimeZone(zone: string): ScheduleError {
     return new ScheduleError(
       'unknown_timezone',
       `when.timezone ${visible(zone)} is a UTC offset, not a time zone: an offset does not follow daylight saving time. Use the IANA name of the place, such as "Europe/Berlin" or "America/New_York"${fixed}`,
-      { timezone: escapeNonAscii(zone) },
+      { timezone: zoneForDetails(zone) },
     );
   }
   if (zone.trim() !== '' && zone !== zone.trim() && canonicalTimeZone(zone.trim())) {
     return new ScheduleError(
       'unknown_timezone',
       `when.timezone ${visible(zone)} has spaces around the name: send ${JSON.stringify(canonicalTimeZone(zone.trim()))} without them`,
-      { timezone: escapeNonAscii(zone) },
+      { timezone: zoneForDetails(zone) },
     );
   }
   const foreign = /[^\x00-\x7F]/u.exec(zone)?.[0];
@@ -154,13 +155,24 @@ function unknownTimeZone(zone: string): ScheduleError {
   return new ScheduleError(
     'unknown_timezone',
     `when.timezone ${visible(zone)} is not a known IANA time zone${ascii}: use a name such as "Europe/Berlin", "America/New_York" or "UTC"`,
-    { timezone: escapeNonAscii(zone) },
+    { timezone: zoneForDetails(zone) },
   );
 }
 
-/** `zone` quoted for a message ({@link quoteForDisplay}), other non-ASCII characters escaped too (`\u212A`) as in details. */
+/**
+ * `zone` quoted for a message ({@link quoteForDisplay}), other non-ASCII characters escaped too
+ * (`\u212A`) as in details; over {@link MAX_QUOTED_CHARS} characters, its start and its length, as
+ * quoteForDisplayClipped shows a value.
+ */
 function visible(zone: string): string {
-  return escapeNonAscii(quoteForDisplay(zone));
+  if (zone.length <= MAX_QUOTED_CHARS) return escapeNonAscii(quoteForDisplay(zone));
+  return `${escapeNonAscii(quoteForDisplay(keepHead(zone, MAX_QUOTED_CHARS)))}… (${zone.length} characters)`;
+}
+
+/** `zone` for the details of its refusal: escaped as in {@link visible}, unquoted, and cut the same way. */
+function zoneForDetails(zone: string): string {
+  if (zone.length <= MAX_QUOTED_CHARS) return escapeNonAscii(zone);
+  return `${escapeNonAscii(keepHead(zone, MAX_QUOTED_CHARS))}… (${zone.length} characters)`;
 }
 
 
@@ -194,19 +206,19 @@ const CRONER_FIELD: Record<string, number> = { second: 0, minute: 1, hour: 2, da
  * field count or an unknown nickname before croner sees it; for croner's refusal `err`, the field
  * at fault with what the client wrote and the values it takes (a value out of range, a character a
  * field does not take, an empty list item), else croner's own reason without its `CronPattern:`
- * prefix. Client text comes back with control and bidi characters escaped.
+ * prefix. Client text comes back with control and bidi characters escaped, and cut when long (quoteForDisplayClipped).
  */
 function cronReason(expression: string, err?: Error): string {
   const fields = expression.split(' ');
   if (!err) {
-    if (expression.startsWith('@')) return `${quoteForDisplay(expression)} is none of the nicknames ${CRON_NICKNAMES.join(', ')}`;
+    if (expression.startsWith('@')) return `${quoteForDisplayClipped(expression)} is none of the nicknames ${CRON_NICKNAMES.join(', ')}`;
     return `it has ${fields.length} field${fields.length === 1 ? '' : 's'}${fields.length === 7 ? ' (a year field is not taken)' : ''}`;
   }
   /** The field croner counts as `index` (0 = second), named, with what the client wrote in it. */
   const field = (index: number) => {
     const { name, values, chars } = CRON_FIELDS[index];
     const text = fields.length === 5 ? fields[index - 1] : fields[index];
-    return { name, values, chars, text: text === undefined ? '' : quoteForDisplay(text) };
+    return { name, values, chars, text: text === undefined ? '' : quoteForDisplayClipped(text) };
   };
   const message = err.message.trim();
   const range = /^CronPattern: Invalid value for (\w+):/.exec(message);
@@ -224,18 +236,20 @@ function cronReason(expression: string, err?: Error): string {
     const f = field(CRONER_FIELD[empty[1]]);
     return `the ${f.name} field ${f.text} has an empty item (a comma too many)`;
   }
-  return escapeUnsafeChars(
-    message
-      .replace(/^CronPattern:\s*/, '')
-      .replace(/, Type: \w+\.?$/, '')
-      .replace(/[.\s]+$/, ''),
-  );
+  // Croner's words quote what the client wrote (`('Laaaa…')`, `Value: 9999…`): each word is escaped, a long one cut to its start and its length.
+  return message
+    .replace(/^CronPattern:\s*/, '')
+    .replace(/, Type: \w+\.?$/, '')
+    .replace(/[.\s]+$/, '')
+    .split(/(\s+)/)
+    .map((word) => escapeUnsafeCharsClipped(word))
+    .join('');
 }
 
 /** The `invalid_cron` refusal of a malformed `expression` (details `{cron}` escaped as in the message). */
 function invalidCron(expression: string, err?: Error): ScheduleError {
-  return new ScheduleError('invalid_cron', `when.cron ${quoteForDisplay(expression)} is not a valid cron expression: ${cronReason(expression, err)}. ${CRON_FORMS}`, {
-    cron: escapeUnsafeChars(expression),
+  return new ScheduleError('invalid_cron', `when.cron ${quoteForDisplayClipped(expression)} is not a valid cron expression: ${cronReason(expression, err)}. ${CRON_FORMS}`, {
+    cron: escapeUnsafeCharsClipped(expression),
   });
 }
 
@@ -333,8 +347,8 @@ function validateCron(expression: string, timezone: string, rules: WhenRules): n
   }
   const runs = job.nextRuns(INTERVAL_SAMPLE, new Date(rules.now));
   if (runs.length === 0) {
-    throw new ScheduleError('invalid_cron', `when.cron ${quoteForDisplay(expression)} never fires: ${neverFiresReason(expression)}`, {
-      cron: escapeUnsafeChars(expression),
+    throw new ScheduleError('invalid_cron', `when.cron ${quoteForDisplayClipped(expression)} never fires: ${neverFiresReason(expression)}`, {
+      cron: escapeUnsafeCharsClipped(expression),
     });
   }
   let minGap = Infinity;
@@ -343,10 +357,10 @@ function validateCron(expression: string, timezone: string, rules: WhenRules): n
     const example = exampleCron(rules.minIntervalS, timezone, rules.now);
     throw new ScheduleError(
       'cron_too_frequent',
-      `when.cron ${quoteForDisplay(expression)} fires every ${minGap / 1000} s; the minimum interval is ${rules.minIntervalS} s: ` +
+      `when.cron ${quoteForDisplayClipped(expression)} fires every ${minGap / 1000} s; the minimum interval is ${rules.minIntervalS} s: ` +
         `send a cron whose slots are at least ${rules.minIntervalS} s apart` +
         (example ? `, e.g. "${example.cron}" (${example.says})` : ''),
-      { cron: expression, interval_s: minGap / 1000, min_interval_s: rules.minIntervalS },
+      { cron: escapeUnsafeCharsClipped(expression), interval_s: minGap / 1000, min_interval_s: rules.minIntervalS },
     );
   }
   return runs[0].getTime();
@@ -399,12 +413,12 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
     if (typeof raw.at !== 'string') throw new ScheduleError('invalid_at', 'when.at must be a string (ISO 8601 with offset)', { at: escapeUnsafeCharsDeep(raw.at) });
     const at = parseIsoWithOffset(raw.at);
     if (at <= rules.now) {
-      throw new ScheduleError('at_in_past', `when.at ${escapeUnsafeChars(raw.at)} is not in the future (now is ${new Date(rules.now).toISOString()}): send a later time, or use when.after for a delay from now`, {
-        at: escapeUnsafeChars(raw.at),
+      throw new ScheduleError('at_in_past', `when.at ${escapeUnsafeCharsClipped(raw.at)} is not in the future (now is ${new Date(rules.now).toISOString()}): send a later time, or use when.after for a delay from now`, {
+        at: escapeUnsafeCharsClipped(raw.at),
         now: new Date(rules.now).toISOString(),
       });
     }
-    if (at - rules.now > MAX_AHEAD_MS) throw new ScheduleError('invalid_at', `when.at ${escapeUnsafeChars(raw.at)} is more than 10 years ahead: send a time within 10 years`, { at: escapeUnsafeChars(raw.at) });
+    if (at - rules.now > MAX_AHEAD_MS) throw new ScheduleError('invalid_at', `when.at ${escapeUnsafeCharsClipped(raw.at)} is more than 10 years ahead: send a time within 10 years`, { at: escapeUnsafeCharsClipped(raw.at) });
     return { when: { at: raw.at.trim() }, firstRunAt: at };
   }
   if (form === 'after') {
@@ -415,7 +429,7 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
     const value = after.value;
     const unit = after.unit as AfterUnit;
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value * UNIT_MS[unit] > MAX_AHEAD_MS) {
-      throw new ScheduleError('invalid_after', `when.after.value must be a positive integer and at most 10 years ahead (got ${typeof value === 'string' ? quoteForDisplay(value) : escapeUnsafeChars(String(JSON.stringify(value)))})`, {
+      throw new ScheduleError('invalid_after', `when.after.value must be a positive integer and at most 10 years ahead (got ${typeof value === 'string' ? quoteForDisplayClipped(value) : escapeUnsafeChars(String(JSON.stringify(value)))})`, {
         value: escapeUnsafeCharsDeep(value),
       });
     }
@@ -426,13 +440,13 @@ export function validateWhen(raw: unknown, rules: WhenRules): ValidWhen {
   }
   if (raw.timezone === undefined || raw.timezone === null) {
     throw new ScheduleError('timezone_required', 'when.timezone is required with when.cron (there is no default zone): an IANA name such as "Europe/Berlin" or "UTC"', {
-      cron: escapeUnsafeChars(raw.cron),
+      cron: escapeUnsafeCharsClipped(raw.cron),
       missing: ['timezone'],
     });
   }
   if (typeof raw.timezone === 'string' && raw.timezone.trim() === '') {
     throw new ScheduleError('timezone_required', 'when.timezone is empty: with when.cron give an IANA name such as "Europe/Berlin" or "UTC" (there is no default zone)', {
-      cron: escapeUnsafeChars(raw.cron),
+      cron: escapeUnsafeCharsClipped(raw.cron),
       missing: ['timezone'],
     });
   }

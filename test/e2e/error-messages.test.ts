@@ -303,15 +303,20 @@ describe('wrong method on a known path', () => {
 });
 
 describe('the 404 of an unknown path', () => {
-  it('shows a long path cut at 120 characters with its length in its message (control characters arrive only percent-encoded and stay so); details keep the path as sent', async () => {
+  it('shows a long path cut at 120 characters with its length in its message and its details (control characters arrive only percent-encoded and stay so)', async () => {
     const path = `/v1/nothing/${'b'.repeat(3000)}`;
     const r = await api(harness.svc.url, 'GET', path);
     expect(r.status).toBe(404);
     expect(r.body.error).toEqual({
       code: 'not_found',
       message: `no route GET ${path.slice(0, 120)}… (${path.length} characters): check the path; GET /openapi.yaml (or the /docs page) lists the routes this service has`,
-      details: { method: 'GET', path, routes: '/openapi.yaml' },
+      details: { method: 'GET', path: `${path.slice(0, 120)}… (${path.length} characters)`, routes: '/openapi.yaml' },
     });
+    // A 15,000-character path: the whole answer stays small (details.path once held all of it).
+    const huge = await api(harness.svc.url, 'GET', `/v1/zz${'b'.repeat(15_000)}`);
+    expect(huge.status).toBe(404);
+    expect(huge.body.error.details.path).toBe(`/v1/zz${'b'.repeat(114)}… (15006 characters)`);
+    expect(JSON.stringify(huge.body).length).toBeLessThan(2000);
     // Control characters reach the path only percent-encoded (Node's HTTP parser refuses them raw, 400): shown as sent, inert.
     const encoded = await api(harness.svc.url, 'GET', '/v1/x%1B%5B31m%E2%80%AE%00');
     expect(encoded.status).toBe(404);

@@ -197,6 +197,31 @@ describe('/v1/schedules validation errors', () => {
     if (code === 'invalid_when' && 'when' in over && over.when) expect(err.details).toMatchObject({ forms: ['at', 'after', 'cron'] });
   });
 
+  it('shows a huge when.cron, when.timezone or when.at by its start and its length, so the refusal stays small', async () => {
+    const cron = `${'x'.repeat(900_000)} * * * *`;
+    const r = await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'validation', when: { cron, timezone: 'UTC' } }));
+    expect({ status: r.status, code: r.body.error.code }).toEqual({ status: 400, code: 'invalid_cron' });
+    expect(r.body.error.message).toMatch(new RegExp(`^when\\.cron "${'x'.repeat(80)}"… \\(900008 characters\\) is not a valid cron expression: `));
+    expect(r.body.error.details).toEqual({ cron: `${'x'.repeat(80)}… (900008 characters)` });
+    expect(JSON.stringify(r.body).length).toBeLessThan(2000);
+    for (const [when, code, key] of [
+      [{ cron: '0 9 * * *', timezone: 'Z'.repeat(50_000) }, 'unknown_timezone', 'timezone'],
+      [{ cron: '0 9 * * *', timezone: `${' '.repeat(50_000)}UTC` }, 'unknown_timezone', 'timezone'],
+      [{ at: `2030-01-15T09:00:00${'x'.repeat(50_000)}` }, 'invalid_at', 'at'],
+      [{ cron: `${'\u009b'.repeat(50_000)}`, timezone: 'UTC' }, 'invalid_cron', 'cron'],
+      // Croner's own reason quotes the field: cut too.
+      [{ cron: `0 0 L${'a'.repeat(50_000)} * *`, timezone: 'UTC' }, 'invalid_cron', 'cron'],
+      [{ cron: `0 0 * * MON#${'9'.repeat(50_000)}`, timezone: 'UTC' }, 'invalid_cron', 'cron'],
+    ] as const) {
+      const e = await api(svc.url, 'POST', '/v1/schedules', body({ agent_id: 'validation', when }));
+      expect({ status: e.status, code: e.body.error.code }, code).toEqual({ status: 400, code });
+      expect(e.body.error.message, code).toContain('characters)');
+      expect(e.body.error.details[key], code).toMatch(/… \(\d+ characters\)$/);
+      expect(JSON.stringify(e.body), code).not.toMatch(/\u009b/);
+      expect(JSON.stringify(e.body).length, code).toBeLessThan(2000);
+    }
+  });
+
   it('says why a cron that never fires does not, and what to do: a day none of its months has', async () => {
     for (const [cron, why] of [
       ['0 0 30 2 *', 'February has no day 30: choose a day that exists in the month given'],
