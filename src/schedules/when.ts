@@ -357,7 +357,8 @@ function validateCron(expression: string, timezone: string, rules: WhenRules): n
     const example = exampleCron(rules.minIntervalS, timezone, rules.now);
     throw new ScheduleError(
       'cron_too_frequent',
-      `when.cron ${quoteForDisplayClipped(expression)} fires every ${minGap / 1000} s; the minimum interval is ${rules.minIntervalS} s: ` +
+      // "Slots only N s apart", not "fires every N s": `58,59 59 23 * * *` fires daily, twice a second apart.
+      `when.cron ${quoteForDisplayClipped(expression)} has slots only ${minGap / 1000} s apart; the minimum interval is ${rules.minIntervalS} s: ` +
         `send a cron whose slots are at least ${rules.minIntervalS} s apart` +
         (example ? `, e.g. "${example.cron}" (${example.says})` : ''),
       { cron: escapeUnsafeCharsClipped(expression), interval_s: minGap / 1000, min_interval_s: rules.minIntervalS },

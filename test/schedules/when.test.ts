@@ -157,8 +157,10 @@ describe('validateWhen', () => {
       throw new Error('expected cron_too_frequent');
     };
     expect(messageOf('*/1 * * * *', 'UTC', 300)).toBe(
-      'when.cron "*/1 * * * *" fires every 60 s; the minimum interval is 300 s: send a cron whose slots are at least 300 s apart, e.g. "*/5 * * * *" (every 5 minutes)',
+      'when.cron "*/1 * * * *" has slots only 60 s apart; the minimum interval is 300 s: send a cron whose slots are at least 300 s apart, e.g. "*/5 * * * *" (every 5 minutes)',
     );
+    // A daily cron with two slots a second apart does not "fire every second": its closest slots are said.
+    expect(messageOf('58,59 59 23 * * *', 'UTC', 60)).toMatch(/^when\.cron "58,59 59 23 \* \* \*" has slots only 1 s apart; the minimum interval is 60 s/);
     // 7 s: every 10 seconds, not */7 (which fires at :56 and again at :00).
     expect(messageOf('* * * * * *', 'UTC', 7)).toContain('e.g. "*/10 * * * * *" (every 10 seconds)');
     expect(messageOf('0 * * * *', 'UTC', 5_000)).toContain('e.g. "0 */2 * * *" (every 2 hours, on the hour)');
