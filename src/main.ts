@@ -202,8 +202,9 @@ function listenRefusal(code: string, host: string, port: number, freePort: numbe
 
 /**
  * End the process with exit code `code` the way Node ends when it has nothing left to do — at once
- * when nothing keeps the event loop alive, else after `graceMs` (then `process.exit`). Used right
- * after start-up, where `process.exit()` at once could hang the process for good: Node's platform
+ * when nothing keeps the event loop alive, else after `graceMs` (then `process.exit`). Used for a
+ * refused start and after a graceful stop. Right after start-up `process.exit()` at once could
+ * hang the process for good: Node's platform
  * shutdown joins V8's worker threads while one of them, still compiling what start-up loaded,
  * waits for a garbage collection of the main thread, which never comes (nodejs/node#54918 and
  * #64274, open in Node 24.22). Seen here: a refused start as another user with a cold tsx cache
@@ -229,10 +230,10 @@ export function exitWhenIdle(code: number, graceMs = 1000): void {
  */
 export async function main(overrides: ServicesOverrides = {}): Promise<void> {
   // Signals are taken from the first moment main() runs (before, while Node loads the modules,
-  // nothing is open and Node's default ends the process): the service answers /healthz before start-up has
-  // finished, and an orchestrator may send SIGTERM as soon as it does — before, that signal took
-  // Node's default action (killed, exit 143, no graceful stop). One that comes while the service
-  // starts stops it as soon as it has started; the same signal again (SIGINT or SIGTERM) ends it at once.
+  // nothing is open and Node's default ends the process): the service answers /healthz before
+  // start-up has finished, and an orchestrator may send SIGTERM as soon as it does. One that comes
+  // while the service starts stops it as soon as it has started; the same signal again (SIGINT or
+  // SIGTERM) ends it at once.
   let requested: string | undefined;
   let shutdown = (signal: string): void => {
     if (requested !== undefined) return;
